@@ -1,0 +1,45 @@
+import type { Effects } from "../records/types.js";
+import type { ApproveSetting } from "./types.js";
+
+/** What a rule is checked against: the tool's name, its approval path and its declared effects. */
+export interface RuleSubject {
+  name: string;
+  path: string;
+  effects?: Effects | null | undefined;
+}
+
+/** A tool that says nothing counts as changing things: forgetting to declare is safe. */
+export const changesThings = (effects: Effects | null | undefined): boolean => effects !== "reads";
+
+const matchesEntry = (entry: string, { name, path }: RuleSubject): boolean =>
+  entry === name || entry === path || path.endsWith(`/${entry}`);
+
+/**
+ * Whether `rule` asks a person (or the approve function) about a call.
+ * A function asks what `"changes"` asks; `null` or `undefined` asks nothing;
+ * a list names tools, approval paths (`support/answer/refund`) or path
+ * endings (`answer/refund`).
+ *
+ * @example
+ * asksApproval("changes", { name: "refund", path: "desk/refund", effects: "changes" }); // true
+ * asksApproval(["answer/refund"], { name: "refund", path: "support/answer/refund" });   // true
+ */
+export function asksApproval(rule: ApproveSetting | "function" | undefined, subject: RuleSubject): boolean {
+  if (rule === null || rule === undefined) return false;
+  if (typeof rule === "function" || rule === "function" || rule === "changes") return changesThings(subject.effects);
+  if (rule === "all") return true;
+  if (Array.isArray(rule)) return rule.some((entry) => typeof entry === "string" && matchesEntry(entry, subject));
+  return false;
+}
+
+const REFUSAL = "The person did not allow this call.";
+
+/**
+ * The tool result the model sees when a person refuses a call.
+ *
+ * @example
+ * refusalText();                // "The person did not allow this call."
+ * refusalText("not that file"); // "The person did not allow this call. Reason: not that file"
+ */
+export const refusalText = (reason?: string | null): string =>
+  reason === undefined || reason === null || reason === "" ? REFUSAL : `${REFUSAL} Reason: ${reason}`;

@@ -1,0 +1,31 @@
+import type { Effects } from "../records/types.js";
+
+/** A tool call a person (or an approve function) is asked about. */
+export interface Approval {
+  /** Stable across processes: the call's site and invocation (and plugin, when a plugin asks). */
+  id: string;
+  name: string;
+  input: unknown;
+  /** `null` when the tool did not say (counted as "changes"). */
+  effects: Effects | null;
+  /** Call names from the outermost to the tool: `support/answer/refund`. */
+  path: string;
+  /** The tool call's number among its calling call's tool calls, 1, 2, … across all steps. */
+  invocation: number;
+  /** Where the calling call sits in its tree: `support#1/answer#1`. */
+  site: string;
+  /** Set when a plugin (other than the built-in approval) asks. */
+  plugin?: string;
+  /** A plugin's own question to the person. */
+  question?: string;
+}
+
+/** An answer: `true` yes, `false` no, a string no with that reason. */
+export type ApprovalAnswer = boolean | string;
+
+export type ApproveFunction = (approval: Approval) => ApprovalAnswer | Promise<ApprovalAnswer>;
+
+/** A rule answered later by a person: `"changes"`, `"all"`, or tool names / paths / path endings. */
+export type ApprovalRule = "changes" | "all" | readonly string[];
+
+export type ApproveSetting = ApproveFunction | ApprovalRule | null;

@@ -1,0 +1,133 @@
+/**
+ * One error base with a stable `code`. Callers branch on `code`, never on
+ * message text. Errors that stop a turn carry what the caller needs to go on.
+ */
+
+/** Every code an error of this package can carry. */
+export type ErrorCode =
+  | "input-invalid"
+  | "output-invalid"
+  | "step-limit"
+  | "tool-failed"
+  | "tool-unknown"
+  | "approval-required"
+  | "approval-answered"
+  | "approval-unknown"
+  | "turn-waiting"
+  | "turn-unfinished"
+  | "turn-state"
+  | "turn-claimed"
+  | "turn-aborted"
+  | "lease-lost"
+  | "conversation-busy"
+  | "conversation-id"
+  | "store-conflict"
+  | "store-corrupt"
+  | "store-io"
+  | "lm-missing"
+  | "lm-unknown"
+  | "settings-invalid"
+  | "plugin-failed"
+  | "plugin-invalid"
+  | "provider-rate-limit"
+  | "provider-overloaded"
+  | "provider-bad-request"
+  | "provider-auth"
+  | "provider-network"
+  | "provider-server"
+  | "provider-response"
+  | "remote-protocol"
+  | "remote-auth"
+  | "remote-rate-limit"
+  | "remote-closed"
+  | "remote-unknown-program"
+  | "remote-forbidden";
+
+export interface FunctaiErrorOptions {
+  cause?: unknown;
+}
+
+export class FunctaiError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: FunctaiErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "FunctaiError";
+    this.code = code;
+  }
+}
+
+/** The loop used its `maxSteps` model calls without an answer. */
+export class StepLimit extends FunctaiError {
+  readonly steps: number;
+  constructor(name: string, steps: number) {
+    super("step-limit", `${name}: no answer after ${steps} model calls (maxSteps). Give a larger maxSteps to allow more.`);
+    this.name = "StepLimit";
+    this.steps = steps;
+  }
+}
+
+/** The model's reply could not be read as the declared output, even when asked again. */
+export class OutputError extends FunctaiError {
+  readonly reply: string;
+  constructor(name: string, reply: string, detail: string) {
+    super("output-invalid", `${name}: the model's reply could not be read as the output (${detail}).`);
+    this.name = "OutputError";
+    this.reply = reply;
+  }
+}
+
+export type ProviderErrorCode = Extract<ErrorCode, `provider-${string}`>;
+
+/** A provider refused or failed a request; `status` is the HTTP status when there was one. */
+export class ProviderError extends FunctaiError {
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+  constructor(
+    code: ProviderErrorCode,
+    message: string,
+    info: { provider: string; status?: number | undefined; retryAfterMs?: number | undefined; cause?: unknown },
+  ) {
+    super(code, message, { cause: info.cause });
+    this.name = "ProviderError";
+    this.provider = info.provider;
+    this.status = info.status;
+    this.retryAfterMs = info.retryAfterMs;
+  }
+}
+
+/** A tool call needs a person's answer, and a plain call has nobody to ask. */
+export class ApprovalError extends FunctaiError {
+  readonly path: string;
+  constructor(path: string) {
+    super(
+      "approval-required",
+      `${path}: this tool call needs a person's answer (approval), and a plain call has nobody to ask. ` +
+        "Give approve a function, stream the call and answer with s.approve(...), or use a conversation, where the turn waits.",
+    );
+    this.name = "ApprovalError";
+    this.path = path;
+  }
+}
+
+/** Conversation and turn refusals: `conversation-busy`, `turn-unfinished`, `store-conflict`, … */
+export class ConversationError extends FunctaiError {
+  constructor(code: ErrorCode, message: string, options?: FunctaiErrorOptions) {
+    super(code, message, options);
+    this.name = "ConversationError";
+  }
+}
+
+export const isFunctaiError = (e: unknown, code?: ErrorCode): e is FunctaiError =>
+  e instanceof FunctaiError && (code === undefined || e.code === code);
+
+/** A short, safe description of any thrown value (for tool errors shown to a model). */
+export function describeError(e: unknown): string {
+  if (e instanceof Error) return e.message || e.name;
+  if (typeof e === "string") return e;
+  try {
+    return JSON.stringify(e) ?? String(e);
+  } catch {
+    return String(e);
+  }
+}

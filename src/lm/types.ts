@@ -1,0 +1,73 @@
+/**
+ * The provider contract: one narrow, versioned type. OpenAI, Anthropic and
+ * the scripted model implement only this. Messages are provider-neutral;
+ * each provider maps them to its own wire format (and its pairing rules for
+ * tool calls and results).
+ */
+
+export const LM_SPEC = "functai.lm.v1" as const;
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** A tool call the model asked for. `input` is the parsed arguments. */
+export interface ToolCall {
+  /** The provider's id (they repeat across replies: never used as a key). */
+  id: string;
+  name: string;
+  input: unknown;
+  /** Set when the model's arguments were not valid JSON; `input` is then the raw text. */
+  inputError?: string;
+}
+
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+
+/** A tool as offered to the model: JSON Schema for its input. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface LMRequest {
+  messages: Message[];
+  tools: ToolSpec[];
+  temperature?: number;
+  maxTokens?: number;
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+export interface LMResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+  /** The model that answered, when the provider says. */
+  model?: string;
+}
+
+export interface GenerateOptions {
+  signal?: AbortSignal | undefined;
+  /** Called with each text delta as it streams (providers that stream call it). */
+  onText?: ((delta: string) => void) | undefined;
+}
+
+export interface LanguageModel {
+  readonly specificationVersion: typeof LM_SPEC;
+  /** `openai`, `anthropic`, `scripted`, … */
+  readonly provider: string;
+  readonly model: string;
+  /** Whether tools go to the model natively (JSON Schema) or as text in the prompt. */
+  readonly nativeTools: boolean;
+  generate(request: LMRequest, options?: GenerateOptions): Promise<LMResponse>;
+}
+
+export const isLanguageModel = (x: unknown): x is LanguageModel =>
+  typeof x === "object" && x !== null && (x as LanguageModel).specificationVersion === LM_SPEC;

@@ -1,0 +1,42 @@
+import type { ConversationRecord } from "../records/types.js";
+
+/**
+ * Where conversations are kept: an append-only list of records per
+ * conversation. Every adapter (memory, node-fs, IndexedDB) passes the same
+ * contract suite (test/store/contract.ts).
+ */
+export interface Store {
+  /**
+   * Appends all of `records` or none. The store gives each its `seq`
+   * (1-based position). With `expect`, appends only if the conversation
+   * holds exactly that many records, else throws
+   * `ConversationError("store-conflict")`. Returns the new length.
+   */
+  append(conversation: string, records: readonly object[], opts?: { expect?: number; durable?: boolean }): Promise<number>;
+  /** The records with `seq > after` (all when `after` is 0 or left out), in order. */
+  read(conversation: string, after?: number): Promise<ConversationRecord[]>;
+  /** Resolves true once the conversation holds more than `after` records, false after `timeoutMs`. */
+  wait?(conversation: string, after: number, timeoutMs: number): Promise<boolean>;
+  /** The conversations this store holds. */
+  list?(): Promise<string[]>;
+  /** How many records a conversation holds, without reading them. */
+  length?(conversation: string): Promise<number>;
+  readonly durability?: "memory" | "disk";
+  /**
+   * Liveness beyond leases (browsers: Web Locks). A running turn holds
+   * `hold(conversation, turn)` for its lifetime; `isHeld` tells another
+   * process or tab that the holder is alive even when its lease lapsed.
+   */
+  readonly liveness?: {
+    hold(conversation: string, turn: string): Promise<() => void>;
+    isHeld(conversation: string, turn: string): Promise<boolean>;
+  };
+  /** Releases handles and timers (optional). */
+  close?(): Promise<void>;
+}
+
+/** Conversation ids: 1–200 of ASCII letters, digits, `.`, `_`, `-`, starting with a letter or digit. Never a path. */
+export const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+export const isConversationId = (id: unknown): id is string =>
+  typeof id === "string" && CONVERSATION_ID.test(id) && !id.includes("..");

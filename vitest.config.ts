@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs";
+import { defineConfig } from "vitest/config";
+import { playwright } from "@vitest/browser-playwright";
+
+/** Debian's Chromium; CI installs it (.ci/run). With CI set, a missing browser fails the run instead of skipping. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.CI) throw new Error(`CI is set and there is no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium).`);
+  console.warn(`[functai] no Chromium at ${CHROMIUM}: the browser project is skipped (CI never skips it).`);
+}
+
+export const chromiumArgs = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+const conditions = ["functai-source"];
+
+export default defineConfig({
+  resolve: { conditions: [...conditions, "module", "browser", "development|production"] },
+  ssr: { resolve: { conditions: [...conditions, "module", "node", "development|production"] } },
+  test: {
+    reporters: ["default", ["json", { outputFile: "test-results.json" }]],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "node",
+          environment: "node",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/**/*.browser.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      ...(haveChromium
+        ? [
+            {
+              extends: true,
+              test: {
+                name: "browser",
+                include: ["test/**/*.browser.test.ts"],
+                testTimeout: 60_000,
+                browser: {
+                  enabled: true,
+                  headless: true,
+                  instances: [{ browser: "chromium" as const }],
+                  provider: playwright({ launchOptions: { executablePath: CHROMIUM, args: chromiumArgs } }),
+                },
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+});
