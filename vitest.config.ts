@@ -37,7 +37,7 @@ export default defineConfig({
       ...(haveChromium
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: "browser",
                 include: ["test/**/*.browser.test.ts"],
