@@ -20,7 +20,8 @@ export interface ProgramRecord extends Base {
   kind: "program";
   version: string;
   name: string;
-  program_kind?: "ai" | "program";
+  /** Other implementations write other kinds (FunctAI Python: `"module"`). */
+  program_kind?: "ai" | "program" | (string & {});
   interface?: unknown;
 }
 export interface TurnRecord extends Base {
@@ -69,7 +70,8 @@ export interface WaitingApproval {
   input?: unknown;
   effects?: Effects | null;
   id?: string;
-  plugin?: string;
+  /** The plugin that asked; absent, `null` and `"approval"` all mean the built-in approval. */
+  plugin?: string | null;
   question?: string;
   [key: string]: unknown;
 }

@@ -1,0 +1,270 @@
+/**
+ * What a conversation's records say: each turn's state, what it waits for,
+ * which tools may have run, the head, and where a new turn goes (DESIGN.md,
+ * "The journal"; FunctAI's contract/conversations.md, format 1).
+ *
+ * Pure and single-pass: one walk over the records, then one pass over the
+ * turns (conversations can hold 100k records).
+ */
+import { parseRecord } from "./schema.js";
+import type {
+  ApprovalRecord,
+  EndedRecord,
+  KnownRecord,
+  LeaseRecord,
+  ProgramRecord,
+  ToolRecord,
+  TurnRecord,
+  TurnState,
+  WaitingApproval,
+  WaitingRecord,
+} from "./types.js";
+
+/** One turn, as its records describe it. */
+export interface TurnInfo {
+  id: string;
+  state: TurnState;
+  parent: string | null;
+  /** The program version (a `program` record's `version`). */
+  program: string;
+  inputs: Record<string, unknown>;
+  /** The `seq` of its `turn` record. */
+  seq: number;
+  /** The highest lease attempt (0 when it has no lease). */
+  attempt: number;
+  /** The last lease's holder and end. */
+  holder: string | null;
+  leaseUntil: string | null;
+  /**
+   * Unanswered approvals: those of its last `waiting` record that no later
+   * `approval` names. Read literally, as the contract says, even for a turn
+   * that has since ended: offer them to a person only while `state` is `waiting`.
+   */
+  waiting: WaitingApproval[];
+  /** Every `approval` record of the turn, in order. */
+  answers: ApprovalRecord[];
+  /** Tools whose last record is `started`: they may have run. */
+  unfinished: ToolRecord[];
+  /** The last `tool` record per call, by `${site}:${invocation}`. */
+  tools: Map<string, ToolRecord>;
+  ended: EndedRecord | null;
+  /** A `stop` record names the turn (see {@link readConversation} for its effect on `state`). */
+  stopped: boolean;
+  /** The last `snapshot` record's snapshot (the turn actor's persisted snapshot). */
+  snapshot: unknown | null;
+}
+
+/** Where a new turn goes: under `parent`, behind a running head, or nowhere while the head waits. */
+export type NextTurn = { parent: string | null } | { waits: string } | { refuses: "conversation-busy" };
+
+export interface ConversationState {
+  /** In the order of their `turn` records. */
+  turns: Map<string, TurnInfo>;
+  head: string | null;
+  next: NextTurn;
+  /** The highest `seq` seen (on any record, known or not): the `expect` of the next append. */
+  length: number;
+  /** `program` records by version (the first for each version). */
+  programs: Map<string, ProgramRecord>;
+  /** Records of a known kind that failed their schema: skipped, never misread. */
+  skipped: { seq: number | null; error: string }[];
+}
+
+/** What the walk keeps per turn besides its {@link TurnInfo}. */
+interface Tally {
+  info: TurnInfo;
+  lease: LeaseRecord | null;
+  leaseAt: number;
+  lastWaiting: WaitingRecord | null;
+  waitingAt: number;
+  /** Approvals named by `approval` records after the last `waiting` record. */
+  answeredSince: Set<string>;
+}
+
+/** The built-in approval's plugin is written absent, `null` or `"approval"`: all the same question. */
+const approvalKey = (site: string, invocation: number, plugin: string | null | undefined): string =>
+  JSON.stringify([site, invocation, plugin === undefined || plugin === null || plugin === "" ? "approval" : plugin]);
+
+const toolKey = (site: string, invocation: number): string => `${site}:${invocation}`;
+
+/**
+ * An instant in microseconds since the epoch (records write six fractional
+ * digits; `Date` keeps three). `NaN` when it is not a time.
+ */
+function micros(value: Date | string | number): number {
+  if (value instanceof Date) return value.getTime() * 1000;
+  if (typeof value === "number") return value * 1000;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return Number.NaN;
+  // Date.parse floors to the millisecond; add the 4th–6th fractional digits back.
+  const fraction = /T\d\d:\d\d:\d\d\.(\d+)/.exec(value)?.[1] ?? "";
+  return ms * 1000 + Number(fraction.slice(3, 6).padEnd(3, "0"));
+}
+
+const seqOf = (raw: unknown): number | null => {
+  const seq = typeof raw === "object" && raw !== null ? (raw as { seq?: unknown }).seq : undefined;
+  return typeof seq === "number" && Number.isSafeInteger(seq) && seq > 0 ? seq : null;
+};
+
+function newTally(record: TurnRecord): Tally {
+  return {
+    info: {
+      id: record.turn, state: "interrupted", parent: record.parent, program: record.program, inputs: record.inputs,
+      seq: record.seq, attempt: 0, holder: null, leaseUntil: null, waiting: [], answers: [], unfinished: [],
+      tools: new Map(), ended: null, stopped: false, snapshot: null,
+    },
+    lease: null, leaseAt: -1, lastWaiting: null, waitingAt: -1, answeredSince: new Set(),
+  };
+}
+
+/** Applies one record to its turn's tally. `at` is the record's position. */
+function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at: number): void {
+  const info = t.info;
+  switch (r.kind) {
+    case "lease":
+      t.lease = r;
+      t.leaseAt = at;
+      info.attempt = Math.max(info.attempt, r.attempt);
+      break;
+    case "waiting":
+      t.lastWaiting = r;
+      t.waitingAt = at;
+      t.answeredSince = new Set(); // only answers after the last waiting record count
+      break;
+    case "approval":
+      info.answers.push(r);
+      t.answeredSince.add(approvalKey(r.site, r.invocation, r.plugin));
+      break;
+    case "tool":
+      info.tools.set(toolKey(r.site, r.invocation), r); // the last record per call decides
+      break;
+    case "ended":
+      info.ended ??= r; // a turn ends once: a later `ended` is ignored
+      break;
+    case "stop":
+      info.stopped = true;
+      break;
+    case "snapshot":
+      info.snapshot = r.snapshot;
+      break;
+    case "reply":
+    case "head":
+      break; // replies are for resuming; heads are handled by the caller
+  }
+}
+
+function stateOf(t: Tally, now: number): TurnState {
+  if (t.info.ended) return t.info.ended.state;
+  const waiting = t.waitingAt > t.leaseAt;
+  const live = t.lease !== null && micros(t.lease.until) >= now;
+  const running = !waiting && live;
+  // A stop was asked: the turn stops once no process runs it (a waiting or
+  // interrupted turn is stopped at once; a running one still runs until its
+  // process reads the stop, or its lease runs out).
+  if (t.info.stopped && !running) return "stopped";
+  return waiting ? "waiting" : running ? "running" : "interrupted";
+}
+
+function finish(t: Tally, now: number): TurnInfo {
+  const info = t.info;
+  info.state = stateOf(t, now);
+  info.holder = t.lease?.holder ?? null;
+  info.leaseUntil = t.lease?.until ?? null;
+  info.waiting = (t.lastWaiting?.approvals ?? []).filter(
+    (a) => !t.answeredSince.has(approvalKey(a.site, a.invocation, a.plugin)),
+  );
+  info.unfinished = [...info.tools.values()].filter((r) => r.state === "started");
+  return info;
+}
+
+/** The head when it ended `done`, else its nearest ancestor that did (a turn with no answer is never a parent). */
+function doneOn(turns: Map<string, TurnInfo>, from: string | null): string | null {
+  const seen = new Set<string>(); // parent links are data: never loop on a cycle
+  for (let id = from; id !== null && !seen.has(id); ) {
+    seen.add(id);
+    const turn = turns.get(id);
+    if (!turn) return null;
+    if (turn.state === "done") return id;
+    id = turn.parent;
+  }
+  return null;
+}
+
+function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
+  const state = head === null ? undefined : turns.get(head)?.state;
+  if (head !== null && state === "running") return { waits: head };
+  if (state === "waiting") return { refuses: "conversation-busy" };
+  return { parent: doneOn(turns, head) };
+}
+
+/**
+ * Reads a conversation's records (in store order) into each turn's state,
+ * the head, and where a new turn goes. Pure: the same records and `now` give
+ * the same answer.
+ *
+ * - A turn's state: its `ended` record's state; else `waiting` when a
+ *   `waiting` record follows its last `lease`; else `running` when its last
+ *   lease's `until` is not before `now`; else `interrupted`. A `stop` record
+ *   makes a turn that has not ended `stopped` once no process runs it (it is
+ *   still `running` while its lease is live and it is not waiting).
+ * - Unanswered approvals: those of its last `waiting` record that no later
+ *   `approval` names (by site, invocation and plugin; absent, `null` and
+ *   `"approval"` are the built-in approval).
+ * - Unfinished tools: those whose last `tool` record (by site and invocation)
+ *   is `started`; `done`, `given` and `rerun` settle them.
+ * - Head: the latest turn, or the turn a later `head` record names (a head
+ *   record naming no known turn is ignored).
+ * - `next`: `{ waits }` when the head runs, `{ refuses: "conversation-busy" }`
+ *   when it waits, else `{ parent }`: the head when it ended `done`, else its
+ *   nearest ancestor that did, else `null`.
+ *
+ * Unknown kinds, formats and keys are ignored; a known kind that fails its
+ * schema is skipped and listed in `skipped`. Records naming a turn no earlier
+ * `turn` record declared are ignored, and so is a second `turn` record for
+ * the same id. Throws only when `now` is not a time.
+ *
+ * @example
+ * const state = readConversation(await store.read("sam"), { now: new Date() });
+ * state.turns.get(state.head!)?.state;   // "waiting"
+ * state.next;                            // { refuses: "conversation-busy" }
+ */
+export function readConversation(records: readonly unknown[], { now }: { now: Date | string | number }): ConversationState {
+  const nowMicros = micros(now);
+  if (Number.isNaN(nowMicros)) throw new RangeError(`readConversation: now is not a time: ${String(now)}`);
+
+  const tallies = new Map<string, Tally>();
+  const programs = new Map<string, ProgramRecord>();
+  const skipped: ConversationState["skipped"] = [];
+  let head: string | null = null;
+  let length = 0;
+
+  for (let at = 0; at < records.length; at++) {
+    const raw = records[at];
+    const seq = seqOf(raw);
+    if (seq !== null && seq > length) length = seq;
+    const parsed = parseRecord(raw);
+    if (!parsed.ok) {
+      if ("error" in parsed) skipped.push({ seq, error: parsed.error });
+      continue;
+    }
+    const r = parsed.record;
+    if (r.kind === "program") {
+      if (!programs.has(r.version)) programs.set(r.version, r);
+      continue;
+    }
+    if (r.kind === "turn") {
+      if (tallies.has(r.turn)) continue; // a turn is declared once
+      tallies.set(r.turn, newTally(r));
+      head = r.turn; // the latest turn is the head…
+      continue;
+    }
+    const tally = tallies.get(r.turn);
+    if (!tally) continue;
+    if (r.kind === "head") head = r.turn; // …unless a later head record names another
+    else apply(tally, r, at);
+  }
+
+  const turns = new Map<string, TurnInfo>();
+  for (const [id, tally] of tallies) turns.set(id, finish(tally, nowMicros));
+  return { turns, head, next: nextTurn(turns, head), length, programs, skipped };
+}

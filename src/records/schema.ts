@@ -1,0 +1,207 @@
+/**
+ * zod schemas of conversation records, format 1 (DESIGN.md, "The journal").
+ *
+ * Every schema is loose: keys this version does not know are kept and
+ * ignored, so records written by a later version or another implementation
+ * (FunctAI Python writes `lmcc`, `saw`, `module`, …) still read.
+ *
+ * Readers call {@link parseRecord}: a kind or format they do not know is
+ * skipped, a known kind that fails its schema is an error (skipped and
+ * reported, never misread). Writers call {@link checkNewRecord} on what they
+ * are about to append: a failure there is a bug in this package.
+ *
+ * Format history: 1 — the only format (FunctAI conversation format 1).
+ */
+import { z } from "zod";
+import { FORMAT, type KnownRecord, type NewRecord } from "./types.js";
+
+const text = z.string();
+const id = z.string().min(1);
+const count = z.int().positive();
+const effects = z.enum(["reads", "changes"]).nullable();
+
+/** Keys every record has; `seq` is given by the store. */
+const base = {
+  functai_conversation: z.literal(FORMAT),
+  at: text,
+  seq: count,
+};
+
+const approvalAsked = z.looseObject({
+  site: text,
+  invocation: count,
+  path: text,
+  name: text,
+  input: z.unknown().optional(),
+  effects: effects.optional(),
+  id: text.optional(),
+  plugin: text.nullable().optional(),
+  question: text.optional(),
+});
+
+const shapes = {
+  program: {
+    version: id,
+    name: text,
+    program_kind: text.optional(),
+    interface: z.unknown().optional(),
+  },
+  turn: {
+    turn: id,
+    parent: id.nullable(),
+    program: text,
+    inputs: z.record(z.string(), z.unknown()),
+    request_id: text.optional(),
+  },
+  lease: {
+    turn: id,
+    holder: text,
+    // A lease's end decides running vs interrupted: it must be a real instant.
+    until: z.iso.datetime({ offset: true }),
+    attempt: count,
+  },
+  reply: {
+    turn: id,
+    key: text,
+    site: text.optional(),
+    response: z.unknown(),
+    attempt: count.optional(),
+  },
+  tool: {
+    turn: id,
+    site: text,
+    invocation: count,
+    id: text.optional(),
+    name: text,
+    state: z.enum(["started", "done", "given", "rerun"]),
+    input: z.unknown().optional(),
+    effects: effects.optional(),
+    output: z.unknown().optional(),
+    error: text.optional(),
+    path: text.optional(),
+    attempt: count.optional(),
+  },
+  waiting: {
+    turn: id,
+    approvals: z.array(approvalAsked),
+    attempt: count.optional(),
+  },
+  approval: {
+    turn: id,
+    site: text,
+    invocation: count,
+    plugin: text.nullable().optional(),
+    path: text,
+    verdict: z.enum(["yes", "no"]),
+    by: text.nullable(),
+    reason: text.nullable(),
+  },
+  ended: {
+    turn: id,
+    state: z.enum(["done", "failed", "stopped", "abandoned"]),
+    outputs: z.record(z.string(), z.unknown()).optional(),
+    value: z.unknown().optional(),
+    error: z.unknown().optional(),
+    usage: z.looseObject({ input_tokens: z.number().nonnegative(), output_tokens: z.number().nonnegative() }).optional(),
+    attempt: count.optional(),
+  },
+  stop: { turn: id },
+  head: { turn: id },
+  snapshot: { turn: id, snapshot: z.unknown() },
+} as const satisfies Record<KnownRecord["kind"], z.ZodRawShape>;
+
+/** The record kinds this version knows. */
+export type KnownKind = KnownRecord["kind"];
+
+const stored = <K extends KnownKind>(kind: K) => z.looseObject({ ...base, kind: z.literal(kind), ...shapes[kind] });
+const fresh = <K extends KnownKind>(kind: K) => stored(kind).omit({ seq: true });
+
+type Stored = { [K in KnownKind]: ReturnType<typeof stored<K>> };
+type Fresh = { [K in KnownKind]: ReturnType<typeof fresh<K>> };
+
+const perKind = <T>(make: (kind: KnownKind) => unknown): T =>
+  Object.fromEntries((Object.keys(shapes) as KnownKind[]).map((kind) => [kind, make(kind)])) as T;
+
+/** A schema per kind, for records as a store holds them (with `seq`). */
+export const recordSchemas: Stored = perKind<Stored>(stored);
+
+/** A schema per kind, for records about to be appended (without `seq`: the store gives it). */
+export const newRecordSchemas: Fresh = perKind<Fresh>(fresh);
+
+/** The kinds this version knows, in the order of DESIGN.md's table. */
+export const KNOWN_KINDS: readonly KnownKind[] = Object.freeze(Object.keys(shapes) as KnownKind[]);
+
+const isKnownKind = (kind: string): kind is KnownKind => Object.hasOwn(shapes, kind);
+
+const isObject = (raw: unknown): raw is Record<string, unknown> =>
+  typeof raw === "object" && raw !== null && !Array.isArray(raw);
+
+const describe = (kind: string, error: z.ZodError): string =>
+  `${kind} record: ${error.issues.map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`).join("; ")}`;
+
+export type ParsedRecord =
+  | { ok: true; record: KnownRecord }
+  | { ok: false; unknownKind: true }
+  | { ok: false; error: string };
+
+/**
+ * Reads one stored record. A kind (or a format number) this version does not
+ * know gives `unknownKind` (skip it quietly); a known kind that fails its
+ * schema gives `error` (skip it, and say so); anything else is the record,
+ * unknown keys kept.
+ *
+ * @example
+ * parseRecord({ functai_conversation: 1, kind: "stop", at: "2026-09-30T10:00:00Z", seq: 7, turn: "t1" });
+ * // { ok: true, record: { …, kind: "stop", turn: "t1" } }
+ * parseRecord({ functai_conversation: 1, kind: "entry", at: "…", seq: 8 });  // { ok: false, unknownKind: true }
+ * parseRecord({ functai_conversation: 1, kind: "tool", at: "…", seq: 9 });   // { ok: false, error: "tool record: site: …" }
+ */
+export function parseRecord(raw: unknown): ParsedRecord {
+  if (!isObject(raw)) return { ok: false, error: "a record is a JSON object" };
+  const format = raw.functai_conversation;
+  // A later format is a format this reader does not know: skipped, like a kind.
+  if (typeof format === "number" && format !== FORMAT) return { ok: false, unknownKind: true };
+  const kind = raw.kind;
+  if (typeof kind !== "string") return { ok: false, error: "a record has a string kind" };
+  if (!isKnownKind(kind)) return { ok: false, unknownKind: true };
+  const parsed = recordSchemas[kind].safeParse(raw);
+  return parsed.success ? { ok: true, record: parsed.data as KnownRecord } : { ok: false, error: describe(kind, parsed.error) };
+}
+
+/**
+ * Checks a record before it is appended: a known kind, format 1, every key
+ * its kind needs, and no `seq` (the store gives it). A failure is a bug in the
+ * writer, never the user's: writers throw on it.
+ *
+ * @example
+ * checkNewRecord({ functai_conversation: 1, kind: "head", at: new Date().toISOString(), turn: "t1" }); // { ok: true, … }
+ * checkNewRecord({ functai_conversation: 1, kind: "head", at: "…", turn: "t1", seq: 3 });             // { ok: false, … }
+ */
+export function checkNewRecord(raw: unknown): { ok: true; record: NewRecord } | { ok: false; error: string } {
+  if (!isObject(raw)) return { ok: false, error: "a record is a JSON object" };
+  if ("seq" in raw) return { ok: false, error: "a new record has no seq: the store gives it" };
+  const kind = raw.kind;
+  if (typeof kind !== "string" || !isKnownKind(kind)) return { ok: false, error: `unknown record kind ${JSON.stringify(kind)}` };
+  const parsed = newRecordSchemas[kind].safeParse(raw);
+  return parsed.success ? { ok: true, record: parsed.data as NewRecord } : { ok: false, error: describe(kind, parsed.error) };
+}
+
+// Drift guard (types only): every record types.ts allows passes its schema,
+// and every record a schema lets through is one types.ts describes. A
+// mismatch fails `tsc` here, naming the kind.
+type Of<K extends KnownKind> = Extract<KnownRecord, { kind: K }>;
+type Known<T> = { [P in keyof T as string extends P ? never : P]: T[P] };
+type Defined<T> = T extends readonly (infer E)[]
+  ? Defined<E>[]
+  : T extends object
+    ? { [P in keyof Known<T>]: Defined<Exclude<Known<T>[P], undefined>> }
+    : T;
+type Drift = {
+  [K in KnownKind]: Of<K> extends Known<z.input<Stored[K]>>
+    ? Defined<z.output<Stored[K]>> extends Of<K>
+      ? never
+      : `${K}: schema wider than type`
+    : `${K}: type wider than schema`;
+}[KnownKind];
+const noDrift: Record<Drift, never> = {};
+void noDrift;
