@@ -1,0 +1,172 @@
+/**
+ * functai's provider-neutral messages ⇄ Anthropic Messages wire shapes.
+ * Pure functions, no SDK at run time (types only).
+ */
+import type {
+  ContentBlockParam,
+  Message as AnthropicMessage,
+  MessageParam,
+  RawMessageStreamEvent,
+  Tool,
+} from "@anthropic-ai/sdk/resources/messages";
+import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
+import { toolCallFromText } from "./common.js";
+
+/** `tool_use.input` must be an object: a call whose arguments were not valid JSON is sent back as `{}`. */
+const inputObject = (call: ToolCall): Record<string, unknown> =>
+  typeof call.input === "object" && call.input !== null && !Array.isArray(call.input)
+    ? (call.input as Record<string, unknown>)
+    : {};
+
+function blocksOf(m: Exclude<Message, { role: "system" }>): ContentBlockParam[] {
+  // Anthropic refuses empty text blocks.
+  const text: ContentBlockParam[] = m.content === "" || m.role === "tool" ? [] : [{ type: "text", text: m.content }];
+  if (m.role === "assistant") {
+    return [...text, ...(m.toolCalls ?? []).map((c): ContentBlockParam => ({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c) }))];
+  }
+  if (m.role === "tool") {
+    return [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content, ...(m.isError === true ? { is_error: true } : {}) }];
+  }
+  return text;
+}
+
+/**
+ * System messages go to the `system` parameter; the rest become alternating
+ * user / assistant messages. Tool results travel in a user message, and
+ * consecutive messages of one role are merged, so every result of an
+ * assistant's tool calls lands in the very next user message, as Anthropic's
+ * pairing rule requires.
+ */
+export function toAnthropicMessages(messages: readonly Message[]): { system: string | undefined; messages: MessageParam[] } {
+  const system: string[] = [];
+  const turns: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
+  for (const m of messages) {
+    if (m.role === "system") {
+      system.push(m.content);
+      continue;
+    }
+    const role = m.role === "assistant" ? "assistant" : "user";
+    const blocks = blocksOf(m);
+    if (blocks.length === 0) continue;
+    const last = turns.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else turns.push({ role, content: blocks });
+  }
+  return {
+    system: system.length > 0 ? system.join("\n\n") : undefined,
+    // A lone text block reads better (and is sent) as a plain string.
+    messages: turns.map(({ role, content }) => {
+      const only = content.length === 1 ? content[0] : undefined;
+      return { role, content: only?.type === "text" ? only.text : content };
+    }),
+  };
+}
+
+export const toAnthropicTools = (tools: readonly ToolSpec[]): Tool[] =>
+  tools.map((t) => ({ name: t.name, description: t.description, input_schema: { type: "object", ...t.parameters } }));
+
+export function finishReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case "end_turn":
+    case "stop_sequence":
+      return "stop";
+    case "tool_use":
+      return "tool_calls";
+    case "max_tokens":
+    case "model_context_window_exceeded":
+      return "length";
+    case "refusal":
+      return "content_filter";
+    default:
+      return "other";
+  }
+}
+
+interface UsageLike {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+/** Anthropic counts cached prompt tokens apart; functai's `inputTokens` is the whole prompt, as OpenAI's is. */
+const promptTokens = (u: UsageLike): number =>
+  (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+
+/** A whole (non-streamed) message as an `LMResponse`. */
+export function fromMessage(message: AnthropicMessage): LMResponse {
+  let text = "";
+  const toolCalls: ToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === "text") text += block.text;
+    else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input });
+  }
+  return {
+    text,
+    toolCalls,
+    finishReason: finishReason(message.stop_reason),
+    usage: { inputTokens: promptTokens(message.usage), outputTokens: message.usage.output_tokens },
+    model: message.model,
+  };
+}
+
+/** Builds an `LMResponse` from stream events; `tool_use` input arrives as `input_json_delta` fragments. */
+export class EventAccumulator {
+  private text = "";
+  private readonly blocks = new Map<number, { kind: "text" } | { kind: "tool"; id: string; name: string; json: string }>();
+  private reason: string | null = null;
+  private usage = { inputTokens: 0, outputTokens: 0 };
+  private model: string | undefined;
+  /** Whether `message_stop` came: a stream cut short must not pass for a whole reply. */
+  complete = false;
+
+  /** Adds one event; returns its text delta ("" when none). */
+  add(event: RawMessageStreamEvent): string {
+    switch (event.type) {
+      case "message_stop":
+        this.complete = true;
+        return "";
+      case "message_start":
+        this.model = event.message.model;
+        this.usage = { inputTokens: promptTokens(event.message.usage), outputTokens: event.message.usage.output_tokens };
+        return "";
+      case "content_block_start": {
+        const b = event.content_block;
+        if (b.type === "text") this.blocks.set(event.index, { kind: "text" });
+        else if (b.type === "tool_use") this.blocks.set(event.index, { kind: "tool", id: b.id, name: b.name, json: "" });
+        return b.type === "text" ? this.addText(b.text) : "";
+      }
+      case "content_block_delta": {
+        const block = this.blocks.get(event.index);
+        if (event.delta.type === "text_delta") return this.addText(event.delta.text);
+        if (event.delta.type === "input_json_delta" && block?.kind === "tool") block.json += event.delta.partial_json;
+        return "";
+      }
+      case "message_delta":
+        this.reason = event.delta.stop_reason ?? this.reason;
+        // Output counts are cumulative; input counts appear here only in newer streams.
+        this.usage.outputTokens = event.usage.output_tokens;
+        if (event.usage.input_tokens !== null && event.usage.input_tokens !== undefined) this.usage.inputTokens = promptTokens(event.usage);
+        return "";
+      default:
+        return "";
+    }
+  }
+
+  private addText(delta: string): string {
+    this.text += delta;
+    return delta;
+  }
+
+  response(): LMResponse {
+    const toolCalls = [...this.blocks.entries()]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([, b]) => (b.kind === "tool" ? [toolCallFromText(b.id, b.name, b.json)] : []));
+    return {
+      text: this.text,
+      toolCalls,
+      finishReason: finishReason(this.reason),
+      usage: { ...this.usage },
+      ...(this.model !== undefined ? { model: this.model } : {}),
+    };
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Anthropic Messages behind functai's LM contract, on `@anthropic-ai/sdk`.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
+import { lazy, readEnv } from "./common.js";
+import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
+import { streamCutShort, toProviderError } from "./errors.js";
+import { withRetry } from "./retry.js";
+
+export interface AnthropicOptions {
+  /** e.g. `"claude-haiku-4-5"`. */
+  model: string;
+  /** Default: `ANTHROPIC_API_KEY` from the environment (else the SDK's own credential lookup). */
+  apiKey?: string;
+  /** Default: the SDK's (`ANTHROPIC_BASE_URL`, else api.anthropic.com). */
+  baseURL?: string;
+  /** A ready client; the SDK is then not loaded by us. Its own retries are turned off: we retry. */
+  client?: Anthropic;
+  /** Offer tools natively (JSON Schema). Default true. */
+  nativeTools?: boolean;
+  /** Retries on 429, 529, 5xx and network failures. Default 2. */
+  maxRetries?: number;
+  /** Reply length limit (Anthropic requires one); a request's `maxTokens` wins. Default 4096. */
+  maxTokens?: number;
+}
+
+type Body = Omit<MessageCreateParamsNonStreaming, "stream">;
+
+/**
+ * The SDK refuses non-streamed requests that may outlast its 10-minute timeout
+ * (8192 tokens for some models): past this, we stream even with no `onText`.
+ */
+const NON_STREAMING_MAX_TOKENS = 8192;
+
+/**
+ * An Anthropic language model. `@anthropic-ai/sdk` is imported on the first
+ * `generate`, not before. Streams when `onText` is given; retries with
+ * backoff itself (429, 529 overloaded, 5xx, network).
+ *
+ * @example
+ * const lm = anthropic({ model: "claude-haiku-4-5" });
+ * const reply = await lm.generate(
+ *   { messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }], tools: [] },
+ *   { onText: (delta) => process.stdout.write(delta) },
+ * );
+ */
+export function anthropic(options: AnthropicOptions): LanguageModel {
+  const { model, nativeTools = true, maxRetries = 2, maxTokens = 4096 } = options;
+  const apiKey = (): string | undefined => options.apiKey ?? readEnv("ANTHROPIC_API_KEY");
+  const client = lazy(async (): Promise<Anthropic> => {
+    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    const key = apiKey();
+    const { default: AnthropicSDK } = await import("@anthropic-ai/sdk");
+    return new AnthropicSDK({
+      maxRetries: 0,
+      // Browsers are a supported place to run: the caller chose to hold the key there.
+      dangerouslyAllowBrowser: true,
+      ...(key !== undefined ? { apiKey: key } : {}),
+      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    });
+  });
+
+  const bodyFor = (request: LMRequest): Body => {
+    const { system, messages } = toAnthropicMessages(request.messages);
+    return {
+      model,
+      max_tokens: request.maxTokens ?? maxTokens,
+      messages,
+      ...(system !== undefined ? { system } : {}),
+      ...(nativeTools && request.tools.length > 0 ? { tools: toAnthropicTools(request.tools) } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    };
+  };
+
+  async function generate(request: LMRequest, { signal, onText }: GenerateOptions = {}): Promise<LMResponse> {
+    const body = bodyFor(request);
+    const stream = onText !== undefined || body.max_tokens > NON_STREAMING_MAX_TOKENS;
+    let streamed = false;
+    const attempt = async (): Promise<LMResponse> => {
+      try {
+        const sdk = await client();
+        if (!stream) return fromMessage(await sdk.messages.create({ ...body, stream: false }, { signal }));
+        const events = await sdk.messages.create({ ...body, stream: true }, { signal });
+        const reply = new EventAccumulator();
+        // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
+        for await (const event of events) {
+          const delta = reply.add(event);
+          if (delta !== "" && onText !== undefined) {
+            streamed = true;
+            onText(delta);
+          }
+        }
+        // The SDK ends an aborted stream quietly; the caller must see the abort.
+        signal?.throwIfAborted();
+        if (!reply.complete) throw streamCutShort("anthropic");
+        return reply.response();
+      } catch (e) {
+        throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey() });
+      }
+    };
+    // Text already shown cannot be taken back: after it, a failure is final.
+    return withRetry(attempt, { maxRetries, signal, canRetry: () => !streamed });
+  }
+
+  return { specificationVersion: LM_SPEC, provider: "anthropic", model, nativeTools, generate };
+}

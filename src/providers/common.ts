@@ -1,0 +1,41 @@
+/**
+ * Small helpers both providers share: reading the environment without
+ * assuming Node, and reading a model's tool-call arguments without throwing.
+ */
+import type { ToolCall } from "../lm/types.js";
+
+/** An environment variable, or undefined where there is no `process` (browsers). */
+export function readEnv(name: string): string | undefined {
+  // Guarded so this file loads in a browser bundle with no `process` shim.
+  if (typeof process === "undefined" || typeof process.env !== "object") return undefined;
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * A tool call from the model's raw argument text. Invalid JSON never throws:
+ * the call keeps the raw text as `input` and says why in `inputError`, so the
+ * loop can tell the model and let it try again.
+ */
+export function toolCallFromText(id: string, name: string, raw: string): ToolCall {
+  // A tool without parameters is often called with no argument text at all.
+  if (raw.trim() === "") return { id, name, input: {} };
+  try {
+    return { id, name, input: JSON.parse(raw) as unknown };
+  } catch (e) {
+    const detail = e instanceof Error ? e.message : String(e);
+    return { id, name, input: raw, inputError: `The arguments are not valid JSON (${detail}).` };
+  }
+}
+
+/** Loads an SDK once per LM; a failed load is not cached, so a later call may try again. */
+export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => {
+    pending ??= load().catch((e: unknown) => {
+      pending = undefined;
+      throw e;
+    });
+    return pending;
+  };
+}

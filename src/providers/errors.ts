@@ -1,0 +1,97 @@
+/**
+ * SDK errors of both providers → `ProviderError`, by shape rather than by
+ * class: the SDKs are loaded lazily (and a user's `client` may come from
+ * another copy of the SDK), so `instanceof` would be unreliable. Both SDKs'
+ * `APIError` carry `status`, `headers` and `error` (the body); connection
+ * errors are `APIError`s with all three undefined.
+ */
+import { FunctaiError, ProviderError, type ProviderErrorCode } from "../errors.js";
+import { parseRetryAfter, type HeadersLike } from "./retry.js";
+
+interface ApiErrorLike extends Error {
+  status: number | undefined;
+  headers: HeadersLike | undefined;
+  error: unknown;
+  type?: unknown;
+}
+
+const isApiErrorLike = (e: unknown): e is ApiErrorLike =>
+  e instanceof Error && "status" in e && "headers" in e && "error" in e;
+
+const isAbortLike = (e: unknown): boolean =>
+  e instanceof Error && (e.name === "AbortError" || e.name === "APIUserAbortError");
+
+const record = (x: unknown): Record<string, unknown> | undefined =>
+  typeof x === "object" && x !== null ? (x as Record<string, unknown>) : undefined;
+
+/** The error `type` the provider named: Anthropic's `{ error: { type } }`, OpenAI's `{ type }`. */
+function errorType(e: ApiErrorLike): string | undefined {
+  const body = record(e.error);
+  const type = e.type ?? record(body?.error)?.type ?? body?.type;
+  return typeof type === "string" ? type : undefined;
+}
+
+/** The provider's own words: Anthropic nests them in `error.error.message`, OpenAI in `error.message`. */
+function providerMessage(e: ApiErrorLike): string {
+  const body = record(e.error);
+  const message = record(body?.error)?.message ?? body?.message;
+  return typeof message === "string" && message !== "" ? message : e.message;
+}
+
+function codeFor(status: number | undefined, type: string | undefined): ProviderErrorCode {
+  if (status === 529 || type === "overloaded_error") return "provider-overloaded";
+  if (status === 429 || type === "rate_limit_error") return "provider-rate-limit";
+  if (status === 401 || status === 403) return "provider-auth";
+  if (type === "authentication_error" || type === "permission_error") return "provider-auth";
+  if (status === 408) return "provider-network";
+  if (status !== undefined && status >= 500) return "provider-server";
+  if (status !== undefined && status >= 400) return "provider-bad-request";
+  if (type === "invalid_request_error" || type === "not_found_error") return "provider-bad-request";
+  // A status-less error event in a stream (`api_error`, `server_error`, …): the server failed.
+  return "provider-server";
+}
+
+export interface MapErrorContext {
+  provider: string;
+  signal?: AbortSignal | undefined;
+  /** Removed from any message, should a server echo it (OpenAI's 401 quotes the key it got). */
+  apiKey?: string | undefined;
+}
+
+/**
+ * What to throw for an error from an SDK call. An abort is not a provider
+ * failure: the caller gets the signal's reason (or the abort error) as it is.
+ * Errors that are not the SDK's (our own bugs) also pass through unchanged.
+ *
+ * @example
+ * try { await client.chat.completions.create(body, { signal }); }
+ * catch (e) { throw toProviderError(e, { provider: "openai", signal }); }
+ */
+export function toProviderError(e: unknown, context: MapErrorContext): unknown {
+  const { provider, signal, apiKey } = context;
+  if (signal?.aborted) return signal.reason ?? e;
+  if (isAbortLike(e) || e instanceof FunctaiError) return e;
+  const redact = (text: string): string =>
+    apiKey !== undefined && apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text;
+  if (e instanceof Error) {
+    // The cause is kept for debugging; make sure it cannot print the key either.
+    e.message = redact(e.message);
+    if (e.stack !== undefined) e.stack = redact(e.stack);
+  }
+  if (e instanceof SyntaxError) {
+    return new ProviderError("provider-response", `${provider}: the response could not be read (${e.message}).`, { provider, cause: e });
+  }
+  if (!isApiErrorLike(e)) return e;
+  if (e.status === undefined && e.error === undefined) {
+    return new ProviderError("provider-network", `${provider}: could not reach the API (${e.message}).`, { provider, cause: e });
+  }
+  const code = codeFor(e.status, errorType(e));
+  const where = e.status === undefined ? "in the stream" : `HTTP ${e.status}`;
+  const message = `${provider}: ${redact(providerMessage(e))} (${where}).`;
+  const retryAfterMs = parseRetryAfter(e.headers);
+  return new ProviderError(code, message, { provider, status: e.status, retryAfterMs, cause: e });
+}
+
+/** A stream that ended without its final event: the connection dropped mid-reply (worth a retry). */
+export const streamCutShort = (provider: string): ProviderError =>
+  new ProviderError("provider-network", `${provider}: the response stream ended before the reply was complete.`, { provider });

@@ -1,0 +1,133 @@
+/**
+ * functai's provider-neutral messages ⇄ OpenAI Chat Completions wire shapes.
+ * Pure functions, no SDK at run time (types only), so they test without a server.
+ */
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
+import { ProviderError } from "../errors.js";
+import { toolCallFromText } from "./common.js";
+
+/** The arguments as OpenAI wants them back: the model's own text when it was not valid JSON. */
+const argumentsText = (call: ToolCall): string =>
+  call.inputError !== undefined && typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? {});
+
+/** Messages in order; each tool result is its own `role: "tool"` message answering a `tool_call_id`. */
+export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    switch (m.role) {
+      case "system":
+      case "user":
+        return { role: m.role, content: m.content };
+      case "assistant": {
+        const calls = m.toolCalls ?? [];
+        if (calls.length === 0) return { role: "assistant", content: m.content };
+        return {
+          role: "assistant",
+          // OpenAI wants null, not "", beside tool calls.
+          content: m.content === "" ? null : m.content,
+          tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: argumentsText(c) } })),
+        };
+      }
+      case "tool":
+        // No error flag on the wire: the content says what went wrong.
+        return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+    }
+  });
+}
+
+export const toOpenAITools = (tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] =>
+  tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
+
+export function finishReason(reason: string | null | undefined, hasToolCalls: boolean): FinishReason {
+  switch (reason) {
+    case "tool_calls":
+    case "function_call":
+      return "tool_calls";
+    case "length":
+      return "length";
+    case "content_filter":
+      return "content_filter";
+    case "stop":
+      // Some OpenAI-compatible servers say "stop" beside tool calls; the calls are what matter.
+      return hasToolCalls ? "tool_calls" : "stop";
+    default:
+      return "other";
+  }
+}
+
+/** A whole (non-streamed) completion as an `LMResponse`. */
+export function fromCompletion(completion: ChatCompletion): LMResponse {
+  const choice = completion.choices?.[0];
+  if (choice === undefined) {
+    throw new ProviderError("provider-response", "openai: the response has no choices.", { provider: "openai" });
+  }
+  const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
+    c.type === "function" ? [toolCallFromText(c.id || `call_${i}`, c.function.name, c.function.arguments ?? "")] : [],
+  );
+  return {
+    text: choice.message.content ?? "",
+    toolCalls,
+    finishReason: finishReason(choice.finish_reason, toolCalls.length > 0),
+    usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+    ...(completion.model ? { model: completion.model } : {}),
+  };
+}
+
+/**
+ * Builds an `LMResponse` from stream chunks. Tool calls arrive as deltas keyed
+ * by `index`: the id and name in the first, argument fragments after.
+ */
+export class ChunkAccumulator {
+  private text = "";
+  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
+  private reason: string | null = null;
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private model: string | undefined;
+
+  /** Whether a finish reason came: a stream cut short must not pass for a whole reply. */
+  get complete(): boolean {
+    return this.reason !== null;
+  }
+
+  /** Adds one chunk; returns its text delta ("" when none). */
+  add(chunk: ChatCompletionChunk): string {
+    if (chunk.model) this.model = chunk.model;
+    if (chunk.usage) {
+      this.inputTokens = chunk.usage.prompt_tokens ?? 0;
+      this.outputTokens = chunk.usage.completion_tokens ?? 0;
+    }
+    const choice = chunk.choices?.[0];
+    if (choice === undefined) return "";
+    if (choice.finish_reason) this.reason = choice.finish_reason;
+    for (const d of choice.delta?.tool_calls ?? []) {
+      const call = this.calls.get(d.index) ?? { id: "", name: "", args: "" };
+      if (d.id) call.id = d.id;
+      // Some compatible servers repeat the name in every delta: keep the first.
+      if (d.function?.name && call.name === "") call.name = d.function.name;
+      call.args += d.function?.arguments ?? "";
+      this.calls.set(d.index, call);
+    }
+    const delta = choice.delta?.content ?? "";
+    this.text += delta;
+    return delta;
+  }
+
+  response(): LMResponse {
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, c]) => toolCallFromText(c.id || `call_${index}`, c.name, c.args));
+    return {
+      text: this.text,
+      toolCalls,
+      finishReason: finishReason(this.reason, toolCalls.length > 0),
+      usage: { inputTokens: this.inputTokens, outputTokens: this.outputTokens },
+      ...(this.model !== undefined ? { model: this.model } : {}),
+    };
+  }
+}

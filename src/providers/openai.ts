@@ -1,0 +1,109 @@
+/**
+ * OpenAI Chat Completions behind functai's LM contract, on the official
+ * `openai` SDK. Also any OpenAI-compatible server (Ollama, vLLM, llama.cpp)
+ * through `baseURL`.
+ */
+import type OpenAI from "openai";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import { ProviderError } from "../errors.js";
+import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
+import { lazy, readEnv } from "./common.js";
+import { streamCutShort, toProviderError } from "./errors.js";
+import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
+import { withRetry } from "./retry.js";
+
+export interface OpenAIOptions {
+  /** e.g. `"gpt-4.1-mini"`. */
+  model: string;
+  /** Default: `OPENAI_API_KEY` from the environment (where there is one). */
+  apiKey?: string;
+  /** Default: `OPENAI_BASE_URL`, else the SDK's (api.openai.com). */
+  baseURL?: string;
+  /** A ready client; the SDK is then not loaded by us. Its own retries are turned off: we retry. */
+  client?: OpenAI;
+  /** Offer tools natively (JSON Schema). Default true. */
+  nativeTools?: boolean;
+  /** Retries on 429, 5xx and network failures. Default 2. */
+  maxRetries?: number;
+  /** Default reply length limit, sent as `max_completion_tokens`; a request's `maxTokens` wins. */
+  maxTokens?: number;
+}
+
+type Body = Omit<ChatCompletionCreateParamsNonStreaming, "stream">;
+
+/**
+ * An OpenAI language model. The `openai` SDK is imported on the first
+ * `generate`, not before, so the core does not pay for it unless it is used.
+ * Streams when `onText` is given; retries with backoff itself.
+ *
+ * @example
+ * const lm = openai({ model: "gpt-4.1-mini" });
+ * const reply = await lm.generate({ messages: [{ role: "user", content: "Hi" }], tools: [] });
+ * reply.text;
+ * @example
+ * // Any OpenAI-compatible server:
+ * const local = openai({ model: "llama3.1", baseURL: "http://127.0.0.1:11434/v1", apiKey: "ollama" });
+ */
+export function openai(options: OpenAIOptions): LanguageModel {
+  const { model, nativeTools = true, maxRetries = 2, maxTokens } = options;
+  // Read when first used, so a key set after configuration is still seen.
+  const apiKey = (): string | undefined => options.apiKey ?? readEnv("OPENAI_API_KEY");
+  const client = lazy(async (): Promise<OpenAI> => {
+    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    const key = apiKey();
+    if (key === undefined) {
+      throw new ProviderError("provider-auth", "openai: no API key. Pass openai({ apiKey }) or set OPENAI_API_KEY.", { provider: "openai" });
+    }
+    const baseURL = options.baseURL ?? readEnv("OPENAI_BASE_URL");
+    const { default: OpenAISDK } = await import("openai");
+    // Browsers are a supported place to run: the caller chose to hold the key there.
+    return new OpenAISDK({ apiKey: key, maxRetries: 0, dangerouslyAllowBrowser: true, ...(baseURL !== undefined ? { baseURL } : {}) });
+  });
+
+  const bodyFor = (request: LMRequest): Body => {
+    const limit = request.maxTokens ?? maxTokens;
+    return {
+      model,
+      messages: toOpenAIMessages(request.messages),
+      ...(nativeTools && request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      // `max_tokens` is deprecated and refused by reasoning models; this one is read by all current models.
+      ...(limit !== undefined ? { max_completion_tokens: limit } : {}),
+    };
+  };
+
+  async function generate(request: LMRequest, { signal, onText }: GenerateOptions = {}): Promise<LMResponse> {
+    const body = bodyFor(request);
+    let streamed = false;
+    const attempt = async (): Promise<LMResponse> => {
+      try {
+        const sdk = await client();
+        if (onText === undefined) {
+          return fromCompletion(await sdk.chat.completions.create({ ...body, stream: false }, { signal }));
+        }
+        const stream = await sdk.chat.completions.create(
+          { ...body, stream: true, stream_options: { include_usage: true } },
+          { signal },
+        );
+        const chunks = new ChunkAccumulator();
+        for await (const chunk of stream) {
+          const delta = chunks.add(chunk);
+          if (delta !== "") {
+            streamed = true;
+            onText(delta);
+          }
+        }
+        // The SDK ends an aborted stream quietly; the caller must see the abort.
+        signal?.throwIfAborted();
+        if (!chunks.complete) throw streamCutShort("openai");
+        return chunks.response();
+      } catch (e) {
+        throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey() });
+      }
+    };
+    // Text already shown cannot be taken back: after it, a failure is final.
+    return withRetry(attempt, { maxRetries, signal, canRetry: () => !streamed });
+  }
+
+  return { specificationVersion: LM_SPEC, provider: "openai", model, nativeTools, generate };
+}

@@ -1,0 +1,111 @@
+/**
+ * Retrying a provider call ourselves (the SDKs get `maxRetries: 0`), so one
+ * policy covers both providers, honours the server's `retry-after`, and
+ * stops at once when the caller aborts.
+ */
+import { ProviderError, type ProviderErrorCode } from "../errors.js";
+
+/** What SDK errors carry as `headers`: a fetch `Headers` or a plain record. */
+export type HeadersLike = { get(name: string): string | null } | Record<string, string | string[] | undefined>;
+
+/** Rate limits, overload, 5xx and network failures are worth another try; nothing else is. */
+export const RETRYABLE_CODES: ReadonlySet<ProviderErrorCode> = new Set<ProviderErrorCode>([
+  "provider-rate-limit",
+  "provider-overloaded",
+  "provider-server",
+  "provider-network",
+]);
+
+/** A server asking for a longer wait than this is not waited for: the error (with `retryAfterMs`) goes to the caller. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+const BASE_MS = 500;
+const CAP_MS = 8_000;
+
+function header(headers: HeadersLike, name: string): string | undefined {
+  if (typeof headers.get === "function") return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  const value = (headers as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * How long the server asked us to wait: `retry-after-ms`, else `retry-after`
+ * in seconds or as an HTTP date. Undefined when it did not say (or said nonsense).
+ *
+ * @example
+ * parseRetryAfter(new Headers({ "retry-after": "2" })); // 2000
+ */
+export function parseRetryAfter(headers: HeadersLike | undefined, now: number = Date.now()): number | undefined {
+  if (headers === undefined || headers === null) return undefined;
+  const ms = Number.parseFloat(header(headers, "retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = header(headers, "retry-after");
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const seconds = Number(raw);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * Exponential backoff with jitter for retry number `retry` (0 for the first):
+ * 500 ms doubling up to 8 s, then somewhere in its upper half so that many
+ * clients failing together do not come back together.
+ *
+ * @example
+ * backoffMs(0, () => 1); // 500
+ */
+export function backoffMs(retry: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(CAP_MS, BASE_MS * 2 ** retry);
+  return ceiling / 2 + (ceiling / 2) * random();
+}
+
+/** A sleep that ends early, rejecting with the signal's reason, when the signal aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (0: try once). */
+  maxRetries: number;
+  signal?: AbortSignal | undefined;
+  /** Injectable for tests. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  /** Asked before each retry: false when a retry would repeat what the caller already saw (streamed text). */
+  canRetry?: () => boolean;
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails with an error that is not worth
+ * retrying, or `maxRetries` retries are spent. Only `ProviderError`s with a
+ * retryable code are retried; anything else (an abort above all) goes straight
+ * to the caller.
+ *
+ * @example
+ * const reply = await withRetry((n) => callTheApi(n), { maxRetries: 2, signal });
+ */
+export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: RetryOptions): Promise<T> {
+  const { maxRetries, signal, sleep = abortableSleep, random = Math.random, canRetry = () => true } = options;
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      if (!(e instanceof ProviderError) || !RETRYABLE_CODES.has(e.code as ProviderErrorCode)) throw e;
+      if (n >= maxRetries || !canRetry()) throw e;
+      if (e.retryAfterMs !== undefined && e.retryAfterMs > MAX_RETRY_AFTER_MS) throw e;
+      await sleep(e.retryAfterMs ?? backoffMs(n, random), signal);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * A local HTTP server that answers in a provider's wire format, so the real
+ * `openai` and `@anthropic-ai/sdk` clients can be tested end to end. It
+ * records every request (path, headers, parsed body) for the tests to check.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const fixture = (name: string): string => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8");
+export const fixtureJson = (name: string): unknown => JSON.parse(fixture(name));
+
+/** The `data:` payloads of an SSE fixture, parsed (`[DONE]` left out). */
+export const sseData = (text: string): Record<string, unknown>[] =>
+  text
+    .split("\n")
+    .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
+    .map((line) => JSON.parse(line.slice("data: ".length)) as Record<string, unknown>);
+
+export interface Recorded {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+export type Reply =
+  | { json: unknown; status?: number; headers?: Record<string, string> }
+  /** Events are written one by one; with `hang`, the response stays open after them. */
+  | { sse: string; status?: number; hang?: boolean }
+  /** Never answers. */
+  | { hang: true };
+
+export interface MockServer {
+  url: string;
+  requests: Recorded[];
+  reply(...replies: Reply[]): void;
+  close(): Promise<void>;
+}
+
+async function writeSse(res: ServerResponse, text: string, hang: boolean): Promise<void> {
+  for (const event of text.split(/(?<=\n\n)/)) {
+    res.write(event);
+    // Let each event leave as its own chunk, as a real server's would.
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  if (!hang) res.end();
+}
+
+export async function mockServer(): Promise<MockServer> {
+  const requests: Recorded[] = [];
+  const queue: Reply[] = [];
+  const server = createServer((req, res) => {
+    let raw = "";
+    req.on("data", (c: Buffer) => (raw += c.toString("utf8")));
+    req.on("end", () => {
+      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw ? JSON.parse(raw) : {} });
+      const reply = queue.shift();
+      if (reply === undefined) {
+        res.writeHead(418, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { type: "mock_error", message: "the mock server had no reply queued" } }));
+      } else if ("json" in reply) {
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
+        res.end(JSON.stringify(reply.json));
+      } else if ("sse" in reply) {
+        res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        void writeSse(res, reply.sse, reply.hang === true);
+      }
+      // { hang: true }: no answer at all.
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    reply: (...replies) => queue.push(...replies),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
