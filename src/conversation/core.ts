@@ -1,0 +1,86 @@
+import type { Definition } from "../core/definition.js";
+import { outcomeOf } from "../core/root-turn.js";
+import type { EarlierTurn } from "../engine/ai-call.js";
+import { readConversation, type ConversationState } from "../records/read-conversation.js";
+import type { Settings } from "../settings.js";
+import type { Store } from "../store/types.js";
+import type { TurnActor, TurnSession } from "../turn/session.js";
+import type { StreamControls } from "../turn/stream.js";
+import type { Turn } from "./turn.js";
+import { Waiting } from "./waiting.js";
+import { waitFor } from "xstate";
+
+/** Until the turn stopped running (its waiting record is written before it leaves `running`). */
+const settled = (session: TurnSession): Promise<unknown> => waitFor(session.actor, (s) => s.value !== "running" && s.value !== "boot");
+
+/** What a conversation's turns share: the program, the store, the settings. */
+export class ConversationCore {
+  constructor(
+    readonly id: string,
+    readonly def: Definition,
+    readonly store: Store,
+    readonly settings: () => Settings,
+  ) {}
+
+  async read(): Promise<ConversationState> {
+    return readConversation(await this.store.read(this.id), { now: Date.now() });
+  }
+
+  #state: ConversationState | null = null;
+
+  /** Remembers the state last read, for `history`. */
+  remember(state: ConversationState): ConversationState {
+    this.#state = state;
+    return state;
+  }
+
+  /** The earlier done turns of a branch, oldest first, ending at `parent`. */
+  history(parent: string | null, state: ConversationState | null = this.#state): EarlierTurn[] {
+    const out: EarlierTurn[] = [];
+    const seen = new Set<string>();
+    for (let id = parent; id !== null && state && !seen.has(id); ) {
+      seen.add(id);
+      const info = state.turns.get(id);
+      if (!info) break;
+      if (info.state === "done" && info.ended) out.push({ inputs: info.inputs, value: info.ended.value });
+      id = info.parent;
+    }
+    return out.reverse();
+  }
+
+  /** Resolves to the turn's answer; a turn that stops for a person rejects with `Waiting`. */
+  async settle(session: TurnSession, turn: Turn, actor: TurnActor): Promise<unknown> {
+    let waiting = false;
+    const result = outcomeOf(session, () => {
+      waiting = true;
+      return "waiting";
+    });
+    try {
+      return await result;
+    } catch (e) {
+      if (waiting || actor.getSnapshot().value === "awaitingApproval") {
+        await turn.refresh();
+        throw new Waiting(turn);
+      }
+      throw e;
+    }
+  }
+
+  /** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
+  controls(session: TurnSession, turn: Turn): StreamControls {
+    return {
+      endsWhenWaiting: true,
+      approve: async ({ id, by }) => {
+        await settled(session);
+        await turn.record("yes", by ?? null, null, id);
+        session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
+      },
+      deny: async (reason, { id, by }) => {
+        await settled(session);
+        await turn.record("no", by ?? null, reason ?? null, id);
+        session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null });
+      },
+      abort: () => session.actor.send({ type: "STOP" }),
+    };
+  }
+}

@@ -1,0 +1,186 @@
+import type { Approval } from "../approval/types.js";
+import { outcomeOf } from "../core/root-turn.js";
+import { ConversationError, isFunctaiError } from "../errors.js";
+import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
+import type { TurnState } from "../records/types.js";
+import { startTurn, type TurnSession } from "../turn/session.js";
+import { TurnStream } from "../turn/stream.js";
+import type { ConversationCore } from "./core.js";
+import { ConversationHost } from "./host.js";
+import { answerKey } from "../engine/journal.js";
+import { approvalOf, pluginOf, Waiting } from "./waiting.js";
+
+export interface UnfinishedTool {
+  invocation: number;
+  name: string;
+  input: unknown;
+  path: string;
+  site: string;
+}
+
+const unfinishedOf = (info: TurnInfo): UnfinishedTool[] =>
+  info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input, path: t.path ?? t.name, site: t.site }));
+
+/**
+ * A turn of a conversation, as read from its records: answer it, resume it
+ * or abandon it from any process. Each method reads the records afresh.
+ */
+export class Turn {
+  readonly id: string;
+  state: TurnState;
+  parent: string | null;
+  inputs: Record<string, unknown>;
+  /** Approvals that wait for a person. */
+  waiting: Approval[];
+  /** Changing tools that started and may have run. */
+  unfinished: UnfinishedTool[];
+  /** The answer of a turn that ended done. */
+  value: unknown;
+  error: unknown;
+  readonly #core: ConversationCore;
+
+  constructor(core: ConversationCore, info: TurnInfo) {
+    this.#core = core;
+    this.id = info.id;
+    this.state = info.state;
+    this.parent = info.parent;
+    this.inputs = info.inputs;
+    this.waiting = [];
+    this.unfinished = [];
+    this.#update(info);
+  }
+
+  #update(info: TurnInfo): void {
+    this.state = info.state;
+    this.waiting = info.state === "waiting" ? info.waiting.map(approvalOf) : [];
+    this.unfinished = info.state === "interrupted" || info.state === "waiting" ? unfinishedOf(info) : [];
+    this.value = info.ended?.value;
+    this.error = info.ended?.error;
+  }
+
+  async #read(): Promise<{ state: ConversationState; info: TurnInfo }> {
+    const state = await this.#core.read();
+    const info = state.turns.get(this.id);
+    if (!info) throw new ConversationError("turn-state", `turn ${this.id} is not in conversation ${this.#core.id}`);
+    this.#update(info);
+    return { state, info };
+  }
+
+  /** Reads the turn's state again. */
+  async refresh(): Promise<this> {
+    await this.#read();
+    return this;
+  }
+
+  /** Says yes to one waiting approval (`id`), or all; the turn goes on here and resolves to its answer. */
+  approve(options: { by?: string; id?: string } = {}): Promise<unknown> {
+    return this.#answer("yes", options.by ?? null, null, options.id);
+  }
+
+  /** Says no, with a reason the model sees; the turn goes on here. */
+  deny(options: { reason?: string; by?: string; id?: string } = {}): Promise<unknown> {
+    return this.#answer("no", options.by ?? null, options.reason ?? null, options.id);
+  }
+
+  /** Records the answers (conditionally: an approval is answered once), then goes on when nothing waits. */
+  async record(verdict: "yes" | "no", by: string | null, reason: string | null, id?: string): Promise<{ info: TurnInfo; chosen: Approval[] }> {
+    for (;;) {
+      const { state, info } = await this.#read();
+      const waiting = info.waiting.map(approvalOf);
+      const chosen = id === undefined ? waiting : waiting.filter((a) => a.id === id);
+      if (info.state !== "waiting" || chosen.length === 0) {
+        const answeredIds = new Set(info.answers.map((a) => answerKey(a.site, a.invocation, pluginOf(a.plugin))));
+        const answered = id !== undefined ? answeredIds.has(id) : info.answers.length > 0;
+        if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
+          throw new ConversationError("approval-answered", `turn ${this.id}: ${id ?? "its approvals"} already answered`);
+        if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}, not waiting for an answer`);
+        throw new ConversationError("approval-unknown", `turn ${this.id} has no waiting approval ${String(id)}`);
+      }
+      const records = chosen.map((a) => ({
+        functai_conversation: 1, kind: "approval", at: new Date().toISOString(), turn: this.id, site: a.site,
+        invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason,
+      }));
+      try {
+        await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
+        return { info, chosen };
+      } catch (e) {
+        if (!isFunctaiError(e, "store-conflict")) throw e;
+      }
+    }
+  }
+
+  async #answer(verdict: "yes" | "no", by: string | null, reason: string | null, id?: string): Promise<unknown> {
+    const { info, chosen } = await this.record(verdict, by, reason, id);
+    if (chosen.length < info.waiting.length) {
+      await this.#read();
+      throw new Waiting(this);
+    }
+    return this.#goOn(info, undefined);
+  }
+
+  /**
+   * Goes on with an interrupted turn (or a waiting one whose approvals were
+   * answered). Refuses `turn-unfinished` until every tool that may have run
+   * is given its result (`results`) or a rerun (`rerun`), by invocation.
+   */
+  async resume(options: { results?: Record<string | number, unknown>; rerun?: readonly (number | string)[] } = {}): Promise<unknown> {
+    const { state, info } = await this.#read();
+    if (info.state === "waiting" && info.waiting.length > 0) throw new Waiting(this);
+    if (info.state !== "interrupted" && info.state !== "waiting")
+      throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
+    const results = options.results ?? {};
+    const rerun = new Set((options.rerun ?? []).map(String));
+    const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
+    const open = unfinishedOf(info).filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
+    if (open.length > 0) {
+      const parts = open.map((t) => `${t.name} (invocation ${t.invocation}) started and may have run: resume({ results: { ${t.invocation}: <what it returned> } }) or resume({ rerun: [${t.invocation}] })`);
+      throw new ConversationError("turn-unfinished", `turn ${this.id}: ${parts.join("; ")}`);
+    }
+    const records = unfinishedOf(info).map((t) => {
+      const key = keyOf(t).find((k) => k in results);
+      const base = { functai_conversation: 1, kind: "tool", at: new Date().toISOString(), turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
+      return key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" };
+    });
+    if (records.length > 0) await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
+    return this.#goOn(info, "interrupted");
+  }
+
+  /** Ends the turn without going on. */
+  async abandon(): Promise<void> {
+    const { state, info } = await this.#read();
+    if (info.state !== "waiting" && info.state !== "interrupted")
+      throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only a waiting or interrupted turn can be abandoned`);
+    const record = { functai_conversation: 1, kind: "ended", at: new Date().toISOString(), turn: this.id, state: "abandoned", attempt: info.attempt };
+    await this.#core.store.append(this.#core.id, [record], { expect: state.length, durable: true });
+    await this.#read();
+  }
+
+  /** Continues the turn here: rehydrates its actor and replays its journal. */
+  async #goOn(info: TurnInfo, start: "interrupted" | undefined): Promise<unknown> {
+    const session = this.continueSession(info, start);
+    return this.#core.settle(session, this, session.actor);
+  }
+
+  /** A session that continues this turn (claims it at its first run). Started. */
+  continueSession(info: TurnInfo, start: "interrupted" | undefined, streaming = false): TurnSession {
+    const core = this.#core;
+    const host = new ConversationHost({
+      def: core.def, settings: core.settings(), store: core.store, conversation: core.id, turn: this.id,
+      inputs: info.inputs, history: core.history(info.parent), attempt: info.attempt, claimed: false, length: 0,
+    });
+    const snapshot = start === undefined ? (info.snapshot as { value?: unknown } | null) : null;
+    const session = snapshot?.value === "awaitingApproval"
+      ? startTurn(host, { streaming, snapshot })
+      : startTurn(host, { streaming, input: { start: start ?? "running" } });
+    session.actor.start();
+    if (session.actor.getSnapshot().value === "awaitingApproval") session.actor.send({ type: "RESUME" });
+    if (session.actor.getSnapshot().value === "interrupted") session.actor.send({ type: "RESUME" });
+    return session;
+  }
+
+  /** The continued turn as a stream (what it had already shown is not shown again). */
+  streamOn(info: TurnInfo): TurnStream<unknown> {
+    const session = this.continueSession(info, info.state === "interrupted" ? "interrupted" : undefined, true);
+    return new TurnStream(session, this.#core.controls(session, this), outcomeOf(session));
+  }
+}

@@ -1,0 +1,104 @@
+import type { z } from "zod";
+import { frameCarrier } from "../engine/carrier.js";
+import { childFrame, reframe, type Frame } from "../engine/frame.js";
+import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
+import type { ToolContext, ToolLike } from "../tools/types.js";
+import type { TurnStream } from "../turn/stream.js";
+import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
+import { parseInput, type Definition } from "./definition.js";
+import { runPlain, runStream, type Prediction } from "./root-turn.js";
+
+/** A call's options: any setting, plus a signal, and `ctx` (the calling frame) where the platform cannot carry it. */
+export interface CallOptions extends Settings {
+  signal?: AbortSignal;
+  ctx?: Frame | ToolContext | { frame: Frame };
+}
+
+/** The input a call takes: the object, or with one input, its value alone. */
+export type CallInput<S extends z.ZodRawShape> = z.input<z.ZodObject<S>> | SingleInput<S>;
+
+type SingleInput<S extends z.ZodRawShape> = {
+  [K in keyof S]: [Exclude<keyof S, K>] extends [never] ? (S[K] extends z.ZodType ? z.input<S[K]> : never) : never;
+}[keyof S];
+
+/** What `ai(...)` and `program(...)` return: call it, predict, stream, layer settings, open conversations. */
+export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
+  (input: CallInput<S>, options?: CallOptions): Promise<O>;
+  readonly kind: "ai" | "program";
+  readonly name: string;
+  readonly definition: Definition;
+  /** The answer and the whole exchange: every model call, and tokens added up. */
+  predict(input: CallInput<S>, options?: CallOptions): Promise<Prediction<O>>;
+  /** The call as it happens: events, and approvals answered with `s.approve()` / `s.deny()`. */
+  stream(input: CallInput<S>, options?: CallOptions): TurnStream<O>;
+  /** The same function with these settings nearer than its own. */
+  using(settings: Settings): Callable<S, O>;
+  /** A conversation: turns kept in a store, waiting for people, resumed anywhere. */
+  conversation(id: string, options?: ConversationOptions): Conversation<S, O>;
+  /** The settings layers `using` added (nearest last). */
+  readonly layers: readonly Settings[];
+}
+
+const frameOf = (ctx: CallOptions["ctx"]): Frame | undefined =>
+  ctx === undefined ? undefined : "runtime" in ctx ? ctx : ctx.frame;
+
+export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[] = []): Callable<S, O> {
+  const ownSettings = (): Settings => mergeSettings(def.settings, ...layers);
+
+  /** Settings of a root call, taken at its synchronous start (so withSettings works without AsyncLocalStorage). */
+  const rootSettings = (options: CallOptions | undefined): Settings =>
+    mergeSettings(ambientSettings(), ownSettings(), checkSettings(pickSettings(options)));
+
+  async function nested<T>(parent: Frame, input: Record<string, unknown>, options: CallOptions | undefined): Promise<T> {
+    const settings = mergeSettings(parent.settings, ownSettings(), pickSettings(options));
+    return (await def.execute(childFrame(parent, def.name, settings), input, [])) as T;
+  }
+
+  const call = (input: CallInput<S>, options?: CallOptions): Promise<O> => {
+    const parent = frameOf(options?.ctx) ?? frameCarrier.get();
+    try {
+      const parsed = parseInput(def, input);
+      if (parent) return nested<O>(parent, parsed, options);
+      const settings = rootSettings(options);
+      return runPlain<O>(def, { settings, input: parsed, signal: options?.signal }).then((p) => p.result);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+
+  const fn = call as Callable<S, O>;
+  const props: Record<string, unknown> = {
+    kind: def.kind,
+    definition: def,
+    description: def.description,
+    inputSchema: def.inputSchema,
+    toolEffects: def.toolEffects,
+    composite: true,
+    layers,
+    predict(input: CallInput<S>, options?: CallOptions): Promise<Prediction<O>> {
+      try {
+        const parsed = parseInput(def, input);
+        return runPlain<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal });
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+    stream(input: CallInput<S>, options?: CallOptions): TurnStream<O> {
+      const parsed = parseInput(def, input);
+      return runStream<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal });
+    },
+    using(settings: Settings): Callable<S, O> {
+      return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(settings))]);
+    },
+    conversation(id: string, options?: ConversationOptions): Conversation<S, O> {
+      return openConversation<S, O>(fn, id, options ?? {});
+    },
+    async runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+      const frame = reframe(ctx.frame, mergeSettings(ctx.frame.settings, ownSettings()));
+      return def.execute(frame, input, []);
+    },
+  };
+  Object.defineProperty(fn, "name", { value: def.name });
+  for (const [key, value] of Object.entries(props)) Object.defineProperty(fn, key, { value, enumerable: true });
+  return fn;
+}

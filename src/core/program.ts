@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { frameCarrier } from "../engine/carrier.js";
+import type { EarlierTurn } from "../engine/ai-call.js";
+import type { Frame } from "../engine/frame.js";
+import { FunctaiError } from "../errors.js";
+import type { Effects } from "../records/types.js";
+import { checkSettings, pickSettings, type Settings } from "../settings.js";
+import { checkEffects, checkName } from "../tools/tool.js";
+import type { InputShape } from "../tools/types.js";
+import { makeCallable, type Callable } from "./callable.js";
+import { shapeOf, type Definition } from "./definition.js";
+
+export interface ProgramSpec<S extends InputShape, O extends z.ZodType> extends Settings {
+  description: string;
+  input: S;
+  output?: O;
+  /** As a tool it changes things unless it says `"reads"`. */
+  effects?: Effects;
+}
+
+/** What a program's body is told. Pass it as `{ ctx }` to calls made after an `await` in browsers. */
+export interface ProgramContext {
+  readonly frame: Frame;
+  readonly path: string;
+  readonly site: string;
+  readonly signal: AbortSignal;
+  /** Earlier done turns of this conversation's branch (empty outside conversations). */
+  readonly history: readonly EarlierTurn[];
+}
+
+export type Program<S extends InputShape, O extends z.ZodType = z.ZodString> = Callable<S, z.output<O>>;
+
+/**
+ * Your own code around AI functions: journaled and resumable at any depth.
+ * On resume it runs again with the same inputs; the calls it makes find
+ * their recorded replies and tool results, so it should be deterministic
+ * given them.
+ *
+ * @example
+ * const support = program("support", { description: "Route and answer.", input: { message: z.string() } },
+ *   async ({ message }) => answer(message));
+ */
+export function program<S extends InputShape, O extends z.ZodType = z.ZodString>(
+  name: string,
+  spec: ProgramSpec<S, O>,
+  run: (input: z.output<z.ZodObject<S>>, ctx: ProgramContext) => Promise<z.output<O>> | z.output<O>,
+): Program<S, O> {
+  checkName("program", name);
+  if (typeof run !== "function") throw new FunctaiError("settings-invalid", `program ${name}: run must be a function`);
+  const effects = checkEffects(spec.effects);
+  const output = (spec.output ?? z.string()) as z.ZodType;
+  const def: Definition = {
+    kind: "program",
+    name,
+    description: spec.description ?? "",
+    inputSchema: z.object(spec.input),
+    output,
+    settings: checkSettings(pickSettings(spec)),
+    toolEffects: effects ?? null,
+    async execute(frame, input, history) {
+      const ctx: ProgramContext = { frame, path: frame.path, site: frame.site, signal: frame.runtime.signal, history };
+      const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
+      const checked = output.safeParse(value);
+      if (!checked.success) throw new FunctaiError("output-invalid", `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`);
+      return checked.data;
+    },
+    describe: () => ({
+      description: spec.description,
+      inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
+      outputs: [{ name: "result", shape: shapeOf(output) }],
+      effects: effects ?? null,
+    }),
+  };
+  return makeCallable<S, z.output<O>>(def);
+}

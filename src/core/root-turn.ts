@@ -1,0 +1,116 @@
+import type { EarlierTurn } from "../engine/ai-call.js";
+import { rootFrame } from "../engine/frame.js";
+import { Journal } from "../engine/journal.js";
+import type { Step } from "../engine/runtime.js";
+import { FunctaiError } from "../errors.js";
+import { newTurnId } from "../ids.js";
+import type { Usage } from "../lm/types.js";
+import type { Settings } from "../settings.js";
+import { startTurn, type TurnSession } from "../turn/session.js";
+import { TurnStream } from "../turn/stream.js";
+import type { Definition } from "./definition.js";
+
+/** What `fn.predict()` gives: the answer and the whole exchange. */
+export interface Prediction<T> {
+  result: T;
+  /** Every model call, in order. */
+  steps: Step[];
+  /** Tokens of every step, added up. */
+  usage: Usage;
+}
+
+/** Resolves with the turn's result once its actor ends; `onWaiting` says what a waiting turn rejects with. */
+export function outcomeOf<T>(session: TurnSession, onWaiting?: () => unknown): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const check = (): void => {
+      const snapshot = session.actor.getSnapshot();
+      switch (snapshot.value) {
+        case "done":
+          return resolve(snapshot.context.result as T);
+        case "failed":
+          return reject(session.error ?? new FunctaiError("turn-state", snapshot.context.error?.message ?? "the turn failed"));
+        case "stopped":
+          return reject(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
+        case "abandoned":
+          return reject(new FunctaiError("turn-state", "the turn was abandoned"));
+        case "interrupted":
+          return reject(session.error ?? new FunctaiError("lease-lost", "the turn was interrupted"));
+        case "awaitingApproval":
+          if (onWaiting) reject(onWaiting());
+          return;
+      }
+    };
+    session.actor.subscribe({ next: check, error: reject });
+    check();
+  });
+}
+
+/** Stops the turn when the caller's signal aborts. */
+export function linkSignal(session: TurnSession, signal: AbortSignal | undefined): void {
+  if (!signal) return;
+  const stop = (): void => {
+    session.error = new FunctaiError("turn-aborted", "the turn was aborted", { cause: signal.reason });
+    session.actor.send({ type: "STOP" });
+  };
+  if (signal.aborted) stop();
+  else signal.addEventListener("abort", stop, { once: true });
+}
+
+interface RootOptions {
+  settings: Settings;
+  input: Record<string, unknown>;
+  history?: readonly EarlierTurn[];
+  signal?: AbortSignal | undefined;
+}
+
+/** A plain call: nobody to ask, nothing kept. */
+export async function runPlain<T>(def: Definition, options: RootOptions): Promise<Prediction<T>> {
+  const turn = newTurnId();
+  const session = startTurn(
+    {
+      turn,
+      name: def.name,
+      mode: "plain",
+      journal: () => new Journal({ turn, attempt: 1 }),
+      execute: (runtime) => def.execute(rootFrame(runtime, def.name, options.settings), options.input, options.history ?? []),
+    },
+    { streaming: false },
+  );
+  const result = outcomeOf<T>(session);
+  session.actor.start();
+  linkSignal(session, options.signal);
+  const value = await result;
+  const runtime = session.runtime!;
+  return { result: value, steps: runtime.steps, usage: { ...runtime.usage } };
+}
+
+/** A streamed call: events as they come; approvals answered in this process (the turn replays its journal after each answer). */
+export function runStream<T>(def: Definition, options: RootOptions): TurnStream<T> {
+  const turn = newTurnId();
+  let journal: Journal | null = null;
+  const session = startTurn(
+    {
+      turn,
+      name: def.name,
+      mode: "stream",
+      // each run starts from what the earlier runs recorded: nothing is asked or run twice
+      journal: () => (journal = new Journal({ turn, attempt: 1, records: journal?.records ?? [], keep: true })),
+      execute: (runtime) => def.execute(rootFrame(runtime, def.name, options.settings), options.input, options.history ?? []),
+    },
+    { streaming: true },
+  );
+  const stream = new TurnStream<T>(
+    session,
+    {
+      endsWhenWaiting: false,
+      approve: async ({ id, by }) => void session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null }),
+      deny: async (reason, { id, by }) =>
+        void session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null }),
+      abort: () => session.actor.send({ type: "STOP" }),
+    },
+    outcomeOf<T>(session),
+  );
+  session.actor.start();
+  linkSignal(session, options.signal);
+  return stream;
+}

@@ -1,0 +1,95 @@
+import type { z } from "zod";
+import { FunctaiError, OutputError, StepLimit } from "../errors.js";
+import { remember } from "../history.js";
+import { Fingerprint } from "../lm/fingerprint.js";
+import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
+import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
+import type { LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
+import { resolveLM } from "../providers/resolve.js";
+import { DEFAULT_MAX_STEPS } from "../settings.js";
+import { toolSpec } from "../tools/tool.js";
+import type { ToolLike } from "../tools/types.js";
+import type { Frame } from "./frame.js";
+import { runToolCalls } from "./tool-calls.js";
+
+/** What the loop needs of an AI function. */
+export interface AIShape {
+  name: string;
+  description: string;
+  output: z.ZodType;
+  tools: readonly ToolLike[];
+  toolMap: ReadonlyMap<string, ToolLike>;
+}
+
+export interface EarlierTurn {
+  inputs: Record<string, unknown>;
+  value: unknown;
+}
+
+export function lmOf(frame: Frame): LanguageModel {
+  const lm = frame.settings.lm;
+  if (lm === undefined)
+    throw new FunctaiError("lm-missing", `${frame.path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`);
+  return resolveLM(lm);
+}
+
+async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: string, step: number): Promise<{ response: LMResponse; replayed: boolean }> {
+  const runtime = frame.runtime;
+  const recorded = runtime.journal.takeReply(key);
+  if (recorded) return { response: recorded, replayed: true };
+  await runtime.beforeEffect();
+  const { site, path } = frame;
+  runtime.emit(path, { type: "request", site, step });
+  const onText = runtime.streaming ? (delta: string) => runtime.emit(path, { type: "text", site, delta }) : undefined;
+  let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText });
+  if (!lm.nativeTools) response = fromTextResponse(response);
+  void runtime.journal.add({ kind: "reply", key, site, step, response });
+  const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
+  runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
+  return { response, replayed: false };
+}
+
+/**
+ * The tool loop: ask the model, run the tools it asks for, until it answers
+ * (at most `maxSteps` model calls). An unreadable answer is asked for again
+ * once, then refused.
+ */
+export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string, unknown>, history: readonly EarlierTurn[] = []): Promise<unknown> {
+  const lm = lmOf(frame);
+  const { settings, runtime } = frame;
+  const specs = fn.tools.map(toolSpec);
+  const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, inputs, history);
+  const fingerprint = new Fingerprint(JSON.stringify([frame.site, lm.provider, lm.model, settings.temperature ?? null, settings.maxTokens ?? null, specs]));
+  for (const message of messages) fingerprint.add(message);
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  const push = (message: Message): void => {
+    messages.push(message);
+    fingerprint.add(message);
+  };
+  const maxSteps = settings.maxSteps ?? DEFAULT_MAX_STEPS;
+  let askedAgain = false;
+  for (let step = 1; step <= maxSteps; step++) {
+    const request: LMRequest = { messages: messages.slice(), tools: specs };
+    if (settings.temperature !== undefined) request.temperature = settings.temperature;
+    if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
+    const { response, replayed } = await ask(frame, lm, request, fingerprint.key(), step);
+    runtime.addStep({ site: frame.site, path: frame.path, request, response, replayed });
+    usage.inputTokens += response.usage.inputTokens;
+    usage.outputTokens += response.usage.outputTokens;
+    if (response.toolCalls.length === 0) {
+      const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output);
+      if (read.ok) {
+        remember({ at: new Date(), name: fn.name, model: lm.model, messages, tools: fn.tools.map((t) => t.name), response: response.text, finishReason: response.finishReason, usage });
+        return read.value;
+      }
+      if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
+      askedAgain = true;
+      push({ role: "assistant", content: response.text });
+      push({ role: "user", content: unreadableReplyMessage(read.detail) });
+      continue;
+    }
+    push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
+    for (const result of await runToolCalls(frame, response.toolCalls, fn.toolMap)) push(result);
+  }
+  throw new StepLimit(fn.name, maxSteps);
+}

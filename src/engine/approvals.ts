@@ -1,0 +1,93 @@
+import { asksApproval, refusalText } from "../approval/rule.js";
+import type { Approval, ApproveFunction } from "../approval/types.js";
+import { FunctaiError, describeError } from "../errors.js";
+import type { Effects } from "../records/types.js";
+import { APPROVAL_PLUGIN, type Plugin } from "../plugins/types.js";
+import type { Frame } from "./frame.js";
+import { answerKey, type RecordedAnswer } from "./journal.js";
+
+export interface CallSubject {
+  name: string;
+  input: unknown;
+  effects: Effects | null;
+  path: string;
+  invocation: number;
+  id: string;
+}
+
+/** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
+export type Decision =
+  | { kind: "run"; input: unknown }
+  | { kind: "refused"; text: string }
+  | { kind: "pending"; approval: Approval };
+
+const makeApproval = (frame: Frame, call: CallSubject, plugin?: string, question?: string): Approval => {
+  const approval: Approval = {
+    id: answerKey(frame.site, call.invocation, plugin),
+    name: call.name,
+    input: call.input,
+    effects: call.effects,
+    path: call.path,
+    invocation: call.invocation,
+    site: frame.site,
+  };
+  if (plugin !== undefined) approval.plugin = plugin;
+  if (question !== undefined) approval.question = question;
+  return approval;
+};
+
+async function answerFor(frame: Frame, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
+  const recorded = frame.runtime.journal.answer(frame.site, approval.invocation, approval.plugin);
+  if (recorded) return recorded;
+  if (typeof approve !== "function") return null;
+  let answer: unknown;
+  try {
+    answer = await (approve as ApproveFunction)(approval);
+  } catch (e) {
+    throw new FunctaiError("plugin-failed", `the approve function failed on ${approval.path}: ${describeError(e)}`, { cause: e });
+  }
+  const result: RecordedAnswer =
+    answer === true ? { verdict: "yes", reason: null, by: null } : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: null };
+  // kept, so a resumed turn does not ask again about a call it already answered
+  void frame.runtime.journal.add({
+    kind: "approval", site: frame.site, invocation: approval.invocation, plugin: approval.plugin ?? null,
+    path: approval.path, verdict: result.verdict, by: "function", reason: result.reason,
+  });
+  frame.runtime.emit(frame.path, { type: "approved", approval, verdict: result.verdict, by: result.by, reason: result.reason }, `approved:${approval.id}`);
+  return result;
+}
+
+/**
+ * Runs the plugins' `toolCall` hooks (settings-layer order), then the
+ * built-in approval, and says what happens to the call.
+ */
+export async function decide(frame: Frame, call: CallSubject): Promise<Decision> {
+  const { approve, plugins = [] } = frame.settings;
+  let input = call.input;
+  for (const plugin of plugins as readonly Plugin[]) {
+    const hook = plugin.hooks.toolCall;
+    if (!hook) continue;
+    let decision;
+    try {
+      decision = await hook({ name: call.name, input, effects: call.effects, path: call.path, site: frame.site, invocation: call.invocation });
+    } catch (e) {
+      throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on ${call.path}: ${describeError(e)}`, { cause: e });
+    }
+    if (!decision) continue;
+    if ("block" in decision) return { kind: "refused", text: `The call was blocked (${plugin.name}). Reason: ${decision.block}` };
+    if ("input" in decision) input = decision.input;
+    else if ("ask" in decision) {
+      const approval = makeApproval(frame, { ...call, input }, plugin.name, decision.ask);
+      const answer = await answerFor(frame, approval, approve);
+      if (!answer) return { kind: "pending", approval };
+      if (answer.verdict === "no") return { kind: "refused", text: refusalText(answer.reason) };
+    }
+  }
+  if (!asksApproval(approve ?? null, call)) return { kind: "run", input };
+  const approval = makeApproval(frame, { ...call, input });
+  const answer = await answerFor(frame, approval, approve);
+  if (!answer) return { kind: "pending", approval };
+  return answer.verdict === "yes" ? { kind: "run", input } : { kind: "refused", text: refusalText(answer.reason) };
+}
+
+export { APPROVAL_PLUGIN };

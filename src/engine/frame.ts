@@ -1,0 +1,47 @@
+import type { Settings } from "../settings.js";
+import type { TurnRuntime } from "./runtime.js";
+
+/**
+ * One call in a turn's tree (an AI function, a program, or a tool's body).
+ * `site` names its place by names and occurrence (`support#1/answer#2`);
+ * `path` by names only (`support/answer`), as approval rules see it.
+ */
+export interface Frame {
+  readonly runtime: TurnRuntime;
+  readonly name: string;
+  readonly site: string;
+  readonly path: string;
+  readonly settings: Settings;
+  /** The last tool invocation number given out (AI functions number their tool calls 1, 2, … across steps). */
+  invocations: number;
+  /** How many direct calls of each name this frame made (programs and tool bodies). */
+  readonly children: Map<string, number>;
+}
+
+export function rootFrame(runtime: TurnRuntime, name: string, settings: Settings): Frame {
+  return { runtime, name, site: `${name}#1`, path: name, settings, invocations: 0, children: new Map() };
+}
+
+/**
+ * A call made inside `parent`. A call run as a tool carries the invocation
+ * of the tool call it runs under; a direct call counts its occurrences by name.
+ */
+export function childFrame(parent: Frame, name: string, settings: Settings, invocation?: number): Frame {
+  let occurrence = invocation;
+  if (occurrence === undefined) {
+    occurrence = (parent.children.get(name) ?? 0) + 1;
+    parent.children.set(name, occurrence);
+  }
+  return {
+    runtime: parent.runtime,
+    name,
+    site: `${parent.site}/${name}#${occurrence}`,
+    path: `${parent.path}/${name}`,
+    settings,
+    invocations: 0,
+    children: new Map(),
+  };
+}
+
+/** The same place in the tree, with other settings (a composite tool's own layers). */
+export const reframe = (frame: Frame, settings: Settings): Frame => ({ ...frame, settings, children: frame.children });

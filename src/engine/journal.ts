@@ -1,0 +1,136 @@
+import type { LMResponse } from "../lm/types.js";
+import type { ApprovalRecord, ConversationRecord, ToolRecord } from "../records/types.js";
+
+/** A record as the engine writes it: the journal adds format, time, turn and attempt. */
+export type RecordBody = { kind: string } & Record<string, unknown>;
+
+/** Where a journal's new records go. `durable` batches must be kept before `write` resolves. */
+export interface JournalSink {
+  write(records: object[], durable: boolean): Promise<void>;
+}
+
+export interface RecordedAnswer {
+  verdict: "yes" | "no";
+  reason: string | null;
+  by: string | null;
+}
+
+/** A record's plugin name; the built-in approval (absent, null, "approval", "approve") is none. */
+export const pluginOf = (plugin: unknown): string | undefined =>
+  typeof plugin === "string" && plugin !== "" && plugin !== "approval" && plugin !== "approve" ? plugin : undefined;
+
+/** An approval's id: its call's site and invocation, and the plugin that asked (none for the built-in approval). */
+export const answerKey = (site: string, invocation: number, plugin?: string | null): string => {
+  const p = pluginOf(plugin);
+  return p ? `${site}:${invocation}:${p}` : `${site}:${invocation}`;
+};
+
+const toolKey = (site: string, invocation: number): string => `${site}:${invocation}`;
+
+/**
+ * A turn's journal: what earlier runs recorded (looked up on replay, O(1))
+ * and what this run adds. Replay indexes are built once from the records at
+ * the start; records this run writes never answer its own lookups.
+ */
+export class Journal {
+  readonly turn: string;
+  readonly attempt: number;
+  /** This turn's records, earlier and new (kept when `keep` is set: in-memory streams replay from them). */
+  readonly records: object[] = [];
+  readonly #replies = new Map<string, LMResponse[]>();
+  readonly #tools = new Map<string, ToolRecord>();
+  readonly #answers = new Map<string, RecordedAnswer>();
+  readonly #sink: JournalSink | undefined;
+  readonly #keep: boolean;
+  #pending: object[] = [];
+  /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
+  #failed: unknown = undefined;
+
+  constructor(options: {
+    turn: string;
+    attempt: number;
+    records?: readonly (ConversationRecord | object)[];
+    sink?: JournalSink;
+    keep?: boolean;
+  }) {
+    this.turn = options.turn;
+    this.attempt = options.attempt;
+    this.#sink = options.sink;
+    this.#keep = options.keep ?? false;
+    for (const raw of options.records ?? []) this.#index(raw as ConversationRecord);
+  }
+
+  /** Whether anything is written anywhere (plain calls journal nothing). */
+  get recording(): boolean {
+    return this.#keep || this.#sink !== undefined;
+  }
+
+  #index(record: ConversationRecord): void {
+    if ((record as { turn?: unknown }).turn !== this.turn) return;
+    if (this.#keep) this.records.push(record);
+    switch (record.kind) {
+      case "reply": {
+        const { key, response } = record as { key: string; response: LMResponse };
+        const list = this.#replies.get(key);
+        if (list) list.push(response);
+        else this.#replies.set(key, [response]);
+        break;
+      }
+      case "tool": {
+        const tool = record as ToolRecord;
+        this.#tools.set(toolKey(tool.site, tool.invocation), tool);
+        break;
+      }
+      case "approval": {
+        const a = record as ApprovalRecord;
+        this.#answers.set(answerKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
+        break;
+      }
+    }
+  }
+
+  /** The next recorded reply for this request fingerprint, if an earlier run had one (each is used once). */
+  takeReply(key: string): LMResponse | undefined {
+    return this.#replies.get(key)?.shift();
+  }
+
+  tool(site: string, invocation: number): ToolRecord | undefined {
+    return this.#tools.get(toolKey(site, invocation));
+  }
+
+  answer(site: string, invocation: number, plugin?: string | null): RecordedAnswer | undefined {
+    return this.#answers.get(answerKey(site, invocation, plugin));
+  }
+
+  /** Adds an answer given outside the records (an in-process stream's `approve`). */
+  addAnswer(key: string, answer: RecordedAnswer): void {
+    this.#answers.set(key, answer);
+  }
+
+  /**
+   * Writes a record. Durable records (a changing tool's `started`) are kept
+   * before this resolves, with everything queued before them; others ride
+   * along with the next flush.
+   */
+  add(body: RecordBody, durable = false): Promise<void> | undefined {
+    if (!this.recording) return undefined;
+    const record = { functai_conversation: 1, at: new Date().toISOString(), turn: this.turn, attempt: this.attempt, ...body };
+    if (this.#keep) this.records.push(record);
+    if (!this.#sink) return undefined;
+    this.#pending.push(record);
+    if (durable) return this.flush(true);
+    if (this.#pending.length >= 64) {
+      this.flush(false).catch((e: unknown) => (this.#failed ??= e));
+    }
+    return undefined;
+  }
+
+  /** Sends queued records to the sink. */
+  flush(durable = false): Promise<void> {
+    if (this.#failed !== undefined) return Promise.reject(this.#failed);
+    if (!this.#sink || this.#pending.length === 0) return Promise.resolve();
+    const batch = this.#pending;
+    this.#pending = [];
+    return this.#sink.write(batch, durable);
+  }
+}

@@ -1,0 +1,117 @@
+import type { Approval } from "../approval/types.js";
+import { FunctaiError } from "../errors.js";
+import type { LMRequest, LMResponse, Usage } from "../lm/types.js";
+import type { TurnEventBody } from "../turn/events.js";
+import type { Journal } from "./journal.js";
+
+/** How a turn gets a person's answer: none (plain call), in this process (stream), or saved (conversation). */
+export type TurnMode = "plain" | "stream" | "conversation";
+
+/** One model call of a turn, for `predict().steps` and `phistory()`. */
+export interface Step {
+  site: string;
+  path: string;
+  request: LMRequest;
+  response: LMResponse;
+  /** Found in the journal: not paid for again. */
+  replayed: boolean;
+}
+
+/**
+ * Thrown through the call tree when approvals wait for a person: the turn
+ * stops (saved, or waiting in-process) and goes on by replay once answered.
+ * Not a FunctaiError: user code should not catch it by accident.
+ */
+export class Suspend extends Error {
+  readonly approvals: Approval[];
+  constructor(approvals: Approval[]) {
+    super(`waiting for ${approvals.length} approval(s)`);
+    this.name = "Suspend";
+    this.approvals = approvals;
+  }
+  static merge(errors: readonly Suspend[]): Suspend {
+    return new Suspend(errors.flatMap((e) => e.approvals));
+  }
+}
+
+/** The turn lost its lease (another process claimed it) or was stopped: it must not take another step. */
+export class LeaseLost extends FunctaiError {
+  readonly stopped: boolean;
+  constructor(message: string, stopped = false, code: "lease-lost" | "turn-claimed" | "store-io" = "lease-lost") {
+    super(code, message);
+    this.name = "LeaseLost";
+    this.stopped = stopped;
+  }
+}
+
+export interface TurnRuntimeOptions {
+  turn: string;
+  mode: TurnMode;
+  journal: Journal;
+  signal: AbortSignal;
+  /** Receives events (the actor numbers them); replayed work is not shown again. */
+  emit?: (path: string, body: TurnEventBody) => void;
+  /** Keys of events already shown, shared across the runs of one stream so nothing is shown twice. */
+  shown?: Set<string>;
+  /** Checked before every side effect (model call, tool run): throws when the turn must stop. */
+  beforeEffect?: () => void | Promise<void>;
+  /** The conversation the turn belongs to, if any (delegates open theirs beside it). */
+  conversation?: { id: string; store: import("../store/types.js").Store };
+}
+
+/** Everything one run of a turn shares: its journal, events, usage and steps. */
+export class TurnRuntime {
+  readonly turn: string;
+  readonly mode: TurnMode;
+  readonly journal: Journal;
+  readonly signal: AbortSignal;
+  readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  readonly steps: Step[] = [];
+  readonly conversation: TurnRuntimeOptions["conversation"];
+  readonly #emit: ((path: string, body: TurnEventBody) => void) | undefined;
+  readonly #shown: Set<string>;
+  readonly #beforeEffect: (() => void | Promise<void>) | undefined;
+
+  constructor(options: TurnRuntimeOptions) {
+    this.turn = options.turn;
+    this.mode = options.mode;
+    this.journal = options.journal;
+    this.signal = options.signal;
+    this.#emit = options.emit;
+    this.#shown = options.shown ?? new Set();
+    this.#beforeEffect = options.beforeEffect;
+    this.conversation = options.conversation;
+  }
+
+  get streaming(): boolean {
+    return this.#emit !== undefined;
+  }
+
+  /** Emits an event; with `once`, an event already shown under that key is not shown again. */
+  emit(path: string, body: TurnEventBody, once?: string): void {
+    if (!this.#emit) return;
+    if (once !== undefined) {
+      if (this.#shown.has(once)) return;
+      this.#shown.add(once);
+    }
+    this.#emit(path, body);
+  }
+
+  /** Before a side effect: stop if aborted, or if the turn lost its lease. */
+  beforeEffect(): void | Promise<void> {
+    if (this.signal.aborted) throw abortError(this.signal);
+    return this.#beforeEffect?.();
+  }
+
+  addStep(step: Step): void {
+    this.steps.push(step);
+    this.usage.inputTokens += step.response.usage.inputTokens;
+    this.usage.outputTokens += step.response.usage.outputTokens;
+  }
+}
+
+export function abortError(signal: AbortSignal): FunctaiError {
+  const reason = signal.reason as unknown;
+  if (reason instanceof FunctaiError) return reason;
+  return new FunctaiError("turn-aborted", "the turn was aborted", { cause: reason });
+}

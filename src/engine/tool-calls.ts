@@ -1,0 +1,152 @@
+import { ApprovalError, ConversationError, FunctaiError, describeError } from "../errors.js";
+import type { Message, ToolCall } from "../lm/types.js";
+import type { Plugin } from "../plugins/types.js";
+import { changesThings } from "../approval/rule.js";
+import { outputText } from "../tools/tool.js";
+import type { ToolLike } from "../tools/types.js";
+import { decide, type Decision } from "./approvals.js";
+import { frameCarrier } from "./carrier.js";
+import { childFrame, type Frame } from "./frame.js";
+import { LeaseLost, Suspend } from "./runtime.js";
+
+/** One tool call of a step, once numbered, checked and decided. */
+interface Prepared {
+  call: ToolCall;
+  invocation: number;
+  path: string;
+  tool: ToolLike | undefined;
+  /** Settled by an earlier run (done, or given by a person): not run again. */
+  recorded?: { output?: unknown; error?: string };
+  /** The model's call cannot run (unknown tool, bad input): the model is told why. */
+  problem?: string;
+  decision?: Decision;
+}
+
+const toolMessage = (p: Prepared, content: string, isError = false): Message =>
+  isError
+    ? { role: "tool", toolCallId: p.call.id, name: p.call.name, content, isError: true }
+    : { role: "tool", toolCallId: p.call.id, name: p.call.name, content };
+
+async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLike>): Promise<Prepared> {
+  const invocation = ++frame.invocations;
+  const tool = tools.get(call.name);
+  const p: Prepared = { call, invocation, path: `${frame.path}/${call.name}`, tool };
+  const record = frame.runtime.journal.tool(frame.site, invocation);
+  if (record && (record.state === "done" || record.state === "given")) {
+    p.recorded = record.error === undefined ? { output: record.output } : { error: record.error };
+    return p;
+  }
+  if (record?.state === "started")
+    throw new ConversationError("turn-unfinished", `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`);
+  if (!tool) {
+    p.problem = `Error: there is no tool named ${JSON.stringify(call.name)}. The tools are: ${[...tools.keys()].join(", ") || "(none)"}.`;
+    return p;
+  }
+  if (call.inputError !== undefined) {
+    p.problem = `Error: the input for ${call.name} could not be read (${call.inputError}). Send valid JSON.`;
+    return p;
+  }
+  const parsed = tool.inputSchema.safeParse(call.input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+    p.problem = `Error: invalid input for ${call.name}: ${issues}. The tool did not run.`;
+    return p;
+  }
+  const runtime = frame.runtime;
+  runtime.emit(frame.path, { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects }, `tool_call:${frame.site}:${invocation}`);
+  p.decision = await decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
+  return p;
+}
+
+async function afterHooks(frame: Frame, p: Prepared, input: unknown, output: unknown): Promise<unknown> {
+  for (const plugin of (frame.settings.plugins ?? []) as readonly Plugin[]) {
+    const hook = plugin.hooks.toolResult;
+    if (!hook || !p.tool) continue;
+    try {
+      const changed = await hook({ name: p.call.name, input, effects: p.tool.toolEffects, path: p.path, site: frame.site, invocation: p.invocation, output });
+      if (changed && "output" in changed) output = changed.output;
+    } catch (e) {
+      throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
+    }
+  }
+  return output;
+}
+
+const mustPropagate = (e: unknown): boolean =>
+  e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && (e.code === "turn-aborted" || e.code === "turn-unfinished"));
+
+async function execute(frame: Frame, p: Prepared): Promise<Message> {
+  const runtime = frame.runtime;
+  const { site } = frame;
+  const result = (output?: unknown, error?: string): void =>
+    runtime.emit(frame.path, error === undefined
+      ? { type: "tool_result", site, invocation: p.invocation, name: p.call.name, output }
+      : { type: "tool_result", site, invocation: p.invocation, name: p.call.name, error }, `tool_result:${site}:${p.invocation}`);
+  if (p.recorded) {
+    return p.recorded.error === undefined ? toolMessage(p, outputText(p.recorded.output)) : toolMessage(p, `Error: ${p.recorded.error}`, true);
+  }
+  if (p.problem !== undefined) {
+    result(undefined, p.problem);
+    return toolMessage(p, p.problem, true);
+  }
+  const decision = p.decision!;
+  if (decision.kind === "refused") {
+    result(decision.text);
+    return toolMessage(p, decision.text);
+  }
+  if (decision.kind === "pending") throw new Suspend([decision.approval]);
+  const tool = p.tool!;
+  const input = decision.input as Record<string, unknown>;
+  const leafChange = !tool.composite && changesThings(tool.toolEffects);
+  const base = { kind: "tool", site, invocation: p.invocation, id: p.call.id, name: p.call.name, path: p.path };
+  await runtime.beforeEffect();
+  // the journal keeps a changing tool's start before it runs: a crash after this is "unfinished", never re-run on its own
+  if (leafChange) await runtime.journal.add({ ...base, state: "started", input, effects: tool.toolEffects }, true);
+  const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
+  const ctx = { invocation: p.invocation, path: p.path, site, signal: runtime.signal, frame: inner };
+  let output: unknown;
+  try {
+    output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
+    output = await afterHooks(frame, p, input, output);
+  } catch (e) {
+    if (mustPropagate(e)) throw e;
+    const message = describeError(e);
+    void runtime.journal.add({ ...base, state: "done", error: message });
+    result(undefined, message);
+    if (frame.settings.toolErrors === "raise")
+      throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause: e });
+    return toolMessage(p, `Error: ${message}`, true);
+  }
+  void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });
+  result(output);
+  return toolMessage(p, outputText(output));
+}
+
+/**
+ * Runs one reply's tool calls. Every call the model made gets a result
+ * message, in the order it made them, whatever happened to it. Approvals of
+ * the whole step are settled before any of its tools runs.
+ */
+export async function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>): Promise<Message[]> {
+  const prepared: Prepared[] = [];
+  for (const call of calls) prepared.push(await prepare(frame, call, tools));
+  const pending = prepared.flatMap((p) => (p.decision?.kind === "pending" ? [p.decision.approval] : []));
+  if (pending.length > 0) {
+    // a plain call has nobody to ask: refuse before anything of this step runs
+    if (frame.runtime.mode === "plain") throw new ApprovalError(pending[0]!.path);
+    for (const approval of pending) frame.runtime.emit(frame.path, { type: "approval", approval }, `approval:${approval.id}`);
+    throw new Suspend(pending);
+  }
+  const settled = await Promise.allSettled(prepared.map((p) => execute(frame, p)));
+  const suspends: Suspend[] = [];
+  let failure: unknown;
+  const messages: Message[] = [];
+  for (const s of settled) {
+    if (s.status === "fulfilled") messages.push(s.value);
+    else if (s.reason instanceof Suspend) suspends.push(s.reason);
+    else failure ??= s.reason;
+  }
+  if (failure !== undefined) throw failure;
+  if (suspends.length > 0) throw Suspend.merge(suspends);
+  return messages;
+}

@@ -1,0 +1,62 @@
+import type { FinishReason, Message, Usage } from "./lm/types.js";
+
+/** One AI function call, as `phistory()` prints it. */
+export interface HistoryEntry {
+  at: Date;
+  name: string;
+  model: string;
+  messages: readonly Message[];
+  tools: readonly string[];
+  response: string;
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+const LIMIT = 50;
+const entries: HistoryEntry[] = [];
+
+export function remember(entry: HistoryEntry): void {
+  entries.push(entry);
+  if (entries.length > LIMIT) entries.splice(0, entries.length - LIMIT);
+}
+
+export const clearHistory = (): void => void entries.splice(0);
+
+const stamp = (d: Date): string => d.toISOString().slice(0, 19);
+
+function renderMessage(m: Message): string {
+  switch (m.role) {
+    case "system":
+      return `System message:\n\n${m.content}\n`;
+    case "user":
+      return `User message:\n\n${m.content}\n`;
+    case "assistant": {
+      const calls = (m.toolCalls ?? []).map((c) => `[tool call ${c.name}(${JSON.stringify(c.input)})]`);
+      return `Assistant message:\n\n${[m.content, ...calls].filter((s) => s !== "").join("\n")}\n`;
+    }
+    case "tool":
+      return `Tool message:\n\n[tool result ${m.toolCallId}] ${m.content}\n`;
+  }
+}
+
+/**
+ * The last `n` AI function calls, printable: system message, user message,
+ * the assistant's tool calls, tool results, the response, finish reason and
+ * tokens.
+ *
+ * @example
+ * await answer("Where is my order A-1042?");
+ * console.log(phistory());
+ */
+export function phistory(n = 1): string {
+  return entries
+    .slice(-n)
+    .map((e) => {
+      const parts = [`[${stamp(e.at)}] ${e.name} → ${e.model}\n`, ...e.messages.map(renderMessage)];
+      if (e.tools.length > 0) parts.push(`Tools: ${e.tools.join(", ")}\n`);
+      parts.push(`Response:\n\n${e.response}\n`);
+      parts.push(`(finish: ${e.finishReason}; tokens in ${e.usage.inputTokens}, out ${e.usage.outputTokens})`);
+      return parts.join("\n");
+    })
+    .join("\n\n");
+}

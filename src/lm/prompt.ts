@@ -1,0 +1,86 @@
+import { z } from "zod";
+import type { Message } from "./types.js";
+
+/**
+ * How a call is laid out: the system message names the function, its
+ * description and the reply form; the user message holds each input as a
+ * tag block. Adding tools never changes how the rest is written.
+ */
+
+export const isStringOutput = (output: z.ZodType): boolean => output instanceof z.ZodString;
+
+const block = (tag: string, body: string): string => `<${tag}>\n${body}\n</${tag}>`;
+
+const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+
+export function systemMessage(name: string, description: string, output: z.ZodType): string {
+  let text = `Function: ${name}\n\n${description}\n\nReply in exactly this form:\n${block("result", "...")}`;
+  if (!isStringOutput(output)) {
+    const schema = z.toJSONSchema(output, { unrepresentable: "any" }) as Record<string, unknown>;
+    delete schema.$schema;
+    text += `\n\nThe result is JSON matching this schema: ${JSON.stringify(schema)}`;
+  }
+  return text;
+}
+
+export function userMessage(inputs: Record<string, unknown>): string {
+  return Object.entries(inputs)
+    .map(([key, value]) => block(key, asText(value)))
+    .join("\n\n");
+}
+
+/** The assistant message an earlier turn's answer is shown as. */
+export const answerMessage = (value: unknown): string => block("result", asText(value));
+
+export function baseMessages(
+  name: string,
+  description: string,
+  output: z.ZodType,
+  inputs: Record<string, unknown>,
+  history: readonly { inputs: Record<string, unknown>; value: unknown }[] = [],
+): Message[] {
+  const messages: Message[] = [{ role: "system", content: systemMessage(name, description, output) }];
+  for (const turn of history) {
+    messages.push({ role: "user", content: userMessage(turn.inputs) });
+    messages.push({ role: "assistant", content: answerMessage(turn.value) });
+  }
+  messages.push({ role: "user", content: userMessage(inputs) });
+  return messages;
+}
+
+const RESULT = /<result>\s*([\s\S]*?)\s*<\/result>/;
+
+export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string };
+
+/**
+ * Reads the answer from a reply: the `<result>` block (JSON for non-string
+ * outputs), checked with zod. A string output with no block is the whole
+ * reply, trimmed (models often answer plainly).
+ */
+export function readOutput(text: string, output: z.ZodType): ReadResult {
+  const match = RESULT.exec(text);
+  const body = match ? match[1]! : text.trim();
+  if (isStringOutput(output)) {
+    const checked = output.safeParse(body);
+    return checked.success ? { ok: true, value: checked.data } : { ok: false, detail: checked.error.issues[0]?.message ?? "invalid" };
+  }
+  if (body === "") return { ok: false, detail: "the reply is empty" };
+  const candidates: unknown[] = [];
+  try {
+    candidates.push(JSON.parse(body));
+  } catch {
+    // not JSON: an enum or a bare word may still be the answer
+  }
+  candidates.push(body);
+  let detail = "no <result> block";
+  for (const candidate of candidates) {
+    const checked = output.safeParse(candidate);
+    if (checked.success) return { ok: true, value: checked.data };
+    detail = checked.error.issues.map((i) => `${i.path.join(".") || "result"}: ${i.message}`).join("; ");
+  }
+  return { ok: false, detail };
+}
+
+/** What the model is told when its reply could not be read (it is asked again once). */
+export const unreadableReplyMessage = (detail: string): string =>
+  `Your reply could not be read (${detail}). Reply in exactly this form:\n${block("result", "...")}`;

@@ -1,0 +1,10 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { defaultStore } from "../store/default-store.node.js";
+import type { AsyncCarrier, PlatformRuntime } from "./types.js";
+
+function createCarrier<T>(): AsyncCarrier<T> {
+  const als = new AsyncLocalStorage<T>();
+  return { acrossAwait: true, run: (value, fn) => als.run(value, fn), get: () => als.getStore() };
+}
+
+export const platform: PlatformRuntime = { defaultStore, createCarrier };

@@ -1,0 +1,114 @@
+import type { ApproveSetting } from "./approval/types.js";
+import { FunctaiError } from "./errors.js";
+import type { LanguageModel } from "./lm/types.js";
+import type { Plugin } from "./plugins/types.js";
+import type { Store } from "./store/types.js";
+
+export interface LeaseSettings {
+  /** How often a running turn renews its lease (default 10 s). */
+  renewMs?: number;
+  /** How long a lease lasts (default 30 s): a turn not renewed for that long is interrupted. */
+  ttlMs?: number;
+}
+
+/** Settings live in layers; the nearest wins (plugins add up, outermost first). */
+export interface Settings {
+  lm?: LanguageModel | string;
+  temperature?: number;
+  maxTokens?: number;
+  /** At most this many model calls per AI function call (default 8), then `StepLimit`. */
+  maxSteps?: number;
+  /** `"report"` (default): the model sees a tool's error and may retry; `"raise"`: the call fails. */
+  toolErrors?: "report" | "raise";
+  approve?: ApproveSetting;
+  plugins?: readonly Plugin[];
+  lease?: LeaseSettings;
+  store?: Store | string;
+}
+
+export const SETTING_KEYS = [
+  "lm", "temperature", "maxTokens", "maxSteps", "toolErrors", "approve", "plugins", "lease", "store",
+] as const satisfies readonly (keyof Settings)[];
+
+export const DEFAULT_MAX_STEPS = 8;
+
+let globalSettings: Settings = {};
+const ambientStack: Settings[] = [];
+
+/** Picks the setting keys out of an object that may hold other things (a spec, call options). */
+export function pickSettings(source: object | undefined): Settings {
+  const out: Record<string, unknown> = {};
+  if (!source) return out;
+  for (const key of SETTING_KEYS) {
+    const value = (source as Record<string, unknown>)[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out as Settings;
+}
+
+function check(settings: Settings): Settings {
+  const { maxSteps, toolErrors, temperature } = settings;
+  if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps >= 1))
+    throw new FunctaiError("settings-invalid", `maxSteps must be a whole number ≥ 1, not ${String(maxSteps)}`);
+  if (toolErrors !== undefined && toolErrors !== "report" && toolErrors !== "raise")
+    throw new FunctaiError("settings-invalid", `toolErrors must be "report" or "raise", not ${String(toolErrors)}`);
+  if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0))
+    throw new FunctaiError("settings-invalid", `temperature must be a number ≥ 0`);
+  return settings;
+}
+
+/** Layers settings, later layers nearer: values override, plugins add up. */
+export function mergeSettings(...layers: readonly (Settings | undefined)[]): Settings {
+  const out: Settings = {};
+  const plugins: Plugin[] = [];
+  for (const layer of layers) {
+    if (!layer) continue;
+    for (const key of SETTING_KEYS) {
+      const value = layer[key];
+      if (value === undefined) continue;
+      if (key === "plugins") plugins.push(...(value as readonly Plugin[]));
+      else (out as Record<string, unknown>)[key] = value;
+    }
+  }
+  if (plugins.length > 0) out.plugins = plugins;
+  return out;
+}
+
+/**
+ * Sets the outermost layer, for every call that does not say otherwise.
+ *
+ * @example
+ * configure({ lm: "gpt-4.1-mini", temperature: 0 });
+ */
+export function configure(settings: Settings): void {
+  globalSettings = mergeSettings(globalSettings, check(pickSettings(settings)));
+}
+
+/** Forgets everything `configure` set (tests). */
+export function resetConfiguration(): void {
+  globalSettings = {};
+}
+
+/**
+ * Runs `fn` with these settings for the calls it starts. A call takes them
+ * at its synchronous start, so this works without AsyncLocalStorage (in
+ * browsers too); a call started after an `await` inside `fn` does not.
+ *
+ * @example
+ * await withSettings({ approve: manager }, () => desk("Refund A-1042"));
+ */
+export function withSettings<R>(settings: Settings, fn: () => R): R {
+  ambientStack.push(check(pickSettings(settings)));
+  try {
+    return fn();
+  } finally {
+    ambientStack.pop();
+  }
+}
+
+/** The configure + withSettings layers as they stand now (read at a call's synchronous start). */
+export function ambientSettings(): Settings {
+  return ambientStack.length === 0 ? globalSettings : mergeSettings(globalSettings, ...ambientStack);
+}
+
+export { check as checkSettings };

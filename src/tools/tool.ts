@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { FunctaiError } from "../errors.js";
+import type { ToolSpec } from "../lm/types.js";
+import type { Effects } from "../records/types.js";
+import type { InputShape, ToolContext, ToolLike } from "./types.js";
+
+export interface ToolSpecInput<S extends InputShape> {
+  description: string;
+  input: S;
+  /** `"reads"` (it only looks) or `"changes"` (it writes, sends, pays). Left out, every rule treats it as `"changes"`. */
+  effects?: Effects;
+}
+
+export interface Tool<S extends InputShape = InputShape, O = unknown> extends ToolLike {
+  readonly kind: "tool";
+  readonly effects: Effects | undefined;
+  readonly run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>;
+}
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+export function checkName(kind: string, name: unknown): string {
+  if (typeof name !== "string" || !NAME.test(name))
+    throw new FunctaiError("settings-invalid", `${kind} name ${JSON.stringify(name)} must be 1–64 letters, digits, _ or -, starting with a letter or _`);
+  return name;
+}
+
+export function checkEffects(effects: unknown): Effects | undefined {
+  if (effects === undefined || effects === "reads" || effects === "changes") return effects;
+  throw new FunctaiError("settings-invalid", `effects must be "reads" or "changes", not ${JSON.stringify(effects)}`);
+}
+
+/**
+ * A typed function the model can call.
+ *
+ * @example
+ * const lookupOrder = tool("lookup_order",
+ *   { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "reads" },
+ *   ({ order_id }) => ORDERS[order_id] ?? { error: `no order ${order_id}` });
+ */
+export function tool<S extends InputShape, O>(
+  name: string,
+  spec: ToolSpecInput<S>,
+  run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>,
+): Tool<S, O> {
+  checkName("tool", name);
+  if (typeof run !== "function") throw new FunctaiError("settings-invalid", `tool ${name}: run must be a function`);
+  const effects = checkEffects(spec.effects);
+  const inputSchema = z.object(spec.input);
+  return {
+    kind: "tool",
+    name,
+    description: spec.description ?? "",
+    inputSchema,
+    effects,
+    toolEffects: effects ?? null,
+    composite: false,
+    run,
+    async runAsTool(input, ctx) {
+      return run(input as z.output<z.ZodObject<S>>, ctx);
+    },
+  };
+}
+
+const specCache = new WeakMap<ToolLike, ToolSpec>();
+
+/** The tool as offered to a model: JSON Schema from its zod input. */
+export function toolSpec(t: ToolLike): ToolSpec {
+  let spec = specCache.get(t);
+  if (!spec) {
+    const parameters = z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    delete parameters.$schema;
+    spec = { name: t.name, description: t.description, parameters };
+    specCache.set(t, spec);
+  }
+  return spec;
+}
+
+/** How a tool's output is shown to the model. */
+export const outputText = (output: unknown): string =>
+  typeof output === "string" ? output : output === undefined ? "null" : JSON.stringify(output);

@@ -1,0 +1,30 @@
+import type { z } from "zod";
+import type { Effects } from "../records/types.js";
+import type { Frame } from "../engine/frame.js";
+
+export type InputShape = z.ZodRawShape;
+
+/** What a running tool is told about its call. */
+export interface ToolContext {
+  /** Its number among the calling call's tool calls, 1, 2, … across all steps. */
+  invocation: number;
+  /** Call names from the outermost to this tool: `support/answer/refund`. */
+  path: string;
+  /** The calling call's place in its tree: `support#1/answer#1`. */
+  site: string;
+  signal: AbortSignal;
+  /** Pass as `{ ctx }` to calls this tool makes, where the platform cannot carry it across `await` (browsers). */
+  readonly frame: Frame;
+}
+
+/** Anything a model can call: a plain tool, an AI function or a program. */
+export interface ToolLike {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: z.ZodObject<InputShape>;
+  /** What rules see: `"reads"`, `"changes"`, or `null` (said nothing: counted as changes). */
+  readonly toolEffects: Effects | null;
+  /** Composite tools (AI functions, programs) are journaled inside, so they are re-entered on resume, never "unfinished". */
+  readonly composite: boolean;
+  runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}

@@ -1,0 +1,36 @@
+import type { Approval } from "../approval/types.js";
+import type { Effects } from "../records/types.js";
+import type { FinishReason, Usage } from "../lm/types.js";
+
+/** The turn actor's states, as `state` events name them. */
+export type MachineState = "running" | "awaitingApproval" | "interrupted" | "done" | "failed" | "abandoned" | "stopped";
+
+export interface EventBase {
+  /** The turn's id. */
+  turn: string;
+  /** 1, 2, … in the order this stream showed them. */
+  seq: number;
+  /** ISO time. */
+  at: string;
+  /** The call the event comes from: `support/answer`. */
+  path: string;
+}
+
+/** Every event a turn emits: one discriminated union, used by the actor's `emit` and the stream alike. */
+export type TurnEventBody =
+  | { type: "started"; name: string; input: Record<string, unknown>; conversation?: string }
+  | { type: "state"; state: MachineState }
+  | { type: "request"; site: string; step: number }
+  | { type: "text"; site: string; delta: string }
+  | { type: "reply"; site: string; step: number; text: string; toolCalls: { id: string; name: string; input: unknown }[]; finishReason: FinishReason; usage: Usage }
+  | { type: "tool_call"; site: string; invocation: number; name: string; input: unknown; effects: Effects | null }
+  | { type: "tool_result"; site: string; invocation: number; name: string; output?: unknown; error?: string }
+  | { type: "approval"; approval: Approval }
+  | { type: "approved"; approval: Approval; verdict: "yes" | "no"; by: string | null; reason: string | null }
+  | { type: "waiting"; approvals: Approval[] }
+  | { type: "interrupted"; reason: string }
+  | { type: "done"; result: unknown; usage: Usage }
+  | { type: "failed"; error: { code: string | null; message: string } };
+
+export type TurnEvent = EventBase & TurnEventBody;
+export type TurnEventType = TurnEvent["type"];

@@ -1,0 +1,214 @@
+import { assign, emit, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
+import type { Approval } from "../approval/types.js";
+import type { Usage } from "../lm/types.js";
+import type { MachineState, TurnEvent, TurnEventBody } from "./events.js";
+
+/** A person's answer to one approval, as the machine keeps it (persisted with the snapshot). */
+export interface MachineAnswer {
+  verdict: "yes" | "no";
+  by: string | null;
+  reason: string | null;
+}
+
+export interface TurnContext {
+  turn: string;
+  name: string;
+  /** Approvals waiting for a person. */
+  pending: Approval[];
+  /** Answers given to this actor, by approval id. */
+  answers: Record<string, MachineAnswer>;
+  result: unknown;
+  usage: Usage | null;
+  error: { code: string | null; message: string } | null;
+  /** The last event number emitted. */
+  seq: number;
+  /** How many times the runner started (1 for a turn that never stopped). */
+  runs: number;
+}
+
+export interface TurnInput {
+  turn: string;
+  name: string;
+  /** Where a rehydrated turn starts (default `running`). */
+  start?: "running" | "interrupted" | "awaitingApproval";
+  pending?: Approval[];
+  seq?: number;
+}
+
+/** What the runner (the invoked actor doing model calls, tools and store writes) reports. */
+export type RunnerReport =
+  | { type: "RUNNER.EVENT"; path: string; body: TurnEventBody }
+  | { type: "RUNNER.WAIT"; approvals: Approval[] }
+  | { type: "RUNNER.DONE"; result: unknown; usage: Usage }
+  | { type: "RUNNER.FAILED"; error: { code: string | null; message: string } }
+  | { type: "RUNNER.INTERRUPTED"; reason: string }
+  | { type: "RUNNER.STOPPED"; reason: string };
+
+/** Answers and commands sent to a turn. */
+export type TurnCommand =
+  | { type: "APPROVE"; id?: string; by?: string | null }
+  | { type: "DENY"; id?: string; reason?: string | null; by?: string | null }
+  | { type: "RESUME" }
+  | { type: "ABANDON" }
+  | { type: "STOP"; reason?: string };
+
+export type TurnMachineEvent = RunnerReport | TurnCommand;
+
+export interface RunnerInput {
+  turn: string;
+  answers: Record<string, MachineAnswer>;
+  run: number;
+}
+
+const at = (): string => new Date().toISOString();
+
+function event(context: TurnContext, path: string, body: TurnEventBody, seq: number): TurnEvent {
+  return { turn: context.turn, seq, at: at(), path, ...body } as TurnEvent;
+}
+
+/**
+ * Every turn is one of these actors. The runner (model calls, tools, store
+ * writes; cancelled through an AbortSignal when its state is left) is
+ * provided by the host: `turnMachine.provide({ actors: { runner } })`.
+ * Snapshots hold names and ids, never functions, so another process
+ * rehydrates the actor with `createActor(turnMachine, { snapshot })`.
+ */
+export const turnMachine = setup({
+  types: {
+    context: {} as TurnContext,
+    events: {} as TurnMachineEvent,
+    input: {} as TurnInput,
+    emitted: {} as TurnEvent,
+  },
+  actors: {
+    runner: fromCallback<AnyEventObject, RunnerInput>(({ sendBack }) => {
+      sendBack({ type: "RUNNER.FAILED", error: { code: "turn-state", message: "no runner provided: turnMachine.provide({ actors: { runner } })" } });
+    }),
+  },
+  guards: {
+    nothingPending: ({ context }) => context.pending.length === 0,
+  },
+  actions: {
+    /** Answers one pending approval (by id) or all of them, and emits `approved` for each. */
+    answer: enqueueActions(({ context, event: e, enqueue }, params: { verdict: "yes" | "no" }) => {
+      if (e.type !== "APPROVE" && e.type !== "DENY") return;
+      const chosen = e.id === undefined ? context.pending : context.pending.filter((a) => a.id === e.id);
+      if (chosen.length === 0) return;
+      const by = e.by ?? null;
+      const reason = e.type === "DENY" ? (e.reason ?? null) : null;
+      const answers = { ...context.answers };
+      let seq = context.seq;
+      for (const approval of chosen) {
+        answers[approval.id] = { verdict: params.verdict, by, reason };
+        seq += 1;
+        enqueue.emit(event(context, approval.path, { type: "approved", approval, verdict: params.verdict, by, reason }, seq));
+      }
+      enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
+    }),
+    /** Emits the state the actor entered. */
+    stateEvent: enqueueActions(({ context, enqueue }, params: { state: MachineState }) => {
+      const seq = context.seq + 1;
+      enqueue.assign({ seq });
+      enqueue.emit(event(context, context.name, { type: "state", state: params.state }, seq));
+    }),
+  },
+}).createMachine({
+  id: "turn",
+  context: ({ input }) => ({
+    turn: input.turn,
+    name: input.name,
+    pending: input.pending ?? [],
+    answers: {},
+    result: undefined,
+    usage: null,
+    error: null,
+    seq: input.seq ?? 0,
+    // a negative count marks where a rehydrated turn starts (see `boot`)
+    runs: input.start === "interrupted" ? -1 : input.start === "awaitingApproval" ? -2 : 0,
+  }),
+  initial: "boot",
+  states: {
+    boot: {
+      always: [
+        { guard: ({ context }) => context.runs === -1, target: "interrupted", actions: assign({ runs: 0 }) },
+        { guard: ({ context }) => context.runs === -2, target: "awaitingApproval", actions: assign({ runs: 0 }) },
+        { target: "running" },
+      ],
+    },
+    running: {
+      entry: [assign({ runs: ({ context }) => context.runs + 1 }), { type: "stateEvent", params: { state: "running" } }],
+      invoke: {
+        src: "runner",
+        input: ({ context }) => ({ turn: context.turn, answers: context.answers, run: context.runs }),
+      },
+      on: {
+        "RUNNER.EVENT": {
+          actions: enqueueActions(({ context, event: e, enqueue }) => {
+            const seq = context.seq + 1;
+            enqueue.assign({ seq });
+            enqueue.emit(event(context, e.path, e.body, seq));
+          }),
+        },
+        "RUNNER.WAIT": {
+          target: "awaitingApproval",
+          actions: enqueueActions(({ context, event: e, enqueue }) => {
+            const seq = context.seq + 1;
+            enqueue.assign({ pending: e.approvals, seq });
+            enqueue.emit(event(context, context.name, { type: "waiting", approvals: e.approvals }, seq));
+          }),
+        },
+        "RUNNER.DONE": {
+          target: "done",
+          actions: enqueueActions(({ context, event: e, enqueue }) => {
+            const seq = context.seq + 1;
+            enqueue.assign({ result: e.result, usage: e.usage, seq });
+            enqueue.emit(event(context, context.name, { type: "done", result: e.result, usage: e.usage }, seq));
+          }),
+        },
+        "RUNNER.FAILED": {
+          target: "failed",
+          actions: enqueueActions(({ context, event: e, enqueue }) => {
+            const seq = context.seq + 1;
+            enqueue.assign({ error: e.error, seq });
+            enqueue.emit(event(context, context.name, { type: "failed", error: e.error }, seq));
+          }),
+        },
+        "RUNNER.INTERRUPTED": {
+          target: "interrupted",
+          actions: enqueueActions(({ context, event: e, enqueue }) => {
+            const seq = context.seq + 1;
+            enqueue.assign({ seq });
+            enqueue.emit(event(context, context.name, { type: "interrupted", reason: e.reason }, seq));
+          }),
+        },
+        "RUNNER.STOPPED": { target: "stopped" },
+        STOP: { target: "stopped" },
+      },
+    },
+    awaitingApproval: {
+      entry: { type: "stateEvent", params: { state: "awaitingApproval" } },
+      always: { guard: "nothingPending", target: "running" },
+      on: {
+        APPROVE: { actions: { type: "answer", params: { verdict: "yes" } } },
+        DENY: { actions: { type: "answer", params: { verdict: "no" } } },
+        RESUME: { target: "running", actions: assign({ pending: [] }) },
+        ABANDON: { target: "abandoned" },
+        STOP: { target: "stopped" },
+      },
+    },
+    interrupted: {
+      entry: { type: "stateEvent", params: { state: "interrupted" } },
+      on: {
+        RESUME: { target: "running" },
+        ABANDON: { target: "abandoned" },
+        STOP: { target: "stopped" },
+      },
+    },
+    done: { type: "final", entry: { type: "stateEvent", params: { state: "done" } } },
+    failed: { type: "final", entry: { type: "stateEvent", params: { state: "failed" } } },
+    abandoned: { type: "final", entry: { type: "stateEvent", params: { state: "abandoned" } } },
+    stopped: { type: "final", entry: { type: "stateEvent", params: { state: "stopped" } } },
+  },
+});
+
+export type TurnMachine = typeof turnMachine;

@@ -1,0 +1,110 @@
+import { createActor, fromCallback, type Actor, type AnyEventObject } from "xstate";
+import type { Approval } from "../approval/types.js";
+import { FunctaiError, describeError } from "../errors.js";
+import type { Journal } from "../engine/journal.js";
+import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
+import type { Usage } from "../lm/types.js";
+import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
+
+/** How a turn ended, as the host records it. */
+export type Outcome =
+  | { state: "done"; result: unknown; usage: Usage }
+  | { state: "failed"; error: unknown; usage: Usage }
+  | { state: "stopped"; reason: string; usage: Usage };
+
+/**
+ * What a turn's host provides: the journal for each run, the root call, and
+ * (for conversations) what to record when the turn waits or ends.
+ */
+export interface TurnHost {
+  readonly turn: string;
+  readonly name: string;
+  readonly mode: TurnMode;
+  readonly conversation?: { id: string; store: import("../store/types.js").Store } | undefined;
+  journal(run: number): Journal | Promise<Journal>;
+  execute(runtime: TurnRuntime): Promise<unknown>;
+  beforeEffect?(): void | Promise<void>;
+  /** The turn stops for a person (conversations save it here). */
+  onWait?(approvals: Approval[], runtime: TurnRuntime): Promise<void>;
+  /** The turn ended (conversations record it here). */
+  onEnd?(outcome: Outcome, runtime: TurnRuntime): Promise<void>;
+  /** The turn lost its lease or was told to stop: it ends here without an `ended` record. */
+  onInterrupt?(error: LeaseLost): void;
+}
+
+export type TurnActor = Actor<typeof turnMachine>;
+
+/** A running turn: its actor and what its last run learned. */
+export interface TurnSession {
+  readonly actor: TurnActor;
+  readonly host: TurnHost;
+  /** The runtime of the latest run (steps and usage of the whole turn: replayed steps included). */
+  runtime: TurnRuntime | null;
+  /** The error a failed turn threw, as thrown (the snapshot keeps only its code and message). */
+  error: unknown;
+  /** Event keys already shown, so a replay does not show them again. */
+  readonly shown: Set<string>;
+}
+
+const codeOf = (e: unknown): string | null => (e instanceof FunctaiError ? e.code : null);
+
+/** Builds the runner for a host: one run of the turn per `running` state, cancelled by leaving it. */
+function runnerFor(session: TurnSession, streaming: boolean) {
+  const { host } = session;
+  return fromCallback<AnyEventObject, RunnerInput>(({ sendBack, input }) => {
+    const controller = new AbortController();
+    void (async () => {
+      let runtime: TurnRuntime | null = null;
+      try {
+        const journal = await host.journal(input.run);
+        for (const [id, answer] of Object.entries(input.answers)) journal.addAnswer(id, answer);
+        const options: ConstructorParameters<typeof TurnRuntime>[0] = {
+          turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown,
+        };
+        if (streaming) options.emit = (path, body) => sendBack({ type: "RUNNER.EVENT", path, body });
+        if (host.beforeEffect) options.beforeEffect = () => host.beforeEffect!();
+        if (host.conversation) options.conversation = host.conversation;
+        runtime = new TurnRuntime(options);
+        session.runtime = runtime;
+        const result = await host.execute(runtime);
+        await host.onEnd?.({ state: "done", result, usage: runtime.usage }, runtime);
+        sendBack({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });
+      } catch (e) {
+        const usage = runtime ? { ...runtime.usage } : { inputTokens: 0, outputTokens: 0 };
+        try {
+          if (e instanceof Suspend && runtime) {
+            await host.onWait?.(e.approvals, runtime);
+            sendBack({ type: "RUNNER.WAIT", approvals: e.approvals });
+          } else if (e instanceof LeaseLost) {
+            session.error = e;
+            host.onInterrupt?.(e);
+            sendBack(e.stopped ? { type: "RUNNER.STOPPED", reason: e.message } : { type: "RUNNER.INTERRUPTED", reason: e.message });
+          } else if (controller.signal.aborted) {
+            if (runtime) await host.onEnd?.({ state: "stopped", reason: describeError(e), usage }, runtime);
+          } else {
+            session.error = e;
+            if (runtime) await host.onEnd?.({ state: "failed", error: e, usage }, runtime);
+            sendBack({ type: "RUNNER.FAILED", error: { code: codeOf(e), message: describeError(e) } });
+          }
+        } catch (recordError) {
+          // the turn could not be recorded as waiting or ended: it is interrupted, never silently lost
+          session.error = recordError;
+          sendBack({ type: "RUNNER.INTERRUPTED", reason: describeError(recordError) });
+        }
+      }
+    })();
+    return () => controller.abort(new FunctaiError("turn-aborted", "the turn was stopped"));
+  });
+}
+
+/** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
+export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
+  const session: TurnSession = { actor: undefined as unknown as TurnActor, host, runtime: null, error: undefined, shown: new Set() };
+  const machine = turnMachine.provide({ actors: { runner: runnerFor(session, options.streaming) } });
+  const input: TurnInput = { turn: host.turn, name: host.name, ...options.input };
+  const actor = options.snapshot !== undefined
+    ? createActor(machine, { snapshot: options.snapshot as never, input })
+    : createActor(machine, { input });
+  (session as { actor: TurnActor }).actor = actor as unknown as TurnActor;
+  return session;
+}

@@ -1,0 +1,151 @@
+import type { Approval } from "../approval/types.js";
+import { FunctaiError } from "../errors.js";
+import type { TurnEvent } from "./events.js";
+import type { TurnSession } from "./session.js";
+
+/** How a stream's answers reach the turn: straight to the actor, or (conversations) recorded first. */
+export interface StreamControls {
+  approve(options: { id?: string; by?: string | null }): Promise<void>;
+  deny(reason: string | undefined, options: { id?: string; by?: string | null }): Promise<void>;
+  abort(): void;
+  /** Conversations: iteration ends when the turn waits (saved) and nobody here has answered. */
+  endsWhenWaiting: boolean;
+  /** The error a waiting conversation turn's promise rejects with. */
+  waiting?(): unknown;
+}
+
+/**
+ * A turn as it happens: an `AsyncIterable<TurnEvent>` that is also a promise
+ * of the result. Events are buffered (a slow consumer loses none); breaking
+ * out of `for await` stops a turn that still runs.
+ *
+ * @example
+ * const s = desk.using({ approve: "changes" }).stream("Refund A-1042, please.");
+ * for await (const e of s) if (e.type === "approval") s.approve();
+ * const answer = await s;
+ */
+export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, PromiseLike<T> {
+  readonly turn: string;
+  readonly #session: TurnSession;
+  readonly #controls: StreamControls;
+  readonly #buffer: TurnEvent[] = [];
+  #head = 0;
+  #wake: (() => void) | null = null;
+  #ended = false;
+  #iterating = false;
+  #answering = 0;
+  readonly #result: Promise<T>;
+
+  constructor(session: TurnSession, controls: StreamControls, result: Promise<T>) {
+    this.#session = session;
+    this.#controls = controls;
+    this.turn = session.host.turn;
+    this.#result = result;
+    // a result nobody awaits must not crash the process as an unhandled rejection
+    result.catch(() => undefined);
+    session.actor.on("*", (event) => {
+      this.#buffer.push(event as TurnEvent);
+      this.#poke();
+    });
+    session.actor.subscribe({ next: () => this.#poke(), error: () => this.#end(), complete: () => this.#end() });
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#poke();
+  }
+
+  /** The actor's state: `running`, `awaitingApproval`, `interrupted`, `done`, … */
+  get state(): string {
+    return String(this.#session.actor.getSnapshot().value);
+  }
+
+  /** The approvals waiting for an answer. */
+  get pending(): Approval[] {
+    return this.#session.actor.getSnapshot().context.pending;
+  }
+
+  #finished(): boolean {
+    if (this.#ended || this.#session.actor.getSnapshot().status !== "active") return true;
+    return this.#controls.endsWhenWaiting && this.#answering === 0 && this.state === "awaitingApproval";
+  }
+
+  async *#events(): AsyncGenerator<TurnEvent, void, undefined> {
+    try {
+      for (;;) {
+        if (this.#head < this.#buffer.length) {
+          const event = this.#buffer[this.#head]!;
+          // drop what was read, now and then, so a long stream does not keep everything
+          if (++this.#head > 1024) {
+            this.#buffer.splice(0, this.#head);
+            this.#head = 0;
+          }
+          yield event;
+          continue;
+        }
+        if (this.#finished()) return;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    } finally {
+      // left early (break, throw): a turn that still runs is stopped, a waiting conversation turn stays saved
+      if (this.#session.actor.getSnapshot().status === "active" && this.state !== "awaitingApproval") this.abort();
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+    if (this.#iterating) throw new FunctaiError("turn-state", "a TurnStream can be iterated once");
+    this.#iterating = true;
+    return this.#events();
+  }
+
+  then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#result.then(onfulfilled, onrejected);
+  }
+
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#result.catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#result.finally(onfinally);
+  }
+
+  #answer(run: () => Promise<void>): Promise<void> {
+    this.#answering += 1;
+    const answered = (async () => {
+      try {
+        await run();
+      } finally {
+        this.#answering -= 1;
+        this.#poke();
+      }
+    })();
+    // answered from inside a for-await without awaiting: a refusal must not crash the process
+    answered.catch(() => undefined);
+    return answered;
+  }
+
+  /** Says yes to one waiting approval (`id`), or to all of them. */
+  approve(options: { id?: string; by?: string | null } = {}): Promise<void> {
+    return this.#answer(() => this.#controls.approve(options));
+  }
+
+  /** Says no, with a reason the model sees. */
+  deny(reason?: string, options: { id?: string; by?: string | null } = {}): Promise<void> {
+    return this.#answer(() => this.#controls.deny(reason, options));
+  }
+
+  /** Stops the turn. */
+  abort(): void {
+    this.#controls.abort();
+  }
+}
