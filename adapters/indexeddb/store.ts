@@ -1,0 +1,201 @@
+import type { IDBPTransaction } from "idb";
+import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
+import type { ConversationRecord } from "../../src/records/types.js";
+import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
+import type { Store } from "../../src/store/types.js";
+import { defaultLocks, webLockLiveness } from "./liveness.js";
+import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
+import { Wakeups } from "./wake.js";
+
+export interface IndexedDBStoreOptions {
+  /**
+   * The Web Locks API for `liveness` (default `navigator.locks`); `null`
+   * leaves `liveness` out. Where there is none, `liveness` is absent.
+   */
+  locks?: LockManager | null;
+  /** Where BroadcastChannel is missing, how often `wait` reads the length instead (ms, default 250). */
+  pollMs?: number;
+}
+
+type AppendTx = IDBPTransaction<StoreSchema, ("records" | "lengths")[], "readwrite">;
+
+/** setTimeout fires at once past this; a longer wait simply has no timer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A store in IndexedDB (database `name`), shared by every tab of the origin.
+ * Appends are one transaction that checks the length and writes every record
+ * (all or none); other tabs hear of them on the BroadcastChannel
+ * `functai-store:<name>`; a running turn's Web Lock (`liveness`) tells other
+ * tabs that its tab is alive even when its throttled timers let the lease lapse.
+ * `liveness.hold` waits while another holder has the lock; `close` frees the
+ * locks this handle holds and withdraws its waiting holds.
+ *
+ * @example
+ * ```ts
+ * import { indexedDBStore } from "functai/indexeddb";
+ * const store = indexedDBStore("desk-chats");
+ * const chat = desk.conversation("sam", { store, approve: "changes" });
+ * // another tab: wake when the conversation grows past 12 records, or give up after 30 s
+ * await store.wait!("sam", 12, 30_000);
+ * ```
+ */
+export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions = {}): Store {
+  const wakeups = new Wakeups(`functai-store:${name}`);
+  const pollMs = options.pollMs ?? 250;
+  let db: Promise<StoreDB> | undefined;
+  let closed = false;
+
+  const fail = (what: string, e: unknown): FunctaiError =>
+    e instanceof FunctaiError
+      ? e
+      : new ConversationError("store-io", `IndexedDB store "${name}": ${what} failed: ${describeError(e)}`, { cause: e });
+
+  const check: (conversation: string) => void = checkConversationId;
+
+  const checkAfter = (after: number): void => {
+    if (typeof after !== "number" || Number.isNaN(after)) throw new TypeError(`after must be a number, not ${String(after)}`);
+  };
+
+  /** The open database, opened again after another tab's upgrade or the browser closed it. */
+  const open = (): Promise<StoreDB> => {
+    if (closed) return Promise.reject(new ConversationError("store-io", `IndexedDB store "${name}" is closed.`));
+    if (db === undefined) {
+      const opening: Promise<StoreDB> = openStoreDB(name, () => {
+        if (db === opening) db = undefined;
+      });
+      db = opening;
+      opening.catch(() => {
+        if (db === opening) db = undefined;
+      });
+    }
+    return db;
+  };
+
+  const length = async (conversation: string): Promise<number> => {
+    check(conversation);
+    try {
+      return (await (await open()).get("lengths", conversation)) ?? 0;
+    } catch (e) {
+      throw fail("length", e);
+    }
+  };
+
+  const append: Store["append"] = async (conversation, records, opts = {}) => {
+    check(conversation);
+    checkRecords(conversation, records);
+    const { expect, durable = false } = opts;
+    const begin = async (): Promise<AppendTx> =>
+      (await open()).transaction(["records", "lengths"], "readwrite", { durability: durable ? "strict" : "relaxed" });
+    const tx = await begin().catch((e: unknown) => Promise.reject(fail("append", e)));
+    // Every request's promise, and tx.done, gets a handler: an abort rejects them all.
+    const pending: Promise<unknown>[] = [tx.done];
+    let newLength: number;
+    try {
+      const before = (await tx.objectStore("lengths").get(conversation)) ?? 0;
+      // The check and the writes share one transaction: no other append (any tab) runs between them.
+      if (expect !== undefined && expect !== before) {
+        throw storeConflict(conversation, expect, before);
+      }
+      newLength = before + records.length;
+      if (records.length === 0) {
+        tx.abort(); // nothing to write
+        pending.forEach((p) => p.catch(() => {}));
+        return before;
+      }
+      const store = tx.objectStore("records");
+      records.forEach((r, i) => {
+        const seq = before + i + 1;
+        // A record that cannot be cloned throws here, synchronously.
+        pending.push(store.put({ ...r, seq } as ConversationRecord, [conversation, seq]));
+      });
+      pending.push(tx.objectStore("lengths").put(newLength, conversation));
+      await Promise.all(pending);
+    } catch (e) {
+      // all or none: the transaction aborts on any failure, taking every queued write with it.
+      pending.forEach((p) => p.catch(() => {}));
+      try {
+        tx.abort();
+      } catch {
+        // already aborted (a failed request aborts it) or finished
+      }
+      throw fail("append", e);
+    }
+    // Committed: now, and only now, tell waiters here and in other tabs.
+    wakeups.announce({ conversation, length: newLength });
+    return newLength;
+  };
+
+  const read: Store["read"] = async (conversation, after = 0) => {
+    check(conversation);
+    checkAfter(after);
+    if (after === Infinity) return [];
+    try {
+      const range = IDBKeyRange.bound([conversation, after], [conversation, Infinity], true, false);
+      return await (await open()).getAll("records", range);
+    } catch (e) {
+      throw fail("read", e);
+    }
+  };
+
+  const wait = async (conversation: string, after: number, timeoutMs: number): Promise<boolean> => {
+    check(conversation);
+    checkAfter(after);
+    return new Promise<boolean>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let poll: ReturnType<typeof setInterval> | undefined;
+      let done = false;
+      const finish = (end: () => void): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        clearInterval(poll);
+        stop();
+        end();
+      };
+      const settle = (grew: boolean): void => finish(() => resolve(grew));
+      const recheck = (): Promise<void> => length(conversation).then((n) => (n > after ? settle(true) : undefined));
+      const stop = wakeups.listen(conversation, after, settle); // listen first, then look
+      recheck().catch((e: unknown) => finish(() => reject(e)));
+      if (!wakeups.crossTab) poll = setInterval(() => void recheck().catch(() => {}), pollMs);
+      const ms = timeoutMs > 0 ? timeoutMs : 0; // NaN and negatives: look once, then answer
+      if (ms <= MAX_TIMER_MS) {
+        // At the deadline, the length itself decides: a notice lost (a writer that died before posting) costs nothing.
+        timer = setTimeout(() => void length(conversation).then((n) => settle(n > after), () => settle(false)), ms);
+      }
+    });
+  };
+
+  const list = async (): Promise<string[]> => {
+    try {
+      return await (await open()).getAllKeys("lengths");
+    } catch (e) {
+      throw fail("list", e);
+    }
+  };
+
+  const locks = options.locks === undefined ? defaultLocks() : (options.locks ?? undefined);
+  const live = locks ? webLockLiveness(locks, name, check) : undefined;
+
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    const opened = db;
+    closed = true;
+    db = undefined;
+    wakeups.close();
+    live?.releaseAll();
+    // Transactions already started still commit: close waits for them.
+    (await opened?.catch(() => undefined))?.close();
+  };
+
+  return {
+    durability: "disk",
+    append,
+    read,
+    wait,
+    list,
+    length,
+    close,
+    ...(live ? { liveness: live.liveness } : {}),
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * IndexedDB-specific store tests, run by both projects: in real Chromium
+ * (indexeddb.browser.test.ts) and on fake-indexeddb in Node
+ * (indexeddb.node.test.ts). The shared contract (contract.ts) runs beside them.
+ */
+import { deleteDB } from "idb";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { indexedDBStore } from "../../adapters/indexeddb/index.js";
+import { isFunctaiError } from "../../src/errors.js";
+import type { Store } from "../../src/store/types.js";
+
+export const freshName = (): string => `functai-test-${crypto.randomUUID()}`;
+
+export const note = (text: string): object => ({ functai_conversation: 1, kind: "note", at: new Date().toISOString(), text });
+
+/** A note's text, as read back. */
+export const textOf = (r: object): unknown => (r as { text?: unknown }).text;
+
+/** Opens handles on fresh databases and closes and deletes them after each test. */
+export function handles(): { open(name?: string): Store } {
+  const opened: { name: string; store: Store }[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.map((h) => h.store.close?.()));
+    await Promise.all([...new Set(opened.map((h) => h.name))].map((n) => deleteDB(n)));
+    opened.length = 0;
+  });
+  return {
+    open(name = freshName()) {
+      const store = indexedDBStore(name);
+      opened.push({ name, store });
+      return store;
+    },
+  };
+}
+
+const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+
+export function indexedDBCases(): void {
+  const h = handles();
+
+  describe("indexedDBStore: appends", () => {
+    it("numbers records from 1, reads after a position, counts and lists", async () => {
+      const s = h.open();
+      expect(await s.append("sam", [note("a"), note("b")])).toBe(2);
+      expect(await s.append("sam", [note("c")], { expect: 2 })).toBe(3);
+      expect(await s.append("kim", [note("x")])).toBe(1);
+      expect((await s.read("sam")).map((r) => [r.seq, textOf(r)])).toEqual([[1, "a"], [2, "b"], [3, "c"]]);
+      expect((await s.read("sam", 1)).map((r) => r.seq)).toEqual([2, 3]);
+      expect(await s.read("sam", 3)).toEqual([]);
+      expect(await s.length!("sam")).toBe(3);
+      expect(await s.length!("nobody")).toBe(0);
+      expect((await s.list!()).sort()).toEqual(["kim", "sam"]);
+      expect(s.durability).toBe("disk");
+    });
+
+    it("keeps records across handles: a new handle of the same name reads them", async () => {
+      const name = freshName();
+      const a = h.open(name);
+      await a.append("sam", [note("kept")]);
+      await a.close!();
+      const b = h.open(name);
+      expect((await b.read("sam")).map((r) => textOf(r))).toEqual(["kept"]);
+    });
+
+    it("durable appends open a strict transaction, the others a relaxed one", async () => {
+      const s = h.open();
+      await s.length!("sam"); // opened before spying: only appends are seen
+      const spy = vi.spyOn(IDBDatabase.prototype, "transaction");
+      try {
+        await s.append("sam", [note("started")], { durable: true });
+        await s.append("sam", [note("reply")]);
+        const modes = spy.mock.calls.filter((c) => c[1] === "readwrite").map((c) => c[2]?.durability);
+        expect(modes).toEqual(["strict", "relaxed"]);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+  });
+
+  describe("indexedDBStore: all or none", () => {
+    it("a record that cannot be cloned aborts the transaction: nothing of the batch is written", async () => {
+      const s = h.open();
+      await s.append("sam", [note("a"), note("b")]);
+      const bad = { ...note("bad"), run: () => 1 };
+      const e = await rejection(s.append("sam", [note("c"), note("d"), bad]));
+      expect(isFunctaiError(e, "store-io")).toBe(true);
+      expect(await s.length!("sam")).toBe(2);
+      expect((await s.read("sam")).map((r) => textOf(r))).toEqual(["a", "b"]);
+      // and the store goes on: the next append takes seq 3
+      expect(await s.append("sam", [note("c")], { expect: 2 })).toBe(3);
+      expect((await s.read("sam", 2)).map((r) => r.seq)).toEqual([3]);
+    });
+
+    it("a failed first append leaves no conversation behind", async () => {
+      const s = h.open();
+      const e = await rejection(s.append("sam", [note("a"), { ...note("bad"), run: () => 1 }]));
+      expect(isFunctaiError(e, "store-io")).toBe(true);
+      expect(await s.read("sam")).toEqual([]);
+      expect(await s.list!()).toEqual([]);
+    });
+
+    it("a conflict writes nothing", async () => {
+      const s = h.open();
+      await s.append("sam", [note("a")]);
+      const e = await rejection(s.append("sam", [note("b")], { expect: 0 }));
+      expect(isFunctaiError(e, "store-conflict")).toBe(true);
+      expect(await s.length!("sam")).toBe(1);
+    });
+  });
+
+  describe("indexedDBStore: two handles of one database (two tabs)", () => {
+    it("racing appends with the same expect: exactly one wins each round", async () => {
+      const name = freshName();
+      const tabs = [h.open(name), h.open(name), h.open(name)];
+      for (let round = 0; round < 8; round++) {
+        const outcomes = await Promise.allSettled(
+          tabs.map((t, i) => t.append("sam", [note(`r${round}-t${i}-a`), note(`r${round}-t${i}-b`)], { expect: round * 2 })),
+        );
+        const won = outcomes.flatMap((o, i) => (o.status === "fulfilled" ? [i] : []));
+        expect(won).toHaveLength(1);
+        expect((outcomes[won[0]!] as PromiseFulfilledResult<number>).value).toBe(round * 2 + 2);
+        for (const o of outcomes) {
+          if (o.status === "rejected") expect(isFunctaiError(o.reason, "store-conflict")).toBe(true);
+        }
+        // the winner's batch, whole and in order
+        const batch = (await tabs[0]!.read("sam", round * 2)).map((r) => textOf(r));
+        expect(batch).toEqual([`r${round}-t${won[0]}-a`, `r${round}-t${won[0]}-b`]);
+      }
+      expect(await tabs[2]!.length!("sam")).toBe(16);
+    });
+
+    it("wait on one handle wakes on an append by another, without waiting out its timeout", async () => {
+      const name = freshName();
+      const [a, b] = [h.open(name), h.open(name)];
+      await a.append("sam", [note("a")]);
+      let woke: boolean | undefined;
+      const started = performance.now();
+      const waiting = b.wait!("sam", 1, 20_000).then((v) => (woke = v));
+      await new Promise((r) => setTimeout(r, 100));
+      expect(woke).toBeUndefined(); // nothing new yet
+      await a.append("sam", [note("b")]);
+      expect(await waiting).toBe(true);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    });
+
+    it("a wait for another conversation is not woken", async () => {
+      const name = freshName();
+      const [a, b] = [h.open(name), h.open(name)];
+      const waiting = b.wait!("kim", 0, 300);
+      await a.append("sam", [note("a")]);
+      expect(await waiting).toBe(false);
+    });
+  });
+
+  describe("indexedDBStore: wait", () => {
+    it("resolves at once when the conversation is already longer", async () => {
+      const s = h.open();
+      await s.append("sam", [note("a"), note("b")]);
+      const started = performance.now();
+      expect(await s.wait!("sam", 1, 20_000)).toBe(true);
+      expect(performance.now() - started).toBeLessThan(2_000);
+    });
+
+    it("resolves false at its timeout when nothing is appended", async () => {
+      const s = h.open();
+      await s.append("sam", [note("a")]);
+      const started = performance.now();
+      expect(await s.wait!("sam", 1, 200)).toBe(false);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    });
+
+    it("wakes on an append by the same handle", async () => {
+      const s = h.open();
+      const waiting = s.wait!("sam", 0, 20_000);
+      await s.append("sam", [note("a")]);
+      expect(await waiting).toBe(true);
+    });
+
+    it("close settles a pending wait with false; the closed handle refuses further use", async () => {
+      const s = h.open();
+      const waiting = s.wait!("sam", 0, 20_000);
+      await new Promise((r) => setTimeout(r, 20));
+      await s.close!();
+      expect(await waiting).toBe(false);
+      expect(isFunctaiError(await rejection(s.read("sam")), "store-io")).toBe(true);
+    });
+  });
+
+  describe("indexedDBStore: ids", () => {
+    it("refuses a conversation id that could be a path", async () => {
+      const s = h.open();
+      for (const id of ["../x", "a/b", "", ".hidden", "a".repeat(201)]) {
+        expect(isFunctaiError(await rejection(s.append(id, [note("a")])), "conversation-id")).toBe(true);
+        expect(isFunctaiError(await rejection(s.read(id)), "conversation-id")).toBe(true);
+        expect(isFunctaiError(await rejection(s.wait!(id, 0, 10)), "conversation-id")).toBe(true);
+      }
+      expect(await s.list!()).toEqual([]);
+    });
+  });
+}
