@@ -1,0 +1,88 @@
+/** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
+import type { FileHandle } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
+import { dirname } from "node:path";
+import { ConversationError, FunctaiError } from "../../src/errors.js";
+import { scan, type Scan } from "./jsonl.js";
+
+/** What the store remembers of a file it wrote, validated by size (and inode) under the lock. */
+export interface Known {
+  ino: number;
+  /** Size of the file after our last write: always the end of a committed line. */
+  end: number;
+  count: number;
+}
+
+/**
+ * Scans an open conversation file. When `known` still describes it (same
+ * inode, not shorter), only the bytes after `known.end` are read: the file
+ * is append-only, and the only cut (a torn tail) never goes below a
+ * committed line, so the bytes before `known.end` are unchanged.
+ */
+export async function scanHandle(
+  handle: FileHandle,
+  file: string,
+  known: Known | undefined,
+  after?: number,
+): Promise<Scan & { ino: number; size: number }> {
+  const st = await handle.stat();
+  const size = st.size;
+  const from = known !== undefined && known.ino === st.ino && size >= known.end && after === undefined ? known : undefined;
+  const base = from?.end ?? 0;
+  if (from !== undefined && size === base) return { count: from.count, end: base, torn: false, records: [], ino: st.ino, size };
+  const buf = Buffer.allocUnsafe(size - base);
+  let got = 0;
+  while (got < buf.length) {
+    const { bytesRead } = await handle.read(buf, got, buf.length - got, base + got);
+    if (bytesRead === 0) break; // cut meanwhile (a reader racing a repair): scan what we have
+    got += bytesRead;
+  }
+  const result = scan(got === buf.length ? buf : buf.subarray(0, got), {
+    file,
+    base,
+    before: from?.count ?? 0,
+    ...(after === undefined ? {} : { after }),
+  });
+  return { ...result, ino: st.ino, size };
+}
+
+/** Opens a file for reading, or undefined when it does not exist. */
+export async function openIfExists(file: string, flags: "r" | "r+"): Promise<FileHandle | undefined> {
+  try {
+    return await open(file, flags);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw io(file, e);
+  }
+}
+
+/** Makes `dir` (mode 0o700) and fsyncs the parents of what it created, so the new directories survive a crash. */
+export async function makeDir(dir: string): Promise<void> {
+  let first: string | undefined;
+  try {
+    first = await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw io(dir, e);
+  }
+  if (first === undefined) return;
+  for (let d = dir; ; d = dirname(d)) {
+    await syncDir(dirname(d));
+    if (d === first || dirname(d) === d) break;
+  }
+}
+
+/** fsync of a directory: makes a file created in it (its name) durable. */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Wraps a file-system error as `store-io` (our own errors pass through). */
+export function io(file: string, e: unknown): FunctaiError {
+  if (e instanceof FunctaiError) return e;
+  return new ConversationError("store-io", `${file}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+}

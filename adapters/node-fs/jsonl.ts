@@ -1,0 +1,124 @@
+/**
+ * The on-disk format: one JSON record per line, each with its `seq`, in seq
+ * order from 1. A batch of several records is written with one write; every
+ * line of a batch but its last ends in `" \n"` instead of `"\n"` (JSON allows
+ * the trailing space, so any JSONL reader still reads each line). That mark
+ * keeps batches all or none across a crash: a batch whose closing line is
+ * missing is a torn tail, like a line without its newline.
+ */
+import { ConversationError } from "../../src/errors.js";
+import type { ConversationRecord } from "../../src/records/types.js";
+
+const NL = 0x0a;
+const SPACE = 0x20;
+
+/** What a scan of (the end of) a conversation file found. */
+export interface Scan {
+  /** Committed records in the file, counting those before `base`. */
+  count: number;
+  /** Byte offset just after the last committed line: where the next batch goes. */
+  end: number;
+  /** True when bytes after `end` are a torn tail (ignored; the next append cuts them). */
+  torn: boolean;
+  /** The committed records with `seq > after` (only when asked). */
+  records: ConversationRecord[];
+}
+
+export interface ScanFrom {
+  /** The file's name, for error messages. */
+  file: string;
+  /** Absolute offset of `buf[0]` in the file: always the end of a committed line (or 0). */
+  base: number;
+  /** Committed records before `base`. */
+  before: number;
+  /** Collect the records with `seq > after`; leave out to collect none. */
+  after?: number;
+}
+
+/**
+ * Reads committed records from `buf`. A line that does not parse is a torn
+ * tail when no committed line follows it, and corruption when one does; a
+ * line that parses but is not the record expected there (not an object, or
+ * `seq` not the next number) is always corruption. Never skips silently.
+ */
+export function scan(buf: Buffer, from: ScanFrom): Scan {
+  const out: ConversationRecord[] = [];
+  const collect = from.after;
+  let count = from.before;
+  let end = 0;
+  let pending: ConversationRecord[] = [];
+  let problem: { line: number; why: string } | undefined;
+  let pos = 0;
+
+  while (pos < buf.length) {
+    const nl = buf.indexOf(NL, pos);
+    if (nl === -1) break; // a last line without its newline: torn
+    const line = count + pending.length + 1;
+    const text = buf.toString("utf8", pos, nl);
+    const closes = nl === pos || buf[nl - 1] !== SPACE;
+    pos = nl + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      problem ??= { line, why: text.trim() === "" ? "an empty line" : "not JSON" };
+      continue;
+    }
+    if (problem !== undefined) {
+      // A parsed line after a broken one: the broken one is in the middle unless this batch never closes.
+      if (closes) throw corrupt(from.file, problem.line, problem.why);
+      continue;
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw corrupt(from.file, line, "not a JSON object");
+    }
+    const seq = (value as { seq?: unknown }).seq;
+    if (seq !== line) throw corrupt(from.file, line, `seq ${JSON.stringify(seq)} where ${line} was expected`);
+    pending.push(value as ConversationRecord);
+    if (closes) {
+      // all or none: a batch counts only once its closing line is whole.
+      if (collect !== undefined) for (const r of pending) if (r.seq > collect) out.push(r);
+      count += pending.length;
+      pending = [];
+      end = pos;
+    }
+  }
+  return { count, end: from.base + end, torn: end < buf.length, records: out };
+}
+
+/**
+ * Encodes a batch: `bodies[i]` is a record's JSON without `seq`; each gets
+ * `"seq": first + i` and the batch marks described above.
+ */
+export function encodeBatch(bodies: readonly string[], first: number): Buffer {
+  let text = "";
+  for (let i = 0; i < bodies.length; i++) {
+    const body = bodies[i]!;
+    const seq = `"seq":${first + i}}`;
+    text += (body === "{}" ? `{${seq}` : `${body.slice(0, -1)},${seq}`) + (i === bodies.length - 1 ? "\n" : " \n");
+  }
+  return Buffer.from(text, "utf8");
+}
+
+/** A record's JSON without its `seq` (the store gives that), checked before the lock is taken. */
+export function recordBody(conversation: string, record: object, index: number): string {
+  const { seq: _ignored, ...rest } = record as { seq?: unknown };
+  let body: string | undefined;
+  try {
+    body = JSON.stringify(rest);
+  } catch (e) {
+    throw new TypeError(`${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error).message}).`, { cause: e });
+  }
+  if (body === undefined || !body.startsWith("{")) {
+    throw new TypeError(`${conversation}: record ${index + 1} of the batch does not serialise to a JSON object.`);
+  }
+  return body;
+}
+
+function corrupt(file: string, line: number, why: string): ConversationError {
+  return new ConversationError(
+    "store-corrupt",
+    `${file}:${line}: ${why}. The conversation file is damaged before its last line; ` +
+      "the store will not skip records. Repair or move the file by hand.",
+  );
+}

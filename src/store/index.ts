@@ -1,0 +1,3 @@
+export type { Store } from "./types.js";
+export { CONVERSATION_ID, isConversationId } from "./types.js";
+export { memoryStore } from "./memory.js";

@@ -1,0 +1,159 @@
+import { FunctaiError } from "../errors.js";
+import type { Store } from "../store/types.js";
+
+/**
+ * How an injected fault strikes an append:
+ * - `"before-write"`: it throws and nothing is written (a failed write);
+ * - `"after-write"`: the inner store writes the batch, then it throws before
+ *   acknowledging (a crash between the write and the reply).
+ */
+export type Fault = "before-write" | "after-write";
+
+/** One append call, as the plan sees it. `call` counts every append call from 1. */
+export interface AppendCall {
+  call: number;
+  conversation: string;
+  records: readonly object[];
+  expect: number | undefined;
+  durable: boolean;
+}
+
+export interface FaultPlan {
+  /** Which appends fail: `{ 3: "after-write" }` by call number, or a function of the call. */
+  failOn?: Readonly<Record<number, Fault>> | ((call: AppendCall) => Fault | undefined);
+  /** After the first fault every call throws, like a process that died (default false). */
+  crash?: boolean;
+  /** Milliseconds to wait before each append and read reach the inner store. */
+  delayMs?: number | ((call: AppendCall | undefined) => number);
+}
+
+/** What went through the wrapper. A written batch counts even when its acknowledgement was lost. */
+export interface FaultyStoreStats {
+  /** Append calls made, failed or not. */
+  calls: number;
+  /** Batches the inner store wrote (non-empty appends it accepted). */
+  appends: number;
+  /** Of those, batches asked to be `durable`. */
+  durableAppends: number;
+  /** Records written. */
+  records: number;
+  /** Faults injected. */
+  faults: number;
+}
+
+/** The error an injected fault throws (`store-io`). */
+export class InjectedFault extends FunctaiError {
+  readonly fault: Fault | "crashed";
+  readonly call: number;
+  constructor(fault: Fault | "crashed", call: number) {
+    super("store-io", `injected store fault (${fault}) on append call ${call}`);
+    this.name = "InjectedFault";
+    this.fault = fault;
+    this.call = call;
+  }
+}
+
+export interface FaultyStore extends Store {
+  readonly stats: FaultyStoreStats;
+  /** The wrapped store, to look behind the faults (e.g. after a simulated crash). */
+  readonly inner: Store;
+  /** True once a fault struck with `crash: true`. */
+  readonly crashed: boolean;
+}
+
+/**
+ * Wraps a store to inject faults and count writes, for tests: throw on the
+ * Nth append before or after the write, die after a fault, delay calls.
+ *
+ * @example
+ * ```ts
+ * const store = faultyStore(memoryStore(), { failOn: { 2: "after-write" }, crash: true });
+ * await store.append("c", [rec]);            // ok
+ * await store.append("c", [rec]);            // written, then throws InjectedFault
+ * await store.inner.read("c");               // both records are there
+ * store.stats;                               // { calls: 2, appends: 2, records: 2, faults: 1, … }
+ * ```
+ */
+export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
+  const stats: FaultyStoreStats = { calls: 0, appends: 0, durableAppends: 0, records: 0, faults: 0 };
+  let crashed = false;
+
+  const faultFor = (c: AppendCall): Fault | undefined =>
+    typeof plan.failOn === "function" ? plan.failOn(c) : plan.failOn?.[c.call];
+  const delay = async (c: AppendCall | undefined): Promise<void> => {
+    const ms = typeof plan.delayMs === "function" ? plan.delayMs(c) : (plan.delayMs ?? 0);
+    if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+  };
+  const alive = (call: number): void => {
+    if (crashed) throw new InjectedFault("crashed", call);
+  };
+  const strike = (fault: Fault, call: number): never => {
+    stats.faults++;
+    if (plan.crash) crashed = true;
+    throw new InjectedFault(fault, call);
+  };
+
+  const store: FaultyStore = {
+    stats,
+    inner,
+    get crashed() {
+      return crashed;
+    },
+    ...(inner.durability === undefined ? {} : { durability: inner.durability }),
+    ...(inner.liveness === undefined ? {} : { liveness: inner.liveness }),
+
+    async append(conversation, records, opts) {
+      const c: AppendCall = {
+        call: ++stats.calls,
+        conversation,
+        records,
+        expect: opts?.expect,
+        durable: opts?.durable === true,
+      };
+      alive(c.call);
+      await delay(c);
+      alive(c.call);
+      const fault = faultFor(c);
+      if (fault === "before-write") strike(fault, c.call);
+      const length = await inner.append(conversation, records, opts);
+      if (records.length > 0) {
+        stats.appends++;
+        if (c.durable) stats.durableAppends++;
+        stats.records += records.length;
+      }
+      if (fault === "after-write") strike(fault, c.call);
+      return length;
+    },
+
+    async read(conversation, after) {
+      alive(stats.calls);
+      await delay(undefined);
+      alive(stats.calls);
+      return inner.read(conversation, after);
+    },
+  };
+  // Optional methods exist only when the inner store has them; each refuses once crashed.
+  if (inner.wait !== undefined) {
+    const wait = inner.wait.bind(inner);
+    store.wait = async (conversation, after, timeoutMs) => {
+      alive(stats.calls);
+      return wait(conversation, after, timeoutMs);
+    };
+  }
+  if (inner.list !== undefined) {
+    const list = inner.list.bind(inner);
+    store.list = async () => {
+      alive(stats.calls);
+      return list();
+    };
+  }
+  if (inner.length !== undefined) {
+    const length = inner.length.bind(inner);
+    store.length = async (conversation) => {
+      alive(stats.calls);
+      return length(conversation);
+    };
+  }
+  if (inner.close !== undefined) store.close = inner.close.bind(inner);
+  return store;
+}

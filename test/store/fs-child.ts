@@ -1,0 +1,49 @@
+/**
+ * A child process for the fs store's cross-process tests (fs.test.ts).
+ *   append <dir> <conversation> <batches> <tag> [lockStaleMs]: appends `batches` batches
+ *     of 1–3 records, each with `expect` and retries on conflict; prints "ack <batch> <size>"
+ *     once a batch is acknowledged, "done" at the end.
+ *   hold <dir> <conversation>: takes the conversation's lock, prints "locked", never lets go.
+ */
+import { join, resolve } from "node:path";
+import { fsStore } from "../../adapters/node-fs/index.js";
+import { acquire } from "../../adapters/node-fs/lock.js";
+import { isFunctaiError } from "../../src/errors.js";
+
+const [mode, dir, conversation, ...rest] = process.argv.slice(2);
+if (dir === undefined || conversation === undefined) throw new Error("usage: fs-child.ts <mode> <dir> <conversation> …");
+
+if (mode === "hold") {
+  const lock = join(resolve(dir), "conversations", `${conversation}.jsonl.lock`);
+  await acquire(lock, { staleMs: 60_000, timeoutMs: 30_000 });
+  process.stdout.write("locked\n");
+  setInterval(() => undefined, 1_000_000);
+} else if (mode === "append") {
+  const [batches = "10", tag = `p${process.pid}`, staleMs = "5000"] = rest;
+  const store = fsStore(dir, { lockStaleMs: Number(staleMs) });
+  for (let b = 0; b < Number(batches); b++) {
+    const size = 1 + (b % 3);
+    const batch = `${tag}-${b}`;
+    const records = Array.from({ length: size }, (_, i) => ({
+      functai_conversation: 1,
+      kind: "test",
+      at: new Date().toISOString(),
+      batch,
+      i,
+      size,
+    }));
+    for (;;) {
+      const length = await store.length!(conversation);
+      try {
+        await store.append(conversation, records, { expect: length });
+        break;
+      } catch (e) {
+        if (!isFunctaiError(e, "store-conflict")) throw e;
+      }
+    }
+    process.stdout.write(`ack ${batch} ${size}\n`);
+  }
+  process.stdout.write("done\n");
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}

@@ -1,0 +1,348 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fsStore } from "../../adapters/node-fs/index.js";
+import { isFunctaiError } from "../../src/errors.js";
+import { defaultStore } from "../../src/store/default-store.node.js";
+import { codeOf, get, rec, storeContract } from "./contract.js";
+
+const temp = (): Promise<string> => mkdtemp(join(tmpdir(), "functai-fs-"));
+
+storeContract("fs store", async () => {
+  const dir = await temp();
+  return {
+    store: fsStore(dir, { pollMs: 10 }),
+    reopen: async () => fsStore(dir, { pollMs: 10 }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+storeContract("default store in Node (fs)", async () => {
+  const dir = await temp();
+  return { store: defaultStore(dir), reopen: async () => defaultStore(dir), cleanup: () => rm(dir, { recursive: true, force: true }) };
+});
+
+describe("fs store, on disk", () => {
+  let dir: string;
+  const file = (id: string): string => join(dir, "conversations", `${id}.jsonl`);
+  const lines = async (id: string): Promise<string[]> => (await readFile(file(id), "utf8")).split("\n");
+  beforeEach(async () => {
+    dir = await temp();
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is owner-only: directories 0o700, files 0o600, no lock left behind", async () => {
+    const nested = join(dir, "a", "b");
+    const store = fsStore(nested);
+    expect(store.durability).toBe("disk");
+    await store.append("c", [rec()]);
+    for (const d of [join(dir, "a"), nested, join(nested, "conversations")]) {
+      expect(((await stat(d)).mode & 0o777).toString(8), d).toBe("700");
+    }
+    expect(((await stat(join(nested, "conversations", "c.jsonl"))).mode & 0o777).toString(8)).toBe("600");
+    expect(await readdir(join(nested, "conversations"))).toEqual(["c.jsonl"]);
+  });
+
+  it("writes one JSON record per line with its seq; a batch's lines are marked until its last", async () => {
+    const store = fsStore(dir);
+    await store.append("c", [rec("a"), rec("b"), rec("c")]);
+    await store.append("c", [rec("d")]);
+    const text = await readFile(file("c"), "utf8");
+    const raw = text.split("\n");
+    expect(raw.pop()).toBe(""); // ends with a newline
+    expect(raw.map((l) => JSON.parse(l).seq)).toEqual([1, 2, 3, 4]);
+    expect(raw.map((l) => l.endsWith(" "))).toEqual([true, true, false, false]);
+  });
+
+  it("a record JSON cannot hold is refused before anything is written", async () => {
+    const store = fsStore(dir);
+    const cyclic: Record<string, unknown> = rec();
+    cyclic["self"] = cyclic;
+    await expect(store.append("c", [rec(), { ...rec(), big: 10n }])).rejects.toThrow(/not JSON/);
+    await expect(store.append("c", [rec(), cyclic])).rejects.toThrow(/not JSON/);
+    await expect(stat(file("c"))).rejects.toThrow(); // not even created
+    await store.append("c", [rec()]);
+    await expect(store.append("c", [cyclic])).rejects.toThrow(/not JSON/);
+    expect((await store.read("c")).map((r) => r.seq)).toEqual([1]);
+  });
+
+  it("calls onFlush once per fsync of a data file, never for empty or refused appends", async () => {
+    let flushes = 0;
+    const store = fsStore(dir, { onFlush: () => flushes++ });
+    await store.append("c", [rec(), rec(), rec()]);
+    await store.append("c", [rec()], { durable: true });
+    await store.append("c", []);
+    await codeOf(() => store.append("c", [rec()], { expect: 0 }));
+    expect(flushes).toBe(2);
+  });
+
+  describe("torn tails", () => {
+    const tails: [string, string][] = [
+      ["half a line, no newline", '{"functai_conversation":1,"kind":"note","at":"x","seq":3,"te'],
+      ["a last line that does not parse", '{"functai_conversation":1,"kind":"no\n'],
+      ["NUL bytes (a crash after the size grew)", "\0\0\0\0\0\0\0\0"],
+      ["a batch without its closing line", '{"functai_conversation":1,"kind":"a","at":"x","seq":3} \n{"functai_conversation":1,"kind":"b","at":"x","seq":4} \n'],
+      ["a batch cut inside its last line", '{"functai_conversation":1,"kind":"a","at":"x","seq":3} \n{"functai_conversation":1,"kind":"b","at":"x"'],
+      ["a broken line followed by a batch that never closed", 'garbage\n{"functai_conversation":1,"kind":"b","at":"x","seq":4} \n'],
+      // Longer than the batch that follows it: overwriting in place would leave its end behind.
+      ["a long batch that never closed", Array.from({ length: 20 }, (_, i) => `{"functai_conversation":1,"kind":"x","at":"x","seq":${3 + i}} \n`).join("")],
+    ];
+    for (const [name, tail] of tails) {
+      for (const same of [true, false]) {
+        it(`${name}: ignored by read, cut by the next append (${same ? "same" : "fresh"} store)`, async () => {
+          const writer = fsStore(dir, { pollMs: 5 });
+          await writer.append("c", [rec("one"), rec("two")]);
+          await appendFile(file("c"), tail);
+          const store = same ? writer : fsStore(dir, { pollMs: 5 });
+          expect((await store.read("c")).map((r) => [r.seq, r.kind])).toEqual([[1, "one"], [2, "two"]]);
+          expect(await store.length!("c")).toBe(2);
+          expect(await store.wait!("c", 2, 40)).toBe(false);
+          expect(await store.append("c", [rec("three"), rec("four")], { expect: 2 })).toBe(4);
+          const raw = await lines("c");
+          expect(raw.pop()).toBe("");
+          expect(raw.map((l) => [JSON.parse(l).seq, JSON.parse(l).kind])).toEqual([[1, "one"], [2, "two"], [3, "three"], [4, "four"]]);
+          expect((await fsStore(dir).read("c")).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+        });
+      }
+    }
+  });
+
+  describe("damage before the last line is refused (store-corrupt), never skipped", () => {
+    const damage = async (id: string, edit: (lines: string[]) => string[]): Promise<Buffer> => {
+      const store = fsStore(dir);
+      await store.append(id, [rec(), rec()]);
+      await store.append(id, [rec()]);
+      await store.append(id, [rec()]);
+      const raw = await lines(id);
+      raw.pop();
+      await writeFile(file(id), edit(raw).join("\n") + "\n");
+      return readFile(file(id));
+    };
+    const refused = async (id: string, line: number): Promise<void> => {
+      const before = await readFile(file(id));
+      const store = fsStore(dir);
+      for (const call of [() => store.read(id), () => store.read(id, 3), () => store.length!(id), () => store.append(id, [rec()])]) {
+        let error: unknown;
+        await call().catch((e: unknown) => (error = e));
+        expect(isFunctaiError(error, "store-corrupt"), String(error)).toBe(true);
+        expect((error as Error).message).toContain(`${file(id)}:${line}:`);
+      }
+      expect(await readFile(file(id))).toEqual(before); // nothing cut, nothing written
+    };
+
+    it("a garbled line in the middle", async () => {
+      await damage("c", (l) => [l[0]!, '{"functai_conver', l[2]!, l[3]!]);
+      await refused("c", 2);
+    });
+    it("an empty line in the middle", async () => {
+      await damage("c", (l) => [l[0]!, l[1]!, "", l[2]!, l[3]!]);
+      await refused("c", 3);
+    });
+    it("seq numbers that skip", async () => {
+      await damage("c", (l) => [l[0]!, l[1]!, l[3]!]);
+      await refused("c", 3);
+    });
+    it("seq numbers that repeat", async () => {
+      await damage("c", (l) => [l[0]!, l[1]!, l[2]!, l[2]!, l[3]!]);
+      await refused("c", 4);
+    });
+    it("a last line that parses but has the wrong seq (not a torn write)", async () => {
+      await damage("c", (l) => [l[0]!, l[1]!, l[2]!, l[3]!.replace('"seq":4', '"seq":7')]);
+      await refused("c", 4);
+    });
+    it("a line that is JSON but not an object", async () => {
+      await damage("c", (l) => [l[0]!, "[1,2]", l[2]!, l[3]!]);
+      await refused("c", 2);
+    });
+    it("damage appearing after the store cached the file", async () => {
+      const store = fsStore(dir);
+      await store.append("c", [rec(), rec(), rec()]);
+      const raw = await lines("c");
+      await writeFile(file("c"), [raw[0], "{oops", raw[2], ""].join("\n"));
+      expect(await codeOf(() => store.append("c", [rec()], { expect: 3 }))).toBe("store-corrupt");
+      expect(await codeOf(() => store.read("c"))).toBe("store-corrupt");
+    });
+  });
+
+  describe("the lock file", () => {
+    const lockOf = (id: string): string => `${file(id)}.lock`;
+    const plant = async (id: string, content: string, ageMs: number): Promise<void> => {
+      await fsStore(dir).append(id, [rec()]);
+      await writeFile(lockOf(id), content, { mode: 0o600 });
+      const then = new Date(Date.now() - ageMs);
+      await utimes(lockOf(id), then, then);
+    };
+    const deadPid = (): number => {
+      const child = spawnSync(process.execPath, ["-e", ""]);
+      return child.pid!;
+    };
+    const holder = (pid: number, host?: string): string =>
+      JSON.stringify({ pid, host: host ?? hostname(), token: "t", at: new Date().toISOString() });
+
+    it("an old lock whose pid is dead is broken", async () => {
+      await plant("c", holder(deadPid()), 10_000);
+      const t0 = Date.now();
+      expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()], { expect: 1 })).toBe(2);
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      await expect(stat(lockOf("c"))).rejects.toThrow();
+    });
+
+    it("an old lock that never got its holder written is broken", async () => {
+      await plant("c", "", 10_000);
+      expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()])).toBe(2);
+    });
+
+    it("a dead pid's lock is not broken while it is young", async () => {
+      await plant("c", holder(deadPid()), 0);
+      const t0 = Date.now();
+      expect(await fsStore(dir, { lockStaleMs: 600 }).append("c", [rec()])).toBe(2);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
+    });
+
+    it("an old lock whose holder lives is waited for, then the append gives up (store-io), writing nothing", async () => {
+      await plant("c", holder(process.ppid), 60_000);
+      const store = fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 });
+      const error = await store.append("c", [rec()]).catch((e: unknown) => e);
+      expect(isFunctaiError(error, "store-io")).toBe(true);
+      expect((error as Error).message).toContain(`pid ${process.ppid}`);
+      expect(await store.length!("c")).toBe(1);
+    });
+
+    it("a lock held on another host is never broken", async () => {
+      await plant("c", holder(deadPid(), "some-other-host"), 60_000);
+      expect(await codeOf(() => fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 }).append("c", [rec()]))).toBe("store-io");
+    });
+
+    it("a lock left with our own pid by an earlier process (pid reuse) is broken", async () => {
+      await plant("c", holder(process.pid), 10_000);
+      expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()])).toBe(2);
+    });
+  });
+});
+
+describe("fs store across processes", () => {
+  const script = fileURLToPath(new URL("./fs-child.ts", import.meta.url));
+  let dir: string;
+  let children: ChildProcess[] = [];
+  beforeEach(async () => {
+    dir = await temp();
+    children = [];
+  });
+  afterEach(async () => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  interface Child {
+    proc: ChildProcess;
+    lines: string[];
+    exited: Promise<number | null>;
+    /** Resolves once the child printed a line matching `test`. */
+    saw(test: (line: string) => boolean): Promise<void>;
+  }
+  const run = (...args: string[]): Child => {
+    const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    children.push(proc);
+    const lines: string[] = [];
+    const listeners = new Set<() => void>();
+    let buffered = "";
+    let stderr = "";
+    proc.stdout!.on("data", (d: Buffer) => {
+      buffered += d.toString();
+      const parts = buffered.split("\n");
+      buffered = parts.pop()!;
+      lines.push(...parts);
+      for (const l of [...listeners]) l();
+    });
+    proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) =>
+      proc.on("exit", (code) => {
+        if (code !== 0 && code !== null) console.error(stderr);
+        resolve(code);
+      }),
+    );
+    const saw = (test: (line: string) => boolean): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (lines.some(test)) {
+            listeners.delete(check);
+            resolve();
+          }
+        };
+        listeners.add(check);
+        void exited.then(() => {
+          check();
+          if (listeners.has(check)) reject(new Error(`child exited without the line; stderr: ${stderr}`));
+        });
+        check();
+      });
+    return { proc, lines, exited, saw };
+  };
+
+  /** Checks the file: seqs 1..N, every batch whole, contiguous and once; returns the batches in it. */
+  const audit = async (conversation: string): Promise<Set<string>> => {
+    const records = await fsStore(dir).read(conversation);
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+    const batches = new Set<string>();
+    for (let k = 0; k < records.length; ) {
+      const first = records[k]!;
+      const batch = String(get(first, "batch"));
+      const size = Number(get(first, "size"));
+      expect(batches.has(batch), `batch ${batch} twice`).toBe(false);
+      batches.add(batch);
+      for (let i = 0; i < size; i++) {
+        expect([get(records[k + i], "batch"), get(records[k + i], "i")]).toEqual([batch, i]);
+      }
+      k += size;
+    }
+    return batches;
+  };
+  const acked = (c: Child): string[] => c.lines.filter((l) => l.startsWith("ack ")).map((l) => l.split(" ")[1]!);
+
+  it("several processes appending with expect and retries: every acknowledged batch once, seqs 1..N", async () => {
+    const writers = Array.from({ length: 4 }, (_, i) => run("append", dir, "shared", "25", `w${i}`));
+    expect(await Promise.all(writers.map((w) => w.exited))).toEqual([0, 0, 0, 0]);
+    const inFile = await audit("shared");
+    const all = writers.flatMap(acked);
+    expect(all).toHaveLength(100);
+    expect([...inFile].sort()).toEqual([...all].sort());
+    // batch sizes cycle 1, 2, 3
+    const perWriter = Array.from({ length: 25 }, (_, b) => 1 + (b % 3)).reduce((a, b) => a + b, 0);
+    expect(await fsStore(dir).length!("shared")).toBe(4 * perWriter);
+  });
+
+  it("a process killed (SIGKILL) while holding the lock does not block the others for ever", async () => {
+    await fsStore(dir).append("c", [rec()]);
+    const holder = run("hold", dir, "c");
+    await holder.saw((l) => l === "locked");
+    // The lock is real across processes: while the holder lives, nobody gets in.
+    expect(await codeOf(() => fsStore(dir, { lockTimeoutMs: 300 }).append("c", [rec()]))).toBe("store-io");
+    holder.proc.kill("SIGKILL");
+    expect(await holder.exited).toBe(null);
+    const t0 = Date.now();
+    expect(await fsStore(dir, { lockStaleMs: 500 }).append("c", [rec()], { expect: 1 })).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it("a writer killed mid-stream: the others finish, nothing acknowledged is lost, no batch is half there", async () => {
+    const victim = run("append", dir, "shared", "1000", "victim", "400");
+    await victim.saw((l) => l.startsWith("ack victim-5 "));
+    const writers = Array.from({ length: 3 }, (_, i) => run("append", dir, "shared", "20", `w${i}`, "400"));
+    await writers[0]!.saw((l) => l.startsWith("ack "));
+    victim.proc.kill("SIGKILL");
+    await victim.exited;
+    expect(await Promise.all(writers.map((w) => w.exited))).toEqual([0, 0, 0]);
+    const inFile = await audit("shared");
+    for (const batch of [...acked(victim), ...writers.flatMap(acked)]) expect(inFile.has(batch), batch).toBe(true);
+    // At most the victim's one batch in flight is in the file without its acknowledgement.
+    expect(inFile.size - acked(victim).length - 60).toBeLessThanOrEqual(1);
+    const store = fsStore(dir, { lockStaleMs: 400 });
+    const n = await store.length!("shared");
+    expect(await store.append("shared", [rec()], { expect: n })).toBe(n + 1);
+  });
+});
