@@ -1,0 +1,47 @@
+/**
+ * The second process of "Tools that change things": it opens the refund
+ * desk's conversation from the same store folder, shows what waits, and
+ * answers: at the prompt when stdin is a terminal, "yes" otherwise.
+ *
+ *   node --import tsx --conditions=functai-source examples/node/approve.ts <store> <ledger>
+ */
+import { createInterface } from "node:readline/promises";
+import { userInfo } from "node:os";
+import { askedCount, bold, cyan, deskBrain, dim, json, makeDesk, model, say } from "./shared.js";
+
+const [store, ledger] = process.argv.slice(2);
+if (!store || !ledger) throw new Error("usage: approve.ts <store> <ledger>");
+
+const tag = dim(`  [process ${process.pid}]`);
+const lm = model(deskBrain);
+const { desk, REFUNDS, LOOKUPS } = makeDesk(ledger);
+
+const turn = (await desk.conversation("sam", { store, lm }).turns()).at(-1);
+if (!turn) throw new Error(`no turn in conversation "sam" of ${store}`);
+say(`${tag} opened conversation "sam": its last turn is ${bold(turn.state)}`);
+for (const a of turn.waiting) say(`${tag}   waiting: ${a.name} ${json(a.input)}  (${a.path} #${a.invocation}, ${a.effects ?? "unknown effects"})`);
+
+let yes = true;
+let by = "auto-approver (stdin is not a terminal)";
+if (process.stdin.isTTY) {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const names = turn.waiting.map((a) => `${a.name} ${json(a.input)}`).join(", ");
+  const reply = await rl.question(`${tag}   ${bold(`Allow ${names}? [y/n] `)}`);
+  rl.close();
+  yes = /^\s*y/i.test(reply);
+  by = (() => {
+    try {
+      return userInfo().username;
+    } catch {
+      return "you";
+    }
+  })();
+} else {
+  say(`${tag}   stdin is not a terminal: answering yes`);
+}
+
+const result = yes ? await turn.approve({ by }) : await turn.deny({ by, reason: "Not today: a manager will look at it." });
+say(`${tag} ${yes ? "approved" : "denied"} by ${by}; the turn went on here and answered:`);
+say(`${tag}   ${cyan(String(result))}`);
+const asked = askedCount(lm);
+say(`${tag}   in this process: find_order ran ${LOOKUPS.length}×, refund ran ${REFUNDS.length}×${asked === undefined ? "" : `, the model was asked ${asked}× (the replies before the wait came from the journal)`}`);
