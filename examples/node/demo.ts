@@ -169,7 +169,7 @@ async function toolsThatChangeThings(store: string): Promise<void> {
   const runs = countRuns(ledger);
   say();
   say(`  back here: the turn is ${bold(turn.state)}; its answer: ${cyan(String(turn.value))}`);
-  say(`  across both processes: find_order ran ${runs.find_order ?? 0}× (before the wait), refund ran ${runs.refund ?? 0}× (after it)`);
+  say(`  across both processes: find_order ran ${runs.find_order ?? 0}× (before the wait), refund ran ${runs.refund ?? 0}×`);
   const kinds = readFileSync(join(store, "conversations", "sam.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { kind: string; state?: string }))
     .map((r) => (r.kind === "tool" || r.kind === "ended" ? `${r.kind}:${r.state}` : r.kind));
   say(dim(`  the journal (conversations/sam.jsonl): ${kinds.join(" ")}`));
