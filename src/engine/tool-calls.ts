@@ -134,7 +134,7 @@ export async function runToolCalls(frame: Frame, calls: readonly ToolCall[], too
   if (pending.length > 0) {
     // a plain call has nobody to ask: refuse before anything of this step runs
     if (frame.runtime.mode === "plain") throw new ApprovalError(pending[0]!.path);
-    for (const approval of pending) frame.runtime.emit(frame.path, { type: "approval", approval }, `approval:${approval.id}`);
+    // the `approval` events are shown by the runner once the whole turn waits (see turn/session.ts)
     throw new Suspend(pending);
   }
   const settled = await Promise.allSettled(prepared.map((p) => execute(frame, p)));

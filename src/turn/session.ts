@@ -46,6 +46,9 @@ export interface TurnSession {
   readonly shown: Set<string>;
 }
 
+/** The path of the call that made a tool call: `support/answer/refund` → `support/answer`. */
+const callerPath = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf("/"))) || path;
+
 const codeOf = (e: unknown): string | null => (e instanceof FunctaiError ? e.code : null);
 
 /** Builds the runner for a host: one run of the turn per `running` state, cancelled by leaving it. */
@@ -74,6 +77,8 @@ function runnerFor(session: TurnSession, streaming: boolean) {
         try {
           if (e instanceof Suspend && runtime) {
             await host.onWait?.(e.approvals, runtime);
+            // shown in the same tick as the wait: an answer given on seeing one finds the actor awaiting it, never still running
+            for (const approval of e.approvals) runtime.emit(callerPath(approval.path), { type: "approval", approval }, `approval:${approval.id}`);
             sendBack({ type: "RUNNER.WAIT", approvals: e.approvals });
           } else if (e instanceof LeaseLost) {
             session.error = e;

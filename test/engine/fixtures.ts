@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { tool } from "../../src/index.js";
+import type { LMRequest } from "../../src/index.js";
+
+/** The refund desk's tools, each keeping a list of what it did (its side effects). */
+export function deskTools() {
+  const LOOKUPS: string[] = [];
+  const REFUNDS: [string, number][] = [];
+  const NOTES: string[] = [];
+  const findOrder = tool("find_order", { description: "The order's status.", input: { order_id: z.string() }, effects: "reads" }, ({ order_id }) => {
+    LOOKUPS.push(order_id);
+    return { order_id, item: "kettle", paid: 39 };
+  });
+  const refund = tool("refund", { description: "Refund an amount.", input: { order_id: z.string(), amount: z.number() }, effects: "changes" }, ({ order_id, amount }) => {
+    REFUNDS.push([order_id, amount]);
+    return `refunded ${amount} for ${order_id}`;
+  });
+  // says nothing about its effects: every rule treats it as changing things
+  const note = tool("note", { description: "Keep a note.", input: { text: z.string() } }, ({ text }) => {
+    NOTES.push(text);
+    return "noted";
+  });
+  return { findOrder, refund, note, LOOKUPS, REFUNDS, NOTES };
+}
+
+/** The tool messages of a request, as [name, content]. */
+export const toolResults = (request: LMRequest | undefined): [string, string][] =>
+  (request?.messages ?? []).flatMap((m) => (m.role === "tool" ? [[m.name, m.content] as [string, string]] : []));
+
+/** A reply that repeats the last message the model was sent (to see what it saw). */
+export const echoLast = (request: LMRequest): string => `saw: ${request.messages.at(-1)!.content}`;
