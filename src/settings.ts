@@ -111,4 +111,9 @@ export function ambientSettings(): Settings {
   return ambientStack.length === 0 ? globalSettings : mergeSettings(globalSettings, ...ambientStack);
 }
 
+/** Only the `withSettings` blocks open now: a nested call adds them to its caller's settings (configure is already there). */
+export function blockSettings(): Settings {
+  return ambientStack.length === 0 ? {} : mergeSettings(...ambientStack);
+}
+
 export { check as checkSettings };

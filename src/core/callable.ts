@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, reframe, type Frame } from "../engine/frame.js";
-import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
+import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
@@ -50,7 +50,8 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     mergeSettings(ambientSettings(), ownSettings(), checkSettings(pickSettings(options)));
 
   async function nested<T>(parent: Frame, input: Record<string, unknown>, options: CallOptions | undefined): Promise<T> {
-    const settings = mergeSettings(parent.settings, ownSettings(), pickSettings(options));
+    // a withSettings block inside a program or tool body is nearer than the caller's settings
+    const settings = mergeSettings(parent.settings, blockSettings(), ownSettings(), pickSettings(options));
     return (await def.execute(childFrame(parent, def.name, settings), input, [])) as T;
   }
 
