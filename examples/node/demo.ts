@@ -63,7 +63,8 @@ function eventPrinter(): (e: TurnEvent) => void {
     if (e.type === "text") {
       if (!inText) process.stdout.write(`  ${String(e.seq).padStart(3)} ${label("text")}`);
       inText = true;
-      process.stdout.write(cyan(e.delta));
+      // a delta may hold line breaks (a real model's <result> block): keep the column
+      process.stdout.write(e.delta.split("\n").map(cyan).join(`\n${" ".repeat(18)}`));
       return;
     }
     if (inText) process.stdout.write("\n");
