@@ -107,7 +107,6 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
   let output: unknown;
   try {
     output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
-    output = await afterHooks(frame, p, input, output);
   } catch (e) {
     if (mustPropagate(e)) throw e;
     const message = describeError(e);
@@ -116,6 +115,13 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
     if (frame.settings.toolErrors === "raise")
       throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause: e });
     return toolMessage(p, `Error: ${message}`, true);
+  }
+  try {
+    output = await afterHooks(frame, p, input, output);
+  } catch (e) {
+    // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
+    void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });
+    throw e;
   }
   void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });
   result(output);
