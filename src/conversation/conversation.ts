@@ -79,7 +79,11 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       const records: object[] = [];
       if (!state.programs.has(version))
         records.push({ functai_conversation: 1, kind: "program", at: now, version, name: def.name, program_kind: def.kind, interface: def.describe() });
-      records.push({ functai_conversation: 1, kind: "turn", at: now, turn, parent: next.parent, program: version, inputs });
+      const turnRecord: Record<string, unknown> = { functai_conversation: 1, kind: "turn", at: now, turn, parent: next.parent, program: version, inputs };
+      // the rule goes with the turn: whoever resumes it, a person is still asked (a function cannot be kept: a person answers instead)
+      if (settings.approve !== undefined && settings.approve !== null)
+        turnRecord.approve = typeof settings.approve === "function" ? "function" : settings.approve;
+      records.push(turnRecord);
       records.push(host.leaseRecord(1));
       try {
         await store.append(id, records, { expect: state.length, durable: true });
@@ -125,7 +129,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
 /** A TurnInfo for a turn just sent (refreshed from the store before anyone sees it). */
 function placeholder(turn: string) {
   return {
-    id: turn, state: "running" as const, parent: null, program: "", inputs: {}, seq: 0, attempt: 1, holder: null, leaseUntil: null,
+    id: turn, state: "running" as const, parent: null, program: "", inputs: {}, approve: null, seq: 0, attempt: 1, holder: null, leaseUntil: null,
     waiting: [], answers: [], unfinished: [], tools: new Map(), ended: null, stopped: false, snapshot: null,
   };
 }

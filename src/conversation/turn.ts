@@ -1,4 +1,4 @@
-import type { Approval } from "../approval/types.js";
+import type { Approval, ApprovalRule } from "../approval/types.js";
 import { outcomeOf } from "../core/root-turn.js";
 import { ConversationError, isFunctaiError } from "../errors.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
@@ -164,8 +164,12 @@ export class Turn {
   /** A session that continues this turn (claims it at its first run). Started. */
   continueSession(info: TurnInfo, start: "interrupted" | undefined, streaming = false): TurnSession {
     const core = this.#core;
+    const settings = core.settings();
+    // the rule the turn was sent with holds unless this handle gives one
+    if (settings.approve === undefined && (typeof info.approve === "string" || Array.isArray(info.approve)))
+      settings.approve = info.approve === "function" ? "changes" : (info.approve as ApprovalRule);
     const host = new ConversationHost({
-      def: core.def, settings: core.settings(), store: core.store, conversation: core.id, turn: this.id,
+      def: core.def, settings, store: core.store, conversation: core.id, turn: this.id,
       inputs: info.inputs, history: core.history(info.parent), attempt: info.attempt, claimed: false, length: 0,
     });
     const snapshot = start === undefined ? (info.snapshot as { value?: unknown } | null) : null;

@@ -83,6 +83,9 @@ export async function decide(frame: Frame, call: CallSubject): Promise<Decision>
       if (answer.verdict === "no") return { kind: "refused", text: refusalText(answer.reason) };
     }
   }
+  // a person's recorded answer stands whoever resumes the turn, with whatever settings
+  const recorded = frame.runtime.journal.answer(frame.site, call.invocation);
+  if (recorded) return recorded.verdict === "yes" ? { kind: "run", input } : { kind: "refused", text: refusalText(recorded.reason) };
   if (!asksApproval(approve ?? null, call)) return { kind: "run", input };
   const approval = makeApproval(frame, { ...call, input });
   const answer = await answerFor(frame, approval, approve);

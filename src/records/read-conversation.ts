@@ -28,6 +28,8 @@ export interface TurnInfo {
   /** The program version (a `program` record's `version`). */
   program: string;
   inputs: Record<string, unknown>;
+  /** The approval rule the turn was sent with (our extension of the turn record), or null. */
+  approve: unknown;
   /** The `seq` of its `turn` record. */
   seq: number;
   /** The highest lease attempt (0 when it has no lease). */
@@ -110,6 +112,7 @@ function newTally(record: TurnRecord): Tally {
   return {
     info: {
       id: record.turn, state: "interrupted", parent: record.parent, program: record.program, inputs: record.inputs,
+      approve: (record as { approve?: unknown }).approve ?? null,
       seq: record.seq, attempt: 0, holder: null, leaseUntil: null, waiting: [], answers: [], unfinished: [],
       tools: new Map(), ended: null, stopped: false, snapshot: null,
     },

@@ -37,7 +37,7 @@ export interface TurnInput {
 
 /** What the runner (the invoked actor doing model calls, tools and store writes) reports. */
 export type RunnerReport =
-  | { type: "RUNNER.EVENT"; path: string; body: TurnEventBody }
+  | { type: "RUNNER.EVENTS"; events: { path: string; body: TurnEventBody }[] }
   | { type: "RUNNER.WAIT"; approvals: Approval[] }
   | { type: "RUNNER.DONE"; result: unknown; usage: Usage }
   | { type: "RUNNER.FAILED"; error: { code: string | null; message: string } }
@@ -62,8 +62,8 @@ export interface RunnerInput {
 
 const at = (): string => new Date().toISOString();
 
-function event(context: TurnContext, path: string, body: TurnEventBody, seq: number): TurnEvent {
-  return { turn: context.turn, seq, at: at(), path, ...body } as TurnEvent;
+function event(context: TurnContext, path: string, body: TurnEventBody, seq: number, when = at()): TurnEvent {
+  return Object.assign({ turn: context.turn, seq, at: when, path }, body) as TurnEvent;
 }
 
 /**
@@ -142,11 +142,13 @@ export const turnMachine = setup({
         input: ({ context }) => ({ turn: context.turn, answers: context.answers, run: context.runs }),
       },
       on: {
-        "RUNNER.EVENT": {
+        // events come in batches (one transition per batch, not per text delta)
+        "RUNNER.EVENTS": {
           actions: enqueueActions(({ context, event: e, enqueue }) => {
-            const seq = context.seq + 1;
+            let seq = context.seq;
+            const when = at(); // one batch, one moment
+            for (const { path, body } of e.events) enqueue.emit(event(context, path, body, ++seq, when));
             enqueue.assign({ seq });
-            enqueue.emit(event(context, e.path, e.body, seq));
           }),
         },
         "RUNNER.WAIT": {

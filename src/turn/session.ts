@@ -4,6 +4,7 @@ import { FunctaiError, describeError } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
+import type { TurnEventBody } from "./events.js";
 import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
@@ -56,6 +57,18 @@ function runnerFor(session: TurnSession, streaming: boolean) {
   const { host } = session;
   return fromCallback<AnyEventObject, RunnerInput>(({ sendBack, input }) => {
     const controller = new AbortController();
+    // events are queued and handed over once per microtask: a burst of text deltas is one transition
+    let queue: { path: string; body: TurnEventBody }[] = [];
+    const flush = (): void => {
+      if (queue.length === 0) return;
+      const events = queue;
+      queue = [];
+      sendBack({ type: "RUNNER.EVENTS", events });
+    };
+    const report = (event: AnyEventObject): void => {
+      flush();
+      sendBack(event);
+    };
     void (async () => {
       let runtime: TurnRuntime | null = null;
       try {
@@ -64,14 +77,20 @@ function runnerFor(session: TurnSession, streaming: boolean) {
         const options: ConstructorParameters<typeof TurnRuntime>[0] = {
           turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown,
         };
-        if (streaming) options.emit = (path, body) => sendBack({ type: "RUNNER.EVENT", path, body });
+        if (streaming)
+          options.emit = (path, body) => {
+            const size = queue.push({ path, body });
+            if (size === 1) queueMicrotask(flush);
+            // small batches: XState runs a transition's emits from an array it shifts (quadratic in the batch size)
+            else if (size >= 32) flush();
+          };
         if (host.beforeEffect) options.beforeEffect = () => host.beforeEffect!();
         if (host.conversation) options.conversation = host.conversation;
         runtime = new TurnRuntime(options);
         session.runtime = runtime;
         const result = await host.execute(runtime);
         await host.onEnd?.({ state: "done", result, usage: runtime.usage }, runtime);
-        sendBack({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });
+        report({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });
       } catch (e) {
         const usage = runtime ? { ...runtime.usage } : { inputTokens: 0, outputTokens: 0 };
         try {
@@ -79,22 +98,22 @@ function runnerFor(session: TurnSession, streaming: boolean) {
             await host.onWait?.(e.approvals, runtime);
             // shown in the same tick as the wait: an answer given on seeing one finds the actor awaiting it, never still running
             for (const approval of e.approvals) runtime.emit(callerPath(approval.path), { type: "approval", approval }, `approval:${approval.id}`);
-            sendBack({ type: "RUNNER.WAIT", approvals: e.approvals });
+            report({ type: "RUNNER.WAIT", approvals: e.approvals });
           } else if (e instanceof LeaseLost) {
             session.error = e;
             host.onInterrupt?.(e);
-            sendBack(e.stopped ? { type: "RUNNER.STOPPED", reason: e.message } : { type: "RUNNER.INTERRUPTED", reason: e.message });
+            report(e.stopped ? { type: "RUNNER.STOPPED", reason: e.message } : { type: "RUNNER.INTERRUPTED", reason: e.message });
           } else if (controller.signal.aborted) {
             if (runtime) await host.onEnd?.({ state: "stopped", reason: describeError(e), usage }, runtime);
           } else {
             session.error = e;
             if (runtime) await host.onEnd?.({ state: "failed", error: e, usage }, runtime);
-            sendBack({ type: "RUNNER.FAILED", error: { code: codeOf(e), message: describeError(e) } });
+            report({ type: "RUNNER.FAILED", error: { code: codeOf(e), message: describeError(e) } });
           }
         } catch (recordError) {
           // the turn could not be recorded as waiting or ended: it is interrupted, never silently lost
           session.error = recordError;
-          sendBack({ type: "RUNNER.INTERRUPTED", reason: describeError(recordError) });
+          report({ type: "RUNNER.INTERRUPTED", reason: describeError(recordError) });
         }
       }
     })();

@@ -114,4 +114,26 @@ describe("Tools that change things (spec)", () => {
     expect(types).toContain("approved");
     expect(types.at(-2)).toBe("done");
   });
+
+  it("a no given from a handle opened without a rule stands, and the turn's rule still asks about later calls", async () => {
+    const store = mkdtempSync(join(tmpdir(), "functai-desk-"));
+    const { fn, REFUNDS } = desk();
+    const twice = [
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 10 } }] },
+      (req: { messages: { role: string; content: string }[] }) => `last: ${req.messages.at(-1)!.content}`,
+    ];
+    const lm = scripted(twice);
+    await expect(fn.conversation("sam", { store, approve: "changes", lm }).send("Refund.")).rejects.toBeInstanceOf(Waiting);
+    // "later, somewhere else": no approve given here
+    const [turn] = await fn.conversation("sam", { store, lm }).turns();
+    const second = await turn!.deny({ reason: "not that much", by: "maria" }).catch((e: unknown) => e);
+    expect(REFUNDS).toEqual([]);
+    // the second refund is asked about too: the rule went with the turn
+    expect(second).toBeInstanceOf(Waiting);
+    expect((second as Waiting).approvals.map((a) => a.input)).toEqual([{ order_id: "A-1042", amount: 10 }]);
+    const [again] = await fn.conversation("sam", { store, lm }).turns();
+    expect(await again!.approve({ by: "maria" })).toBe("last: refunded 10.00 for A-1042");
+    expect(REFUNDS).toEqual([["A-1042", 10]]);
+  });
 });
