@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { runAICall, type AIShape } from "../engine/ai-call.js";
+import { announceStart } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
@@ -53,7 +54,10 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
     output,
     settings: checkSettings(pickSettings(spec)),
     toolEffects: effectsAsTool(tools),
-    execute: (frame, input, history) => runAICall(frame, shape, input, history),
+    execute: (frame, input, history) => {
+      announceStart(frame, input);
+      return runAICall(frame, shape, input, history);
+    },
     describe: () => ({
       description: spec.description,
       inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { frameCarrier } from "../engine/carrier.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
-import type { Frame } from "../engine/frame.js";
+import { announceStart, type Frame } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
@@ -58,6 +58,7 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
     settings: checkSettings(pickSettings(spec)),
     toolEffects: effects ?? null,
     async execute(frame, input, history) {
+      announceStart(frame, input);
       const ctx: ProgramContext = { frame, path: frame.path, site: frame.site, signal: frame.runtime.signal, history };
       const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
       const checked = output.safeParse(value);

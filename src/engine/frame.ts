@@ -16,10 +16,20 @@ export interface Frame {
   invocations: number;
   /** How many direct calls of each name this frame made (programs and tool bodies). */
   readonly children: Map<string, number>;
+  /** The turn's outermost call. */
+  readonly root?: boolean;
 }
 
 export function rootFrame(runtime: TurnRuntime, name: string, settings: Settings): Frame {
-  return { runtime, name, site: `${name}#1`, path: name, settings, invocations: 0, children: new Map() };
+  return { runtime, name, site: `${name}#1`, path: name, settings, invocations: 0, children: new Map(), root: true };
+}
+
+/** The turn's `started` event, from its outermost call (a replayed run does not show it again). */
+export function announceStart(frame: Frame, input: Record<string, unknown>): void {
+  const { runtime } = frame;
+  if (!frame.root || runtime.journal.replaying) return;
+  const conversation = runtime.conversation ? { conversation: runtime.conversation.id } : {};
+  runtime.emit(frame.path, { type: "started", name: frame.name, input, ...conversation }, "started");
 }
 
 /**

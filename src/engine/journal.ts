@@ -65,8 +65,16 @@ export class Journal {
     return this.#keep || this.#sink !== undefined;
   }
 
+  #earlier = 0;
+
+  /** Whether earlier runs recorded anything of this turn (this run replays them). */
+  get replaying(): boolean {
+    return this.#earlier > 0;
+  }
+
   #index(record: ConversationRecord): void {
     if ((record as { turn?: unknown }).turn !== this.turn) return;
+    this.#earlier += 1;
     if (this.#keep) this.records.push(record);
     switch (record.kind) {
       case "reply": {

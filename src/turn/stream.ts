@@ -1,7 +1,7 @@
 import type { Approval } from "../approval/types.js";
 import { FunctaiError } from "../errors.js";
 import type { TurnEvent } from "./events.js";
-import type { TurnSession } from "./session.js";
+import type { TurnActor, TurnSession } from "./session.js";
 
 /** How a stream's answers reach the turn: straight to the actor, or (conversations) recorded first. */
 export interface StreamControls {
@@ -66,6 +66,11 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     return String(this.#session.actor.getSnapshot().value);
   }
 
+  /** The turn's XState actor (`actor.getSnapshot()`, `actor.getPersistedSnapshot()`). */
+  get actor(): TurnActor {
+    return this.#session.actor;
+  }
+
   /** The approvals waiting for an answer. */
   get pending(): Approval[] {
     return this.#session.actor.getSnapshot().context.pending;
@@ -93,8 +98,10 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
         await new Promise<void>((resolve) => (this.#wake = resolve));
       }
     } finally {
-      // left early (break, throw): a turn that still runs is stopped, a waiting conversation turn stays saved
-      if (this.#session.actor.getSnapshot().status === "active" && this.state !== "awaitingApproval") this.abort();
+      // left early (break, throw): the turn is stopped, whether it runs or waits here in this process (nobody
+      // could answer it any more: the actor would leak); only a waiting conversation turn stays, saved
+      const saved = this.#controls.endsWhenWaiting && this.state === "awaitingApproval";
+      if (this.#session.actor.getSnapshot().status === "active" && !saved) this.abort();
     }
   }
 

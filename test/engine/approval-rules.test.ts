@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, ApprovalError, program, refusalText, resetConfiguration, type Approval, type ApproveSetting } from "../../src/index.js";
+import { ai, ApprovalError, program, refusalText, resetConfiguration, type Approval, type ApproveSetting, type ToolLike } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskTools, echoLast, toolResults } from "./fixtures.js";
 
@@ -208,7 +208,7 @@ describe("approval paths, invocations and sites", () => {
 describe("effects derivation", () => {
   it("an AI function as a tool reads unless one of its tools changes things or says nothing", () => {
     const t = deskTools();
-    const mk = (tools: Parameters<typeof ai>[1]["tools"]) => ai("f", { description: "d", input: { q: z.string() }, tools }).toolEffects;
+    const mk = (tools: readonly ToolLike[]) => ai("f", { description: "d", input: { q: z.string() }, tools }).toolEffects;
     expect(mk([])).toBe("reads");
     expect(mk([t.findOrder])).toBe("reads");
     expect(mk([t.findOrder, t.refund])).toBe("changes");
