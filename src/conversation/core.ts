@@ -23,7 +23,16 @@ export class ConversationCore {
   ) {}
 
   async read(): Promise<ConversationState> {
-    return readConversation(await this.store.read(this.id), { now: Date.now() });
+    const state = readConversation(await this.store.read(this.id), { now: Date.now() });
+    const liveness = this.store.liveness;
+    if (!liveness) return state;
+    // a tab that still holds the turn's lock is alive, whatever its (throttled) lease says
+    for (const info of state.turns.values()) {
+      if (info.state !== "interrupted" || !(await liveness.isHeld(this.id, info.id))) continue;
+      info.state = "running";
+      if (state.head === info.id) state.next = { waits: info.id };
+    }
+    return state;
   }
 
   #state: ConversationState | null = null;
