@@ -1,0 +1,158 @@
+/**
+ * The browser example, built with Vite and driven in a real Chromium: two
+ * tabs of one context (one origin: shared IndexedDB, localStorage, Web
+ * Locks, BroadcastChannel). (a) a turn waits in tab A and is approved in tab
+ * B; (b) tab A closes mid-refund, tab B finds the turn interrupted, says
+ * the refund did run, and resumes it: one refund, not two.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumArgs } from "../../vitest.config.js";
+import { buildExample, type BuiltExample } from "./build-example.js";
+import { serveStatic, type StaticServer } from "./serve.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  if (process.env.CI) throw new Error(`CI is set and there is no Chromium at ${CHROMIUM}: the browser example must be tested (apt-get install -y chromium).`);
+  console.warn(`[functai] no Chromium at ${CHROMIUM}: test/e2e/browser-example.test.ts is skipped (CI never skips it).`);
+}
+
+const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/browser-example/", import.meta.url));
+const ANSWER = "refunded 39.00 for A-1042";
+
+/** Polls `ok` every 50 ms for at most `ms`; fails saying what it waited for. */
+async function until(what: string, ok: () => Promise<boolean>, ms: number): Promise<number> {
+  const start = performance.now();
+  while (!(await ok())) {
+    if (performance.now() - start > ms) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return performance.now() - start;
+}
+
+const count = (page: Page, selector: string): Promise<number> => page.locator(selector).count();
+const turnIn = (page: Page, state: string): Locator => page.locator(`[data-testid="turn"][data-state="${state}"]`);
+const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+
+describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
+  let built: BuiltExample;
+  let server: StaticServer;
+  let browser: Browser;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    built = await buildExample();
+    server = await serveStatic(built.outDir);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs, timeout: 30_000 });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (built) await rm(built.outDir, { recursive: true, force: true });
+  });
+
+  /** A fresh context (fresh storage) and its two tabs on the page. */
+  async function twoTabs(): Promise<{ context: BrowserContext; a: Page; b: Page; tabA: string; tabB: string }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const open = async (): Promise<Page> => {
+      const page = await context.newPage();
+      page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
+      await page.goto(server.url, { timeout: 15_000 });
+      await page.getByTestId("tab-id").filter({ hasText: /^tab-/ }).waitFor({ timeout: 10_000 });
+      return page;
+    };
+    const [a, b] = [await open(), await open()];
+    const [tabA, tabB] = [await a.getByTestId("tab-id").innerText(), await b.getByTestId("tab-id").innerText()];
+    return { context, a, b, tabA, tabB };
+  }
+
+  it("the build has no warnings and nothing from node:; #runtime is the browser's", () => {
+    expect(built.warnings).toEqual([]);
+    expect(built.nodeImports).toEqual([]);
+    expect(built.modules).toContain("src/runtime/browser.ts"); // the `browser` condition picked it
+    expect(built.modules).toContain("adapters/indexeddb/store.ts"); // a string store is IndexedDB
+    expect(built.modules).not.toContain("src/runtime/node.ts");
+    console.log(`[e2e] vite build of examples/browser: ${Math.round(built.ms)} ms`);
+  });
+
+  it("a turn waits in tab A; tab B approves it; both show the answer; the refund ran once", async () => {
+    const { context, a, b, tabB } = await twoTabs();
+    try {
+      await a.getByTestId("send").click();
+      await a.locator('[data-testid="event"][data-type="waiting"]').waitFor({ timeout: 10_000 });
+      await turnIn(a, "waiting").waitFor({ timeout: 10_000 });
+      await shot(a, "a1-tab-a-waiting");
+
+      // tab B hears of it (BroadcastChannel / its refresh) and answers it
+      const row = turnIn(b, "waiting");
+      await row.waitFor({ timeout: 10_000 });
+      expect(await row.getByTestId("approval").innerText()).toContain('desk/refund {"order_id":"A-1042","amount":39}');
+      expect(await count(b, '[data-testid="refund-entry"]')).toBe(0);
+      await shot(b, "a2-tab-b-before-approving");
+      await row.getByTestId("approve").click();
+
+      for (const page of [b, a]) {
+        await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
+      }
+      await b.locator('[data-testid="event"][data-type="answered"]').filter({ hasText: ANSWER }).waitFor({ timeout: 5_000 });
+      await shot(a, "a3-tab-a-answered");
+      await shot(b, "a4-tab-b-answered");
+
+      for (const page of [a, b]) {
+        expect(await count(page, '[data-testid="refund-entry"]')).toBe(1);
+        expect(await count(page, `[data-testid="refund-entry"][data-tab="${tabB}"]`)).toBe(1); // it ran where it was approved
+        expect(await count(page, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // not again after the wait
+        expect(await count(page, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("tab A closes mid-refund; tab B finds the turn interrupted, says it ran, resumes: one refund", async () => {
+    const { context, a, b, tabA } = await twoTabs();
+    try {
+      await a.getByTestId("ask-approval").uncheck();
+      await a.getByTestId("slow-refund").check();
+      await a.getByTestId("send").click();
+
+      // the refund paid (tab B sees the shared log) and has not returned: close tab A now
+      await until("tab B to see the refund paid", async () => (await count(b, '[data-testid="refund-entry"]')) === 1, 10_000);
+      expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0);
+      await shot(a, "b1-tab-a-mid-refund");
+      await a.close();
+      const closed = performance.now();
+
+      const row = turnIn(b, "interrupted");
+      await row.waitFor({ timeout: 10_000 }); // leases here: ttl 2 s
+      const noticedMs = performance.now() - closed;
+      console.log(`[e2e] tab B saw the turn interrupted ${Math.round(noticedMs)} ms after tab A closed`);
+      const unfinished = row.locator('[data-testid="unfinished"][data-name="refund"]');
+      expect(await unfinished.getAttribute("data-invocation")).toBe("2");
+      await shot(b, "b2-tab-b-interrupted");
+
+      await unfinished.getByTestId("result-input").fill(ANSWER);
+      await unfinished.getByTestId("did-run").click();
+      await turnIn(b, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
+      await shot(b, "b3-tab-b-resumed");
+
+      expect(await count(b, '[data-testid="refund-entry"]')).toBe(1); // one refund, not two
+      expect(await count(b, `[data-testid="refund-entry"][data-tab="${tabA}"]`)).toBe(1);
+      expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
+      expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0); // it never returned
+      expect(await count(b, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // the recorded lookup was reused
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("no page threw", () => {
+    expect(errors).toEqual([]);
+  });
+});
