@@ -1,0 +1,212 @@
+import { z } from "zod";
+import type { TurnEvent } from "../../src/turn/events.js";
+import { RemoteError } from "./errors.js";
+import { outcomeSchema, PROTOCOL_VERSION, serverMessageSchema, statusSchema, waitingEntrySchema, type ClientMessageInput, type ServerMessage, type TurnStatus, type WaitingEntry, type WireError } from "./protocol.js";
+import { RemoteStream } from "./remote-stream.js";
+import { Link, type LinkOptions } from "./link.js";
+
+export interface ConnectOptions extends LinkOptions {}
+
+type TurnRef = { conversation: string; turn: string };
+type Listeners = {
+  waiting: (waiting: WaitingEntry[]) => void;
+  event: (e: { conversation: string; event: TurnEvent }) => void;
+  reconnect: () => void;
+  close: (e: { code: number; reason: string }) => void;
+};
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: RemoteError): void;
+  stream?: RemoteStream;
+}
+
+/**
+ * A companion's connection to a functai server: what waits for a person,
+ * live, and the answers. Reconnects on its own (unless told not to) and gets
+ * the waiting list again.
+ */
+export class Companion {
+  readonly #link: Link;
+  readonly #pending = new Map<string, Pending>();
+  readonly #listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = { waiting: new Set(), event: new Set(), reconnect: new Set(), close: new Set() };
+  #next = 0;
+  #subscribed = false;
+  /** The programs this key may call. */
+  programs: string[] = [];
+  /** The waiting list last pushed by the server. */
+  last: WaitingEntry[] = [];
+
+  constructor(url: string, options: ConnectOptions) {
+    this.#link = new Link(url, options, {
+      message: (m) => this.#onMessage(m),
+      welcome: (programs, again) => {
+        this.programs = programs;
+        if (!again) return;
+        if (this.#subscribed) void this.#request({ type: "subscribe" }).catch(() => undefined);
+        this.#listeners.reconnect.forEach((fn) => fn());
+      },
+      down: (e) => {
+        // whatever was in flight is lost with the connection; turns the server runs go on there
+        for (const [id, p] of this.#pending) this.#fail(id, p, { code: "remote-closed", message: `the connection closed (${e.code})` });
+        this.#listeners.close.forEach((fn) => fn(e));
+      },
+    });
+  }
+
+  /** Opens the connection and says hello (rejects on a wrong key or an unreachable server). */
+  open(): Promise<void> {
+    return this.#link.open();
+  }
+
+  /** The turns that wait for a person, as this key may see them: `[{ conversation, turn, approvals, … }]`. */
+  async waiting(): Promise<WaitingEntry[]> {
+    return z.array(waitingEntrySchema).parse(await this.#request({ type: "waiting" }));
+  }
+
+  /** Listens: `waiting` (the list, live), `event` (turns the server runs), `reconnect`, `close`. Returns the unsubscribe. */
+  on<K extends keyof Listeners>(type: K, listener: Listeners[K]): () => void {
+    this.#listeners[type].add(listener);
+    if (type === "event" && !this.#subscribed) {
+      this.#subscribed = true;
+      void this.#request({ type: "subscribe" }).catch(() => undefined);
+    }
+    return () => this.#listeners[type].delete(listener);
+  }
+
+  /** Says yes (to approval `id`, or all); the server runs the turn on. Await the answer, or iterate its events. */
+  approve(options: TurnRef & { by?: string; id?: string }): RemoteStream {
+    return this.#stream({ type: "approve", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id) }, options.conversation);
+  }
+
+  /** Says no, with a reason the model sees; the server runs the turn on. */
+  deny(options: TurnRef & { reason?: string; by?: string; id?: string }): RemoteStream {
+    return this.#stream(
+      { type: "deny", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id), ...opt("reason", options.reason) },
+      options.conversation,
+    );
+  }
+
+  /** Goes on with an interrupted turn: `results` for tools that did run, `rerun` for those that did not (by invocation). */
+  resume(options: TurnRef & { results?: Record<string | number, unknown>; rerun?: (number | string)[] }): RemoteStream {
+    return this.#stream({ type: "resume", conversation: options.conversation, turn: options.turn, ...opt("results", options.results), ...opt("rerun", options.rerun) }, options.conversation);
+  }
+
+  /** Ends a waiting or interrupted turn without going on. */
+  async abandon(options: TurnRef): Promise<void> {
+    await this.#stream({ type: "abandon", conversation: options.conversation, turn: options.turn }, options.conversation).outcome;
+  }
+
+  /** A turn's state now. */
+  async status(options: TurnRef): Promise<TurnStatus> {
+    return statusSchema.parse(await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
+  }
+
+  /**
+   * Calls a served program. `approvals: "caller"`: its approvals come to this
+   * stream (`s.approve()`, `s.deny(reason)`); `"owner"` (default): it runs in
+   * a conversation of the server's store (`conversation`, or a new one) and
+   * waits there for the owner's companions.
+   */
+  call<T = unknown>(program: string, input: unknown, options: { approvals?: "caller" | "owner"; conversation?: string } = {}): RemoteStream<T> {
+    const approvals = options.approvals ?? "owner";
+    const msg = { type: "call" as const, program, input, approvals, ...opt("conversation", options.conversation) };
+    const id = this.#id();
+    const controls = approvals === "caller"
+      ? {
+          answer: async (verdict: "yes" | "no", o: { id?: string; by?: string; reason?: string }) => {
+            await this.#request({ type: "answer", call: id, verdict, ...opt("approval", o.id), ...opt("by", o.by), ...opt("reason", o.reason) });
+          },
+          cancel: () => void this.#request({ type: "cancel", call: id }).catch(() => undefined),
+        }
+      : null;
+    return this.#stream(msg, options.conversation ?? null, controls, id) as RemoteStream<T>;
+  }
+
+  /** Closes the connection (no reconnect). */
+  close(): Promise<void> {
+    return this.#link.close();
+  }
+
+  #id(): string {
+    return `r${++this.#next}`;
+  }
+
+  #request(msg: DistributiveOmit<ClientMessageInput, "id">, id = this.#id(), stream?: RemoteStream): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { resolve, reject, ...(stream ? { stream } : {}) };
+      this.#pending.set(id, pending);
+      if (!this.#link.send({ ...msg, id })) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
+    });
+  }
+
+  #stream(msg: DistributiveOmit<ClientMessageInput, "id">, conversation: string | null, controls: RemoteStream["controls"] = null, id = this.#id()): RemoteStream {
+    const stream = new RemoteStream(conversation, controls);
+    this.#request(msg, id, stream).then(
+      (result) => {
+        const outcome = outcomeSchema.safeParse(result);
+        if (outcome.success) stream.finish(outcome.data);
+        else stream.fail({ code: "remote-protocol", message: "the server's reply was not an outcome" });
+      },
+      (e: RemoteError) => stream.fail({ code: e.wireCode, message: e.message }),
+    );
+    return stream;
+  }
+
+  #fail(id: string, p: Pending, error: WireError): void {
+    this.#pending.delete(id);
+    p.reject(new RemoteError(error));
+  }
+
+  #onMessage(m: ServerMessage): void {
+    switch (m.type) {
+      case "waiting":
+        this.last = m.waiting;
+        this.#listeners.waiting.forEach((fn) => fn(m.waiting));
+        return;
+      case "event": {
+        const event = m.event as unknown as TurnEvent;
+        if (m.id !== null) this.#pending.get(m.id)?.stream?.push(event);
+        else if (m.conversation !== null) this.#listeners.event.forEach((fn) => fn({ conversation: m.conversation!, event }));
+        return;
+      }
+      case "reply": {
+        const p = this.#pending.get(m.id);
+        this.#pending.delete(m.id);
+        p?.resolve(m.result);
+        return;
+      }
+      case "error": {
+        const p = m.id === null ? undefined : this.#pending.get(m.id);
+        if (p && m.id !== null) this.#fail(m.id, p, m);
+        return;
+      }
+      case "welcome":
+        return;
+    }
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** `{ [key]: value }` when the value is given (exactOptionalPropertyTypes: never write `undefined`). */
+const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: V }));
+
+/**
+ * Connects a companion to a functai server: Node (`ws`) or a browser (its
+ * own WebSocket). The key goes in the first message (browsers cannot set
+ * headers); use `wss://` beyond loopback.
+ *
+ * @example
+ * const app = await connect("ws://127.0.0.1:8787", { key: "k1" });
+ * for (const w of await app.waiting()) await app.approve({ conversation: w.conversation, turn: w.turn, by: "maria" });
+ * app.on("waiting", (list) => console.log(list.length, "waiting"));
+ * await app.close();
+ */
+export async function connect(url: string, options: ConnectOptions = {}): Promise<Companion> {
+  const app = new Companion(url, options);
+  await app.open();
+  return app;
+}
+
+export { PROTOCOL_VERSION };

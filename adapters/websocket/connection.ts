@@ -1,0 +1,155 @@
+/**
+ * One companion's connection, server side: the hello, the rate limit, the
+ * checks, then each request handed to `handle` (requests.ts).
+ */
+import type { WebSocket } from "ws";
+import type { TurnStream } from "../../src/turn/stream.js";
+import { wireError } from "./errors.js";
+import { allowsConversation, type Grant, type KeyRing } from "./keys.js";
+import { TokenBucket, type RateOptions } from "./limits.js";
+import { clientMessageSchema, PROTOCOL_VERSION, SUPPORTED_VERSIONS, type ClientMessage, type ServerMessage, type WaitingEntry, type WireError } from "./protocol.js";
+import type { RunContext } from "./runner.js";
+import type { WaitingWatcher } from "./watch.js";
+
+/** What every connection of a server shares. */
+export interface Hub extends RunContext {
+  readonly keys: KeyRing;
+  readonly watcher: WaitingWatcher;
+  readonly connections: Set<Connection>;
+  readonly rate: Required<RateOptions>;
+  /** Turns a connection may run at once. */
+  readonly maxRuns: number;
+  /** Keeps a task the server must wait for on close. */
+  track(task: Promise<unknown>): void;
+  log(message: string, e?: unknown): void;
+}
+
+/** Close codes: 4401 refused key (do not retry), 4429 abusive, 4400 protocol (no hello). */
+export const CLOSE = { auth: 4401, abuse: 4429, protocol: 4400, shutdown: 1001 } as const;
+
+export type Handler = (conn: Connection, msg: Exclude<ClientMessage, { type: "hello" }>) => Promise<void>;
+
+export class Connection {
+  grant: Grant | null = null;
+  alive = true;
+  subscribed = false;
+  /** This connection's caller calls, by request id: their approvals are answered here. */
+  readonly calls = new Map<string, TurnStream<unknown>>();
+  readonly inflight = new Set<string>();
+  #strikes = 0;
+  #lastWaiting = "";
+  readonly #bucket: TokenBucket;
+  readonly #helloTimer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    readonly hub: Hub,
+    readonly socket: WebSocket,
+    readonly handle: Handler,
+    helloTimeoutMs: number,
+  ) {
+    this.#bucket = new TokenBucket(hub.rate.perSecond, hub.rate.burst);
+    this.#helloTimer = setTimeout(() => this.close(CLOSE.protocol, "no hello"), helloTimeoutMs);
+    socket.on("message", (data, isBinary) => this.#onMessage(data, isBinary));
+    socket.on("pong", () => (this.alive = true));
+    socket.on("close", () => this.#closed());
+    socket.on("error", () => undefined); // a broken socket closes; the close handler cleans up
+  }
+
+  send(msg: ServerMessage): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    try {
+      this.socket.send(JSON.stringify(msg));
+    } catch (e) {
+      this.hub.log("a message could not be sent", e);
+    }
+  }
+
+  error(id: string | null, error: WireError): void {
+    this.send({ type: "error", id, ...error });
+  }
+
+  close(code: number, reason: string): void {
+    clearTimeout(this.#helloTimer);
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason);
+  }
+
+  /** A refused message: answered, counted; too many and the connection is closed as abusive. */
+  strike(id: string | null, error: WireError): void {
+    this.#strikes += 1;
+    if (this.#strikes > this.hub.rate.strikes) return this.close(CLOSE.abuse, "too many refused messages");
+    this.error(id, error);
+  }
+
+  /** Sends this connection's view of the waiting list when it changed (or always, after the hello). */
+  pushWaiting(all: readonly WaitingEntry[], force = false): void {
+    const grant = this.grant && this.hub.keys.current(this.grant);
+    if (!grant) return;
+    const mine = all.filter((w) => allowsConversation(grant, w.conversation));
+    const json = JSON.stringify(mine);
+    if (!force && json === this.#lastWaiting) return;
+    this.#lastWaiting = json;
+    this.send({ type: "waiting", waiting: mine });
+  }
+
+  #onMessage(data: unknown, isBinary: boolean): void {
+    // the bucket first: a flood costs no parsing
+    if (!this.#bucket.take()) return this.strike(null, wireError("remote-rate-limit", "too many messages: slow down"));
+    if (isBinary) return this.strike(null, wireError("remote-protocol", "text frames only"));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(String(data));
+    } catch {
+      return this.strike(null, wireError("remote-protocol", "not JSON"));
+    }
+    const parsed = clientMessageSchema.safeParse(raw);
+    const rawId = typeof raw === "object" && raw !== null ? (raw as { id?: unknown }).id : undefined;
+    const id = typeof rawId === "string" && rawId.length > 0 && rawId.length <= 64 ? rawId : null;
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return this.strike(id, wireError("remote-protocol", `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300)));
+    }
+    const msg = parsed.data;
+    if (msg.type === "hello") return this.#hello(msg);
+    if (!this.grant) {
+      this.error(msg.id, wireError("remote-protocol", "say hello first"));
+      return this.close(CLOSE.protocol, "no hello");
+    }
+    if (!this.hub.keys.current(this.grant)) {
+      this.error(msg.id, wireError("remote-auth", "this key was revoked"));
+      return this.close(CLOSE.auth, "key revoked");
+    }
+    if (this.inflight.has(msg.id)) return this.strike(msg.id, wireError("remote-protocol", `request id ${msg.id} is in use`));
+    this.inflight.add(msg.id);
+    const done = this.handle(this, msg)
+      .catch((e: unknown) => this.hub.log("a request failed", e))
+      .finally(() => this.inflight.delete(msg.id));
+    this.hub.track(done);
+  }
+
+  #hello(msg: Extract<ClientMessage, { type: "hello" }>): void {
+    if (this.grant) return this.strike(msg.id, wireError("remote-protocol", "hello was already said"));
+    if (!SUPPORTED_VERSIONS.includes(msg.v)) {
+      this.error(msg.id, wireError("remote-protocol", `protocol version ${msg.v} is not supported (this server speaks ${SUPPORTED_VERSIONS.join(", ")})`));
+      return this.close(CLOSE.protocol, "version");
+    }
+    const grant = this.hub.keys.match(msg.key);
+    if (!grant) {
+      this.error(msg.id, wireError("remote-auth", msg.key === undefined ? "a key is required" : "wrong key"));
+      return this.close(CLOSE.auth, "key");
+    }
+    clearTimeout(this.#helloTimer);
+    this.grant = grant;
+    const programs = [...this.hub.programs.keys()].filter((p) => grant.programs === null || grant.programs.has(p));
+    this.send({ type: "welcome", id: msg.id, v: PROTOCOL_VERSION, programs });
+    // a reconnecting companion gets the current list again
+    this.pushWaiting(this.hub.watcher.all, true);
+  }
+
+  #closed(): void {
+    clearTimeout(this.#helloTimer);
+    this.hub.connections.delete(this);
+    // nobody is left to answer a caller call's approvals: stop it
+    for (const s of this.calls.values()) s.abort();
+    this.calls.clear();
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * `functai/websocket`: remote approval. `serve` exposes a store's waiting
+ * turns and some programs over WebSocket (Node, on `ws`); `connect` is the
+ * companion's side, in Node or a browser.
+ *
+ * @example
+ * import { serve, connect } from "functai/websocket";
+ * const server = await serve({ store, programs: [desk], keys: ["k1"], port: 0 });
+ * const app = await connect(server.url, { key: "k1" });
+ * const [w] = await app.waiting();
+ * if (w) await app.approve({ conversation: w.conversation, turn: w.turn, by: "maria" });
+ * await app.close();
+ * await server.close();
+ */
+export { serve, type ServeOptions, type WebSocketServerHandle } from "./server.js";
+export { connect, Companion, type ConnectOptions } from "./client.js";
+export { RemoteStream } from "./remote-stream.js";
+export { RemoteError } from "./errors.js";
+export type { KeySpec } from "./keys.js";
+export type { RateOptions } from "./limits.js";
+export type { SocketConstructor, SocketLike } from "./socket.js";
+export {
+  PROTOCOL_VERSION, SUPPORTED_VERSIONS, clientMessageSchema, serverMessageSchema, approvalSchema, waitingEntrySchema,
+  unfinishedSchema, outcomeSchema, statusSchema, wireEventSchema, wireErrorSchema,
+  type ClientMessage, type ClientMessageInput, type ServerMessage, type WaitingEntry, type WireEvent, type WireError, type Outcome, type TurnStatus,
+} from "./protocol.js";

@@ -1,0 +1,87 @@
+/**
+ * Keys: who may connect, and to what. Compared in constant time: both sides
+ * are hashed (equal lengths), then `timingSafeEqual`, and every key is
+ * compared whatever matched, so timing says nothing about which key or how
+ * much of it was right.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { FunctaiError } from "../../src/errors.js";
+
+/** A key, alone (sees everything) or limited to some conversations and/or programs. */
+export type KeySpec = string | { key: string; conversations?: readonly string[]; programs?: readonly string[] };
+
+/** What a connection's key allows (`null`: no limit). */
+export interface Grant {
+  readonly conversations: ReadonlySet<string> | null;
+  readonly programs: ReadonlySet<string> | null;
+  /** The hash of the key that matched (to find its connections when it is revoked); `null` when no keys are required. */
+  readonly keyHash: string | null;
+}
+
+const hash = (key: string): Buffer => createHash("sha256").update(key, "utf8").digest();
+
+interface Entry {
+  digest: Buffer;
+  grant: Grant;
+}
+
+/** The keys a server takes. Without keys (loopback only) everybody gets an unlimited grant. */
+export class KeyRing {
+  #entries: Entry[] = [];
+
+  constructor(keys: readonly KeySpec[] | undefined) {
+    this.set(keys ?? []);
+  }
+
+  get required(): boolean {
+    return this.#entries.length > 0;
+  }
+
+  set(keys: readonly KeySpec[]): void {
+    this.#entries = keys.map((spec) => {
+      const key = typeof spec === "string" ? spec : spec?.key;
+      if (typeof key !== "string" || key.length === 0 || key.length > 1024)
+        throw new FunctaiError("settings-invalid", "serve: each key must be a non-empty string (at most 1024 characters)");
+      const limits: { conversations?: readonly string[]; programs?: readonly string[] } = typeof spec === "string" ? {} : spec;
+      const digest = hash(key);
+      return {
+        digest,
+        grant: {
+          conversations: limits.conversations ? new Set(limits.conversations) : null,
+          programs: limits.programs ? new Set(limits.programs) : null,
+          keyHash: digest.toString("hex"),
+        },
+      };
+    });
+  }
+
+  /** The grant of `key`, or `null` when it is missing or wrong. */
+  match(key: string | undefined): Grant | null {
+    if (!this.required) return { conversations: null, programs: null, keyHash: null };
+    const candidate = hash(key ?? "");
+    let found: Grant | null = null;
+    for (const entry of this.#entries) {
+      // no early exit: the loop takes as long whichever key matched
+      if (timingSafeEqual(candidate, entry.digest) && key !== undefined) found = entry.grant;
+    }
+    return found;
+  }
+
+  /** Whether a grant still stands (its key was not removed); the grant as it is now. */
+  current(grant: Grant): Grant | null {
+    if (grant.keyHash === null) return this.required ? null : grant;
+    return this.#entries.find((e) => e.grant.keyHash === grant.keyHash)?.grant ?? null;
+  }
+}
+
+export const allowsConversation = (grant: Grant, conversation: string): boolean =>
+  grant.conversations === null || grant.conversations.has(conversation);
+
+export const allowsProgram = (grant: Grant, program: string): boolean =>
+  grant.programs === null || grant.programs.has(program);
+
+/** Hosts that only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === "::ffff:127.0.0.1";
+}

@@ -1,0 +1,126 @@
+/**
+ * A companion's link to the server: opens the socket, says hello, checks
+ * every incoming message, and reconnects with backoff when the connection
+ * drops (not when the key was refused, nor after `close()`).
+ */
+import { RemoteError } from "./errors.js";
+import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "./protocol.js";
+import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
+
+export interface LinkOptions {
+  /** The server's key (required by any server not only on loopback). */
+  key?: string;
+  /** Reconnect when the connection drops (default true). */
+  reconnect?: boolean;
+  /** Longest wait between reconnect attempts (default 5000 ms). */
+  maxDelayMs?: number;
+  /** How long the server may take to welcome us (default 10000 ms). */
+  timeoutMs?: number;
+  /** A WebSocket constructor (default: the global one, else `ws`). */
+  WebSocket?: SocketConstructor;
+  /** A name for this companion (shown in the server's logs). */
+  client?: string;
+}
+
+export interface LinkEvents {
+  message(m: ServerMessage): void;
+  welcome(programs: string[], again: boolean): void;
+  down(e: { code: number; reason: string }): void;
+}
+
+const AUTH_CLOSE = 4401;
+
+export class Link {
+  #socket: SocketLike | null = null;
+  #closing = false;
+  #retry: ReturnType<typeof setTimeout> | null = null;
+  #attempts = 0;
+
+  constructor(
+    readonly url: string,
+    readonly options: LinkOptions,
+    readonly events: LinkEvents,
+  ) {}
+
+  open(): Promise<void> {
+    return this.#connect(false);
+  }
+
+  /** Sends when connected; false when not. */
+  send(msg: object): boolean {
+    if (!this.#socket || this.#socket.readyState !== OPEN) return false;
+    this.#socket.send(JSON.stringify(msg));
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    if (this.#retry) clearTimeout(this.#retry);
+    const socket = this.#socket;
+    if (!socket || socket.readyState > OPEN) return;
+    await new Promise<void>((resolve) => {
+      socket.addEventListener("close", () => resolve());
+      socket.close(1000, "bye");
+    });
+  }
+
+  async #connect(again: boolean): Promise<void> {
+    const Socket = await socketConstructor(this.options.WebSocket);
+    const socket = await openSocket(Socket, this.url);
+    if (this.#closing) return socket.close(1000, "bye");
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
+        socket.close(1000, "timeout");
+      }, this.options.timeoutMs ?? 10_000);
+      let welcomed = false;
+      socket.addEventListener("message", (e) => {
+        const m = parse(e.data);
+        if (!m) return;
+        if (!welcomed && m.type === "welcome") {
+          welcomed = true;
+          clearTimeout(timer);
+          this.#socket = socket;
+          this.#attempts = 0;
+          resolve();
+          this.events.welcome(m.programs, again);
+        } else if (!welcomed && m.type === "error" && m.id === "hello") {
+          clearTimeout(timer);
+          reject(new RemoteError(m));
+        } else if (welcomed) this.events.message(m);
+      });
+      socket.addEventListener("close", (e) => {
+        clearTimeout(timer);
+        if (!welcomed) return reject(new RemoteError({ code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed", message: `the server closed the connection (${e.code})` }));
+        if (this.#socket === socket) this.#socket = null;
+        this.events.down({ code: e.code, reason: e.reason });
+        if (!this.#closing && this.options.reconnect !== false && e.code !== AUTH_CLOSE) this.#schedule();
+      });
+      socket.send(JSON.stringify({ type: "hello", id: "hello", v: PROTOCOL_VERSION, ...(this.options.key === undefined ? {} : { key: this.options.key }), ...(this.options.client ? { client: this.options.client } : {}) }));
+    });
+  }
+
+  #schedule(): void {
+    const delay = Math.min(this.options.maxDelayMs ?? 5000, 100 * 2 ** this.#attempts++);
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      if (this.#closing) return;
+      this.#connect(true).catch((e: unknown) => {
+        // a refused key will not start working: stop trying
+        if (e instanceof RemoteError && e.code === "remote-auth") return this.events.down({ code: AUTH_CLOSE, reason: "key refused" });
+        if (!this.#closing) this.#schedule();
+      });
+    }, delay);
+  }
+}
+
+/** A server message, checked; anything else is dropped. */
+function parse(data: unknown): ServerMessage | null {
+  if (typeof data !== "string") return null;
+  try {
+    const checked = serverMessageSchema.safeParse(JSON.parse(data));
+    return checked.success ? checked.data : null;
+  } catch {
+    return null;
+  }
+}

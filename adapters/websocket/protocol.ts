@@ -1,0 +1,121 @@
+/**
+ * The wire protocol of `functai/websocket`, version 1: JSON text frames,
+ * each checked with these schemas on both ends.
+ *
+ * - The client speaks first: `hello` (version, key). Anything else first is
+ *   refused and the socket closed.
+ * - Every request has an `id` (1–64 chars, unique per connection while in
+ *   flight); the server answers it with one `reply` or one `error` carrying
+ *   that id. Requests that run a turn (`approve`, `deny`, `resume`, `call`)
+ *   first get `event` messages with the same id, then their `reply`.
+ * - The server pushes `waiting` (what waits for a person, as this key may see
+ *   it) after `welcome` and whenever it changes, and `event` with `id: null`
+ *   to connections that sent `subscribe`.
+ * - Errors are `{ code, message }`: never a stack, never another
+ *   conversation's data.
+ *
+ * Version history: 1 — first version.
+ */
+import { z } from "zod";
+import { isConversationId } from "../../src/store/types.js";
+
+export const PROTOCOL_VERSION = 1 as const;
+/** Versions this build speaks. */
+export const SUPPORTED_VERSIONS: readonly number[] = [1];
+
+const requestId = z.string().min(1).max(64);
+const conversationId = z.string().max(200).refine(isConversationId, "not a conversation id");
+const turnId = z.string().min(1).max(100);
+const approvalId = z.string().min(1).max(500);
+const short = z.string().max(200);
+const reason = z.string().max(4000);
+
+export const approvalSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+  effects: z.enum(["reads", "changes"]).nullable(),
+  path: z.string(),
+  invocation: z.number().int(),
+  site: z.string(),
+  plugin: z.string().exactOptional(),
+  question: z.string().exactOptional(),
+});
+
+export const unfinishedSchema = z.object({ invocation: z.number().int(), name: z.string(), input: z.unknown(), path: z.string(), site: z.string() });
+
+/** A turn that waits for a person: approvals to answer, or (interrupted) a resume, perhaps with results for unfinished tools. */
+export const waitingEntrySchema = z.object({
+  conversation: z.string(),
+  turn: z.string(),
+  program: z.string().nullable(),
+  state: z.enum(["waiting", "interrupted"]),
+  approvals: z.array(approvalSchema),
+  unfinished: z.array(unfinishedSchema),
+});
+
+const turnRef = { id: requestId, conversation: conversationId, turn: turnId };
+
+export const clientMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), id: requestId, v: z.number().int(), key: z.string().max(1024).optional(), client: short.optional() }),
+  z.object({ type: z.literal("waiting"), id: requestId }),
+  z.object({ type: z.literal("subscribe"), id: requestId }),
+  z.object({ type: z.literal("status"), ...turnRef }),
+  z.object({ type: z.literal("approve"), ...turnRef, approval: approvalId.optional(), by: short.optional() }),
+  z.object({ type: z.literal("deny"), ...turnRef, approval: approvalId.optional(), by: short.optional(), reason: reason.optional() }),
+  z.object({
+    type: z.literal("resume"), ...turnRef,
+    results: z.record(z.string().max(600), z.unknown()).optional(),
+    rerun: z.array(z.union([z.number().int(), z.string().max(600)])).max(1000).optional(),
+  }),
+  z.object({ type: z.literal("abandon"), ...turnRef }),
+  z.object({
+    type: z.literal("call"), id: requestId, program: short, input: z.unknown(),
+    approvals: z.enum(["caller", "owner"]).default("owner"), conversation: conversationId.optional(),
+  }),
+  // an answer to an approval of one of this connection's own `call`s (approvals: "caller")
+  z.object({ type: z.literal("answer"), id: requestId, call: requestId, verdict: z.enum(["yes", "no"]), approval: approvalId.optional(), by: short.optional(), reason: reason.optional() }),
+  z.object({ type: z.literal("cancel"), id: requestId, call: requestId }),
+]);
+
+/** A turn event as sent on the wire (checked loosely: the engine's union may grow). */
+export const wireEventSchema = z.looseObject({ type: z.string(), turn: z.string(), seq: z.number(), at: z.string(), path: z.string() });
+
+export const wireErrorSchema = z.object({ code: z.string().max(100), message: z.string().max(4000) });
+
+export const serverMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("welcome"), id: requestId, v: z.number().int(), programs: z.array(z.string()) }),
+  z.object({ type: z.literal("reply"), id: requestId, result: z.unknown() }),
+  z.object({ type: z.literal("error"), id: requestId.nullable(), ...wireErrorSchema.shape }),
+  z.object({ type: z.literal("waiting"), waiting: z.array(waitingEntrySchema) }),
+  z.object({ type: z.literal("event"), id: requestId.nullable(), conversation: z.string().nullable(), event: wireEventSchema }),
+]);
+
+/** How a turn run on the server came out: the result of `approve`, `deny`, `resume`, `call`. */
+export const outcomeSchema = z.object({
+  conversation: z.string().nullable(),
+  turn: z.string(),
+  state: z.enum(["done", "failed", "waiting", "stopped", "abandoned", "interrupted", "running"]),
+  value: z.unknown().optional(),
+  error: wireErrorSchema.optional(),
+  approvals: z.array(approvalSchema).optional(),
+});
+
+/** The result of `status`. */
+export const statusSchema = z.object({
+  conversation: z.string(),
+  turn: z.string(),
+  state: z.enum(["running", "waiting", "interrupted", "done", "failed", "abandoned", "stopped"]),
+  approvals: z.array(approvalSchema),
+  unfinished: z.array(unfinishedSchema),
+  value: z.unknown().optional(),
+});
+
+export type ClientMessage = z.infer<typeof clientMessageSchema>;
+export type ClientMessageInput = z.input<typeof clientMessageSchema>;
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
+export type WaitingEntry = z.infer<typeof waitingEntrySchema>;
+export type WireEvent = z.infer<typeof wireEventSchema>;
+export type WireError = z.infer<typeof wireErrorSchema>;
+export type Outcome = z.infer<typeof outcomeSchema>;
+export type TurnStatus = z.infer<typeof statusSchema>;

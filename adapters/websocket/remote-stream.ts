@@ -1,0 +1,134 @@
+import type { Approval } from "../../src/approval/types.js";
+import type { TurnEvent } from "../../src/turn/events.js";
+import { RemoteError } from "./errors.js";
+import type { Outcome, WireError } from "./protocol.js";
+
+/** How a remote stream answers approvals and stops (set for caller calls only). */
+export interface RemoteControls {
+  answer(verdict: "yes" | "no", options: { id?: string; by?: string; reason?: string }): Promise<void>;
+  cancel(): void;
+}
+
+/**
+ * A turn running on a server, as the companion sees it: an
+ * `AsyncIterable<TurnEvent>` that is also a promise of the answer (like
+ * `TurnStream`). It rejects with a `RemoteError`: `turn-waiting` (with
+ * `approvals`) when the turn waits for a person again, the turn's own error
+ * when it failed, `remote-closed` when the connection dropped.
+ *
+ * @example
+ * const s = app.call("desk", "Refund A-1042", { approvals: "caller" });
+ * for await (const e of s) if (e.type === "approval") void s.approve({ by: "me" });
+ * const answer = await s;
+ */
+export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, PromiseLike<T> {
+  /** The turn's id, once its first event or outcome arrived. */
+  turn: string | null = null;
+  conversation: string | null;
+  /** Approvals asked and not answered yet. */
+  pending: Approval[] = [];
+  /** How it came out (resolves also for failed and waiting turns; rejects only when the request was refused). */
+  readonly outcome: Promise<Outcome>;
+  readonly #result: Promise<T>;
+  readonly #buffer: TurnEvent[] = [];
+  #ended = false;
+  #wake: (() => void) | null = null;
+  #settle!: { resolve: (o: Outcome) => void; reject: (e: unknown) => void };
+  #iterating = false;
+
+  constructor(
+    conversation: string | null,
+    readonly controls: RemoteControls | null,
+  ) {
+    this.conversation = conversation;
+    this.outcome = new Promise<Outcome>((resolve, reject) => (this.#settle = { resolve, reject }));
+    this.#result = this.outcome.then((o) => {
+      if (o.state === "done") return o.value as T;
+      if (o.state === "waiting") throw new RemoteError({ code: "turn-waiting", message: `turn ${o.turn} waits for a person's answer` }, o.approvals ?? []);
+      throw new RemoteError(o.error ?? { code: "turn-state", message: `the turn is ${o.state}` });
+    });
+    this.outcome.catch(() => undefined);
+    this.#result.catch(() => undefined);
+  }
+
+  /** An event of this turn arrived. */
+  push(event: TurnEvent): void {
+    this.turn ??= event.turn;
+    if (event.type === "approval") this.pending = [...this.pending, event.approval];
+    if (event.type === "approved") this.pending = this.pending.filter((a) => a.id !== event.approval.id);
+    this.#buffer.push(event);
+    this.#poke();
+  }
+
+  finish(outcome: Outcome): void {
+    this.turn ??= outcome.turn;
+    this.conversation ??= outcome.conversation;
+    this.#settle.resolve(outcome);
+    this.#end();
+  }
+
+  fail(error: WireError): void {
+    this.#settle.reject(new RemoteError(error));
+    this.#end();
+  }
+
+  #end(): void {
+    this.#ended = true;
+    this.#poke();
+  }
+
+  #poke(): void {
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+  }
+
+  async *#events(): AsyncGenerator<TurnEvent, void, undefined> {
+    let head = 0;
+    for (;;) {
+      if (head < this.#buffer.length) {
+        yield this.#buffer[head++]!;
+        continue;
+      }
+      if (this.#ended) {
+        await this.outcome; // a refused request ends the loop with its error
+        return;
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+    if (this.#iterating) throw new RemoteError({ code: "turn-state", message: "a RemoteStream can be iterated once" });
+    this.#iterating = true;
+    return this.#events();
+  }
+
+  then<R1 = T, R2 = never>(onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+    return this.#result.then(onfulfilled, onrejected);
+  }
+
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#result.catch(onrejected);
+  }
+
+  /** Says yes to one pending approval (`id`), or all (caller calls only). */
+  approve(options: { id?: string; by?: string } = {}): Promise<void> {
+    return this.#controls().answer("yes", options);
+  }
+
+  /** Says no, with a reason the model sees (caller calls only). */
+  deny(reason?: string, options: { id?: string; by?: string } = {}): Promise<void> {
+    return this.#controls().answer("no", { ...options, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  /** Stops a caller call on the server. */
+  abort(): void {
+    this.controls?.cancel();
+  }
+
+  #controls(): RemoteControls {
+    if (!this.controls) throw new RemoteError({ code: "turn-state", message: "only a call with approvals \"caller\" is answered on its stream; answer a conversation's turn with app.approve / app.deny" });
+    return this.controls;
+  }
+}

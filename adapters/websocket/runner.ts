@@ -1,0 +1,120 @@
+/**
+ * Running conversation turns on in the server process, which has the
+ * programs: a companion's answer is recorded (conditionally: answered once),
+ * then the turn goes on here and its events are passed to `emit`.
+ */
+import type { Callable } from "../../src/core/callable.js";
+import type { Turn } from "../../src/conversation/turn.js";
+import { FunctaiError, isFunctaiError } from "../../src/errors.js";
+import { readConversation } from "../../src/records/read-conversation.js";
+import type { Settings } from "../../src/settings.js";
+import type { Store } from "../../src/store/types.js";
+import type { TurnEvent } from "../../src/turn/events.js";
+import type { TurnStream } from "../../src/turn/stream.js";
+import type { Approval } from "../../src/approval/types.js";
+import type { Outcome, TurnStatus, WireError } from "./protocol.js";
+import { entriesOf } from "./watch.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyProgram = Callable<any, any>;
+
+/** What the server's turn runners share. */
+export interface RunContext {
+  readonly store: Store;
+  readonly programs: ReadonlyMap<string, AnyProgram>;
+  /** Settings of every conversation the server opens (default `{ approve: "changes" }`). */
+  readonly settings: Settings;
+}
+
+export type Emit = (event: TurnEvent) => void;
+
+/** A failed turn's error as the caller may see it: its own turn, so its message, never a stack. */
+export function failureOf(e: unknown): WireError {
+  // a store's own failures may name paths on the server: code only
+  if (e instanceof FunctaiError) return { code: e.code, message: e.code.startsWith("store-") ? "the store failed" : e.message.slice(0, 2000) };
+  return { code: "turn-failed", message: e instanceof Error ? e.message.slice(0, 2000) : "the turn failed" };
+}
+
+/** Opens a turn of a stored conversation with the program that sent it (by the `program` record's name). */
+export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<Turn> {
+  const state = readConversation(await ctx.store.read(conversation), { now: Date.now() });
+  const info = state.turns.get(turn);
+  if (!info) throw new FunctaiError("turn-state", `conversation ${conversation} has no turn ${turn}`);
+  const name = state.programs.get(info.program)?.name;
+  const fn = name === undefined ? undefined : ctx.programs.get(name);
+  if (!fn) throw new FunctaiError("remote-unknown-program", `turn ${turn} belongs to a program this server does not serve${name ? ` (${name})` : ""}`);
+  return fn.conversation(conversation, { ...ctx.settings, store: ctx.store }).turn(turn);
+}
+
+/** Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again). */
+export async function pump(s: TurnStream<unknown>, conversation: string | null, emit: Emit): Promise<Outcome> {
+  for await (const event of s) emit(event);
+  const base = { conversation, turn: s.turn };
+  if (s.state === "awaitingApproval") return { ...base, state: "waiting", approvals: s.pending };
+  try {
+    return { ...base, state: "done", value: await s };
+  } catch (e) {
+    const state = s.state;
+    const known = state === "failed" || state === "stopped" || state === "abandoned" || state === "interrupted";
+    return { ...base, state: known ? state : "failed", error: failureOf(e) };
+  }
+}
+
+/** Records a yes or no, then (when nothing else waits) runs the turn on here, streaming its events. */
+export async function answer(
+  ctx: RunContext,
+  req: { conversation: string; turn: string; verdict: "yes" | "no"; by?: string | undefined; reason?: string | undefined; approval?: string | undefined },
+  emit: Emit,
+): Promise<Outcome> {
+  const turn = await openTurn(ctx, req.conversation, req.turn);
+  // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
+  const { info, chosen } = await turn.record(req.verdict, req.by ?? null, req.reason ?? null, req.approval);
+  if (chosen.length < info.waiting.length) {
+    await turn.refresh();
+    return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };
+  }
+  return pump(turn.streamOn(info), req.conversation, emit);
+}
+
+/**
+ * Resumes an interrupted turn (results / reruns for unfinished tools).
+ * `Turn.resume` has no streaming form yet, so only the outcome is sent.
+ */
+export async function resume(
+  ctx: RunContext,
+  req: { conversation: string; turn: string; results?: Record<string, unknown> | undefined; rerun?: (string | number)[] | undefined },
+): Promise<Outcome> {
+  const turn = await openTurn(ctx, req.conversation, req.turn);
+  const base = { conversation: req.conversation, turn: req.turn };
+  try {
+    const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
+    if (req.results) options.results = req.results;
+    if (req.rerun) options.rerun = req.rerun;
+    return { ...base, state: "done", value: await turn.resume(options) };
+  } catch (e) {
+    if (isFunctaiError(e, "turn-waiting")) return { ...base, state: "waiting", approvals: (e as { approvals?: Approval[] }).approvals ?? [] };
+    await turn.refresh();
+    // refused before it ran (turn-unfinished, turn-state): an error reply; it ran and failed: an outcome
+    if (turn.state === "failed" || turn.state === "stopped") return { ...base, state: turn.state, error: failureOf(e) };
+    throw e;
+  }
+}
+
+export async function abandon(ctx: RunContext, req: { conversation: string; turn: string }): Promise<Outcome> {
+  const turn = await openTurn(ctx, req.conversation, req.turn);
+  await turn.abandon();
+  return { conversation: req.conversation, turn: req.turn, state: "abandoned" };
+}
+
+/** A turn's state as read now (no program needed). */
+export async function status(ctx: RunContext, req: { conversation: string; turn: string }): Promise<TurnStatus> {
+  const state = readConversation(await ctx.store.read(req.conversation), { now: Date.now() });
+  const entry = entriesOf(req.conversation, state).find((e) => e.turn === req.turn);
+  const info = state.turns.get(req.turn);
+  if (!info) throw new FunctaiError("turn-state", `conversation ${req.conversation} has no turn ${req.turn}`);
+  return {
+    conversation: req.conversation, turn: req.turn, state: info.state,
+    approvals: entry?.approvals ?? [], unfinished: entry?.unfinished ?? [],
+    ...(info.state === "done" ? { value: info.ended?.value } : {}),
+  };
+}

@@ -1,0 +1,148 @@
+import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer } from "ws";
+import { resolveStore } from "../../src/conversation/conversation.js";
+import { FunctaiError } from "../../src/errors.js";
+import type { Settings } from "../../src/settings.js";
+import type { Store } from "../../src/store/types.js";
+import { CLOSE, Connection, type Hub } from "./connection.js";
+import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
+import type { RateOptions } from "./limits.js";
+import { requestHandler } from "./requests.js";
+import type { AnyProgram } from "./runner.js";
+import { WaitingWatcher } from "./watch.js";
+
+export interface ServeOptions {
+  /** The conversations to expose: a Store, or a folder. */
+  store: Store | string;
+  /** The programs the server runs turns of (and that companions may `call`), by their names. */
+  programs: readonly AnyProgram[] | Readonly<Record<string, AnyProgram>>;
+  /** Required unless the server only listens on loopback. A key may be limited: `{ key, conversations, programs }`. */
+  keys?: readonly KeySpec[];
+  /** Default 0 (any free port). */
+  port?: number;
+  /** Default `127.0.0.1`. Anything else needs keys. */
+  host?: string;
+  /** Attach to this HTTP server instead of listening (keys are required unless it already listens on loopback). */
+  server?: HttpServer;
+  path?: string;
+  /** Settings of the conversations the server opens and of its calls (default `{ approve: "changes" }`). */
+  settings?: Settings;
+  /** Largest frame in bytes (default 64 KiB); larger closes the connection (1009). */
+  maxPayload?: number;
+  rate?: RateOptions;
+  /** Requests one connection may have running at once (default 8). */
+  maxRuns?: number;
+  /** How often the store is looked at for waiting turns (default 200 ms). */
+  pollMs?: number;
+  /** Ping every this often; a connection that did not answer the last ping is dropped (default 15 s). */
+  heartbeatMs?: number;
+  /** A connection that says no hello within this is closed (default 10 s). */
+  helloTimeoutMs?: number;
+  /** Browser pages (by `Origin`) allowed to connect to a server without keys. */
+  origins?: readonly string[];
+  /** Where server-side failures are told (default: console.error, without the request's data). */
+  onError?: (message: string, error: unknown) => void;
+}
+
+export interface WebSocketServerHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly host: string;
+  /** Open connections. */
+  readonly connections: number;
+  /** Replaces the keys; connections whose key is gone are closed. */
+  setKeys(keys: readonly KeySpec[]): void;
+  /** Stops listening, closes connections, waits (bounded) for turns it runs. */
+  close(): Promise<void>;
+}
+
+const programMap = (programs: ServeOptions["programs"]): Map<string, AnyProgram> =>
+  new Map(Array.isArray(programs) ? programs.map((p: AnyProgram) => [p.name, p]) : Object.entries(programs));
+
+/**
+ * Serves a store's waiting turns and some programs to companions over
+ * WebSocket. Listening beyond loopback without keys is refused.
+ *
+ * @example
+ * const server = await serve({ store: "desk-chats/", programs: [desk], keys: ["k1"], port: 0 });
+ * const app = await connect(server.url, { key: "k1" });
+ * await server.close();
+ */
+export async function serve(options: ServeOptions): Promise<WebSocketServerHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const keys = new KeyRing(options.keys);
+  const attached = options.server;
+  const attachedAt = attached?.address();
+  const loopback = attached ? typeof attachedAt === "object" && attachedAt !== null && isLoopback(attachedAt.address) : isLoopback(host);
+  if (!keys.required && !loopback)
+    throw new FunctaiError("remote-auth", `serve: listening on ${attached ? "a server not on loopback" : host} without keys would let anyone answer approvals; give keys`);
+  const store = resolveStore(options.store);
+  const log = options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
+  const tasks = new Set<Promise<unknown>>();
+  const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e));
+  const hub: Hub = {
+    store, programs: programMap(options.programs), settings: options.settings ?? { approve: "changes" }, keys, watcher,
+    connections: new Set(), maxRuns: options.maxRuns ?? 8,
+    rate: { perSecond: 50, burst: 100, strikes: 20, ...options.rate },
+    track: (task) => {
+      tasks.add(task);
+      void task.finally(() => tasks.delete(task));
+    },
+    log,
+  };
+  watcher.onChange((all) => hub.connections.forEach((c) => c.pushWaiting(all)));
+  await watcher.start();
+
+  const http = attached ?? createServer((_req, res) => res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket only\n"));
+  const origins = new Set(options.origins ?? []);
+  const wss = new WebSocketServer({
+    server: http, maxPayload: options.maxPayload ?? 64 * 1024, ...(options.path ? { path: options.path } : {}),
+    // without keys, a web page the user visits must not reach a loopback server (cross-site WebSocket hijacking)
+    verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
+  });
+  const handle = requestHandler(hub);
+  wss.on("connection", (socket) => hub.connections.add(new Connection(hub, socket, handle, options.helloTimeoutMs ?? 10_000)));
+  wss.on("error", (e) => log("the WebSocket server failed", e));
+
+  if (!attached) await new Promise<void>((resolve, reject) => http.once("error", reject).listen(options.port ?? 0, host, () => resolve()));
+  const address = http.address() as AddressInfo;
+  const heartbeat = setInterval(() => {
+    for (const conn of hub.connections) {
+      if (!conn.alive) conn.socket.terminate(); // missed the last ping: dead
+      else {
+        conn.alive = false;
+        conn.socket.ping();
+      }
+    }
+  }, options.heartbeatMs ?? 15_000);
+  heartbeat.unref();
+
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return {
+    url: `ws://${shownHost}:${address.port}${options.path ?? ""}`,
+    port: address.port,
+    host: address.address,
+    get connections() {
+      return hub.connections.size;
+    },
+    setKeys(next) {
+      if (next.length === 0 && !loopback) throw new FunctaiError("remote-auth", "serve: this server listens beyond loopback; it needs keys");
+      keys.set(next);
+      for (const conn of hub.connections) if (conn.grant && !keys.current(conn.grant)) conn.close(CLOSE.auth, "key revoked");
+    },
+    async close() {
+      clearInterval(heartbeat);
+      watcher.stop();
+      for (const conn of hub.connections) conn.close(CLOSE.shutdown, "server closing");
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      for (const s of wss.clients) s.terminate();
+      const bounded = new Promise((r) => setTimeout(r, 5000).unref());
+      await Promise.race([Promise.allSettled([...tasks]), bounded]);
+      if (!attached) {
+        http.closeAllConnections();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/**
+ * The WebSocket a companion uses: the browser's own, or `ws` in Node (loaded
+ * only when there is no global WebSocket, so bundles for browsers never need it).
+ */
+
+/** The part of the WebSocket API both the browser's and `ws`'s share, and that `connect` uses. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "open" | "error", listener: () => void): void;
+  addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+  addEventListener(type: "close", listener: (event: { code: number; reason: string }) => void): void;
+}
+
+export type SocketConstructor = new (url: string) => SocketLike;
+
+export const OPEN = 1;
+
+/** The given constructor, else the global `WebSocket`, else `ws`'s. */
+export async function socketConstructor(given?: SocketConstructor): Promise<SocketConstructor> {
+  if (given) return given;
+  const native = (globalThis as { WebSocket?: unknown }).WebSocket;
+  if (typeof native === "function") return native as SocketConstructor;
+  const ws = await import("ws");
+  return ws.WebSocket as unknown as SocketConstructor;
+}
+
+/** Opens a socket; rejects when it closes before opening. */
+export function openSocket(Socket: SocketConstructor, url: string): Promise<SocketLike> {
+  return new Promise((resolve, reject) => {
+    const socket = new Socket(url);
+    let opened = false;
+    socket.addEventListener("open", () => {
+      opened = true;
+      resolve(socket);
+    });
+    socket.addEventListener("close", (e) => {
+      if (!opened) reject(new Error(`could not connect to ${url} (${e.code})`));
+    });
+    socket.addEventListener("error", () => undefined);
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * What waits for a person, across a store: found by polling (`list()`, then
+ * each conversation's length) because the Store contract has no change feed
+ * yet. A conversation is read again only when it grew, or when one of its
+ * running turns' leases runs out (it may now be interrupted).
+ */
+import { approvalOf } from "../../src/conversation/waiting.js";
+import { readConversation, type ConversationState } from "../../src/records/read-conversation.js";
+import type { Store } from "../../src/store/types.js";
+import type { WaitingEntry } from "./protocol.js";
+
+interface Seen {
+  length: number;
+  entries: WaitingEntry[];
+  /** When a running turn's lease runs out: read again then. */
+  recheckAt: number;
+}
+
+/** The waiting entries of one conversation's state. */
+export function entriesOf(conversation: string, state: ConversationState): WaitingEntry[] {
+  const out: WaitingEntry[] = [];
+  for (const info of state.turns.values()) {
+    const program = state.programs.get(info.program)?.name ?? null;
+    const unfinished = info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input ?? null, path: t.path ?? t.name, site: t.site }));
+    if (info.state === "waiting" && info.waiting.length > 0)
+      out.push({ conversation, turn: info.id, program, state: "waiting", approvals: info.waiting.map(approvalOf), unfinished });
+    else if (info.state === "interrupted") out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });
+  }
+  return out;
+}
+
+export class WaitingWatcher {
+  readonly #seen = new Map<string, Seen>();
+  /** Conversations the server touched (for stores without `list`). */
+  readonly #known = new Set<string>();
+  readonly #listeners = new Set<(all: readonly WaitingEntry[]) => void>();
+  #all: readonly WaitingEntry[] = [];
+  #json = "[]";
+  #scan: Promise<void> | null = null;
+  #again = false;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #closed = false;
+
+  constructor(
+    readonly store: Store,
+    readonly intervalMs: number,
+    readonly onError: (e: unknown) => void,
+  ) {}
+
+  get all(): readonly WaitingEntry[] {
+    return this.#all;
+  }
+
+  /** Tells `fn` of every change; returns the unsubscribe. */
+  onChange(fn: (all: readonly WaitingEntry[]) => void): () => void {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  know(conversation: string): void {
+    this.#known.add(conversation);
+  }
+
+  start(): Promise<void> {
+    const first = this.refresh();
+    const tick = (): void => {
+      if (this.#closed) return;
+      this.#timer = setTimeout(() => void this.refresh().finally(tick), this.intervalMs);
+      this.#timer.unref?.();
+    };
+    void first.finally(tick);
+    return first;
+  }
+
+  stop(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  /** Scans now (after the scan in flight, if any); resolves when the list is current. */
+  refresh(): Promise<void> {
+    if (this.#scan) {
+      this.#again = true;
+      return this.#scan;
+    }
+    this.#scan = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#scanAll();
+        } while (this.#again && !this.#closed);
+      } catch (e) {
+        this.onError(e);
+      } finally {
+        this.#scan = null;
+      }
+    })();
+    return this.#scan;
+  }
+
+  async #scanAll(): Promise<void> {
+    const ids = new Set([...(this.store.list ? await this.store.list() : []), ...this.#known]);
+    for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
+    for (const id of [...ids].sort()) await this.#scanOne(id);
+    const all = [...this.#seen.values()].flatMap((s) => s.entries);
+    const json = JSON.stringify(all);
+    if (json === this.#json) return;
+    this.#json = json;
+    this.#all = all;
+    for (const fn of this.#listeners) fn(all);
+  }
+
+  async #scanOne(id: string): Promise<void> {
+    const seen = this.#seen.get(id);
+    const now = Date.now();
+    if (seen && now < seen.recheckAt) {
+      const grew = this.store.length ? (await this.store.length(id)) !== seen.length : (await this.store.read(id, seen.length)).length > 0;
+      if (!grew) return;
+    }
+    const state = readConversation(await this.store.read(id), { now });
+    let recheckAt = Number.POSITIVE_INFINITY;
+    for (const info of state.turns.values())
+      if (info.state === "running" && info.leaseUntil) recheckAt = Math.min(recheckAt, Date.parse(info.leaseUntil) + 1);
+    this.#seen.set(id, { length: state.length, entries: entriesOf(id, state), recheckAt });
+  }
+}
