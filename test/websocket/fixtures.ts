@@ -1,0 +1,64 @@
+/** The spec's refund desk on the scripted model, served over WebSocket on loopback. */
+import { z } from "zod";
+import { ai, tool, Waiting } from "../../src/index.js";
+import { memoryStore, scripted } from "../../src/testing/index.js";
+import type { Store } from "../../src/store/types.js";
+import type { LMRequest } from "../../src/lm/types.js";
+
+export function desk(options: { gate?: Promise<void> } = {}) {
+  const REFUNDS: [string, number][] = [];
+  const LOOKUPS: string[] = [];
+  const findOrder = tool("find_order", { description: "The order's item, price paid and shipping status.", input: { order_id: z.string() }, effects: "reads" },
+    ({ order_id }) => {
+      LOOKUPS.push(order_id);
+      return ({ "A-1042": { item: "kettle", paid: 39.0, status: "lost by the carrier" } } as Record<string, object>)[order_id] ?? {};
+    });
+  const refund = tool("refund", { description: "Refund an amount to the customer's card.", input: { order_id: z.string(), amount: z.number() }, effects: "changes" },
+    async ({ order_id, amount }) => {
+      await options.gate; // a test holds the tool open to act mid-turn
+      REFUNDS.push([order_id, amount]);
+      return `refunded ${amount.toFixed(2)} for ${order_id}`;
+    });
+  const fn = ai("desk", { description: "Help the customer. Refund lost orders in full.", input: { message: z.string() }, tools: [findOrder, refund] });
+  return { fn, REFUNDS, LOOKUPS };
+}
+
+/** Find the order, refund it, then say what the last tool said (so a refusal's reason is visible). */
+export const script = () => [
+  { toolCalls: [{ name: "find_order", input: { order_id: "A-1042" } }] },
+  { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
+  (req: { messages: { role: string; content: string }[] }) => `The last tool said: ${req.messages.at(-1)!.content}`,
+];
+
+/** The same script, answered by where the turn is (not by order), so turns of several conversations can share one model. */
+export function deskModel(turns = 20) {
+  const steps = script();
+  const reply = (req: LMRequest) => {
+    const step = Math.min(req.messages.filter((m) => m.role === "tool").length, 2);
+    const r = steps[step]!;
+    return typeof r === "function" ? r(req as never) : r;
+  };
+  return scripted(Array.from({ length: turns * 3 }, () => reply));
+}
+
+/** A desk whose served program has the scripted model, with one turn per conversation `ids` waiting for the refund's approval. */
+export async function waitingDesk(ids: readonly string[] = ["sam"], options: { store?: Store } = {}) {
+  const store = options.store ?? memoryStore();
+  const d = desk();
+  const lm = deskModel();
+  const served = d.fn.using({ lm });
+  for (const id of ids) {
+    const err = await served.conversation(id, { store, approve: "changes" }).send("Order A-1042 never arrived. Refund it, please.").catch((e: unknown) => e);
+    if (!(err instanceof Waiting)) throw new Error(`expected the turn to wait, got ${String(err)}`);
+  }
+  return { ...d, lm, served, store };
+}
+
+/** Polls `check` until it holds (bounded). */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error("timed out waiting for a condition");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
