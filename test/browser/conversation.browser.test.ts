@@ -124,11 +124,8 @@ describe("a conversation in IndexedDB, across handles (tabs)", () => {
     expect(REFUNDS).toEqual([["A-1042", 39]]);
   });
 
-  // The change asked of the engine: a lapsed lease whose Web Lock is still held by a live tab (a
-  // hidden tab's throttled timers) reads as running. Today it reads as interrupted (checked: this
-  // fails at the last line, 'interrupted' for 'running'); when the engine consults
-  // `store.liveness.isHeld` in ConversationCore.read, drop `.fails`.
-  it.fails("a turn whose lease lapsed but whose tab still holds its Web Lock reads as running", async () => {
+  // A hidden tab's timers are throttled, so its lease can lapse while it runs; its Web Lock cannot.
+  it("a turn whose lease lapsed but whose tab still holds its Web Lock reads as running, until the tab goes", async () => {
     const name = freshName();
     const [a, b] = [open(name), open(name)];
     const slow = desk({ hang: true });
@@ -143,5 +140,10 @@ describe("a conversation in IndexedDB, across handles (tabs)", () => {
     await new Promise((r) => setTimeout(r, 800));
     expect(await b.liveness!.isHeld("sam", turn.id)).toBe(true);
     expect((await turn.refresh()).state).toBe("running");
+    const busy = await desk().fn.conversation("sam", { store: b, lm: secondTab() }).turns();
+    expect(busy.at(-1)!.state).toBe("running");
+    await a.close!(); // the tab goes: its lock is freed
+    await until(turn, (t) => t.state === "interrupted", 2_000);
+    expect(turn.unfinished.map((u) => u.name)).toEqual(["refund"]);
   });
 });
