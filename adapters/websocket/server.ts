@@ -118,6 +118,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   }, options.heartbeatMs ?? 15_000);
   heartbeat.unref();
 
+  let closing: Promise<void> | null = null;
   const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
     url: `ws://${shownHost}:${address.port}${options.path ?? ""}`,
@@ -131,18 +132,23 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
       keys.set(next);
       for (const conn of hub.connections) if (conn.grant && !keys.current(conn.grant)) conn.close(CLOSE.auth, "key revoked");
     },
-    async close() {
-      clearInterval(heartbeat);
-      watcher.stop();
-      for (const conn of hub.connections) conn.close(CLOSE.shutdown, "server closing");
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      for (const s of wss.clients) s.terminate();
-      const bounded = new Promise((r) => setTimeout(r, 5000).unref());
-      await Promise.race([Promise.allSettled([...tasks]), bounded]);
-      if (!attached) {
-        http.closeAllConnections();
-        await new Promise<void>((resolve) => http.close(() => resolve()));
-      }
+    close() {
+      closing ??= shutdown();
+      return closing;
     },
   };
+
+  async function shutdown(): Promise<void> {
+    clearInterval(heartbeat);
+    watcher.stop();
+    for (const conn of hub.connections) conn.close(CLOSE.shutdown, "server closing");
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    for (const s of wss.clients) s.terminate();
+    const bounded = new Promise((r) => setTimeout(r, 5000).unref());
+    await Promise.race([Promise.allSettled([...tasks]), bounded]);
+    if (!attached) {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    }
+  }
 }
