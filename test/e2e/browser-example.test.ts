@@ -63,6 +63,7 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
     const open = async (): Promise<Page> => {
       const page = await context.newPage();
       page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
+      page.on("console", (m) => void (m.type() === "error" && errors.push(`console: ${m.text()}`)));
       await page.goto(server.url, { timeout: 15_000 });
       await page.getByTestId("tab-id").filter({ hasText: /^tab-/ }).waitFor({ timeout: 10_000 });
       return page;
@@ -147,6 +148,32 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
       expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
       expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0); // it never returned
       expect(await count(b, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // the recorded lookup was reused
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a question streams its answer's text in; tab B denies a refund with a reason, and nothing is paid", async () => {
+    const { context, a, b } = await twoTabs();
+    try {
+      await a.getByTestId("message").fill("Where is my order B-2210?");
+      await a.getByTestId("send").click();
+      await a.locator('[data-testid="event"][data-type="answer"]').filter({ hasText: "Order B-2210 (toaster) is delivered." }).waitFor({ timeout: 10_000 });
+      expect(await a.locator('[data-testid="event"][data-type="text"]').innerText()).toContain("Order B-2210 (toaster) is delivered.");
+      expect(await count(a, '[data-testid="tool-run"][data-name="refund"]')).toBe(0);
+
+      await a.getByTestId("message").fill("Order C-3303 never came. My money back, please.");
+      await a.getByTestId("send").click();
+      const row = turnIn(b, "waiting");
+      await row.waitFor({ timeout: 10_000 });
+      await row.getByTestId("deny-reason").fill("refunds wait for Monday");
+      await row.getByTestId("deny").click();
+      for (const page of [a, b]) {
+        await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: "I could not refund order C-3303: a person said no (refunds wait for Monday)." }).waitFor({ timeout: 15_000 });
+      }
+      await shot(a, "c1-tab-a-denied-in-b");
+      expect(await count(a, '[data-testid="refund-entry"]')).toBe(0);
+      expect(await count(a, '[data-testid="turn"][data-state="done"]')).toBe(2);
     } finally {
       await context.close();
     }

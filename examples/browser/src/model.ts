@@ -42,8 +42,10 @@ export function deskBrain(request: LMRequest): Reply {
     return { toolCalls: [{ id, name: "refund", input: { order_id: orderId, amount: Number(order.paid) } }] };
   const said = refunded.at(-1);
   if (said === undefined) return `Order ${orderId} (${String(order.item)}) is ${String(order.status)}.`;
-  if (said.startsWith("The person did not allow this call"))
-    return `I could not refund order ${orderId}: ${said.replace(/^The person did not allow this call\.\s*/, "") || "a person said no."}`;
+  if (said.startsWith("The person did not allow this call")) {
+    const reason = /Reason:\s*([\s\S]*)$/.exec(said)?.[1]?.trim();
+    return `I could not refund order ${orderId}: a person said no${reason ? ` (${reason})` : ""}.`;
+  }
   return `Order ${orderId}, the ${String(order.item)}, was ${String(order.status)}: ${said}.`;
 }
 
