@@ -124,25 +124,43 @@ export class Turn {
    * is given its result (`results`) or a rerun (`rerun`), by invocation.
    */
   async resume(options: { results?: Record<string | number, unknown>; rerun?: readonly (number | string)[] } = {}): Promise<unknown> {
-    const { state, info } = await this.#read();
-    if (info.state === "waiting" && info.waiting.length > 0) throw new Waiting(this);
-    if (info.state !== "interrupted" && info.state !== "waiting")
-      throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
     const results = options.results ?? {};
     const rerun = new Set((options.rerun ?? []).map(String));
     const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
-    const open = unfinishedOf(info).filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
-    if (open.length > 0) {
-      const parts = open.map((t) => `${t.name} (invocation ${t.invocation}) started and may have run: resume({ results: { ${t.invocation}: <what it returned> } }) or resume({ rerun: [${t.invocation}] })`);
-      throw new ConversationError("turn-unfinished", `turn ${this.id}: ${parts.join("; ")}`);
+    let seenAttempt: number | undefined;
+    for (let tries = 0; ; tries++) {
+      const { state, info } = await this.#read();
+      if (info.state === "running" || (seenAttempt !== undefined && info.attempt > seenAttempt)) throw this.#claimed(info);
+      seenAttempt = info.attempt;
+      if (info.state === "waiting" && info.waiting.length > 0) throw new Waiting(this);
+      if (info.state !== "interrupted" && info.state !== "waiting")
+        throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
+      const open = unfinishedOf(info).filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
+      if (open.length > 0) {
+        const parts = open.map((t) => `${t.name} (invocation ${t.invocation}) started and may have run: resume({ results: { ${t.invocation}: <what it returned> } }) or resume({ rerun: [${t.invocation}] })`);
+        throw new ConversationError("turn-unfinished", `turn ${this.id}: ${parts.join("; ")}`);
+      }
+      const records = unfinishedOf(info).map((t) => {
+        const key = keyOf(t).find((k) => k in results);
+        const base = { functai_conversation: 1, kind: "tool", at: new Date().toISOString(), turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
+        return key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" };
+      });
+      try {
+        // conditional: of processes resuming at once, one records its answers; the others read again
+        if (records.length > 0) await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
+      } catch (e) {
+        if (!isFunctaiError(e, "store-conflict")) throw e;
+        if (tries >= 20) throw this.#claimed(info);
+        continue;
+      }
+      return this.#goOn(info, "interrupted");
     }
-    const records = unfinishedOf(info).map((t) => {
-      const key = keyOf(t).find((k) => k in results);
-      const base = { functai_conversation: 1, kind: "tool", at: new Date().toISOString(), turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
-      return key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" };
-    });
-    if (records.length > 0) await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
-    return this.#goOn(info, "interrupted");
+  }
+
+  /** The error for a turn another process goes on with. */
+  #claimed(info: TurnInfo): ConversationError {
+    const until = info.leaseUntil ? `, lease until ${info.leaseUntil}` : "";
+    return new ConversationError("turn-claimed", `turn ${this.id} was resumed by another process first (${info.holder ?? "unknown holder"}${until}): it goes on there, not here`);
   }
 
   /** Ends the turn without going on. */

@@ -11,15 +11,16 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { memoryStore } from "../../src/index.js";
 import { drive } from "./fixtures/drive.js";
-import { bundled, fixture, pool, runChild } from "./fixtures/spawn.js";
+import { bundled, fixture, pool, removeBundles, runChild } from "./fixtures/spawn.js";
 import { changingTools, fileLog, memoryLog, type ProgSpec } from "./fixtures/world.js";
 
 const LEASE = { renewMs: 50, ttlMs: 200 };
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+afterAll(removeBundles);
 
 const SPECS: ProgSpec[] = [
   {

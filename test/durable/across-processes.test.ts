@@ -1,0 +1,127 @@
+/**
+ * Processes at once: racers resuming the same interrupted turn (one goes
+ * on, the others are told `turn-claimed`, the tool runs once), and a turn
+ * waiting in one process approved in another (the changing tool runs once
+ * there; tools that only read and model replies are not repeated).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { fsStore } from "../../adapters/node-fs/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
+import { drive } from "./fixtures/drive.js";
+import { bundled, fixture, removeBundles, runChild } from "./fixtures/spawn.js";
+import { build, fileLog, memoryLog, processStore, recordedRequests, World, worldLM, type ProgSpec } from "./fixtures/world.js";
+
+const LEASE = { renewMs: 50, ttlMs: 200 };
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+afterAll(removeBundles);
+
+const DESK: ProgSpec = {
+  root: { kind: "ai", fn: { name: "desk", tools: [{ kind: "reads", name: "find" }, { kind: "changes", name: "refund" }], steps: [["find"], ["refund"]] } },
+  approve: null, deny: [],
+};
+
+interface Printed {
+  ok?: unknown;
+  error?: string;
+  message?: string;
+  waiting?: string[];
+  state?: string;
+  requests: number;
+  violations: string[];
+}
+
+async function child(config: Record<string, unknown>): Promise<Printed> {
+  const end = await runChild(await bundled(fixture("turn-child.ts")), [JSON.stringify(config)]);
+  expect(end.code, end.stderr).toBe(0);
+  return JSON.parse(end.stdout.trim().split("\n").at(-1)!) as Printed;
+}
+
+/** What a crash-free run answers. */
+async function crashFree(spec: ProgSpec, input: string): Promise<unknown> {
+  return (await drive({ inner: memoryStore(), conversation: "free", spec, effects: memoryLog(), input, lease: LEASE, pass: sleep })).answer;
+}
+
+describe("racing resumers", () => {
+  it("six processes resume the same interrupted turn at once: one goes on, five are told turn-claimed, the tool runs once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "functai-race-"));
+    const store = fsStore(dir, { lockStaleMs: 200 });
+    const effects = fileLog(join(dir, "effects"));
+    // this process dies just before refund runs (its started record is kept)
+    const world = new World({ effects, crashWhere: "before refund" });
+    const chat = build(DESK, world).conversation("race", { store: processStore(store, world), lm: worldLM(world, DESK), lease: LEASE });
+    await expect(chat.send({ text: "race" })).rejects.toThrow(/crash/);
+    const reader = build(DESK, new World({ effects })).conversation("race", { store });
+    for (let i = 0; i < 50 && (await reader.turns())[0]!.state !== "interrupted"; i++) await sleep(50);
+    const [turn] = await reader.turns();
+    expect(turn!.state).toBe("interrupted");
+    expect(turn!.unfinished.map((u) => u.name)).toEqual(["refund"]);
+
+    const goAt = Date.now() + 2500;
+    const config = { dir, conversation: "race", spec: DESK, input: "race", effects: join(dir, "effects"), action: "resume", goAt, latencyMs: 400, lease: LEASE };
+    const outs = await Promise.all(Array.from({ length: 6 }, () => child(config)));
+    const winners = outs.filter((o) => "ok" in o);
+    const losers = outs.filter((o) => !("ok" in o));
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.ok).toEqual(await crashFree(DESK, "race"));
+    expect(losers.map((o) => o.error)).toEqual(Array(5).fill("turn-claimed"));
+    for (const o of losers) expect(o.message).toMatch(/was resumed by another process first|claimed by another process/);
+    expect(outs.flatMap((o) => o.violations)).toEqual([]);
+    const ran = effects.all();
+    expect([...ran].filter(([k]) => k.startsWith("refund|")).map(([, n]) => n)).toEqual([1]);
+    expect((await reader.turns())[0]!.state).toBe("done");
+  });
+});
+
+describe("approval from another process", () => {
+  const GATED: ProgSpec = { ...DESK, approve: ["refund"] };
+
+  async function waitingInChild() {
+    const dir = mkdtempSync(join(tmpdir(), "functai-approve-"));
+    const config = { dir, conversation: "sam", spec: GATED, input: "refund A-1042", effects: join(dir, "effects"), lease: LEASE };
+    const sent = await child({ ...config, action: "send" });
+    expect(sent).toMatchObject({ waiting: ["refund"], state: "waiting", requests: 2 });
+    return { dir, config, effects: fileLog(join(dir, "effects")) };
+  }
+
+  it("a turn waiting in a child is approved here: refund runs once here, find does not run again, no reply is paid twice", async () => {
+    const { dir, effects } = await waitingInChild();
+    expect([...effects.all().keys()].map((k) => k.split("|")[0])).toEqual(["find"]);
+    const store = fsStore(dir, { lockStaleMs: 200 });
+    const world = new World({ effects, recorded: recordedRequests(await store.read("sam")) });
+    const chat = build(GATED, world).conversation("sam", { store, lm: worldLM(world, GATED) });
+    const turn = (await chat.turns()).at(-1)!;
+    expect(turn.state).toBe("waiting");
+    expect(turn.waiting.map((a) => [a.name, a.path, a.invocation])).toEqual([["refund", "desk/refund", 2]]);
+    const answer = await turn.approve({ by: "maria" });
+    expect(answer).toEqual(await crashFree(DESK, "refund A-1042"));
+    expect(world.requests).toHaveLength(1); // only the reply after refund; the two before it were recorded
+    expect(world.violations).toEqual([]);
+    expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["find", 1], ["refund", 1]]);
+    const err = await turn.approve({ by: "maria" }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: "approval-answered" });
+  });
+
+  it("a turn waiting in one child is approved by a second child", async () => {
+    const { config, effects } = await waitingInChild();
+    const approved = await child({ ...config, action: "approve" });
+    expect(approved.ok).toEqual(await crashFree(DESK, "refund A-1042"));
+    expect(approved.requests).toBe(1);
+    expect(approved.violations).toEqual([]);
+    expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["find", 1], ["refund", 1]]);
+  });
+
+  it("Waiting carries the turn and its approvals; the next send is refused conversation-busy", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "functai-busy-"));
+    const world = new World({ effects: memoryLog() });
+    const chat = build(GATED, world).conversation("busy", { store: fsStore(dir), lm: worldLM(world, GATED), approve: ["refund"] });
+    const w = await chat.send({ text: "one" }).catch((e: unknown) => e);
+    expect(w).toBeInstanceOf(Waiting);
+    expect((w as Waiting).turn.state).toBe("waiting");
+    expect((w as Waiting).approvals.map((a) => a.name)).toEqual(["refund"]);
+    expect((w as Waiting).turn.waiting).toEqual((w as Waiting).approvals);
+    await expect(chat.send({ text: "two" })).rejects.toMatchObject({ code: "conversation-busy" });
+  });
+});
