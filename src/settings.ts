@@ -54,7 +54,31 @@ function check(settings: Settings): Settings {
     throw new FunctaiError("settings-invalid", `toolErrors must be "report" or "raise", not ${String(toolErrors)}`);
   if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0))
     throw new FunctaiError("settings-invalid", `temperature must be a number ≥ 0`);
+  checkApprove(settings.approve);
+  checkPlugins(settings.plugins);
   return settings;
+}
+
+/** Fails closed: a misspelt rule ("change") would otherwise ask nobody about anything. */
+function checkApprove(approve: unknown): void {
+  if (approve === undefined || approve === null || typeof approve === "function" || approve === "changes" || approve === "all") return;
+  if (Array.isArray(approve) && approve.every((entry) => typeof entry === "string" && entry !== "")) return;
+  throw new FunctaiError(
+    "settings-invalid",
+    `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${JSON.stringify(approve) ?? String(approve)}`,
+  );
+}
+
+function checkPlugins(plugins: unknown): void {
+  if (plugins === undefined) return;
+  if (!Array.isArray(plugins)) throw new FunctaiError("plugin-invalid", "plugins must be a list of { name, version, hooks }");
+  for (const p of plugins as unknown[]) {
+    const { name, version, hooks } = (p ?? {}) as { name?: unknown; version?: unknown; hooks?: Record<string, unknown> };
+    const hooksOk = typeof hooks === "object" && hooks !== null &&
+      Object.entries(hooks).every(([key, hook]) => (key === "toolCall" || key === "toolResult") && (hook === undefined || typeof hook === "function"));
+    if (typeof name !== "string" || name === "" || typeof version !== "string" || !hooksOk)
+      throw new FunctaiError("plugin-invalid", `a plugin is { name, version, hooks: { toolCall?, toolResult? } }, not ${JSON.stringify(p) ?? String(p)}`);
+  }
 }
 
 /** Layers settings, later layers nearer: values override, plugins add up. */

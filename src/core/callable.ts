@@ -51,7 +51,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
 
   async function nested<T>(parent: Frame, input: Record<string, unknown>, options: CallOptions | undefined): Promise<T> {
     // a withSettings block inside a program or tool body is nearer than the caller's settings
-    const settings = mergeSettings(parent.settings, blockSettings(), ownSettings(), pickSettings(options));
+    const settings = mergeSettings(parent.settings, blockSettings(), ownSettings(), checkSettings(pickSettings(options)));
     return (await def.execute(childFrame(parent, def.name, settings), input, [])) as T;
   }
 

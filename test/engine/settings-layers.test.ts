@@ -93,3 +93,24 @@ describe("withSettings is taken at a call's synchronous start", () => {
     expect(await support("go", { lm: lmOnce, approve: by("call") })).toBe(refusedBy("inner block"));
   });
 });
+
+describe("settings are checked where they are given (deciders fail closed)", () => {
+  it("a misspelt approve rule is refused, not read as 'ask nobody'", async () => {
+    const { desk, lm, t } = setup();
+    const l = lm();
+    for (const approve of ["change", ["refund", 3], [""], 7, {}]) {
+      expect(() => configure({ approve: approve as never })).toThrow(expect.objectContaining({ code: "settings-invalid" }));
+      expect(() => desk.using({ approve: approve as never })).toThrow(expect.objectContaining({ code: "settings-invalid" }));
+      await expect(desk("go", { lm: l, approve: approve as never })).rejects.toMatchObject({ code: "settings-invalid" });
+    }
+    expect(l.requests).toHaveLength(0);
+    expect(t.REFUNDS).toEqual([]);
+  });
+
+  it("a plugin without a name, version or function hooks is refused (plugin-invalid)", () => {
+    const { desk } = setup();
+    for (const plugin of [{ version: "1", hooks: {} }, { name: "p", hooks: {} }, { name: "p", version: "1", hooks: { toolCall: "no" } }, { name: "p", version: "1", hooks: { onCall: () => undefined } }])
+      expect(() => desk.using({ plugins: [plugin as never] })).toThrow(expect.objectContaining({ code: "plugin-invalid" }));
+    expect(() => desk.using({ plugins: [{ name: "p", version: "1", hooks: { toolCall: () => undefined } }] })).not.toThrow();
+  });
+});
