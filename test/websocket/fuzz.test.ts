@@ -92,7 +92,7 @@ describe("fuzz: random and malformed frames", () => {
       onError: (message, e) => failures.push([message, e]),
     }));
     const before = { sam: await d.store.read("sam"), ana: await d.store.read("ana") };
-    const anaTurn = before.ana.find((r) => r.kind === "turn")!.turn as string;
+    const anaTurn = String((before.ana.find((r) => r.kind === "turn") as { turn?: unknown } | undefined)?.turn);
     const batches = fc.sample(fc.array(frame, { minLength: 150, maxLength: 150 }), { numRuns: 24, seed: 42 });
     let sent = 0;
     for (const [i, frames] of batches.entries()) {
