@@ -43,9 +43,13 @@ byTestId("lm-name").textContent = model.label;
 // ---- the desk and its conversations
 const desk = makeDesk({ tab, slowMs: () => (slow.checked ? SLOW_MS : 0) });
 
-/** The conversation named in the box, with this tab's settings. Throws `conversation-id` on a bad name. */
-const conversation = (id = conversationId.value.trim()) =>
-  desk.conversation(id, { store: STORE, lm: model.lm, lease: LEASE, ...(ask.checked ? { approve: "changes" as const } : {}) });
+/**
+ * The conversation named in the box. Throws `conversation-id` on a bad name.
+ * Only a send gives an approval rule (the box): a turn keeps the rule it was
+ * sent with, so answering or resuming it here leaves that rule alone.
+ */
+const conversation = (id = conversationId.value.trim(), sending = false) =>
+  desk.conversation(id, { store: STORE, lm: model.lm, lease: LEASE, ...(sending && ask.checked ? { approve: "changes" as const } : {}) });
 const store: Store = desk.conversation("sam", { store: STORE }).store; // the same handle every conversation uses
 
 const events = new EventsView(byTestId("events"));
@@ -88,7 +92,7 @@ async function send(): Promise<void> {
   status("");
   let chat;
   try {
-    chat = conversation();
+    chat = conversation(undefined, true);
   } catch (e) {
     return status(explain(e));
   }

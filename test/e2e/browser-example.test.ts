@@ -57,8 +57,23 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
     if (built) await rm(built.outDir, { recursive: true, force: true });
   });
 
+  interface Tabs { context: BrowserContext; a: Page; b: Page; tabA: string; tabB: string }
+
+  /** Runs `body` on two fresh tabs; on failure, saves what each open tab showed (`FAILED-<name>-a|b.png`). */
+  async function withTabs(name: string, body: (tabs: Tabs) => Promise<void>): Promise<void> {
+    const tabs = await twoTabs();
+    try {
+      await body(tabs);
+    } catch (e) {
+      for (const [label, page] of [["a", tabs.a], ["b", tabs.b]] as const) if (!page.isClosed()) await shot(page, `FAILED-${name}-${label}`).catch(() => undefined);
+      throw e;
+    } finally {
+      await tabs.context.close();
+    }
+  }
+
   /** A fresh context (fresh storage) and its two tabs on the page. */
-  async function twoTabs(): Promise<{ context: BrowserContext; a: Page; b: Page; tabA: string; tabB: string }> {
+  async function twoTabs(): Promise<Tabs> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const open = async (): Promise<Page> => {
       const page = await context.newPage();
@@ -83,100 +98,116 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
   });
 
   it("a turn waits in tab A; tab B approves it; both show the answer; the refund ran once", async () => {
-    const { context, a, b, tabB } = await twoTabs();
-    try {
-      await a.getByTestId("send").click();
-      await a.locator('[data-testid="event"][data-type="waiting"]').waitFor({ timeout: 10_000 });
-      await turnIn(a, "waiting").waitFor({ timeout: 10_000 });
-      await shot(a, "a1-tab-a-waiting");
+    await withTabs("approve", async ({ a, b, tabB }) => {
+        await a.getByTestId("send").click();
+        await a.locator('[data-testid="event"][data-type="waiting"]').waitFor({ timeout: 10_000 });
+        await turnIn(a, "waiting").waitFor({ timeout: 10_000 });
+        await shot(a, "a1-tab-a-waiting");
 
-      // tab B hears of it (BroadcastChannel / its refresh) and answers it
-      const row = turnIn(b, "waiting");
-      await row.waitFor({ timeout: 10_000 });
-      expect(await row.getByTestId("approval").innerText()).toContain('desk/refund {"order_id":"A-1042","amount":39}');
-      expect(await count(b, '[data-testid="refund-entry"]')).toBe(0);
-      await shot(b, "a2-tab-b-before-approving");
-      await row.getByTestId("approve").click();
+        // tab B hears of it (BroadcastChannel / its refresh) and answers it
+        const row = turnIn(b, "waiting");
+        await row.waitFor({ timeout: 10_000 });
+        expect(await row.getByTestId("approval").innerText()).toContain('desk/refund {"order_id":"A-1042","amount":39}');
+        expect(await count(b, '[data-testid="refund-entry"]')).toBe(0);
+        await shot(b, "a2-tab-b-before-approving");
+        await row.getByTestId("approve").click();
 
-      for (const page of [b, a]) {
-        await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
-      }
-      await b.locator('[data-testid="event"][data-type="answered"]').filter({ hasText: ANSWER }).waitFor({ timeout: 5_000 });
-      await shot(a, "a3-tab-a-answered");
-      await shot(b, "a4-tab-b-answered");
+        for (const page of [b, a]) {
+          await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
+        }
+        await b.locator('[data-testid="event"][data-type="answered"]').filter({ hasText: ANSWER }).waitFor({ timeout: 5_000 });
+        await shot(a, "a3-tab-a-answered");
+        await shot(b, "a4-tab-b-answered");
 
-      for (const page of [a, b]) {
-        expect(await count(page, '[data-testid="refund-entry"]')).toBe(1);
-        expect(await count(page, `[data-testid="refund-entry"][data-tab="${tabB}"]`)).toBe(1); // it ran where it was approved
-        expect(await count(page, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // not again after the wait
-        expect(await count(page, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
-      }
-    } finally {
-      await context.close();
-    }
+        for (const page of [a, b]) {
+          expect(await count(page, '[data-testid="refund-entry"]')).toBe(1);
+          expect(await count(page, `[data-testid="refund-entry"][data-tab="${tabB}"]`)).toBe(1); // it ran where it was approved
+          expect(await count(page, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // not again after the wait
+          expect(await count(page, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
+        }
+    });
   });
 
   it("tab A closes mid-refund; tab B finds the turn interrupted, says it ran, resumes: one refund", async () => {
-    const { context, a, b, tabA } = await twoTabs();
-    try {
-      await a.getByTestId("ask-approval").uncheck();
-      await a.getByTestId("slow-refund").check();
-      await a.getByTestId("send").click();
+    await withTabs("close-results", async ({ a, b, tabA }) => {
+        await a.getByTestId("ask-approval").uncheck();
+        await a.getByTestId("slow-refund").check();
+        await a.getByTestId("send").click();
 
-      // the refund paid (tab B sees the shared log) and has not returned: close tab A now
-      await until("tab B to see the refund paid", async () => (await count(b, '[data-testid="refund-entry"]')) === 1, 10_000);
-      expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0);
-      await shot(a, "b1-tab-a-mid-refund");
-      await a.close();
-      const closed = performance.now();
+        // the refund paid (tab B sees the shared log) and has not returned: close tab A now
+        await until("tab B to see the refund paid", async () => (await count(b, '[data-testid="refund-entry"]')) === 1, 10_000);
+        expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0);
+        await shot(a, "b1-tab-a-mid-refund");
+        await a.close();
+        const closed = performance.now();
 
-      const row = turnIn(b, "interrupted");
-      await row.waitFor({ timeout: 10_000 }); // leases here: ttl 2 s
-      const noticedMs = performance.now() - closed;
-      console.log(`[e2e] tab B saw the turn interrupted ${Math.round(noticedMs)} ms after tab A closed`);
-      const unfinished = row.locator('[data-testid="unfinished"][data-name="refund"]');
-      expect(await unfinished.getAttribute("data-invocation")).toBe("2");
-      await shot(b, "b2-tab-b-interrupted");
+        const row = turnIn(b, "interrupted");
+        await row.waitFor({ timeout: 10_000 }); // leases here: ttl 2 s
+        const noticedMs = performance.now() - closed;
+        console.log(`[e2e] tab B saw the turn interrupted ${Math.round(noticedMs)} ms after tab A closed`);
+        const unfinished = row.locator('[data-testid="unfinished"][data-name="refund"]');
+        expect(await unfinished.getAttribute("data-invocation")).toBe("2");
+        await shot(b, "b2-tab-b-interrupted");
 
-      await unfinished.getByTestId("result-input").fill(ANSWER);
-      await unfinished.getByTestId("did-run").click();
-      await turnIn(b, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
-      await shot(b, "b3-tab-b-resumed");
+        await unfinished.getByTestId("result-input").fill(ANSWER);
+        await unfinished.getByTestId("did-run").click();
+        await turnIn(b, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
+        await shot(b, "b3-tab-b-resumed");
 
-      expect(await count(b, '[data-testid="refund-entry"]')).toBe(1); // one refund, not two
-      expect(await count(b, `[data-testid="refund-entry"][data-tab="${tabA}"]`)).toBe(1);
-      expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
-      expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0); // it never returned
-      expect(await count(b, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // the recorded lookup was reused
-    } finally {
-      await context.close();
-    }
+        expect(await count(b, '[data-testid="refund-entry"]')).toBe(1); // one refund, not two
+        expect(await count(b, `[data-testid="refund-entry"][data-tab="${tabA}"]`)).toBe(1);
+        expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="start"]')).toBe(1);
+        expect(await count(b, '[data-testid="tool-run"][data-name="refund"][data-phase="end"]')).toBe(0); // it never returned
+        expect(await count(b, '[data-testid="tool-run"][data-name="find_order"][data-phase="start"]')).toBe(1); // the recorded lookup was reused
+    });
   });
 
   it("a question streams its answer's text in; tab B denies a refund with a reason, and nothing is paid", async () => {
-    const { context, a, b } = await twoTabs();
-    try {
-      await a.getByTestId("message").fill("Where is my order B-2210?");
-      await a.getByTestId("send").click();
-      await a.locator('[data-testid="event"][data-type="answer"]').filter({ hasText: "Order B-2210 (toaster) is delivered." }).waitFor({ timeout: 10_000 });
-      expect(await a.locator('[data-testid="event"][data-type="text"]').innerText()).toContain("Order B-2210 (toaster) is delivered.");
-      expect(await count(a, '[data-testid="tool-run"][data-name="refund"]')).toBe(0);
+    await withTabs("deny", async ({ a, b }) => {
+        await a.getByTestId("message").fill("Where is my order B-2210?");
+        await a.getByTestId("send").click();
+        await a.locator('[data-testid="event"][data-type="answer"]').filter({ hasText: "Order B-2210 (toaster) is delivered." }).waitFor({ timeout: 10_000 });
+        expect(await a.locator('[data-testid="event"][data-type="text"]').innerText()).toContain("Order B-2210 (toaster) is delivered.");
+        expect(await count(a, '[data-testid="tool-run"][data-name="refund"]')).toBe(0);
 
-      await a.getByTestId("message").fill("Order C-3303 never came. My money back, please.");
-      await a.getByTestId("send").click();
-      const row = turnIn(b, "waiting");
-      await row.waitFor({ timeout: 10_000 });
-      await row.getByTestId("deny-reason").fill("refunds wait for Monday");
-      await row.getByTestId("deny").click();
-      for (const page of [a, b]) {
-        await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: "I could not refund order C-3303: a person said no (refunds wait for Monday)." }).waitFor({ timeout: 15_000 });
-      }
-      await shot(a, "c1-tab-a-denied-in-b");
-      expect(await count(a, '[data-testid="refund-entry"]')).toBe(0);
-      expect(await count(a, '[data-testid="turn"][data-state="done"]')).toBe(2);
-    } finally {
-      await context.close();
-    }
+        await a.getByTestId("message").fill("Order C-3303 never came. My money back, please.");
+        await a.getByTestId("send").click();
+        const row = turnIn(b, "waiting");
+        await row.waitFor({ timeout: 10_000 });
+        await row.getByTestId("deny-reason").fill("refunds wait for Monday");
+        await row.getByTestId("deny").click();
+        for (const page of [a, b]) {
+          await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: "I could not refund order C-3303: a person said no (refunds wait for Monday)." }).waitFor({ timeout: 15_000 });
+        }
+        await shot(a, "c1-tab-a-denied-in-b");
+        expect(await count(a, '[data-testid="refund-entry"]')).toBe(0);
+        expect(await count(a, '[data-testid="turn"][data-state="done"]')).toBe(2);
+    });
+  });
+
+  it("tab A closes mid-refund; tab B says it did not run: it runs again there (two refunds, as asked); a waiting turn is abandoned", async () => {
+    await withTabs("rerun-abandon", async ({ a, b, tabA, tabB }) => {
+        await a.getByTestId("ask-approval").uncheck();
+        await a.getByTestId("slow-refund").check();
+        await a.getByTestId("send").click();
+        await until("tab B to see the refund paid", async () => (await count(b, '[data-testid="refund-entry"]')) === 1, 10_000);
+        await a.close();
+
+        const row = turnIn(b, "interrupted");
+        await row.waitFor({ timeout: 10_000 });
+        await row.locator('[data-testid="unfinished"][data-name="refund"]').getByTestId("run-again").click();
+        await turnIn(b, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
+        expect(await count(b, `[data-testid="refund-entry"][data-tab="${tabA}"]`)).toBe(1);
+        expect(await count(b, `[data-testid="refund-entry"][data-tab="${tabB}"]`)).toBe(1);
+
+        await b.getByTestId("send").click(); // B asks a person first (its box is ticked)
+        const waiting = turnIn(b, "waiting");
+        await waiting.waitFor({ timeout: 10_000 });
+        await waiting.getByTestId("abandon").click();
+        await turnIn(b, "abandoned").waitFor({ timeout: 10_000 });
+        await shot(b, "d1-tab-b-rerun-then-abandoned");
+        expect(await count(b, '[data-testid="refund-entry"]')).toBe(2);
+    });
   });
 
   it("no page threw", () => {
