@@ -72,8 +72,10 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, output: unk
   return output;
 }
 
+// never shown to the model as a tool's error: they stop the turn (a broken plugin or approve function too, at any depth)
+const PROPAGATE = new Set(["turn-aborted", "turn-unfinished", "plugin-failed"]);
 const mustPropagate = (e: unknown): boolean =>
-  e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && (e.code === "turn-aborted" || e.code === "turn-unfinished"));
+  e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && PROPAGATE.has(e.code));
 
 async function execute(frame: Frame, p: Prepared): Promise<Message> {
   const runtime = frame.runtime;

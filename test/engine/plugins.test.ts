@@ -128,3 +128,35 @@ describe("a throwing hook", () => {
     expect(toolResults(lm.requests[1])).toEqual([]);
   });
 });
+
+describe("failures of plugins and approve functions at depth", () => {
+  it("a throwing hook inside an AI function used as a tool fails the whole call (not reported as the tool's error)", async () => {
+    const t = deskTools();
+    const bad = plugin("bad", { toolCall: () => { throw new Error("boom"); } });
+    const answer = ai("answer", { description: "a", input: { q: z.string() }, tools: [t.refund], plugins: [bad] });
+    const support = ai("support", { description: "s", input: { q: z.string() }, tools: [answer] });
+    const lm = scripted([
+      { toolCalls: [{ name: "answer", input: { q: "x" } }] },
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] },
+      "never", "never",
+    ]);
+    const err = await support("go", { lm, approve: null }).catch((e: unknown) => e);
+    expect((err as FunctaiError).code).toBe("plugin-failed");
+    expect(lm.requests).toHaveLength(2);
+    expect(t.REFUNDS).toEqual([]);
+  });
+
+  it("a throwing approve function fails the call with plugin-failed before the tool runs", async () => {
+    const { desk, t, lm } = setup();
+    const err = await desk("go", { lm, approve: () => { throw new Error("directory down"); } }).catch((e: unknown) => e);
+    expect((err as FunctaiError).code).toBe("plugin-failed");
+    expect((err as Error).message).toContain("directory down");
+    expect(t.REFUNDS).toEqual([]);
+  });
+
+  it("an approve function answering neither true nor a string is a no (fails closed)", async () => {
+    const { desk, t, lm } = setup();
+    expect(await desk("go", { lm, approve: () => undefined as never })).toBe("saw: The person did not allow this call.");
+    expect(t.REFUNDS).toEqual([]);
+  });
+});
