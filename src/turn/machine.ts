@@ -1,7 +1,7 @@
 import { assign, emit, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
-import type { MachineState, TurnEvent, TurnEventBody } from "./events.js";
+import { callerPath, type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
 
 /** A person's answer to one approval, as the machine keeps it (persisted with the snapshot). */
 export interface MachineAnswer {
@@ -101,7 +101,7 @@ export const turnMachine = setup({
       for (const approval of chosen) {
         answers[approval.id] = { verdict: params.verdict, by, reason };
         seq += 1;
-        enqueue.emit(event(context, approval.path, { type: "approved", approval, verdict: params.verdict, by, reason }, seq));
+        enqueue.emit(event(context, callerPath(approval.path), { type: "approved", approval, verdict: params.verdict, by, reason }, seq));
       }
       enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
     }),

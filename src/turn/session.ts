@@ -4,7 +4,7 @@ import { FunctaiError, describeError } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
-import type { TurnEventBody } from "./events.js";
+import { callerPath, type TurnEventBody } from "./events.js";
 import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
@@ -47,8 +47,6 @@ export interface TurnSession {
   readonly shown: Set<string>;
 }
 
-/** The path of the call that made a tool call: `support/answer/refund` → `support/answer`. */
-const callerPath = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf("/"))) || path;
 
 const codeOf = (e: unknown): string | null => (e instanceof FunctaiError ? e.code : null);
 

@@ -66,7 +66,8 @@ describe("turnMachine", () => {
     expect(states(events)).toEqual(["running", "awaitingApproval", "running", "done"]);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     for (const e of events) expect(e).toMatchObject({ turn: "t1", at: expect.any(String), path: expect.any(String) });
-    expect(events.find((e) => e.type === "approved")).toMatchObject({ path: "desk/refund", verdict: "yes", by: "maria", reason: null });
+    // from the call that made the tool call, like the `approval` event it answers
+    expect(events.find((e) => e.type === "approved")).toMatchObject({ path: "desk", verdict: "yes", by: "maria", reason: null, approval: { path: "desk/refund" } });
   });
 
   it("a batch of runner events is emitted in order, numbered one by one", async () => {

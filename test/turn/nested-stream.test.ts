@@ -80,3 +80,20 @@ describe("approvals deep in the call tree, on a stream", () => {
     expect(t.REFUNDS).toEqual([]);
   });
 });
+
+describe("approval and approved events come from the same call", () => {
+  it("both carry the path of the call that made the tool call", async () => {
+    const t = deskTools();
+    const answer = ai("answer", { description: "Answer.", input: { question: z.string() }, tools: [t.refund] });
+    const support = program("support", { description: "Route.", input: { message: z.string() } }, async ({ message }) => answer(message));
+    const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 5 } }] }, echoLast]);
+    const s = support.stream("A-1", { lm, approve: "changes" });
+    const paths: [string, string][] = [];
+    for await (const e of s) {
+      if (e.type === "approval") void s.approve({ id: e.approval.id });
+      if (e.type === "approval" || e.type === "approved") paths.push([e.type, e.path]);
+    }
+    expect(paths).toEqual([["approval", "support/answer"], ["approved", "support/answer"]]);
+    expect(await s).toBe("saw: refunded 5 for A-1");
+  });
+});
