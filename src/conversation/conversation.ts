@@ -109,6 +109,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const { host } = await begin(inputs, settings);
       const session = startTurn(host, { streaming: false });
+      core.keepSnapshots(session);
       session.actor.start();
       return (await core.settle(session, new Turn(core, { ...placeholder(host.turn) }), session.actor)) as O;
     },
@@ -139,6 +140,7 @@ function deferredStream<O>(host: Promise<ConversationHost>, core: ConversationCo
   // the turn must exist in the store before its runner starts: the runner waits for the host
   const proxy = new DeferredHost(host, turnId, name);
   const session = startTurn(proxy, { streaming: true });
+  core.keepSnapshots(session);
   const turn = new Turn(core, placeholder(proxy.turn));
   const stream = new TurnStream<O>(session, core.controls(session, turn), outcomeOf<O>(session, () => "waiting") as Promise<O>);
   session.actor.start();
@@ -173,6 +175,9 @@ class DeferredHost {
   }
   onInterrupt() {
     this.#host?.onInterrupt();
+  }
+  async note(record: Record<string, unknown>) {
+    return (await this.#get()).note(record);
   }
   get conversation() {
     return this.#host?.conversation;

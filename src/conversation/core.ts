@@ -57,6 +57,28 @@ export class ConversationCore {
     return out.reverse();
   }
 
+  readonly #snapshots = new WeakMap<TurnSession, Promise<void>>();
+
+  /**
+   * Keeps the actor's persisted snapshot as a `snapshot` record each time the
+   * turn stops for a person (after its `waiting` record), so another process
+   * rehydrates the same actor from it. Call before `actor.start()`.
+   */
+  keepSnapshots(session: TurnSession): void {
+    const host = session.host as { note?: (record: Record<string, unknown>) => Promise<void> };
+    if (!host.note) return;
+    let previous: unknown = null;
+    session.actor.subscribe((snapshot) => {
+      const entered = snapshot.value === "awaitingApproval" && previous === "running";
+      previous = snapshot.value;
+      if (!entered) return;
+      // names and ids only (the machine's context holds no functions): JSON keeps it whole
+      const persisted = JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown;
+      const before = this.#snapshots.get(session) ?? Promise.resolve();
+      this.#snapshots.set(session, before.then(() => host.note!({ kind: "snapshot", snapshot: persisted })));
+    });
+  }
+
   /** Resolves to the turn's answer; a turn that stops for a person rejects with `Waiting`. */
   async settle(session: TurnSession, turn: Turn, actor: TurnActor): Promise<unknown> {
     let waiting = false;
@@ -68,6 +90,7 @@ export class ConversationCore {
       return await result;
     } catch (e) {
       if (waiting || actor.getSnapshot().value === "awaitingApproval") {
+        await this.#snapshots.get(session); // kept before anyone is told the turn waits
         await turn.refresh();
         throw new Waiting(turn);
       }

@@ -194,6 +194,7 @@ export class Turn {
     const session = snapshot?.value === "awaitingApproval"
       ? startTurn(host, { streaming, snapshot })
       : startTurn(host, { streaming, input: { start: start ?? "running" } });
+    core.keepSnapshots(session);
     session.actor.start();
     if (session.actor.getSnapshot().value === "awaitingApproval") session.actor.send({ type: "RESUME" });
     if (session.actor.getSnapshot().value === "interrupted") session.actor.send({ type: "RESUME" });

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
-import { memoryStore, Waiting } from "../../src/index.js";
+import { createActor } from "xstate";
+import { memoryStore, readConversation, turnMachine, Waiting } from "../../src/index.js";
 import { drive } from "./fixtures/drive.js";
 import { bundled, fixture, removeBundles, runChild } from "./fixtures/spawn.js";
 import { build, fileLog, memoryLog, processStore, recordedRequests, World, worldLM, type ProgSpec } from "./fixtures/world.js";
@@ -102,6 +103,38 @@ describe("approval from another process", () => {
     expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["find", 1], ["refund", 1]]);
     const err = await turn.approve({ by: "maria" }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "approval-answered" });
+  });
+
+  it("the waiting child kept the actor's persisted snapshot; another process rehydrates the actor from it and goes on", async () => {
+    const { dir, effects } = await waitingInChild();
+    const store = fsStore(dir, { lockStaleMs: 200 });
+    const records = await store.read("sam");
+    const kinds = records.map((r) => r.kind);
+    expect(kinds.indexOf("snapshot")).toBeGreaterThan(kinds.indexOf("waiting"));
+    const info = readConversation(records, { now: Date.now() }).turns.values().next().value!;
+    const snapshot = info.snapshot as { value: string; context: { pending: { name: string }[]; seq: number } };
+    expect(snapshot.value).toBe("awaitingApproval");
+    expect(snapshot.context.pending.map((a) => a.name)).toEqual(["refund"]);
+    // the same actor, rehydrated from the record alone
+    const actor = createActor(turnMachine, { snapshot: snapshot as never, input: { turn: info.id, name: "desk" } });
+    actor.start();
+    expect(actor.getSnapshot().value).toBe("awaitingApproval");
+    expect(actor.getSnapshot().context.pending.map((a) => a.name)).toEqual(["refund"]);
+    actor.stop();
+    // the turn goes on here from that snapshot: its events are numbered on from where the child's stopped
+    const world = new World({ effects, recorded: recordedRequests(records) });
+    const turn = (await build(GATED, world).conversation("sam", { store, lm: worldLM(world, GATED) }).turns()).at(-1)!;
+    const s = turn.streamOn(info);
+    const seqs: number[] = [];
+    for await (const e of s) {
+      seqs.push(e.seq);
+      if (e.type === "approval") void s.approve({ by: "maria" });
+    }
+    expect(await s).toEqual(await crashFree(DESK, "refund A-1042"));
+    expect(snapshot.context.seq).toBeGreaterThan(2);
+    expect(seqs[0]).toBeGreaterThan(snapshot.context.seq); // a fresh actor would number from 1
+    expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["find", 1], ["refund", 1]]);
+    expect(world.violations).toEqual([]);
   });
 
   it("a turn waiting in one child is approved by a second child", async () => {
