@@ -69,6 +69,10 @@ export async function answer(
   const turn = await openTurn(ctx, req.conversation, req.turn);
   // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
   const { info, chosen } = await turn.record(req.verdict, req.by ?? null, req.reason ?? null, req.approval);
+  // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
+  const at = new Date().toISOString();
+  for (const approval of chosen)
+    emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: approval.path.split("/").slice(0, -1).join("/") });
   if (chosen.length < info.waiting.length) {
     await turn.refresh();
     return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };

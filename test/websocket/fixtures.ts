@@ -1,4 +1,5 @@
 /** The spec's refund desk on the scripted model, served over WebSocket on loopback. */
+import { createServer, connect as tcpConnect, type AddressInfo, type Socket } from "node:net";
 import { z } from "zod";
 import { ai, tool, Waiting } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
@@ -42,9 +43,9 @@ export function deskModel(turns = 20) {
 }
 
 /** A desk whose served program has the scripted model, with one turn per conversation `ids` waiting for the refund's approval. */
-export async function waitingDesk(ids: readonly string[] = ["sam"], options: { store?: Store } = {}) {
+export async function waitingDesk(ids: readonly string[] = ["sam"], options: { store?: Store; gate?: Promise<void> } = {}) {
   const store = options.store ?? memoryStore();
-  const d = desk();
+  const d = desk(options.gate ? { gate: options.gate } : {});
   const lm = deskModel();
   const served = d.fn.using({ lm });
   for (const id of ids) {
@@ -61,4 +62,28 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > end) throw new Error("timed out waiting for a condition");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A TCP proxy in front of a server, whose connections a test can cut (a network that drops). */
+export async function proxy(port: number) {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = tcpConnect(port, "127.0.0.1");
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("error", () => undefined);
+      s.on("close", () => {
+        sockets.delete(s);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cut: () => sockets.forEach((s) => s.destroy()),
+    close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
+  };
 }
