@@ -58,13 +58,16 @@ async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, 
   return p;
 }
 
-async function afterHooks(frame: Frame, p: Prepared, input: unknown, output: unknown): Promise<unknown> {
+/** The plugins' `toolResult` hooks: they may replace an output; a tool's error they only see (it stays an error). */
+async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { output: unknown } | { error: string }): Promise<unknown> {
+  let output = "output" in outcome ? outcome.output : undefined;
   for (const plugin of (frame.settings.plugins ?? []) as readonly Plugin[]) {
     const hook = plugin.hooks.toolResult;
     if (!hook || !p.tool) continue;
+    const shown = "error" in outcome ? { error: outcome.error } : { output };
     try {
-      const changed = await hook({ name: p.call.name, input, effects: p.tool.toolEffects, path: p.path, site: frame.site, invocation: p.invocation, output });
-      if (changed && "output" in changed) output = changed.output;
+      const changed = await hook({ name: p.call.name, input, effects: p.tool.toolEffects, path: p.path, site: frame.site, invocation: p.invocation, ...shown });
+      if (changed && "output" in changed && "output" in outcome) output = changed.output;
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
     }
@@ -113,13 +116,14 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
     if (mustPropagate(e)) throw e;
     const message = describeError(e);
     void runtime.journal.add({ ...base, state: "done", error: message });
+    await afterHooks(frame, p, input, { error: message });
     result(undefined, message);
     if (frame.settings.toolErrors === "raise")
       throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause: e });
     return toolMessage(p, `Error: ${message}`, true);
   }
   try {
-    output = await afterHooks(frame, p, input, output);
+    output = await afterHooks(frame, p, input, { output });
   } catch (e) {
     // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
     void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });

@@ -160,3 +160,16 @@ describe("failures of plugins and approve functions at depth", () => {
     expect(t.REFUNDS).toEqual([]);
   });
 });
+
+describe("toolResult sees errors too", () => {
+  it("a failed tool's error is shown to the hook; it stays an error for the model", async () => {
+    const { tool } = await import("../../src/index.js");
+    const broken = tool("broken", { description: "d", input: {}, effects: "reads" }, () => { throw new Error("disk full"); });
+    const fn = ai("f", { description: "d", input: { q: z.string() }, tools: [broken] });
+    const seen: unknown[] = [];
+    const audit = plugin("audit", { toolResult: (r) => (seen.push([r.name, r.output, r.error]), { output: "hidden" }) });
+    const lm = scripted([{ toolCalls: [{ name: "broken", input: {} }] }, echoLast]);
+    expect(await fn("x", { lm, plugins: [audit] })).toBe("saw: Error: disk full");
+    expect(seen).toEqual([["broken", undefined, "disk full"]]);
+  });
+});
