@@ -256,3 +256,26 @@ describe("maxSteps", () => {
     expect((err as StepLimit).steps).toBe(2);
   });
 });
+
+describe("text tool mode with approvals", () => {
+  it("a refusal and an approved run come back as <tool_result> blocks, after a wait on a stream", async () => {
+    const t = deskTools();
+    const desk = ai("desk", { description: "Help.", input: { q: z.string() }, tools: [t.refund, t.note] });
+    const lm = scripted([
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 2 } }, { name: "note", input: { text: "n" } }] },
+      echoLast,
+    ], { nativeTools: false });
+    const s = desk.stream("go", { lm, approve: "changes" });
+    for await (const e of s) {
+      if (e.type === "approval" && e.approval.name === "refund") void s.deny("no", { id: e.approval.id });
+      if (e.type === "approval" && e.approval.name === "note") void s.approve({ id: e.approval.id });
+    }
+    expect(await s).toBe(
+      'saw: <tool_result name="refund" id="call_1">\nThe person did not allow this call. Reason: no\n</tool_result>\n' +
+        '<tool_result name="note" id="call_2">\nnoted\n</tool_result>',
+    );
+    expect(lm.requests).toHaveLength(2);
+    expect(t.NOTES).toEqual(["n"]);
+    expect(t.REFUNDS).toEqual([]);
+  });
+});

@@ -184,3 +184,17 @@ describe("a failing stream", () => {
     expect(events.at(-1)).toMatchObject({ type: "state", state: "failed" });
   });
 });
+
+describe("a conversation's stream", () => {
+  it("starts with started, naming the conversation", async () => {
+    const { memoryStore } = await import("../../src/testing/index.js");
+    const { fn } = desk();
+    const s = fn.conversation("sam", { store: memoryStore(), lm: refundThenEcho(), approve: null }).stream("Refund A-1");
+    const events: TurnEvent[] = [];
+    for await (const e of s) events.push(e);
+    expect(await s).toBe("saw: refunded 39 for A-1");
+    expect(events.filter((e) => e.type === "started")).toEqual([
+      expect.objectContaining({ name: "desk", input: { message: "Refund A-1" }, conversation: "sam", turn: s.turn }),
+    ]);
+  });
+});
