@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { connect, serve } from "../../adapters/websocket/index.js";
+import { faultyStore, memoryStore } from "../../src/testing/index.js";
+import { desk, deskModel, until } from "./fixtures.js";
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await x.close();
+});
+const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+
+const isRefundDone = (r: object): boolean => {
+  const t = r as { kind?: string; state?: string; name?: string };
+  return t.kind === "tool" && t.state === "done" && t.name === "refund";
+};
+
+/** A turn whose process "died" right after the refund ran, before its result was kept: interrupted, the refund unfinished. */
+async function crashedDesk(ids: string[]) {
+  const d = desk();
+  const served = d.fn.using({ lm: deskModel() });
+  const inner = memoryStore();
+  for (const id of ids) {
+    const store = faultyStore(inner, {
+      crash: true,
+      failOn: (call) => (call.records.some((r) => isRefundDone(r)) ? "before-write" : undefined),
+    });
+    await served.conversation(id, { store, lease: { renewMs: 20, ttlMs: 60 } }).send("Refund A-1042.").catch(() => undefined);
+  }
+  return { ...d, served, store: inner };
+}
+
+describe("resuming an interrupted turn from a companion", () => {
+  it("is listed with its unfinished tools; resume refuses until each has a result or a rerun; a result given is not run again", async () => {
+    const d = await crashedDesk(["sam", "ana"]);
+    expect(d.REFUNDS).toHaveLength(2); // each crashed turn's refund did run
+    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, pollMs: 20 }));
+    const app = keep(await connect(server.url));
+    await until(async () => (await app.waiting()).length === 2);
+    const [ana, sam] = await app.waiting();
+    expect(sam).toMatchObject({ conversation: "sam", state: "interrupted", approvals: [] });
+    expect(sam!.unfinished.map((u) => [u.invocation, u.name, u.input])).toEqual([[2, "refund", { order_id: "A-1042", amount: 39 }]]);
+
+    await expect(app.resume({ conversation: "sam", turn: sam!.turn })).rejects.toMatchObject({ code: "turn-unfinished" });
+    // it did run: this is what it returned
+    expect(await app.resume({ conversation: "sam", turn: sam!.turn, results: { 2: "refunded 39.00 for A-1042" } })).toBe("The last tool said: refunded 39.00 for A-1042");
+    expect(d.REFUNDS).toHaveLength(2);
+    // it did not: run it again — under the server's rule (approve: "changes") the rerun asks a person first
+    const rerun = await Promise.resolve(app.resume({ conversation: "ana", turn: ana!.turn, rerun: [2] })).catch((e: unknown) => e);
+    expect(rerun).toMatchObject({ code: "turn-waiting" });
+    expect((rerun as { approvals: { name: string }[] }).approvals.map((a) => a.name)).toEqual(["refund"]);
+    expect(d.REFUNDS).toHaveLength(2);
+    expect(await app.approve({ conversation: "ana", turn: ana!.turn })).toBe("The last tool said: refunded 39.00 for A-1042");
+    expect(d.REFUNDS).toHaveLength(3);
+    expect(await app.waiting()).toEqual([]);
+  });
+
+  it("abandon ends it without going on", async () => {
+    const d = await crashedDesk(["sam"]);
+    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, pollMs: 20 }));
+    const app = keep(await connect(server.url));
+    await until(async () => (await app.waiting()).length === 1);
+    const [sam] = await app.waiting();
+    await app.abandon({ conversation: "sam", turn: sam!.turn });
+    expect((await app.status({ conversation: "sam", turn: sam!.turn })).state).toBe("abandoned");
+    expect(await app.waiting()).toEqual([]);
+    expect(d.REFUNDS).toHaveLength(1);
+  });
+});
