@@ -132,12 +132,21 @@ export class ConversationHost implements TurnHost {
     this.#release = null;
   }
 
-  async #renew(): Promise<void> {
+  #renewing: Promise<void> | null = null;
+
+  /** Renews the lease; a renewal still on its way is waited for, not doubled (a slow store is not piled up). */
+  #renew(): Promise<void> {
+    this.#renewing ??= this.#renewOnce().finally(() => (this.#renewing = null));
+    return this.#renewing;
+  }
+
+  async #renewOnce(): Promise<void> {
     if (!this.#journal || this.#lost) return;
     try {
-      await this.#journal.add({ kind: "lease", holder: this.holder, until: iso(Date.now() + this.#ttlMs) });
+      const until = Date.now() + this.#ttlMs;
+      await this.#journal.add({ kind: "lease", holder: this.holder, until: iso(until) });
       await this.#journal.flush();
-      this.#until = Date.now() + this.#ttlMs;
+      this.#until = until;
     } catch (e) {
       // a renewal that fails or finds another holder stops the turn before its next side effect
       this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} could not be renewed: ${describeError(e)}`);

@@ -1,0 +1,90 @@
+/**
+ * Leases: a running turn renews its lease (`lease: { renewMs, ttlMs }`), so
+ * other readers see it running through a long tool; a lease that ran out is
+ * `interrupted`; a renewal that finds another holder stops the turn before
+ * its next side effect.
+ */
+import { describe, expect, it } from "vitest";
+import { memoryStore } from "../../src/index.js";
+import { faultyStore } from "../../src/testing/index.js";
+import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+const SLOW: ProgSpec = {
+  root: { kind: "ai", fn: { name: "desk", tools: [{ kind: "reads", name: "look" }, { kind: "changes", name: "pay" }], steps: [["look"], ["pay"]] } },
+  approve: null, deny: [],
+};
+
+const stateOf = async (store: ReturnType<typeof memoryStore>, world: World) => (await build(SLOW, world).conversation("lease", { store }).turns())[0]?.state;
+
+describe("leases", () => {
+  it("renewals keep a long turn running for other readers; each lease lasts ttlMs", async () => {
+    const store = memoryStore();
+    const effects = memoryLog();
+    const world = new World({ effects, latencyMs: 120 }); // 5 model calls and tools of 120 ms: 600 ms, three times the ttl
+    const chat = build(SLOW, world).conversation("lease", { store, lm: worldLM(world, SLOW), lease: { renewMs: 40, ttlMs: 200 } });
+    const sent = chat.send({ text: "go" });
+    let finished = false;
+    void sent.finally(() => (finished = true));
+    const seen: string[] = [];
+    for (let i = 0; i < 200 && !finished; i++) {
+      const state = await stateOf(store, new World({ effects }));
+      if (!finished && state) seen.push(state);
+      await sleep(25);
+    }
+    await sent;
+    expect(seen.length).toBeGreaterThan(5);
+    expect(new Set(seen)).toEqual(new Set(["running"])); // never interrupted while it ran, though it ran past several ttls
+    expect(await stateOf(store, new World({ effects }))).toBe("done");
+    const leases = (await store.read("lease")).filter((r) => r.kind === "lease") as unknown as { at: string; until: string }[];
+    expect(leases.length).toBeGreaterThan(2);
+    for (const l of leases) expect(Math.abs(Date.parse(l.until) - Date.parse(l.at) - 200)).toBeLessThanOrEqual(5);
+  });
+
+  it("a lease that ran out is interrupted (and only then may another process claim it)", async () => {
+    const store = memoryStore();
+    const effects = memoryLog();
+    const world = new World({ effects, crashWhere: "before pay" });
+    const chat = build(SLOW, world).conversation("lease", { store: processStore(store, world), lm: worldLM(world, SLOW), lease: { renewMs: 1000, ttlMs: 300 } });
+    await expect(chat.send({ text: "go" })).rejects.toThrow(/crash/);
+    const other = new World({ effects });
+    const turn = (await build(SLOW, other).conversation("lease", { store, lm: worldLM(other, SLOW) }).turns())[0]!;
+    expect(turn.state).toBe("running"); // its lease has not run out yet
+    await expect(turn.resume({ rerun: [2] })).rejects.toMatchObject({ code: "turn-claimed" });
+    for (let i = 0; i < 40 && (await turn.refresh()).state === "running"; i++) await sleep(25);
+    expect(turn.state).toBe("interrupted");
+    expect(turn.unfinished.map((u) => [u.name, u.invocation])).toEqual([["pay", 2]]);
+    expect(typeof (await turn.resume({ rerun: [2] }))).toBe("string");
+    expect([...effects.all()].filter(([k]) => k.startsWith("pay|")).map(([, n]) => n)).toEqual([1]);
+  });
+
+  it("a renewal that finds another holder stops the turn before its next side effect", async () => {
+    const inner = memoryStore();
+    const effects = memoryLog();
+    // A's renewals are held up (a stalled disk): its lease runs out while it waits for the model
+    const stalled = faultyStore(inner, {
+      delayMs: (c) => (c && c.records.some((r) => (r as { kind?: string }).kind === "lease") && !c.records.some((r) => (r as { kind?: string }).kind === "turn") ? 600 : 0),
+    });
+    const a = new World({ effects, latencyMs: 300 });
+    const sentA = build(SLOW, a).conversation("lease", { store: stalled, lm: worldLM(a, SLOW), lease: { renewMs: 50, ttlMs: 150 } }).send({ text: "go" });
+    const errA = sentA.catch((e: unknown) => e);
+    // B sees it interrupted and goes on with it
+    const b = new World({ effects });
+    const chatB = build(SLOW, b).conversation("lease", { store: inner, lm: worldLM(b, SLOW), lease: { renewMs: 50, ttlMs: 150 } });
+    let turn = (await chatB.turns())[0];
+    for (let i = 0; i < 60 && turn?.state !== "interrupted"; i++) {
+      await sleep(20);
+      turn = (await chatB.turns())[0];
+    }
+    expect(turn!.state).toBe("interrupted");
+    const answer = await turn!.resume();
+    expect(await errA).toMatchObject({ code: "lease-lost" });
+    // A stopped before its next side effect: look and pay ran once each, both in B
+    expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["look", 1], ["pay", 1]]);
+    expect(a.requests).toHaveLength(1);
+    expect(answer).toMatch(/^desk:/);
+    const holders = new Set((await inner.read("lease")).filter((r) => r.kind !== "lease" && r.kind !== "turn" && r.kind !== "program").map((r) => (r as { attempt?: number }).attempt));
+    expect(holders).toEqual(new Set([2])); // every record after the claim is B's
+  });
+});
