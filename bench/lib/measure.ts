@@ -1,0 +1,146 @@
+/**
+ * Measurement helpers used inside one benchmark child process.
+ *
+ * A child measures one SDK (or one variant of it) and reports each figure as
+ * one line on stdout: `@@bench <json Sample>`. The runner (bench/run.ts)
+ * collects those lines; anything else a child prints is passed through.
+ *
+ * Rules every figure follows:
+ * - warm-up runs first (not recorded), then RUNS (5) timed runs, the median kept;
+ * - `global.gc()` (when the child runs with --expose-gc, which the runner
+ *   passes) before every timed run, so one run's garbage is not billed to the next;
+ * - nothing is subtracted from a per-step figure: total wall time of the
+ *   loop divided by its number of steps.
+ */
+import { performance } from "node:perf_hooks";
+
+export const RUNS = 5;
+export const MARK = "@@bench ";
+
+export interface Sample {
+  metric: string;
+  n: number | null;
+  unit: string;
+  /** Column name: "ours", or a peer (variant) name such as "langgraph (sqlite)". */
+  name: string;
+  value: number;
+  /** Anything that helps read the figure (all runs, settings used). Printed, kept in results.json. */
+  detail?: Record<string, unknown>;
+}
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) throw new Error("median of nothing");
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+export function gc(): void {
+  const g = (globalThis as { gc?: () => void }).gc;
+  if (g) g();
+}
+
+export interface TimedOptions {
+  /** Warm-up runs, not recorded. Default 3. */
+  warmup?: number;
+  /** Timed runs. Default RUNS (5). */
+  runs?: number;
+}
+
+/**
+ * Runs `prepare` (untimed) then `run` (timed) warmup + runs times; returns
+ * the median and every timed run, in milliseconds. `prepare` builds what one
+ * run needs (a fresh model script, a fresh thread id, a temp dir) so that
+ * fixture cost never lands in the figure.
+ */
+export async function timed<P>(
+  prepare: () => P | Promise<P>,
+  run: (p: P) => unknown | Promise<unknown>,
+  opts: TimedOptions = {},
+): Promise<{ medianMs: number; runsMs: number[] }> {
+  const warmup = opts.warmup ?? 3;
+  const runs = opts.runs ?? RUNS;
+  const all: number[] = [];
+  for (let i = 0; i < warmup + runs; i++) {
+    const p = await prepare();
+    gc();
+    const t0 = performance.now();
+    await run(p);
+    const ms = performance.now() - t0;
+    if (i >= warmup) all.push(ms);
+  }
+  return { medianMs: median(all), runsMs: all };
+}
+
+export function report(s: Sample): void {
+  process.stdout.write(MARK + JSON.stringify(s) + "\n");
+}
+
+/** Rounds for display and JSON: 3 significant decimals are plenty. */
+export function round(x: number, digits = 3): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Peak resident set size of this process so far, in MiB (getrusage maxrss). */
+export function peakRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+/**
+ * Samples heapUsed every `everyMs` while `fn` runs; returns fn's value and
+ * the highest heapUsed seen (MiB), including one reading right after.
+ */
+export async function withHeapPeak<T>(fn: () => Promise<T>, everyMs = 5): Promise<{ value: T; peakHeapMiB: number }> {
+  let peak = process.memoryUsage().heapUsed;
+  const timer = setInterval(() => {
+    const h = process.memoryUsage().heapUsed;
+    if (h > peak) peak = h;
+  }, everyMs);
+  try {
+    const value = await fn();
+    const h = process.memoryUsage().heapUsed;
+    if (h > peak) peak = h;
+    return { value, peakHeapMiB: peak / 2 ** 20 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Entry point of a benchmark file. The runner starts the file once per
+ * variant: `node --expose-gc --import tsx <file> --variant=<name>`; with
+ * `--list` the file prints its variant names (one JSON array line) and exits.
+ * Run by hand without arguments, it runs every variant in this one process
+ * (handy to try a file; the runner never does that).
+ */
+export async function main(variants: Record<string, () => Promise<void>>): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes("--list")) {
+    process.stdout.write(MARK + JSON.stringify({ variants: Object.keys(variants) }) + "\n");
+    return;
+  }
+  const chosen = args.find((a) => a.startsWith("--variant="))?.slice("--variant=".length);
+  const names = chosen ? [chosen] : Object.keys(variants);
+  for (const name of names) {
+    const v = variants[name];
+    if (!v) throw new Error(`unknown variant ${name}; have ${Object.keys(variants).join(", ")}`);
+    await v();
+  }
+}
+
+/** Step counts every per-step figure is measured at. */
+export const STEP_NS = [50, 200] as const;
+
+/** The same tiny workload for every SDK: the tool's input and output. */
+export const orderId = (i: number): string => `A-${1000 + i}`;
+export const toolOutput = (orderId: string) => ({ order_id: orderId, item: "blue mug", status: "shipped", eta: "2026-12-02" });
+export const FINAL_TEXT = "All orders looked up.";
+export const QUESTION = "Look up every order, one at a time.";
+
+/** The streamed workload: STREAM_N tool steps, then a final answer streamed as these deltas (joined: STREAM_FINAL_TEXT). */
+export const STREAM_N = 200;
+export const STREAM_DELTAS: readonly string[] = Array.from({ length: 20 }, (_, i) => (i === 0 ? "All" : ` word${i}`));
+export const STREAM_FINAL_TEXT = STREAM_DELTAS.join("");
+/** Steps in the turn that is interrupted and then resumed (resume_1000_steps_ms). */
+export const RESUME_N = 1000;

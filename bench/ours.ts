@@ -1,0 +1,349 @@
+/**
+ * OUR side of every metric, written against DESIGN.md's public API
+ * (`ai`, `tool`, `memoryStore`, `Waiting` from functai; `scripted` from
+ * functai/testing; `fsStore` from functai/node-fs). Written before the
+ * engine landed: until it does, this file fails to load and the runner
+ * prints "ours: not measured". It never reports a number it did not measure.
+ *
+ * The workload is the peers' (bench/peers/*): one tool, `lookup_order`,
+ * n model replies that each ask for one call to it, then the final answer,
+ * from an instant `scripted` model, so only SDK cost is measured.
+ *
+ * What each variant measures:
+ * - step: `overhead_per_tool_step_us`, n = 50 and 200: a conversation turn
+ *   (`fn.conversation(id, { store: memoryStore() }).send(...)`), the tool
+ *   `effects: "reads"`, total time ÷ n. (A plain call `fn(q, { lm })` is in the detail.)
+ * - durable: the tool `effects: "changes"`; the same turn with `fsStore` on a
+ *   temp dir and with `memoryStore`, in this process;
+ *   `durable_overhead_per_changing_tool_us` = (fs − memory) ÷ n;
+ *   `flushes_per_changing_tool` = fsyncs made during the fs turn ÷ n
+ *   (counted by wrapping FileHandle.prototype.sync/datasync and fs.fsync*, so
+ *   every flush of the process counts, directory syncs included).
+ * - bytes: `journal_bytes_{100,200}_steps`: the conversation's JSONL file
+ *   after one such turn (reads tool) with `fsStore`.
+ * - resume: `resume_1000_steps_ms`: a turn of 1000 tool calls, the last one
+ *   to a changing tool `refund` under `approve: "changes"`, waits (`Waiting`).
+ *   Timed: a fresh `fsStore` on a copy of that journal, the conversation
+ *   opened anew, `(await turns()).at(-1).approve({ by })` to the answer, with
+ *   a scripted model that holds only the final answer (replayed replies must
+ *   not reach it: checked with `lm.requests.length === 1`).
+ * - stream: `stream_events_per_s`: `fn.stream(q, { lm })` over STREAM_N steps,
+ *   events counted through `for await`, then `await s`.
+ * - open10k: a conversation of 10,000 one-reply turns (two sent through the
+ *   engine, the second's records repeated for the rest: see open10k);
+ *   timed: a fresh `fsStore` + `fn.conversation(id, { store })` + `turns()`;
+ *   `open_10k_turn_conversation_ms`, with the process's peak RSS and the
+ *   peak heap seen during one open.
+ */
+import { randomUUID } from "node:crypto";
+import { cpSync, fsync, fsyncSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import fsModule from "node:fs";
+import { open } from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import { Waiting, ai, memoryStore, tool } from "../src/index.js";
+import { scripted } from "../src/testing/index.js";
+import { fsStore } from "../adapters/node-fs/index.js";
+import { runChild } from "./lib/child.js";
+import {
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N,
+  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak,
+} from "./lib/measure.js";
+
+const NAME = "ours";
+const DESCRIPTION = "Answer the customer's question. Look the order up first.";
+const tmp = (what: string) => mkdtempSync(join(tmpdir(), `functai-bench-${what}-`));
+
+/** n replies each asking for one lookup_order call, then the final answer. */
+const replies = (n: number, final = FINAL_TEXT, lastTool = "lookup_order") => [
+  ...Array.from({ length: n }, (_, k) => ({
+    toolCalls: [{ id: `call_${k}`, name: k === n - 1 ? lastTool : "lookup_order", input: { order_id: orderId(k) } }],
+  })),
+  final,
+];
+
+const lookupOrder = (effects: "reads" | "changes") =>
+  tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects }, ({ order_id }) => toolOutput(order_id));
+
+const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => ({ refunded: order_id }));
+
+const answerWith = (effects: "reads" | "changes", maxSteps: number) =>
+  ai("answer", { description: DESCRIPTION, input: { question: z.string() }, output: z.string(), tools: [lookupOrder(effects), refund], maxSteps });
+
+let convSeq = 0;
+const nextId = () => `bench-${process.pid}-${++convSeq}`;
+
+async function stepOverhead(): Promise<void> {
+  for (const n of STEP_NS) {
+    const fn = answerWith("reads", n + 1);
+    const r = await timed(
+      () => ({ chat: fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }) }),
+      async ({ chat }) => {
+        const out = await chat.send(QUESTION);
+        if (out !== FINAL_TEXT) throw new Error(`ours: answer ${String(out)}`);
+      },
+    );
+    const plain = await timed(
+      () => scripted(replies(n)),
+      async (lm) => {
+        const out = await fn(QUESTION, { lm });
+        if (out !== FINAL_TEXT) throw new Error(`ours (plain call): answer ${String(out)}`);
+      },
+    );
+    report({
+      metric: "overhead_per_tool_step_us", n, unit: "us", name: NAME, value: round((r.medianMs * 1000) / n),
+      detail: { how: "conversation(id, { store: memoryStore() }).send", runs_ms: r.runsMs.map((x) => round(x)), plain_call_us: round((plain.medianMs * 1000) / n) },
+    });
+  }
+}
+
+/** Counts every fsync this process makes while `counting` is on. */
+const flushCounter = await (async () => {
+  let count = 0;
+  let counting = false;
+  const dir = tmp("probe");
+  const fh = await open(join(dir, "probe"), "w");
+  const proto = Object.getPrototypeOf(fh) as { sync: () => Promise<void>; datasync: () => Promise<void> };
+  await fh.close();
+  rmSync(dir, { recursive: true, force: true });
+  for (const m of ["sync", "datasync"] as const) {
+    const orig = proto[m];
+    proto[m] = function (this: unknown) {
+      if (counting) count++;
+      return orig.call(this);
+    };
+  }
+  const fsMut = fsModule as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const m of ["fsync", "fsyncSync", "fdatasync", "fdatasyncSync"]) {
+    const orig = fsMut[m]!;
+    fsMut[m] = function (this: unknown, ...a: unknown[]) {
+      if (counting) count++;
+      return orig.apply(this, a);
+    };
+  }
+  syncBuiltinESMExports();
+  void fsync; void fsyncSync; // (imported names are rebound by syncBuiltinESMExports)
+  return {
+    start() { count = 0; counting = true; },
+    stop() { counting = false; return count; },
+  };
+})();
+
+async function durable(): Promise<void> {
+  for (const n of STEP_NS) {
+    const fn = answerWith("changes", n + 1);
+    const dir = tmp("durable");
+    try {
+      let adapterFlushes = 0;
+      const mem = await timed(
+        () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
+        async (chat) => { if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (memory)"); },
+      );
+      const flushes: number[] = [];
+      const fs = await timed(
+        () => fn.conversation(nextId(), { store: fsStore(dir, { onFlush: () => adapterFlushes++ }), lm: scripted(replies(n)) }),
+        async (chat) => {
+          flushCounter.start();
+          const out = await chat.send(QUESTION);
+          flushes.push(flushCounter.stop());
+          if (out !== FINAL_TEXT) throw new Error("ours: wrong answer (fs)");
+        },
+      );
+      const perStepFs = (fs.medianMs * 1000) / n;
+      const perStepMem = (mem.medianMs * 1000) / n;
+      report({
+        metric: "durable_overhead_per_changing_tool_us", n, unit: "us", name: NAME, value: round(perStepFs - perStepMem),
+        detail: {
+          how: "per changing-tool step: fsStore turn minus memoryStore turn, same process",
+          fs_per_step_us: round(perStepFs), memory_per_step_us: round(perStepMem),
+          fs_runs_ms: fs.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)), tmpdir: tmpdir(),
+        },
+      });
+      const last = flushes.at(-1)!;
+      report({
+        metric: "flushes_per_changing_tool", n, unit: "flushes", name: NAME, value: round(last / n),
+        detail: { fsyncs_in_turn: last, adapter_onFlush_total_all_runs: adapterFlushes, every_run: flushes },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** The one .jsonl file under dir (the store's layout is `<dir>/conversations/<id>.jsonl`). */
+const journalOf = (dir: string, id: string) => join(dir, "conversations", `${id}.jsonl`);
+
+async function bytes(): Promise<void> {
+  for (const n of [100, 200]) {
+    const dir = tmp("bytes");
+    try {
+      const id = nextId();
+      const chat = answerWith("reads", n + 1).conversation(id, { store: fsStore(dir), lm: scripted(replies(n)) });
+      if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (bytes)");
+      const file = journalOf(dir, id);
+      const lines = fsModule.readFileSync(file, "utf8").split("\n").filter(Boolean).length;
+      report({
+        metric: `journal_bytes_${n}_steps`, n, unit: "bytes", name: NAME, value: statSync(file).size,
+        detail: { what: "the conversation's JSONL file after one turn of n tool steps (reads) + answer", records: lines },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+async function resume(): Promise<void> {
+  const base = tmp("resume");
+  try {
+    const id = nextId();
+    const fn = answerWith("reads", RESUME_N + 1);
+    const t0 = performance.now();
+    const first = fn.conversation(id, { store: fsStore(join(base, "seed")), approve: "changes", lm: scripted(replies(RESUME_N, FINAL_TEXT, "refund")) });
+    try {
+      await first.send(QUESTION);
+      throw new Error("ours: the turn did not wait for the refund approval");
+    } catch (e) {
+      if (!(e instanceof Waiting)) throw e;
+    }
+    const seedMs = performance.now() - t0;
+    const seedBytes = statSync(journalOf(join(base, "seed"), id)).size;
+    let k = 0;
+    const r = await timed(
+      () => {
+        const dir = join(base, `run-${k++}`);
+        cpSync(join(base, "seed"), dir, { recursive: true });
+        return { dir, lm: scripted([FINAL_TEXT]) };
+      },
+      async ({ dir, lm }) => {
+        const chat = fn.conversation(id, { store: fsStore(dir), approve: "changes", lm });
+        const turn = (await chat.turns()).at(-1)!;
+        const out = await turn.approve({ by: "bench" });
+        if (out !== FINAL_TEXT) throw new Error(`ours resume: answer ${String(out)}`);
+        if (lm.requests.length !== 1) throw new Error(`ours resume: the model was asked ${lm.requests.length} times (want 1)`);
+      },
+      { warmup: 2 },
+    );
+    report({
+      metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
+      detail: {
+        how: "fresh fsStore on a copy of the waiting journal + conversation + turns() + approve() to the answer",
+        journal_bytes: seedBytes, runs_ms: r.runsMs.map((x) => round(x)), first_run_to_waiting_ms: round(seedMs),
+        dirs: readdirSync(base).length,
+      },
+    });
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+async function streamEvents(): Promise<void> {
+  const fn = answerWith("reads", STREAM_N + 1);
+  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
+  for (let r = 0; r < 2 + 5; r++) {
+    const lm = scripted(replies(STREAM_N, STREAM_FINAL_TEXT));
+    gc();
+    const t0 = performance.now();
+    const s = fn.stream(QUESTION, { lm });
+    let events = 0;
+    for await (const _e of s) events++;
+    const out = await s;
+    const ms = performance.now() - t0;
+    if (out !== STREAM_FINAL_TEXT) throw new Error(`ours stream: ${String(out)}`);
+    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
+  }
+  report({
+    metric: "stream_events_per_s", n: STREAM_N, unit: "events/s", name: NAME,
+    value: Math.round(median(runs.map((x) => x.eventsPerS))),
+    detail: { how: "fn.stream(q, { lm }), for await, then await s", events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+  });
+}
+
+const TURNS = 10_000;
+
+/**
+ * Builds the 10k-turn journal here, then opens it in a child process of its
+ * own, so the peak RSS is the open's alone.
+ *
+ * The journal is not made by 10,000 sends: a send's cost grows with the
+ * conversation (its history is the next request), which makes 10k sends take
+ * far longer than the open being measured. Two turns are sent through the
+ * engine; the second turn's records (turn, lease, reply, ended, as the engine
+ * wrote them) are then repeated with a fresh turn id, parent, input and reply
+ * for each further turn, and appended to an fs store in batches.
+ */
+async function open10k(): Promise<void> {
+  const dir = tmp("open10k");
+  try {
+    const id = nextId();
+    const t0 = performance.now();
+    const records = await journalOfTurns(id, TURNS);
+    const store = fsStore(dir);
+    for (let i = 0; i < records.length; i += 5000) await store.append(id, records.slice(i, i + 5000));
+    const buildMs = performance.now() - t0;
+    const out = await runChild(fileURLToPath(import.meta.url), [], { env: { FUNCTAI_BENCH_OPEN_DIR: dir, FUNCTAI_BENCH_OPEN_ID: id } });
+    if (!out.ok) throw new Error(`ours open10k child: exit ${out.code ?? out.signal}\n${out.stderrTail}`);
+    for (const s of out.samples) report({ ...s, detail: { ...s.detail, build_ms: round(buildMs), records: records.length, built: "2 turns sent through the engine, the 2nd turn's records repeated (new turn id, parent, input, reply) for the rest" } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The records (without seq) of a conversation of `turns` one-reply turns; see open10k. */
+async function journalOfTurns(id: string, turns: number): Promise<object[]> {
+  const mem = memoryStore();
+  const chat = chatFn().conversation(id, { store: mem });
+  for (let i = 0; i < 2; i++) await chat.send(`message ${i}`, { lm: scripted([`reply ${i}`]) });
+  const sent = (await mem.read(id)).map(({ seq: _seq, ...rest }) => rest as Record<string, unknown>);
+  const turnIds = sent.filter((r) => r.kind === "turn").map((r) => r.turn as string);
+  const [first, second] = turnIds as [string, string];
+  const template = JSON.stringify(sent.filter((r) => r.turn === second));
+  const out: object[] = sent.filter((r) => r.turn !== second);
+  let parent = first;
+  for (let i = 1; i < turns; i++) {
+    const turn = randomUUID();
+    const json = template
+      .replaceAll(second, turn)
+      .replaceAll(`"parent":"${first}"`, `"parent":"${parent}"`)
+      .replaceAll('"message 1"', `"message ${i}"`)
+      .replaceAll('"reply 1"', `"reply ${i}"`);
+    out.push(...(JSON.parse(json) as object[]));
+    parent = turn;
+  }
+  return out;
+}
+
+const chatFn = () => ai("chat", { description: "Chat.", input: { message: z.string() }, output: z.string() });
+
+/** In the child: fresh fsStore + conversation + turns(), median of 5 after a warm-up; peak RSS and heap. */
+async function open10kRead(dir: string, id: string): Promise<void> {
+  const fn = chatFn();
+  const fileBytes = statSync(journalOf(dir, id)).size;
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed / 2 ** 20;
+  let turnsSeen = 0;
+  let peakHeap = 0;
+  const r = await timed(
+    () => fsStore(dir),
+    async (store) => {
+      const { value, peakHeapMiB } = await withHeapPeak(async () => (await fn.conversation(id, { store }).turns()).length);
+      turnsSeen = value;
+      peakHeap = Math.max(peakHeap, peakHeapMiB);
+    },
+    { warmup: 1 },
+  );
+  if (turnsSeen !== TURNS) throw new Error(`ours open10k: ${turnsSeen} turns`);
+  report({
+    metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name: NAME, value: round(r.medianMs),
+    detail: { how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else", file_bytes: fileBytes, runs_ms: r.runsMs.map((x) => round(x)) },
+  });
+  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)" } });
+  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
+}
+
+const openDir = process.env.FUNCTAI_BENCH_OPEN_DIR;
+if (openDir) await open10kRead(openDir, process.env.FUNCTAI_BENCH_OPEN_ID ?? "");
+else await main({ step: stepOverhead, durable, bytes, resume, stream: streamEvents, open10k });

@@ -1,0 +1,331 @@
+/**
+ * LangGraph (`@langchain/langgraph` 1.7, `@langchain/core` 1): a ReAct-style
+ * graph built the documented way: `StateGraph(MessagesAnnotation)`, an
+ * `agent` node calling the chat model, a prebuilt `ToolNode`, and
+ * `toolsCondition` between them. The chat model is a `BaseChatModel`
+ * subclass answering instantly: n replies that each ask for one tool call,
+ * then the final answer. It reads which step it is at from the message
+ * count (one human message, then an AI + tool message per step), so a thread
+ * resumed from a checkpoint gets the right reply.
+ *
+ * Variants, each in its own process: no checkpointer, `MemorySaver`,
+ * `SqliteSaver` on a temp file as it comes (it sets WAL; better-sqlite3's
+ * build then syncs at WAL checkpoints, not at every commit), and the same
+ * with `PRAGMA synchronous=FULL` (an fsync per commit, durable per step).
+ *
+ * Journal bytes: the SQLite file after a thread of n steps (WAL folded in
+ * with `wal_checkpoint(TRUNCATE)`), at n = 100 and 200.
+ * Resume: the tool calls `interrupt()` on the last of RESUME_N calls; resuming
+ * opens the file anew and sends `Command({ resume })` to the final answer.
+ * Open: a 10k-turn thread's state loaded from a fresh SqliteSaver (see open10k).
+ */
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, AIMessageChunk, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatGenerationChunk, type ChatResult } from "@langchain/core/outputs";
+import { tool } from "@langchain/core/tools";
+import { Command, END, MemorySaver, MessagesAnnotation, START, StateGraph, interrupt, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import Database from "better-sqlite3";
+import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import {
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N,
+  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak,
+} from "../lib/measure.js";
+import { runChild } from "../lib/child.js";
+
+const stepOf = (messages: readonly BaseMessage[]): number => (messages.length - 1) / 2;
+
+class ScriptedChatModel extends BaseChatModel {
+  constructor(readonly n: number, readonly final = FINAL_TEXT) {
+    super({});
+  }
+  _llmType(): string {
+    return "scripted";
+  }
+  private message(k: number): AIMessage {
+    if (k < this.n) {
+      return new AIMessage({ content: "", tool_calls: [{ id: `call_${k}`, name: "lookup_order", args: { order_id: orderId(k) }, type: "tool_call" }] });
+    }
+    return new AIMessage({ content: this.final });
+  }
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const message = this.message(stepOf(messages));
+    return { generations: [{ message, text: typeof message.content === "string" ? message.content : "" }] };
+  }
+  async *_streamResponseChunks(messages: BaseMessage[]): AsyncGenerator<ChatGenerationChunk> {
+    const k = stepOf(messages);
+    if (k < this.n) {
+      const args = JSON.stringify({ order_id: orderId(k) });
+      yield new ChatGenerationChunk({
+        message: new AIMessageChunk({ content: "", tool_call_chunks: [{ id: `call_${k}`, name: "lookup_order", args, index: 0, type: "tool_call_chunk" }] }),
+        text: "",
+      });
+      return;
+    }
+    for (const delta of STREAM_DELTAS) yield new ChatGenerationChunk({ message: new AIMessageChunk({ content: delta }), text: delta });
+  }
+}
+
+const lookupOrder = (interruptAt?: number) =>
+  tool(
+    async ({ order_id }: { order_id: string }) => {
+      if (interruptAt !== undefined && order_id === orderId(interruptAt)) {
+        const answer = interrupt({ question: `May I look up ${order_id}?` }) as string;
+        if (answer !== "yes") return "The person did not allow this call.";
+      }
+      return JSON.stringify(toolOutput(order_id));
+    },
+    { name: "lookup_order", description: "The order's item and shipping status.", schema: z.object({ order_id: z.string() }) },
+  );
+
+function buildGraph(model: BaseChatModel, checkpointer?: BaseCheckpointSaver, interruptAt?: number) {
+  const g = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+    .addNode("tools", new ToolNode([lookupOrder(interruptAt)]))
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", toolsCondition, ["tools", END])
+    .addEdge("tools", "agent");
+  return checkpointer ? g.compile({ checkpointer }) : g.compile();
+}
+
+const finalText = (messages: readonly BaseMessage[]) => {
+  const last = messages.at(-1);
+  return typeof last?.content === "string" ? last.content : "";
+};
+
+function sqliteSaver(file: string, synchronousFull: boolean): { saver: SqliteSaver; db: Database.Database; synchronous: number } {
+  const db = new Database(file);
+  const saver = new SqliteSaver(db);
+  // SqliteSaver sets WAL on first use; set it now so the synchronous pragma below applies to WAL mode.
+  db.pragma("journal_mode = WAL");
+  if (synchronousFull) db.pragma("synchronous = FULL");
+  return { saver, db, synchronous: db.pragma("synchronous", { simple: true }) as number };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), "functai-bench-lg-"));
+
+type Saver = "none" | "memory" | "sqlite" | "sqlite-full";
+const NAMES: Record<Saver, string> = {
+  none: "langgraph",
+  memory: "langgraph (MemorySaver)",
+  sqlite: "langgraph (SqliteSaver)",
+  "sqlite-full": "langgraph (SqliteSaver, sync=FULL)",
+};
+
+function stepOverhead(kind: Saver) {
+  return async () => {
+    const dir = tmp();
+    try {
+      const dbs: Database.Database[] = [];
+      let synchronous: number | undefined;
+      let run = 0;
+      for (const n of STEP_NS) {
+        const r = await timed(
+          () => {
+            // a fresh thread (and for SQLite a fresh file) per run
+            let saver: BaseCheckpointSaver | undefined;
+            if (kind === "memory") saver = new MemorySaver();
+            if (kind === "sqlite" || kind === "sqlite-full") {
+              const s = sqliteSaver(join(dir, `cp-${run++}.db`), kind === "sqlite-full");
+              saver = s.saver;
+              synchronous = s.synchronous;
+              dbs.push(s.db);
+            }
+            return buildGraph(new ScriptedChatModel(n), saver);
+          },
+          async (graph) => {
+            const out = await graph.invoke(
+              { messages: [{ role: "user", content: QUESTION }] },
+              { recursionLimit: 2 * n + 10, configurable: { thread_id: "t1" } },
+            );
+            if (out.messages.length !== 2 * n + 2 || finalText(out.messages) !== FINAL_TEXT) throw new Error(`langgraph: ${out.messages.length} messages`);
+          },
+        );
+        report({
+          metric: "overhead_per_tool_step_us", n, unit: "us", name: NAMES[kind], value: round((r.medianMs * 1000) / n),
+          detail: { runs_ms: r.runsMs.map((x) => round(x)), ...(synchronous === undefined ? {} : { sqlite_synchronous: synchronous }) },
+        });
+      }
+      for (const db of dbs) db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+async function threadOf(file: string, n: number, interruptAt?: number): Promise<Database.Database> {
+  const { saver, db } = sqliteSaver(file, false);
+  const graph = buildGraph(new ScriptedChatModel(n), saver, interruptAt);
+  await graph.invoke({ messages: [{ role: "user", content: QUESTION }] }, { recursionLimit: 2 * n + 10, configurable: { thread_id: "t1" } });
+  return db;
+}
+
+async function bytes(): Promise<void> {
+  const dir = tmp();
+  try {
+    for (const n of [100, 200]) {
+      const file = join(dir, `bytes-${n}.db`);
+      const db = await threadOf(file, n);
+      db.pragma("wal_checkpoint(TRUNCATE)");
+      const rows = db.prepare("SELECT count(*) AS c, sum(length(checkpoint)) + sum(length(metadata)) AS b FROM checkpoints").get() as { c: number; b: number };
+      const writes = db.prepare("SELECT count(*) AS c, sum(length(value)) AS b FROM writes").get() as { c: number; b: number | null };
+      db.close();
+      const fileBytes = statSync(file).size;
+      report({
+        metric: `journal_bytes_${n}_steps`, n, unit: "bytes", name: "langgraph (SqliteSaver)", value: fileBytes,
+        detail: {
+          what: "SQLite file after one thread of n tool steps + answer, WAL checkpointed into it",
+          checkpoints: rows.c, checkpoint_payload_bytes: rows.b, writes: writes.c, writes_payload_bytes: writes.b ?? 0,
+        },
+      });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function resume(): Promise<void> {
+  const dir = tmp();
+  try {
+    const file = join(dir, "resume.db");
+    const t0 = performance.now();
+    const db0 = await threadOf(file, RESUME_N, RESUME_N - 1);
+    db0.pragma("wal_checkpoint(TRUNCATE)");
+    db0.close();
+    const buildMs = performance.now() - t0;
+    const size = statSync(file).size;
+    const copies: string[] = [];
+    let r0 = 0;
+    const r = await timed(
+      () => {
+        // each run resumes its own copy of the interrupted thread
+        // (the file is large: quadratic in steps, each checkpoint holds every message so far)
+        for (const old of copies.splice(0)) rmSync(old, { force: true });
+        const copy = join(dir, `resume-${r0++}.db`);
+        copyFileSync(file, copy);
+        copies.push(copy);
+        return copy;
+      },
+      async (copy) => {
+        const { saver } = sqliteSaver(copy, false);
+        const graph = buildGraph(new ScriptedChatModel(RESUME_N), saver, RESUME_N - 1);
+        const out = await graph.invoke(new Command({ resume: "yes" }), { recursionLimit: 2 * RESUME_N + 10, configurable: { thread_id: "t1" } });
+        if (finalText(out.messages) !== FINAL_TEXT) throw new Error(`langgraph resume: ${finalText(out.messages)}`);
+      },
+      { warmup: 1 },
+    );
+    report({
+      metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: "langgraph (SqliteSaver)", value: round(r.medianMs),
+      detail: {
+        how: "open the SQLite file anew + compile the graph + invoke(Command({ resume })) from the interrupt() on tool call 1000 to the final answer",
+        file_bytes: size, runs_ms: r.runsMs.map((x) => round(x)), first_run_to_interrupt_ms: round(buildMs),
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function streamEvents(): Promise<void> {
+  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
+  for (let r = 0; r < 2 + 5; r++) {
+    const graph = buildGraph(new ScriptedChatModel(STREAM_N, STREAM_FINAL_TEXT));
+    gc();
+    const t0 = performance.now();
+    const s = await graph.stream(
+      { messages: [{ role: "user", content: QUESTION }] },
+      { recursionLimit: 2 * STREAM_N + 10, streamMode: ["updates", "messages"] },
+    );
+    let events = 0;
+    let text = "";
+    for await (const [mode, chunk] of s) {
+      events++;
+      if (mode === "messages") {
+        const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
+        if (meta.langgraph_node === "agent" && typeof msg.content === "string") text += msg.content;
+      }
+    }
+    const ms = performance.now() - t0;
+    if (text !== STREAM_FINAL_TEXT) throw new Error(`langgraph stream text: ${text}`);
+    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
+  }
+  report({
+    metric: "stream_events_per_s", n: STREAM_N, unit: "events/s", name: "langgraph",
+    value: Math.round(median(runs.map((x) => x.eventsPerS))),
+    detail: { how: 'graph.stream(..., { streamMode: ["updates", "messages"] }), for await', events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+  });
+}
+
+const TURNS = 10_000;
+
+/**
+ * A 10k-turn thread, as LangGraph keeps it: its latest checkpoint holds every
+ * message. Made with one `updateState` carrying 10,000 human/AI message pairs
+ * (sending 10,000 turns would store 10,000 ever-growing checkpoints: many GB),
+ * then opened in a child process of its own: a fresh SqliteSaver on the file
+ * and `graph.getState(thread)`.
+ */
+async function open10k(): Promise<void> {
+  const dir = tmp();
+  try {
+    const file = join(dir, "open10k.db");
+    const t0 = performance.now();
+    const { saver, db } = sqliteSaver(file, false);
+    const graph = buildGraph(new ScriptedChatModel(0), saver);
+    const messages: BaseMessage[] = [];
+    for (let i = 0; i < TURNS; i++) messages.push(new HumanMessage(`message ${i}`), new AIMessage(`reply ${i}`));
+    await graph.updateState({ configurable: { thread_id: "t1" } }, { messages }, "agent");
+    db.pragma("wal_checkpoint(TRUNCATE)");
+    db.close();
+    const buildMs = performance.now() - t0;
+    const out = await runChild(fileURLToPath(import.meta.url), [], { env: { FUNCTAI_BENCH_LG_OPEN: file } });
+    if (!out.ok) throw new Error(`langgraph open10k child: exit ${out.code ?? out.signal}\n${out.stderrTail}`);
+    for (const x of out.samples) report({ ...x, detail: { ...x.detail, build_ms: round(buildMs), file_bytes: statSync(file).size } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function open10kRead(file: string): Promise<void> {
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed / 2 ** 20;
+  let peakHeap = 0;
+  const dbs: Database.Database[] = [];
+  const r = await timed(
+    () => {
+      const s = sqliteSaver(file, false);
+      dbs.push(s.db);
+      return buildGraph(new ScriptedChatModel(0), s.saver);
+    },
+    async (graph) => {
+      const { value, peakHeapMiB } = await withHeapPeak(async () => (await graph.getState({ configurable: { thread_id: "t1" } })).values.messages.length as number);
+      if (value !== 2 * TURNS) throw new Error(`langgraph open10k: ${value} messages`);
+      peakHeap = Math.max(peakHeap, peakHeapMiB);
+    },
+    { warmup: 1 },
+  );
+  for (const db of dbs) db.close();
+  const name = "langgraph (SqliteSaver)";
+  report({ metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name, value: round(r.medianMs), detail: { how: "fresh SqliteSaver on the file + graph.getState(thread), in a process that did nothing else", runs_ms: r.runsMs.map((x) => round(x)) } });
+  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the thread (6 times)" } });
+  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
+}
+
+const lgOpen = process.env.FUNCTAI_BENCH_LG_OPEN;
+if (lgOpen) await open10kRead(lgOpen);
+else await main({
+  step: stepOverhead("none"),
+  "step-memory": stepOverhead("memory"),
+  "step-sqlite": stepOverhead("sqlite"),
+  "step-sqlite-full": stepOverhead("sqlite-full"),
+  bytes,
+  stream: streamEvents,
+  resume,
+  open10k,
+});

@@ -1,0 +1,110 @@
+/**
+ * Vercel AI SDK (`ai` 6): `generateText` / `streamText` with one tool and
+ * `MockLanguageModelV3` from `ai/test` answering instantly: n replies that
+ * each ask for one tool call, then the final answer. `stopWhen:
+ * stepCountIs(n + 1)` lets the loop run all n tool steps plus the answer.
+ *
+ * Not measured here: resume and journal bytes (the AI SDK keeps no durable
+ * turn; a caller stores messages itself).
+ */
+import { generateText, stepCountIs, streamText, tool } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
+import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import { performance } from "node:perf_hooks";
+import { z } from "zod";
+import {
+  FINAL_TEXT, QUESTION, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N,
+  gc, main, median, orderId, report, round, timed, toolOutput,
+} from "../lib/measure.js";
+
+const NAME = "vercel ai";
+
+const usage: LanguageModelV3Usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+
+const tools = {
+  lookup_order: tool({
+    description: "The order's item and shipping status.",
+    inputSchema: z.object({ order_id: z.string() }),
+    execute: async ({ order_id }) => toolOutput(order_id),
+  }),
+};
+
+function scriptedModel(n: number): MockLanguageModelV3 {
+  let i = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async (): Promise<LanguageModelV3GenerateResult> => {
+      const k = i++;
+      if (k < n) {
+        return {
+          content: [{ type: "tool-call", toolCallId: `call_${k}`, toolName: "lookup_order", input: JSON.stringify({ order_id: orderId(k) }) }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [],
+        };
+      }
+      return { content: [{ type: "text", text: FINAL_TEXT }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+    },
+    doStream: async () => {
+      const k = i++;
+      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      if (k < n) {
+        parts.push(
+          { type: "tool-call", toolCallId: `call_${k}`, toolName: "lookup_order", input: JSON.stringify({ order_id: orderId(k) }) },
+          { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage },
+        );
+      } else {
+        parts.push({ type: "text-start", id: "t" });
+        for (const delta of STREAM_DELTAS) parts.push({ type: "text-delta", id: "t", delta });
+        parts.push({ type: "text-end", id: "t" }, { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage });
+      }
+      return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+}
+
+async function stepOverhead(): Promise<void> {
+  for (const n of STEP_NS) {
+    const r = await timed(
+      () => scriptedModel(n),
+      async (model) => {
+        const out = await generateText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(n + 1) });
+        if (out.steps.length !== n + 1 || out.text !== FINAL_TEXT) throw new Error(`vercel: ${out.steps.length} steps, text ${out.text}`);
+      },
+    );
+    report({
+      metric: "overhead_per_tool_step_us", n, unit: "us", name: NAME,
+      value: round((r.medianMs * 1000) / n), detail: { runs_ms: r.runsMs.map((x) => round(x)) },
+    });
+  }
+}
+
+async function streamEvents(): Promise<void> {
+  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
+  for (let r = 0; r < 2 + 5; r++) {
+    const model = scriptedModel(STREAM_N);
+    gc();
+    const t0 = performance.now();
+    const s = streamText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(STREAM_N + 1) });
+    let events = 0;
+    let text = "";
+    for await (const part of s.fullStream) {
+      events++;
+      if (part.type === "text-delta") text += part.text;
+      if (part.type === "error") throw part.error;
+    }
+    const ms = performance.now() - t0;
+    if (text !== STREAM_FINAL_TEXT) throw new Error(`vercel stream text: ${text}`);
+    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
+  }
+  report({
+    metric: "stream_events_per_s", n: STREAM_N, unit: "events/s", name: NAME,
+    value: Math.round(median(runs.map((x) => x.eventsPerS))),
+    detail: {
+      how: "streamText(...).fullStream, for await",
+      events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))),
+    },
+  });
+}
+
+await main({ step: stepOverhead, stream: streamEvents });

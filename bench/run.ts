@@ -1,0 +1,233 @@
+/**
+ * `npm run bench`: every benchmark file, each variant in a process of its
+ * own, one after another (never two at once), then one table with ratios,
+ * written to bench/results.json as `[{ metric, n, unit, ours, peers }]`
+ * (plus `best_peer`, `ratio`, `detail`), and the run's setting (versions,
+ * machine, load, failures) to bench/results.meta.json.
+ *
+ *   npm run bench                       everything
+ *   npm run bench -- --filter=langgraph only files/variants whose "file:variant" contains a filter (comma-separated)
+ *   npm run bench -- --skip=resume      leave out those that contain a skip
+ *   npm run bench -- --no-write         print only
+ *
+ * Our side comes from bench/ours.ts. When it is missing or fails, the table
+ * says "ours: not measured" and `ours` is null: no number is ever made up.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, totalmem } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runChild } from "./lib/child.js";
+import type { Sample } from "./lib/measure.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
+
+/** Files run, in order. `floor` columns are not SDKs: they never count as the best peer. */
+const PEER_FILES = ["peers/baseline.ts", "peers/vercel-ai.ts", "peers/openai-agents.ts", "peers/langgraph.ts"];
+const OURS_FILE = "ours.ts";
+const FLOORS = new Set(["plain loop", "bare append+fsync", "floor"]);
+
+/** Metric order and direction (lower is better unless listed as a rate). */
+const METRICS = [
+  "overhead_per_tool_step_us",
+  "durable_overhead_per_changing_tool_us",
+  "flushes_per_changing_tool",
+  "bare_append_fsync_us",
+  "journal_bytes_100_steps",
+  "journal_bytes_200_steps",
+  "resume_1000_steps_ms",
+  "stream_events_per_s",
+  "open_10k_turn_conversation_ms",
+  "open_10k_turn_conversation_peak_rss_mib",
+  "open_10k_turn_conversation_heap_mib",
+];
+const HIGHER_IS_BETTER = new Set(["stream_events_per_s"]);
+/** Rows that are a floor only: ours has no figure there by design. */
+const OURS_NOT_APPLICABLE = new Set(["bare_append_fsync_us"]);
+
+interface Row {
+  metric: string;
+  n: number | null;
+  unit: string;
+  ours: number | null;
+  peers: Record<string, number>;
+  best_peer: string | null;
+  /** best peer ÷ ours for costs, ours ÷ best peer for rates: above 1, ours is better. */
+  ratio: number | null;
+  detail: Record<string, unknown>;
+}
+
+const args = process.argv.slice(2);
+const listArg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(",").filter(Boolean) ?? [];
+const filters = listArg("filter");
+const skips = listArg("skip");
+const write = !args.includes("--no-write");
+const wanted = (id: string) => (filters.length === 0 || filters.some((f) => id.includes(f))) && !skips.some((s) => id.includes(s));
+
+const samples: Sample[] = [];
+const failures: { file: string; variant: string; why: string }[] = [];
+type OursStatus = "measured" | "missing" | "failed" | "partly failed" | "not run";
+let oursStatus = "not run" as OursStatus;
+const load: { at: string; loadavg1: number }[] = [];
+const t0 = Date.now();
+
+async function runFile(file: string, isOurs: boolean): Promise<void> {
+  const abs = join(here, file);
+  const label = file.replace(/\.ts$/, "");
+  if (!existsSync(abs)) {
+    if (isOurs) oursStatus = "missing";
+    console.log(`- ${label}: missing`);
+    return;
+  }
+  const list = await runChild(abs, ["--list"], { timeoutMs: 120_000, cwd: root });
+  const variants = (list.other.find((o): o is { variants: string[] } => typeof o === "object" && o !== null && "variants" in o))?.variants;
+  if (!list.ok || !variants) {
+    const why = `could not load: exit ${list.code ?? list.signal}\n${list.stderrTail.split("\n").slice(-12).join("\n")}`;
+    failures.push({ file, variant: "(load)", why });
+    if (isOurs) oursStatus = "failed";
+    console.log(`- ${label}: ${why.replace(/\n/g, "\n    ")}`);
+    return;
+  }
+  let ran = 0;
+  let failed = 0;
+  for (const v of variants) {
+    const id = `${label}:${v}`;
+    if (!wanted(id)) continue;
+    ran++;
+    load.push({ at: id, loadavg1: loadavg()[0]! });
+    process.stdout.write(`- ${id} … `);
+    const out = await runChild(abs, [`--variant=${v}`], { cwd: root, echo: false });
+    samples.push(...out.samples);
+    if (!out.ok) {
+      failed++;
+      const why = `exit ${out.code ?? out.signal}: ${out.stderrTail.split("\n").slice(-8).join("\n")}`;
+      failures.push({ file, variant: v, why });
+      console.log(`FAILED (${(out.ms / 1000).toFixed(1)} s)\n    ${why.replace(/\n/g, "\n    ")}`);
+    } else {
+      console.log(`${out.samples.length} figure(s), ${(out.ms / 1000).toFixed(1)} s`);
+    }
+  }
+  if (isOurs) oursStatus = ran === 0 ? "not run" : failed === 0 ? "measured" : failed === ran ? "failed" : "partly failed";
+}
+
+function versionOf(pkg: string): string | null {
+  try {
+    return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+  } catch {
+    return null;
+  }
+}
+
+function buildRows(): Row[] {
+  const byKey = new Map<string, Row>();
+  const key = (m: string, n: number | null) => `${m}@${n ?? "-"}`;
+  for (const s of samples) {
+    const k = key(s.metric, s.n);
+    let row = byKey.get(k);
+    if (!row) {
+      row = { metric: s.metric, n: s.n, unit: s.unit, ours: null, peers: {}, best_peer: null, ratio: null, detail: {} };
+      byKey.set(k, row);
+    }
+    if (s.name === "ours") row.ours = s.value;
+    else row.peers[s.name] = s.value;
+    if (s.detail) row.detail[s.name] = s.detail;
+  }
+  // durable overhead: the floor is one bare append+fsync per changing tool,
+  // and LangGraph's durable checkpointer minus its in-memory one, per step.
+  const fsync = [...byKey.values()].find((r) => r.metric === "bare_append_fsync_us")?.peers["bare append+fsync"];
+  for (const n of new Set(samples.filter((s) => s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us").map((s) => s.n))) {
+    const step = byKey.get(key("overhead_per_tool_step_us", n));
+    const full = step?.peers["langgraph (SqliteSaver, sync=FULL)"];
+    const mem = step?.peers["langgraph (MemorySaver)"];
+    if (fsync === undefined && (full === undefined || mem === undefined)) continue;
+    const k = key("durable_overhead_per_changing_tool_us", n);
+    let row = byKey.get(k);
+    if (!row) {
+      row = { metric: "durable_overhead_per_changing_tool_us", n, unit: "us", ours: null, peers: {}, best_peer: null, ratio: null, detail: {} };
+      byKey.set(k, row);
+    }
+    if (fsync !== undefined) {
+      row.peers["bare append+fsync"] = fsync;
+      row.detail["bare append+fsync"] = { derived: "bare_append_fsync_us of this run: the floor, one flush per changing tool" };
+    }
+    if (full !== undefined && mem !== undefined) {
+      row.peers["langgraph (SqliteSaver, sync=FULL)"] = Math.round((full - mem) * 1000) / 1000;
+      row.detail["langgraph (SqliteSaver, sync=FULL)"] = { derived: `overhead_per_tool_step_us at n=${n}: SqliteSaver sync=FULL (${full}) minus MemorySaver (${mem}); LangGraph has no effects, every step is checkpointed` };
+    }
+  }
+  const flushes = [...byKey.values()].find((r) => r.metric === "flushes_per_changing_tool");
+  if (flushes) {
+    flushes.peers["floor"] = 1;
+    flushes.detail["floor"] = { derived: "DESIGN.md: the cost floor is one flush per changing tool call" };
+  }
+  const order = (m: string) => (METRICS.indexOf(m) < 0 ? METRICS.length : METRICS.indexOf(m));
+  const rows = [...byKey.values()].sort((a, b) => order(a.metric) - order(b.metric) || (a.n ?? 0) - (b.n ?? 0));
+  for (const r of rows) {
+    const sdk = Object.entries(r.peers).filter(([name]) => !FLOORS.has(name));
+    if (sdk.length === 0) continue;
+    const higher = HIGHER_IS_BETTER.has(r.metric);
+    const [bestName, best] = sdk.reduce((a, b) => ((higher ? b[1] > a[1] : b[1] < a[1]) ? b : a));
+    r.best_peer = bestName;
+    if (r.ours !== null && r.ours > 0 && best > 0) r.ratio = Math.round((higher ? r.ours / best : best / r.ours) * 100) / 100;
+  }
+  return rows;
+}
+
+function fmt(x: number | null | undefined): string {
+  if (x === null || x === undefined) return "—";
+  if (Math.abs(x) >= 1e6) return x.toExponential(2);
+  if (Math.abs(x) >= 1000) return Math.round(x).toLocaleString("en-US");
+  if (Math.abs(x) >= 10) return x.toFixed(1);
+  return x.toFixed(3).replace(/\.?0+$/, "") || "0";
+}
+
+function table(rows: Row[]): string {
+  const peerNames: string[] = [];
+  for (const r of rows) for (const p of Object.keys(r.peers)) if (!peerNames.includes(p)) peerNames.push(p);
+  const head = ["metric", "n", "unit", "ours", ...peerNames, "best peer", "ratio"];
+  const body = rows.map((r) => [
+    r.metric, r.n === null ? "" : String(r.n), r.unit, r.ours === null ? (OURS_NOT_APPLICABLE.has(r.metric) ? "n/a" : "not measured") : fmt(r.ours),
+    ...peerNames.map((p) => fmt(r.peers[p])), r.best_peer ?? "", r.ratio === null ? "" : `${r.ratio}×`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => "| " + cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ") + " |";
+  return [line(head), "|" + widths.map((w, i) => (i < 3 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|", ...body.map(line)].join("\n");
+}
+
+console.log(`functai benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+for (const f of PEER_FILES) await runFile(f, false);
+if (wanted("ours")) await runFile(OURS_FILE, true);
+else oursStatus = "not run";
+
+const rows = buildRows();
+console.log("\n" + table(rows));
+console.log(
+  "\nratio = best peer ÷ ours for costs (µs, ms, bytes, flushes), ours ÷ best peer for rates (events/s): above 1, ours is better." +
+  "\nFloors (plain loop, bare append+fsync, floor) are shown but never count as the best peer. Each figure: median of 5 runs after warm-up, each SDK variant in its own process.",
+);
+if (oursStatus !== "measured") console.log(`\nours: not measured (${oursStatus}${oursStatus === "missing" ? ": bench/ours.ts does not exist" : ""})`);
+for (const f of failures) console.log(`failed: ${f.file} ${f.variant}: ${f.why.split("\n")[0]}`);
+
+if (write) {
+  const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
+  writeFileSync(join(here, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  const meta = {
+    at: new Date().toISOString(),
+    took_s: Math.round((Date.now() - t0) / 1000),
+    node: process.version,
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model ?? null,
+    memory_gib: Math.round(totalmem() / 2 ** 30),
+    load_before_each: load,
+    filters, skips,
+    ours: oursStatus,
+    failures,
+    versions: Object.fromEntries(
+      ["ai", "@ai-sdk/provider", "@openai/agents-core", "openai", "@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3", "zod", "tsx", "xstate"].map((p) => [p, versionOf(p)]),
+    ),
+    method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs, then the median of 5 timed runs, gc() before each; per-step figures are total loop time ÷ steps, nothing subtracted",
+  };
+  writeFileSync(join(here, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
+  console.log(`\nwrote ${relative(process.cwd(), join(here, "results.json"))} and results.meta.json`);
+}
