@@ -1,0 +1,95 @@
+/**
+ * Conversations: ids are checked when opened; a send queues behind a
+ * running head and is refused while the head waits; each turn is shown the
+ * earlier done turns of its branch; turns(); abandon().
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, ConversationError, memoryStore, Waiting, type LanguageModel, type LMRequest } from "../../src/index.js";
+import { build, memoryLog, World, worldLM, type ProgSpec } from "./fixtures/world.js";
+
+const DESK: ProgSpec = {
+  root: { kind: "ai", fn: { name: "desk", tools: [{ kind: "reads", name: "look" }, { kind: "changes", name: "pay" }], steps: [["look"], ["pay"]] } },
+  approve: null, deny: [],
+};
+
+/** The world's model, keeping every request it is sent. */
+function seeing(world: World, spec: ProgSpec): LanguageModel & { seen: LMRequest[] } {
+  const base = worldLM(world, spec);
+  const seen: LMRequest[] = [];
+  return { ...base, seen, generate: (r, o) => (seen.push(r), base.generate(r, o)) };
+}
+
+/** The earlier turns a request shows: the user/assistant pairs before its own user message. */
+const shownHistory = (r: LMRequest): string[] => {
+  const last = r.messages.map((m) => m.role).lastIndexOf("user");
+  return r.messages.slice(1, last).map((m) => `${m.role}: ${m.content.replace(/\s+/g, " ").trim()}`);
+};
+
+describe("conversation ids", () => {
+  const fn = ai("echo", { description: "Echo.", input: { text: z.string() } });
+  it.each(["", "../etc/passwd", "a/b", "-lead", ".hidden", "a..b", "x".repeat(201), "sp ace", "é"])("refuses %j with conversation-id", (id) => {
+    let err: unknown;
+    try {
+      fn.conversation(id, { store: memoryStore() });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConversationError);
+    expect((err as ConversationError).code).toBe("conversation-id");
+  });
+  it.each(["sam", "A-1042", "desk.chat_2", "x".repeat(200)])("accepts %j", (id) => {
+    expect(fn.conversation(id, { store: memoryStore() }).id).toBe(id);
+  });
+});
+
+describe("turns of a conversation", () => {
+  it("a send queues behind a running head, then sees it; each turn is shown the earlier done turns of its branch", async () => {
+    const world = new World({ effects: memoryLog(), latencyMs: 30 });
+    const lm = seeing(world, DESK);
+    const chat = build(DESK, world).conversation("queue", { store: memoryStore(), lm });
+    const first = chat.send({ text: "one" });
+    const second = chat.send({ text: "two" }); // sent while "one" runs: it waits behind it
+    const [a1, a2] = await Promise.all([first, second]);
+    const a3 = await chat.send({ text: "three" });
+    const turns = await chat.turns();
+    expect(turns.map((t) => [(t.inputs as { text: string }).text, t.state, t.value])).toEqual([["one", "done", a1], ["two", "done", a2], ["three", "done", a3]]);
+    expect(turns.map((t) => t.parent)).toEqual([null, turns[0]!.id, turns[1]!.id]);
+    // every request of "two" came after "one" ended, and shows it
+    const turnOf = (r: LMRequest) => r.messages.filter((m) => m.role === "user").at(-1)!.content;
+    const firstOf = (text: string) => lm.seen.findIndex((r) => turnOf(r).includes(`\n${text}\n`));
+    const lastOf = (text: string) => lm.seen.map((r) => turnOf(r).includes(`\n${text}\n`)).lastIndexOf(true);
+    expect(firstOf("two")).toBeGreaterThan(lastOf("one"));
+    expect(shownHistory(lm.seen[firstOf("two")]!)).toEqual(["user: <text> one </text>", `assistant: <result> ${a1} </result>`]);
+    expect(shownHistory(lm.seen[firstOf("three")]!)).toEqual(["user: <text> one </text>", `assistant: <result> ${a1} </result>`, "user: <text> two </text>", `assistant: <result> ${a2} </result>`]);
+  });
+
+  it("while the head waits, send refuses conversation-busy; an abandoned turn is not shown to the next; abandon only waiting or interrupted turns", async () => {
+    const world = new World({ effects: memoryLog() });
+    const lm = seeing(world, DESK);
+    const chat = build(DESK, world).conversation("busy", { store: memoryStore(), lm, approve: ["pay"] });
+    const plain = build({ ...DESK }, world).conversation("busy", { store: chat.store, lm });
+    const one = await chat.send({ text: "one" }).catch((e: unknown) => e);
+    expect(one).toBeInstanceOf(Waiting);
+    const w = one as Waiting;
+    expect([w.turn.state, w.approvals.map((a) => [a.name, a.path, a.invocation, a.effects])]).toEqual(["waiting", [["pay", "desk/pay", 2, "changes"]]]);
+    const busy = await plain.send({ text: "two" }).catch((e: unknown) => e);
+    expect(busy).toMatchObject({ code: "conversation-busy" });
+    expect((busy as Error).message).toContain("desk/pay");
+
+    await w.turn.abandon();
+    expect(w.turn.state).toBe("abandoned");
+    await expect(w.turn.abandon()).rejects.toMatchObject({ code: "turn-state" });
+    await expect(w.turn.approve()).rejects.toMatchObject({ code: "turn-state" });
+
+    const two = await plain.send({ text: "two" });
+    const turns = await chat.turns();
+    expect(turns.map((t) => t.state)).toEqual(["abandoned", "done"]);
+    expect(turns[1]!.parent).toBeNull(); // an abandoned turn is no parent
+    expect(shownHistory(lm.seen.at(-3)!)).toEqual([]);
+    await expect(turns[1]!.abandon()).rejects.toMatchObject({ code: "turn-state" });
+    expect(turns[1]!.value).toBe(two);
+    expect(await chat.turn(turns[1]!.id)).toMatchObject({ id: turns[1]!.id, state: "done" });
+    await expect(chat.turn("no-such-turn")).rejects.toMatchObject({ code: "turn-state" });
+  });
+});
