@@ -82,7 +82,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const tasks = new Set<Promise<unknown>>();
   const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e));
   const hub: Hub = {
-    store, programs: programMap(options.programs), settings: options.settings ?? { approve: "changes" }, keys, watcher,
+    store, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
     connections: new Set(), maxRuns: options.maxRuns ?? 8,
     rate: { perSecond: 50, burst: 100, strikes: 20, ...options.rate },
     track: (task) => {

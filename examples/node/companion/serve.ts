@@ -1,0 +1,59 @@
+/**
+ * A functai server beside the demo: the refund desk (on the scripted model
+ * unless a model key is set) and a folder store, served over WebSocket.
+ *
+ *   node --import tsx --conditions=functai-source examples/node/companion/serve.ts [store] [--port 8787] [--key K] [--host H] [--demo]
+ *
+ * `--demo` sends one turn that waits for the refund's approval (conversation
+ * `sam-<time>`), so a companion has something to answer. Stop with Ctrl-C.
+ */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { Waiting } from "functai";
+import { scripted } from "functai/testing";
+import { fsStore } from "functai/node-fs";
+import { serve } from "functai/websocket";
+import { bold, cyan, deskBrain, dim, isScripted, makeDesk, model, modelLabel, say } from "../shared.js";
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const positional = args.filter((a, i) => !a.startsWith("--") && !["--port", "--key", "--host"].includes(args[i - 1] ?? ""));
+const dir = positional[0] ?? (mkdirSync(".functai", { recursive: true }), mkdtempSync(join(".functai", "companion-")));
+const key = flag("--key") ?? process.env.FUNCTAI_KEY;
+const host = flag("--host") ?? "127.0.0.1";
+
+// a long-running server answers many turns: a scripted model with room for them (the demo's has 16 replies)
+const lm = isScripted ? scripted(Array.from({ length: 100_000 }, () => deskBrain)) : model(deskBrain);
+const { desk, REFUNDS } = makeDesk();
+const served = desk.using({ lm });
+const store = fsStore(dir);
+
+const server = await serve({ store, programs: [served], port: Number(flag("--port") ?? 8787), host, ...(key ? { keys: [key] } : {}) });
+say(`store: ${dir}`);
+say(`model: ${modelLabel}`);
+say(`${bold("serving")} the refund desk at ${cyan(server.url)}${key ? " (key required)" : dim(" (loopback, no key)")}`);
+say(dim(`companion: node --import tsx --conditions=functai-source examples/node/companion/index.ts ${server.url}${key ? " --key <key>" : ""} [--yes]`));
+
+if (args.includes("--demo")) {
+  const id = `sam-${Date.now()}`;
+  const waiting = await served.conversation(id, { store, approve: "changes" }).send("Order A-1042 never arrived. Refund it, please.").catch((e: unknown) => e);
+  if (waiting instanceof Waiting) say(`turn ${waiting.turn.id} of ${id} waits: ${waiting.approvals.map((a) => `${a.name} ${JSON.stringify(a.input)}`).join(", ")}`);
+  else say(`the demo turn did not wait: ${String(waiting)}`);
+}
+
+let refunds = 0;
+const tick = setInterval(() => {
+  // refunds run here, in the server, when a companion approves
+  for (; refunds < REFUNDS.length; refunds++) say(`refund ran in the server: ${JSON.stringify(REFUNDS[refunds])}`);
+}, 100);
+
+const stop = async (): Promise<void> => {
+  clearInterval(tick);
+  await server.close();
+  process.exit(0);
+};
+process.once("SIGINT", () => void stop());
+process.once("SIGTERM", () => void stop());
