@@ -55,6 +55,13 @@ async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, 
   const runtime = frame.runtime;
   runtime.emit(frame.path, { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects }, `tool_call:${frame.site}:${invocation}`);
   p.decision = await decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
+  if (p.decision.kind === "run" && p.decision.input !== parsed.data) {
+    // a plugin changed the input: the tool still only runs with an input it takes
+    const changed = tool.inputSchema.safeParse(p.decision.input);
+    if (!changed.success)
+      throw new FunctaiError("plugin-failed", `a plugin changed the input of ${p.path} into one the tool does not take: ${changed.error.issues[0]?.message ?? "invalid"}`);
+    p.decision = { kind: "run", input: changed.data };
+  }
   return p;
 }
 

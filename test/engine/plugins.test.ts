@@ -173,3 +173,14 @@ describe("toolResult sees errors too", () => {
     expect(seen).toEqual([["broken", undefined, "disk full"]]);
   });
 });
+
+describe("a changed input is checked again", () => {
+  it("a plugin's input the tool does not take fails the call (plugin-failed) before the tool runs", async () => {
+    const { desk, t, lm } = setup();
+    const bad = plugin("bad", { toolCall: () => ({ input: { order_id: "A-1", amount: "all of it" } }) });
+    const err = await desk("go", { lm, plugins: [bad], approve: null }).catch((e: unknown) => e);
+    expect((err as FunctaiError).code).toBe("plugin-failed");
+    expect((err as Error).message).toContain("desk/refund");
+    expect(t.REFUNDS).toEqual([]);
+  });
+});
