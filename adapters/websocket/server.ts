@@ -39,6 +39,8 @@ export interface ServeOptions {
   heartbeatMs?: number;
   /** A connection that says no hello within this is closed (default 10 s). */
   helloTimeoutMs?: number;
+  /** Connections at once (default 256); more are closed with 1013 (try again later). */
+  maxConnections?: number;
   /** Browser pages (by `Origin`) allowed to connect to a server without keys. */
   origins?: readonly string[];
   /** Where server-side failures are told (default: console.error, without the request's data). */
@@ -102,7 +104,11 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
   });
   const handle = requestHandler(hub);
-  wss.on("connection", (socket) => hub.connections.add(new Connection(hub, socket, handle, options.helloTimeoutMs ?? 10_000)));
+  const maxConnections = options.maxConnections ?? 256;
+  wss.on("connection", (socket) => {
+    if (hub.connections.size >= maxConnections) return socket.close(1013, "too many connections");
+    hub.connections.add(new Connection(hub, socket, handle, options.helloTimeoutMs ?? 10_000));
+  });
   wss.on("error", (e) => log("the WebSocket server failed", e));
 
   if (!attached) await new Promise<void>((resolve, reject) => http.once("error", reject).listen(options.port ?? 0, host, () => resolve()));

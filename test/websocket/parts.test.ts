@@ -1,0 +1,113 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { WebSocket as WsSocket } from "ws";
+import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
+import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/keys.js";
+import { TokenBucket } from "../../adapters/websocket/limits.js";
+import { waitingDesk } from "./fixtures.js";
+
+/** Only what a browser's WebSocket offers (no `.on`, no Buffers): `connect` must need nothing more. */
+class BrowserLikeSocket implements SocketLike {
+  readonly #ws: WsSocket;
+  static made = 0;
+  constructor(url: string) {
+    BrowserLikeSocket.made++;
+    this.#ws = new WsSocket(url);
+  }
+  get readyState(): number {
+    return this.#ws.readyState;
+  }
+  send(data: string): void {
+    this.#ws.send(data);
+  }
+  close(code?: number, reason?: string): void {
+    this.#ws.close(code, reason);
+  }
+  addEventListener(type: "open" | "error" | "message" | "close", listener: (e: never) => void): void {
+    this.#ws.addEventListener(type, (e: unknown) => {
+      if (type === "message") {
+        const data = (e as { data: unknown }).data;
+        if (typeof data !== "string") throw new Error("a browser gives text frames as strings");
+        return (listener as (e: { data: string }) => void)({ data });
+      }
+      if (type === "close") return (listener as (e: { code: number; reason: string }) => void)({ code: (e as { code: number }).code, reason: (e as { reason: string }).reason });
+      (listener as () => void)();
+    });
+  }
+}
+
+describe("parts", () => {
+  it("keys: each key found in constant time among all; limits; a removed key's grant lapses", () => {
+    const ring = new KeyRing(["k1", { key: "k2", conversations: ["sam"] }]);
+    expect(ring.match("k1")?.conversations).toBeNull();
+    const limited = ring.match("k2")!;
+    expect(allowsConversation(limited, "sam")).toBe(true);
+    expect(allowsConversation(limited, "ana")).toBe(false);
+    expect(ring.match("k3")).toBeNull();
+    expect(ring.match(undefined)).toBeNull();
+    expect(ring.match("")).toBeNull();
+    ring.set(["k1"]);
+    expect(ring.current(limited)).toBeNull();
+    expect(new KeyRing([]).match(undefined)).not.toBeNull(); // no keys (loopback): everybody
+    expect(() => new KeyRing([""])).toThrow();
+  });
+
+  it("loopback hosts", () => {
+    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) expect(isLoopback(h)).toBe(true);
+    for (const h of ["0.0.0.0", "::", "192.168.1.2", "example.com", "127.0.0.1.example.com"]) expect(isLoopback(h)).toBe(false);
+  });
+
+  it("the token bucket refills at its rate, up to its burst", () => {
+    let now = 0;
+    const bucket = new TokenBucket(10, 3, () => now);
+    expect([bucket.take(), bucket.take(), bucket.take(), bucket.take()]).toEqual([true, true, true, false]);
+    now += 100; // one token
+    expect([bucket.take(), bucket.take()]).toEqual([true, false]);
+    now += 10_000;
+    expect([bucket.take(), bucket.take(), bucket.take(), bucket.take()]).toEqual([true, true, true, false]);
+  });
+
+  it("connect needs only the browser's WebSocket API", async () => {
+    const d = await waitingDesk(["sam"]);
+    const server = await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0 });
+    try {
+      const app = await connect(server.url, { key: "k1", WebSocket: BrowserLikeSocket });
+      const [w] = await app.waiting();
+      expect(await app.approve({ conversation: "sam", turn: w!.turn })).toBe("The last tool said: refunded 39.00 for A-1042");
+      await app.close();
+      expect(BrowserLikeSocket.made).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("attaches to an HTTP server: without keys only when it already listens on loopback", async () => {
+    const d = await waitingDesk(["sam"]);
+    const http = createServer();
+    await expect(serve({ store: d.store, programs: [d.served], server: http })).rejects.toMatchObject({ code: "remote-auth" }); // not listening yet: unknown
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const server = await serve({ store: d.store, programs: [d.served], server: http, path: "/functai" });
+    try {
+      expect(server.url).toBe(`ws://127.0.0.1:${(http.address() as AddressInfo).port}/functai`);
+      const app = await connect(server.url);
+      expect((await app.waiting()).map((w) => w.conversation)).toEqual(["sam"]);
+      await app.close();
+    } finally {
+      await server.close();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
+  it("refuses connections beyond maxConnections", async () => {
+    const d = await waitingDesk([]);
+    const server = await serve({ store: d.store, programs: [d.served], port: 0, maxConnections: 1 });
+    try {
+      const app = await connect(server.url);
+      await expect(connect(server.url, { reconnect: false })).rejects.toMatchObject({ code: "remote-closed" });
+      await app.close();
+    } finally {
+      await server.close();
+    }
+  });
+});
