@@ -120,6 +120,9 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
   try {
     output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
   } catch (e) {
+    // a person is asked inside the tool's body (an AI function it calls): it did not finish, and on resume it is
+    // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
+    if (e instanceof Suspend && leafChange) void runtime.journal.add({ ...base, state: "rerun" });
     if (mustPropagate(e)) throw e;
     const message = describeError(e);
     void runtime.journal.add({ ...base, state: "done", error: message });

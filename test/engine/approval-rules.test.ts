@@ -229,3 +229,32 @@ describe("effects derivation", () => {
     expect(t.LOOKUPS).toEqual(["Z"]);
   });
 });
+
+describe("a plain tool whose body calls an AI function", () => {
+  it("the inner call joins the turn under the tool's invocation, after an await too", async () => {
+    const t = deskTools();
+    const { tool } = await import("../../src/index.js");
+    const answer = ai("answer", { description: "Answer.", input: { question: z.string() }, tools: [t.refund] });
+    const helper = tool("helper", { description: "h", input: { q: z.string() }, effects: "reads" }, async ({ q }) => {
+      await new Promise((r) => setTimeout(r, 1));
+      return answer(q);
+    });
+    const desk = ai("desk", { description: "d", input: { q: z.string() }, tools: [t.findOrder, helper] });
+    const lm = scripted([
+      { toolCalls: [{ name: "find_order", input: { order_id: "A" } }, { name: "helper", input: { q: "refund" } }] },
+      { toolCalls: [{ name: "refund", input: { order_id: "A", amount: 1 } }] },
+      "inner",
+      echoLast,
+    ]);
+    const asked: Approval[] = [];
+    expect(await desk("go", { lm, approve: (a) => (asked.push(a), true) })).toBe("saw: inner");
+    expect(asked.map((a) => [a.path, a.site, a.invocation])).toEqual([["desk/helper/answer/refund", "desk#1/helper#2/answer#1", 1]]);
+    // and a rule reaches it in a plain call, before the refund runs
+    const err = await desk("go", { lm: scripted([
+      { toolCalls: [{ name: "helper", input: { q: "refund" } }] },
+      { toolCalls: [{ name: "refund", input: { order_id: "A", amount: 1 } }] },
+    ]), approve: ["helper/answer/refund"] }).catch((e: unknown) => e);
+    expect((err as ApprovalError).path).toBe("desk/helper/answer/refund");
+    expect(t.REFUNDS).toEqual([["A", 1]]);
+  });
+});
