@@ -49,6 +49,7 @@ export function baseMessages(
 }
 
 const RESULT = /<result>\s*([\s\S]*?)\s*<\/result>/;
+const FENCE = /^```[A-Za-z]*\s*([\s\S]*?)\s*```$/;
 
 export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string };
 
@@ -67,7 +68,8 @@ export function readOutput(text: string, output: z.ZodType): ReadResult {
   if (body === "") return { ok: false, detail: "the reply is empty" };
   const candidates: unknown[] = [];
   try {
-    candidates.push(JSON.parse(body));
+    // models often fence JSON (```json … ```) even inside the block
+    candidates.push(JSON.parse(body.replace(FENCE, "$1")));
   } catch {
     // not JSON: an enum or a bare word may still be the answer
   }

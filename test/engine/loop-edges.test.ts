@@ -143,6 +143,11 @@ describe("typed outputs", () => {
     expect(lm.requests[0]!.messages[0]!.content).toContain('"required":["id","total"]');
   });
 
+  it("an object fenced as ```json inside the block", async () => {
+    const order = ai("order", { description: "d", input: { q: z.string() }, output: z.object({ id: z.string() }) });
+    expect(await order("x", { lm: scripted(['<result>\n```json\n{"id": "A-1"}\n```\n</result>']) })).toEqual({ id: "A-1" });
+  });
+
   it("a number", async () => {
     const n = ai("n", { description: "d", input: { q: z.string() }, output: z.number() });
     expect(await n("x", { lm: scripted(["<result>\n-3.25\n</result>"]) })).toBe(-3.25);
