@@ -113,6 +113,25 @@ describe("a stream's events", () => {
   });
 });
 
+describe("a long stream", () => {
+  it("thousands of text deltas, read slowly, arrive whole and in order", async () => {
+    const fn = ai("f", { description: "d", input: { q: z.string() } });
+    const words = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(" ");
+    const s = fn.stream("x", { lm: scripted([words]) });
+    let text = "";
+    let last = 0;
+    let n = 0;
+    for await (const e of s) {
+      expect(e.seq).toBe(last + 1);
+      last = e.seq;
+      if (e.type === "text") text += e.delta;
+      if (++n % 500 === 0) await sleep(1);
+    }
+    expect(text).toBe(words);
+    expect(await s).toBe(words);
+  });
+});
+
 describe("leaving or stopping a stream", () => {
   it("an early break stops the actor: no more model calls", async () => {
     const { fn } = desk();
