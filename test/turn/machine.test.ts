@@ -194,6 +194,28 @@ describe("turnMachine", () => {
     expect(waited).toEqual(["desk/refund"]);
   });
 
+  it("RUNNER.STOPPED (stopped from elsewhere) ends in stopped", async () => {
+    const { machine } = fakeRunner([(_i, send) => send({ type: "RUNNER.STOPPED", reason: "a stop record" })]);
+    const { actor, events } = start(machine);
+    await tick();
+    expect(actor.getSnapshot().value).toBe("stopped");
+    expect(states(events)).toEqual(["running", "stopped"]);
+  });
+
+  it("RESUME while awaiting approval runs again without answers (the host found them elsewhere)", async () => {
+    const { machine, runs } = fakeRunner([
+      (_i, send) => send({ type: "RUNNER.WAIT", approvals: [approval("desk#1:1")] }),
+      (_i, send) => send({ type: "RUNNER.DONE", result: "ok", usage }),
+    ]);
+    const { actor } = start(machine);
+    await tick();
+    actor.send({ type: "RESUME" });
+    await tick();
+    expect(actor.getSnapshot().value).toBe("done");
+    expect(actor.getSnapshot().context.pending).toEqual([]);
+    expect(runs[1]!.input).toEqual({ turn: "t1", answers: {}, run: 2 });
+  });
+
   it("the default runner (none provided) fails the turn with turn-state", () => {
     const actor = createActor(turnMachine, { input: { turn: "t", name: "n" } }).start();
     expect(actor.getSnapshot().value).toBe("failed");
