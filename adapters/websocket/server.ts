@@ -35,6 +35,8 @@ export interface ServeOptions {
   maxRuns?: number;
   /** How often the store is looked at for waiting turns (default 200 ms). */
   pollMs?: number;
+  /** A turn answered but not run on for this long (its answerer died) is listed for a resume (default 30 s). */
+  answeredGraceMs?: number;
   /** Ping every this often; a connection that did not answer the last ping is dropped (default 15 s). */
   heartbeatMs?: number;
   /** A connection that says no hello within this is closed (default 10 s). */
@@ -82,7 +84,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const store = resolveStore(options.store);
   const log = options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
   const tasks = new Set<Promise<unknown>>();
-  const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e));
+  const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e), options.answeredGraceMs);
   const hub: Hub = {
     store, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
     connections: new Set(), maxRuns: options.maxRuns ?? 8,

@@ -5,7 +5,7 @@
  * running turns' leases runs out (it may now be interrupted).
  */
 import { approvalOf } from "../../src/conversation/waiting.js";
-import { readConversation, type ConversationState } from "../../src/records/read-conversation.js";
+import { readConversation, type ConversationState, type TurnInfo } from "../../src/records/read-conversation.js";
 import type { Store } from "../../src/store/types.js";
 import type { WaitingEntry } from "./protocol.js";
 
@@ -16,15 +16,25 @@ interface Seen {
   recheckAt: number;
 }
 
-/** The waiting entries of one conversation's state. */
-export function entriesOf(conversation: string, state: ConversationState): WaitingEntry[] {
+/** How long an answered turn may stay unclaimed before it is offered for a resume (a lease's life). */
+export const ANSWERED_GRACE_MS = 30_000;
+
+/** When the last answer of a waiting turn whose approvals are all answered was given (NaN when none). */
+const answeredAt = (info: TurnInfo): number => Date.parse(info.answers.at(-1)?.at ?? "");
+
+/**
+ * The waiting entries of one conversation's state. A turn answered but never
+ * run on (its answerer died in between) is offered as interrupted once the
+ * grace has passed: `resume` goes on with it.
+ */
+export function entriesOf(conversation: string, state: ConversationState, now = Date.now(), graceMs = ANSWERED_GRACE_MS): WaitingEntry[] {
   const out: WaitingEntry[] = [];
   for (const info of state.turns.values()) {
     const program = state.programs.get(info.program)?.name ?? null;
     const unfinished = info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input ?? null, path: t.path ?? t.name, site: t.site }));
     if (info.state === "waiting" && info.waiting.length > 0)
       out.push({ conversation, turn: info.id, program, state: "waiting", approvals: info.waiting.map(approvalOf), unfinished });
-    else if (info.state === "interrupted") out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });
+    else if (info.state === "interrupted" || (info.state === "waiting" && now - answeredAt(info) >= graceMs)) out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });
   }
   return out;
 }
@@ -45,6 +55,7 @@ export class WaitingWatcher {
     readonly store: Store,
     readonly intervalMs: number,
     readonly onError: (e: unknown) => void,
+    readonly graceMs = ANSWERED_GRACE_MS,
   ) {}
 
   get all(): readonly WaitingEntry[] {
@@ -119,8 +130,10 @@ export class WaitingWatcher {
     }
     const state = readConversation(await this.store.read(id), { now });
     let recheckAt = Number.POSITIVE_INFINITY;
-    for (const info of state.turns.values())
+    for (const info of state.turns.values()) {
       if (info.state === "running" && info.leaseUntil) recheckAt = Math.min(recheckAt, Date.parse(info.leaseUntil) + 1);
-    this.#seen.set(id, { length: state.length, entries: entriesOf(id, state), recheckAt });
+      if (info.state === "waiting" && info.waiting.length === 0) recheckAt = Math.min(recheckAt, answeredAt(info) + this.graceMs);
+    }
+    this.#seen.set(id, { length: state.length, entries: entriesOf(id, state, now, this.graceMs), recheckAt });
   }
 }

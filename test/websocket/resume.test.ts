@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { faultyStore, memoryStore } from "../../src/testing/index.js";
-import { desk, deskModel, until } from "./fixtures.js";
+import { desk, deskModel, until, waitingDesk } from "./fixtures.js";
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -63,6 +63,21 @@ describe("resuming an interrupted turn from a companion", () => {
     await app.abandon({ conversation: "sam", turn: sam!.turn });
     expect((await app.status({ conversation: "sam", turn: sam!.turn })).state).toBe("abandoned");
     expect(await app.waiting()).toEqual([]);
+    expect(d.REFUNDS).toHaveLength(1);
+  });
+});
+
+describe("a turn answered but never run on (its answerer died in between)", () => {
+  it("is listed for a resume once the grace passed, and resume goes on with the recorded answer", async () => {
+    const d = await waitingDesk(["sam"]);
+    const turn = (await d.served.conversation("sam", { store: d.store }).turns()).at(-1)!;
+    await turn.record("yes", "maria", null); // answered, then the process "died" before going on
+    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, pollMs: 20, answeredGraceMs: 100 }));
+    const app = keep(await connect(server.url));
+    expect(await app.waiting()).toEqual([]); // within the grace, whoever answered may still be going on
+    await until(async () => (await app.waiting()).length === 1);
+    expect((await app.waiting())[0]).toMatchObject({ conversation: "sam", turn: turn.id, state: "interrupted", approvals: [], unfinished: [] });
+    expect(await app.resume({ conversation: "sam", turn: turn.id })).toBe("The last tool said: refunded 39.00 for A-1042");
     expect(d.REFUNDS).toHaveLength(1);
   });
 });
