@@ -13,6 +13,7 @@
  * Our side comes from bench/ours.ts. When it is missing or fails, the table
  * says "ours: not measured" and `ours` is null: no number is ever made up.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -119,6 +120,18 @@ function versionOf(pkg: string): string | null {
   }
 }
 
+/** Which code was measured: HEAD, and how many files under src/ and adapters/ differed from it (uncommitted work). */
+function provenance(): { head: string | null; uncommitted_engine_files: number | null } {
+  try {
+    const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters"], { cwd: root, encoding: "utf8" }).split("\n").filter(Boolean).length;
+    return { head, uncommitted_engine_files: dirty };
+  } catch {
+    return { head: null, uncommitted_engine_files: null };
+  }
+}
+const measuredCode = provenance();
+
 function buildRows(): Row[] {
   const byKey = new Map<string, Row>();
   const key = (m: string, n: number | null) => `${m}@${n ?? "-"}`;
@@ -156,8 +169,7 @@ function buildRows(): Row[] {
       row.detail["langgraph (SqliteSaver, sync=FULL)"] = { derived: `overhead_per_tool_step_us at n=${n}: SqliteSaver sync=FULL (${full}) minus MemorySaver (${mem}); LangGraph has no effects, every step is checkpointed` };
     }
   }
-  const flushes = [...byKey.values()].find((r) => r.metric === "flushes_per_changing_tool");
-  if (flushes) {
+  for (const flushes of [...byKey.values()].filter((r) => r.metric === "flushes_per_changing_tool")) {
     flushes.peers["floor"] = 1;
     flushes.detail["floor"] = { derived: "DESIGN.md: the cost floor is one flush per changing tool call" };
   }
@@ -208,6 +220,12 @@ console.log(
 );
 if (oursStatus !== "measured") console.log(`\nours: not measured (${oursStatus}${oursStatus === "missing" ? ": bench/ours.ts does not exist" : ""})`);
 for (const f of failures) console.log(`failed: ${f.file} ${f.variant}: ${f.why.split("\n")[0]}`);
+const loads = load.map((l) => l.loadavg1);
+if (loads.length) {
+  const busy = Math.max(...loads) > cpus().length;
+  console.log(`load average (1 min) before each variant: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${cpus().length} cores${busy ? ": the machine was busy, figures are noisier than usual" : ""}`);
+}
+if (measuredCode.uncommitted_engine_files) console.log(`measured code: HEAD ${measuredCode.head?.slice(0, 12)} with ${measuredCode.uncommitted_engine_files} uncommitted file(s) under src/ and adapters/`);
 
 if (write) {
   const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
@@ -222,6 +240,7 @@ if (write) {
     load_before_each: load,
     filters, skips,
     ours: oursStatus,
+    git: measuredCode,
     failures,
     versions: Object.fromEntries(
       ["ai", "@ai-sdk/provider", "@openai/agents-core", "openai", "@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3", "zod", "tsx", "xstate"].map((p) => [p, versionOf(p)]),
