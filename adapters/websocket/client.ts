@@ -24,7 +24,14 @@ interface Pending {
 /**
  * A companion's connection to a functai server: what waits for a person,
  * live, and the answers. Reconnects on its own (unless told not to) and gets
- * the waiting list again.
+ * the waiting list again. Made by {@link connect}.
+ *
+ * @example
+ * const app = await connect(server.url, { key: "k1" });
+ * app.on("waiting", (list) => console.log(list.map((w) => `${w.conversation}: ${w.approvals.map((a) => a.name)}`)));
+ * const s = app.approve({ conversation: "sam", turn, by: "maria" });
+ * for await (const e of s) if (e.type === "tool_result") console.log(e.name, e.output);
+ * console.log(await s);
  */
 export class Companion {
   readonly #link: Link;

@@ -18,6 +18,10 @@ const KNOWN: ReadonlySet<string> = new Set<ErrorCode>([
  * An error a functai server sent (or the connection's end). `code` is the
  * server's when this client knows it; `wireCode` is always what was sent.
  * A turn that waits again rejects with `turn-waiting` and its `approvals`.
+ *
+ * @example
+ * try { await app.approve({ conversation: "sam", turn }); }
+ * catch (e) { if (e instanceof RemoteError && e.code === "approval-answered") console.log("someone was faster"); }
  */
 export class RemoteError extends FunctaiError {
   readonly wireCode: string;
