@@ -34,6 +34,27 @@ export interface Conversation<S extends z.ZodRawShape, O> {
   turn(id: string): Promise<Turn>;
 }
 
+/** Sends a turn once per request id, under a parent of the caller's choosing (delegates). Internal. */
+export const SEND_ONCE = Symbol("functai.sendOnce");
+
+export interface Once {
+  /** Names the request: a turn record carries it as `request_id`, so the same request finds its turn again. */
+  requestId: string;
+  /** Where the new turn goes (its earlier turns), instead of the head. */
+  parent: string | null;
+}
+
+export interface ConversationInternals<S extends z.ZodRawShape, O> {
+  [SEND_ONCE](input: CallInput<S>, once: Once, options?: CallOptions): Promise<O>;
+}
+
+/** `begin` found the request's turn already sent. */
+class AlreadySent extends Error {
+  constructor(readonly turn: string) {
+    super(`turn ${turn} was sent for this request already`);
+  }
+}
+
 const storeCache = new Map<string, Store>();
 
 export function resolveStore(store: Store | string | undefined): Store {
@@ -47,7 +68,7 @@ export function resolveStore(store: Store | string | undefined): Store {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Opens a conversation of `fn` (checks the id; nothing is read until a call). */
-export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>, id: string, options: ConversationOptions): Conversation<S, O> {
+export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>, id: string, options: ConversationOptions): Conversation<S, O> & ConversationInternals<S, O> {
   if (!isConversationId(id))
     throw new ConversationError("conversation-id", `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`);
   const def = fn.definition;
@@ -58,10 +79,14 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
   const version = `fa:${digest(JSON.stringify([def.kind, def.name, def.describe()]))}`;
 
   /** Appends the new turn (program record first when this version is new), conditionally; waits behind a running head. */
-  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId()): Promise<{ host: ConversationHost; state: ConversationState }> {
+  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(), once?: Once): Promise<{ host: ConversationHost; state: ConversationState }> {
     for (;;) {
       const state = core.remember(await core.read());
-      const next = state.next;
+      if (once) {
+        const existing = core.requested(once.requestId);
+        if (existing) throw new AlreadySent(existing);
+      }
+      const next = once ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
       if ("refuses" in next) {
         const head = state.head ? state.turns.get(state.head) : undefined;
         throw new ConversationError("conversation-busy", `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`);
@@ -80,6 +105,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       if (!state.programs.has(version))
         records.push({ functai_conversation: 1, kind: "program", at: now, version, name: def.name, program_kind: def.kind, interface: def.describe() });
       const turnRecord: Record<string, unknown> = { functai_conversation: 1, kind: "turn", at: now, turn, parent: next.parent, program: version, inputs };
+      if (once) turnRecord.request_id = once.requestId;
       // the rule goes with the turn: whoever resumes it, a person is still asked (a function cannot be kept: a person answers instead)
       if (settings.approve !== undefined && settings.approve !== null)
         turnRecord.approve = typeof settings.approve === "function" ? "function" : settings.approve;
@@ -101,9 +127,36 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
     return new Turn(core, info);
   };
 
+  /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
+  async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
+    const inputs = parseInput(def, input);
+    const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
+    for (let tries = 0; tries < 600; tries++) {
+      let turn: Turn;
+      try {
+        const { host } = await begin(inputs, settings, newTurnId(), once);
+        const session = startTurn(host, { streaming: false });
+        core.keepSnapshots(session);
+        session.actor.start();
+        return (await core.settle(session, new Turn(core, { ...placeholder(host.turn) }), session.actor)) as O;
+      } catch (e) {
+        if (!(e instanceof AlreadySent)) throw e;
+        turn = await turnHandle(e.turn);
+      }
+      if (turn.state === "done") return turn.value as O;
+      if (turn.state === "waiting" || turn.state === "interrupted") return (await turn.resume()) as O;
+      if (turn.state !== "running") throw new ConversationError("turn-state", `conversation ${id}: turn ${turn.id} (request ${once.requestId}) ${turn.state}${turn.error ? `: ${JSON.stringify(turn.error)}` : ""}`);
+      // another run of it goes on (or its lease has not run out yet): wait for it
+      if (store.wait) await store.wait(id, (await store.read(id)).length, 200);
+      else await sleep(100);
+    }
+    throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
+  }
+
   return {
     id,
     store,
+    [SEND_ONCE]: sendOnce,
     async send(input, callOptions) {
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));

@@ -22,8 +22,20 @@ export class ConversationCore {
     readonly settings: () => Settings,
   ) {}
 
+  /** Turn ids by the `request_id` their turn records carry (as last read). */
+  #requests = new Map<string, string>();
+
+  /** The turn sent for this request id, as last read. */
+  requested(requestId: string): string | undefined {
+    return this.#requests.get(requestId);
+  }
+
   async read(): Promise<ConversationState> {
-    const state = readConversation(await this.store.read(this.id), { now: Date.now() });
+    const records = await this.store.read(this.id);
+    this.#requests = new Map();
+    for (const r of records as unknown as { kind: string; turn?: unknown; request_id?: unknown }[])
+      if (r.kind === "turn" && typeof r.request_id === "string" && typeof r.turn === "string" && !this.#requests.has(r.request_id)) this.#requests.set(r.request_id, r.turn);
+    const state = readConversation(records, { now: Date.now() });
     const liveness = this.store.liveness;
     if (!liveness) return state;
     // a tab that still holds the turn's lock is alive, whatever its (throttled) lease says
