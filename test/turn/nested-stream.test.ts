@@ -68,6 +68,34 @@ describe("approvals deep in the call tree, on a stream", () => {
     expect(t.REFUNDS).toEqual([]);
   });
 
+  it("two AI functions called in one step both wait: both approvals pending at once; each tool and reader runs once", async () => {
+    const t = deskTools();
+    const answer = ai("answer", { description: "Answer.", input: { question: z.string() }, tools: [t.refund] });
+    const support = ai("support", { description: "Support.", input: { message: z.string() }, tools: [t.findOrder, answer] });
+    // each request is answered by what it asks about, whatever order the parallel calls reach the model in
+    const lm = scripted(Array.from({ length: 6 }, () => (req: LMRequest) => {
+      const user = req.messages.find((m) => m.role === "user")!.content;
+      const last = req.messages.at(-1)!;
+      if (user.includes("<message>")) return last.role === "user"
+        ? { toolCalls: [{ name: "find_order", input: { order_id: "A-1" } }, { name: "answer", input: { question: "A-1" } }, { name: "answer", input: { question: "B-2" } }] }
+        : "all done";
+      const order = /(A-1|B-2)/.exec(user)![1]!;
+      return last.role === "user" ? { toolCalls: [{ name: "refund", input: { order_id: order, amount: 1 } }] } : `refunded ${order}`;
+    }));
+    const s = support.stream("help", { lm, approve: ["refund"] });
+    const waiting: string[][] = [];
+    for await (const e of s) if (e.type === "waiting") {
+      waiting.push(e.approvals.map((a) => a.site).sort());
+      void s.approve();
+    }
+    expect(waiting).toEqual([["support#1/answer#2", "support#1/answer#3"]]);
+    expect(await s).toBe("all done");
+    expect(t.REFUNDS.map(([o]) => o).sort()).toEqual(["A-1", "B-2"]);
+    expect(t.LOOKUPS).toEqual(["A-1"]);
+    expect(lm.requests).toHaveLength(6); // support ×2, each answer ×2: none asked twice
+    expect(orphans(lm.requests)).toEqual([]);
+  });
+
   it("an async approve function is awaited", async () => {
     const t = deskTools();
     const desk = ai("desk", { description: "d", input: { q: z.string() }, tools: [t.refund] });
