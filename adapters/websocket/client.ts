@@ -68,7 +68,7 @@ export class Companion {
 
   /** The turns that wait for a person, as this key may see them: `[{ conversation, turn, approvals, … }]`. */
   async waiting(): Promise<WaitingEntry[]> {
-    return z.array(waitingEntrySchema).parse(await this.#request({ type: "waiting" }));
+    return checked(z.array(waitingEntrySchema), await this.#request({ type: "waiting" }));
   }
 
   /** Listens: `waiting` (the list, live), `event` (turns the server runs), `reconnect`, `close`. Returns the unsubscribe. */
@@ -106,7 +106,7 @@ export class Companion {
 
   /** A turn's state now. */
   async status(options: TurnRef): Promise<TurnStatus> {
-    return statusSchema.parse(await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
+    return checked(statusSchema, await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
   }
 
   /**
@@ -192,6 +192,13 @@ export class Companion {
         return;
     }
   }
+}
+
+/** A reply's result, checked: a server that answers out of shape is refused, never believed. */
+function checked<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new RemoteError({ code: "remote-protocol", message: "the server's reply was not understood" });
+  return r.data;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -99,6 +99,22 @@ describe("parts", () => {
     }
   });
 
+  it("a hello in a version this server does not speak is refused", async () => {
+    const d = await waitingDesk([]);
+    const server = await serve({ store: d.store, programs: [d.served], port: 0 });
+    try {
+      const ws = new WsSocket(server.url);
+      const replies: unknown[] = [];
+      ws.on("message", (m) => replies.push(JSON.parse(String(m))));
+      await new Promise((r) => ws.once("open", r));
+      ws.send(JSON.stringify({ type: "hello", id: "h", v: 2 }));
+      expect(await new Promise((r) => ws.once("close", r))).toBe(4400);
+      expect(replies).toEqual([{ type: "error", id: "h", code: "remote-protocol", message: "protocol version 2 is not supported (this server speaks 1)" }]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("refuses connections beyond maxConnections", async () => {
     const d = await waitingDesk([]);
     const server = await serve({ store: d.store, programs: [d.served], port: 0, maxConnections: 1 });
