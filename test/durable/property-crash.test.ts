@@ -105,31 +105,36 @@ describe("crash → resume, property (fast-check)", () => {
   it("never runs a changing tool twice, never re-sends a recorded request, same answer as without crashes", async () => {
     clock = Date.parse("2026-01-01T00:00:00Z");
     vi.spyOn(Date, "now").mockImplementation(() => clock);
+    let programs = 0;
     let schedules = 0;
     let crashes = 0;
     let reruns = 0;
     let given = 0;
     await fc.assert(
-      fc.asyncProperty(specArb, planArb, fc.integer({ min: 1, max: 2 }), async (spec, plan, turns) => {
+      fc.asyncProperty(specArb, fc.array(planArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 2 }), async (spec, plans, turns) => {
+        programs++;
         const inputs = Array.from({ length: turns }, (_, k) => `hello ${k}`);
         const base = await runAll(spec, inputs, () => [], 0);
         expect(base.violations).toEqual([]);
-        const run = await runAll(spec, inputs, (max) => plan.map((p) => ({ crashAt: 1 + (p.n % (max + 2)), storeFault: p.fault })), base.ticks);
-        schedules++;
-        crashes += run.crashes;
-        reruns += run.reruns;
-        given += run.given;
-        expect(run.answers).toEqual(base.answers);
-        expect(run.violations).toEqual([]);
         const changes = changingTools(spec);
         const changed = (m: Map<string, number>) => [...m].filter(([k]) => changes.has(k.split("|")[0]!)).sort();
-        // every changing call ran exactly once: as often as without crashes, never twice
-        expect(changed(run.effects)).toEqual(changed(base.effects));
-        for (const [, n] of changed(run.effects)) expect(n).toBe(1);
+        // several crash schedules against one crash-free run
+        for (const plan of plans) {
+          const run = await runAll(spec, inputs, (max) => plan.map((p) => ({ crashAt: 1 + (p.n % (max + 2)), storeFault: p.fault })), base.ticks);
+          schedules++;
+          crashes += run.crashes;
+          reruns += run.reruns;
+          given += run.given;
+          expect(run.answers).toEqual(base.answers);
+          expect(run.violations).toEqual([]);
+          // every changing call ran exactly once: as often as without crashes, never twice
+          expect(changed(run.effects)).toEqual(changed(base.effects));
+          for (const [, n] of changed(run.effects)) expect(n).toBe(1);
+        }
       }),
-      { numRuns: Number(process.env.FUNCTAI_PROP_RUNS ?? 3000), interruptAfterTimeLimit: 20_000 },
+      { numRuns: Number(process.env.FUNCTAI_PROP_RUNS ?? 2000), interruptAfterTimeLimit: 20_000 },
     );
-    console.log(`crash property: ${schedules} schedules, ${crashes} crashes resumed, ${reruns} reruns asked, ${given} results given`);
-    expect(schedules).toBeGreaterThan(100);
+    console.log(`crash property: ${programs} programs, ${schedules} crash schedules, ${crashes} crashes resumed, ${reruns} reruns asked, ${given} results given`);
+    expect(schedules).toBeGreaterThan(200);
   });
 });
