@@ -114,10 +114,12 @@ export class Connection {
       this.error(msg.id, wireError("remote-protocol", "say hello first"));
       return this.close(CLOSE.protocol, "no hello");
     }
-    if (!this.hub.keys.current(this.grant)) {
+    const grant = this.hub.keys.current(this.grant);
+    if (!grant) {
       this.error(msg.id, wireError("remote-auth", "this key was revoked"));
       return this.close(CLOSE.auth, "key revoked");
     }
+    this.grant = grant; // the key's limits as they are now (setKeys may have changed them)
     if (this.inflight.has(msg.id)) return this.strike(msg.id, wireError("remote-protocol", `request id ${msg.id} is in use`));
     this.inflight.add(msg.id);
     const done = this.handle(this, msg)

@@ -29,8 +29,7 @@ function emitter(hub: Hub, conn: Connection, id: string, conversation: () => str
 
 /** Runs a turn-running request within the connection's limit, replying with its outcome. */
 async function run(hub: Hub, conn: Connection, id: string, work: () => Promise<Outcome>): Promise<void> {
-  const running = [...conn.inflight].length;
-  if (running > hub.maxRuns) return conn.error(id, wireError("remote-rate-limit", `at most ${hub.maxRuns} requests at once on one connection`));
+  if (conn.inflight.size > hub.maxRuns) return conn.error(id, wireError("remote-rate-limit", `at most ${hub.maxRuns} requests at once on one connection`));
   try {
     const outcome = await work();
     conn.send({ type: "reply", id, result: outcome });
@@ -69,7 +68,7 @@ export function requestHandler(hub: Hub): Handler {
         return run(hub, conn, msg.id, () => answer(hub, { ...msg, verdict, reason }, emit));
       }
       case "resume":
-        return run(hub, conn, msg.id, () => resume(hub, msg));
+        return run(hub, conn, msg.id, () => resume(hub, msg, emitter(hub, conn, msg.id, () => msg.conversation)));
       case "abandon":
         return run(hub, conn, msg.id, () => abandon(hub, msg));
       case "call":

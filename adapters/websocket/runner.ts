@@ -6,7 +6,7 @@
 import type { Callable } from "../../src/core/callable.js";
 import type { Turn } from "../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../src/errors.js";
-import { readConversation } from "../../src/records/read-conversation.js";
+import { readConversation, type TurnInfo } from "../../src/records/read-conversation.js";
 import type { Settings } from "../../src/settings.js";
 import type { Store } from "../../src/store/types.js";
 import type { TurnEvent } from "../../src/turn/events.js";
@@ -36,14 +36,14 @@ export function failureOf(e: unknown): WireError {
 }
 
 /** Opens a turn of a stored conversation with the program that sent it (by the `program` record's name). */
-export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<Turn> {
+export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<{ turn: Turn; info: TurnInfo }> {
   const state = readConversation(await ctx.store.read(conversation), { now: Date.now() });
   const info = state.turns.get(turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${conversation} has no turn ${turn}`);
   const name = state.programs.get(info.program)?.name;
   const fn = name === undefined ? undefined : ctx.programs.get(name);
   if (!fn) throw new FunctaiError("remote-unknown-program", `turn ${turn} belongs to a program this server does not serve${name ? ` (${name})` : ""}`);
-  return fn.conversation(conversation, { ...ctx.settings, store: ctx.store }).turn(turn);
+  return { turn: await fn.conversation(conversation, { ...ctx.settings, store: ctx.store }).turn(turn), info };
 }
 
 /** Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again). */
@@ -66,7 +66,7 @@ export async function answer(
   req: { conversation: string; turn: string; verdict: "yes" | "no"; by?: string | undefined; reason?: string | undefined; approval?: string | undefined },
   emit: Emit,
 ): Promise<Outcome> {
-  const turn = await openTurn(ctx, req.conversation, req.turn);
+  const { turn } = await openTurn(ctx, req.conversation, req.turn);
   // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
   const { info, chosen } = await turn.record(req.verdict, req.by ?? null, req.reason ?? null, req.approval);
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
@@ -81,14 +81,19 @@ export async function answer(
 }
 
 /**
- * Resumes an interrupted turn (results / reruns for unfinished tools).
- * `Turn.resume` has no streaming form yet, so only the outcome is sent.
+ * Resumes an interrupted turn (results / reruns for unfinished tools). With
+ * nothing unfinished it streams like an approval; otherwise `Turn.resume`
+ * (which has no streaming form yet) records the results, and only the
+ * outcome is sent.
  */
 export async function resume(
   ctx: RunContext,
   req: { conversation: string; turn: string; results?: Record<string, unknown> | undefined; rerun?: (string | number)[] | undefined },
+  emit: Emit,
 ): Promise<Outcome> {
-  const turn = await openTurn(ctx, req.conversation, req.turn);
+  const { turn, info } = await openTurn(ctx, req.conversation, req.turn);
+  const answered = info.state === "waiting" && info.waiting.length === 0;
+  if (info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(turn.streamOn(info), req.conversation, emit);
   const base = { conversation: req.conversation, turn: req.turn };
   try {
     const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
@@ -105,7 +110,7 @@ export async function resume(
 }
 
 export async function abandon(ctx: RunContext, req: { conversation: string; turn: string }): Promise<Outcome> {
-  const turn = await openTurn(ctx, req.conversation, req.turn);
+  const { turn } = await openTurn(ctx, req.conversation, req.turn);
   await turn.abandon();
   return { conversation: req.conversation, turn: req.turn, state: "abandoned" };
 }
