@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
+import { LeaseLost } from "../engine/runtime.js";
+import { isFunctaiError, type FunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { readConversation } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
@@ -37,6 +39,18 @@ async function branchParent(store: Store, caller: string, callerTurn: string, de
 }
 
 /**
+ * The calling turn stops here without ending (like a lost lease: it stays
+ * resumable), because its delegated turn needs a person first.
+ */
+function needsPerson(e: FunctaiError, conversation: string): LeaseLost {
+  const stop = new LeaseLost(
+    `the delegated turn in conversation ${conversation} needs a person first (${e.message}). Answer it there, then resume this turn once its lease has run out.`,
+  );
+  Object.defineProperty(stop, "code", { value: e.code }); // turn-unfinished or turn-waiting, as the delegated turn said
+  return stop;
+}
+
+/**
  * A tool whose program answers in a conversation of its own, beside the
  * calling turn's (`<conversation>.<name>`, in the same store), so it
  * remembers what it was told before, per branch: each call sees the earlier
@@ -47,7 +61,10 @@ async function branchParent(store: Store, caller: string, callerTurn: string, de
  *
  * The delegated turns take the caller's settings (its model, lease, …) but
  * not its approval rule: the call to the delegate is what the caller's rule
- * asks about.
+ * asks about. A delegated turn that needs a person (it waits for an
+ * approval of its own, or a tool of it may have run when its process died)
+ * stops the calling turn without ending it: answer the delegated turn in its
+ * conversation, then resume the caller.
  *
  * @example
  * const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
@@ -68,9 +85,18 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       const id = delegatedId(conversation.id, name);
       const { approve: _approve, store: _store, ...settings } = ctx.frame.settings as Settings;
       const chat = target.conversation(id, { ...settings, store: conversation.store }) as unknown as ConversationInternals<S, O>;
-      const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}`;
+      // the same call of the same turn, with the same input: a call the model makes differently on resume is a new request
+      const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;
+      // the reply that asked for this call is kept before the delegated turn acts: a resumed caller does not ask again
+      await runtime.journal.flush();
       const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id);
-      return chat[SEND_ONCE](input as never, { requestId, parent });
+      try {
+        return await chat[SEND_ONCE](input as never, { requestId, parent });
+      } catch (e) {
+        if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting")) throw e;
+        await runtime.journal.flush(); // what this run learned is kept: replies are not paid for again
+        throw needsPerson(e, id);
+      }
     },
   };
 }

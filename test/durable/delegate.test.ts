@@ -34,11 +34,15 @@ function model(state: { dead: boolean }): LanguageModel & { seen: LMRequest[] } 
   };
 }
 
-function programs(state = { dead: false }) {
+function programs(state = { dead: false }, dieAfterCharge = false) {
   const charges: string[] = [];
   const charge = tool("charge", { description: "Charge the card.", input: { note: z.string() }, effects: "changes" }, ({ note }) => {
     if (state.dead) throw new Error("the process died");
     charges.push(note);
+    if (dieAfterCharge) {
+      state.dead = true; // the power goes out right after charging
+      throw new Error("the process died");
+    }
     return "charged";
   });
   const billing = ai("billing", { description: "Billing questions.", input: { request: z.string() }, tools: [charge] });
@@ -100,6 +104,35 @@ describe("delegate", () => {
     expect(billingRequests(again.lm)).toHaveLength(0); // the delegated turn's answer was taken, not asked for again
     expect(again.charges).toEqual([]);
     expect((await store.read("sam.billing")).filter((r) => r.kind === "turn")).toHaveLength(1);
+  });
+
+  it("a delegated turn that needs a person stops the caller without ending it; answered there, the caller goes on", async () => {
+    const state = { dead: false };
+    const { desk, lm, charges } = programs(state, true);
+    const store = memoryStore();
+    const dying: Store = {
+      ...store, read: (c, a) => (state.dead ? Promise.reject(new Error("dead")) : store.read(c, a)),
+      append: (c, records, o) => (state.dead ? Promise.reject(new Error("dead")) : store.append(c, records, o)),
+    };
+    const lease = { renewMs: 1000, ttlMs: 50 };
+    await expect(desk.conversation("sam", { store: dying, lm, lease }).send("remember kettle")).rejects.toThrow();
+    expect(charges).toEqual(["remember kettle"]);
+    await new Promise((r) => setTimeout(r, 80));
+    const again = programs();
+    const [caller] = await again.desk.conversation("sam", { store, lm: again.lm, lease }).turns();
+    expect([caller!.state, caller!.unfinished]).toEqual(["interrupted", []]);
+    const stop = await caller!.resume().catch((e: unknown) => e);
+    expect(stop).toMatchObject({ code: "turn-unfinished" });
+    expect((stop as Error).message).toMatch(/conversation sam\.billing .*charge \(invocation 1\) started and may have run/);
+    expect((await caller!.refresh()).state).not.toBe("failed"); // still resumable
+    const [delegated] = await again.billing.conversation("sam.billing", { store, lm: again.lm, lease }).turns();
+    expect(delegated!.unfinished.map((u) => [u.name, u.invocation])).toEqual([["charge", 1]]);
+    expect(await delegated!.resume({ results: { 1: "charged" } })).toBe('billing heard [] now remember kettle');
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await caller!.resume()).toBe('desk: billing heard [] now remember kettle');
+    expect([...charges, ...again.charges]).toEqual(["remember kettle"]); // charged once
+    expect(billingRequests(again.lm)).toHaveLength(1); // only billing's answer after the charge
+    expect(again.lm.seen.filter((r) => r.messages[0]!.content.startsWith("Function: desk"))).toHaveLength(1); // desk's first reply was kept
   });
 
   it("outside a conversation it is a plain call of the program", async () => {
