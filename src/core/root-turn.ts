@@ -84,6 +84,15 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
   return { result: value, steps: runtime.steps, usage: { ...runtime.usage } };
 }
 
+/** An answer nobody waits for is refused (it would be dropped, and the caller would wait for nothing). */
+function answerable(session: TurnSession, id: string | undefined): void {
+  const snapshot = session.actor.getSnapshot();
+  if (snapshot.value !== "awaitingApproval")
+    throw new FunctaiError("turn-state", `turn ${session.host.turn} is ${String(snapshot.value)}: nothing waits for an answer (answer on an "approval" event)`);
+  if (id !== undefined && !snapshot.context.pending.some((a) => a.id === id))
+    throw new FunctaiError("approval-unknown", `turn ${session.host.turn} has no unanswered approval ${id}; waiting: ${snapshot.context.pending.map((a) => a.id).join(", ")}`);
+}
+
 /** A streamed call: events as they come; approvals answered in this process (the turn replays its journal after each answer). */
 export function runStream<T>(def: Definition, options: RootOptions): TurnStream<T> {
   const turn = newTurnId();
@@ -103,9 +112,14 @@ export function runStream<T>(def: Definition, options: RootOptions): TurnStream<
     session,
     {
       endsWhenWaiting: false,
-      approve: async ({ id, by }) => void session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null }),
-      deny: async (reason, { id, by }) =>
-        void session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null }),
+      approve: async ({ id, by }) => {
+        answerable(session, id);
+        session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
+      },
+      deny: async (reason, { id, by }) => {
+        answerable(session, id);
+        session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
+      },
       abort: () => session.actor.send({ type: "STOP" }),
     },
     outcomeOf<T>(session),

@@ -97,6 +97,23 @@ describe("a stream's events", () => {
     expect(lm.requests).toHaveLength(2);
   });
 
+  it("an answer nobody waits for is refused: an unknown id, or while the turn runs", async () => {
+    const { fn, t } = desk();
+    const s = fn.stream("Refund A-1", { lm: refundThenEcho(), approve: "changes" });
+    const early = await s.approve().catch((e: unknown) => e);
+    expect(early).toMatchObject({ code: "turn-state" });
+    for await (const e of s) {
+      if (e.type === "approval") {
+        await expect(s.approve({ id: "desk#1:99" })).rejects.toMatchObject({ code: "approval-unknown" });
+        expect(s.state).toBe("awaitingApproval");
+        await s.approve({ id: e.approval.id });
+        await expect(s.deny("late", { id: e.approval.id })).rejects.toBeInstanceOf(FunctaiError);
+      }
+    }
+    expect(await s).toBe("saw: refunded 39 for A-1");
+    expect(t.REFUNDS).toEqual([["A-1", 39]]);
+  });
+
   it("a slow consumer gets every event, in seq order, with no gaps", async () => {
     const { fn } = desk();
     const fast: TurnEvent[] = [];
