@@ -84,13 +84,16 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
   return { result: value, steps: runtime.steps, usage: { ...runtime.usage } };
 }
 
-/** An answer nobody waits for is refused (it would be dropped, and the caller would wait for nothing). */
+/**
+ * An answer to an id this turn never asked about is refused (it would be dropped, and the caller would
+ * wait for nothing). Answering again, or "all" when nothing waits, changes nothing.
+ */
 function answerable(session: TurnSession, id: string | undefined): void {
-  const snapshot = session.actor.getSnapshot();
-  if (snapshot.value !== "awaitingApproval")
-    throw new FunctaiError("turn-state", `turn ${session.host.turn} is ${String(snapshot.value)}: nothing waits for an answer (answer on an "approval" event)`);
-  if (id !== undefined && !snapshot.context.pending.some((a) => a.id === id))
-    throw new FunctaiError("approval-unknown", `turn ${session.host.turn} has no unanswered approval ${id}; waiting: ${snapshot.context.pending.map((a) => a.id).join(", ")}`);
+  if (id === undefined) return;
+  const { context } = session.actor.getSnapshot();
+  if (context.pending.some((a) => a.id === id) || id in context.answers) return;
+  const waiting = context.pending.map((a) => a.id).join(", ") || "none";
+  throw new FunctaiError("approval-unknown", `turn ${session.host.turn} has no approval ${id} (waiting: ${waiting}); answer on an "approval" event, with its approval's id`);
 }
 
 /** A streamed call: events as they come; approvals answered in this process (the turn replays its journal after each answer). */
