@@ -16,22 +16,33 @@ import { changingTools, memoryLog, type FnSpec, type ProgSpec, type ToolRef } fr
 const LEASE = { renewMs: 1e9, ttlMs: 40 };
 
 interface RawFn {
-  tools: (string | RawFn)[];
+  tools: (string | RawFn | { delegate: RawFn })[];
   steps: number[][];
 }
 
 const rawFn = (depth: number): fc.Arbitrary<RawFn> =>
   fc.record({
-    tools: fc.array(depth > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom("reads", "changes") }, { weight: 1, arbitrary: rawFn(depth - 1) }) : fc.constantFrom("reads", "changes"), { minLength: 1, maxLength: 3 }),
+    tools: fc.array(
+      depth > 0
+        ? fc.oneof(
+            { weight: 6, arbitrary: fc.constantFrom<string | RawFn | { delegate: RawFn }>("reads", "changes") },
+            { weight: 2, arbitrary: rawFn(depth - 1) },
+            { weight: 1, arbitrary: rawFn(depth - 1).map((delegate) => ({ delegate })) },
+          )
+        : fc.constantFrom<string | RawFn | { delegate: RawFn }>("reads", "changes"),
+      { minLength: 1, maxLength: 3 },
+    ),
     steps: fc.array(fc.array(fc.nat(9), { minLength: 1, maxLength: 2 }), { minLength: 0, maxLength: 3 }),
   });
 
 function name(raw: RawFn, counter: { n: number }): FnSpec {
   const fnName = `f${++counter.n}`;
   const tools: ToolRef[] = raw.tools.map((t) =>
-    typeof t === "string" ? { kind: t as "reads" | "changes", name: `${t === "reads" ? "r" : "c"}${++counter.n}` } : { kind: "ai", fn: name(t, counter) },
+    typeof t === "string"
+      ? { kind: t as "reads" | "changes", name: `${t === "reads" ? "r" : "c"}${++counter.n}` }
+      : "delegate" in t ? { kind: "delegate", fn: name(t.delegate, counter) } : { kind: "ai", fn: name(t, counter) },
   );
-  const toolName = (t: ToolRef): string => (t.kind === "ai" ? t.fn.name : t.name);
+  const toolName = (t: ToolRef): string => ("fn" in t ? t.fn.name : t.name);
   return { name: fnName, tools, steps: raw.steps.map((s) => s.map((i) => toolName(tools[i % tools.length]!))) };
 }
 
@@ -39,8 +50,8 @@ const allToolNames = (spec: ProgSpec): string[] => {
   const out: string[] = [];
   const walk = (fn: FnSpec): void => {
     for (const t of fn.tools) {
-      out.push(t.kind === "ai" ? t.fn.name : t.name);
-      if (t.kind === "ai") walk(t.fn);
+      out.push("fn" in t ? t.fn.name : t.name);
+      if ("fn" in t) walk(t.fn);
     }
   };
   if (spec.root.kind === "ai") walk(spec.root.fn);
@@ -83,6 +94,7 @@ async function runAll(spec: ProgSpec, inputs: string[], plansFor: (maxTicks: num
   let crashes = 0;
   let reruns = 0;
   let given = 0;
+  let delegatedResumes = 0;
   let ticks = 0;
   const violations: string[] = [];
   for (const input of inputs) {
@@ -96,9 +108,10 @@ async function runAll(spec: ProgSpec, inputs: string[], plansFor: (maxTicks: num
     crashes += d.crashes;
     reruns += d.reruns;
     given += d.given;
+    delegatedResumes += d.delegatedResumes;
     ticks = Math.max(ticks, d.maxTicks);
   }
-  return { answers, effects: effects.all(), violations, crashes, reruns, given, ticks };
+  return { answers, effects: effects.all(), violations, crashes, reruns, given, delegatedResumes, ticks };
 }
 
 describe("crash → resume, property (fast-check)", () => {
@@ -110,9 +123,12 @@ describe("crash → resume, property (fast-check)", () => {
     let crashes = 0;
     let reruns = 0;
     let given = 0;
+    let delegatedResumes = 0;
+    let withDelegates = 0;
     await fc.assert(
       fc.asyncProperty(specArb, fc.array(planArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 2 }), async (spec, plans, turns) => {
         programs++;
+        if (JSON.stringify(spec).includes('"delegate"')) withDelegates++;
         const inputs = Array.from({ length: turns }, (_, k) => `hello ${k}`);
         const base = await runAll(spec, inputs, () => [], 0);
         expect(base.violations).toEqual([]);
@@ -125,6 +141,7 @@ describe("crash → resume, property (fast-check)", () => {
           crashes += run.crashes;
           reruns += run.reruns;
           given += run.given;
+          delegatedResumes += run.delegatedResumes;
           expect(run.answers).toEqual(base.answers);
           expect(run.violations).toEqual([]);
           // every changing call ran exactly once: as often as without crashes, never twice
@@ -134,7 +151,7 @@ describe("crash → resume, property (fast-check)", () => {
       }),
       { numRuns: Number(process.env.FUNCTAI_PROP_RUNS ?? 2000), interruptAfterTimeLimit: 20_000 },
     );
-    console.log(`crash property: ${programs} programs, ${schedules} crash schedules, ${crashes} crashes resumed, ${reruns} reruns asked, ${given} results given`);
+    console.log(`crash property: ${programs} programs, ${schedules} crash schedules, ${crashes} crashes resumed, ${reruns} reruns asked, ${given} results given; ${withDelegates} programs with delegates, ${delegatedResumes} delegated turns answered in their own conversation`);
     expect(schedules).toBeGreaterThan(200);
   });
 });
