@@ -146,6 +146,16 @@ describe("approval from another process", () => {
     expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["find", 1], ["refund", 1]]);
   });
 
+  it("four processes approve the same waiting turn at once: one goes on, the others are told approval-answered, refund runs once", async () => {
+    const { config, effects } = await waitingInChild();
+    const goAt = Date.now() + 2000;
+    const outs = await Promise.all(Array.from({ length: 4 }, () => child({ ...config, action: "approve", goAt, latencyMs: 200 })));
+    expect(outs.filter((o) => "ok" in o).map((o) => o.ok)).toEqual([await crashFree(DESK, "refund A-1042")]);
+    expect(outs.filter((o) => !("ok" in o)).map((o) => o.error)).toEqual(Array(3).fill("approval-answered"));
+    expect(outs.flatMap((o) => o.violations)).toEqual([]);
+    expect([...effects.all()].map(([k, n]) => [k.split("|")[0], n]).sort()).toEqual([["find", 1], ["refund", 1]]);
+  });
+
   it("Waiting carries the turn and its approvals; the next send is refused conversation-busy", async () => {
     const dir = mkdtempSync(join(tmpdir(), "functai-busy-"));
     const world = new World({ effects: memoryLog() });
