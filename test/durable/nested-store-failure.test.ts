@@ -1,8 +1,7 @@
 /**
- * Gaps found by these tests in files this suite does not own (see the
- * report). Each is written as the behaviour we want, marked `it.fails`
- * while the gap is there: when it is fixed, the test fails, and the marker
- * comes off.
+ * A store failure inside an AI function used as a tool stops the turn, as
+ * one at the top level does: it is never reported to the outer model as the
+ * tool's error (found by this suite; fixed in src/engine/tool-calls.ts).
  */
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
