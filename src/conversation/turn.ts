@@ -135,12 +135,19 @@ export class Turn {
       if (info.state === "waiting" && info.waiting.length > 0) throw new Waiting(this);
       if (info.state !== "interrupted" && info.state !== "waiting")
         throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
-      const open = unfinishedOf(info).filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
+      const unfinished = unfinishedOf(info);
+      // a bare invocation number names a tool call only when one unfinished call has it (calls at other depths count from 1 too)
+      const shared = new Set(unfinished.map((t) => t.invocation).filter((n, i, all) => all.indexOf(n) !== i));
+      const ambiguous = unfinished.filter((t) => shared.has(t.invocation) && (String(t.invocation) in results || rerun.has(String(t.invocation))));
+      if (ambiguous.length > 0)
+        throw new ConversationError("turn-unfinished", `turn ${this.id}: invocation ${ambiguous[0]!.invocation} names ${ambiguous.filter((t) => t.invocation === ambiguous[0]!.invocation).map((t) => `${t.name} at "${t.site}:${t.invocation}"`).join(" and ")}: name each by its site, e.g. resume({ results: { "${ambiguous[0]!.site}:${ambiguous[0]!.invocation}": <what it returned> } })`);
+      const open = unfinished.filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
       if (open.length > 0) {
-        const parts = open.map((t) => `${t.name} (invocation ${t.invocation}) started and may have run: resume({ results: { ${t.invocation}: <what it returned> } }) or resume({ rerun: [${t.invocation}] })`);
+        const keyFor = (t: UnfinishedTool): string => (shared.has(t.invocation) ? JSON.stringify(`${t.site}:${t.invocation}`) : String(t.invocation));
+        const parts = open.map((t) => `${t.name} (invocation ${t.invocation}${shared.has(t.invocation) ? ` at ${t.site}` : ""}) started and may have run: resume({ results: { ${keyFor(t)}: <what it returned> } }) or resume({ rerun: [${keyFor(t)}] })`);
         throw new ConversationError("turn-unfinished", `turn ${this.id}: ${parts.join("; ")}`);
       }
-      const records = unfinishedOf(info).map((t) => {
+      const records = unfinished.map((t) => {
         const key = keyOf(t).find((k) => k in results);
         const base = { functai_conversation: 1, kind: "tool", at: new Date().toISOString(), turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
         return key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" };
@@ -165,11 +172,20 @@ export class Turn {
 
   /** Ends the turn without going on. */
   async abandon(): Promise<void> {
-    const { state, info } = await this.#read();
-    if (info.state !== "waiting" && info.state !== "interrupted")
-      throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only a waiting or interrupted turn can be abandoned`);
-    const record = { functai_conversation: 1, kind: "ended", at: new Date().toISOString(), turn: this.id, state: "abandoned", attempt: info.attempt };
-    await this.#core.store.append(this.#core.id, [record], { expect: state.length, durable: true });
+    for (let tries = 0; ; tries++) {
+      const { state, info } = await this.#read();
+      if (info.state === "running") throw this.#claimed(info);
+      if (info.state !== "waiting" && info.state !== "interrupted")
+        throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only a waiting or interrupted turn can be abandoned`);
+      const record = { functai_conversation: 1, kind: "ended", at: new Date().toISOString(), turn: this.id, state: "abandoned", attempt: info.attempt };
+      try {
+        // conditional: a turn another process claimed meanwhile is not ended under it
+        await this.#core.store.append(this.#core.id, [record], { expect: state.length, durable: true });
+        break;
+      } catch (e) {
+        if (!isFunctaiError(e, "store-conflict") || tries >= 20) throw e;
+      }
+    }
     await this.#read();
   }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, ConversationError, memoryStore, Waiting, type LanguageModel, type LMRequest } from "../../src/index.js";
-import { build, memoryLog, World, worldLM, type ProgSpec } from "./fixtures/world.js";
+import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
 const DESK: ProgSpec = {
   root: { kind: "ai", fn: { name: "desk", tools: [{ kind: "reads", name: "look" }, { kind: "changes", name: "pay" }], steps: [["look"], ["pay"]] } },
@@ -91,5 +91,30 @@ describe("turns of a conversation", () => {
     expect(turns[1]!.value).toBe(two);
     expect(await chat.turn(turns[1]!.id)).toMatchObject({ id: turns[1]!.id, state: "done" });
     await expect(chat.turn("no-such-turn")).rejects.toMatchObject({ code: "turn-state" });
+  });
+});
+
+describe("unfinished tools at several depths", () => {
+  const SPEC: ProgSpec = {
+    root: { kind: "ai", fn: { name: "lead", tools: [{ kind: "changes", name: "mark" }, { kind: "ai", fn: { name: "helper", tools: [{ kind: "changes", name: "write" }], steps: [["write"]] } }], steps: [["mark", "helper"]] } },
+    approve: null, deny: [],
+  };
+  it("a bare invocation number that names two unfinished calls is refused; calls are named by site instead", async () => {
+    const store = memoryStore();
+    const effects = memoryLog();
+    const world = new World({ effects, crashWhere: "after write" });
+    const lease = { renewMs: 1000, ttlMs: 30 };
+    await expect(build(SPEC, world).conversation("deep", { store: processStore(store, world), lm: worldLM(world, SPEC), lease }).send({ text: "go" })).rejects.toThrow(/crash/);
+    await new Promise((r) => setTimeout(r, 50));
+    const other = new World({ effects });
+    const [turn] = await build(SPEC, other).conversation("deep", { store, lm: worldLM(other, SPEC), lease }).turns();
+    expect(turn!.unfinished.map((u) => [u.name, u.site, u.invocation]).sort()).toEqual([["mark", "lead#1", 1], ["write", "lead#1/helper#2", 1]]);
+    const bare = await turn!.resume().catch((e: unknown) => e);
+    expect((bare as Error).message).toContain('resume({ results: { "lead#1/helper#2:1": <what it returned> } })');
+    await expect(turn!.resume({ results: { 1: "done" } })).rejects.toMatchObject({ code: "turn-unfinished", message: expect.stringContaining('invocation 1 names mark at "lead#1:1" and write at "lead#1/helper#2:1"') });
+    const answer = await turn!.resume({ results: Object.fromEntries(turn!.unfinished.map((u) => [`${u.site}:${u.invocation}`, `c:${u.name}:${(u.input as { text: string }).text}`])) });
+    const free = new World({ effects: memoryLog() });
+    expect(answer).toBe(await build(SPEC, free).conversation("free", { store: memoryStore(), lm: worldLM(free, SPEC) }).send({ text: "go" }));
+    expect([...effects.all().values()]).toEqual([1, 1]); // mark and write ran once each, before the crash
   });
 });
