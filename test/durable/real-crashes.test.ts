@@ -80,10 +80,13 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
   it("dozens of killed processes: no changing tool twice, nothing paid twice, the crash-free answer", async () => {
     const seed = Number(process.env.FUNCTAI_SEED ?? Date.now() % 1_000_000);
     const r = rng(seed);
+    // how many crash points (appends, before and after tools) a crash-free run of each spec goes through
+    const ticks = await Promise.all(SPECS.map(async (spec) =>
+      (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep })).maxTicks));
     const cases: Case[] = Array.from({ length: 32 }, (_, i) => {
       const children = 1 + r(2);
       const kills = Array.from({ length: children }, () =>
-        r(3) === 0 ? { killAfterMs: r(200) } : { killAt: 1 + r(20), storeFault: r(2) === 0 ? ("before-write" as const) : ("after-write" as const) });
+        r(4) === 0 ? { killAfterMs: r(150) } : { killAt: 1 + r(ticks[i % SPECS.length]!), storeFault: r(2) === 0 ? ("before-write" as const) : ("after-write" as const) });
       return { i, spec: SPECS[i % SPECS.length]!, input: `case ${i}`, dir: mkdtempSync(join(tmpdir(), "functai-kill-")), kills };
     });
     const child = await bundled(fixture("crash-child.ts"));
