@@ -149,7 +149,7 @@ describe("crash → resume, property (fast-check)", () => {
           for (const [, n] of changed(run.effects)) expect(n).toBe(1);
         }
       }),
-      { numRuns: Number(process.env.FUNCTAI_PROP_RUNS ?? 2000), interruptAfterTimeLimit: 20_000 },
+      { numRuns: Number(process.env.FUNCTAI_PROP_RUNS ?? 2000), interruptAfterTimeLimit: 18_000 },
     );
     console.log(`crash property: ${programs} programs, ${schedules} crash schedules, ${crashes} crashes resumed, ${reruns} reruns asked, ${given} results given; ${withDelegates} programs with delegates, ${delegatedResumes} delegated turns answered in their own conversation`);
     expect(schedules).toBeGreaterThan(200);

@@ -83,7 +83,7 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
     // how many crash points (appends, before and after tools) a crash-free run of each spec goes through
     const ticks = await Promise.all(SPECS.map(async (spec) =>
       (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep })).maxTicks));
-    const cases: Case[] = Array.from({ length: 32 }, (_, i) => {
+    const cases: Case[] = Array.from({ length: 28 }, (_, i) => {
       const children = 1 + r(2);
       const kills = Array.from({ length: children }, () =>
         r(4) === 0 ? { killAfterMs: r(150) } : { killAt: 1 + r(ticks[i % SPECS.length]!), storeFault: r(2) === 0 ? ("before-write" as const) : ("after-write" as const) });
