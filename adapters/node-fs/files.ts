@@ -1,5 +1,5 @@
 /** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
-import type { FileHandle } from "node:fs/promises";
+import { closeSync, fstatSync, fsync, openSync, read } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
@@ -14,18 +14,20 @@ export interface Known {
 }
 
 /**
- * Scans an open conversation file. When `known` still describes it (same
- * inode, not shorter), only the bytes after `known.end` are read: the file
- * is append-only, and the only cut (a torn tail) never goes below a
- * committed line, so the bytes before `known.end` are unchanged.
+ * Scans an open conversation file (a file descriptor). When `known` still
+ * describes it (same inode, not shorter), only the bytes after `known.end`
+ * are read: the file is append-only, and the only cut (a torn tail) never
+ * goes below a committed line, so the bytes before `known.end` are unchanged.
+ * The `fstat` is synchronous (no disk access: cheaper than a thread-pool
+ * round trip); the read, when there is one, is not.
  */
-export async function scanHandle(
-  handle: FileHandle,
+export async function scanFd(
+  fd: number,
   file: string,
   known: Known | undefined,
   after?: number,
 ): Promise<Scan & { ino: number; size: number }> {
-  const st = await handle.stat();
+  const st = fstatSync(fd);
   const size = st.size;
   const from = known !== undefined && known.ino === st.ino && size >= known.end && after === undefined ? known : undefined;
   const base = from?.end ?? 0;
@@ -33,7 +35,7 @@ export async function scanHandle(
   const buf = Buffer.allocUnsafe(size - base);
   let got = 0;
   while (got < buf.length) {
-    const { bytesRead } = await handle.read(buf, got, buf.length - got, base + got);
+    const bytesRead = await readAt(fd, buf, got, buf.length - got, base + got);
     if (bytesRead === 0) break; // cut meanwhile (a reader racing a repair): scan what we have
     got += bytesRead;
   }
@@ -46,13 +48,29 @@ export async function scanHandle(
   return { ...result, ino: st.ino, size };
 }
 
-/** Opens a file for reading, or undefined when it does not exist. */
-export async function openIfExists(file: string, flags: "r" | "r+"): Promise<FileHandle | undefined> {
+const readAt = (fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> =>
+  new Promise((resolve, reject) => read(fd, buf, offset, length, position, (e, n) => (e ? reject(e) : resolve(n))));
+
+/** fsync of an open file (through `fs.fsync`, looked up at each call). */
+export const fsyncFd = (fd: number): Promise<void> =>
+  new Promise((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
+
+/** Opens a file (synchronously: no disk access), or undefined when it does not exist. */
+export function openFdIfExists(file: string, flags: "r" | "r+"): number | undefined {
   try {
-    return await open(file, flags);
+    return openSync(file, flags);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw io(file, e);
+  }
+}
+
+/** Closes a file descriptor, ignoring errors (it is only read, or already synced). */
+export function closeFd(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // nothing to do
   }
 }
 

@@ -3,14 +3,13 @@
  * `<dir>/conversations/<id>.jsonl`. Every append takes a cross-process lock,
  * writes its batch with one write and fsyncs before it resolves.
  */
-import { constants } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
-import { open, readdir, stat } from "node:fs/promises";
+import { constants, ftruncateSync, openSync, writeSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
-import { io, makeDir, openIfExists, scanHandle, syncDir, type Known } from "./files.js";
+import { closeFd, fsyncFd, io, makeDir, openFdIfExists, scanFd, syncDir, type Known } from "./files.js";
 import { encodeBatch, recordBody } from "./jsonl.js";
 import { withLock } from "./lock.js";
 
@@ -55,53 +54,67 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   };
 
   const count = async (conversation: string, file: string): Promise<number> => {
-    const handle = await openIfExists(file, "r");
-    if (handle === undefined) return 0;
+    const fd = openFdIfExists(file, "r");
+    if (fd === undefined) return 0;
     try {
-      return (await scanHandle(handle, file, known.get(conversation))).count;
+      return (await scanFd(fd, file, known.get(conversation))).count;
     } catch (e) {
       throw io(file, e);
     } finally {
-      await handle.close();
+      closeFd(fd);
     }
   };
 
+  // Under the lock, an append is: open, fstat, write (all synchronous: they
+  // only touch the page cache, and a thread-pool round trip costs more than
+  // the call), then one asynchronous fsync, then close. The file is read only
+  // when its size is not what this store last wrote (another process appended).
   const appendLocked = async (conversation: string, file: string, bodies: string[], expect: number | undefined) => {
-    const existing = await openIfExists(file, "r+");
+    const existing = openFdIfExists(file, "r+");
     const created = existing === undefined;
     if (created) {
       // Refuse before creating: a refused append leaves no empty file behind.
       if (expect !== undefined && expect !== 0) throw storeConflict(conversation, expect, 0);
       if (bodies.length === 0) return 0;
     }
-    // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.
-    const handle: FileHandle =
-      existing ?? (await open(file, constants.O_RDWR | constants.O_CREAT, 0o600).catch((e: unknown) => Promise.reject(io(file, e))));
+    let fd: number;
+    if (existing !== undefined) fd = existing;
+    else {
+      // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.
+      try {
+        fd = openSync(file, constants.O_RDWR | constants.O_CREAT, 0o600);
+      } catch (e) {
+        throw io(file, e);
+      }
+    }
     try {
-      const seen = await scanHandle(handle, file, known.get(conversation));
+      const seen = await scanFd(fd, file, known.get(conversation));
       known.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
       if (expect !== undefined && expect !== seen.count) throw storeConflict(conversation, expect, seen.count);
       if (bodies.length === 0) return seen.count;
       // Cut a torn tail first, so the new batch is never glued to half a line.
-      if (seen.torn) await handle.truncate(seen.end);
+      if (seen.torn) ftruncateSync(fd, seen.end);
       const data = encodeBatch(bodies, seen.count + 1);
       try {
-        for (let done = 0; done < data.length; ) {
-          done += (await handle.write(data, done, data.length - done, seen.end + done)).bytesWritten;
-        }
-        await handle.sync();
+        for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
+        await fsyncFd(fd);
         options.onFlush?.();
         if (created) await syncDir(root);
       } catch (e) {
         // all or none: take back whatever part of the batch reached the file.
         known.delete(conversation);
-        await handle.truncate(seen.end).then(() => handle.sync()).catch(() => undefined);
+        try {
+          ftruncateSync(fd, seen.end);
+          await fsyncFd(fd);
+        } catch {
+          // the next append cuts a torn tail anyway
+        }
         throw e;
       }
       known.set(conversation, { ino: seen.ino, end: seen.end + data.length, count: seen.count + bodies.length });
       return seen.count + bodies.length;
     } finally {
-      await handle.close();
+      closeFd(fd);
     }
   };
 
@@ -129,14 +142,14 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async read(conversation, after = 0) {
       const file = fileOf(conversation);
-      const handle = await openIfExists(file, "r");
-      if (handle === undefined) return [];
+      const fd = openFdIfExists(file, "r");
+      if (fd === undefined) return [];
       try {
-        return (await scanHandle(handle, file, undefined, Math.max(0, after))).records;
+        return (await scanFd(fd, file, undefined, Math.max(0, after))).records;
       } catch (e) {
         throw io(file, e);
       } finally {
-        await handle.close();
+        closeFd(fd);
       }
     },
 

@@ -5,6 +5,7 @@
  * dead (its pid is gone on this host, or it never wrote its pid) is broken.
  */
 import { randomUUID } from "node:crypto";
+import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { open, readFile, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { ConversationError } from "../../src/errors.js";
@@ -46,7 +47,7 @@ export function withLock<T>(path: string, options: LockOptions, fn: () => Promis
     try {
       return await fn();
     } finally {
-      await release();
+      release();
     }
   });
   const tail = run.catch(() => undefined);
@@ -58,16 +59,20 @@ export function withLock<T>(path: string, options: LockOptions, fn: () => Promis
 }
 
 /** Takes the lock at `path` (waiting as needed); resolves to its release. */
-export async function acquire(path: string, options: LockOptions): Promise<() => Promise<void>> {
+export async function acquire(path: string, options: LockOptions): Promise<() => void> {
   const deadline = Date.now() + options.timeoutMs;
   const me: Holder = { pid: process.pid, host: HOST, token: randomUUID(), at: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
     if (await tryCreate(path, me)) {
       held.add(me.token);
-      return async () => {
+      return () => {
         held.delete(me.token);
         // Nobody breaks a lock whose holder lives, so the file is still ours.
-        await unlink(path).catch(() => undefined);
+        try {
+          unlinkSync(path);
+        } catch {
+          // gone already
+        }
       };
     }
     if (await breakIfStale(path, options.staleMs)) continue;
@@ -86,22 +91,33 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
   }
 }
 
+/**
+ * Creates the lock file with our holder in it. Synchronous on purpose: an
+ * exclusive create, a write of ~150 bytes and a close never touch the disk
+ * (no fsync), and doing them in this thread saves three thread-pool round
+ * trips per append (most of an append's cost besides its fsync).
+ */
 async function tryCreate(path: string, me: Holder): Promise<boolean> {
-  let handle;
+  let fd: number;
   try {
-    handle = await open(path, "wx", 0o600);
+    fd = openSync(path, "wx", 0o600);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw new ConversationError("store-io", `${path}: cannot create the lock file (${(e as Error).message})`, { cause: e });
   }
   try {
-    await handle.writeFile(JSON.stringify(me));
+    const data = Buffer.from(JSON.stringify(me));
+    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, done);
   } catch (e) {
-    await handle.close().catch(() => undefined);
+    try {
+      closeSync(fd);
+    } catch {
+      // already failed
+    }
     await unlink(path).catch(() => undefined);
     throw new ConversationError("store-io", `${path}: cannot write the lock file (${(e as Error).message})`, { cause: e });
   }
-  await handle.close();
+  closeSync(fd);
   return true;
 }
 
