@@ -6,7 +6,7 @@
  * Pure and single-pass: one walk over the records, then one pass over the
  * turns (conversations can hold 100k records).
  */
-import { parseRecord } from "./schema.js";
+import { readRecord } from "./schema.js";
 import type {
   ApprovalRecord,
   EndedRecord,
@@ -245,7 +245,7 @@ export function readConversation(records: readonly unknown[], { now }: { now: Da
     const raw = records[at];
     const seq = seqOf(raw);
     if (seq !== null && seq > length) length = seq;
-    const parsed = parseRecord(raw);
+    const parsed = readRecord(raw);
     if (!parsed.ok) {
       if ("error" in parsed) skipped.push({ seq, error: parsed.error });
       continue;

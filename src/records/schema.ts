@@ -168,6 +168,86 @@ export function parseRecord(raw: unknown): ParsedRecord {
   return parsed.success ? { ok: true, record: parsed.data as KnownRecord } : { ok: false, error: describe(kind, parsed.error) };
 }
 
+// ---------------------------------------------------------------------------
+// The fast path of readers: a hand-written structural check per known kind,
+// exactly the schema's rules above, written out (no zod parse, no copy). It
+// only ever says yes for a record the schema takes; anything it does not
+// take, or any value it cannot judge cheaply (a class instance where the
+// schema wants a plain record, keys inherited or symbols), goes to the
+// schema, which decides and words the error. test/records/fast-check.test.ts
+// checks the two agree on generated records.
+
+type Check = (r: Record<string, unknown>) => boolean;
+
+const own = Object.hasOwn;
+const isStr = (v: unknown): v is string => typeof v === "string";
+const isId = (v: unknown): boolean => typeof v === "string" && v.length >= 1;
+const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
+const isNonNeg = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v) && v >= 0;
+const isEffects = (v: unknown): boolean => v === null || v === "reads" || v === "changes";
+const isNullableStr = (v: unknown): boolean => v === null || typeof v === "string";
+/** A loose object: any non-null, non-array object. */
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/** `z.record(z.string(), …)`, judged only for plain objects without symbol keys (else the schema decides). */
+const isPlainRecord = (v: unknown): boolean => {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(v).length === 0;
+};
+/** An optional key: absent or undefined, or passes. */
+const opt = (v: unknown, check: (v: unknown) => boolean): boolean => v === undefined || check(v);
+/** A required `z.unknown()` key: present (any value, undefined too). */
+const has = (r: Record<string, unknown>, key: string): boolean => own(r, key);
+/** The lease's `until`: the very pattern of the schema's `z.iso.datetime({ offset: true })`. */
+const untilPattern = (shapes.lease.until as unknown as { _zod: { pattern: RegExp } })._zod.pattern;
+const isUntil = (v: unknown): boolean => typeof v === "string" && untilPattern.test(v);
+
+const isApprovalAsked = (v: unknown): boolean =>
+  isObj(v) &&
+  isStr(v.site) && isCount(v.invocation) && isStr(v.path) && isStr(v.name) &&
+  opt(v.effects, isEffects) && opt(v.id, isStr) && opt(v.plugin, isNullableStr) && opt(v.question, isStr);
+
+const isUsage = (v: unknown): boolean => isObj(v) && isNonNeg(v.input_tokens) && isNonNeg(v.output_tokens);
+
+const TOOL_STATES = new Set(["started", "done", "given", "rerun"]);
+const ENDED_STATES = new Set(["done", "failed", "stopped", "abandoned"]);
+
+const fastChecks: { [K in KnownKind]: Check } = {
+  program: (r) => isId(r.version) && isStr(r.name) && opt(r.program_kind, isStr),
+  turn: (r) => isId(r.turn) && (r.parent === null || isId(r.parent)) && isStr(r.program) && isPlainRecord(r.inputs) && opt(r.request_id, isStr),
+  lease: (r) => isId(r.turn) && isStr(r.holder) && isUntil(r.until) && isCount(r.attempt),
+  reply: (r) => isId(r.turn) && isStr(r.key) && opt(r.site, isStr) && has(r, "response") && opt(r.attempt, isCount),
+  tool: (r) =>
+    isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.id, isStr) && isStr(r.name) &&
+    typeof r.state === "string" && TOOL_STATES.has(r.state) && opt(r.effects, isEffects) && opt(r.error, isStr) &&
+    opt(r.path, isStr) && opt(r.attempt, isCount),
+  waiting: (r) => isId(r.turn) && Array.isArray(r.approvals) && r.approvals.every(isApprovalAsked) && opt(r.attempt, isCount),
+  approval: (r) =>
+    isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.plugin, isNullableStr) && isStr(r.path) &&
+    (r.verdict === "yes" || r.verdict === "no") && isNullableStr(r.by) && isNullableStr(r.reason),
+  ended: (r) =>
+    isId(r.turn) && typeof r.state === "string" && ENDED_STATES.has(r.state) && opt(r.outputs, isPlainRecord) &&
+    opt(r.usage, isUsage) && opt(r.attempt, isCount),
+  stop: (r) => isId(r.turn),
+  head: (r) => isId(r.turn),
+  snapshot: (r) => isId(r.turn) && has(r, "snapshot"),
+};
+
+/**
+ * {@link parseRecord} for readers of whole conversations: the same answer,
+ * but a record that passes is returned as it is (not a copy) and is checked
+ * by hand, not by zod. A record the hand check does not take is parsed by
+ * the schema, so errors (and any record only the schema can judge) read the
+ * same as {@link parseRecord}'s.
+ */
+export function readRecord(raw: unknown): ParsedRecord {
+  if (isObj(raw) && raw.functai_conversation === FORMAT && isStr(raw.at) && isCount(raw.seq)) {
+    const kind = raw.kind;
+    if (typeof kind === "string" && isKnownKind(kind) && fastChecks[kind](raw)) return { ok: true, record: raw as unknown as KnownRecord };
+  }
+  return parseRecord(raw);
+}
+
 /**
  * Checks a record before it is appended: a known kind, format 1, every key
  * its kind needs, and no `seq` (the store gives it). A failure is a bug in the
