@@ -2,7 +2,6 @@ import { platform } from "#runtime";
 import type { z } from "zod";
 import type { Callable, CallInput, CallOptions } from "../core/callable.js";
 import { parseInput } from "../core/definition.js";
-import { outcomeOf } from "../core/root-turn.js";
 import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { newTurnId } from "../ids.js";
@@ -10,9 +9,10 @@ import type { ConversationState } from "../records/read-conversation.js";
 import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn } from "../turn/session.js";
-import { TurnStream } from "../turn/stream.js";
+import type { TurnStream } from "../turn/stream.js";
 import { ConversationCore } from "./core.js";
 import { ConversationHost } from "./host.js";
+import { ConversationStream } from "./stream.js";
 import { Turn } from "./turn.js";
 
 export interface ConversationOptions extends Settings {
@@ -195,7 +195,7 @@ function deferredStream<O>(host: Promise<ConversationHost>, core: ConversationCo
   const session = startTurn(proxy, { streaming: true });
   core.keepSnapshots(session);
   const turn = new Turn(core, placeholder(proxy.turn));
-  const stream = new TurnStream<O>(session, core.controls(session, turn), outcomeOf<O>(session, () => "waiting") as Promise<O>);
+  const stream = new ConversationStream<O>(session, core, turn);
   session.actor.start();
   return stream;
 }

@@ -101,13 +101,16 @@ export class ConversationCore {
     try {
       return await result;
     } catch (e) {
-      if (waiting || actor.getSnapshot().value === "awaitingApproval") {
-        await this.#snapshots.get(session); // kept before anyone is told the turn waits
-        await turn.refresh();
-        throw new Waiting(turn);
-      }
+      if (waiting || actor.getSnapshot().value === "awaitingApproval") throw await this.waiting(session, turn);
       throw e;
     }
+  }
+
+  /** The `Waiting` a turn that stopped for a person is told with (its snapshot kept first, its approvals read afresh). */
+  async waiting(session: TurnSession, turn: Turn): Promise<Waiting> {
+    await this.#snapshots.get(session); // kept before anyone is told the turn waits
+    await turn.refresh();
+    return new Waiting(turn);
   }
 
   /** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */

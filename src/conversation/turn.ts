@@ -1,12 +1,12 @@
 import type { Approval, ApprovalRule } from "../approval/types.js";
-import { outcomeOf } from "../core/root-turn.js";
 import { ConversationError, isFunctaiError } from "../errors.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnState } from "../records/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
-import { TurnStream } from "../turn/stream.js";
+import type { TurnStream } from "../turn/stream.js";
 import type { ConversationCore } from "./core.js";
 import { ConversationHost } from "./host.js";
+import { ConversationStream } from "./stream.js";
 import { answerKey } from "../engine/journal.js";
 import { approvalOf, pluginOf, Waiting } from "./waiting.js";
 
@@ -220,6 +220,6 @@ export class Turn {
   /** The continued turn as a stream (what it had already shown is not shown again). */
   streamOn(info: TurnInfo): TurnStream<unknown> {
     const session = this.continueSession(info, info.state === "interrupted" ? "interrupted" : undefined, true);
-    return new TurnStream(session, this.#core.controls(session, this), outcomeOf(session));
+    return new ConversationStream(session, this.#core, this);
   }
 }
