@@ -83,7 +83,9 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       const conversation = runtime.conversation;
       if (!conversation || runtime.mode !== "conversation") return target(input as never, { ctx });
       const id = delegatedId(conversation.id, name);
-      const { approve: _approve, store: _store, ...settings } = ctx.frame.settings as Settings;
+      // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
+      const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
+      const settings = Object.fromEntries(Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "approve" && key !== "store" && !own.has(key)));
       const chat = target.conversation(id, { ...settings, store: conversation.store }) as unknown as ConversationInternals<S, O>;
       // the same call of the same turn, with the same input: a call the model makes differently on resume is a new request
       const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;

@@ -135,6 +135,18 @@ describe("delegate", () => {
     expect(again.lm.seen.filter((r) => r.messages[0]!.content.startsWith("Function: desk"))).toHaveLength(1); // desk's first reply was kept
   });
 
+  it("the delegated program's own settings are nearer than the caller's (its own model answers it)", async () => {
+    const state = { dead: false };
+    const deskLM = model(state);
+    const billingLM = model(state);
+    const charge = tool("charge", { description: "Charge the card.", input: { note: z.string() }, effects: "changes" }, () => "charged");
+    const billing = ai("billing", { description: "Billing questions.", input: { request: z.string() }, tools: [charge], lm: billingLM });
+    const desk = ai("desk", { description: "Help; ask billing.", input: { message: z.string() }, tools: [delegate(billing)] });
+    expect(await desk.conversation("own", { store: memoryStore(), lm: deskLM }).send("hi")).toBe("desk: billing heard [] now hi");
+    expect(billingRequests(deskLM)).toHaveLength(0);
+    expect(billingRequests(billingLM)).toHaveLength(2);
+  });
+
   it("outside a conversation it is a plain call of the program", async () => {
     const { desk, lm, charges } = programs();
     expect(await desk("hello", { lm })).toBe('desk: billing heard [] now hello');
