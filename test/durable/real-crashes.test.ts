@@ -1,9 +1,10 @@
 /**
  * Real crashes, many: child processes work on multi-tool turns (reads and
- * changes, an AI function as a tool, a program calling AI functions, an
- * approval rule) and are killed with SIGKILL at random moments: at a random
- * store append (before it is written, or after it is written but before it
- * is acknowledged), before or after a random tool, or after a random delay.
+ * changes, an AI function as a tool, a delegated one, a program calling AI
+ * functions, an approval rule) and are killed with SIGKILL at random
+ * moments: at a random store append (before it is written, or after it is
+ * written but before it is acknowledged), before or after a random tool,
+ * or after a random delay.
  * Another child, then this process, goes on from what the side-effect log
  * says really happened. A changing tool never runs twice, no request whose
  * reply was recorded is sent again, and the answer is the crash-free one.
@@ -49,6 +50,17 @@ const SPECS: ProgSpec[] = [
     approve: null, deny: [],
   },
   {
+    root: {
+      kind: "ai",
+      fn: {
+        name: "front",
+        tools: [{ kind: "delegate", fn: { name: "backoffice", tools: [{ kind: "reads", name: "lookup" }, { kind: "changes", name: "book" }], steps: [["lookup"], ["book"]] } }, { kind: "changes", name: "confirm" }],
+        steps: [["backoffice"], ["confirm"]],
+      },
+    },
+    approve: null, deny: [],
+  },
+  {
     root: { kind: "ai", fn: { name: "guard", tools: [{ kind: "reads", name: "peek" }, { kind: "changes", name: "wire" }, { kind: "changes", name: "drop" }], steps: [["peek", "wire"], ["drop"], ["wire"]] } },
     approve: ["wire", "drop"], deny: ["drop"],
   },
@@ -83,7 +95,7 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
     // how many crash points (appends, before and after tools) a crash-free run of each spec goes through
     const ticks = await Promise.all(SPECS.map(async (spec) =>
       (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep })).maxTicks));
-    const cases: Case[] = Array.from({ length: 28 }, (_, i) => {
+    const cases: Case[] = Array.from({ length: 30 }, (_, i) => {
       const children = 1 + r(2);
       const kills = Array.from({ length: children }, () =>
         r(4) === 0 ? { killAfterMs: r(150) } : { killAt: 1 + r(ticks[i % SPECS.length]!), storeFault: r(2) === 0 ? ("before-write" as const) : ("after-write" as const) });
