@@ -27,8 +27,10 @@
  *   opened anew, `(await turns()).at(-1).approve({ by })` to the answer, with
  *   a scripted model that holds only the final answer (replayed replies must
  *   not reach it: checked with `lm.requests.length === 1`).
- * - stream: `stream_events_per_s`: `fn.stream(q, { lm })` over STREAM_N steps,
- *   events counted through `for await`, then `await s`.
+ * - stream: `stream_events_per_s`: `fn.stream(q, { lm })` of one reply the
+ *   scripted model streams word by word (TEXT_STREAM_N text deltas, through
+ *   onText), events counted through `for await`, then `await s`;
+ *   `stream_tool_step_events_per_s`: the same over STREAM_N tool steps.
  * - open10k: a conversation of 10,000 one-reply turns (two sent through the
  *   engine, the second's records repeated for the rest: see open10k);
  *   timed: a fresh `fsStore` + `fn.conversation(id, { store })` + `turns()`;
@@ -50,7 +52,7 @@ import { scripted } from "../src/testing/index.js";
 import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N,
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
   gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak,
 } from "./lib/measure.js";
 
@@ -241,10 +243,17 @@ async function resume(): Promise<void> {
 }
 
 async function streamEvents(): Promise<void> {
-  const fn = answerWith("reads", STREAM_N + 1);
+  // the scripted model streams a reply's text word by word through onText: TEXT_STREAM_N deltas
+  await streamRun("stream_events_per_s", 0, TEXT_STREAM_N, TEXT_STREAM_TEXT);
+  await streamRun("stream_tool_step_events_per_s", STREAM_N, STREAM_N, STREAM_FINAL_TEXT);
+}
+
+async function streamRun(metric: string, steps: number, n: number, text: string): Promise<void> {
+  const fn = answerWith("reads", steps + 1);
+  const final = text.trim(); // a plain string answer is the reply's text, trimmed
   const runs: { eventsPerS: number; events: number; ms: number }[] = [];
   for (let r = 0; r < 2 + 5; r++) {
-    const lm = scripted(replies(STREAM_N, STREAM_FINAL_TEXT));
+    const lm = scripted(replies(steps, text));
     gc();
     const t0 = performance.now();
     const s = fn.stream(QUESTION, { lm });
@@ -252,13 +261,13 @@ async function streamEvents(): Promise<void> {
     for await (const _e of s) events++;
     const out = await s;
     const ms = performance.now() - t0;
-    if (out !== STREAM_FINAL_TEXT) throw new Error(`ours stream: ${String(out)}`);
+    if (out !== final) throw new Error(`ours stream: ${String(out).slice(0, 80)}`);
     if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
   }
   report({
-    metric: "stream_events_per_s", n: STREAM_N, unit: "events/s", name: NAME,
+    metric, n, unit: "events/s", name: NAME,
     value: Math.round(median(runs.map((x) => x.eventsPerS))),
-    detail: { how: "fn.stream(q, { lm }), for await, then await s", events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+    detail: { how: `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply the scripted model streams word by word (onText)`, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
   });
 }
 

@@ -39,11 +39,12 @@ const METRICS = [
   "journal_bytes_200_steps",
   "resume_1000_steps_ms",
   "stream_events_per_s",
+  "stream_tool_step_events_per_s",
   "open_10k_turn_conversation_ms",
   "open_10k_turn_conversation_peak_rss_mib",
   "open_10k_turn_conversation_heap_mib",
 ];
-const HIGHER_IS_BETTER = new Set(["stream_events_per_s"]);
+const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s"]);
 /** Rows that are a floor only: ours has no figure there by design. */
 const OURS_NOT_APPLICABLE = new Set(["bare_append_fsync_us"]);
 

@@ -142,5 +142,14 @@ export const QUESTION = "Look up every order, one at a time.";
 export const STREAM_N = 200;
 export const STREAM_DELTAS: readonly string[] = Array.from({ length: 20 }, (_, i) => (i === 0 ? "All" : ` word${i}`));
 export const STREAM_FINAL_TEXT = STREAM_DELTAS.join("");
+
+/**
+ * The text stream (`stream_events_per_s`): no tool call, one reply streamed
+ * word by word as TEXT_STREAM_N deltas (`w0 `, `w1 `, …), the way most events
+ * of a real stream are text deltas. Joined: TEXT_STREAM_TEXT.
+ */
+export const TEXT_STREAM_N = 50_000;
+export const TEXT_STREAM_DELTAS: readonly string[] = Array.from({ length: TEXT_STREAM_N }, (_, i) => `w${i} `);
+export const TEXT_STREAM_TEXT = TEXT_STREAM_DELTAS.join("");
 /** Steps in the turn that is interrupted and then resumed (resume_1000_steps_ms). */
 export const RESUME_N = 1000;

@@ -19,7 +19,7 @@ import { Agent, Runner, RunState, Usage, tool, type Model, type ModelRequest, ty
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N,
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
   gc, main, median, orderId, report, round, timed, toolOutput,
 } from "../lib/measure.js";
 
@@ -38,7 +38,7 @@ function reply(k: number, n: number, final: string): ModelResponse["output"] {
 /** `stepOf` counts results in the input: O(steps) per call, the same scan for every step count. Kept because it makes resume honest. */
 class ScriptedModel implements Model {
   calls = 0;
-  constructor(readonly n: number) {}
+  constructor(readonly n: number, readonly deltas: readonly string[] = STREAM_DELTAS, readonly streamed = STREAM_FINAL_TEXT) {}
   async getResponse(req: ModelRequest): Promise<ModelResponse> {
     this.calls++;
     return { usage: new Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 }), output: reply(stepOf(req), this.n, FINAL_TEXT), responseId: `resp_${this.calls}` };
@@ -47,10 +47,10 @@ class ScriptedModel implements Model {
     this.calls++;
     const k = stepOf(req);
     yield { type: "response_started" };
-    if (k >= this.n) for (const delta of STREAM_DELTAS) yield { type: "output_text_delta", delta };
+    if (k >= this.n) for (const delta of this.deltas) yield { type: "output_text_delta", delta };
     yield {
       type: "response_done",
-      response: { id: `resp_${this.calls}`, usage: { requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 }, output: reply(k, this.n, STREAM_FINAL_TEXT) },
+      response: { id: `resp_${this.calls}`, usage: { requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 }, output: reply(k, this.n, this.streamed) },
     } as StreamEvent;
   }
 }
@@ -85,23 +85,29 @@ async function stepOverhead(): Promise<void> {
 }
 
 async function streamEvents(): Promise<void> {
+  await streamRun("stream_events_per_s", 0, TEXT_STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_TEXT);
+  await streamRun("stream_tool_step_events_per_s", STREAM_N, STREAM_N, STREAM_DELTAS, STREAM_FINAL_TEXT);
+}
+
+/** One streamed run of `steps` tool steps, then a reply streamed as `deltas`; events/s through `for await`. */
+async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
   const runs: { eventsPerS: number; events: number; ms: number }[] = [];
   for (let r = 0; r < 2 + 5; r++) {
-    const agent = agentFor(new ScriptedModel(STREAM_N));
+    const agent = agentFor(new ScriptedModel(steps, deltas, final));
     gc();
     const t0 = performance.now();
-    const s = await runner.run(agent, QUESTION, { stream: true, maxTurns: STREAM_N + 5 });
+    const s = await runner.run(agent, QUESTION, { stream: true, maxTurns: steps + 5 });
     let events = 0;
     for await (const _e of s) events++;
     await s.completed;
     const ms = performance.now() - t0;
-    if (s.finalOutput !== STREAM_FINAL_TEXT) throw new Error(`openai agents stream: ${String(s.finalOutput)}`);
+    if (s.finalOutput !== final) throw new Error(`openai agents stream: ${String(s.finalOutput).slice(0, 80)}`);
     if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
   }
   report({
-    metric: "stream_events_per_s", n: STREAM_N, unit: "events/s", name: NAME,
+    metric, n, unit: "events/s", name: NAME,
     value: Math.round(median(runs.map((x) => x.eventsPerS))),
-    detail: { how: "run(agent, q, { stream: true }), for await over the StreamedRunResult", events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+    detail: { how: `run(agent, q, { stream: true }), for await over the StreamedRunResult: ${steps} tool steps, then a reply of ${deltas.length} output_text_delta events from a fake Model`, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
   });
 }
 
