@@ -111,10 +111,12 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
         turnRecord.approve = typeof settings.approve === "function" ? "function" : settings.approve;
       records.push(turnRecord);
       records.push(host.leaseRecord(1));
+      await host.holdLock(); // the lock before the lease: a lease of a live tab never stands without it
       try {
         await store.append(id, records, { expect: state.length, durable: true });
         return { host, state };
       } catch (e) {
+        host.onInterrupt();
         if (!isFunctaiError(e, "store-conflict")) throw e;
       }
     }

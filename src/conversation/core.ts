@@ -8,10 +8,24 @@ import type { TurnActor, TurnSession } from "../turn/session.js";
 import type { StreamControls } from "../turn/stream.js";
 import type { Turn } from "./turn.js";
 import { Waiting } from "./waiting.js";
+import { WEB_LOCK } from "./host.js";
 import { waitFor } from "xstate";
 
 /** Until the turn stopped running (its waiting record is written before it leaves `running`). */
 const settled = (session: TurnSession): Promise<unknown> => waitFor(session.actor, (s) => s.value !== "running" && s.value !== "boot");
+
+/** The nearest turn from `id` up its parents that ended done (where a new turn goes). */
+function doneAncestor(state: ConversationState, id: string | null): string | null {
+  const seen = new Set<string>();
+  for (let at = id; at !== null && !seen.has(at); ) {
+    seen.add(at);
+    const info = state.turns.get(at);
+    if (!info) return null;
+    if (info.state === "done") return at;
+    at = info.parent;
+  }
+  return null;
+}
 
 /** What a conversation's turns share: the program, the store, the settings. */
 export class ConversationCore {
@@ -38,11 +52,16 @@ export class ConversationCore {
     const state = readConversation(records, { now: Date.now() });
     const liveness = this.store.liveness;
     if (!liveness) return state;
-    // a tab that still holds the turn's lock is alive, whatever its (throttled) lease says
     for (const info of state.turns.values()) {
-      if (info.state !== "interrupted" || !(await liveness.isHeld(this.id, info.id))) continue;
-      info.state = "running";
-      if (state.head === info.id) state.next = { waits: info.id };
+      if (info.state === "interrupted" && (await liveness.isHeld(this.id, info.id))) {
+        // a tab that still holds the turn's lock is alive, whatever its (throttled) lease says
+        info.state = "running";
+        if (state.head === info.id) state.next = { waits: info.id };
+      } else if (info.state === "running" && info.holder?.endsWith(WEB_LOCK) && !(await liveness.isHeld(this.id, info.id))) {
+        // its holder kept the lock for as long as it ran: the lock is free, so the tab closed (or the process died)
+        info.state = "interrupted";
+        if (state.head === info.id) state.next = { parent: doneAncestor(state, info.parent) };
+      }
     }
     return state;
   }

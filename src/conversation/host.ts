@@ -13,6 +13,9 @@ import type { Outcome, TurnHost } from "../turn/session.js";
 import { waitingOf } from "./waiting.js";
 import { StoreWriter } from "./writer.js";
 
+/** The end of a holder id whose turn holds a Web Lock for as long as its lease says it runs. */
+export const WEB_LOCK = ":wl";
+
 export const DEFAULT_RENEW_MS = 10_000;
 export const DEFAULT_TTL_MS = 30_000;
 
@@ -62,7 +65,8 @@ export class ConversationHost implements TurnHost {
   constructor(readonly options: HostOptions) {
     this.turn = options.turn;
     this.name = options.def.name;
-    this.holder = options.holder ?? newHolder();
+    // a holder that keeps a Web Lock says so: readers may then trust the lock over a (throttled) lease
+    this.holder = options.holder ?? (options.store.liveness ? `${newHolder()}${WEB_LOCK}` : newHolder());
     this.conversation = { id: options.conversation, store: options.store };
     this.attempt = options.attempt;
     this.#claimed = options.claimed;
@@ -103,8 +107,27 @@ export class ConversationHost implements TurnHost {
     }
   }
 
+  /**
+   * Takes the turn's Web Lock (browsers) before any lease is written, so a
+   * lease of this holder never stands without the lock: a tab that closes
+   * frees it at once, and readers find the turn interrupted.
+   */
+  async holdLock(): Promise<void> {
+    const liveness = this.options.store.liveness;
+    if (!liveness || this.#release) return;
+    if (!this.#claimed && (await liveness.isHeld(this.options.conversation, this.turn)))
+      throw new LeaseLost(`turn ${this.turn} is running in another tab`, false, "turn-claimed");
+    this.#release = await liveness.hold(this.options.conversation, this.turn);
+  }
+
+  #releaseLock(): void {
+    this.#release?.();
+    this.#release = null;
+  }
+
   async journal(): Promise<Journal> {
     const { store, conversation } = this.options;
+    await this.holdLock();
     if (!this.#claimed) await this.#claim();
     // a turn just sent has recorded nothing yet: no need to read
     const records: ConversationRecord[] = this.#fresh ? [] : await store.read(conversation);
@@ -119,8 +142,7 @@ export class ConversationHost implements TurnHost {
   async #startLease(): Promise<void> {
     this.#stopLease();
     this.#lost = null;
-    const liveness = this.options.store.liveness;
-    if (liveness) this.#release = await liveness.hold(this.options.conversation, this.turn);
+    await this.holdLock();
     this.#timer = setInterval(() => void this.#renew(), this.#renewMs);
     (this.#timer as { unref?: () => void }).unref?.();
   }
@@ -128,8 +150,6 @@ export class ConversationHost implements TurnHost {
   #stopLease(): void {
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
-    this.#release?.();
-    this.#release = null;
   }
 
   #renewing: Promise<void> | null = null;
@@ -171,6 +191,7 @@ export class ConversationHost implements TurnHost {
     const journal = this.#journal!;
     void journal.add({ kind: "waiting", approvals: approvals.map(waitingOf) });
     await journal.flush(true);
+    this.#releaseLock(); // only once the waiting record is kept
     this.#claimed = false;
     this.#length = this.#writer!.length;
   }
@@ -184,11 +205,16 @@ export class ConversationHost implements TurnHost {
       const error = { code: outcome.error instanceof FunctaiError ? outcome.error.code : null, message: describeError(outcome.error) };
       void journal.add({ kind: "ended", state: "failed", error, usage });
     } else void journal.add({ kind: "ended", state: "stopped", error: { code: "turn-aborted", message: outcome.reason }, usage });
-    await journal.flush(true);
+    try {
+      await journal.flush(true);
+    } finally {
+      this.#releaseLock();
+    }
   }
 
   onInterrupt(): void {
     this.#stopLease();
+    this.#releaseLock();
   }
 
   /** Appends a record after the turn's records (a snapshot); best effort, never blocks the turn. */

@@ -146,4 +146,27 @@ describe("a conversation in IndexedDB, across handles (tabs)", () => {
     await until(turn, (t) => t.state === "interrupted", 2_000);
     expect(turn.unfinished.map((u) => u.name)).toEqual(["refund"]);
   });
+
+  // The lock is held from before the first lease to after the last record: a free lock means the tab is gone.
+  it("a closed tab's turn reads interrupted at once, long before its lease would run out", async () => {
+    const name = freshName();
+    const [a, b] = [open(name), open(name)];
+    const slow = desk({ hang: true });
+    void slow.fn.conversation("sam", { store: a, lm: firstTab(), lease: { renewMs: 10_000, ttlMs: 60_000 } }).send(MESSAGE).catch(() => undefined);
+    const t0 = performance.now();
+    while (slow.REFUNDS.length === 0) {
+      if (performance.now() - t0 > 10_000) throw new Error("the refund never started");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const turn = (await desk().fn.conversation("sam", { store: b, lm: secondTab() }).turns()).at(-1)!;
+    expect(turn.state).toBe("running"); // its lease holds for a minute
+    await a.close!(); // the tab goes
+    const closed = performance.now();
+    await until(turn, (t) => t.state === "interrupted", 3_000);
+    expect(performance.now() - closed).toBeLessThan(3_000); // not the 60 s lease
+    expect(turn.unfinished.map((u) => [u.name, u.invocation])).toEqual([["refund", 2]]);
+    const answer = await turn.resume({ results: { 2: "refunded 39.00 for A-1042" } });
+    expect(answer).toBe("The last tool said: refunded 39.00 for A-1042");
+    expect(slow.REFUNDS).toEqual([["A-1042", 39]]);
+  });
 });
