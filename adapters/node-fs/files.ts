@@ -26,12 +26,14 @@ export async function scanFd(
   file: string,
   known: Known | undefined,
   after?: number,
-): Promise<Scan & { ino: number; size: number }> {
+  /** Use `known` even when collecting records (`after` then counts from the start of the file). */
+  resume = false,
+): Promise<Scan & { ino: number; size: number; base: number }> {
   const st = fstatSync(fd);
   const size = st.size;
-  const from = known !== undefined && known.ino === st.ino && size >= known.end && after === undefined ? known : undefined;
+  const from = known !== undefined && known.ino === st.ino && size >= known.end && (after === undefined || resume) ? known : undefined;
   const base = from?.end ?? 0;
-  if (from !== undefined && size === base) return { count: from.count, end: base, torn: false, records: [], ino: st.ino, size };
+  if (from !== undefined && size === base) return { count: from.count, end: base, torn: false, records: [], ino: st.ino, size, base };
   const buf = Buffer.allocUnsafe(size - base);
   let got = 0;
   while (got < buf.length) {
@@ -43,9 +45,9 @@ export async function scanFd(
     file,
     base,
     before: from?.count ?? 0,
-    ...(after === undefined ? {} : { after }),
+    ...(after === undefined ? {} : { after: resume && from !== undefined ? Math.max(after, from.count) : after }),
   });
-  return { ...result, ino: st.ino, size };
+  return { ...result, ino: st.ino, size, base };
 }
 
 const readAt = (fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> =>

@@ -7,6 +7,7 @@ import { constants, ftruncateSync, openSync, writeSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
+import type { ConversationRecord } from "../../src/records/types.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { closeFd, fsyncFd, io, makeDir, openFdIfExists, scanFd, syncDir, type Known } from "./files.js";
@@ -22,6 +23,12 @@ export interface FsStoreOptions {
   lockTimeoutMs?: number;
   /** How often `wait` looks at the file's size (default 20 ms). */
   pollMs?: number;
+  /**
+   * `read` keeps the records it parsed (frozen) for conversations whose files
+   * add up to at most this many bytes (default 16 MiB; 0 keeps none), and
+   * next time parses only what was appended since.
+   */
+  readCacheBytes?: number;
 }
 
 /**
@@ -44,6 +51,19 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
   const pollMs = options.pollMs ?? 20;
   const known = new Map<string, Known>(); // written only under the lock
+  // Records `read` parsed, by conversation (least recently read first). Valid
+  // while the file has the same inode and is not shorter than `end`: the file
+  // is append-only and a repair only cuts a torn tail after the last committed
+  // line, so the bytes before `end` are the ones parsed (the rule `known` uses).
+  const parsed = new Map<string, Known & { records: ConversationRecord[] }>();
+  const cacheMax = options.readCacheBytes ?? 16 * 2 ** 20;
+  let cachedBytes = 0;
+  const forget = (conversation: string): void => {
+    const c = parsed.get(conversation);
+    if (c === undefined) return;
+    parsed.delete(conversation);
+    cachedBytes -= c.end;
+  };
   const wakers = new Set<() => void>();
   let dirReady: Promise<void> | undefined;
   let closed = false;
@@ -142,10 +162,33 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async read(conversation, after = 0) {
       const file = fileOf(conversation);
+      const from = Math.max(0, after);
       const fd = openFdIfExists(file, "r");
-      if (fd === undefined) return [];
+      if (fd === undefined) {
+        forget(conversation);
+        return [];
+      }
       try {
-        return (await scanFd(fd, file, undefined, Math.max(0, after))).records;
+        if (cacheMax <= 0) return (await scanFd(fd, file, undefined, from)).records;
+        const cached = parsed.get(conversation);
+        forget(conversation); // re-added below, as the most recently read
+        // Only the bytes after what was parsed before are read and parsed (all of them when the file changed otherwise).
+        const seen = await scanFd(fd, file, cached, 0, true);
+        const fresh = seen.records;
+        for (const r of fresh) Object.freeze(r); // shared by every later read: nobody edits the journal
+        const reused = cached !== undefined && seen.base === cached.end;
+        const records = reused ? cached.records : [];
+        for (const r of fresh) records.push(r);
+        const entry = { ino: seen.ino, end: seen.end, count: seen.count, records };
+        if (entry.end <= cacheMax) {
+          parsed.set(conversation, entry);
+          cachedBytes += entry.end;
+          for (const [id] of parsed) {
+            if (cachedBytes <= cacheMax) break;
+            forget(id);
+          }
+        }
+        return from === 0 ? records.slice() : records.slice(from);
       } catch (e) {
         throw io(file, e);
       } finally {
@@ -201,6 +244,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       closed = true;
       for (const wake of [...wakers]) wake();
       known.clear();
+      parsed.clear();
+      cachedBytes = 0;
     },
   };
 }

@@ -1,0 +1,83 @@
+/**
+ * The fs store's read cache: a read parses only what was appended since the
+ * last read, and never returns what the file no longer holds.
+ */
+import { appendFile, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fsStore } from "../../adapters/node-fs/index.js";
+import { isFunctaiError } from "../../src/errors.js";
+
+const rec = (text = "x") => ({ functai_conversation: 1, kind: "note", at: new Date().toISOString(), text });
+const texts = (records: readonly object[]) => records.map((r) => (r as { text?: string }).text);
+
+describe("fs store: read cache", () => {
+  let dir: string;
+  const file = (id: string) => join(dir, "conversations", `${id}.jsonl`);
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "functai-fs-cache-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("sees what another writer (store) appended since, from any `after`", async () => {
+    const reader = fsStore(dir);
+    const writer = fsStore(dir);
+    await writer.append("c", [rec("a"), rec("b")]);
+    expect(texts(await reader.read("c"))).toEqual(["a", "b"]);
+    await writer.append("c", [rec("c")]);
+    expect(texts(await reader.read("c"))).toEqual(["a", "b", "c"]);
+    expect(texts(await reader.read("c", 1))).toEqual(["b", "c"]);
+    expect(texts(await reader.read("c", 3))).toEqual([]);
+    expect((await reader.read("c")).map((r) => r.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("returns frozen records and a fresh array each time", async () => {
+    const store = fsStore(dir);
+    await store.append("c", [rec("a")]);
+    const first = await store.read("c");
+    expect(Object.isFrozen(first[0])).toBe(true);
+    (first as unknown[]).push("junk");
+    expect(texts(await store.read("c"))).toEqual(["a"]);
+  });
+
+  it("a file replaced (another inode) or cut is read anew", async () => {
+    const store = fsStore(dir);
+    await store.append("c", [rec("a"), rec("b")]);
+    await store.read("c");
+    const other = fsStore(join(dir, "other"));
+    await other.append("c", [rec("z")]);
+    await rename(join(dir, "other", "conversations", "c.jsonl"), file("c"));
+    expect(texts(await store.read("c"))).toEqual(["z"]);
+    const text = await readFile(file("c"), "utf8");
+    await writeFile(file("c"), ""); // cut (same inode, shorter)
+    expect(await store.read("c")).toEqual([]);
+    await writeFile(file("c"), text);
+    expect(texts(await store.read("c"))).toEqual(["z"]);
+    await rm(file("c"));
+    expect(await store.read("c")).toEqual([]);
+  });
+
+  it("a torn tail is not cached: once completed by an append, it is read", async () => {
+    const store = fsStore(dir);
+    await store.append("c", [rec("a")]);
+    await appendFile(file("c"), '{"functai_conversation":1,"kind":"note"');
+    expect(texts(await store.read("c"))).toEqual(["a"]);
+    await store.append("c", [rec("b")]); // cuts the torn tail
+    expect(texts(await store.read("c"))).toEqual(["a", "b"]);
+  });
+
+  it("damage after the cached part is refused; readCacheBytes: 0 reads the whole file each time", async () => {
+    for (const readCacheBytes of [undefined, 0]) {
+      const id = `c${readCacheBytes ?? "d"}`;
+      const store = fsStore(dir, readCacheBytes === undefined ? {} : { readCacheBytes });
+      await store.append(id, [rec("a")]);
+      await store.read(id);
+      await appendFile(file(id), "{oops\n" + JSON.stringify({ ...rec("b"), seq: 3 }) + "\n");
+      const error = await store.read(id).catch((e: unknown) => e);
+      expect(isFunctaiError(error, "store-corrupt")).toBe(true);
+    }
+  });
+});
