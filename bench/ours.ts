@@ -333,6 +333,7 @@ async function open10kRead(dir: string, id: string): Promise<void> {
   const fileBytes = statSync(journalOf(dir, id)).size;
   gc();
   const heapBefore = process.memoryUsage().heapUsed / 2 ** 20;
+  const rssBefore = process.memoryUsage().rss / 2 ** 20; // the process with everything imported (tsx, the SDK), nothing opened
   let turnsSeen = 0;
   let peakHeap = 0;
   const r = await timed(
@@ -349,7 +350,7 @@ async function open10kRead(dir: string, id: string): Promise<void> {
     metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name: NAME, value: round(r.medianMs),
     detail: { how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else", file_bytes: fileBytes, runs_ms: r.runsMs.map((x) => round(x)) },
   });
-  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)" } });
+  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)", rss_before_opening_mib: round(rssBefore, 1), peak_above_that_mib: round(peakRssMiB() - rssBefore, 1), note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib" } });
   report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
 }
 

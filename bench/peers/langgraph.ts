@@ -307,6 +307,7 @@ async function open10k(): Promise<void> {
 async function open10kRead(file: string): Promise<void> {
   gc();
   const heapBefore = process.memoryUsage().heapUsed / 2 ** 20;
+  const rssBefore = process.memoryUsage().rss / 2 ** 20; // the process with everything imported (tsx, the SDK), nothing opened
   let peakHeap = 0;
   const dbs: Database.Database[] = [];
   const r = await timed(
@@ -325,7 +326,7 @@ async function open10kRead(file: string): Promise<void> {
   for (const db of dbs) db.close();
   const name = "langgraph (SqliteSaver)";
   report({ metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name, value: round(r.medianMs), detail: { how: "fresh SqliteSaver on the file + graph.getState(thread), in a process that did nothing else", runs_ms: r.runsMs.map((x) => round(x)) } });
-  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the thread (6 times)" } });
+  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the thread (6 times)", rss_before_opening_mib: round(rssBefore, 1), peak_above_that_mib: round(peakRssMiB() - rssBefore, 1), note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib" } });
   report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
 }
 
