@@ -18,9 +18,27 @@ function hash53(text: string, seed: number): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * `n.toString(36).padStart(11, "0")` for an integer 0 ≤ n < 2^53, the same
+ * string, several times faster (V8's radix conversion of a double is slow).
+ * Exact: `n % 36` of an integer is exact, and so is `(n - d) / 36` (an exact
+ * multiple of 36, its quotient representable).
+ */
+function base36(n: number): string {
+  let out = "";
+  do {
+    const d = n % 36;
+    out = DIGITS[d]! + out;
+    n = (n - d) / 36;
+  } while (n > 0);
+  return out.length >= 11 ? out : "0".repeat(11 - out.length) + out;
+}
+
 /** A 106-bit digest of `text`, as 27 hex-ish chars. */
 export function digest(text: string): string {
-  return hash53(text, 1).toString(36).padStart(11, "0") + hash53(text, 2).toString(36).padStart(11, "0");
+  return base36(hash53(text, 1)) + base36(hash53(text, 2));
 }
 
 /** An incremental fingerprint: `add` each part once; `key()` names everything added so far. */
