@@ -34,6 +34,8 @@ export interface HostOptions {
   /** The store length this process last saw. */
   length: number;
   holder?: string;
+  /** Runs before the turn is claimed (what a person said of unfinished tools); a refusal there ends nothing. */
+  prepare?: () => Promise<void>;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -126,7 +128,11 @@ export class ConversationHost implements TurnHost {
   }
 
   async journal(): Promise<Journal> {
-    const { store, conversation } = this.options;
+    const { store, conversation, prepare } = this.options;
+    if (prepare) {
+      delete this.options.prepare;
+      await prepare();
+    }
     await this.holdLock();
     if (!this.#claimed) await this.#claim();
     // a turn just sent has recorded nothing yet: no need to read
@@ -198,6 +204,8 @@ export class ConversationHost implements TurnHost {
 
   async onEnd(outcome: Outcome, runtime: TurnRuntime): Promise<void> {
     this.#stopLease();
+    // only the process that claimed the turn ends it: a failure before the claim (a refusal, a lost race) records nothing
+    if (!this.#claimed) return this.#releaseLock();
     const journal = this.#journal ?? runtime.journal;
     const usage = { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens };
     if (outcome.state === "done") void journal.add({ kind: "ended", state: "done", outputs: { result: outcome.result }, value: outcome.result, usage });

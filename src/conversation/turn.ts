@@ -25,6 +25,14 @@ const unfinishedOf = (info: TurnInfo): UnfinishedTool[] =>
  * A turn of a conversation, as read from its records: answer it, resume it
  * or abandon it from any process. Each method reads the records afresh.
  */
+/** What a person says of each unfinished tool, by invocation (or `"site:invocation"`). */
+export interface ResumeOptions {
+  /** It did run: this is what it returned. */
+  results?: Record<string | number, unknown>;
+  /** It did not: run it again. */
+  rerun?: readonly (number | string)[];
+}
+
 export class Turn {
   readonly id: string;
   state: TurnState;
@@ -50,7 +58,10 @@ export class Turn {
     this.#update(info);
   }
 
+  #info!: TurnInfo;
+
   #update(info: TurnInfo): void {
+    this.#info = info;
     this.state = info.state;
     this.waiting = info.state === "waiting" ? info.waiting.map(approvalOf) : [];
     this.unfinished = info.state === "interrupted" || info.state === "waiting" ? unfinishedOf(info) : [];
@@ -123,7 +134,31 @@ export class Turn {
    * answered). Refuses `turn-unfinished` until every tool that may have run
    * is given its result (`results`) or a rerun (`rerun`), by invocation.
    */
-  async resume(options: { results?: Record<string | number, unknown>; rerun?: readonly (number | string)[] } = {}): Promise<unknown> {
+  async resume(options: ResumeOptions = {}): Promise<unknown> {
+    return this.#goOn(await this.#settle(options), "interrupted");
+  }
+
+  /**
+   * Goes on with the turn here, as a stream of its events (what was shown
+   * before is not shown again). A waiting turn is answered in the stream
+   * (`s.approve()`, `s.deny(reason)`); an interrupted one takes `results` /
+   * `rerun` for its unfinished tools, as `resume` does.
+   *
+   * @example
+   * const s = await turn.stream();
+   * for await (const e of s) if (e.type === "approval") s.approve({ by: "maria" });
+   */
+  stream(options: ResumeOptions = {}): TurnStream<unknown> {
+    const info = this.#info; // as this handle last read it: a stale answer is refused when given (approval-answered)
+    if (info.state === "waiting" && info.waiting.length > 0)
+      return new ConversationStream(this.continueSession(info, "awaitingApproval", true), this.#core, this);
+    // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
+    const session = this.continueSession(info, "interrupted", true, async () => void (await this.#settle(options)));
+    return new ConversationStream(session, this.#core, this);
+  }
+
+  /** Records what a person said of each unfinished tool (conditionally), and returns the turn as it then stood. */
+  async #settle(options: ResumeOptions): Promise<TurnInfo> {
     const results = options.results ?? {};
     const rerun = new Set((options.rerun ?? []).map(String));
     const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
@@ -160,7 +195,7 @@ export class Turn {
         if (tries >= 20) throw this.#claimed(info);
         continue;
       }
-      return this.#goOn(info, "interrupted");
+      return info;
     }
   }
 
@@ -196,7 +231,7 @@ export class Turn {
   }
 
   /** A session that continues this turn (claims it at its first run). Started. */
-  continueSession(info: TurnInfo, start: "interrupted" | undefined, streaming = false): TurnSession {
+  continueSession(info: TurnInfo, start: "interrupted" | "awaitingApproval" | undefined, streaming = false, prepare?: () => Promise<void>): TurnSession {
     const core = this.#core;
     const settings = core.settings();
     // the rule the turn was sent with holds unless this handle gives one
@@ -205,14 +240,17 @@ export class Turn {
     const host = new ConversationHost({
       def: core.def, settings, store: core.store, conversation: core.id, turn: this.id,
       inputs: info.inputs, history: core.history(info.parent), attempt: info.attempt, claimed: false, length: 0,
+      ...(prepare ? { prepare } : {}),
     });
-    const snapshot = start === undefined ? (info.snapshot as { value?: unknown } | null) : null;
-    const session = snapshot?.value === "awaitingApproval"
+    const snapshot = start !== "interrupted" ? (info.snapshot as { value?: unknown } | null) : null;
+    // answered here (a stream): the actor waits with the turn's unanswered approvals
+    const pending = start === "awaitingApproval" ? info.waiting.map(approvalOf) : undefined;
+    const session = snapshot?.value === "awaitingApproval" && !pending
       ? startTurn(host, { streaming, snapshot })
-      : startTurn(host, { streaming, input: { start: start ?? "running" } });
+      : startTurn(host, { streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
     core.keepSnapshots(session);
     session.actor.start();
-    if (session.actor.getSnapshot().value === "awaitingApproval") session.actor.send({ type: "RESUME" });
+    if (!pending && session.actor.getSnapshot().value === "awaitingApproval") session.actor.send({ type: "RESUME" });
     if (session.actor.getSnapshot().value === "interrupted") session.actor.send({ type: "RESUME" });
     return session;
   }
