@@ -16,12 +16,9 @@ const tag = dim(`  [process ${process.pid}]`);
 const lm = model(deskBrain);
 const { desk, REFUNDS, LOOKUPS } = makeDesk(ledger);
 
-// The rule is said again here (approve: "changes"), as the sending process said it. The spec
-// opens the conversation without it; but the engine, as of this writing, resumes a turn with
-// the opener's settings and checks the recorded answer only when the opener's own rule asks
-// (src/engine/approvals.ts, decide): opened without a rule, a "no" given here would be ignored
-// and refund would run. With the rule, the recorded answer is found and kept.
-const turn = (await desk.conversation("sam", { store, approve: "changes", lm }).turns()).at(-1);
+// Opened as the spec opens it, without a rule: the turn keeps the rule it was sent with, and
+// the answer given here stands.
+const turn = (await desk.conversation("sam", { store, lm }).turns()).at(-1);
 if (!turn) throw new Error(`no turn in conversation "sam" of ${store}`);
 say(`${tag} opened conversation "sam": its last turn is ${bold(turn.state)}`);
 for (const a of turn.waiting) say(`${tag}   waiting: ${a.name} ${json(a.input)}  (${a.path} #${a.invocation}, ${a.effects ?? "unknown effects"})`);
