@@ -50,10 +50,13 @@ export interface TurnSession {
 
 const codeOf = (e: unknown): string | null => (e instanceof FunctaiError ? e.code : null);
 
+type RunnerArgs = { sendBack: (event: AnyEventObject) => void; input: RunnerInput };
+type Runner = (args: RunnerArgs) => () => void;
+
 /** Builds the runner for a host: one run of the turn per `running` state, cancelled by leaving it. */
-function runnerFor(session: TurnSession, streaming: boolean) {
+function runnerFor(session: TurnSession, streaming: boolean): Runner {
   const { host } = session;
-  return fromCallback<AnyEventObject, RunnerInput>(({ sendBack, input }) => {
+  return ({ sendBack, input }) => {
     const controller = new AbortController();
     // events are queued and handed over once per microtask: a burst of text deltas is one transition
     let queue: { path: string; body: TurnEventBody }[] = [];
@@ -116,17 +119,34 @@ function runnerFor(session: TurnSession, streaming: boolean) {
       }
     })();
     return () => controller.abort(new FunctaiError("turn-aborted", "the turn was stopped"));
-  });
+  };
 }
+
+/**
+ * Each turn actor's runner, by actor. One machine serves every turn (a
+ * `provide` per turn rebuilt the machine's whole state tree: 70-300 µs a
+ * turn); its runner is the one `startTurn` registered for the invoking actor.
+ */
+const runners = new WeakMap<object, Runner>();
+const machine = turnMachine.provide({
+  actors: {
+    runner: fromCallback<AnyEventObject, RunnerInput>(({ sendBack, input, self }) => {
+      const run = runners.get((self as unknown as { _parent?: object })._parent ?? {});
+      if (run) return run({ sendBack, input });
+      sendBack({ type: "RUNNER.FAILED", error: { code: "turn-state", message: "no runner for this turn actor (create it with startTurn)" } });
+      return undefined;
+    }),
+  },
+});
 
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
   const session: TurnSession = { actor: undefined as unknown as TurnActor, host, runtime: null, error: undefined, shown: new Set() };
-  const machine = turnMachine.provide({ actors: { runner: runnerFor(session, options.streaming) } });
   const input: TurnInput = { turn: host.turn, name: host.name, ...options.input };
   const actor = options.snapshot !== undefined
     ? createActor(machine, { snapshot: options.snapshot as never, input })
     : createActor(machine, { input });
+  runners.set(actor, runnerFor(session, options.streaming));
   (session as { actor: TurnActor }).actor = actor as unknown as TurnActor;
   return session;
 }
