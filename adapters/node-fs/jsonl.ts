@@ -42,48 +42,6 @@ export interface ScanFrom {
  * `seq` not the next number) is always corruption. Never skips silently.
  */
 export function scan(buf: Buffer, from: ScanFrom): Scan {
-  // One decode of the whole buffer, then a slice per line, is much cheaper
-  // than a decode per line. Byte offsets are only needed for the end of the
-  // committed part; they are exact when the decode replaced nothing (no
-  // U+FFFD in the text), else the per-line byte walk below is used.
-  const text = buf.toString("utf8");
-  if (text.includes("\uFFFD")) return scanBytes(buf, from);
-  const lines = {
-    length: text.length,
-    next: (pos: number) => text.indexOf("\n", pos),
-    line: (pos: number, nl: number) => text.slice(pos, nl),
-    closes: (pos: number, nl: number) => nl === pos || text.charCodeAt(nl - 1) !== SPACE,
-  };
-  const result = walk(lines, from);
-  // `end` is in characters: the bytes after it are those of text.slice(end) (a torn tail, usually nothing).
-  const endBytes = result.endAt === text.length ? buf.length : buf.length - Buffer.byteLength(text.slice(result.endAt), "utf8");
-  return { count: result.count, end: from.base + endBytes, torn: endBytes < buf.length, records: result.records };
-}
-
-/** {@link scan} over bytes, a decode per line: for buffers whose text is not valid UTF-8. */
-function scanBytes(buf: Buffer, from: ScanFrom): Scan {
-  const result = walk(
-    {
-      length: buf.length,
-      next: (pos: number) => buf.indexOf(NL, pos),
-      line: (pos: number, nl: number) => buf.toString("utf8", pos, nl),
-      closes: (pos: number, nl: number) => nl === pos || buf[nl - 1] !== SPACE,
-    },
-    from,
-  );
-  return { count: result.count, end: from.base + result.endAt, torn: result.endAt < buf.length, records: result.records };
-}
-
-interface Lines {
-  length: number;
-  /** Position of the next newline at or after `pos`, or -1. */
-  next(pos: number): number;
-  line(pos: number, nl: number): string;
-  /** Whether the line ending at `nl` closes its batch (not marked with a trailing space). */
-  closes(pos: number, nl: number): boolean;
-}
-
-function walk(lines: Lines, from: ScanFrom): { count: number; endAt: number; records: ConversationRecord[] } {
   const out: ConversationRecord[] = [];
   const collect = from.after;
   let count = from.before;
@@ -92,12 +50,12 @@ function walk(lines: Lines, from: ScanFrom): { count: number; endAt: number; rec
   let problem: { line: number; why: string } | undefined;
   let pos = 0;
 
-  while (pos < lines.length) {
-    const nl = lines.next(pos);
+  while (pos < buf.length) {
+    const nl = buf.indexOf(NL, pos);
     if (nl === -1) break; // a last line without its newline: torn
     const line = count + pending.length + 1;
-    const text = lines.line(pos, nl);
-    const closes = lines.closes(pos, nl);
+    const text = buf.toString("utf8", pos, nl);
+    const closes = nl === pos || buf[nl - 1] !== SPACE;
     pos = nl + 1;
     let value: unknown;
     try {
@@ -125,7 +83,7 @@ function walk(lines: Lines, from: ScanFrom): { count: number; endAt: number; rec
       end = pos;
     }
   }
-  return { count, endAt: end, records: out };
+  return { count, end: from.base + end, torn: end < buf.length, records: out };
 }
 
 /**
