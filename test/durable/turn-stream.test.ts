@@ -14,7 +14,7 @@ function desk() {
   });
   const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [refund] });
   const answer = (req: { messages: { role: string }[] }) =>
-    `last: ${String(req.messages.at(-1)!.role === "tool" ? (req.messages.at(-1) as { content: string }).content : "")}`;
+    `last: ${String(req.messages.at(-1)!.role === "tool" ? (req.messages.at(-1) as unknown as { content: string }).content : "")}`;
   // the first process is asked for the refund; a process going on later only for the answer (the rest is recorded)
   const lm = () => scripted([{ toolCalls: [{ name: "refund", input: { amount: 39 } }] }, answer]);
   const later = () => scripted([answer]);
