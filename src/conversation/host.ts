@@ -180,11 +180,14 @@ export class ConversationHost implements TurnHost {
     }
   }
 
-  async beforeEffect(): Promise<void> {
+  beforeEffect(): void | Promise<void> {
     if (this.#lost) throw this.#lost;
     // a lease about to run out is renewed before acting, never acted on after it lapsed
-    if (Date.now() > this.#until - this.#ttlMs / 3) await this.#renew();
-    if (this.#lost) throw this.#lost;
+    if (Date.now() > this.#until - this.#ttlMs / 3)
+      return this.#renew().then(() => {
+        if (this.#lost) throw this.#lost;
+      });
+    return undefined;
   }
 
   execute(runtime: TurnRuntime): Promise<unknown> {

@@ -10,6 +10,7 @@ import { DEFAULT_MAX_STEPS } from "../settings.js";
 import { toolSpec } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Frame } from "./frame.js";
+import { macrotask } from "./macrotask.js";
 import { runToolCalls } from "./tool-calls.js";
 
 /** What the loop needs of an AI function. */
@@ -37,6 +38,9 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   const runtime = frame.runtime;
   const recorded = runtime.journal.takeReply(key);
   if (recorded) return { response: recorded, replayed: true };
+  // a streamed turn lets its consumer read what was emitted before paying for a reply: a consumer that
+  // stops at an event (break) stops the turn before its next model call, however many hops its reading takes
+  if (runtime.streaming) await macrotask();
   await runtime.beforeEffect();
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });

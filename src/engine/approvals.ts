@@ -61,7 +61,17 @@ async function answerFor(frame: Frame, approval: Approval, approve: unknown): Pr
  * Runs the plugins' `toolCall` hooks (settings-layer order), then the
  * built-in approval, and says what happens to the call.
  */
-export async function decide(frame: Frame, call: CallSubject): Promise<Decision> {
+export function decide(frame: Frame, call: CallSubject): Decision | Promise<Decision> {
+  const { approve, plugins } = frame.settings;
+  // the common case (no plugins, no recorded answer, nobody to ask) decides without a promise: the loop's hot path
+  if (plugins === undefined || plugins.length === 0) {
+    const recorded = frame.runtime.journal.answer(frame.site, call.invocation);
+    if (!recorded && !asksApproval(approve ?? null, call)) return { kind: "run", input: call.input };
+  }
+  return decideFully(frame, call);
+}
+
+async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   const { approve, plugins = [] } = frame.settings;
   let input = call.input;
   for (const plugin of plugins as readonly Plugin[]) {

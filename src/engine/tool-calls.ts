@@ -54,7 +54,8 @@ async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, 
   }
   const runtime = frame.runtime;
   runtime.emit(frame.path, { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects }, `tool_call:${frame.site}:${invocation}`);
-  p.decision = await decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
+  const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
+  p.decision = decision instanceof Promise ? await decision : decision;
   if (p.decision.kind === "run" && p.decision.input !== parsed.data) {
     // a plugin changed the input: the tool still only runs with an input it takes
     const changed = tool.inputSchema.safeParse(p.decision.input);
@@ -134,7 +135,7 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
     return toolMessage(p, `Error: ${message}`, true);
   }
   try {
-    output = await afterHooks(frame, p, input, { output });
+    if (frame.settings.plugins?.length) output = await afterHooks(frame, p, input, { output });
   } catch (e) {
     // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
     void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });
