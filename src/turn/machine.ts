@@ -66,6 +66,22 @@ function event(context: TurnContext, path: string, body: TurnEventBody, seq: num
   return Object.assign({ turn: context.turn, seq, at: when, path }, body) as TurnEvent;
 }
 
+/** What a runner report keeps in the context, and the event it is shown as. */
+function reportOf(e: TurnMachineEvent): { patch: Partial<TurnContext>; body: TurnEventBody } | null {
+  switch (e.type) {
+    case "RUNNER.WAIT":
+      return { patch: { pending: e.approvals }, body: { type: "waiting", approvals: e.approvals } };
+    case "RUNNER.DONE":
+      return { patch: { result: e.result, usage: e.usage }, body: { type: "done", result: e.result, usage: e.usage } };
+    case "RUNNER.FAILED":
+      return { patch: { error: e.error }, body: { type: "failed", error: e.error } };
+    case "RUNNER.INTERRUPTED":
+      return { patch: {}, body: { type: "interrupted", reason: e.reason } };
+    default:
+      return null;
+  }
+}
+
 /**
  * Every turn is one of these actors. The runner (model calls, tools, store
  * writes; cancelled through an AbortSignal when its state is left) is
@@ -104,6 +120,14 @@ export const turnMachine = setup({
         enqueue.emit(event(context, callerPath(approval.path), { type: "approved", approval, verdict: params.verdict, by, reason }, seq));
       }
       enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
+    }),
+    /** Keeps what a runner report says and emits its event. */
+    report: enqueueActions(({ context, event: e, enqueue }) => {
+      const kept = reportOf(e);
+      if (!kept) return;
+      const seq = context.seq + 1;
+      enqueue.assign({ ...kept.patch, seq });
+      enqueue.emit(event(context, context.name, kept.body, seq));
     }),
     /** Emits the state the actor entered. */
     stateEvent: enqueueActions(({ context, enqueue }, params: { state: MachineState }) => {
@@ -151,38 +175,10 @@ export const turnMachine = setup({
             enqueue.assign({ seq });
           }),
         },
-        "RUNNER.WAIT": {
-          target: "awaitingApproval",
-          actions: enqueueActions(({ context, event: e, enqueue }) => {
-            const seq = context.seq + 1;
-            enqueue.assign({ pending: e.approvals, seq });
-            enqueue.emit(event(context, context.name, { type: "waiting", approvals: e.approvals }, seq));
-          }),
-        },
-        "RUNNER.DONE": {
-          target: "done",
-          actions: enqueueActions(({ context, event: e, enqueue }) => {
-            const seq = context.seq + 1;
-            enqueue.assign({ result: e.result, usage: e.usage, seq });
-            enqueue.emit(event(context, context.name, { type: "done", result: e.result, usage: e.usage }, seq));
-          }),
-        },
-        "RUNNER.FAILED": {
-          target: "failed",
-          actions: enqueueActions(({ context, event: e, enqueue }) => {
-            const seq = context.seq + 1;
-            enqueue.assign({ error: e.error, seq });
-            enqueue.emit(event(context, context.name, { type: "failed", error: e.error }, seq));
-          }),
-        },
-        "RUNNER.INTERRUPTED": {
-          target: "interrupted",
-          actions: enqueueActions(({ context, event: e, enqueue }) => {
-            const seq = context.seq + 1;
-            enqueue.assign({ seq });
-            enqueue.emit(event(context, context.name, { type: "interrupted", reason: e.reason }, seq));
-          }),
-        },
+        "RUNNER.WAIT": { target: "awaitingApproval", actions: "report" },
+        "RUNNER.DONE": { target: "done", actions: "report" },
+        "RUNNER.FAILED": { target: "failed", actions: "report" },
+        "RUNNER.INTERRUPTED": { target: "interrupted", actions: "report" },
         "RUNNER.STOPPED": { target: "stopped" },
         STOP: { target: "stopped" },
       },
