@@ -53,7 +53,7 @@ import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak,
+  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -251,23 +251,12 @@ async function streamEvents(): Promise<void> {
 async function streamRun(metric: string, steps: number, n: number, text: string): Promise<void> {
   const fn = answerWith("reads", steps + 1);
   const final = text.trim(); // a plain string answer is the reply's text, trimmed
-  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
-  for (let r = 0; r < 2 + 5; r++) {
-    const lm = scripted(replies(steps, text));
-    gc();
-    const t0 = performance.now();
+  const how = `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply the scripted model streams word by word (onText)`;
+  await streamRate({ metric, n, name: NAME, final, how }, () => scripted(replies(steps, text)), async (lm) => {
     const s = fn.stream(QUESTION, { lm });
     let events = 0;
     for await (const _e of s) events++;
-    const out = await s;
-    const ms = performance.now() - t0;
-    if (out !== final) throw new Error(`ours stream: ${String(out).slice(0, 80)}`);
-    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
-  }
-  report({
-    metric, n, unit: "events/s", name: NAME,
-    value: Math.round(median(runs.map((x) => x.eventsPerS))),
-    detail: { how: `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply the scripted model streams word by word (onText)`, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+    return { events, answer: await s };
   });
 }
 

@@ -154,3 +154,36 @@ export const TEXT_STREAM_DELTAS: readonly string[] = Array.from({ length: TEXT_S
 export const TEXT_STREAM_TEXT = TEXT_STREAM_DELTAS.join("");
 /** Steps in the turn that is interrupted and then resumed (resume_1000_steps_ms). */
 export const RESUME_N = 1000;
+
+/** One streamed turn, read through `for await`: how many events it gave and the answer it ended with. */
+export interface StreamedTurn {
+  events: number;
+  answer: unknown;
+}
+
+/**
+ * Events per second through `for await`, every SDK alike: `prepare`
+ * (untimed: a fresh model), then `run` timed, 2 warm-ups + RUNS, the median
+ * reported; the answer must equal `final` (a stream that lost text fails).
+ */
+export async function streamRate<P>(
+  o: { metric: string; n: number; name: string; final: string; how: string },
+  prepare: () => P,
+  run: (p: P) => Promise<StreamedTurn>,
+): Promise<void> {
+  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
+  for (let r = 0; r < 2 + RUNS; r++) {
+    const p = prepare();
+    gc();
+    const t0 = performance.now();
+    const { events, answer } = await run(p);
+    const ms = performance.now() - t0;
+    if (answer !== o.final) throw new Error(`${o.name} stream: ${String(answer).slice(0, 80)}`);
+    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
+  }
+  report({
+    metric: o.metric, n: o.n, unit: "events/s", name: o.name,
+    value: Math.round(median(runs.map((x) => x.eventsPerS))),
+    detail: { how: o.how, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+  });
+}

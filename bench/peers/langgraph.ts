@@ -36,7 +36,7 @@ import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak,
+  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
 } from "../lib/measure.js";
 import { runChild } from "../lib/child.js";
 
@@ -245,11 +245,8 @@ async function streamEvents(): Promise<void> {
 
 /** One streamed run of `steps` tool steps, then a reply streamed as `deltas` (token chunks); events/s through `for await`. */
 async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
-  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
-  for (let r = 0; r < 2 + 5; r++) {
-    const graph = buildGraph(new ScriptedChatModel(steps, final, deltas));
-    gc();
-    const t0 = performance.now();
+  const how = `graph.stream(..., { streamMode: ["updates", "messages"] }), for await: ${steps} tool steps, then a reply of ${deltas.length} token chunks (a BaseChatModel's _streamResponseChunks)`;
+  await streamRate({ metric, n, name: "langgraph", final, how }, () => buildGraph(new ScriptedChatModel(steps, final, deltas)), async (graph) => {
     const s = await graph.stream(
       { messages: [{ role: "user", content: QUESTION }] },
       { recursionLimit: 2 * steps + 10, streamMode: ["updates", "messages"] },
@@ -263,14 +260,7 @@ async function streamRun(metric: string, steps: number, n: number, deltas: reado
         if (meta.langgraph_node === "agent" && typeof msg.content === "string") text += msg.content;
       }
     }
-    const ms = performance.now() - t0;
-    if (text !== final) throw new Error(`langgraph stream text: ${text.slice(0, 80)}`);
-    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
-  }
-  report({
-    metric, n, unit: "events/s", name: "langgraph",
-    value: Math.round(median(runs.map((x) => x.eventsPerS))),
-    detail: { how: `graph.stream(..., { streamMode: ["updates", "messages"] }), for await: ${steps} tool steps, then a reply of ${deltas.length} token chunks (a BaseChatModel's _streamResponseChunks)`, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+    return { events, answer: text };
   });
 }
 

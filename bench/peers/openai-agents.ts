@@ -20,7 +20,7 @@ import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, report, round, timed, toolOutput,
+  gc, main, median, orderId, report, round, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "openai agents";
@@ -91,23 +91,13 @@ async function streamEvents(): Promise<void> {
 
 /** One streamed run of `steps` tool steps, then a reply streamed as `deltas`; events/s through `for await`. */
 async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
-  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
-  for (let r = 0; r < 2 + 5; r++) {
-    const agent = agentFor(new ScriptedModel(steps, deltas, final));
-    gc();
-    const t0 = performance.now();
+  const how = `run(agent, q, { stream: true }), for await over the StreamedRunResult: ${steps} tool steps, then a reply of ${deltas.length} output_text_delta events from a fake Model`;
+  await streamRate({ metric, n, name: NAME, final, how }, () => agentFor(new ScriptedModel(steps, deltas, final)), async (agent) => {
     const s = await runner.run(agent, QUESTION, { stream: true, maxTurns: steps + 5 });
     let events = 0;
     for await (const _e of s) events++;
     await s.completed;
-    const ms = performance.now() - t0;
-    if (s.finalOutput !== final) throw new Error(`openai agents stream: ${String(s.finalOutput).slice(0, 80)}`);
-    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
-  }
-  report({
-    metric, n, unit: "events/s", name: NAME,
-    value: Math.round(median(runs.map((x) => x.eventsPerS))),
-    detail: { how: `run(agent, q, { stream: true }), for await over the StreamedRunResult: ${steps} tool steps, then a reply of ${deltas.length} output_text_delta events from a fake Model`, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+    return { events, answer: s.finalOutput };
   });
 }
 

@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
   FINAL_TEXT, QUESTION, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, report, round, timed, toolOutput,
+  gc, main, median, orderId, report, round, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "vercel ai";
@@ -84,13 +84,10 @@ async function streamEvents(): Promise<void> {
   await streamRun("stream_tool_step_events_per_s", STREAM_N, STREAM_N, STREAM_DELTAS, STREAM_FINAL_TEXT);
 }
 
-/** One streamed turn of `steps` tool steps, then a reply streamed as `deltas`; events/s through `for await`. */
+/** One streamed run of `steps` tool steps, then a reply streamed as `deltas`; events/s through `for await`. */
 async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
-  const runs: { eventsPerS: number; events: number; ms: number }[] = [];
-  for (let r = 0; r < 2 + 5; r++) {
-    const model = scriptedModel(steps, deltas);
-    gc();
-    const t0 = performance.now();
+  const how = `streamText(...).fullStream, for await: ${steps} tool steps, then a reply of ${deltas.length} text deltas (MockLanguageModelV3 doStream)`;
+  await streamRate({ metric, n, name: NAME, final, how }, () => scriptedModel(steps, deltas), async (model) => {
     const s = streamText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(steps + 1) });
     let events = 0;
     let text = "";
@@ -99,17 +96,7 @@ async function streamRun(metric: string, steps: number, n: number, deltas: reado
       if (part.type === "text-delta") text += part.text;
       if (part.type === "error") throw part.error;
     }
-    const ms = performance.now() - t0;
-    if (text !== final) throw new Error(`vercel stream text: ${text.slice(0, 80)}`);
-    if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
-  }
-  report({
-    metric, n, unit: "events/s", name: NAME,
-    value: Math.round(median(runs.map((x) => x.eventsPerS))),
-    detail: {
-      how: `streamText(...).fullStream, for await: ${steps} tool steps, then a reply of ${deltas.length} text deltas (MockLanguageModelV3 doStream)`,
-      events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))),
-    },
+    return { events, answer: text };
   });
 }
 
