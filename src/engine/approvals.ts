@@ -2,7 +2,7 @@ import { asksApproval, refusalText } from "../approval/rule.js";
 import type { Approval, ApproveFunction } from "../approval/types.js";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Effects } from "../records/types.js";
-import { APPROVAL_PLUGIN, type Plugin } from "../plugins/types.js";
+import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
 import { answerKey, type RecordedAnswer } from "./journal.js";
 
@@ -103,4 +103,3 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   return answer.verdict === "yes" ? { kind: "run", input } : { kind: "refused", text: refusalText(answer.reason) };
 }
 
-export { APPROVAL_PLUGIN };

@@ -35,6 +35,3 @@ export interface Plugin {
   version: string;
   hooks: PluginHooks;
 }
-
-/** The name the built-in approval plugin records its answers under. */
-export const APPROVAL_PLUGIN = "approve";

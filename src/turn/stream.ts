@@ -10,8 +10,6 @@ export interface StreamControls {
   abort(): void;
   /** Conversations: iteration ends when the turn waits (saved) and nobody here has answered. */
   endsWhenWaiting: boolean;
-  /** The error a waiting conversation turn's promise rejects with. */
-  waiting?(): unknown;
 }
 
 /**
