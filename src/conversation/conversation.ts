@@ -129,6 +129,14 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
     return new Turn(core, info);
   };
 
+  /** Runs a turn just sent, here, to its answer (or `Waiting`). */
+  const run = (host: ConversationHost): Promise<O> => {
+    const session = startTurn(host, { streaming: false });
+    core.keepSnapshots(session);
+    session.actor.start();
+    return core.settle(session, new Turn(core, placeholder(host.turn)), session.actor) as Promise<O>;
+  };
+
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
     const inputs = parseInput(def, input);
@@ -137,10 +145,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       let turn: Turn;
       try {
         const { host } = await begin(inputs, settings, newTurnId(), once);
-        const session = startTurn(host, { streaming: false });
-        core.keepSnapshots(session);
-        session.actor.start();
-        return (await core.settle(session, new Turn(core, { ...placeholder(host.turn) }), session.actor)) as O;
+        return await run(host);
       } catch (e) {
         if (!(e instanceof AlreadySent)) throw e;
         turn = await turnHandle(e.turn);
@@ -163,10 +168,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const { host } = await begin(inputs, settings);
-      const session = startTurn(host, { streaming: false });
-      core.keepSnapshots(session);
-      session.actor.start();
-      return (await core.settle(session, new Turn(core, { ...placeholder(host.turn) }), session.actor)) as O;
+      return run(host);
     },
     stream(input, callOptions) {
       const inputs = parseInput(def, input);
