@@ -6,7 +6,7 @@ import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resource
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, readEnv } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
-import { streamCutShort, toProviderError } from "./errors.js";
+import { drainStream, toProviderError } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 export interface AnthropicOptions {
@@ -83,19 +83,8 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
         const sdk = await client();
         if (!stream) return fromMessage(await sdk.messages.create({ ...body, stream: false }, { signal }));
         const events = await sdk.messages.create({ ...body, stream: true }, { signal });
-        const reply = new EventAccumulator();
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
-        for await (const event of events) {
-          const delta = reply.add(event);
-          if (delta !== "" && onText !== undefined) {
-            streamed = true;
-            onText(delta);
-          }
-        }
-        // The SDK ends an aborted stream quietly; the caller must see the abort.
-        signal?.throwIfAborted();
-        if (!reply.complete) throw streamCutShort("anthropic");
-        return reply.response();
+        return await drainStream("anthropic", events, new EventAccumulator(), { signal, onText, shown: () => (streamed = true) });
       } catch (e) {
         throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey() });
       }

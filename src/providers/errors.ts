@@ -5,6 +5,7 @@
  * `APIError` carry `status`, `headers` and `error` (the body); connection
  * errors are `APIError`s with all three undefined.
  */
+import type { LMResponse } from "../lm/types.js";
 import { FunctaiError, ProviderError, type ProviderErrorCode } from "../errors.js";
 import { parseRetryAfter, type HeadersLike } from "./retry.js";
 
@@ -95,3 +96,36 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
 /** A stream that ended without its final event: the connection dropped mid-reply (worth a retry). */
 export const streamCutShort = (provider: string): ProviderError =>
   new ProviderError("provider-network", `${provider}: the response stream ended before the reply was complete.`, { provider });
+
+/** What both providers' stream readers are: events in, text deltas out, one response at the end. */
+export interface StreamAccumulator<E> {
+  /** Takes one event; returns the text it adds ("" for none). */
+  add(event: E): string;
+  /** Whether the stream said it ended (a stream cut short is an error, not a reply). */
+  readonly complete: boolean;
+  response(): LMResponse;
+}
+
+/**
+ * Reads a provider's stream into one response, passing text deltas on.
+ * `shown` is called before the first delta goes out: text shown cannot be
+ * taken back, so the caller stops retrying from then on.
+ */
+export async function drainStream<E>(
+  provider: string,
+  events: AsyncIterable<E>,
+  reply: StreamAccumulator<E>,
+  { signal, onText, shown }: { signal?: AbortSignal | undefined; onText?: ((delta: string) => void) | undefined; shown: () => void },
+): Promise<LMResponse> {
+  for await (const event of events) {
+    const delta = reply.add(event);
+    if (delta !== "" && onText !== undefined) {
+      shown();
+      onText(delta);
+    }
+  }
+  // The SDK ends an aborted stream quietly; the caller must see the abort.
+  signal?.throwIfAborted();
+  if (!reply.complete) throw streamCutShort(provider);
+  return reply.response();
+}

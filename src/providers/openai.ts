@@ -8,7 +8,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, readEnv } from "./common.js";
-import { streamCutShort, toProviderError } from "./errors.js";
+import { drainStream, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -85,18 +85,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
           { ...body, stream: true, stream_options: { include_usage: true } },
           { signal },
         );
-        const chunks = new ChunkAccumulator();
-        for await (const chunk of stream) {
-          const delta = chunks.add(chunk);
-          if (delta !== "") {
-            streamed = true;
-            onText(delta);
-          }
-        }
-        // The SDK ends an aborted stream quietly; the caller must see the abort.
-        signal?.throwIfAborted();
-        if (!chunks.complete) throw streamCutShort("openai");
-        return chunks.response();
+        return await drainStream("openai", stream, new ChunkAccumulator(), { signal, onText, shown: () => (streamed = true) });
       } catch (e) {
         throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey() });
       }

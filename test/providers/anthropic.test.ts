@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProviderError } from "../../src/errors.js";
 import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
-import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer } from "./server.js";
+import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer, failure } from "./server.js";
 
 const lookupOrder: ToolSpec = {
   name: "lookup_order",
@@ -201,12 +201,6 @@ describe("anthropic: streaming", () => {
 });
 
 describe("anthropic: errors and retries", () => {
-  const failure = async (p: Promise<unknown>): Promise<ProviderError> => {
-    const e: unknown = await p.then(() => undefined, (x: unknown) => x);
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  };
-
   it("400 → provider-bad-request with Anthropic's message", async () => {
     server.reply({ status: 400, json: fixtureJson("anthropic/error-400.json") });
     const e = await failure(lm().generate(ask("x")));

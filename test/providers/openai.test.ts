@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/errors.js";
 import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
-import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer } from "./server.js";
+import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer, failure } from "./server.js";
 
 const lookupOrder: ToolSpec = {
   name: "lookup_order",
@@ -169,12 +169,6 @@ describe("openai: streaming", () => {
 });
 
 describe("openai: errors and retries", () => {
-  const failure = async (p: Promise<unknown>): Promise<ProviderError> => {
-    const e: unknown = await p.then(() => undefined, (x: unknown) => x);
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  };
-
   it("400 → provider-bad-request with the provider's message, not retried", async () => {
     server.reply({ status: 400, json: fixtureJson("openai/error-400.json") });
     const e = await failure(lm().generate(ask("x")));

@@ -4,6 +4,8 @@
  * records every request (path, headers, parsed body) for the tests to check.
  */
 import { readFileSync } from "node:fs";
+import { expect } from "vitest";
+import { ProviderError } from "../../src/errors.js";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -90,4 +92,11 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** The ProviderError a call rejects with (fails the test when it resolves or throws something else). */
+export async function failure(p: Promise<unknown>): Promise<ProviderError> {
+  const e: unknown = await p.then(() => undefined, (x: unknown) => x);
+  expect(e).toBeInstanceOf(ProviderError);
+  return e as ProviderError;
 }
