@@ -1,13 +1,24 @@
 /**
- * A cross-process lock: a lock file created with `open(path, "wx")`
- * (exclusive create), holding the holder's pid, host and a random token.
+ * A cross-process lock: a symbolic link created with `symlink(2)` (atomic,
+ * fails with EEXIST when the lock is held) whose target names the holder:
+ * `fl1:<pid>:<host>:<token>`, where `<host>` is a short hash of the host
+ * name and `<token>` is random. The target stays under 60 bytes, so the
+ * file system keeps it inside the inode: taking the lock is one system call
+ * that allocates no data block, and releasing it is one `unlink`. (A lock
+ * file written with the holder's JSON costs three calls and a data block,
+ * and every fsync of the conversation file then commits that too.)
+ *
  * Waiters back off with jitter. A lock older than `staleMs` whose holder is
- * dead (its pid is gone on this host, or it never wrote its pid) is broken.
+ * dead (its pid is gone on this host, or it names no holder) is broken.
+ * Lock files of the earlier format (a regular file holding `{ pid, host,
+ * token, at }` JSON) are still read, so a lock left by an older version is
+ * honoured and broken by the same rules.
  */
-import { randomUUID } from "node:crypto";
-import { closeSync, openSync, unlinkSync, writeSync } from "node:fs";
-import { open, readFile, stat, unlink } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, lstatSync, openSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstat, readFile, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
+import { performance } from "node:perf_hooks";
 import { ConversationError } from "../../src/errors.js";
 
 export interface LockOptions {
@@ -17,21 +28,79 @@ export interface LockOptions {
   timeoutMs: number;
 }
 
-interface Holder {
+/** Who holds a lock, as read back from it. */
+export interface Holder {
   pid: number;
+  /** 8 hex digits of sha256(host name). */
   host: string;
+  /** The host name itself, when the lock recorded it (older lock files). */
+  hostName?: string;
+  /** "link": a symlink, which names its holder from the instant it exists; "file": the earlier format. */
+  format: "link" | "file";
   token: string;
-  at: string;
 }
 
-const HOST = hostname();
+const HOST_NAME = hostname();
+const hostId = (name: string): string => createHash("sha256").update(name).digest("hex").slice(0, 8);
+const HOST = hostId(HOST_NAME);
+const TARGET = /^fl1:(\d{1,10}):([0-9a-f]{8}):([0-9a-f]{16})$/;
+
+/** The symlink target naming this process as holder, with a fresh token. */
+const target = (token: string): string => `fl1:${process.pid}:${HOST}:${token}`;
+/**
+ * Tokens: random per process, then a counter. Unique among this process's
+ * locks, and unlike an earlier process's that had the same pid (that is all a
+ * token is for); a counter saves a call into the random source per lock.
+ */
+const NONCE = randomBytes(4).toString("hex");
+let issued = 0;
+const nextToken = (): string => NONCE + (issued++ >>> 0).toString(16).padStart(8, "0");
+
 /** Tokens of the locks this process holds: a lock with our pid but a token not here was left by a dead process that had our pid. */
 const held = new Set<string>();
 /** Same-process callers queue here first, so they do not spin on the lock file against each other. */
 const queues = new Map<string, Promise<unknown>>();
 
 /**
- * Runs `fn` holding the lock at `path`; releases it however `fn` ends.
+ * A lock this process took and keeps for a moment after `fn` ends: appends
+ * that follow one another without a pause (a turn's steps against a fast
+ * model) reuse it instead of making and removing the link each time. It is
+ * let go at the event loop's next check phase (`setImmediate`) once nothing
+ * uses it, as soon as another process asks for it (see `WANT`), and when this
+ * process exits. A process killed while keeping it leaves a link naming a
+ * dead pid, which the next taker breaks at once.
+ */
+interface Hold extends Held {
+  release: () => void;
+  busy: boolean;
+  check: NodeJS.Immediate | undefined;
+  /** When `<lock>.want` was last looked at (it is looked at no more than once a millisecond). */
+  looked: number;
+}
+
+/**
+ * What `fn` is told of the lock it runs under. The same object for as long
+ * as this process keeps the lock without a gap, so a caller can tell that
+ * nobody outside it wrote since its own last write (see `writer`).
+ */
+export interface Held {
+  /** Free for the caller: who last wrote under this lock, while this process kept it. */
+  writer: unknown;
+}
+const holds = new Map<string, Hold>();
+/**
+ * A waiter in another process marks `<lock>.want` (a symlink, like the lock)
+ * while it waits. A process keeping a lock lets go when it sees the mark, and
+ * stays away until the mark is gone (the waiter took the lock and removed
+ * it) or `YIELD_MS` passed, so the waiter gets its turn.
+ */
+const WANT = ".want";
+const YIELD_MS = 100;
+let exitHook = false;
+
+/**
+ * Runs `fn` holding the lock at `path`; the lock is let go once `fn` ends
+ * (kept for appends that follow at once: see `Hold`).
  *
  * @example
  * ```ts
@@ -40,16 +109,10 @@ const queues = new Map<string, Promise<unknown>>();
  * });
  * ```
  */
-export function withLock<T>(path: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
-  const previous = queues.get(path) ?? Promise.resolve();
-  const run = previous.then(async () => {
-    const release = await acquire(path, options);
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  });
+export function withLock<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
+  const previous = queues.get(path);
+  // Nobody in this process ahead of us: take (or reuse) the lock now, so that `fn` starts in this very call.
+  const run = previous === undefined ? locked(path, options, fn) : previous.then(() => locked(path, options, fn));
   const tail = run.catch(() => undefined);
   queues.set(path, tail);
   void tail.then(() => {
@@ -58,31 +121,101 @@ export function withLock<T>(path: string, options: LockOptions, fn: () => Promis
   return run;
 }
 
+function locked<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
+  const kept = holds.get(path);
+  if (kept !== undefined) {
+    const now = performance.now();
+    if (now - kept.looked < 1 || !wanted(path)) {
+      kept.looked = now;
+      return holding(path, kept, fn);
+    }
+    letGo(path, kept);
+    return yieldTo(path).then(() => take(path, options, fn));
+  }
+  return take(path, options, fn);
+}
+
+function take<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
+  let release: (() => void) | undefined;
+  try {
+    release = tryCreate(path);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  if (release === undefined) return acquire(path, options).then((r) => holding(path, keep(path, r), fn));
+  return holding(path, keep(path, release), fn);
+}
+
+function keep(path: string, release: () => void): Hold {
+  const hold: Hold = { release, busy: false, check: undefined, looked: performance.now(), writer: undefined };
+  holds.set(path, hold);
+  if (!exitHook) {
+    exitHook = true;
+    process.once("exit", () => {
+      for (const [p, h] of holds) letGo(p, h);
+    });
+  }
+  return hold;
+}
+
+async function holding<T>(path: string, hold: Hold, fn: (held: Held) => Promise<T>): Promise<T> {
+  hold.busy = true;
+  try {
+    return await fn(hold);
+  } finally {
+    hold.busy = false;
+    hold.check ??= setImmediate(() => {
+      hold.check = undefined;
+      if (!hold.busy && holds.get(path) === hold) letGo(path, hold);
+    });
+  }
+}
+
+function letGo(path: string, hold: Hold): void {
+  if (holds.get(path) === hold) holds.delete(path);
+  if (hold.check !== undefined) clearImmediate(hold.check);
+  hold.check = undefined;
+  hold.release();
+}
+
+/** True when a waiter in another process marked the lock as wanted. */
+function wanted(path: string): boolean {
+  try {
+    return lstatSync(`${path}${WANT}`, { throwIfNoEntry: false }) !== undefined; // (no error object made for the usual answer)
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * After letting go for a waiter: waits until it took the lock (its mark is
+ * gone), at most YIELD_MS. A mark still there by then is removed: its waiter
+ * died or gave up (a live one marks again at its next try).
+ */
+async function yieldTo(path: string): Promise<void> {
+  const until = Date.now() + YIELD_MS;
+  while (wanted(path)) {
+    if (Date.now() >= until) return unlinkQuietly(`${path}${WANT}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
 /** Takes the lock at `path` (waiting as needed); resolves to its release. */
 export async function acquire(path: string, options: LockOptions): Promise<() => void> {
   const deadline = Date.now() + options.timeoutMs;
-  const me: Holder = { pid: process.pid, host: HOST, token: randomUUID(), at: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
-    if (await tryCreate(path, me)) {
-      held.add(me.token);
-      return () => {
-        held.delete(me.token);
-        // Nobody breaks a lock whose holder lives, so the file is still ours.
-        try {
-          unlinkSync(path);
-        } catch {
-          // gone already
-        }
-      };
+    const release = tryCreate(path);
+    if (release !== undefined) {
+      if (attempt > 0) unlinkQuietly(`${path}${WANT}`);
+      return release;
     }
+    markWanted(path);
     if (await breakIfStale(path, options.staleMs)) continue;
     if (Date.now() >= deadline) {
-      const holder = await readHolder(path);
+      unlinkQuietly(`${path}${WANT}`);
       throw new ConversationError(
         "store-io",
-        `${path}: could not take the lock in ${options.timeoutMs} ms` +
-          (holder ? ` (held by pid ${holder.pid} on ${holder.host} since ${holder.at})` : "") +
-          ". If no process holds it, delete the file.",
+        `${path}: could not take the lock in ${options.timeoutMs} ms${await describe(path)}. If no process holds it, delete the file.`,
       );
     }
     // Exponential back-off, 1 ms to 50 ms, with jitter so that waiters do not move in step.
@@ -91,13 +224,58 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
   }
 }
 
+/** Asks a process that keeps the lock to let go (a hint: a missing or stale mark costs only time). */
+function markWanted(path: string): void {
+  try {
+    symlinkSync(target(nextToken()), `${path}${WANT}`);
+  } catch {
+    // marked already (or the file system makes no links: the holder then lets go at its next check phase anyway)
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+/** Errors of a file system (or OS) that makes no symbolic links: the lock is then a regular file. */
+const NO_SYMLINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
 /**
- * Creates the lock file with our holder in it. Synchronous on purpose: an
- * exclusive create, a write of ~150 bytes and a close never touch the disk
- * (no fsync), and doing them in this thread saves three thread-pool round
- * trips per append (most of an append's cost besides its fsync).
+ * Creates the lock (synchronously on purpose: one `symlink` that touches no
+ * data block, cheaper than a thread-pool round trip); its release, or
+ * undefined when another holder has it.
  */
-async function tryCreate(path: string, me: Holder): Promise<boolean> {
+function tryCreate(path: string): (() => void) | undefined {
+  const token = nextToken();
+  try {
+    symlinkSync(target(token), path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (code === "EEXIST") return undefined;
+    if (!NO_SYMLINKS.has(code)) throw new ConversationError("store-io", `${path}: cannot create the lock (${(e as Error).message})`, { cause: e });
+    if (!createFile(path, token)) return undefined; // held (as a file)
+  }
+  held.add(token);
+  return () => {
+    held.delete(token);
+    // Nobody breaks a lock whose holder lives, so the link is still ours.
+    try {
+      unlinkSync(path);
+    } catch {
+      // gone already
+    }
+  };
+}
+
+/**
+ * The lock as a regular file holding the holder's JSON (the earlier format),
+ * where symbolic links cannot be made. False when it exists already.
+ */
+function createFile(path: string, token: string): boolean {
   let fd: number;
   try {
     fd = openSync(path, "wx", 0o600);
@@ -106,26 +284,41 @@ async function tryCreate(path: string, me: Holder): Promise<boolean> {
     throw new ConversationError("store-io", `${path}: cannot create the lock file (${(e as Error).message})`, { cause: e });
   }
   try {
-    const data = Buffer.from(JSON.stringify(me));
-    for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, done);
+    writeFileSync(fd, JSON.stringify({ pid: process.pid, host: HOST_NAME, token, at: new Date().toISOString() }));
   } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already failed
-    }
-    await unlink(path).catch(() => undefined);
+    unlinkSync(path);
     throw new ConversationError("store-io", `${path}: cannot write the lock file (${(e as Error).message})`, { cause: e });
+  } finally {
+    closeSync(fd);
   }
-  closeSync(fd);
   return true;
 }
 
-async function readHolder(path: string): Promise<Holder | undefined> {
+/** The holder a lock names: a symlink's target, or an older lock file's JSON. */
+export async function readHolder(path: string): Promise<Holder | undefined> {
+  let text: string;
   try {
-    const h = JSON.parse(await readFile(path, "utf8")) as Partial<Holder>;
+    text = await readlink(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EINVAL") return undefined; // gone
+    return readLegacy(path); // a regular file: the earlier format
+  }
+  return parseTarget(text);
+}
+
+/** Parses a lock symlink's target; undefined unless it is exactly `fl1:<pid>:<host>:<token>`. */
+export function parseTarget(text: string): Holder | undefined {
+  const m = TARGET.exec(text);
+  if (!m) return undefined;
+  const pid = Number(m[1]);
+  return Number.isSafeInteger(pid) && pid > 0 ? { pid, host: m[2]!, token: m[3]!, format: "link" } : undefined;
+}
+
+async function readLegacy(path: string): Promise<Holder | undefined> {
+  try {
+    const h = JSON.parse(await readFile(path, "utf8")) as { pid?: unknown; host?: unknown; token?: unknown };
     return typeof h.pid === "number" && typeof h.host === "string" && typeof h.token === "string"
-      ? (h as Holder)
+      ? { pid: h.pid, host: hostId(h.host), hostName: h.host, token: h.token, format: "file" }
       : undefined;
   } catch {
     return undefined;
@@ -139,36 +332,38 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
   // Break under a second lock, and look again under it: two breakers who both
   // saw the dead lock must not remove the fresh lock a third process took since.
   const breaker = `${path}.break`;
-  let handle;
   try {
-    handle = await open(breaker, "wx", 0o600);
+    await symlink(target(nextToken()), breaker);
   } catch {
     // Another process is breaking it. A breaker lock this old means that breaker died mid-break.
-    const st = await stat(breaker).catch(() => undefined);
+    const st = await lstat(breaker).catch(() => undefined);
     if (st !== undefined && Date.now() - st.mtimeMs > staleMs) await unlink(breaker).catch(() => undefined);
     return false;
   }
   try {
     const again = await look(path, staleMs);
-    // Only breakers remove a dead holder's file, and we are the only breaker: it is still the stale one.
+    // Only breakers remove a dead holder's lock, and we are the only breaker: it is still the stale one.
     if (again === "stale") await unlink(path).catch(() => undefined);
     return again !== "live";
   } finally {
-    await handle.close().catch(() => undefined);
     await unlink(breaker).catch(() => undefined);
   }
 }
 
+/** What the lock at `path` is now: gone, live, or stale (breakable). */
 async function look(path: string, staleMs: number): Promise<"gone" | "live" | "stale"> {
   let st;
   try {
-    st = await stat(path);
+    st = await lstat(path); // lstat: the link itself (its target is a name, not a file)
   } catch {
     return "gone"; // released meanwhile
   }
-  if (Date.now() - st.mtimeMs < staleMs) return "live";
   const holder = await readHolder(path);
-  // No holder written in `staleMs`: it died between creating the file and writing it.
+  // A link names its holder from its first instant: a dead holder's link is stale at any age.
+  // (An older lock file is written after it is made, so only its age tells a dead holder from a new one.)
+  if (holder?.format === "link" && isDead(holder)) return "stale";
+  if (Date.now() - st.mtimeMs < staleMs) return "live";
+  // No holder named in `staleMs`: a lock file that never got its holder written, or garbage.
   return holder === undefined || isDead(holder) ? "stale" : "live";
 }
 
@@ -181,4 +376,12 @@ function isDead(holder: Holder): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "ESRCH"; // EPERM: it exists (another user's)
   }
+}
+
+/** " (held by pid … on … since …)" for a timeout message, or "" when the lock names nobody. */
+async function describe(path: string): Promise<string> {
+  const [holder, st] = await Promise.all([readHolder(path), lstat(path).catch(() => undefined)]);
+  if (holder === undefined || st === undefined) return "";
+  const where = holder.host === HOST ? "on this host" : `on ${holder.hostName ?? "another host"}`;
+  return ` (held by pid ${holder.pid} ${where} since ${new Date(st.mtimeMs).toISOString()})`;
 }

@@ -4,6 +4,9 @@
  *     of 1–3 records, each with `expect` and retries on conflict; prints "ack <batch> <size>"
  *     once a batch is acknowledged, "done" at the end.
  *   hold <dir> <conversation>: takes the conversation's lock, prints "locked", never lets go.
+ *   burst <dir> <conversation>: appends one record after another with nothing in between (no
+ *     other I/O, so it keeps its lock from one append to the next), prints "bursting" after
+ *     the first, and "appended <n>" and exits when its file holds a record it did not write.
  */
 import { join, resolve } from "node:path";
 import { fsStore } from "../../adapters/node-fs/index.js";
@@ -44,6 +47,17 @@ if (mode === "hold") {
     process.stdout.write(`ack ${batch} ${size}\n`);
   }
   process.stdout.write("done\n");
+} else if (mode === "burst") {
+  const store = fsStore(dir);
+  const mine = (n: number) => ({ functai_conversation: 1, kind: "burst", at: new Date().toISOString(), n });
+  let n = await store.append(conversation, [mine(0)]);
+  process.stdout.write("bursting\n");
+  for (let i = 1; ; i++) {
+    const before = n;
+    n = await store.append(conversation, [mine(i)]);
+    if (n !== before + 1) break; // someone else got in between two of our appends
+  }
+  process.stdout.write(`appended ${n}\n`);
 } else {
   throw new Error(`unknown mode ${mode}`);
 }
