@@ -1,5 +1,5 @@
 /** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
-import { closeSync, fstatSync, fsync, openSync, read } from "node:fs";
+import { closeSync, fstatSync, fsync, openSync, read, statSync, type Stats } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
@@ -21,19 +21,43 @@ export interface Known {
  * The `fstat` is synchronous (no disk access: cheaper than a thread-pool
  * round trip); the read, when there is one, is not.
  */
-export async function scanFd(
+export function scanFd(
   fd: number,
   file: string,
   known: Known | undefined,
   after?: number,
   /** Use `known` even when collecting records (`after` then counts from the start of the file). */
   resume = false,
-): Promise<Scan & { ino: number; size: number; base: number }> {
-  const st = fstatSync(fd);
+  /** The file's inode and size when the caller just read them (a `stat` of its path), saving an `fstat`. */
+  stat?: { ino: number; size: number },
+): Promise<Scanned> {
+  const st = stat ?? fstatSync(fd);
+  const same = unchanged(st, known, after, resume);
+  return same !== undefined ? Promise.resolve(same) : readScan(fd, file, st, known, after, resume);
+}
+
+export type Scanned = Scan & { ino: number; size: number; base: number };
+
+/**
+ * The scan of a file that `known` still describes to its last byte (what an
+ * append to a file only this store writes finds): nothing to read. Else undefined.
+ */
+export function unchanged(st: { ino: number; size: number }, known: Known | undefined, after?: number, resume = false): Scanned | undefined {
+  if (known === undefined || known.ino !== st.ino || st.size !== known.end || !(after === undefined || resume)) return undefined;
+  return { count: known.count, end: known.end, torn: false, records: [], ino: st.ino, size: st.size, base: known.end };
+}
+
+async function readScan(
+  fd: number,
+  file: string,
+  st: { ino: number; size: number },
+  known: Known | undefined,
+  after: number | undefined,
+  resume: boolean,
+): Promise<Scanned> {
   const size = st.size;
   const from = known !== undefined && known.ino === st.ino && size >= known.end && (after === undefined || resume) ? known : undefined;
   const base = from?.end ?? 0;
-  if (from !== undefined && size === base) return { count: from.count, end: base, torn: false, records: [], ino: st.ino, size, base };
   const buf = Buffer.allocUnsafe(size - base);
   let got = 0;
   while (got < buf.length) {
@@ -56,6 +80,15 @@ const readAt = (fd: number, buf: Buffer, offset: number, length: number, positio
 /** fsync of an open file (through `fs.fsync`, looked up at each call). */
 export const fsyncFd = (fd: number): Promise<void> =>
   new Promise((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
+
+/** `stat` of a path (synchronously: no disk access), or undefined when it does not exist. */
+export function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file, { throwIfNoEntry: false });
+  } catch (e) {
+    throw io(file, e);
+  }
+}
 
 /** Opens a file (synchronously: no disk access), or undefined when it does not exist. */
 export function openFdIfExists(file: string, flags: "r" | "r+"): number | undefined {

@@ -3,20 +3,31 @@
  * `<dir>/conversations/<id>.jsonl`. Every append takes a cross-process lock,
  * writes its batch with one write and fsyncs before it resolves.
  */
-import { constants, ftruncateSync, openSync, writeSync } from "node:fs";
+import { constants, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { performance } from "node:perf_hooks";
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
-import { closeFd, fsyncFd, io, makeDir, openFdIfExists, scanFd, syncDir, type Known } from "./files.js";
+import { closeFd, fsyncFd, io, makeDir, openFdIfExists, scanFd, statOrUndefined, syncDir, unchanged, type Known } from "./files.js";
 import { encodeBatch, recordBody } from "./jsonl.js";
-import { withLock } from "./lock.js";
+import { withLock, type Held } from "./lock.js";
 
 export interface FsStoreOptions {
   /** Called once per fsync of a conversation file (benchmarks count flushes). */
   onFlush?: () => void;
+  /**
+   * Where an append waits for its fsync. `"auto"` (the default): in this
+   * thread while recent flushes took under 1 ms, else in libuv's thread pool.
+   * A fast flush blocks the event loop for less than the two thread hand-offs
+   * of a pooled one cost (measured inside a turn: a pooled fsync adds ~40% to
+   * each durable step); a slow disk sends flushes to the pool after the
+   * first slow one, so it never stalls the event loop for long. `"thread"`:
+   * always in this thread; `"pool"`: always in the pool.
+   */
+  flush?: "auto" | "thread" | "pool";
   /** A lock older than this whose holder is dead may be broken (default 5000 ms). */
   lockStaleMs?: number;
   /** An append gives up with `store-io` after waiting this long for the lock (default 30000 ms). */
@@ -46,11 +57,38 @@ export interface FsStoreOptions {
  * await store.append("sam", [{ functai_conversation: 1, kind: "note", at: new Date().toISOString() }], { expect: n });
  * ```
  */
+/** Conversation files a store keeps open between appends, and for how long without one. */
+const HANDLES = 8;
+const IDLE_MS = 2_000;
+/** Under `flush: "auto"`, flushes stay in this thread while they average less than this. */
+const FAST_FLUSH_MS = 1;
+
 export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const root = join(resolve(dir), "conversations");
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
   const pollMs = options.pollMs ?? 20;
+  const flushIn = options.flush ?? "auto";
+  if (flushIn !== "auto" && flushIn !== "thread" && flushIn !== "pool") {
+    throw new TypeError(`fsStore: flush must be "auto", "thread" or "pool", not ${JSON.stringify(flushIn)}.`);
+  }
+  let flushMs = 0; // moving average of recent flushes (auto)
+  let pooled = 0; // flushes in the thread pool now
+  /** One fsync of a conversation file, in this thread or the pool (see `flush`). */
+  const flush = async (fd: number): Promise<void> => {
+    const t0 = performance.now();
+    if (flushIn === "thread" || (flushIn === "auto" && pooled === 0 && flushMs < FAST_FLUSH_MS)) fsyncSync(fd);
+    else {
+      pooled++;
+      try {
+        await fsyncFd(fd);
+      } finally {
+        pooled--;
+      }
+    }
+    flushMs = 0.75 * flushMs + 0.25 * (performance.now() - t0);
+  };
   const known = new Map<string, Known>(); // written only under the lock
+  const me = {}; // this store, as the `writer` of a lock it holds
   // Records `read` parsed, by conversation (least recently read first). Valid
   // while the file has the same inode and is not shorter than `end`: the file
   // is append-only and a repair only cuts a torn tail after the last committed
@@ -66,6 +104,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   };
   const wakers = new Set<() => void>();
   let dirReady: Promise<void> | undefined;
+  let dirMade = false; // (then no await before the lock)
   let closed = false;
 
   const fileOf = (conversation: string): string => {
@@ -85,20 +124,68 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     }
   };
 
-  // Under the lock, an append is: open, fstat, write (all synchronous: they
-  // only touch the page cache, and a thread-pool round trip costs more than
-  // the call), then one asynchronous fsync, then close. The file is read only
-  // when its size is not what this store last wrote (another process appended).
-  const appendLocked = async (conversation: string, file: string, bodies: string[], expect: number | undefined) => {
-    const existing = openFdIfExists(file, "r+");
-    const created = existing === undefined;
+  // Conversation files this store appended to, kept open between appends
+  // (at most HANDLES, all closed after IDLE_MS without an append and on
+  // `close`). Used only under the lock, after a `stat` of the path shows the
+  // same inode: a file removed or replaced meanwhile is opened anew.
+  const handles = new Map<string, { fd: number; ino: number }>();
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let used = false;
+  const drop = (conversation: string): void => {
+    const h = handles.get(conversation);
+    if (h === undefined) return;
+    handles.delete(conversation);
+    closeFd(h.fd);
+  };
+  const dropAll = (): void => {
+    for (const id of [...handles.keys()]) drop(id);
+    if (idle !== undefined) clearTimeout(idle);
+    idle = undefined;
+  };
+  const keep = (conversation: string, fd: number, ino: number): void => {
+    handles.delete(conversation); // re-added as the most recently used
+    handles.set(conversation, { fd, ino });
+    for (const [id] of handles) {
+      if (handles.size <= HANDLES) break;
+      drop(id);
+    }
+    used = true;
+    if (idle === undefined) {
+      const tick = (): void => {
+        if (used) {
+          used = false;
+          idle = setTimeout(tick, IDLE_MS);
+          idle.unref?.();
+        } else dropAll();
+      };
+      idle = setTimeout(tick, IDLE_MS);
+      idle.unref?.();
+    }
+  };
+
+  // Under the lock, an append is: a stat of the path (a cached descriptor is
+  // reused when the inode is the same; no stat at all when this store wrote
+  // last and the lock never left this process since), a write, then one
+  // fsync (see `flush`). All but a pooled fsync are synchronous: they only
+  // touch the page cache, and a thread-pool round trip costs more than the
+  // call. The file is read only when its size is not what this store last
+  // wrote (another process appended).
+  const appendLocked = async (conversation: string, file: string, bodies: string[], expect: number | undefined, held: Held) => {
+    // This store wrote last, and the lock never left this process since: the file is as it left it.
+    const mine = held.writer === me ? handles.get(conversation) : undefined;
+    const last = mine !== undefined ? known.get(conversation) : undefined;
+    const st = last !== undefined ? { ino: mine!.ino, size: last.end } : statOrUndefined(file);
+    const cached = handles.get(conversation);
+    if (cached !== undefined && cached.ino !== st?.ino) drop(conversation);
+    const created = st === undefined;
     if (created) {
       // Refuse before creating: a refused append leaves no empty file behind.
       if (expect !== undefined && expect !== 0) throw storeConflict(conversation, expect, 0);
       if (bodies.length === 0) return 0;
     }
     let fd: number;
-    if (existing !== undefined) fd = existing;
+    const reused = handles.get(conversation);
+    if (reused !== undefined) fd = reused.fd;
     else {
       // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.
       try {
@@ -107,17 +194,25 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         throw io(file, e);
       }
     }
+    let ok = false;
     try {
-      const seen = await scanFd(fd, file, known.get(conversation));
+      // A file only this store wrote since it last looked needs no read: no await before the write.
+      const seen = (reused !== undefined ? unchanged(st!, known.get(conversation)) : undefined) ?? (await scanFd(fd, file, known.get(conversation)));
       known.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
-      if (expect !== undefined && expect !== seen.count) throw storeConflict(conversation, expect, seen.count);
-      if (bodies.length === 0) return seen.count;
+      if (expect !== undefined && expect !== seen.count) {
+        ok = true;
+        throw storeConflict(conversation, expect, seen.count);
+      }
+      if (bodies.length === 0) {
+        ok = true;
+        return seen.count;
+      }
       // Cut a torn tail first, so the new batch is never glued to half a line.
       if (seen.torn) ftruncateSync(fd, seen.end);
       const data = encodeBatch(bodies, seen.count + 1);
       try {
         for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
-        await fsyncFd(fd);
+        await flush(fd);
         options.onFlush?.();
         if (created) await syncDir(root);
       } catch (e) {
@@ -132,9 +227,14 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         throw e;
       }
       known.set(conversation, { ino: seen.ino, end: seen.end + data.length, count: seen.count + bodies.length });
+      held.writer = me;
+      ok = true;
       return seen.count + bodies.length;
     } finally {
-      closeFd(fd);
+      // Kept open for the next append unless something went wrong with it.
+      if (ok && !closed) keep(conversation, fd, known.get(conversation)?.ino ?? -1);
+      else if (handles.get(conversation)?.fd === fd) drop(conversation);
+      else closeFd(fd);
     }
   };
 
@@ -145,14 +245,19 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       const file = fileOf(conversation);
       checkRecords(conversation, records);
       const bodies = records.map((r, i) => recordBody(conversation, r, i)); // before the lock: may throw, nothing written
-      dirReady ??= makeDir(root).catch((e: unknown) => {
-        dirReady = undefined;
-        throw e;
-      });
-      await dirReady;
+      if (!dirMade) {
+        dirReady ??= makeDir(root).then(
+          () => void (dirMade = true),
+          (e: unknown) => {
+            dirReady = undefined;
+            throw e;
+          },
+        );
+        await dirReady;
+      }
       let length: number;
       try {
-        length = await withLock(`${file}.lock`, lock, () => appendLocked(conversation, file, bodies, opts?.expect));
+        length = await withLock(`${file}.lock`, lock, (held) => appendLocked(conversation, file, bodies, opts?.expect, held));
       } catch (e) {
         throw io(file, e);
       }
@@ -242,6 +347,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async close() {
       closed = true;
+      dropAll();
       for (const wake of [...wakers]) wake();
       known.clear();
       parsed.clear();

@@ -102,10 +102,12 @@ export function encodeBatch(bodies: readonly string[], first: number): Buffer {
 
 /** A record's JSON without its `seq` (the store gives that), checked before the lock is taken. */
 export function recordBody(conversation: string, record: object, index: number): string {
-  const { seq: _ignored, ...rest } = record as { seq?: unknown };
   let body: string | undefined;
   try {
-    body = JSON.stringify(rest);
+    if (Object.hasOwn(record, "seq")) {
+      const { seq: _ignored, ...rest } = record as { seq?: unknown };
+      body = JSON.stringify(rest);
+    } else body = JSON.stringify(record);
   } catch (e) {
     throw new TypeError(`${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error).message}).`, { cause: e });
   }

@@ -1,10 +1,14 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import fsModule from "node:fs";
+import { appendFile, lstat, lutimes, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
+import { acquire, parseTarget } from "../../adapters/node-fs/lock.js";
 import { isFunctaiError } from "../../src/errors.js";
 import { defaultStore } from "../../src/store/default-store.node.js";
 import { codeOf, get, rec, storeContract } from "./contract.js";
@@ -79,6 +83,99 @@ describe("fs store, on disk", () => {
     await store.append("c", []);
     await codeOf(() => store.append("c", [rec()], { expect: 0 }));
     expect(flushes).toBe(2);
+  });
+
+  describe("open files kept between appends", () => {
+    it("a file moved away meanwhile is made anew; the moved one is not written to", async () => {
+      const store = fsStore(dir);
+      await store.append("c", [rec("a"), rec("b")]);
+      await rename(file("c"), `${file("c")}.moved`);
+      expect(await store.append("c", [rec("c")])).toBe(1);
+      expect((await lines("c")).filter(Boolean).map((l) => JSON.parse(l).seq)).toEqual([1]);
+      expect((await readFile(`${file("c")}.moved`, "utf8")).split("\n").filter(Boolean)).toHaveLength(2);
+    });
+
+    it("a file replaced by another (a new inode) is appended at its own end", async () => {
+      const store = fsStore(dir);
+      await store.append("c", [rec("a")]);
+      await fsStore(dir).append("other", [rec("x"), rec("y"), rec("z")]);
+      await rename(file("other"), file("c"));
+      expect(await store.append("c", [rec("d")], { expect: 3 })).toBe(4);
+      expect((await store.read("c")).map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    });
+
+    it("are closed by close(); the store then refuses nothing it did before", async () => {
+      const store = fsStore(dir);
+      await store.append("c", [rec()]);
+      const open = (): Promise<number> => readdir("/proc/self/fd").then((fds) => fds.length);
+      const before = await open();
+      await store.close!();
+      expect(await open()).toBe(before - 1);
+      expect(await fsStore(dir).append("c", [rec()], { expect: 1 })).toBe(2);
+    });
+  });
+
+  describe("where flushes wait", () => {
+    /** Counts the flushes made in this thread (fsyncSync) and in the pool (fsync), slowing the ones in this thread by `slowMs`. */
+    const counting = (slowMs: number) => {
+      const mod = fsModule as unknown as Record<string, (...a: unknown[]) => unknown>;
+      const [sync, pooled] = [mod.fsyncSync!, mod.fsync!];
+      const seen = { thread: 0, pool: 0 };
+      mod.fsyncSync = (...a: unknown[]) => {
+        seen.thread++;
+        const until = Date.now() + slowMs;
+        while (Date.now() < until); // a slow disk, in this thread
+        return sync(...a);
+      };
+      mod.fsync = (...a: unknown[]) => {
+        seen.pool++;
+        return pooled(...a);
+      };
+      syncBuiltinESMExports();
+      return {
+        seen,
+        restore: () => {
+          mod.fsyncSync = sync;
+          mod.fsync = pooled;
+          syncBuiltinESMExports();
+        },
+      };
+    };
+
+    it("auto: in this thread while flushes are fast; in the pool once they are slow", async () => {
+      const fast = counting(0);
+      try {
+        const store = fsStore(dir);
+        for (let i = 0; i < 5; i++) await store.append("fast", [rec()]);
+        expect(fast.seen).toEqual({ thread: 5, pool: 0 });
+      } finally {
+        fast.restore();
+      }
+      const slow = counting(20);
+      try {
+        const store = fsStore(dir);
+        for (let i = 0; i < 5; i++) await store.append("slow", [rec()]);
+        // the first flush blocked 20 ms: the rest waited in the pool
+        expect(slow.seen.thread).toBe(1);
+        expect(slow.seen.pool).toBeGreaterThanOrEqual(4);
+      } finally {
+        slow.restore();
+      }
+      expect((await fsStore(dir).read("slow")).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it('"pool" and "thread" always wait where they say; anything else is refused', async () => {
+      const c = counting(0);
+      try {
+        await fsStore(dir, { flush: "pool" }).append("p", [rec(), rec()]);
+        await fsStore(dir, { flush: "thread" }).append("t", [rec()]);
+        expect(c.seen.pool).toBeGreaterThanOrEqual(1);
+        expect(c.seen.thread).toBe(1);
+      } finally {
+        c.restore();
+      }
+      expect(() => fsStore(dir, { flush: "later" as "auto" })).toThrow(/flush must be "auto", "thread" or "pool"/);
+    });
   });
 
   describe("torn tails", () => {
@@ -169,59 +266,106 @@ describe("fs store, on disk", () => {
     });
   });
 
-  describe("the lock file", () => {
+  describe("the lock", () => {
     const lockOf = (id: string): string => `${file(id)}.lock`;
-    const plant = async (id: string, content: string, ageMs: number): Promise<void> => {
-      await fsStore(dir).append(id, [rec()]);
-      await writeFile(lockOf(id), content, { mode: 0o600 });
-      const then = new Date(Date.now() - ageMs);
-      await utimes(lockOf(id), then, then);
-    };
     const deadPid = (): number => {
       const child = spawnSync(process.execPath, ["-e", ""]);
       return child.pid!;
     };
-    const holder = (pid: number, host?: string): string =>
-      JSON.stringify({ pid, host: host ?? hostname(), token: "t", at: new Date().toISOString() });
+    /** A process keeps its lock until the event loop's next check phase (for appends that follow at once). */
+    const letGo = (): Promise<void> => new Promise((r) => setImmediate(r));
+    const hostHash = (name: string): string => createHash("sha256").update(name).digest("hex").slice(0, 8);
 
-    it("an old lock whose pid is dead is broken", async () => {
-      await plant("c", holder(deadPid()), 10_000);
-      const t0 = Date.now();
-      expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()], { expect: 1 })).toBe(2);
-      expect(Date.now() - t0).toBeLessThan(2_000);
-      await expect(stat(lockOf("c"))).rejects.toThrow();
+    it("is a symbolic link naming its holder in under 60 bytes (kept in the inode), gone once released", async () => {
+      await fsStore(dir).append("c", [rec()]); // makes the directory
+      const release = await acquire(lockOf("c"), { staleMs: 5_000, timeoutMs: 5_000 });
+      const target = await readlink(lockOf("c"));
+      expect((await lstat(lockOf("c"))).isSymbolicLink()).toBe(true);
+      // Held: an append waits for it and gives up.
+      expect(await codeOf(() => fsStore(dir, { lockTimeoutMs: 200 }).append("c", [rec()]))).toBe("store-io");
+      release();
+      expect(Buffer.byteLength(target)).toBeLessThan(60);
+      expect(parseTarget(target)).toEqual({ pid: process.pid, host: hostHash(hostname()), token: expect.stringMatching(/^[0-9a-f]{16}$/), format: "link" });
+      await expect(lstat(lockOf("c"))).rejects.toThrow();
+      expect(parseTarget("fl1:0:00000000:0000000000000000")).toBeUndefined();
+      expect(parseTarget(`fl1:12:${hostHash("x")}:0123456789abcdef trailing`)).toBeUndefined();
     });
 
-    it("an old lock that never got its holder written is broken", async () => {
-      await plant("c", "", 10_000);
-      expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()])).toBe(2);
-    });
+    // Locks as this version makes them (symlinks), and as the earlier one did (a file of JSON): both honoured, both broken.
+    const formats = {
+      symlink: {
+        plant: async (path: string, pid: number | undefined, host: string) => {
+          await symlink(pid === undefined ? "not a holder" : `fl1:${pid}:${hostHash(host)}:0123456789abcdef`, path);
+        },
+      },
+      "file (earlier format)": {
+        plant: async (path: string, pid: number | undefined, host: string) => {
+          await writeFile(path, pid === undefined ? "" : JSON.stringify({ pid, host, token: "t", at: new Date().toISOString() }), { mode: 0o600 });
+        },
+      },
+    };
+    for (const [format, { plant: put }] of Object.entries(formats)) {
+      describe(`as a ${format}`, () => {
+        const plant = async (id: string, pid: number | undefined, ageMs: number, host = hostname()): Promise<void> => {
+          await fsStore(dir).append(id, [rec()]);
+          await letGo();
+          await put(lockOf(id), pid, host);
+          const then = new Date(Date.now() - ageMs);
+          await lutimes(lockOf(id), then, then);
+        };
 
-    it("a dead pid's lock is not broken while it is young", async () => {
-      await plant("c", holder(deadPid()), 0);
-      const t0 = Date.now();
-      expect(await fsStore(dir, { lockStaleMs: 600 }).append("c", [rec()])).toBe(2);
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
-    });
+        it("an old lock whose pid is dead is broken", async () => {
+          await plant("c", deadPid(), 10_000);
+          const t0 = Date.now();
+          expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()], { expect: 1 })).toBe(2);
+          expect(Date.now() - t0).toBeLessThan(2_000);
+          await letGo();
+          await expect(lstat(lockOf("c"))).rejects.toThrow();
+        });
 
-    it("an old lock whose holder lives is waited for, then the append gives up (store-io), writing nothing", async () => {
-      await plant("c", holder(process.ppid), 60_000);
-      const store = fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 });
-      const error = await store.append("c", [rec()]).catch((e: unknown) => e);
-      expect(isFunctaiError(error, "store-io")).toBe(true);
-      expect((error as Error).message).toContain(`pid ${process.ppid}`);
-      expect(await store.length!("c")).toBe(1);
-    });
+        it("an old lock that names no holder is broken", async () => {
+          await plant("c", undefined, 10_000);
+          expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()])).toBe(2);
+        });
 
-    it("a lock held on another host is never broken", async () => {
-      await plant("c", holder(deadPid(), "some-other-host"), 60_000);
-      expect(await codeOf(() => fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 }).append("c", [rec()]))).toBe("store-io");
-    });
+        if (format === "symlink") {
+          it("a dead pid's lock is broken at once, however young (a link names its holder from its first instant)", async () => {
+            await plant("c", deadPid(), 0);
+            const t0 = Date.now();
+            expect(await fsStore(dir, { lockStaleMs: 60_000 }).append("c", [rec()])).toBe(2);
+            expect(Date.now() - t0).toBeLessThan(1_000);
+          });
+        } else {
+          it("a dead pid's lock is not broken while it is young (the file may not have its holder written yet)", async () => {
+            await plant("c", deadPid(), 0);
+            const t0 = Date.now();
+            expect(await fsStore(dir, { lockStaleMs: 600 }).append("c", [rec()])).toBe(2);
+            expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
+          });
+        }
 
-    it("a lock left with our own pid by an earlier process (pid reuse) is broken", async () => {
-      await plant("c", holder(process.pid), 10_000);
-      expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()])).toBe(2);
-    });
+        it("an old lock whose holder lives is waited for, then the append gives up (store-io), writing nothing", async () => {
+          await plant("c", process.ppid, 60_000);
+          const store = fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 });
+          const error = await store.append("c", [rec()]).catch((e: unknown) => e);
+          expect(isFunctaiError(error, "store-io")).toBe(true);
+          expect((error as Error).message).toContain(`pid ${process.ppid} on this host`);
+          expect(await store.length!("c")).toBe(1);
+        });
+
+        it("a lock held on another host is never broken", async () => {
+          await plant("c", deadPid(), 60_000, "some-other-host");
+          const error = await fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 }).append("c", [rec()]).catch((e: unknown) => e);
+          expect(isFunctaiError(error, "store-io")).toBe(true);
+          expect((error as Error).message).toMatch(/on (some-other-host|another host)/);
+        });
+
+        it("a lock left with our own pid by an earlier process (pid reuse) is broken", async () => {
+          await plant("c", process.pid, 10_000);
+          expect(await fsStore(dir, { lockStaleMs: 1_000 }).append("c", [rec()])).toBe(2);
+        });
+      });
+    }
   });
 });
 
@@ -314,6 +458,20 @@ describe("fs store across processes", () => {
     // batch sizes cycle 1, 2, 3
     const perWriter = Array.from({ length: 25 }, (_, b) => 1 + (b % 3)).reduce((a, b) => a + b, 0);
     expect(await fsStore(dir).length!("shared")).toBe(4 * perWriter);
+  });
+
+  it("a process appending without a pause keeps its lock between appends, yet lets another process in when asked", async () => {
+    const burst = run("burst", dir, "c");
+    await burst.saw((l) => l === "bursting");
+    const t0 = Date.now();
+    const n = await fsStore(dir, { lockTimeoutMs: 5_000 }).append("c", [rec("from outside")]);
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    await burst.saw((l) => l.startsWith("appended "));
+    expect(await burst.exited).toBe(0);
+    const records = await fsStore(dir).read("c");
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i + 1));
+    expect(records.filter((r) => get(r, "kind") !== "burst")).toEqual([expect.objectContaining({ seq: n })]);
+    expect(records.length).toBeGreaterThan(n); // it went on after us
   });
 
   it("a process killed (SIGKILL) while holding the lock does not block the others for ever", async () => {
