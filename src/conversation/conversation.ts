@@ -113,7 +113,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       records.push(host.leaseRecord(1));
       await host.holdLock(); // the lock before the lease: a lease of a live tab never stands without it
       try {
-        await store.append(id, records, { expect: state.length, durable: true });
+        host.wrote(await store.append(id, records, { expect: state.length, durable: true }));
         return { host, state };
       } catch (e) {
         host.onInterrupt();

@@ -35,7 +35,7 @@ export interface HostOptions {
   length: number;
   holder?: string;
   /** Runs before the turn is claimed (what a person said of unfinished tools); a refusal there ends nothing. */
-  prepare?: () => Promise<void>;
+  prepare?: () => Promise<number | void>;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -77,6 +77,11 @@ export class ConversationHost implements TurnHost {
     this.#renewMs = options.settings.lease?.renewMs ?? DEFAULT_RENEW_MS;
     this.#ttlMs = options.settings.lease?.ttlMs ?? DEFAULT_TTL_MS;
     if (options.claimed) this.#until = Date.now() + this.#ttlMs;
+  }
+
+  /** The conversation's length after a write made for this turn (its first records): the turn's own appends expect it. */
+  wrote(length: number): void {
+    this.#length = length;
   }
 
   /** A lease record for this holder. */
@@ -131,7 +136,8 @@ export class ConversationHost implements TurnHost {
     const { store, conversation, prepare } = this.options;
     if (prepare) {
       delete this.options.prepare;
-      await prepare();
+      const length = await prepare();
+      if (typeof length === "number") this.#length = length;
     }
     await this.holdLock();
     if (!this.#claimed) await this.#claim();

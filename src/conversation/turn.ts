@@ -94,7 +94,7 @@ export class Turn {
   }
 
   /** Records the answers (conditionally: an approval is answered once), then goes on when nothing waits. */
-  async record(verdict: "yes" | "no", by: string | null, reason: string | null, id?: string): Promise<{ info: TurnInfo; chosen: Approval[] }> {
+  async record(verdict: "yes" | "no", by: string | null, reason: string | null, id?: string): Promise<{ info: TurnInfo; chosen: Approval[]; length: number }> {
     for (;;) {
       const { state, info } = await this.#read();
       const waiting = info.waiting.map(approvalOf);
@@ -112,8 +112,8 @@ export class Turn {
         invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason,
       }));
       try {
-        await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
-        return { info, chosen };
+        const length = await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
+        return { info, chosen, length };
       } catch (e) {
         if (!isFunctaiError(e, "store-conflict")) throw e;
       }
@@ -121,12 +121,12 @@ export class Turn {
   }
 
   async #answer(verdict: "yes" | "no", by: string | null, reason: string | null, id?: string): Promise<unknown> {
-    const { info, chosen } = await this.record(verdict, by, reason, id);
+    const { info, chosen, length } = await this.record(verdict, by, reason, id);
     if (chosen.length < info.waiting.length) {
       await this.#read();
       throw new Waiting(this);
     }
-    return this.#goOn(info, undefined);
+    return this.#goOn(info, undefined, length);
   }
 
   /**
@@ -135,7 +135,8 @@ export class Turn {
    * is given its result (`results`) or a rerun (`rerun`), by invocation.
    */
   async resume(options: ResumeOptions = {}): Promise<unknown> {
-    return this.#goOn(await this.#settle(options), "interrupted");
+    const { info, length } = await this.#settle(options);
+    return this.#goOn(info, "interrupted", length);
   }
 
   /**
@@ -153,12 +154,13 @@ export class Turn {
     if (info.state === "waiting" && info.waiting.length > 0)
       return new ConversationStream(this.continueSession(info, "awaitingApproval", true), this.#core, this);
     // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
-    const session = this.continueSession(info, "interrupted", true, async () => void (await this.#settle(options)));
+    const session = this.continueSession(info, "interrupted", true, async () => (await this.#settle(options)).length);
     return new ConversationStream(session, this.#core, this);
   }
 
   /** Records what a person said of each unfinished tool (conditionally), and returns the turn as it then stood. */
-  async #settle(options: ResumeOptions): Promise<TurnInfo> {
+  /** Records the given results and reruns; the turn as read, and the conversation's length after (what the turn's claim expects). */
+  async #settle(options: ResumeOptions): Promise<{ info: TurnInfo; length: number }> {
     const results = options.results ?? {};
     const rerun = new Set((options.rerun ?? []).map(String));
     const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
@@ -187,15 +189,16 @@ export class Turn {
         const base = { functai_conversation: 1, kind: "tool", at: new Date().toISOString(), turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
         return key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" };
       });
+      let length = state.length;
       try {
         // conditional: of processes resuming at once, one records its answers; the others read again
-        if (records.length > 0) await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
+        if (records.length > 0) length = await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
       } catch (e) {
         if (!isFunctaiError(e, "store-conflict")) throw e;
         if (tries >= 20) throw this.#claimed(info);
         continue;
       }
-      return info;
+      return { info, length };
     }
   }
 
@@ -225,13 +228,21 @@ export class Turn {
   }
 
   /** Continues the turn here: rehydrates its actor and replays its journal. */
-  async #goOn(info: TurnInfo, start: "interrupted" | undefined): Promise<unknown> {
-    const session = this.continueSession(info, start);
+  async #goOn(info: TurnInfo, start: "interrupted" | undefined, length: number): Promise<unknown> {
+    const session = this.continueSession(info, start, false, undefined, length);
     return this.#core.settle(session, this, session.actor);
   }
 
   /** A session that continues this turn (claims it at its first run). Started. */
-  continueSession(info: TurnInfo, start: "interrupted" | "awaitingApproval" | undefined, streaming = false, prepare?: () => Promise<void>): TurnSession {
+  continueSession(
+    info: TurnInfo,
+    start: "interrupted" | "awaitingApproval" | undefined,
+    streaming = false,
+    /** Run before the claim; may give the conversation's length it left. */
+    prepare?: () => Promise<number | void>,
+    /** The conversation's length as last read: the claim expects it (a stale one costs a re-read). */
+    length = 0,
+  ): TurnSession {
     const core = this.#core;
     const settings = core.settings();
     // the rule the turn was sent with holds unless this handle gives one
@@ -239,7 +250,7 @@ export class Turn {
       settings.approve = info.approve === "function" ? "changes" : (info.approve as ApprovalRule);
     const host = new ConversationHost({
       def: core.def, settings, store: core.store, conversation: core.id, turn: this.id,
-      inputs: info.inputs, history: core.history(info.parent), attempt: info.attempt, claimed: false, length: 0,
+      inputs: info.inputs, history: core.history(info.parent), attempt: info.attempt, claimed: false, length,
       ...(prepare ? { prepare } : {}),
     });
     const snapshot = start !== "interrupted" ? (info.snapshot as { value?: unknown } | null) : null;

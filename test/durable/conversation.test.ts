@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, ConversationError, memoryStore, Waiting, type LanguageModel, type LMRequest } from "../../src/index.js";
+import { ai, ConversationError, isFunctaiError, memoryStore, tool, Waiting, type LanguageModel, type LMRequest, type Store } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
 const DESK: ProgSpec = {
@@ -91,6 +92,50 @@ describe("turns of a conversation", () => {
     expect(turns[1]!.value).toBe(two);
     expect(await chat.turn(turns[1]!.id)).toMatchObject({ id: turns[1]!.id, state: "done" });
     await expect(chat.turn("no-such-turn")).rejects.toMatchObject({ code: "turn-state" });
+  });
+});
+
+describe("a turn's own writes", () => {
+  /** A memory store that counts the conditional appends refused as store-conflict, and the reads. */
+  const counting = () => {
+    const base = memoryStore();
+    const seen = { appends: 0, conflicts: 0, reads: 0 };
+    const store: Store = {
+      ...base,
+      append: async (id, records, opts) => {
+        seen.appends++;
+        try {
+          return await base.append(id, records, opts);
+        } catch (e) {
+          if (isFunctaiError(e, "store-conflict")) seen.conflicts++;
+          throw e;
+        }
+      },
+      read: (id, after) => (seen.reads++, base.read(id, after)),
+    };
+    return { store, seen };
+  };
+  const pay = tool("pay", { description: "Pay.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => `paid ${amount}`);
+  const desk = ai("desk", { description: "Pay what is asked.", input: { ask: z.string() }, tools: [pay] });
+  const steps = (n: number) => scripted([...Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `p${k}`, name: "pay", input: { amount: k } }] })), "paid"]);
+
+  it("never collide with each other: a sent turn expects the length its first records left (no conflict, no re-read)", async () => {
+    const { store, seen } = counting();
+    const chat = desk.conversation("own-writes", { store });
+    expect(await chat.send("pay 3", { lm: steps(3) })).toBe("paid");
+    // one read to open, the first records, one append per step, the last one with the end
+    expect(seen).toEqual({ appends: 1 + 3 + 1, conflicts: 0, reads: 1 });
+    expect(await chat.send("pay 1", { lm: steps(1) })).toBe("paid");
+    expect(seen.conflicts).toBe(0);
+  });
+
+  it("nor when a waiting turn is approved and goes on", async () => {
+    const { store, seen } = counting();
+    const chat = desk.conversation("own-writes-2", { store, approve: "changes", lm: steps(1) });
+    await expect(chat.send("pay 0")).rejects.toBeInstanceOf(Waiting);
+    const [turn] = await chat.turns();
+    expect(await turn!.approve({ by: "sam" })).toBe("paid");
+    expect(seen.conflicts).toBe(0);
   });
 });
 
