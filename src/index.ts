@@ -22,5 +22,5 @@ export type { Conversation, ConversationOptions } from "./conversation/conversat
 export { Turn, type UnfinishedTool } from "./conversation/turn.js";
 export { memoryStore } from "./store/memory.js";
 export { isConversationId, type Store } from "./store/types.js";
-export { readConversation, parseRecord, checkNewRecord, type ConversationState, type TurnInfo, type NextTurn } from "./records/index.js";
+export { ConversationReader, readConversation, parseRecord, checkNewRecord, type ConversationState, type TurnInfo, type NextTurn } from "./records/index.js";
 export type * from "./records/types.js";

@@ -75,6 +75,9 @@ export interface ConversationState {
 /** What the walk keeps per turn besides its {@link TurnInfo}. */
 interface Tally {
   info: TurnInfo;
+  /** The last TurnInfo given out, and whether a record came since (an ended turn's is given again until one does). */
+  given: TurnInfo | null;
+  changed: boolean;
   lease: LeaseRecord | null;
   leaseAt: number;
   lastWaiting: WaitingRecord | null;
@@ -116,6 +119,7 @@ function newTally(record: TurnRecord): Tally {
       seq: record.seq, attempt: 0, holder: null, leaseUntil: null, waiting: [], answers: [], unfinished: [],
       tools: new Map(), ended: null, stopped: false, snapshot: null,
     },
+    given: null, changed: true,
     lease: null, leaseAt: -1, lastWaiting: null, waitingAt: -1, answeredSince: new Set(),
   };
 }
@@ -123,6 +127,7 @@ function newTally(record: TurnRecord): Tally {
 /** Applies one record to its turn's tally. `at` is the record's position. */
 function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at: number): void {
   const info = t.info;
+  t.changed = true;
   switch (r.kind) {
     case "lease":
       t.lease = r;
@@ -168,8 +173,16 @@ function stateOf(t: Tally, now: number): TurnState {
   return waiting ? "waiting" : running ? "running" : "interrupted";
 }
 
+/**
+ * The turn's TurnInfo as of `now`: a new object (its lists copied, so what
+ * was given out never changes under its holder), except for an ended turn
+ * no record came for since: its state no longer depends on `now`.
+ */
 function finish(t: Tally, now: number): TurnInfo {
-  const info = t.info;
+  if (!t.changed && t.given !== null && t.info.ended !== null) return t.given;
+  const info: TurnInfo = { ...t.info, answers: t.info.answers.slice(), tools: new Map(t.info.tools) };
+  t.given = info;
+  t.changed = false;
   info.state = stateOf(t, now);
   info.holder = t.lease?.holder ?? null;
   info.leaseUntil = t.lease?.until ?? null;
@@ -232,42 +245,73 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  * state.next;                            // { refuses: "conversation-busy" }
  */
 export function readConversation(records: readonly unknown[], { now }: { now: Date | string | number }): ConversationState {
-  const nowMicros = micros(now);
-  if (Number.isNaN(nowMicros)) throw new RangeError(`readConversation: now is not a time: ${String(now)}`);
+  return new ConversationReader().add(records).state(now);
+}
 
-  const tallies = new Map<string, Tally>();
-  const programs = new Map<string, ProgramRecord>();
-  const skipped: ConversationState["skipped"] = [];
-  let head: string | null = null;
-  let length = 0;
+/**
+ * {@link readConversation}, a record at a time: `add` what a store appended
+ * since (a conversation of 10k turns is walked once, not at every read), then
+ * `state(now)` as often as needed. `readConversation(records, { now })` is
+ * `new ConversationReader().add(records).state(now)`.
+ *
+ * @example
+ * const reader = new ConversationReader().add(await store.read("sam"));
+ * // later
+ * reader.add(await store.read("sam", reader.length)).state(Date.now()).head;
+ */
+export class ConversationReader {
+  readonly #tallies = new Map<string, Tally>();
+  readonly #programs = new Map<string, ProgramRecord>();
+  readonly #skipped: ConversationState["skipped"] = [];
+  #head: string | null = null;
+  #length = 0;
+  #at = 0;
 
-  for (let at = 0; at < records.length; at++) {
-    const raw = records[at];
+  /** The highest `seq` seen so far: read on from here. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Walks `records` (in store order, after those added before). */
+  add(records: Iterable<unknown>): this {
+    for (const raw of records) this.addOne(raw);
+    return this;
+  }
+
+  /** Walks one record. */
+  addOne(raw: unknown): void {
+    const at = this.#at++;
     const seq = seqOf(raw);
-    if (seq !== null && seq > length) length = seq;
+    if (seq !== null && seq > this.#length) this.#length = seq;
     const parsed = readRecord(raw);
     if (!parsed.ok) {
-      if ("error" in parsed) skipped.push({ seq, error: parsed.error });
-      continue;
+      if ("error" in parsed) this.#skipped.push({ seq, error: parsed.error });
+      return;
     }
     const r = parsed.record;
     if (r.kind === "program") {
-      if (!programs.has(r.version)) programs.set(r.version, r);
-      continue;
+      if (!this.#programs.has(r.version)) this.#programs.set(r.version, r);
+      return;
     }
     if (r.kind === "turn") {
-      if (tallies.has(r.turn)) continue; // a turn is declared once
-      tallies.set(r.turn, newTally(r));
-      head = r.turn; // the latest turn is the head…
-      continue;
+      if (this.#tallies.has(r.turn)) return; // a turn is declared once
+      this.#tallies.set(r.turn, newTally(r));
+      this.#head = r.turn; // the latest turn is the head…
+      return;
     }
-    const tally = tallies.get(r.turn);
-    if (!tally) continue;
-    if (r.kind === "head") head = r.turn; // …unless a later head record names another
+    const tally = this.#tallies.get(r.turn);
+    if (!tally) return;
+    if (r.kind === "head") this.#head = r.turn; // …unless a later head record names another
     else apply(tally, r, at);
   }
 
-  const turns = new Map<string, TurnInfo>();
-  for (const [id, tally] of tallies) turns.set(id, finish(tally, nowMicros));
-  return { turns, head, next: nextTurn(turns, head), length, programs, skipped };
+  /** Each turn's state at `now`, the head, and where a new turn goes. Throws only when `now` is not a time. */
+  state(now: Date | string | number): ConversationState {
+    const nowMicros = micros(now);
+    if (Number.isNaN(nowMicros)) throw new RangeError(`readConversation: now is not a time: ${String(now)}`);
+    const turns = new Map<string, TurnInfo>();
+    for (const [id, tally] of this.#tallies) turns.set(id, finish(tally, nowMicros));
+    const head = this.#head;
+    return { turns, head, next: nextTurn(turns, head), length: this.#length, programs: new Map(this.#programs), skipped: this.#skipped.slice() };
+  }
 }
