@@ -74,7 +74,8 @@ async function readScan(
   return { ...result, ino: st.ino, size, base };
 }
 
-const readAt = (fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> =>
+/** A positioned read of an open file (asynchronous). */
+export const readAt = (fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> =>
   new Promise((resolve, reject) => read(fd, buf, offset, length, position, (e, n) => (e ? reject(e) : resolve(n))));
 
 /** fsync of an open file (through `fs.fsync`, looked up at each call). */

@@ -3,7 +3,7 @@
  * `<dir>/conversations/<id>.jsonl`. Every append takes a cross-process lock,
  * writes its batch with one write and fsyncs before it resolves.
  */
-import { constants, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
+import { constants, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { readdir, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
@@ -11,8 +11,8 @@ import { checkConversationId, checkRecords, storeConflict } from "../../src/stor
 import type { ConversationRecord } from "../../src/records/types.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
-import { closeFd, fsyncFd, io, makeDir, openFdIfExists, scanFd, statOrUndefined, syncDir, unchanged, type Known } from "./files.js";
-import { encodeBatch, recordBody } from "./jsonl.js";
+import { closeFd, fsyncFd, io, makeDir, openFdIfExists, readAt, scanFd, statOrUndefined, syncDir, unchanged, type Known } from "./files.js";
+import { encodeBatch, recordBody, Scanner } from "./jsonl.js";
 import { withLock, type Held } from "./lock.js";
 
 export interface FsStoreOptions {
@@ -40,6 +40,8 @@ export interface FsStoreOptions {
    * next time parses only what was appended since.
    */
   readCacheBytes?: number;
+  /** `scan` reads a conversation file this many bytes at a time (default 1 MiB). */
+  scanChunkBytes?: number;
 }
 
 /**
@@ -62,11 +64,14 @@ const HANDLES = 8;
 const IDLE_MS = 2_000;
 /** Under `flush: "auto"`, flushes stay in this thread while they average less than this. */
 const FAST_FLUSH_MS = 1;
+/** `scan` reads conversation files this many bytes at a time. */
+const SCAN_CHUNK = 1 << 20;
 
 export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const root = join(resolve(dir), "conversations");
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
   const pollMs = options.pollMs ?? 20;
+  const scanChunk = Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK));
   const flushIn = options.flush ?? "auto";
   if (flushIn !== "auto" && flushIn !== "thread" && flushIn !== "pool") {
     throw new TypeError(`fsStore: flush must be "auto", "thread" or "pool", not ${JSON.stringify(flushIn)}.`);
@@ -94,6 +99,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   // is append-only and a repair only cuts a torn tail after the last committed
   // line, so the bytes before `end` are the ones parsed (the rule `known` uses).
   const parsed = new Map<string, Known & { records: ConversationRecord[] }>();
+  // Where the last `scan` of a conversation ended (nothing of it kept): a read after it reads on from there.
+  const marks = new Map<string, Known>();
   const cacheMax = options.readCacheBytes ?? 16 * 2 ** 20;
   let cachedBytes = 0;
   const forget = (conversation: string): void => {
@@ -271,9 +278,17 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       const fd = openFdIfExists(file, "r");
       if (fd === undefined) {
         forget(conversation);
+        marks.delete(conversation);
         return [];
       }
       try {
+        const mark = marks.get(conversation);
+        if (mark !== undefined && from >= mark.count && !parsed.has(conversation)) {
+          // Reading on after a scan: only the bytes after it (all of them when the file changed otherwise).
+          const seen = await scanFd(fd, file, mark, from, true);
+          marks.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
+          return seen.records;
+        }
         if (cacheMax <= 0) return (await scanFd(fd, file, undefined, from)).records;
         const cached = parsed.get(conversation);
         forget(conversation); // re-added below, as the most recently read
@@ -295,6 +310,50 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         }
         return from === 0 ? records.slice() : records.slice(from);
       } catch (e) {
+        throw io(file, e);
+      } finally {
+        closeFd(fd);
+      }
+    },
+
+    async scan(conversation, after, visit) {
+      const file = fileOf(conversation);
+      const fd = openFdIfExists(file, "r");
+      if (fd === undefined) {
+        marks.delete(conversation);
+        return 0;
+      }
+      let failed: { error: unknown } | undefined; // what `visit` threw: passed on as it is
+      const emit = (r: ConversationRecord): void => {
+        try {
+          visit(Object.freeze(r));
+        } catch (error) {
+          failed = { error };
+          throw error;
+        }
+      };
+      try {
+        // Up to the size seen now, SCAN_CHUNK bytes at a time; a line longer than that grows the buffer.
+        const { ino, size } = fstatSync(fd);
+        const scanner = new Scanner({ file, base: 0, before: 0, after: Math.max(0, after) }, emit);
+        let buf = Buffer.allocUnsafe(Math.min(scanChunk, Math.max(size, 1)));
+        let carry = 0;
+        let position = 0;
+        while (position < size) {
+          if (carry === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
+          const n = await readAt(fd, buf, carry, Math.min(buf.length - carry, size - position), position);
+          if (n === 0) break; // cut meanwhile
+          position += n;
+          const filled = carry + n;
+          const used = scanner.push(buf.subarray(0, filled));
+          buf.copy(buf, 0, used, filled);
+          carry = filled - used;
+        }
+        const seen = scanner.finish(position);
+        marks.set(conversation, { ino, end: seen.end, count: seen.count });
+        return seen.count;
+      } catch (e) {
+        if (failed !== undefined && e === failed.error) throw e;
         throw io(file, e);
       } finally {
         closeFd(fd);
@@ -351,6 +410,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       for (const wake of [...wakers]) wake();
       known.clear();
       parsed.clear();
+      marks.clear();
       cachedBytes = 0;
     },
   };

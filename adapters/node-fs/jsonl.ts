@@ -42,48 +42,85 @@ export interface ScanFrom {
  * `seq` not the next number) is always corruption. Never skips silently.
  */
 export function scan(buf: Buffer, from: ScanFrom): Scan {
-  const out: ConversationRecord[] = [];
-  const collect = from.after;
-  let count = from.before;
-  let end = 0;
-  let pending: ConversationRecord[] = [];
-  let problem: { line: number; why: string } | undefined;
-  let pos = 0;
+  const scanner = new Scanner(from);
+  scanner.push(buf);
+  return scanner.finish(buf.length);
+}
 
-  while (pos < buf.length) {
-    const nl = buf.indexOf(NL, pos);
-    if (nl === -1) break; // a last line without its newline: torn
-    const line = count + pending.length + 1;
-    const text = buf.toString("utf8", pos, nl);
-    const closes = nl === pos || buf[nl - 1] !== SPACE;
-    pos = nl + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      problem ??= { line, why: text.trim() === "" ? "an empty line" : "not JSON" };
-      continue;
-    }
-    if (problem !== undefined) {
-      // A parsed line after a broken one: the broken one is in the middle unless this batch never closes.
-      if (closes) throw corrupt(from.file, problem.line, problem.why);
-      continue;
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw corrupt(from.file, line, "not a JSON object");
-    }
-    const seq = (value as { seq?: unknown }).seq;
-    if (seq !== line) throw corrupt(from.file, line, `seq ${JSON.stringify(seq)} where ${line} was expected`);
-    pending.push(value as ConversationRecord);
-    if (closes) {
-      // all or none: a batch counts only once its closing line is whole.
-      if (collect !== undefined) for (const r of pending) if (r.seq > collect) out.push(r);
-      count += pending.length;
-      pending = [];
-      end = pos;
-    }
+/**
+ * {@link scan} over a file read in chunks: `push` each chunk (it returns how
+ * many of its bytes ended in a newline: give the rest again, in front of the
+ * next chunk), then `finish`. With `emit`, each committed record with
+ * `seq > after` goes to it as its batch closes, and none is kept.
+ */
+export class Scanner {
+  readonly #from: ScanFrom;
+  readonly #emit: ((record: ConversationRecord) => void) | undefined;
+  readonly #out: ConversationRecord[] = [];
+  #count: number;
+  /** Bytes (after `base`) of committed lines, and of every line pushed. */
+  #end = 0;
+  #seen = 0;
+  #pending: ConversationRecord[] = [];
+  #problem: { line: number; why: string } | undefined;
+
+  constructor(from: ScanFrom, emit?: (record: ConversationRecord) => void) {
+    this.#from = from;
+    this.#emit = emit;
+    this.#count = from.before;
   }
-  return { count, end: from.base + end, torn: end < buf.length, records: out };
+
+  push(buf: Buffer): number {
+    const from = this.#from;
+    const collect = from.after;
+    let pos = 0;
+    while (pos < buf.length) {
+      const nl = buf.indexOf(NL, pos);
+      if (nl === -1) break; // a last line without its newline: torn, or the rest comes with the next chunk
+      const line = this.#count + this.#pending.length + 1;
+      const text = buf.toString("utf8", pos, nl);
+      const closes = nl === pos || buf[nl - 1] !== SPACE;
+      pos = nl + 1;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        this.#problem ??= { line, why: text.trim() === "" ? "an empty line" : "not JSON" };
+        continue;
+      }
+      if (this.#problem !== undefined) {
+        // A parsed line after a broken one: the broken one is in the middle unless this batch never closes.
+        if (closes) throw corrupt(from.file, this.#problem.line, this.#problem.why);
+        continue;
+      }
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        throw corrupt(from.file, line, "not a JSON object");
+      }
+      const seq = (value as { seq?: unknown }).seq;
+      if (seq !== line) throw corrupt(from.file, line, `seq ${JSON.stringify(seq)} where ${line} was expected`);
+      this.#pending.push(value as ConversationRecord);
+      if (closes) {
+        // all or none: a batch counts only once its closing line is whole.
+        if (collect !== undefined) {
+          for (const r of this.#pending) {
+            if (r.seq <= collect) continue;
+            if (this.#emit) this.#emit(r);
+            else this.#out.push(r);
+          }
+        }
+        this.#count += this.#pending.length;
+        this.#pending = [];
+        this.#end = this.#seen + pos;
+      }
+    }
+    this.#seen += pos;
+    return pos;
+  }
+
+  /** What the pushed bytes hold; `total`: how many bytes there were in all (a tail without its newline is torn). */
+  finish(total: number): Scan {
+    return { count: this.#count, end: this.#from.base + this.#end, torn: this.#end < total, records: this.#out };
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { Definition } from "../core/definition.js";
 import { outcomeOf } from "../core/root-turn.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
-import { readConversation, type ConversationState } from "../records/read-conversation.js";
+import { ConversationReader, type ConversationState } from "../records/read-conversation.js";
+import type { ConversationRecord } from "../records/types.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { TurnActor, TurnSession } from "../turn/session.js";
@@ -39,17 +40,47 @@ export class ConversationCore {
   /** Turn ids by the `request_id` their turn records carry (as last read). */
   #requests = new Map<string, string>();
 
+  #walk(reader: ConversationReader, r: ConversationRecord): void {
+    const rec = r as unknown as { kind: string; turn?: unknown; request_id?: unknown };
+    if (rec.kind === "turn" && typeof rec.request_id === "string" && typeof rec.turn === "string" && !this.#requests.has(rec.request_id))
+      this.#requests.set(rec.request_id, rec.turn);
+    reader.addOne(r);
+  }
+
   /** The turn sent for this request id, as last read. */
   requested(requestId: string): string | undefined {
     return this.#requests.get(requestId);
   }
 
-  async read(): Promise<ConversationState> {
-    const records = await this.store.read(this.id);
-    this.#requests = new Map();
-    for (const r of records as unknown as { kind: string; turn?: unknown; request_id?: unknown }[])
-      if (r.kind === "turn" && typeof r.request_id === "string" && typeof r.turn === "string" && !this.#requests.has(r.request_id)) this.#requests.set(r.request_id, r.turn);
-    const state = readConversation(records, { now: Date.now() });
+  /** The conversation walked so far: each read walks only what was appended since. */
+  #reader: ConversationReader | null = null;
+  #reading: Promise<unknown> = Promise.resolve();
+
+  /** The conversation's state now (reads what the store holds beyond what was read before). */
+  read(): Promise<ConversationState> {
+    // one read at a time: two at once would walk the same new records twice
+    const next = this.#reading.then(() => this.#read());
+    this.#reading = next.catch(() => undefined);
+    return next;
+  }
+
+  async #read(): Promise<ConversationState> {
+    let reader = this.#reader;
+    if (reader !== null) {
+      const fresh = await this.store.read(this.id, reader.length);
+      if (fresh.length > 0 && fresh[0]!.seq !== reader.length + 1) reader = null; // not the records after ours: walk it all again
+      else for (const r of fresh) this.#walk(reader, r);
+    }
+    if (reader === null) {
+      const walked = new ConversationReader();
+      this.#requests = new Map();
+      const visit = (r: ConversationRecord): void => this.#walk(walked, r);
+      // a store that can stream a long conversation is not asked for all of it at once
+      if (this.store.scan) await this.store.scan(this.id, 0, visit);
+      else for (const r of await this.store.read(this.id)) visit(r);
+      this.#reader = reader = walked;
+    }
+    const state = reader.state(Date.now());
     const liveness = this.store.liveness;
     if (!liveness) return state;
     for (const info of state.turns.values()) {

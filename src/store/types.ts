@@ -15,6 +15,13 @@ export interface Store {
   append(conversation: string, records: readonly object[], opts?: { expect?: number; durable?: boolean }): Promise<number>;
   /** The records with `seq > after` (all when `after` is 0 or left out), in order. */
   read(conversation: string, after?: number): Promise<ConversationRecord[]>;
+  /**
+   * Calls `visit` with each record with `seq > after`, in order, keeping
+   * none of them (a long conversation is walked in little memory); resolves
+   * to the conversation's length. Optional: `read` serves where it is absent.
+   * A `visit` that throws ends the scan with its error.
+   */
+  scan?(conversation: string, after: number, visit: (record: ConversationRecord) => void): Promise<number>;
   /** Resolves true once the conversation holds more than `after` records, false after `timeoutMs`. */
   wait?(conversation: string, after: number, timeoutMs: number): Promise<boolean>;
   /** The conversations this store holds. */

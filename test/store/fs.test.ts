@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import fsModule from "node:fs";
-import { appendFile, lstat, lutimes, mkdtemp, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { appendFile, lstat, lutimes, mkdtemp, open, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,11 +107,71 @@ describe("fs store, on disk", () => {
     it("are closed by close(); the store then refuses nothing it did before", async () => {
       const store = fsStore(dir);
       await store.append("c", [rec()]);
-      const open = (): Promise<number> => readdir("/proc/self/fd").then((fds) => fds.length);
-      const before = await open();
+      const openFds = (): Promise<number> => readdir("/proc/self/fd").then((fds) => fds.length);
+      const before = await openFds();
       await store.close!();
-      expect(await open()).toBe(before - 1);
+      expect(await openFds()).toBe(before - 1);
       expect(await fsStore(dir).append("c", [rec()], { expect: 1 })).toBe(2);
+    });
+  });
+
+  describe("scan: records visited, none kept", () => {
+    const visited = async (store: ReturnType<typeof fsStore>, id: string, after = 0) => {
+      const out: Record<string, unknown>[] = [];
+      const length = await store.scan!(id, after, (r) => void out.push(r as unknown as Record<string, unknown>));
+      return { length, out };
+    };
+
+    for (const chunk of [3, 64, 1 << 20]) {
+      it(`visits what read returns, from any \`after\`, in chunks of ${chunk} bytes (lines and batches across chunks)`, async () => {
+        const store = fsStore(dir, { scanChunkBytes: chunk });
+        await store.append("c", [rec("a", { text: "x".repeat(200) })]);
+        await store.append("c", [rec("b"), rec("c"), rec("d")]);
+        await store.append("c", [rec("e")]);
+        const all = await store.read("c");
+        for (let after = 0; after <= 6; after++) {
+          const { length, out } = await visited(store, "c", after);
+          expect(length).toBe(5);
+          expect(out).toEqual(all.filter((r) => r.seq > after));
+          expect(out.every((r) => Object.isFrozen(r))).toBe(true);
+        }
+        expect(await visited(store, "nothing-here")).toEqual({ length: 0, out: [] });
+      });
+    }
+
+    it("leaves a torn tail out, and refuses damage before the last line (store-corrupt)", async () => {
+      const store = fsStore(dir, { scanChunkBytes: 16 });
+      await store.append("c", [rec("a"), rec("b")]);
+      await appendFile(file("c"), '{"functai_conversation":1,"kind":"note","seq":3,"te');
+      expect((await visited(store, "c")).out.map((r) => r.seq)).toEqual([1, 2]);
+      const raw = await lines("c");
+      await writeFile(file("c"), [raw[0], "{oops", raw[1], ""].join("\n"));
+      expect(await codeOf(() => store.scan!("c", 0, () => undefined))).toBe("store-corrupt");
+    });
+
+    it("a visit that throws ends the scan with its own error", async () => {
+      const store = fsStore(dir);
+      await store.append("c", [rec(), rec()]);
+      const mine = new RangeError("enough");
+      await expect(store.scan!("c", 0, () => { throw mine; })).rejects.toBe(mine);
+    });
+
+    it("a read after a scan reads on from where it ended: what another process appended since, and only that", async () => {
+      const store = fsStore(dir);
+      await fsStore(dir).append("c", [rec("a"), rec("b")]);
+      expect((await visited(store, "c")).length).toBe(2);
+      await fsStore(dir).append("c", [rec("c")]);
+      // the scanned bytes are not read again: damage there (same length, same inode) goes unseen by a read on from the scan…
+      const text = await readFile(file("c"), "utf8");
+      const handle = await open(file("c"), "r+");
+      await handle.write("#".repeat(10), 0);
+      await handle.close();
+      expect((await store.read("c", 2)).map((r) => r.seq)).toEqual([3]);
+      expect(await store.read("c", 3)).toEqual([]);
+      // …and is refused by a read of it all
+      expect(await codeOf(() => store.read("c"))).toBe("store-corrupt");
+      await writeFile(file("c"), text);
+      expect((await store.read("c")).map((r) => r.seq)).toEqual([1, 2, 3]);
     });
   });
 
