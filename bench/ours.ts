@@ -340,7 +340,11 @@ async function open10kRead(dir: string, id: string): Promise<void> {
     detail: { how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else", file_bytes: fileBytes, runs_ms: r.runsMs.map((x) => round(x)) },
   });
   report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)", rss_before_opening_mib: round(rssBefore, 1), peak_above_that_mib: round(peakRssMiB() - rssBefore, 1), note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib" } });
-  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
+  // what an open keeps: the turns (their handles) held, everything else collected
+  const held = await fn.conversation(id, { store: fsStore(dir) }).turns();
+  gc();
+  const retained = process.memoryUsage().heapUsed / 2 ** 20 - heapBefore;
+  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens", retained_with_turns_held_mib: round(retained, 1), turns_held: held.length } });
 }
 
 const openDir = process.env.FUNCTAI_BENCH_OPEN_DIR;

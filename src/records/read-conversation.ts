@@ -72,18 +72,34 @@ export interface ConversationState {
   skipped: { seq: number | null; error: string }[];
 }
 
-/** What the walk keeps per turn besides its {@link TurnInfo}. */
+/**
+ * What the walk keeps per turn: only what its {@link TurnInfo} is made of
+ * (not the records it read: a 10k-turn conversation keeps ~1 KB per turn).
+ */
 interface Tally {
-  info: TurnInfo;
-  /** The last TurnInfo given out, and whether a record came since (an ended turn's is given again until one does). */
-  given: TurnInfo | null;
-  changed: boolean;
-  lease: LeaseRecord | null;
+  id: string;
+  parent: string | null;
+  program: string;
+  inputs: Record<string, unknown>;
+  approve: unknown;
+  seq: number;
+  attempt: number;
+  /** The last lease's holder and end, and where it was. */
+  holder: string | null;
+  until: string | null;
   leaseAt: number;
   lastWaiting: WaitingRecord | null;
   waitingAt: number;
-  /** Approvals named by `approval` records after the last `waiting` record. */
-  answeredSince: Set<string>;
+  /** Approvals named by `approval` records after the last `waiting` record (null: none). */
+  answeredSince: Set<string> | null;
+  answers: ApprovalRecord[] | null;
+  tools: Map<string, ToolRecord> | null;
+  ended: EndedRecord | null;
+  stopped: boolean;
+  snapshot: unknown | null;
+  /** The last TurnInfo given out, and whether a record came since (an ended turn's is given again until one does). */
+  given: TurnInfo | null;
+  changed: boolean;
 }
 
 /** The built-in approval's plugin is written absent, `null` or `"approval"`: all the same question. */
@@ -113,47 +129,43 @@ const seqOf = (raw: unknown): number | null => {
 
 function newTally(record: TurnRecord): Tally {
   return {
-    info: {
-      id: record.turn, state: "interrupted", parent: record.parent, program: record.program, inputs: record.inputs,
-      approve: (record as { approve?: unknown }).approve ?? null,
-      seq: record.seq, attempt: 0, holder: null, leaseUntil: null, waiting: [], answers: [], unfinished: [],
-      tools: new Map(), ended: null, stopped: false, snapshot: null,
-    },
-    given: null, changed: true,
-    lease: null, leaseAt: -1, lastWaiting: null, waitingAt: -1, answeredSince: new Set(),
+    id: record.turn, parent: record.parent, program: record.program, inputs: record.inputs,
+    approve: (record as { approve?: unknown }).approve ?? null, seq: record.seq,
+    attempt: 0, holder: null, until: null, leaseAt: -1, lastWaiting: null, waitingAt: -1, answeredSince: null,
+    answers: null, tools: null, ended: null, stopped: false, snapshot: null, given: null, changed: true,
   };
 }
 
 /** Applies one record to its turn's tally. `at` is the record's position. */
 function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at: number): void {
-  const info = t.info;
   t.changed = true;
   switch (r.kind) {
     case "lease":
-      t.lease = r;
+      t.holder = r.holder;
+      t.until = r.until;
       t.leaseAt = at;
-      info.attempt = Math.max(info.attempt, r.attempt);
+      t.attempt = Math.max(t.attempt, r.attempt);
       break;
     case "waiting":
       t.lastWaiting = r;
       t.waitingAt = at;
-      t.answeredSince = new Set(); // only answers after the last waiting record count
+      t.answeredSince = null; // only answers after the last waiting record count
       break;
     case "approval":
-      info.answers.push(r);
-      t.answeredSince.add(approvalKey(r.site, r.invocation, r.plugin));
+      (t.answers ??= []).push(r);
+      (t.answeredSince ??= new Set()).add(approvalKey(r.site, r.invocation, r.plugin));
       break;
     case "tool":
-      info.tools.set(toolKey(r.site, r.invocation), r); // the last record per call decides
+      (t.tools ??= new Map()).set(toolKey(r.site, r.invocation), r); // the last record per call decides
       break;
     case "ended":
-      info.ended ??= r; // a turn ends once: a later `ended` is ignored
+      t.ended ??= r; // a turn ends once: a later `ended` is ignored
       break;
     case "stop":
-      info.stopped = true;
+      t.stopped = true;
       break;
     case "snapshot":
-      info.snapshot = r.snapshot;
+      t.snapshot = r.snapshot;
       break;
     case "reply":
     case "head":
@@ -162,34 +174,36 @@ function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at
 }
 
 function stateOf(t: Tally, now: number): TurnState {
-  if (t.info.ended) return t.info.ended.state;
+  if (t.ended) return t.ended.state;
   const waiting = t.waitingAt > t.leaseAt;
-  const live = t.lease !== null && micros(t.lease.until) >= now;
+  const live = t.until !== null && micros(t.until) >= now;
   const running = !waiting && live;
   // A stop was asked: the turn stops once no process runs it (a waiting or
   // interrupted turn is stopped at once; a running one still runs until its
   // process reads the stop, or its lease runs out).
-  if (t.info.stopped && !running) return "stopped";
+  if (t.stopped && !running) return "stopped";
   return waiting ? "waiting" : running ? "running" : "interrupted";
 }
 
 /**
- * The turn's TurnInfo as of `now`: a new object (its lists copied, so what
+ * The turn's TurnInfo as of `now`: a new object (its lists its own, so what
  * was given out never changes under its holder), except for an ended turn
  * no record came for since: its state no longer depends on `now`.
  */
 function finish(t: Tally, now: number): TurnInfo {
-  if (!t.changed && t.given !== null && t.info.ended !== null) return t.given;
-  const info: TurnInfo = { ...t.info, answers: t.info.answers.slice(), tools: new Map(t.info.tools) };
+  if (!t.changed && t.given !== null && t.ended !== null) return t.given;
+  const tools = new Map(t.tools ?? undefined);
+  const answered = t.answeredSince;
+  const info: TurnInfo = {
+    id: t.id, state: stateOf(t, now), parent: t.parent, program: t.program, inputs: t.inputs, approve: t.approve,
+    seq: t.seq, attempt: t.attempt, holder: t.holder, leaseUntil: t.until,
+    waiting: (t.lastWaiting?.approvals ?? []).filter((a) => !answered?.has(approvalKey(a.site, a.invocation, a.plugin))),
+    answers: t.answers?.slice() ?? [],
+    unfinished: t.tools ? [...t.tools.values()].filter((r) => r.state === "started") : [],
+    tools, ended: t.ended, stopped: t.stopped, snapshot: t.snapshot,
+  };
   t.given = info;
   t.changed = false;
-  info.state = stateOf(t, now);
-  info.holder = t.lease?.holder ?? null;
-  info.leaseUntil = t.lease?.until ?? null;
-  info.waiting = (t.lastWaiting?.approvals ?? []).filter(
-    (a) => !t.answeredSince.has(approvalKey(a.site, a.invocation, a.plugin)),
-  );
-  info.unfinished = [...info.tools.values()].filter((r) => r.state === "started");
   return info;
 }
 
