@@ -5,16 +5,22 @@
  * running turns' leases runs out (it may now be interrupted).
  */
 import { approvalOf } from "../../src/conversation/waiting.js";
-import { readConversation, type ConversationState, type TurnInfo } from "../../src/records/read-conversation.js";
+import { ConversationReader, type ConversationState, type TurnInfo } from "../../src/records/read-conversation.js";
 import type { Store } from "../../src/store/types.js";
 import type { WaitingEntry } from "./protocol.js";
 
 interface Seen {
+  /** The conversation as walked so far (kept for the READERS conversations that changed last). */
+  reader: ConversationReader | undefined;
+  /** Its length when last read (whether or not its reader is kept). */
   length: number;
   entries: WaitingEntry[];
   /** When a running turn's lease runs out: read again then. */
   recheckAt: number;
 }
+
+/** How many conversations keep their reader (the ones that changed last); another is walked anew when it changes. */
+const READERS = 256;
 
 /** How long an answered turn may stay unclaimed before it is offered for a resume (a lease's life). */
 export const ANSWERED_GRACE_MS = 30_000;
@@ -113,7 +119,7 @@ export class WaitingWatcher {
     const ids = new Set([...(this.store.list ? await this.store.list() : []), ...this.#known]);
     for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
     for (const id of [...ids].sort()) await this.#scanOne(id);
-    const all = [...this.#seen.values()].flatMap((s) => s.entries);
+    const all = [...this.#seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, s]) => s.entries); // by conversation id
     const json = JSON.stringify(all);
     if (json === this.#json) return;
     this.#json = json;
@@ -124,16 +130,26 @@ export class WaitingWatcher {
   async #scanOne(id: string): Promise<void> {
     const seen = this.#seen.get(id);
     const now = Date.now();
-    if (seen && now < seen.recheckAt) {
-      const grew = this.store.length ? (await this.store.length(id)) !== seen.length : (await this.store.read(id, seen.length)).length > 0;
-      if (!grew) return;
+    // each conversation is walked once; later scans walk only what was appended since
+    let reader = seen?.reader;
+    if (seen !== undefined) {
+      const due = now >= seen.recheckAt;
+      if (!due && this.store.length && (await this.store.length(id)) === seen.length) return;
+      const fresh = await this.store.read(id, seen.length);
+      if (fresh.length === 0 && !due) return;
+      if (reader !== undefined && fresh.length > 0 && fresh[0]!.seq !== reader.length + 1) reader = undefined; // not what follows: walk it all again
+      else reader?.add(fresh);
     }
-    const state = readConversation(await this.store.read(id), { now });
+    reader ??= new ConversationReader().add(await this.store.read(id));
+    const state = reader.state(now);
     let recheckAt = Number.POSITIVE_INFINITY;
     for (const info of state.turns.values()) {
       if (info.state === "running" && info.leaseUntil) recheckAt = Math.min(recheckAt, Date.parse(info.leaseUntil) + 1);
       if (info.state === "waiting" && info.waiting.length === 0) recheckAt = Math.min(recheckAt, answeredAt(info) + this.graceMs);
     }
-    this.#seen.set(id, { length: state.length, entries: entriesOf(id, state, now, this.graceMs), recheckAt });
+    this.#seen.delete(id); // (re-added last: the conversations that changed last keep their readers)
+    this.#seen.set(id, { reader, length: state.length, entries: entriesOf(id, state, now, this.graceMs), recheckAt });
+    let keep = READERS;
+    for (const s of [...this.#seen.values()].reverse()) if (s.reader !== undefined && --keep < 0) s.reader = undefined;
   }
 }

@@ -6,6 +6,8 @@ import { connect, serve, type SocketLike } from "../../adapters/websocket/index.
 import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/keys.js";
 import { TokenBucket } from "../../adapters/websocket/limits.js";
 import { waitingDesk } from "./fixtures.js";
+import { entriesOf, WaitingWatcher } from "../../adapters/websocket/watch.js";
+import { memoryStore, readConversation, type Store } from "../../src/index.js";
 
 /** Only what a browser's WebSocket offers (no `.on`, no Buffers): `connect` must need nothing more. */
 class BrowserLikeSocket implements SocketLike {
@@ -36,6 +38,27 @@ class BrowserLikeSocket implements SocketLike {
     });
   }
 }
+
+describe("the waiting list", () => {
+  it("walks each conversation once: later scans read only what was appended since, and say what a full read says", async () => {
+    const base = memoryStore();
+    const full: string[] = [];
+    const store: Store = { ...base, read: (id, after) => (after ? undefined : full.push(id), base.read(id, after)) };
+    const { served } = await waitingDesk(["ana", "sam"], { store: base });
+    const watcher = new WaitingWatcher(store, 60_000, (e) => { throw e; });
+    const now = async () => entriesOf("ana", readConversation(await base.read("ana"), { now: Date.now() })).concat(entriesOf("sam", readConversation(await base.read("sam"), { now: Date.now() })));
+    await watcher.refresh();
+    expect(watcher.all.map((e) => [e.conversation, e.state])).toEqual([["ana", "waiting"], ["sam", "waiting"]]);
+    const [turn] = await served.conversation("sam", { store: base }).turns();
+    await turn!.approve({ by: "maria" });
+    await served.conversation("sam", { store: base, approve: "changes" }).send("And A-1043?").catch((e: unknown) => e);
+    await base.append("ana", [{ functai_conversation: 1, kind: "note", at: new Date().toISOString() }]);
+    await watcher.refresh();
+    expect(watcher.all).toEqual(await now());
+    expect(watcher.all.filter((e) => e.conversation === "sam")).toHaveLength(1);
+    expect(full.sort()).toEqual(["ana", "sam"]); // once each
+  });
+});
 
 describe("parts", () => {
   it("keys: each key found in constant time among all; limits; a removed key's grant lapses", () => {
