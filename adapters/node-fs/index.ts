@@ -40,7 +40,11 @@ export interface FsStoreOptions {
    * next time parses only what was appended since.
    */
   readCacheBytes?: number;
-  /** `scan` reads a conversation file this many bytes at a time (default 1 MiB). */
+  /**
+   * `scan` streams a conversation file this many bytes at a time (default
+   * 1 MiB), keeping no record. A file of up to 4 MiB that the read cache may
+   * keep is read whole and kept instead (its turn is often resumed next).
+   */
   scanChunkBytes?: number;
 }
 
@@ -64,8 +68,10 @@ const HANDLES = 8;
 const IDLE_MS = 2_000;
 /** Under `flush: "auto"`, flushes stay in this thread while they average less than this. */
 const FAST_FLUSH_MS = 1;
-/** `scan` reads conversation files this many bytes at a time. */
+/** `scan` reads conversation files this many bytes at a time… */
 const SCAN_CHUNK = 1 << 20;
+/** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
+const SCAN_WHOLE = 4 << 20;
 
 export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const root = join(resolve(dir), "conversations");
@@ -245,7 +251,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     }
   };
 
-  return {
+  const store: Store = {
     durability: "disk",
 
     async append(conversation, records, opts) {
@@ -318,6 +324,13 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async scan(conversation, after, visit) {
       const file = fileOf(conversation);
+      const small = statOrUndefined(file);
+      if (small !== undefined && small.size <= Math.min(cacheMax, SCAN_WHOLE)) {
+        // A short conversation is read whole and kept, as `read` keeps it (its turn is often resumed next).
+        const records = await store.read(conversation);
+        for (const r of records) if (r.seq > after) visit(r);
+        return records.length > 0 ? records.at(-1)!.seq : 0;
+      }
       const fd = openFdIfExists(file, "r");
       if (fd === undefined) {
         marks.delete(conversation);
@@ -333,8 +346,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         }
       };
       try {
-        // Up to the size seen now, SCAN_CHUNK bytes at a time; a line longer than that grows the buffer.
         const { ino, size } = fstatSync(fd);
+        // Up to the size seen now, SCAN_CHUNK bytes at a time; a line longer than that grows the buffer.
         const scanner = new Scanner({ file, base: 0, before: 0, after: Math.max(0, after) }, emit);
         let buf = Buffer.allocUnsafe(Math.min(scanChunk, Math.max(size, 1)));
         let carry = 0;
@@ -414,4 +427,5 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       cachedBytes = 0;
     },
   };
+  return store;
 }

@@ -122,9 +122,10 @@ describe("fs store, on disk", () => {
       return { length, out };
     };
 
-    for (const chunk of [3, 64, 1 << 20]) {
-      it(`visits what read returns, from any \`after\`, in chunks of ${chunk} bytes (lines and batches across chunks)`, async () => {
-        const store = fsStore(dir, { scanChunkBytes: chunk });
+    // (a file of up to 4 MiB is read whole when the read cache may keep it: without the cache, every file is streamed)
+    for (const [chunk, cache] of [[3, 0], [64, 0], [1 << 20, 0], [3, undefined]] as const) {
+      it(`visits what read returns, from any \`after\`, ${cache === 0 ? `streamed in chunks of ${chunk} bytes (lines and batches across chunks)` : "read whole (a short file, kept)"}`, async () => {
+        const store = fsStore(dir, { scanChunkBytes: chunk, readCacheBytes: cache });
         await store.append("c", [rec("a", { text: "x".repeat(200) })]);
         await store.append("c", [rec("b"), rec("c"), rec("d")]);
         await store.append("c", [rec("e")]);
@@ -140,7 +141,7 @@ describe("fs store, on disk", () => {
     }
 
     it("leaves a torn tail out, and refuses damage before the last line (store-corrupt)", async () => {
-      const store = fsStore(dir, { scanChunkBytes: 16 });
+      const store = fsStore(dir, { scanChunkBytes: 16, readCacheBytes: 0 });
       await store.append("c", [rec("a"), rec("b")]);
       await appendFile(file("c"), '{"functai_conversation":1,"kind":"note","seq":3,"te');
       expect((await visited(store, "c")).out.map((r) => r.seq)).toEqual([1, 2]);
@@ -157,7 +158,7 @@ describe("fs store, on disk", () => {
     });
 
     it("a read after a scan reads on from where it ended: what another process appended since, and only that", async () => {
-      const store = fsStore(dir);
+      const store = fsStore(dir, { readCacheBytes: 0 });
       await fsStore(dir).append("c", [rec("a"), rec("b")]);
       expect((await visited(store, "c")).length).toBe(2);
       await fsStore(dir).append("c", [rec("c")]);
