@@ -155,13 +155,39 @@ async function durable(): Promise<void> {
           if (out !== FINAL_TEXT) throw new Error("ours: wrong answer (fs)");
         },
       );
+      // The least a durable store can do in the same turn: keep records in memory, and write each
+      // batch as one JSON line then fsync it, in this thread (no lock, no checks, no file format).
+      const least = await timed(
+        () => {
+          const base = memoryStore();
+          const fd = fsModule.openSync(join(dir, `least-${nextId()}.jsonl`), "a", 0o600);
+          const store = {
+            ...base,
+            append: async (id: string, records: readonly object[], opts?: { expect?: number }) => {
+              const length = await base.append(id, records, opts);
+              fsModule.writeSync(fd, JSON.stringify(records) + "\n");
+              fsModule.fsyncSync(fd);
+              return length;
+            },
+          };
+          return { chat: fn.conversation(nextId(), { store, lm: scripted(replies(n)) }), fd };
+        },
+        async ({ chat, fd }) => {
+          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (least)");
+          fsModule.closeSync(fd);
+        },
+      );
       const perStepFs = (fs.medianMs * 1000) / n;
       const perStepMem = (mem.medianMs * 1000) / n;
+      const perStepLeast = (least.medianMs * 1000) / n;
       report({
         metric: "durable_overhead_per_changing_tool_us", n, unit: "us", name: NAME, value: round(perStepFs - perStepMem),
         detail: {
           how: "per changing-tool step: fsStore turn minus memoryStore turn, same process",
           fs_per_step_us: round(perStepFs), memory_per_step_us: round(perStepMem),
+          least_durable_store_us: round(perStepLeast - perStepMem),
+          least_durable_store_how: "memoryStore + writeSync(JSON of the batch) + fsyncSync per append, same turn: what any durable store pays in a turn here",
+          least_runs_ms: least.runsMs.map((x) => round(x)),
           fs_runs_ms: fs.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)), tmpdir: tmpdir(),
         },
       });

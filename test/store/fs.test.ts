@@ -125,7 +125,7 @@ describe("fs store, on disk", () => {
     // (a file of up to 4 MiB is read whole when the read cache may keep it: without the cache, every file is streamed)
     for (const [chunk, cache] of [[3, 0], [64, 0], [1 << 20, 0], [3, undefined]] as const) {
       it(`visits what read returns, from any \`after\`, ${cache === 0 ? `streamed in chunks of ${chunk} bytes (lines and batches across chunks)` : "read whole (a short file, kept)"}`, async () => {
-        const store = fsStore(dir, { scanChunkBytes: chunk, readCacheBytes: cache });
+        const store = fsStore(dir, { scanChunkBytes: chunk, ...(cache === undefined ? {} : { readCacheBytes: cache }) });
         await store.append("c", [rec("a", { text: "x".repeat(200) })]);
         await store.append("c", [rec("b"), rec("c"), rec("d")]);
         await store.append("c", [rec("e")]);
