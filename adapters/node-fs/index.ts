@@ -84,19 +84,20 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   }
   let flushMs = 0; // moving average of recent flushes (auto)
   let pooled = 0; // flushes in the thread pool now
-  /** One fsync of a conversation file, in this thread or the pool (see `flush`). */
-  const flush = async (fd: number): Promise<void> => {
+  /** One fsync of a conversation file, in this thread (then it returns nothing to wait for) or the pool (see `flush`). */
+  const flush = (fd: number): Promise<void> | undefined => {
     const t0 = performance.now();
-    if (flushIn === "thread" || (flushIn === "auto" && pooled === 0 && flushMs < FAST_FLUSH_MS)) fsyncSync(fd);
-    else {
-      pooled++;
-      try {
-        await fsyncFd(fd);
-      } finally {
-        pooled--;
-      }
+    const took = (): void => void (flushMs = 0.75 * flushMs + 0.25 * (performance.now() - t0));
+    if (flushIn === "thread" || (flushIn === "auto" && pooled === 0 && flushMs < FAST_FLUSH_MS)) {
+      fsyncSync(fd);
+      took();
+      return undefined;
     }
-    flushMs = 0.75 * flushMs + 0.25 * (performance.now() - t0);
+    pooled++;
+    return fsyncFd(fd).finally(() => {
+      pooled--;
+      took();
+    });
   };
   const known = new Map<string, Known>(); // written only under the lock
   const me = {}; // this store, as the `writer` of a lock it holds
@@ -225,7 +226,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       const data = encodeBatch(bodies, seen.count + 1);
       try {
         for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
-        await flush(fd);
+        const pending = flush(fd);
+        if (pending !== undefined) await pending;
         options.onFlush?.();
         if (created) await syncDir(root);
       } catch (e) {

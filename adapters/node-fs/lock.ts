@@ -58,8 +58,8 @@ const nextToken = (): string => NONCE + (issued++ >>> 0).toString(16).padStart(8
 
 /** Tokens of the locks this process holds: a lock with our pid but a token not here was left by a dead process that had our pid. */
 const held = new Set<string>();
-/** Same-process callers queue here first, so they do not spin on the lock file against each other. */
-const queues = new Map<string, Promise<unknown>>();
+/** Same-process callers wait in line here first, so they do not spin on the lock file against each other. */
+const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
 
 /**
  * A lock this process took and keeps for a moment after `fn` ends: appends
@@ -109,16 +109,22 @@ let exitHook = false;
  * });
  * ```
  */
-export function withLock<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
-  const previous = queues.get(path);
-  // Nobody in this process ahead of us: take (or reuse) the lock now, so that `fn` starts in this very call.
-  const run = previous === undefined ? locked(path, options, fn) : previous.then(() => locked(path, options, fn));
-  const tail = run.catch(() => undefined);
-  queues.set(path, tail);
-  void tail.then(() => {
-    if (queues.get(path) === tail) queues.delete(path);
-  });
-  return run;
+export async function withLock<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
+  let line = lines.get(path);
+  if (line === undefined) lines.set(path, (line = { busy: false, waiting: [] }));
+  else if (line.busy) await new Promise<void>((go) => line!.waiting.push(go));
+  line.busy = true;
+  try {
+    return await locked(path, options, fn);
+  } finally {
+    // hand the line to the next caller here, or leave it
+    const next = line.waiting.shift();
+    if (next !== undefined) next();
+    else {
+      line.busy = false;
+      if (lines.get(path) === line) lines.delete(path);
+    }
+  }
 }
 
 function locked<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
