@@ -79,7 +79,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     predict(input: CallInput<S>, options?: CallOptions): Promise<Prediction<O>> {
       try {
         const parsed = parseInput(def, input);
-        return runPlain<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal });
+        return runPlain<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal, keepSteps: true });
       } catch (e) {
         return Promise.reject(e);
       }

@@ -61,6 +61,8 @@ interface RootOptions {
   input: Record<string, unknown>;
   history?: readonly EarlierTurn[];
   signal?: AbortSignal | undefined;
+  /** Keep each model call for the prediction's `steps` (`predict`). */
+  keepSteps?: boolean;
 }
 
 /** A plain call: nobody to ask, nothing kept. */
@@ -71,6 +73,7 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
       turn,
       name: def.name,
       mode: "plain",
+      keepSteps: options.keepSteps ?? false,
       journal: () => new Journal({ turn, attempt: 1 }),
       execute: (runtime) => def.execute(rootFrame(runtime, def.name, options.settings), options.input, options.history ?? []),
     },

@@ -57,6 +57,8 @@ export interface TurnRuntimeOptions {
   beforeEffect?: () => void | Promise<void>;
   /** The conversation the turn belongs to, if any (delegates open theirs beside it). */
   conversation?: { id: string; store: import("../store/types.js").Store };
+  /** Keep each model call (its request and reply) in `steps`: only `predict` shows them, and each request holds the history so far. */
+  keepSteps?: boolean;
 }
 
 /** Everything one run of a turn shares: its journal, events, usage and steps. */
@@ -71,8 +73,10 @@ export class TurnRuntime {
   readonly #emit: ((path: string, body: TurnEventBody) => void) | undefined;
   readonly #shown: Set<string>;
   readonly #beforeEffect: (() => void | Promise<void>) | undefined;
+  readonly #keepSteps: boolean;
 
   constructor(options: TurnRuntimeOptions) {
+    this.#keepSteps = options.keepSteps ?? false;
     this.turn = options.turn;
     this.mode = options.mode;
     this.journal = options.journal;
@@ -103,8 +107,9 @@ export class TurnRuntime {
     return this.#beforeEffect?.();
   }
 
+  /** Counts a model call's usage; keeps the call itself when asked to (`keepSteps`). */
   addStep(step: Step): void {
-    this.steps.push(step);
+    if (this.#keepSteps) this.steps.push(step);
     this.usage.inputTokens += step.response.usage.inputTokens;
     this.usage.outputTokens += step.response.usage.outputTokens;
   }

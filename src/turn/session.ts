@@ -22,6 +22,8 @@ export interface TurnHost {
   readonly name: string;
   readonly mode: TurnMode;
   readonly conversation?: { id: string; store: import("../store/types.js").Store } | undefined;
+  /** Keep each model call in `runtime.steps` (for `predict`). */
+  readonly keepSteps?: boolean;
   journal(run: number): Journal | Promise<Journal>;
   execute(runtime: TurnRuntime): Promise<unknown>;
   beforeEffect?(): void | Promise<void>;
@@ -87,6 +89,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
           };
         if (host.beforeEffect) options.beforeEffect = () => host.beforeEffect!();
         if (host.conversation) options.conversation = host.conversation;
+        if (host.keepSteps) options.keepSteps = true;
         runtime = new TurnRuntime(options);
         session.runtime = runtime;
         const result = await host.execute(runtime);
