@@ -1,5 +1,5 @@
 /** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
-import { closeSync, fstatSync, fsync, openSync, read, statSync, type Stats } from "node:fs";
+import { closeSync, fstatSync, fsync, fsyncSync, openSync, read, statSync, type Stats } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
@@ -122,6 +122,16 @@ export async function makeDir(dir: string): Promise<void> {
   for (let d = dir; ; d = dirname(d)) {
     await syncDir(dirname(d));
     if (d === first || dirname(d) === d) break;
+  }
+}
+
+/** {@link syncDir} in this thread (three calls, no thread-pool round trips). */
+export function syncDirNow(dir: string): void {
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

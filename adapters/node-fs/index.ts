@@ -11,7 +11,7 @@ import { checkConversationId, checkRecords, storeConflict } from "../../src/stor
 import type { ConversationRecord } from "../../src/records/types.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
-import { closeFd, fsyncFd, io, makeDir, openFdIfExists, readAt, scanFd, statOrUndefined, syncDir, unchanged, type Known } from "./files.js";
+import { closeFd, fsyncFd, io, makeDir, openFdIfExists, readAt, scanFd, statOrUndefined, syncDir, syncDirNow, unchanged, type Known } from "./files.js";
 import { encodeBatch, recordBody, Scanner } from "./jsonl.js";
 import { withLock, type Held } from "./lock.js";
 
@@ -84,11 +84,12 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   }
   let flushMs = 0; // moving average of recent flushes (auto)
   let pooled = 0; // flushes in the thread pool now
+  const inThread = (): boolean => flushIn === "thread" || (flushIn === "auto" && pooled === 0 && flushMs < FAST_FLUSH_MS);
   /** One fsync of a conversation file, in this thread (then it returns nothing to wait for) or the pool (see `flush`). */
   const flush = (fd: number): Promise<void> | undefined => {
     const t0 = performance.now();
     const took = (): void => void (flushMs = 0.75 * flushMs + 0.25 * (performance.now() - t0));
-    if (flushIn === "thread" || (flushIn === "auto" && pooled === 0 && flushMs < FAST_FLUSH_MS)) {
+    if (inThread()) {
       fsyncSync(fd);
       took();
       return undefined;
@@ -229,7 +230,10 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         const pending = flush(fd);
         if (pending !== undefined) await pending;
         options.onFlush?.();
-        if (created) await syncDir(root);
+        if (created) {
+          if (inThread()) syncDirNow(root); // (where flushes go: a directory's fsync is one too)
+          else await syncDir(root);
+        }
       } catch (e) {
         // all or none: take back whatever part of the batch reached the file.
         known.delete(conversation);

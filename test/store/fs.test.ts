@@ -204,6 +204,8 @@ describe("fs store, on disk", () => {
     };
 
     it("auto: in this thread while flushes are fast; in the pool once they are slow", async () => {
+      // the files exist first: a new file's directory is flushed too
+      for (const id of ["fast", "slow"]) await fsStore(dir).append(id, [rec()]);
       const fast = counting(0);
       try {
         const store = fsStore(dir);
@@ -222,10 +224,24 @@ describe("fs store, on disk", () => {
       } finally {
         slow.restore();
       }
-      expect((await fsStore(dir).read("slow")).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+      expect((await fsStore(dir).read("slow")).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+
+    it("a new conversation file's directory is flushed once, where its flushes go", async () => {
+      const c = counting(0);
+      try {
+        const store = fsStore(dir, { flush: "thread" });
+        await store.append("new", [rec()]);
+        expect(c.seen).toEqual({ thread: 2, pool: 0 }); // the file, then the directory that names it
+        await store.append("new", [rec()]);
+        expect(c.seen).toEqual({ thread: 3, pool: 0 });
+      } finally {
+        c.restore();
+      }
     });
 
     it('"pool" and "thread" always wait where they say; anything else is refused', async () => {
+      for (const id of ["p", "t"]) await fsStore(dir).append(id, [rec()]);
       const c = counting(0);
       try {
         await fsStore(dir, { flush: "pool" }).append("p", [rec(), rec()]);
