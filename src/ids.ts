@@ -1,7 +1,19 @@
+/** Random bytes drawn 4 KiB at a time (a call into the random source costs more than 16 bytes of it). */
+const pool = new Uint8Array(4096);
+let used = pool.length;
+function randomInto(bytes: Uint8Array): void {
+  if (used + bytes.length > pool.length) {
+    crypto.getRandomValues(pool);
+    used = 0;
+  }
+  bytes.set(pool.subarray(used, used + bytes.length));
+  used += bytes.length;
+}
+
 /** A time-ordered id (UUID version 7): turns sort by when they were sent. */
 export function newTurnId(now = Date.now()): string {
   const bytes = new Uint8Array(16);
-  crypto.getRandomValues(bytes);
+  randomInto(bytes);
   let t = now;
   for (let i = 5; i >= 0; i--) {
     bytes[i] = t % 256;

@@ -45,8 +45,20 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
   return parsed.data as Record<string, unknown>;
 }
 
-/** A short description of a zod type for the `program` record's interface. */
+/** Shapes made so far, by type: a type's shape is made once (each new conversation records it). */
+const shapes = new WeakMap<z.ZodType, unknown>();
+
+/** A short description of a zod type for the `program` record's interface (frozen: it is shared). */
 export function shapeOf(type: z.ZodType): unknown {
+  let shape = shapes.get(type);
+  if (shape === undefined) {
+    shape = deepFreeze(jsonShape(type));
+    shapes.set(type, shape);
+  }
+  return shape;
+}
+
+function jsonShape(type: z.ZodType): unknown {
   try {
     const schema = (type as unknown as { toJSONSchema?: () => Record<string, unknown> }).toJSONSchema?.();
     if (schema) {
@@ -57,4 +69,12 @@ export function shapeOf(type: z.ZodType): unknown {
     // some types have no JSON Schema: the interface only names them
   }
   return { type: "unknown" };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }

@@ -13,12 +13,20 @@ const block = (tag: string, body: string): string => `<${tag}>\n${body}\n</${tag
 
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
 
+/** An output type's JSON Schema, as the system message shows it (made once per type). */
+const schemaText = new WeakMap<z.ZodType, string>();
+
 export function systemMessage(name: string, description: string, output: z.ZodType): string {
   let text = `Function: ${name}\n\n${description}\n\nReply in exactly this form:\n${block("result", "...")}`;
   if (!isStringOutput(output)) {
-    const schema = z.toJSONSchema(output, { unrepresentable: "any" }) as Record<string, unknown>;
-    delete schema.$schema;
-    text += `\n\nThe result is JSON matching this schema: ${JSON.stringify(schema)}`;
+    let json = schemaText.get(output);
+    if (json === undefined) {
+      const schema = z.toJSONSchema(output, { unrepresentable: "any" }) as Record<string, unknown>;
+      delete schema.$schema;
+      json = JSON.stringify(schema);
+      schemaText.set(output, json);
+    }
+    text += `\n\nThe result is JSON matching this schema: ${json}`;
   }
   return text;
 }

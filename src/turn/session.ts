@@ -68,8 +68,10 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
       queue = [];
       sendBack({ type: "RUNNER.EVENTS", events });
     };
+    let ended = false; // the runner reported its end: nothing left to stop
     const report = (event: AnyEventObject): void => {
       flush();
+      ended = true;
       sendBack(event);
     };
     void (async () => {
@@ -121,7 +123,10 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         }
       }
     })();
-    return () => controller.abort(new FunctaiError("turn-aborted", "the turn was stopped"));
+    // (an error object costs its stack: made only when there is a run to stop)
+    return () => {
+      if (!ended) controller.abort(new FunctaiError("turn-aborted", "the turn was stopped"));
+    };
   };
 }
 
