@@ -41,6 +41,8 @@ export default defineConfig({
               test: {
                 name: "browser",
                 include: ["test/**/*.browser.test.ts"],
+                // a WebSocket server (in Node) for the companion tests that run in the page
+                globalSetup: ["test/browser/ws-server.setup.ts"],
                 // found up front: a late discovery makes Vite reload a running test
                 deps: { optimizer: { client: { include: ["xstate", "zod", "idb", "openai", "@anthropic-ai/sdk"] } } },
                 testTimeout: 60_000,
