@@ -1,12 +1,12 @@
 /**
  * Global setup of the browser project (runs in Node): a WebSocket server for
- * `websocket.browser.test.ts`, serving the refund desk with two
- * conversations ("sam", "ana") whose turns wait for the refund's approval.
- * The page gets its address through `inject("functaiWsUrl")`.
+ * `websocket.browser.test.ts`, in a child process of its own (ws-server.ts,
+ * the package's source through tsx), stopped at the end. The page gets its
+ * address through `inject("functaiWsUrl")`.
  */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { serve } from "../../adapters/websocket/index.js";
-import { waitingDesk } from "../websocket/fixtures.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -15,8 +15,32 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const d = await waitingDesk(["ana", "sam"]);
-  const server = await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0 });
-  project.provide("functaiWsUrl", server.url);
-  return () => server.close();
+  const script = fileURLToPath(new URL("./ws-server.ts", import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=functai-source", script], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`the WebSocket server did not start in 30 s: ${stderr}`)), 30_000);
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /^url (\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the WebSocket server exited (${code}) before it listened: ${stderr}`));
+    });
+  });
+  project.provide("functaiWsUrl", url);
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
 }
