@@ -2,7 +2,7 @@
  * A cross-process lock: a symbolic link created with `symlink(2)` (atomic,
  * fails with EEXIST when the lock is held) whose target names the holder:
  * `fl1:<pid>:<host>:<token>`, where `<host>` is a short hash of the host
- * name and `<token>` is random. The target stays under 60 bytes, so the
+ * name and pid namespace, and `<token>` is random. The target stays under 60 bytes, so the
  * file system keeps it inside the inode: taking the lock is one system call
  * that allocates no data block, and releasing it is one `unlink`. (A lock
  * file written with the holder's JSON costs three calls and a data block,
@@ -15,7 +15,7 @@
  * honoured and broken by the same rules.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, lstatSync, openSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { lstat, readFile, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -31,7 +31,7 @@ export interface LockOptions {
 /** Who holds a lock, as read back from it. */
 export interface Holder {
   pid: number;
-  /** 8 hex digits of sha256(host name). */
+  /** 8 hex digits of sha256(host name, NUL, pid namespace); of the host name alone for older lock files. */
   host: string;
   /** The host name itself, when the lock recorded it (older lock files). */
   hostName?: string;
@@ -41,8 +41,21 @@ export interface Holder {
 }
 
 const HOST_NAME = hostname();
+/**
+ * Linux's pid namespace of this process: containers sharing a host name (and
+ * a volume) number their processes apart, and a pid seen from one says
+ * nothing of the other. Empty where there is no /proc.
+ */
+const PID_NAMESPACE = (() => {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return "";
+  }
+})();
 const hostId = (name: string): string => createHash("sha256").update(name).digest("hex").slice(0, 8);
-const HOST = hostId(HOST_NAME);
+/** Where a pid means this process's pids: the host name and the pid namespace. */
+const HOST = hostId(`${HOST_NAME}\0${PID_NAMESPACE}`);
 const TARGET = /^fl1:(\d{1,10}):([0-9a-f]{8}):([0-9a-f]{16})$/;
 
 /** The symlink target naming this process as holder, with a fresh token. */
@@ -373,8 +386,12 @@ async function look(path: string, staleMs: number): Promise<"gone" | "live" | "s
   return holder === undefined || isDead(holder) ? "stale" : "live";
 }
 
+/** Whether the holder's pids are ours to look up (this host, this pid namespace). */
+const sameHost = (holder: Holder): boolean =>
+  holder.format === "file" ? holder.hostName === HOST_NAME : holder.host === HOST; // (older lock files name the host only)
+
 function isDead(holder: Holder): boolean {
-  if (holder.host !== HOST) return false; // another machine's process: we cannot tell, so never break it
+  if (!sameHost(holder)) return false; // another machine's (or container's) process: we cannot tell, so never break it
   if (holder.pid === process.pid) return !held.has(holder.token);
   try {
     process.kill(holder.pid, 0);
@@ -388,6 +405,6 @@ function isDead(holder: Holder): boolean {
 async function describe(path: string): Promise<string> {
   const [holder, st] = await Promise.all([readHolder(path), lstat(path).catch(() => undefined)]);
   if (holder === undefined || st === undefined) return "";
-  const where = holder.host === HOST ? "on this host" : `on ${holder.hostName ?? "another host"}`;
+  const where = sameHost(holder) ? "on this host" : `on ${holder.hostName ?? "another host"}`;
   return ` (held by pid ${holder.pid} ${where} since ${new Date(st.mtimeMs).toISOString()})`;
 }

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import fsModule from "node:fs";
+import fsModule, { readlinkSync } from "node:fs";
 import { appendFile, lstat, lutimes, mkdtemp, open, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
@@ -351,7 +351,16 @@ describe("fs store, on disk", () => {
     };
     /** A process keeps its lock until the event loop's next check phase (for appends that follow at once). */
     const letGo = (): Promise<void> => new Promise((r) => setImmediate(r));
-    const hostHash = (name: string): string => createHash("sha256").update(name).digest("hex").slice(0, 8);
+    const hash = (text: string): string => createHash("sha256").update(text).digest("hex").slice(0, 8);
+    const pidNamespace = (() => {
+      try {
+        return readlinkSync("/proc/self/ns/pid");
+      } catch {
+        return "";
+      }
+    })();
+    /** How a link names a host: its name and the pid namespace its pids are counted in. */
+    const hostHash = (name: string, namespace = pidNamespace): string => hash(`${name}\0${namespace}`);
 
     it("is a symbolic link naming its holder in under 60 bytes (kept in the inode), gone once released", async () => {
       await fsStore(dir).append("c", [rec()]); // makes the directory
@@ -366,6 +375,16 @@ describe("fs store, on disk", () => {
       await expect(lstat(lockOf("c"))).rejects.toThrow();
       expect(parseTarget("fl1:0:00000000:0000000000000000")).toBeUndefined();
       expect(parseTarget(`fl1:12:${hostHash("x")}:0123456789abcdef trailing`)).toBeUndefined();
+    });
+
+    it("a link naming this host but another pid namespace (another container) is never broken", async () => {
+      await fsStore(dir).append("c", [rec()]);
+      await letGo();
+      const dead = deadPid();
+      await symlink(`fl1:${dead}:${hostHash(hostname(), "pid:[1]")}:0123456789abcdef`, lockOf("c"));
+      const error = await fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 }).append("c", [rec()]).catch((e: unknown) => e);
+      expect(isFunctaiError(error, "store-io")).toBe(true);
+      expect((error as Error).message).toContain(`pid ${dead} on another host`);
     });
 
     // Locks as this version makes them (symlinks), and as the earlier one did (a file of JSON): both honoured, both broken.
