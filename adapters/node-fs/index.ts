@@ -48,6 +48,16 @@ export interface FsStoreOptions {
   scanChunkBytes?: number;
 }
 
+/** Conversation files a store keeps open between appends, and for how long without one. */
+const HANDLES = 8;
+const IDLE_MS = 2_000;
+/** Under `flush: "auto"`, flushes stay in this thread while they average less than this. */
+const FAST_FLUSH_MS = 1;
+/** `scan` reads conversation files this many bytes at a time… */
+const SCAN_CHUNK = 1 << 20;
+/** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
+const SCAN_WHOLE = 4 << 20;
+
 /**
  * A store on the file system (durability `"disk"`): owner-only files
  * (0o600) and directories (0o700), a lock per append across processes, the
@@ -63,16 +73,6 @@ export interface FsStoreOptions {
  * await store.append("sam", [{ functai_conversation: 1, kind: "note", at: new Date().toISOString() }], { expect: n });
  * ```
  */
-/** Conversation files a store keeps open between appends, and for how long without one. */
-const HANDLES = 8;
-const IDLE_MS = 2_000;
-/** Under `flush: "auto"`, flushes stay in this thread while they average less than this. */
-const FAST_FLUSH_MS = 1;
-/** `scan` reads conversation files this many bytes at a time… */
-const SCAN_CHUNK = 1 << 20;
-/** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
-const SCAN_WHOLE = 4 << 20;
-
 export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const root = join(resolve(dir), "conversations");
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
@@ -190,8 +190,11 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     const mine = held.writer === me ? handles.get(conversation) : undefined;
     const last = mine !== undefined ? known.get(conversation) : undefined;
     const st = last !== undefined ? { ino: mine!.ino, size: last.end } : statOrUndefined(file);
-    const cached = handles.get(conversation);
-    if (cached !== undefined && cached.ino !== st?.ino) drop(conversation);
+    let reused = handles.get(conversation);
+    if (reused !== undefined && reused.ino !== st?.ino) {
+      drop(conversation); // removed or replaced since: opened anew
+      reused = undefined;
+    }
     const created = st === undefined;
     if (created) {
       // Refuse before creating: a refused append leaves no empty file behind.
@@ -199,7 +202,6 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       if (bodies.length === 0) return 0;
     }
     let fd: number;
-    const reused = handles.get(conversation);
     if (reused !== undefined) fd = reused.fd;
     else {
       // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.

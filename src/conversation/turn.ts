@@ -158,8 +158,11 @@ export class Turn {
     return new ConversationStream(session, this.#core, this);
   }
 
-  /** Records what a person said of each unfinished tool (conditionally), and returns the turn as it then stood. */
-  /** Records the given results and reruns; the turn as read, and the conversation's length after (what the turn's claim expects). */
+  /**
+   * Records what a person said of each unfinished tool (conditionally); the
+   * turn as it then stood, and the conversation's length after (what the
+   * turn's claim expects).
+   */
   async #settle(options: ResumeOptions): Promise<{ info: TurnInfo; length: number }> {
     const results = options.results ?? {};
     const rerun = new Set((options.rerun ?? []).map(String));

@@ -76,16 +76,8 @@ export interface ConversationState {
  * What the walk keeps per turn: only what its {@link TurnInfo} is made of
  * (not the records it read: a 10k-turn conversation keeps ~1 KB per turn).
  */
-interface Tally {
-  id: string;
-  parent: string | null;
-  program: string;
-  inputs: Record<string, unknown>;
-  approve: unknown;
-  seq: number;
-  attempt: number;
-  /** The last lease's holder and end, and where it was. */
-  holder: string | null;
+interface Tally extends Pick<TurnInfo, "id" | "parent" | "program" | "inputs" | "approve" | "seq" | "attempt" | "holder" | "ended" | "stopped" | "snapshot"> {
+  /** The last lease's end (TurnInfo's `leaseUntil`), and where the lease was. */
   until: string | null;
   leaseAt: number;
   lastWaiting: WaitingRecord | null;
@@ -94,9 +86,6 @@ interface Tally {
   answeredSince: Set<string> | null;
   answers: ApprovalRecord[] | null;
   tools: Map<string, ToolRecord> | null;
-  ended: EndedRecord | null;
-  stopped: boolean;
-  snapshot: unknown | null;
   /** The last TurnInfo given out, and whether a record came since (an ended turn's is given again until one does). */
   given: TurnInfo | null;
   changed: boolean;
