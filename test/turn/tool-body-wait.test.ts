@@ -4,6 +4,15 @@ import { ai, tool, Waiting } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 import { deskTools, echoLast } from "../engine/fixtures.js";
 
+/** The model asks for `helper`, whose inner AI function asks for `refund`; then each echoes the last tool result. */
+const helperThenRefund = () =>
+  scripted([
+    { toolCalls: [{ name: "helper", input: { q: "refund" } }] },
+    { toolCalls: [{ name: "refund", input: { order_id: "A", amount: 1 } }] },
+    echoLast,
+    echoLast,
+  ]);
+
 describe("a changing tool whose body calls an AI function that waits for a person", () => {
   it("is entered again once answered (its inner calls replay), not left unfinished", async () => {
     const t = deskTools();
@@ -15,12 +24,7 @@ describe("a changing tool whose body calls an AI function that waits for a perso
       return answer(q);
     });
     const desk = ai("desk", { description: "d", input: { q: z.string() }, tools: [helper] });
-    const lm = scripted([
-      { toolCalls: [{ name: "helper", input: { q: "refund" } }] },
-      { toolCalls: [{ name: "refund", input: { order_id: "A", amount: 1 } }] },
-      echoLast,
-      echoLast,
-    ]);
+    const lm = helperThenRefund();
     const s = desk.stream("go", { lm, approve: ["answer/refund"] });
     for await (const e of s) if (e.type === "approval") void s.approve({ id: e.approval.id });
     expect(await s).toBe("saw: saw: refunded 1 for A");
@@ -34,12 +38,7 @@ describe("a changing tool whose body calls an AI function that waits for a perso
     const answer = ai("answer", { description: "Answer.", input: { question: z.string() }, tools: [t.refund] });
     const helper = tool("helper", { description: "h", input: { q: z.string() } }, async ({ q }) => answer(q));
     const desk = ai("desk", { description: "d", input: { q: z.string() }, tools: [helper] });
-    const lm = scripted([
-      { toolCalls: [{ name: "helper", input: { q: "refund" } }] },
-      { toolCalls: [{ name: "refund", input: { order_id: "A", amount: 1 } }] },
-      echoLast,
-      echoLast,
-    ]);
+    const lm = helperThenRefund();
     const store = memoryStore();
     const err = await desk.conversation("c", { store, lm, approve: ["refund"] }).send("go").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Waiting);
