@@ -19,7 +19,8 @@ const conditions = ["functai-source"];
 
 export default defineConfig({
   resolve: { conditions: [...conditions, "module", "browser", "development|production"] },
-  ssr: { resolve: { conditions: [...conditions, "module", "node", "development|production"] } },
+  // no "module" condition for Node: it is not Node's, and packages such as @opentelemetry/api point it at an ESM build that only bundlers can load
+  ssr: { resolve: { conditions: [...conditions, "node", "development|production"] } },
   test: {
     reporters: ["default", ["json", { outputFile: "test-results.json" }]],
     projects: [
