@@ -26,6 +26,7 @@ export type ErrorCode =
   | "store-io"
   | "lm-missing"
   | "lm-unknown"
+  | "lm-script-ended"
   | "settings-invalid"
   | "plugin-failed"
   | "plugin-invalid"

@@ -3,6 +3,7 @@ import { FunctaiError, OutputError, StepLimit } from "../errors.js";
 import { remember } from "../history.js";
 import { Fingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
+import { replyText } from "../lm/reply-text.js";
 import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
 import type { LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
 import { resolveLM } from "../providers/resolve.js";
@@ -44,8 +45,10 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   await runtime.beforeEffect();
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
-  const onText = runtime.streaming ? (delta: string) => runtime.emit(path, { type: "text", site, delta }) : undefined;
-  let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText });
+  // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
+  const text = runtime.streaming ? replyText((delta) => runtime.emit(path, { type: "text", site, delta })) : undefined;
+  let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push });
+  text?.end();
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });
   const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));

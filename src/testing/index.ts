@@ -1,3 +1,3 @@
-export { scripted, type ScriptedLM, type ScriptedReply } from "./scripted.js";
+export { scripted, type ScriptedAnswer, type ScriptedLM, type ScriptedOptions, type ScriptedReply } from "./scripted.js";
 export { memoryStore } from "../store/memory.js";
 export { faultyStore } from "./faulty-store.js";

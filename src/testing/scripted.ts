@@ -1,11 +1,38 @@
 import { FunctaiError } from "../errors.js";
 import { LM_SPEC, type LanguageModel, type LMRequest, type LMResponse, type Usage } from "../lm/types.js";
 
+/**
+ * One scripted reply, as an object: the model's text, tool calls, usage.
+ * `chunks` gives the text exactly as it streams, in these pieces (their
+ * concatenation is the reply's text; give `text` or `chunks`, not both):
+ * `{ chunks: ["<res", "ult>\nHi", "\n</result>"] }`.
+ */
+export interface ScriptedAnswer {
+  text?: string;
+  chunks?: readonly string[];
+  toolCalls?: { name: string; input: unknown; id?: string }[];
+  usage?: Partial<Usage>;
+}
+
 /** A scripted reply: the model's text, or tool calls (and text), or a function of the request returning one. */
-export type ScriptedReply =
-  | string
-  | { text?: string; toolCalls?: { name: string; input: unknown; id?: string }[]; usage?: Partial<Usage> }
-  | ((request: LMRequest, index: number) => string | { text?: string; toolCalls?: { name: string; input: unknown; id?: string }[]; usage?: Partial<Usage> });
+export type ScriptedReply = string | ScriptedAnswer | ((request: LMRequest, index: number) => string | ScriptedAnswer);
+
+/** How a scripted model writes and streams its replies. */
+export interface ScriptedOptions {
+  /** Tools offered natively (default) or as text, with calls written as `<tool_call>` blocks. */
+  nativeTools?: boolean;
+  model?: string;
+  /**
+   * `"reply"`: a text answer (text, no tool calls) is written in the reply
+   * form a model is told to use, `<result>\n…\n</result>`, so tests see
+   * what a real model sends. `"plain"` (default): the text as given. A
+   * reply given as `chunks`, or whose text already holds `<result>`, is sent
+   * as given.
+   */
+  form?: "plain" | "reply";
+  /** How a reply's text streams: word by word (default) or in pieces of this many characters. */
+  chunks?: "words" | number;
+}
 
 export interface ScriptedLM extends LanguageModel {
   /** Every request it was sent, in order (to check nothing was paid for twice). */
@@ -16,17 +43,44 @@ export interface ScriptedLM extends LanguageModel {
 
 const DEFAULT_USAGE: Usage = { inputTokens: 10, outputTokens: 5 };
 
+function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
+  if (typeof chunks !== "number") return text.split(/(?<= )/);
+  if (!Number.isInteger(chunks) || chunks < 1) throw new FunctaiError("settings-invalid", `scripted model: chunks is ${chunks}; give a whole number of characters, 1 or more.`);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += chunks) out.push(text.slice(i, i + chunks));
+  return out;
+}
+
+/** The reply's text and the pieces it streams in. */
+function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions): { text: string; stream: readonly string[] } {
+  if (r.chunks !== undefined) {
+    const text = r.chunks.join("");
+    if (r.text !== undefined && r.text !== text)
+      throw new FunctaiError("settings-invalid", "scripted model: a reply gives both text and chunks, and they differ; give one of them.");
+    return { text, stream: r.chunks };
+  }
+  let text = r.text ?? "";
+  if (options.form === "reply" && !hasCalls && text !== "" && !text.includes("<result>")) text = `<result>\n${text}\n</result>`;
+  return { text, stream: pieces(text, options.chunks) };
+}
+
 /**
- * A model that answers from a list, in order. With `nativeTools: false` the
- * tools are offered as text and its tool calls are written as text blocks,
- * read back as a real model's would be.
+ * A model that answers from a list, in order, streaming each reply's text
+ * when asked to. With `nativeTools: false` the tools are offered as text and
+ * its tool calls are written as text blocks, read back as a real model's
+ * would be. With `form: "reply"` it answers in the reply form and `chunks`
+ * sets how finely it streams, so a test sees what a user sees. Asked once
+ * more than it has replies, it fails with `lm-script-ended`.
  *
  * @example
  * const lm = scripted([{ toolCalls: [{ name: "lookup_order", input: { order_id: "A-1042" } }] }, "It is stuck at the carrier."]);
  * await answer("Where is A-1042?", { lm });
  * lm.requests.length; // 2
+ *
+ * // replies as a model does: "<result>\nIt is stuck at the carrier.\n</result>", three characters a chunk
+ * const real = scripted(["It is stuck at the carrier."], { form: "reply", chunks: 3 });
  */
-export function scripted(replies: readonly ScriptedReply[], options: { nativeTools?: boolean; model?: string } = {}): ScriptedLM {
+export function scripted(replies: readonly ScriptedReply[], options: ScriptedOptions = {}): ScriptedLM {
   const nativeTools = options.nativeTools ?? true;
   const requests: LMRequest[] = [];
   let next = 0;
@@ -45,18 +99,23 @@ export function scripted(replies: readonly ScriptedReply[], options: { nativeToo
       const index = next++;
       let reply = replies[index];
       if (reply === undefined)
-        throw new FunctaiError("provider-bad-request", `scripted model: no reply left (it was asked ${index + 1} times, has ${replies.length} replies)`);
+        throw new FunctaiError(
+          "lm-script-ended",
+          `scripted model: its script ended. It was asked for reply ${index + 1} and has ${replies.length}; add a reply, or find why the model was asked again.`,
+        );
       if (typeof reply === "function") reply = reply(request, index);
       const r = typeof reply === "string" ? { text: reply } : reply;
       const calls = (r.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, input: c.input }));
       const usage = { ...DEFAULT_USAGE, ...r.usage };
-      let text = r.text ?? "";
-      if (text && generateOptions?.onText) for (const word of text.split(/(?<= )/)) generateOptions.onText(word);
+      let { text, stream } = written(r, calls.length > 0, options);
       if (!nativeTools && calls.length > 0) {
+        // a model reading tools as text writes its calls into its text, and streams them like any text
         const blocks = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, input: c.input })}\n</tool_call>`);
         text = [text, ...blocks].filter((s) => s !== "").join("\n");
-        return { text, toolCalls: [], finishReason: "stop", usage, model: lm.model };
+        stream = pieces(text, options.chunks);
       }
+      if (generateOptions?.onText) for (const piece of stream) if (piece !== "") generateOptions.onText(piece);
+      if (!nativeTools && calls.length > 0) return { text, toolCalls: [], finishReason: "stop", usage, model: lm.model };
       return { text, toolCalls: calls, finishReason: calls.length > 0 ? "tool_calls" : "stop", usage, model: lm.model };
     },
   };

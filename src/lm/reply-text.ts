@@ -1,0 +1,107 @@
+/**
+ * The answer's text out of a model's streamed reply: `text` events carry
+ * what the reader will get as the answer, never the reply form's tags,
+ * however the model's chunks split them (`<res` + `ult>\nHi`).
+ *
+ * What is emitted, chunk by chunk, for one reply:
+ * - Inside the first `<result>` block: its body, without the whitespace
+ *   right after `<result>` and right before `</result>` (the answer is read
+ *   trimmed). Whitespace inside the body is held only until the next
+ *   visible character, and a possible start of `</result>` only until the
+ *   next chunk shows whether it is the tag. Everything after `</result>` is
+ *   dropped (the answer is the first block).
+ * - Before any `<result>`: held, because it may be the model's preamble
+ *   ("Here it is:") or a plain answer. If a `<result>` opens, it was
+ *   preamble and is dropped; if the reply ends with none, it was the answer
+ *   (models often answer plainly) and is emitted in one piece, trimmed and
+ *   without any `<tool_call>` blocks (tools offered as text). So a plain
+ *   reply's text arrives when its reply ends, and a tool-calling reply's own
+ *   words ("Let me look that up.") are still shown.
+ * - Non-string outputs: the same rule. Their `<result>` body is the JSON the
+ *   model writes, so it streams as that JSON text; a UI that wants the
+ *   value takes `done`'s `result`. An AI function has one output, so
+ *   "several fields" is an object output and follows this rule too.
+ *
+ * Concatenated, the emitted deltas equal the answer text as `readOutput`
+ * reads it from the whole reply.
+ */
+
+const OPEN = "<result>";
+const CLOSE = "</result>";
+const TOOL_CALLS = /<tool_call>[\s\S]*?<\/tool_call>/g;
+
+/** Takes a reply's text deltas as they come; `end` when the reply is complete. */
+export interface ReplyText {
+  push(delta: string): void;
+  end(): void;
+}
+
+/** The length of the longest end of `text` that is a start of `tag` (a tag a chunk may have split). */
+function partialTag(text: string, tag: string): number {
+  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (text.endsWith(tag.slice(0, n))) return n;
+  return 0;
+}
+
+/**
+ * Filters one reply's streamed text down to the answer's text; `emit` gets
+ * only non-empty deltas.
+ *
+ * @example
+ * const text = replyText((delta) => process.stdout.write(delta));
+ * text.push("<res"); text.push("ult>\nHel"); text.push("lo\n</re"); text.push("sult>");
+ * text.end(); // wrote "Hello"
+ */
+export function replyText(emit: (delta: string) => void): ReplyText {
+  let mode: "before" | "inside" | "after" = "before";
+  let held = "";
+  // inside: whether the body's first visible character was emitted (leading whitespace is dropped)
+  let started = false;
+  // before: where the search for `<result>` resumes (a tag split by chunks starts at most OPEN.length - 1 back)
+  let searched = 0;
+
+  const inside = (): void => {
+    if (!started) {
+      held = held.trimStart();
+      if (held === "") return;
+      started = true;
+    }
+    const close = held.indexOf(CLOSE);
+    if (close >= 0) {
+      const body = held.slice(0, close).trimEnd();
+      if (body !== "") emit(body);
+      held = "";
+      mode = "after";
+      return;
+    }
+    const keep = partialTag(held, CLOSE);
+    const safe = held.slice(0, held.length - keep);
+    const visible = safe.trimEnd();
+    if (visible !== "") emit(visible);
+    held = held.slice(visible.length);
+  };
+
+  return {
+    push(delta: string): void {
+      if (mode === "after" || delta === "") return;
+      held += delta;
+      if (mode === "before") {
+        const open = held.indexOf(OPEN, searched);
+        if (open < 0) {
+          searched = Math.max(0, held.length - (OPEN.length - 1));
+          return;
+        }
+        held = held.slice(open + OPEN.length);
+        mode = "inside";
+      }
+      inside();
+    },
+    end(): void {
+      if (mode === "before") {
+        const plain = held.replace(TOOL_CALLS, "").trim();
+        if (plain !== "") emit(plain);
+      }
+      held = "";
+      mode = "after";
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, FunctaiError, tool, type TurnEvent } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
+
+const ask = { messages: [{ role: "user" as const, content: "<q>\nhi\n</q>" }], tools: [] };
+
+async function streamed(lm: ReturnType<typeof scripted>): Promise<{ chunks: string[]; text: string }> {
+  const chunks: string[] = [];
+  const res = await lm.generate(ask, { onText: (d) => chunks.push(d) });
+  return { chunks, text: res.text };
+}
+
+describe("scripted: replying as a model does", () => {
+  it('form: "reply" writes a text answer in the reply form; chunks: n streams n characters a piece', async () => {
+    const { chunks, text } = await streamed(scripted(["Hi Sam."], { form: "reply", chunks: 4 }));
+    expect(text).toBe("<result>\nHi Sam.\n</result>");
+    expect(chunks).toEqual(["<res", "ult>", "\nHi ", "Sam.", "\n</r", "esul", "t>"]);
+  });
+
+  it("a reply's chunks are streamed exactly, and its text is their concatenation", async () => {
+    const { chunks, text } = await streamed(scripted([{ chunks: ["<re", "sult>\nH", "i\n</result>"] }], { form: "reply" }));
+    expect(chunks).toEqual(["<re", "sult>\nH", "i\n</result>"]);
+    expect(text).toBe("<result>\nHi\n</result>");
+  });
+
+  it("tool-call replies keep their text plain; text tools stream their <tool_call> blocks, as a model would", async () => {
+    const lm = scripted([{ text: "Let me look.", toolCalls: [{ name: "find", input: { id: "A-1" } }] }], { form: "reply", nativeTools: false, chunks: 7 });
+    const { chunks, text } = await streamed(lm);
+    expect(text.startsWith("Let me look.\n<tool_call>\n")).toBe(true);
+    expect(chunks.join("")).toBe(text);
+  });
+
+  it("a streamed call on it shows the answer's text without tags, and the answer", async () => {
+    const find = tool("find", { description: "Finds an order.", input: { id: z.string() }, effects: "reads" }, ({ id }) => `${id}: shipped`);
+    const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [find] });
+    const lm = scripted([{ toolCalls: [{ name: "find", input: { id: "A-1" } }] }, "A-1 shipped on Monday."], { form: "reply", chunks: 3 });
+    const s = desk.stream({ message: "Where is A-1?" }, { lm });
+    const events: TurnEvent[] = [];
+    for await (const e of s) events.push(e);
+    expect(await s).toBe("A-1 shipped on Monday.");
+    const deltas = events.flatMap((e) => (e.type === "text" ? [e.delta] : []));
+    expect(deltas.join("")).toBe("A-1 shipped on Monday.");
+    expect(deltas.some((d) => d.includes("<") || d.includes(">"))).toBe(false);
+    expect(events.find((e) => e.type === "reply" && e.toolCalls.length === 0)).toMatchObject({ text: "<result>\nA-1 shipped on Monday.\n</result>" });
+  });
+
+  it("chunks must be a whole number of characters; text and chunks must agree", async () => {
+    await expect(scripted(["x"], { chunks: 0 }).generate(ask, { onText: () => {} })).rejects.toMatchObject({ code: "settings-invalid" });
+    await expect(scripted([{ text: "a", chunks: ["b"] }]).generate(ask)).rejects.toMatchObject({ code: "settings-invalid" });
+  });
+});
+
+describe("scripted: running out of replies", () => {
+  it("fails with lm-script-ended, saying how often it was asked and how many replies it has", async () => {
+    const lm = scripted(["one"]);
+    await lm.generate(ask);
+    const e = await lm.generate(ask).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(FunctaiError);
+    expect((e as FunctaiError).code).toBe("lm-script-ended");
+    expect((e as FunctaiError).message).toMatch(/script ended.*reply 2.*has 1/);
+  });
+
+  it("a call that asks more often than scripted fails with that code", async () => {
+    const f = ai("f", { description: "d", input: { x: z.string() }, output: z.number() });
+    // the reply cannot be read as a number: the call asks again, and the script has no second reply
+    await expect(f({ x: "a" }, { lm: scripted(["not a number"]) })).rejects.toMatchObject({ code: "lm-script-ended" });
+  });
+});
