@@ -5,9 +5,11 @@
  *
  *   node --import tsx --conditions=functai-source examples/node/approve.ts <store> <ledger>
  */
-import { createInterface } from "node:readline/promises";
+import { writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
-import { askedCount, bold, cyan, deskBrain, dim, json, makeDesk, model, say } from "./shared.js";
+import { join } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { askedCount, bold, cyan, deskBrain, dim, json, makeDesk, model, PROMPT_FILE, say } from "./shared.js";
 
 const [store, ledger] = process.argv.slice(2);
 if (!store || !ledger) throw new Error("usage: approve.ts <store> <ledger>");
@@ -28,8 +30,11 @@ let by = "auto-approver (stdin is not a terminal)";
 if (process.stdin.isTTY) {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   const names = turn.waiting.map((a) => `${a.name} ${json(a.input)}`).join(", ");
+  const asked = Date.now();
   const reply = await rl.question(`${tag}   ${bold(`Allow ${names}? [y/n] `)}`);
   rl.close();
+  // the demo's total time leaves out the time a person spent here
+  writeFileSync(join(store, PROMPT_FILE), String(Date.now() - asked));
   yes = /^\s*y/i.test(reply);
   by = (() => {
     try {

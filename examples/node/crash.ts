@@ -5,15 +5,14 @@
  *
  *   node --import tsx --conditions=functai-source examples/node/crash.ts <store> <sent-file>
  */
-import { appendFileSync } from "node:fs";
-import { dim, EMAIL_REQUEST, emailBrain, makeAssistant, model, say } from "./shared.js";
+import { dim, EMAIL_REQUEST, emailBrain, makeAssistant, model, recordEmail, say } from "./shared.js";
 
 const [store, sent] = process.argv.slice(2);
 if (!store || !sent) throw new Error("usage: crash.ts <store> <sent-file>");
 
 const tag = dim(`  [process ${process.pid}]`);
 const assistant = makeAssistant((to, text) => {
-  appendFileSync(sent, `to ${to}: ${text}\n`);
+  recordEmail(sent, to, text);
   say(`${tag} send_email: the email to ${to} went out; the power goes out now (SIGKILL)`);
   process.kill(process.pid, "SIGKILL"); // right after sending, before the tool returns
   return "sent";

@@ -9,18 +9,19 @@
  *      interrupted, and resumed with the unfinished tool settled by hand.
  *
  * With no API key it runs on the scripted model; with OPENAI_API_KEY,
- * ANTHROPIC_API_KEY or OPENAI_BASE_URL set, on that model. Turns are kept in
- * a fresh folder under .functai/ (one per run).
+ * ANTHROPIC_API_KEY or OPENAI_BASE_URL set, on that model (FUNCTAI_MODEL names
+ * another model). Turns are kept in a fresh folder in the system's temp folder
+ * (one per run; nothing is written into the repository).
  */
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApprovalError, configure, ConversationError, phistory, Waiting, type Approval, type TurnEvent } from "functai";
 import {
-  answer, answerBrain, askedCount, bold, countRuns, cyan, deskBrain, dim, EMAIL_REQUEST, emailBrain, green, header, isScripted, json,
-  makeAssistant, makeDesk, model, modelLabel, red, say, yellow,
+  answer, answerBrain, askedCount, bold, countRuns, cyan, deskBrain, dim, emailBrain, emailsIn, green, header, isScripted, json,
+  makeAssistant, makeDesk, model, modelLabel, PROMPT_FILE, red, recordEmail, say, yellow,
 } from "./shared.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,15 +29,15 @@ const root = resolve(here, "..", "..");
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const started = Date.now();
 
-/** A fresh folder for this run's conversations: .functai/demo-<time>-<pid>, or one in the system's temp folder. */
-function freshStore(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+/** A fresh folder for this run's conversations, in the system's temp folder (never in the repository). */
+const freshStore = (): string => mkdtempSync(join(tmpdir(), "functai-demo-"));
+
+/** How long a person spent at the second process's prompt (it writes this down), so the total leaves it out. */
+function promptMs(store: string): number {
   try {
-    const dir = join(process.cwd(), ".functai", `demo-${stamp}-${process.pid}`);
-    mkdirSync(dir, { recursive: true });
-    return dir;
+    return Number(readFileSync(join(store, PROMPT_FILE), "utf8")) || 0;
   } catch {
-    return mkdtempSync(join(tmpdir(), "functai-demo-"));
+    return 0; // no prompt was shown (stdin is not a terminal)
   }
 }
 
@@ -56,12 +57,18 @@ const short = (v: unknown, max = 90): string => {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
 
-/** One line per event, as it comes; text deltas are written as they stream, on one line. */
+/**
+ * One line per event, as it comes; text deltas are written as they stream, on
+ * one line. Lines are numbered as printed (a run of text deltas is one line),
+ * so the numbers do not jump where deltas were merged.
+ */
 function eventPrinter(): (e: TurnEvent) => void {
   let inText = false;
+  let n = 0;
+  const number = (): string => String(++n).padStart(3);
   return (e) => {
     if (e.type === "text") {
-      if (!inText) process.stdout.write(`  ${String(e.seq).padStart(3)} ${label("text")}`);
+      if (!inText) process.stdout.write(`  ${number()} ${label("text")}`);
       inText = true;
       // a delta may hold line breaks (a real model's <result> block): keep the column
       process.stdout.write(e.delta.split("\n").map(cyan).join(`\n${" ".repeat(18)}`));
@@ -69,7 +76,7 @@ function eventPrinter(): (e: TurnEvent) => void {
     }
     if (inText) process.stdout.write("\n");
     inText = false;
-    const line = (what: string): void => say(`  ${String(e.seq).padStart(3)} ${label(e.type)}${what}`);
+    const line = (what: string): void => say(`  ${number()} ${label(e.type)}${what}`);
     switch (e.type) {
       case "started": return line(`${e.path} ${json(e.input)}`);
       case "state": return line(dim(e.state));
@@ -118,7 +125,10 @@ async function toolsThatChangeThings(store: string): Promise<void> {
     const manager = (call: Approval): true | string => {
       say(`  asked: ${call.name} ${json(call.input)}`);
       const amount = (call.input as { amount?: unknown }).amount;
-      return typeof amount === "number" && amount > 20 ? "Refunds over 20.00 need a manager. Offer a replacement instead." : true;
+      if (typeof amount !== "number" || amount <= 20) return true;
+      const why = "Refunds over 20.00 need a manager. Offer a replacement instead.";
+      say(`  the manager says no, and tells the model: ${yellow(why)}`);
+      return why;
     };
     const reply = await desk.using({ approve: manager })(message, { lm: model(deskBrain) });
     say(`  answer: ${cyan(reply)}`);
@@ -144,7 +154,7 @@ async function toolsThatChangeThings(store: string): Promise<void> {
   const ledger = join(store, "desk-ledger.txt");
   const { desk } = makeDesk(ledger);
   const chat = desk.conversation("sam", { store, approve: "changes", lm: model(deskBrain) });
-  say(`  store: ${relative(process.cwd(), store) || store} (conversation "sam")`);
+  say(`  store: ${store} (conversation "sam")`);
   try {
     const reply = await chat.send(message);
     say(`  the model answered without asking to refund: ${cyan(reply)}`);
@@ -181,18 +191,17 @@ async function whenTheProcessDies(store: string): Promise<void> {
   say(dim("A child process asks the assistant to send an email (lease: renewed every 100 ms, lasting 500 ms),"));
   say(dim("and dies with SIGKILL right after the email goes out, before send_email returns."));
   say();
-  const sent = join(store, "sent.txt");
+  const sent = join(store, "sent.jsonl");
   const crashed = await child("crash.ts", [store, sent], "ignore");
   say(`  the child ended: ${crashed.signal ? red(`killed by ${crashed.signal}`) : `exit code ${crashed.code}`}`);
-  const emails = (): number => (existsSync(sent) ? readFileSync(sent, "utf8").split("\n").filter(Boolean).length : 0);
-  say(`  emails sent so far: ${emails()}`);
+  say(`  emails sent so far: ${emailsIn(sent).length}`);
   if (!crashed.signal) {
     say(yellow("  the child did not die in send_email (the model sent nothing), so there is nothing to resume."));
     return;
   }
 
   const assistant = makeAssistant((to, text) => {
-    appendFileSync(sent, `to ${to}: ${text}\n`);
+    recordEmail(sent, to, text);
     return "sent";
   });
   const lm = model(emailBrain);
@@ -221,8 +230,9 @@ async function whenTheProcessDies(store: string): Promise<void> {
   say(`  answer: ${cyan(String(reply))}`);
   const asked = askedCount(lm);
   if (asked !== undefined) say(`  the model was asked ${asked}× here: its first reply (the send_email call) came from the journal the child kept`);
-  const n = emails();
-  say(`  ${n === 1 ? green("exactly one email was sent") : red(`${n} emails were sent`)} (sent.txt: ${json(readFileSync(sent, "utf8").trim())})`);
+  const emails = emailsIn(sent);
+  const n = emails.length;
+  say(`  ${n === 1 ? green("exactly one email was sent") : red(`${n} emails were sent`)} (sent.jsonl: ${emails.map((m) => json(m)).join(", ")})`);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -231,12 +241,14 @@ async function main(): Promise<void> {
   say(bold("functai demo"));
   say(`model: ${modelLabel}`);
   const store = freshStore();
-  say(`store: ${relative(process.cwd(), store) || store} ${dim("(a fresh folder each run; the conversations are JSONL files you can read)")}`);
+  say(`store: ${store} ${dim("(a fresh temp folder each run; the conversations are JSONL files you can read)")}`);
   await aFirstTool();
   await toolsThatChangeThings(store);
   await whenTheProcessDies(store);
   say();
-  say(green(`All three stories ran in ${((Date.now() - started) / 1000).toFixed(1)} s${isScripted ? " on the scripted model" : ""}.`));
+  const atPrompt = promptMs(store);
+  const took = ((Date.now() - started - atPrompt) / 1000).toFixed(1);
+  say(green(`All three stories ran in ${took} s${isScripted ? " on the scripted model" : ""}${atPrompt > 0 ? ", not counting your time at the prompt" : ""}.`));
 }
 
 main().catch((e: unknown) => {

@@ -74,11 +74,17 @@ export const isScripted = choice.real === null;
 /** A reply of the scripted model (text, or tool calls and text). */
 export type Reply = Exclude<ScriptedReply, (...args: never[]) => unknown>;
 
-/** The real model when there is one; else a scripted model that answers every request with `brain`. */
+/**
+ * The real model when there is one; else a scripted model that answers every
+ * request with `brain`, as a real model does: in the reply form
+ * (`<result>\n…\n</result>`), streamed a few characters a chunk, so the demo
+ * shows what a user sees with a real model.
+ */
 export function model(brain: (request: LMRequest) => Reply): LanguageModel {
   if (choice.real) return choice.real;
   // stateless: every request is answered by the same function of the request
-  return scripted(Array.from({ length: 16 }, () => (request: LMRequest) => withUsage(request, brain(request))), { model: "scripted" });
+  const replies = Array.from({ length: 16 }, () => (request: LMRequest) => withUsage(request, brain(request)));
+  return scripted(replies, { model: "scripted", form: "reply", chunks: 7 });
 }
 
 /** Rough token counts (4 characters a token), so the printed usage looks like a real model's. */
@@ -187,8 +193,11 @@ export function deskBrain(req: LMRequest): Reply {
   }
   const refused = /^The person did not allow this call\.(?: Reason: (.*))?$/s.exec(result.content);
   if (refused) {
-    const why = refused[1] ? ` ${refused[1]}` : "";
-    return `I'm sorry, your kettle (order ${id}) was lost by the carrier, but I could not refund it.${why} Shall I send you a new kettle?`;
+    // the reason is written to the model, not to the customer: act on it, as a model would, without quoting it
+    const why = refused[1] ?? "";
+    const manager = /manager/i.test(why) ? " A manager will look at your refund, and we will write to you." : "";
+    const replacement = /replace/i.test(why) ? " I can send you a new kettle instead: shall I?" : "";
+    return `I'm sorry, your kettle (order ${id}) was lost by the carrier, and I could not refund it here.${manager}${replacement}`;
   }
   return `Your kettle (order ${id}) was lost by the carrier: ${result.content}. Sorry for the trouble!`;
 }
@@ -208,6 +217,18 @@ export function countRuns(ledger: string): Record<string, number> {
 
 export const EMAIL_REQUEST = "Email sam@example.com: the meeting moves to 3pm.";
 
+/** Writes a sent email to `file`, one JSON line per email (an email's text may hold line breaks). */
+export const recordEmail = (file: string, to: string, text: string): void => appendFileSync(file, `${JSON.stringify({ to, text })}\n`);
+
+/** The emails written to `file`: one per line, however many lines each one's text has. */
+export function emailsIn(file: string): { to: string; text: string }[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { to: string; text: string });
+}
+
+/** The file (in the store folder) where the second process writes how long its prompt waited for a person, in ms. */
+export const PROMPT_FILE = "prompt-ms.txt";
+
 /** The assistant that sends email; `send` is what sending does (the child process dies in it). */
 export function makeAssistant(send: (to: string, text: string) => string) {
   const sendEmail = tool(
@@ -226,6 +247,7 @@ export function makeAssistant(send: (to: string, text: string) => string) {
 /** Sends the email the message asks for, then says what send_email returned. */
 export function emailBrain(req: LMRequest): Reply {
   const result = lastTool(req);
-  if (!result) return { toolCalls: [{ name: "send_email", input: { to: "sam@example.com", text: "The meeting moves to 3pm." } }] };
+  // an email as a model writes one: several lines
+  if (!result) return { toolCalls: [{ name: "send_email", input: { to: "sam@example.com", text: "Hi Sam,\n\nThe meeting moves to 3pm.\n\nBest" } }] };
   return `The email to sam@example.com went out (send_email said: ${result.content}): the meeting moves to 3pm.`;
 }
