@@ -28,12 +28,22 @@ const app: Companion = await connect(url, { ...(key ? { key } : {}), client: "te
 const rl: Interface | null = yes || !process.stdin.isTTY ? null : createInterface({ input: process.stdin, output: process.stdout });
 if (!yes && !rl) say("stdin is not a terminal: give --yes to approve without asking");
 
-/** Shows a continued turn's events as they come, then its answer. */
+/**
+ * Shows a continued turn's events as they come, then its answer. A denied
+ * call did not run: it is shown as denied, never as a call and its result.
+ */
 async function follow(s: RemoteStream): Promise<void> {
+  const denied = new Set<number>();
   try {
     for await (const e of s) {
-      if (e.type === "tool_call") say(`    ${e.name} ${JSON.stringify(e.input)}`);
-      if (e.type === "tool_result") say(`    → ${JSON.stringify(e.output ?? e.error)}`);
+      if (e.type === "approved") {
+        const { name, invocation } = e.approval;
+        if (e.verdict === "no") denied.add(invocation);
+        const who = e.by ? ` by ${e.by}` : "";
+        say(e.verdict === "yes" ? `    ${name} allowed${who}` : `    ${name} denied${who}${e.reason ? ` (${e.reason})` : ""}: it did not run`);
+      }
+      if (e.type === "tool_call" && !denied.has(e.invocation)) say(`    ${e.name} ${JSON.stringify(e.input)}`);
+      if (e.type === "tool_result" && !denied.has(e.invocation)) say(`    → ${JSON.stringify(e.output ?? e.error)}`);
     }
     say(`  answer: ${String(await s)}`);
   } catch (e) {
@@ -69,6 +79,26 @@ async function handle(list: readonly WaitingEntry[], done: Set<string>): Promise
   }
 }
 
+/**
+ * One Ctrl-C ends the companion: as a signal, and as the ^C a terminal's
+ * readline reads (it would only pause itself). Closing the connection is
+ * given a moment; the process exits either way.
+ */
+function stopOnCtrlC(): void {
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    say("stopped");
+    rl?.close();
+    const closed = app.close().catch(() => undefined);
+    void Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]).then(() => process.exit(0));
+  };
+  process.on("SIGINT", stop);
+  rl?.on("SIGINT", stop);
+}
+
+stopOnCtrlC();
 const done = new Set<string>();
 const list = await app.waiting();
 say(list.length === 0 ? "nothing waits for a person" : `${list.length} turn(s) wait for a person`);
@@ -79,7 +109,6 @@ if (args.includes("--watch")) {
   let busy = Promise.resolve();
   app.on("waiting", (next) => (busy = busy.then(() => handle(next, done))));
   app.on("reconnect", () => say("reconnected"));
-  process.once("SIGINT", () => void app.close().then(() => process.exit(0)));
 } else {
   rl?.close();
   await app.close();

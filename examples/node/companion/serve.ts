@@ -7,7 +7,8 @@
  * `--demo` sends one turn that waits for the refund's approval (conversation
  * `sam-<time>`), so a companion has something to answer. Stop with Ctrl-C.
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Waiting } from "functai";
 import { scripted } from "functai/testing";
@@ -21,12 +22,14 @@ const flag = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const positional = args.filter((a, i) => !a.startsWith("--") && !["--port", "--key", "--host"].includes(args[i - 1] ?? ""));
-const dir = positional[0] ?? (mkdirSync(".functai", { recursive: true }), mkdtempSync(join(".functai", "companion-")));
+// a fresh folder in the system's temp folder unless one is given (nothing written into the repository)
+const dir = positional[0] ?? mkdtempSync(join(tmpdir(), "functai-companion-"));
 const key = flag("--key") ?? process.env.FUNCTAI_KEY;
 const host = flag("--host") ?? "127.0.0.1";
 
 // a long-running server answers many turns: a scripted model with room for them (the demo's has 16 replies)
-const lm = isScripted ? scripted(Array.from({ length: 100_000 }, () => deskBrain)) : model(deskBrain);
+// it replies as a real model does: in the reply form, streamed in chunks
+const lm = isScripted ? scripted(Array.from({ length: 100_000 }, () => deskBrain), { form: "reply", chunks: 7 }) : model(deskBrain);
 const { desk, REFUNDS } = makeDesk();
 const served = desk.using({ lm });
 const store = fsStore(dir);
