@@ -3,13 +3,14 @@
  * events streaming in, its waiting turns answered and its interrupted turns
  * resumed from this tab or any other of this origin.
  */
-import { Waiting, type Store, type Turn } from "functai";
-import { byTestId, explain, h, json } from "./src/dom.js";
+import { Waiting, type Store, type Turn, type TurnEvent } from "functai";
+import { byTestId, h, json } from "./src/dom.js";
 import { makeDesk } from "./src/desk.js";
 import { EventsView } from "./src/events-view.js";
 import { clearLog, onLogChange, readLog } from "./src/log.js";
 import { chooseModel } from "./src/model.js";
 import { TurnsView } from "./src/turns-view.js";
+import { INTERRUPTED, sentence, WAITING } from "./src/words.js";
 
 /** A string store: in a browser, the IndexedDB database of that name (the `browser` condition picks it). */
 const STORE = "functai-desk";
@@ -24,8 +25,49 @@ document.title = `${tab} · refund desk`;
 const input = <T extends HTMLElement = HTMLInputElement>(id: string): T => byTestId<T>(id);
 const [conversationId, message, ask, slow] = [input("conversation-id"), input<HTMLTextAreaElement>("message"), input("ask-approval"), input("slow-refund")];
 const sendButton = byTestId<HTMLButtonElement>("send");
+
+// ---- the status line: what the store says of the conversation (in every tab, on every wake-up), or
+// this tab's last error (until its next action)
 const statusLine = byTestId("status");
-const status = (text: string): void => void (statusLine.textContent = text);
+let problem: string | null = null;
+let storeSays = { text: "", kind: "" };
+function drawStatus(): void {
+  const { text, kind } = problem !== null ? { text: problem, kind: "error" } : storeSays;
+  statusLine.textContent = text;
+  statusLine.dataset.kind = kind;
+}
+/** The real model's base URL, when one is used. */
+const modelEndpoint = (): string | null => (endpoint.baseURL.value.trim() && endpoint.model.value.trim() ? endpoint.baseURL.value.trim() : null);
+/** This tab's error, as a sentence. */
+const failed = (e: unknown): string => {
+  problem = sentence(e, modelEndpoint(), location.origin);
+  drawStatus();
+  return problem;
+};
+const clearProblem = (): void => {
+  problem = null;
+  drawStatus();
+};
+/** The turn this tab's events panel last said waits (so it can say when another tab answered it). */
+let waitedHere: string | null = null;
+
+/** What the store says of the conversation's turns: a neutral message, never an error. */
+function fromStore(turns: readonly Turn[]): void {
+  const waited = waitedHere === null ? undefined : turns.find((t) => t.id === waitedHere);
+  if (waited && waited.state !== "waiting" && waited.state !== "running") {
+    waitedHere = null;
+    events.note(waited.state === "done" ? `answered in another tab → ${json(waited.value)}` : `the turn ended in another tab (${waited.state})`, "elsewhere");
+  }
+  const next = turns.some((t) => t.state === "waiting")
+    ? { text: WAITING, kind: "waiting" }
+    : turns.some((t) => t.state === "interrupted")
+      ? { text: INTERRUPTED, kind: "interrupted" }
+      : turns.some((t) => t.state === "running")
+        ? { text: "A turn is running.", kind: "running" }
+        : { text: "", kind: "" };
+  storeSays = next;
+  drawStatus();
+}
 
 // ---- the model: scripted, or the endpoint filled in below (kept in this tab's sessionStorage)
 const endpoint = { baseURL: input("lm-base-url"), apiKey: input("lm-api-key"), model: input("lm-model") };
@@ -55,31 +97,66 @@ const store: Store = desk.conversation("sam", { store: STORE }).store; // the sa
 const events = new EventsView(byTestId("events"));
 const busy = new Set<string>();
 
-/** Goes on with a turn here (approve, deny, resume, abandon), showing what came of it. */
-async function act(turnId: string, label: string, run: (turn: Turn) => Promise<unknown>): Promise<void> {
+/** A turn's stream as it comes: its events shown, then its answer (or that it waits, or why it failed). */
+async function follow(s: AsyncIterable<TurnEvent> & PromiseLike<unknown>, answered: (answer: unknown) => string, kind: string, also?: Promise<void>): Promise<void> {
+  try {
+    for await (const e of s) events.show(e);
+    await also; // an answer given in the stream (approve / deny) that was refused says why
+    events.note(answered(await s), kind);
+  } catch (e) {
+    if (e instanceof Waiting) {
+      events.note(WAITING, "waiting-note");
+      waitedHere = e.turn.id;
+    } else events.note(failed(e), "error");
+  }
+}
+
+/** Goes on with a turn here (approve, deny, resume), its events streaming into this tab's panel. */
+async function goOn(turnId: string, label: string, start: (turn: Turn) => { stream: ReturnType<Turn["stream"]>; answer?: Promise<void> }): Promise<void> {
+  clearProblem();
   busy.add(turnId);
   void refresh();
   try {
-    const answer = await run(await conversation().turn(turnId));
-    events.note(`${label} here (${tab}) → ${answer === undefined ? "ended" : json(answer)}`, "answered");
+    const turn = await conversation().turn(turnId);
+    events.clear();
+    waitedHere = null;
+    events.note(`${label} here (${tab}): the turn goes on in this tab`, "note");
+    const { stream, answer } = start(turn);
+    await follow(stream, (result) => `${label} here (${tab}) → ${json(result)}`, "answered", answer);
   } catch (e) {
-    if (e instanceof Waiting) events.note(`${label}: the turn waits again (${e.approvals.map((a) => a.path).join(", ")})`, "waiting-note");
-    else {
-      status(explain(e));
-      events.note(`${label}: ${explain(e)}`, "error");
-    }
+    events.note(failed(e), "error");
   } finally {
     busy.delete(turnId);
     void refresh();
   }
 }
 
+/** Ends a turn without going on. */
+async function abandon(turnId: string): Promise<void> {
+  clearProblem();
+  try {
+    await (await conversation().turn(turnId)).abandon();
+    events.note(`abandoned here (${tab})`, "note");
+  } catch (e) {
+    failed(e);
+  } finally {
+    void refresh();
+  }
+}
+
 const turnsView = new TurnsView(byTestId("turns"), {
-  approve: (turn, id) => void act(turn, "approved", (t) => t.approve({ id, by: tab })),
-  deny: (turn, id, reason) => void act(turn, "denied", (t) => t.deny({ id, by: tab, ...(reason ? { reason } : {}) })),
-  resume: (turn, answers) => void act(turn, "resumed", (t) => t.resume(answers)),
-  abandon: (turn) => void act(turn, "abandoned", (t) => t.abandon()),
+  approve: (turn, id) => void goOn(turn, "approved", (t) => {
+    const stream = t.stream();
+    return { stream, answer: stream.approve({ id, by: tab }) };
+  }),
+  deny: (turn, id, reason) => void goOn(turn, "denied", (t) => {
+    const stream = t.stream();
+    return { stream, answer: stream.deny(reason || undefined, { id, by: tab }) };
+  }),
+  resume: (turn, answers) => void goOn(turn, "resumed", (t) => ({ stream: t.stream(answers) })),
+  abandon: (turn) => void abandon(turn),
   refresh: () => void refresh(),
+  explain: (error) => sentence(error, modelEndpoint(), location.origin),
 }, busy);
 
 // ---- send: the turn's events stream in
@@ -89,25 +166,18 @@ byTestId<HTMLFormElement>("send-form").addEventListener("submit", (event) => {
 });
 
 async function send(): Promise<void> {
-  status("");
+  clearProblem();
   let chat;
   try {
     chat = conversation(undefined, true);
   } catch (e) {
-    return status(explain(e));
+    return void failed(e);
   }
   events.clear();
+  waitedHere = null;
   sendButton.disabled = true;
-  const s = chat.stream(message.value);
   try {
-    for await (const e of s) events.show(e);
-    events.note(`answer: ${json(await s)}`, "answer");
-  } catch (e) {
-    if (e === "waiting") events.note("The turn waits for a person: answer it under Turns, in this tab or another.", "waiting-note");
-    else {
-      status(explain(e));
-      events.note(explain(e), "error");
-    }
+    await follow(chat.stream(message.value), (answer) => `answer: ${json(answer)}`, "answer");
   } finally {
     sendButton.disabled = false;
     void refresh();
@@ -126,7 +196,7 @@ function refresh(): Promise<void> {
   drawing = (async () => {
     do {
       again = false;
-      await draw().catch((e: unknown) => status(explain(e)));
+      await draw().catch((e: unknown) => void failed(e));
     } while (again);
     drawing = null;
   })();
@@ -139,7 +209,9 @@ async function draw(): Promise<void> {
   const names = (await store.list?.()) ?? [];
   byTestId("conversations").replaceChildren(
     ...names.map((name) => h("button", { type: "button", testid: "conversation", "data-id": name, class: name === id ? "current" : "", onclick: () => ((conversationId.value = name), void refresh()) }, name)));
-  turnsView.render(names.includes(id) ? await conversation(id).turns() : []);
+  const turns = names.includes(id) ? await conversation(id).turns() : [];
+  turnsView.render(turns);
+  fromStore(turns);
 }
 
 async function watch(): Promise<never> {

@@ -3,7 +3,10 @@
  * tabs of one context (one origin: shared IndexedDB, localStorage, Web
  * Locks, BroadcastChannel). (a) a turn waits in tab A and is approved in tab
  * B; (b) tab A closes mid-refund, tab B finds the turn interrupted, says
- * the refund did run, and resumes it: one refund, not two.
+ * the refund did run, and resumes it: one refund, not two. A waiting turn is
+ * a neutral message in every tab (no error styling, checked on the computed
+ * colour), the tab that goes on streams the continued events, and a model
+ * server that does not allow the page's origin is explained (CORS).
  */
 import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
@@ -11,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumArgs } from "../../vitest.config.js";
+import { mockServer } from "../providers/server.js";
 import { buildExample, type BuiltExample } from "./build-example.js";
 import { serveStatic, type StaticServer } from "./serve.js";
 
@@ -23,6 +27,9 @@ if (!haveChromium) {
 
 const ARTIFACTS = fileURLToPath(new URL("../../test-artifacts/browser-example/", import.meta.url));
 const ANSWER = "refunded 39.00 for A-1042";
+const WAITING = "Waiting for a person: answer here or in another tab.";
+/** Console lines a deliberately refused cross-origin fetch prints (the CORS test); not the page's errors. */
+const REFUSED_FETCH = /CORS policy|net::ERR_FAILED/;
 
 /** Polls `ok` every 50 ms for at most `ms`; fails saying what it waited for. */
 async function until(what: string, ok: () => Promise<boolean>, ms: number): Promise<number> {
@@ -37,6 +44,26 @@ async function until(what: string, ok: () => Promise<boolean>, ms: number): Prom
 const count = (page: Page, selector: string): Promise<number> => page.locator(selector).count();
 const turnIn = (page: Page, state: string): Locator => page.locator(`[data-testid="turn"][data-state="${state}"]`);
 const shot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+const events = (page: Page, type: string): Locator => page.locator(`[data-testid="event"][data-type="${type}"]`);
+
+/** The computed text colour of an element, as [r, g, b]. */
+async function colour(locator: Locator): Promise<number[]> {
+  const css = await locator.evaluate((el) => getComputedStyle(el).color);
+  return (/rgba?\((\d+), (\d+), (\d+)/.exec(css) ?? []).slice(1).map(Number);
+}
+const reddish = ([r = 0, g = 0, b = 0]: number[]): boolean => r > 120 && r > g * 1.6 && r > b * 1.6;
+
+/** A waiting turn reads as a neutral message: the status says so, and nothing on the page is styled as an error. */
+async function showsWaitingNeutrally(page: Page): Promise<void> {
+  const status = page.getByTestId("status");
+  await status.filter({ hasText: WAITING }).waitFor({ timeout: 10_000 });
+  expect(await status.getAttribute("data-kind")).toBe("waiting");
+  expect(await status.getAttribute("class")).not.toMatch(/error/);
+  expect(reddish(await colour(status))).toBe(false);
+  expect(await count(page, '.ev-error, .ev-failed, [data-testid="turn-error"], [data-kind="error"]')).toBe(0);
+  for (const line of await page.locator(".ev-waiting, .ev-waiting-note").all()) expect(reddish(await colour(line))).toBe(false);
+  expect(await page.locator("body").innerText()).not.toMatch(/turn-waiting|turn\.approve\(/);
+}
 
 describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
   let built: BuiltExample;
@@ -78,7 +105,7 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
     const open = async (): Promise<Page> => {
       const page = await context.newPage();
       page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
-      page.on("console", (m) => void (m.type() === "error" && errors.push(`console: ${m.text()}`)));
+      page.on("console", (m) => void (m.type() === "error" && !REFUSED_FETCH.test(m.text()) && errors.push(`console: ${m.text()}`)));
       await page.goto(server.url, { timeout: 15_000 });
       await page.getByTestId("tab-id").filter({ hasText: /^tab-/ }).waitFor({ timeout: 10_000 });
       return page;
@@ -102,13 +129,17 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
         await a.getByTestId("send").click();
         await a.locator('[data-testid="event"][data-type="waiting"]').waitFor({ timeout: 10_000 });
         await turnIn(a, "waiting").waitFor({ timeout: 10_000 });
+        await events(a, "waiting-note").filter({ hasText: WAITING }).waitFor({ timeout: 10_000 });
+        await showsWaitingNeutrally(a);
         await shot(a, "a1-tab-a-waiting");
+        await shot(a, "waiting");
 
         // tab B hears of it (BroadcastChannel / its refresh) and answers it
         const row = turnIn(b, "waiting");
         await row.waitFor({ timeout: 10_000 });
         expect(await row.getByTestId("approval").innerText()).toContain('desk/refund {"order_id":"A-1042","amount":39}');
         expect(await count(b, '[data-testid="refund-entry"]')).toBe(0);
+        await showsWaitingNeutrally(b); // tab B's status follows the store too
         await shot(b, "a2-tab-b-before-approving");
         await row.getByTestId("approve").click();
 
@@ -116,7 +147,17 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
           await turnIn(page, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
         }
         await b.locator('[data-testid="event"][data-type="answered"]').filter({ hasText: ANSWER }).waitFor({ timeout: 5_000 });
+        // tab B, which went on with the turn, streamed its events: the approval, the refund, the answer's text
+        expect(await events(b, "approved").innerText()).toContain(`approved desk/refund by ${tabB}`);
+        expect(await events(b, "tool_result").innerText()).toContain(ANSWER);
+        expect(await events(b, "text").innerText()).toContain(`was lost by the carrier: ${ANSWER}`);
+        expect(await events(b, "text").innerText()).not.toMatch(/<\/?result/);
+        await events(b, "done").waitFor({ timeout: 5_000 });
+        // tab A's status follows the store: the waiting message is gone; its panel says where it was answered
+        await a.getByTestId("status").filter({ hasText: /^$/ }).waitFor({ timeout: 10_000 });
+        await events(a, "elsewhere").filter({ hasText: ANSWER }).waitFor({ timeout: 10_000 });
         await shot(a, "a3-tab-a-answered");
+        await shot(a, "approved-in-another-tab");
         await shot(b, "a4-tab-b-answered");
 
         for (const page of [a, b]) {
@@ -147,11 +188,26 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
         console.log(`[e2e] tab B saw the turn interrupted ${Math.round(noticedMs)} ms after tab A closed`);
         const unfinished = row.locator('[data-testid="unfinished"][data-name="refund"]');
         expect(await unfinished.getAttribute("data-invocation")).toBe("2");
+        const status = b.getByTestId("status");
+        await status.filter({ hasText: "A turn stopped midway" }).waitFor({ timeout: 10_000 });
+        expect(await status.getAttribute("data-kind")).toBe("interrupted");
+        expect(reddish(await colour(status))).toBe(false);
         await shot(b, "b2-tab-b-interrupted");
+        await shot(b, "interrupted");
 
+        // "it did run" needs what it returned: empty (or blank) is refused
+        const didRun = unfinished.getByTestId("did-run");
+        expect(await didRun.isDisabled()).toBe(true);
+        await unfinished.getByTestId("result-input").fill("   ");
+        expect(await didRun.isDisabled()).toBe(true);
         await unfinished.getByTestId("result-input").fill(ANSWER);
-        await unfinished.getByTestId("did-run").click();
+        expect(await didRun.isDisabled()).toBe(false);
+        await didRun.click();
         await turnIn(b, "done").getByTestId("turn-answer").filter({ hasText: ANSWER }).waitFor({ timeout: 15_000 });
+        // the continued events streamed in this tab: the answer's text and done, not one summary line
+        await events(b, "done").waitFor({ timeout: 5_000 });
+        expect(await events(b, "text").innerText()).toContain(`was lost by the carrier: ${ANSWER}`);
+        expect(await status.innerText()).toBe("");
         await shot(b, "b3-tab-b-resumed");
 
         expect(await count(b, '[data-testid="refund-entry"]')).toBe(1); // one refund, not two
@@ -168,6 +224,7 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
         await a.getByTestId("send").click();
         await a.locator('[data-testid="event"][data-type="answer"]').filter({ hasText: "Order B-2210 (toaster) is delivered." }).waitFor({ timeout: 10_000 });
         expect(await a.locator('[data-testid="event"][data-type="text"]').innerText()).toContain("Order B-2210 (toaster) is delivered.");
+        expect(await a.locator('[data-testid="event"][data-type="text"]').innerText()).not.toMatch(/<\/?result|result>/);
         expect(await count(a, '[data-testid="tool-run"][data-name="refund"]')).toBe(0);
 
         await a.getByTestId("message").fill("Order C-3303 never came. My money back, please.");
@@ -208,6 +265,35 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
         await shot(b, "d1-tab-b-rerun-then-abandoned");
         expect(await count(b, '[data-testid="refund-entry"]')).toBe(2);
     });
+  });
+
+  it("a model server that does not allow this page's origin is explained in a sentence: CORS, and how to allow it", async () => {
+    const model = await mockServer(); // another origin (another port), sending no CORS headers
+    try {
+      await withTabs("cors", async ({ a }) => {
+        await a.getByTestId("lm-settings").locator("summary").click();
+        await a.getByTestId("lm-base-url").fill(`${model.url}/v1`);
+        await a.getByTestId("lm-model").fill("llama3.1");
+        await a.getByTestId("send").click();
+        const status = a.getByTestId("status");
+        await status.filter({ hasText: "CORS" }).waitFor({ timeout: 30_000 });
+        const said = await status.innerText();
+        const origin = new URL(server.url).origin;
+        expect(said).toContain(`Could not reach the model at ${model.url}/v1.`);
+        expect(said).toContain(`OLLAMA_ORIGINS=${origin}`);
+        expect(said).toContain(`--allowed-origins '["${origin}"]'`);
+        expect(said).not.toMatch(/provider-network|Connection error\.$/);
+        expect(await status.getAttribute("data-kind")).toBe("error");
+        expect(model.requests.some((r) => r.method === "OPTIONS")).toBe(true); // the browser asked, and was not allowed
+        const failed = turnIn(a, "failed").getByTestId("turn-error");
+        await failed.waitFor({ timeout: 10_000 });
+        expect(await failed.innerText()).toContain("CORS");
+        expect(await failed.innerText()).not.toMatch(/^\{/); // a sentence, not JSON
+        await shot(a, "e1-cors-explained");
+      });
+    } finally {
+      await model.close();
+    }
   });
 
   it("no page threw", () => {

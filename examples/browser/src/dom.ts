@@ -24,10 +24,3 @@ export function byTestId<T extends HTMLElement = HTMLElement>(id: string): T {
 }
 
 export const json = (v: unknown): string => (typeof v === "string" ? v : JSON.stringify(v));
-
-/** An error as a person reads it: `code: message`. */
-export const explain = (e: unknown): string => {
-  const code = (e as { code?: unknown } | null)?.code;
-  const message = e instanceof Error ? e.message : String(e);
-  return typeof code === "string" ? `${code}: ${message}` : message;
-};

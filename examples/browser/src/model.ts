@@ -56,8 +56,8 @@ export function scriptedDesk(): LanguageModel {
     provider: "scripted",
     model: "scripted desk",
     nativeTools: true,
-    // a one-reply scripted model per request: its text streams word by word, like a real one
-    generate: (request, options) => scripted([deskBrain]).generate(request, options),
+    // a one-reply scripted model per request, replying as a real one does: in the reply form, a few characters a chunk
+    generate: (request, options) => scripted([deskBrain], { form: "reply", chunks: 6 }).generate(request, options),
   };
 }
 

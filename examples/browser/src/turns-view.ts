@@ -16,6 +16,8 @@ export interface TurnActions {
   abandon(turn: string): void;
   /** Draw again now. */
   refresh(): void;
+  /** A failed turn's saved error, as a sentence. */
+  explain(error: unknown): string;
 }
 
 type Choice = { result: string } | "rerun";
@@ -51,7 +53,7 @@ export class TurnsView {
         h("code", { class: "turn-id", title: turn.id }, turn.id.slice(-8)),
         h("span", { testid: "turn-message", class: "message" }, message)),
       turn.state === "done" ? h("div", { testid: "turn-answer", class: "answer" }, json(turn.value)) : null,
-      turn.state === "failed" || turn.state === "stopped" ? h("div", { testid: "turn-error", class: "error" }, json(turn.error)) : null,
+      turn.state === "failed" || turn.state === "stopped" ? h("div", { testid: "turn-error", class: "error" }, this.actions.explain(turn.error)) : null,
       ...turn.waiting.map((a) => {
         const reason = h("input", { testid: "deny-reason", placeholder: "reason (optional)", disabled: busy });
         return h("div", { testid: "approval", "data-approval": a.id, class: "approval" },
@@ -69,9 +71,13 @@ export class TurnsView {
 
   #unfinished(turn: Turn, u: Turn["unfinished"][number], busy: boolean): HTMLElement {
     const chosen = this.#choices.get(turn.id)?.get(u.invocation);
-    const result = h("input", { testid: "result-input", placeholder: "what it returned", disabled: busy });
+    // "it did run" needs what it returned: the model reads it as the tool's result, so an empty one is refused
+    const didRun = h("button", { testid: "did-run", disabled: true, title: "Type what it returned first", onclick: () => choose({ result: result.value.trim() }) }, "It did run: this is what it returned");
+    const result = h("input", { testid: "result-input", placeholder: "what it returned (required)", disabled: busy, oninput: () => (didRun.disabled = busy || result.value.trim() === "") });
     result.value = typeof chosen === "object" ? chosen.result : "";
+    didRun.disabled = busy || result.value.trim() === "";
     const choose = (choice: Choice): void => {
+      if (choice !== "rerun" && choice.result === "") return; // refused: see didRun
       const choices = this.#choices.get(turn.id) ?? new Map<number, Choice>();
       choices.set(u.invocation, choice);
       this.#choices.set(turn.id, choices);
@@ -87,7 +93,7 @@ export class TurnsView {
       h("div", {}, `${u.name} #${u.invocation} ${json(u.input)} started and may have run.`,
         chosen ? h("em", { testid: "chosen" }, ` chosen: ${chosen === "rerun" ? "run it again" : `it ran → ${chosen.result}`}`) : null),
       result,
-      h("button", { testid: "did-run", disabled: busy, onclick: () => choose({ result: result.value }) }, "It did run: this is what it returned"),
+      didRun,
       h("button", { testid: "run-again", disabled: busy, onclick: () => choose("rerun") }, "It did not: run it again"));
   }
 }
