@@ -4,7 +4,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, readEnv } from "./common.js";
+import { lazy, loadSdk, readEnv } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, toProviderError } from "./errors.js";
 import { withRetry } from "./retry.js";
@@ -35,8 +35,10 @@ type Body = Omit<MessageCreateParamsNonStreaming, "stream">;
 const NON_STREAMING_MAX_TOKENS = 8192;
 
 /**
- * An Anthropic language model. `@anthropic-ai/sdk` is imported on the first
- * `generate`, not before. Streams when `onText` is given; retries with
+ * An Anthropic language model. `@anthropic-ai/sdk` (an optional peer
+ * dependency: `npm install @anthropic-ai/sdk`) is imported on the first
+ * `generate`, not before; where it is not installed, `generate` rejects with
+ * `FunctaiError("lm-missing")` naming the package. Streams when `onText` is given; retries with
  * backoff itself (429, 529 overloaded, 5xx, network).
  *
  * @example
@@ -52,7 +54,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
   const client = lazy(async (): Promise<Anthropic> => {
     if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
     const key = apiKey();
-    const { default: AnthropicSDK } = await import("@anthropic-ai/sdk");
+    const { default: AnthropicSDK } = await loadSdk("@anthropic-ai/sdk", () => import("@anthropic-ai/sdk"));
     return new AnthropicSDK({
       maxRetries: 0,
       // Browsers are a supported place to run: the caller chose to hold the key there.

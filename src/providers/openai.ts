@@ -7,7 +7,7 @@ import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, readEnv } from "./common.js";
+import { lazy, loadSdk, readEnv } from "./common.js";
 import { drainStream, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
@@ -32,8 +32,10 @@ export interface OpenAIOptions {
 type Body = Omit<ChatCompletionCreateParamsNonStreaming, "stream">;
 
 /**
- * An OpenAI language model. The `openai` SDK is imported on the first
- * `generate`, not before, so the core does not pay for it unless it is used.
+ * An OpenAI language model. The `openai` SDK (an optional peer dependency:
+ * `npm install openai`) is imported on the first `generate`, not before, so
+ * the core does not pay for it unless it is used; where it is not installed,
+ * `generate` rejects with `FunctaiError("lm-missing")` naming the package.
  * Streams when `onText` is given; retries with backoff itself.
  *
  * @example
@@ -50,12 +52,13 @@ export function openai(options: OpenAIOptions): LanguageModel {
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("OPENAI_API_KEY");
   const client = lazy(async (): Promise<OpenAI> => {
     if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    // Loaded before the key is looked at: a missing package is the first thing to fix.
+    const { default: OpenAISDK } = await loadSdk("openai", () => import("openai"));
     const key = apiKey();
     if (key === undefined) {
       throw new ProviderError("provider-auth", "openai: no API key. Pass openai({ apiKey }) or set OPENAI_API_KEY.", { provider: "openai" });
     }
     const baseURL = options.baseURL ?? readEnv("OPENAI_BASE_URL");
-    const { default: OpenAISDK } = await import("openai");
     // Browsers are a supported place to run: the caller chose to hold the key there.
     return new OpenAISDK({ apiKey: key, maxRetries: 0, dangerouslyAllowBrowser: true, ...(baseURL !== undefined ? { baseURL } : {}) });
   });
