@@ -11,7 +11,6 @@ import type {
   ApprovalRecord,
   EndedRecord,
   KnownRecord,
-  LeaseRecord,
   ProgramRecord,
   ToolRecord,
   TurnRecord,

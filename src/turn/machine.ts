@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
+import { assign, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath, type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
