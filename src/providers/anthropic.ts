@@ -4,7 +4,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, loadSdk, readEnv } from "./common.js";
+import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, toProviderError } from "./errors.js";
 import { withRetry } from "./retry.js";
@@ -16,8 +16,12 @@ export interface AnthropicOptions {
   apiKey?: string;
   /** Default: the SDK's (`ANTHROPIC_BASE_URL`, else api.anthropic.com). */
   baseURL?: string;
-  /** A ready client; the SDK is then not loaded by us. Its own retries are turned off: we retry. */
-  client?: Anthropic;
+  /**
+   * A ready `Anthropic` client of `@anthropic-ai/sdk`; the SDK is then not loaded by us. Its own
+   * retries are turned off: we retry. (Typed by shape, so that functai's
+   * published types do not need `@anthropic-ai/sdk` installed.)
+   */
+  client?: SdkClient;
   /** Offer tools natively (JSON Schema). Default true. */
   nativeTools?: boolean;
   /** Retries on 429, 529, 5xx and network failures. Default 2. */
@@ -52,7 +56,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
   const { model, nativeTools = true, maxRetries = 2, maxTokens = 4096 } = options;
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("ANTHROPIC_API_KEY");
   const client = lazy(async (): Promise<Anthropic> => {
-    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 }) as Anthropic;
     const key = apiKey();
     const { default: AnthropicSDK } = await loadSdk("@anthropic-ai/sdk", () => import("@anthropic-ai/sdk"));
     return new AnthropicSDK({

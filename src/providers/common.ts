@@ -56,3 +56,12 @@ export async function loadSdk<T>(pkg: string, load: () => Promise<T>): Promise<T
     throw new FunctaiError("lm-missing", `The "${pkg}" package ${why}. Install it next to functai: npm install ${pkg}`, { cause: e });
   }
 }
+
+/**
+ * What a ready SDK client passed as `client` must have: both SDKs' clients
+ * (`OpenAI`, `Anthropic`) do. By shape, so functai's published types never
+ * import an optional SDK.
+ */
+export interface SdkClient {
+  withOptions(options: { maxRetries: number }): unknown;
+}

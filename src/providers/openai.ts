@@ -7,7 +7,7 @@ import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, loadSdk, readEnv } from "./common.js";
+import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { drainStream, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
@@ -19,8 +19,12 @@ export interface OpenAIOptions {
   apiKey?: string;
   /** Default: `OPENAI_BASE_URL`, else the SDK's (api.openai.com). */
   baseURL?: string;
-  /** A ready client; the SDK is then not loaded by us. Its own retries are turned off: we retry. */
-  client?: OpenAI;
+  /**
+   * A ready `OpenAI` client of `openai`; the SDK is then not loaded by us. Its own
+   * retries are turned off: we retry. (Typed by shape, so that functai's
+   * published types do not need `openai` installed.)
+   */
+  client?: SdkClient;
   /** Offer tools natively (JSON Schema). Default true. */
   nativeTools?: boolean;
   /** Retries on 429, 5xx and network failures. Default 2. */
@@ -51,7 +55,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
   // Read when first used, so a key set after configuration is still seen.
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("OPENAI_API_KEY");
   const client = lazy(async (): Promise<OpenAI> => {
-    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 }) as OpenAI;
     // Loaded before the key is looked at: a missing package is the first thing to fix.
     const { default: OpenAISDK } = await loadSdk("openai", () => import("openai"));
     const key = apiKey();
