@@ -39,10 +39,10 @@ export function freshClone(): string {
 export const installedVersion = (name: string): string =>
   (JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 
-/** Runs a command, failing with its output (not just its exit code) when it fails. */
-export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+/** Runs a command, failing with its output (not just its exit code) when it fails or outlasts `timeoutMs` (0: no limit). */
+export function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 0): string {
   try {
-    return execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+    return execFileSync(command, args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs });
   } catch (e) {
     const { stdout, stderr } = e as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(" ")} failed in ${cwd}:\n${stdout ?? ""}\n${stderr ?? ""}`, { cause: e });
