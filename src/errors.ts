@@ -43,10 +43,22 @@ export type ErrorCode =
   | "remote-unknown-program"
   | "remote-forbidden";
 
+/** Options of every functai error: the error that caused it, when there was one. */
 export interface FunctaiErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The base of every error functai throws: branch on its stable `code`, never on the message.
+ *
+ * @example
+ * try {
+ *   await answer("Where is A-1042?");
+ * } catch (e) {
+ *   if (e instanceof FunctaiError && e.code === "step-limit") console.log("no answer in time");
+ *   else throw e;
+ * }
+ */
 export class FunctaiError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: FunctaiErrorOptions) {
@@ -76,6 +88,7 @@ export class OutputError extends FunctaiError {
   }
 }
 
+/** The codes a `ProviderError` carries: `provider-rate-limit`, `provider-auth`, … */
 export type ProviderErrorCode = Extract<ErrorCode, `provider-${string}`>;
 
 /** A provider refused or failed a request; `status` is the HTTP status when there was one. */
@@ -118,6 +131,12 @@ export class ConversationError extends FunctaiError {
   }
 }
 
+/**
+ * Whether a thrown value is a functai error (with this `code`, when one is given).
+ *
+ * @example
+ * if (isFunctaiError(e, "conversation-busy")) console.log("a turn of this conversation still waits");
+ */
 export const isFunctaiError = (e: unknown, code?: ErrorCode): e is FunctaiError =>
   e instanceof FunctaiError && (code === undefined || e.code === code);
 

@@ -4,6 +4,12 @@ import type { LanguageModel } from "./lm/types.js";
 import type { Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 
+/**
+ * How a running turn's lease is renewed (the `lease` setting).
+ *
+ * @example
+ * configure({ lease: { renewMs: 1_000, ttlMs: 3_000 } });
+ */
 export interface LeaseSettings {
   /** How often a running turn renews its lease (default 10 s). */
   renewMs?: number;

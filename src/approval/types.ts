@@ -23,9 +23,21 @@ export interface Approval {
 /** An answer: `true` yes, `false` no, a string no with that reason. */
 export type ApprovalAnswer = boolean | string;
 
+/**
+ * An `approve` function: asked at once about each changing tool call; true, false, or a reason to refuse.
+ *
+ * @example
+ * const manager: ApproveFunction = (call) => (call.input as { amount: number }).amount <= 20 || "Over 20.00 needs a manager.";
+ */
 export type ApproveFunction = (approval: Approval) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
 /** A rule answered later by a person: `"changes"`, `"all"`, or tool names / paths / path endings. */
 export type ApprovalRule = "changes" | "all" | readonly string[];
 
+/**
+ * The `approve` setting: a function, a rule (`"changes"`, `"all"`, tool names or paths), or `null` (ask nobody).
+ *
+ * @example
+ * configure({ approve: "changes" });
+ */
 export type ApproveSetting = ApproveFunction | ApprovalRule | null;

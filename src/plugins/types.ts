@@ -23,7 +23,14 @@ export interface PluginToolResult extends PluginToolCall {
   error?: string;
 }
 
+/**
+ * A plugin's hooks, called around each tool call.
+ *
+ * @example
+ * const hooks: PluginHooks = { toolCall: (call) => (call.name === "refund" ? { block: "not today" } : undefined) };
+ */
 export interface PluginHooks {
+  /** Before a tool runs: change its input, block it with a reason the model sees, or ask a person. */
   toolCall?(call: PluginToolCall): ToolCallDecision | Promise<ToolCallDecision>;
   /** May replace the output the model sees (`{ output }`). */
   toolResult?(result: PluginToolResult): void | undefined | { output: unknown } | Promise<void | undefined | { output: unknown }>;

@@ -9,6 +9,12 @@ import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } 
 import { drainStream, toProviderError } from "./errors.js";
 import { withRetry } from "./retry.js";
 
+/**
+ * Options of `anthropic()`.
+ *
+ * @example
+ * const options: AnthropicOptions = { model: "claude-haiku-4-5", maxTokens: 1024 };
+ */
 export interface AnthropicOptions {
   /** e.g. `"claude-haiku-4-5"`. */
   model: string;

@@ -12,6 +12,12 @@ import { drainStream, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
+/**
+ * Options of `openai()`.
+ *
+ * @example
+ * const options: OpenAIOptions = { model: "llama3.1", baseURL: "http://localhost:11434/v1", apiKey: "none" };
+ */
 export interface OpenAIOptions {
   /** e.g. `"gpt-4.1-mini"`. */
   model: string;

@@ -7,6 +7,14 @@ export type ScriptedReply =
   | { text?: string; toolCalls?: { name: string; input: unknown; id?: string }[]; usage?: Partial<Usage> }
   | ((request: LMRequest, index: number) => string | { text?: string; toolCalls?: { name: string; input: unknown; id?: string }[]; usage?: Partial<Usage> });
 
+/**
+ * The scripted model: a `LanguageModel` that also shows what it was sent.
+ *
+ * @example
+ * const lm: ScriptedLM = scripted(["Hi."]);
+ * await answer("Hello?", { lm });
+ * lm.requests.length; // 1
+ */
 export interface ScriptedLM extends LanguageModel {
   /** Every request it was sent, in order (to check nothing was paid for twice). */
   readonly requests: LMRequest[];

@@ -4,6 +4,12 @@ import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
 import type { InputShape, ToolContext, ToolLike } from "./types.js";
 
+/**
+ * What `tool()` takes besides its name and body.
+ *
+ * @example
+ * const spec: ToolSpecInput<{ order_id: z.ZodString }> = { description: "Look an order up.", input: { order_id: z.string() }, effects: "reads" };
+ */
 export interface ToolSpecInput<S extends InputShape> {
   description: string;
   input: S;
@@ -14,6 +20,7 @@ export interface ToolSpecInput<S extends InputShape> {
 export interface Tool<S extends InputShape = InputShape, O = unknown> extends ToolLike {
   readonly kind: "tool";
   readonly effects: Effects | undefined;
+  /** The tool's body, as given to `tool()`. */
   readonly run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>;
 }
 
