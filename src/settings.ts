@@ -17,7 +17,12 @@ export interface LeaseSettings {
   ttlMs?: number;
 }
 
-/** Settings live in layers; the nearest wins (plugins add up, outermost first). */
+/**
+ * Settings live in layers; the nearest wins (plugins add up, outermost first).
+ *
+ * @example
+ * configure({ lm: "gpt-4.1-mini", temperature: 0, maxSteps: 4, approve: "changes" });
+ */
 export interface Settings {
   lm?: LanguageModel | string;
   temperature?: number;
@@ -114,7 +119,12 @@ export function configure(settings: Settings): void {
   globalSettings = mergeSettings(globalSettings, check(pickSettings(settings)));
 }
 
-/** Forgets everything `configure` set (tests). */
+/**
+ * Forgets everything `configure` set (tests).
+ *
+ * @example
+ * resetConfiguration(); // configure() settings forgotten (tests)
+ */
 export function resetConfiguration(): void {
   globalSettings = {};
 }

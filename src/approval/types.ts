@@ -1,6 +1,11 @@
 import type { Effects } from "../records/types.js";
 
-/** A tool call a person (or an approve function) is asked about. */
+/**
+ * A tool call a person (or an approve function) is asked about.
+ *
+ * @example
+ * const approve = (call: Approval) => call.name !== "refund" || "Refunds need a manager.";
+ */
 export interface Approval {
   /** Stable across processes: the call's site and invocation (and plugin, when a plugin asks). */
   id: string;

@@ -36,7 +36,13 @@ export interface PluginHooks {
   toolResult?(result: PluginToolResult): void | undefined | { output: unknown } | Promise<void | undefined | { output: unknown }>;
 }
 
-/** A plugin: a name, a version and hooks. Plugins run in settings-layer order (configure first); the built-in approval runs after them all. */
+/**
+ * A plugin: a name, a version and hooks. Plugins run in settings-layer order (configure first); the built-in approval runs after them all.
+ *
+ * @example
+ * const audit: Plugin = { name: "audit", version: "1", hooks: { toolResult: (r) => void console.log(r.name) } };
+ * configure({ plugins: [audit] });
+ */
 export interface Plugin {
   name: string;
   version: string;

@@ -4,6 +4,10 @@ import type { ConversationRecord } from "../records/types.js";
  * Where conversations are kept: an append-only list of records per
  * conversation. Every adapter (memory, node-fs, IndexedDB) passes the same
  * contract suite (test/store/contract.ts).
+ *
+ * @example
+ * const store: Store = memoryStore();
+ * await store.read("sam"); // [] for a conversation never written
  */
 export interface Store {
   /**

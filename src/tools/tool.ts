@@ -71,7 +71,12 @@ export function tool<S extends InputShape, O>(
 
 const specCache = new WeakMap<ToolLike, ToolSpec>();
 
-/** The tool as offered to a model: JSON Schema from its zod input. */
+/**
+ * The tool as offered to a model: JSON Schema from its zod input.
+ *
+ * @example
+ * toolSpec(lookupOrder).name; // "lookup_order": what a model is offered
+ */
 export function toolSpec(t: ToolLike): ToolSpec {
   let spec = specCache.get(t);
   if (!spec) {
