@@ -53,7 +53,7 @@ import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
+  gc, main, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
 } from "./lib/measure.js";
 
 const NAME = "ours";

@@ -3,7 +3,12 @@
  * message text. Errors that stop a turn carry what the caller needs to go on.
  */
 
-/** Every code an error of this package can carry. */
+/**
+ * Every code an error of this package can carry.
+ *
+ * @example
+ * const retryable: ErrorCode[] = ["provider-rate-limit", "provider-overloaded", "provider-server"];
+ */
 export type ErrorCode =
   | "input-invalid"
   | "output-invalid"
@@ -44,10 +49,27 @@ export type ErrorCode =
   | "remote-unknown-program"
   | "remote-forbidden";
 
+/**
+ * Options of every functai error: the error that caused it, when there was one.
+ *
+ * @example
+ * throw new FunctaiError("store-io", "could not read the file", { cause: e });
+ */
 export interface FunctaiErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The base of every error functai throws: branch on its stable `code`, never on the message.
+ *
+ * @example
+ * try {
+ *   await answer("Where is A-1042?");
+ * } catch (e) {
+ *   if (e instanceof FunctaiError && e.code === "step-limit") console.log("no answer in time");
+ *   else throw e;
+ * }
+ */
 export class FunctaiError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string, options?: FunctaiErrorOptions) {
@@ -57,7 +79,13 @@ export class FunctaiError extends Error {
   }
 }
 
-/** The loop used its `maxSteps` model calls without an answer. */
+/**
+ * The loop used its `maxSteps` model calls without an answer.
+ *
+ * @example
+ * const slow = answer.using({ maxSteps: 1 });
+ * await slow("Where is A-1042?").catch((e) => { if (e instanceof StepLimit) console.log(e.steps); else throw e; });
+ */
 export class StepLimit extends FunctaiError {
   readonly steps: number;
   constructor(name: string, steps: number) {
@@ -67,7 +95,12 @@ export class StepLimit extends FunctaiError {
   }
 }
 
-/** The model's reply could not be read as the declared output, even when asked again. */
+/**
+ * The model's reply could not be read as the declared output, even when asked again.
+ *
+ * @example
+ * try { await classify("…"); } catch (e) { if (e instanceof OutputError) console.log(e.reply); else throw e; }
+ */
 export class OutputError extends FunctaiError {
   readonly reply: string;
   constructor(name: string, reply: string, detail: string) {
@@ -77,9 +110,15 @@ export class OutputError extends FunctaiError {
   }
 }
 
+/** The codes a `ProviderError` carries: `provider-rate-limit`, `provider-auth`, … */
 export type ProviderErrorCode = Extract<ErrorCode, `provider-${string}`>;
 
-/** A provider refused or failed a request; `status` is the HTTP status when there was one. */
+/**
+ * A provider refused or failed a request; `status` is the HTTP status when there was one.
+ *
+ * @example
+ * try { await answer("Hi"); } catch (e) { if (e instanceof ProviderError && e.code === "provider-rate-limit") console.log(e.retryAfterMs); else throw e; }
+ */
 export class ProviderError extends FunctaiError {
   readonly provider: string;
   readonly status: number | undefined;
@@ -97,7 +136,12 @@ export class ProviderError extends FunctaiError {
   }
 }
 
-/** A tool call needs a person's answer, and a plain call has nobody to ask. */
+/**
+ * A tool call needs a person's answer, and a plain call has nobody to ask.
+ *
+ * @example
+ * try { await desk.using({ approve: "changes" })("Refund A-1042."); } catch (e) { if (e instanceof ApprovalError) console.log(e.path); else throw e; }
+ */
 export class ApprovalError extends FunctaiError {
   readonly path: string;
   constructor(path: string) {
@@ -111,7 +155,12 @@ export class ApprovalError extends FunctaiError {
   }
 }
 
-/** Conversation and turn refusals: `conversation-busy`, `turn-unfinished`, `store-conflict`, … */
+/**
+ * Conversation and turn refusals: `conversation-busy`, `turn-unfinished`, `store-conflict`, …
+ *
+ * @example
+ * try { await chat.send("Next question"); } catch (e) { if (e instanceof ConversationError && e.code === "conversation-busy") console.log("a turn still waits"); else throw e; }
+ */
 export class ConversationError extends FunctaiError {
   constructor(code: ErrorCode, message: string, options?: FunctaiErrorOptions) {
     super(code, message, options);
@@ -119,10 +168,21 @@ export class ConversationError extends FunctaiError {
   }
 }
 
+/**
+ * Whether a thrown value is a functai error (with this `code`, when one is given).
+ *
+ * @example
+ * if (isFunctaiError(e, "conversation-busy")) console.log("a turn of this conversation still waits");
+ */
 export const isFunctaiError = (e: unknown, code?: ErrorCode): e is FunctaiError =>
   e instanceof FunctaiError && (code === undefined || e.code === code);
 
-/** A short, safe description of any thrown value (for tool errors shown to a model). */
+/**
+ * A short, safe description of any thrown value (for tool errors shown to a model).
+ *
+ * @example
+ * describeError(new TypeError("bad")); // "bad"
+ */
 export function describeError(e: unknown): string {
   if (e instanceof Error) return e.message || e.name;
   if (typeof e === "string") return e;

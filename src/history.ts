@@ -20,6 +20,13 @@ export function remember(entry: HistoryEntry): void {
   if (entries.length > LIMIT) entries.splice(0, entries.length - LIMIT);
 }
 
+/**
+ * Forgets what `phistory()` shows.
+ *
+ * @example
+ * clearHistory();
+ * phistory(); // ""
+ */
 export const clearHistory = (): void => void entries.splice(0);
 
 const stamp = (d: Date): string => d.toISOString().slice(0, 19);

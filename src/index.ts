@@ -15,7 +15,6 @@ export type { LanguageModel, LMRequest, LMResponse, Message, ToolCall, ToolSpec,
 export { asksApproval, refusalText } from "./approval/rule.js";
 export type { Approval, ApprovalAnswer, ApproveFunction, ApprovalRule, ApproveSetting } from "./approval/types.js";
 export type { Plugin, PluginHooks, PluginToolCall, PluginToolResult, ToolCallDecision } from "./plugins/types.js";
-export { turnMachine, type TurnContext, type TurnInput, type TurnCommand, type MachineAnswer } from "./turn/machine.js";
 export { TurnStream } from "./turn/stream.js";
 export type { TurnEvent, TurnEventBody, TurnEventType, MachineState } from "./turn/events.js";
 export type { Conversation, ConversationOptions } from "./conversation/conversation.js";

@@ -4,6 +4,12 @@ import type { LanguageModel } from "./lm/types.js";
 import type { Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 
+/**
+ * How a running turn's lease is renewed (the `lease` setting).
+ *
+ * @example
+ * configure({ lease: { renewMs: 1_000, ttlMs: 3_000 } });
+ */
 export interface LeaseSettings {
   /** How often a running turn renews its lease (default 10 s). */
   renewMs?: number;
@@ -11,7 +17,12 @@ export interface LeaseSettings {
   ttlMs?: number;
 }
 
-/** Settings live in layers; the nearest wins (plugins add up, outermost first). */
+/**
+ * Settings live in layers; the nearest wins (plugins add up, outermost first).
+ *
+ * @example
+ * configure({ lm: "gpt-4.1-mini", temperature: 0, maxSteps: 4, approve: "changes" });
+ */
 export interface Settings {
   lm?: LanguageModel | string;
   temperature?: number;
@@ -108,7 +119,12 @@ export function configure(settings: Settings): void {
   globalSettings = mergeSettings(globalSettings, check(pickSettings(settings)));
 }
 
-/** Forgets everything `configure` set (tests). */
+/**
+ * Forgets everything `configure` set (tests).
+ *
+ * @example
+ * resetConfiguration(); // configure() settings forgotten (tests)
+ */
 export function resetConfiguration(): void {
   globalSettings = {};
 }

@@ -7,6 +7,12 @@ import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
 import { Wakeups } from "./wake.js";
 
+/**
+ * Options of the IndexedDB store.
+ *
+ * @example
+ * indexedDBStore("desk", { locks: null, pollMs: 500 });
+ */
 export interface IndexedDBStoreOptions {
   /**
    * The Web Locks API for `liveness` (default `navigator.locks`); `null`
@@ -39,6 +45,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * // another tab: wake when the conversation grows past 12 records, or give up after 30 s
  * await store.wait!("sam", 12, 30_000);
  * ```
+ *
+ * @example
+ * const store = indexedDBStore("desk");
+ * const chat = desk.conversation("sam", { store });
  */
 export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions = {}): Store {
   const wakeups = new Wakeups(`functai-store:${name}`);

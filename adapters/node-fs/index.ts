@@ -15,6 +15,12 @@ import { closeFd, fsyncFd, io, makeDir, openFdIfExists, readAt, scanFd, statOrUn
 import { encodeBatch, recordBody, Scanner } from "./jsonl.js";
 import { withLock, type Held } from "./lock.js";
 
+/**
+ * Options of the file store.
+ *
+ * @example
+ * const store = fsStore(".functai/chats", { flush: "pool" });
+ */
 export interface FsStoreOptions {
   /** Called once per fsync of a conversation file (benchmarks count flushes). */
   onFlush?: () => void;

@@ -5,6 +5,12 @@ import { outcomeSchema, PROTOCOL_VERSION, serverMessageSchema, statusSchema, wai
 import { RemoteStream } from "./remote-stream.js";
 import { Link, type LinkOptions } from "./link.js";
 
+/**
+ * Options of `connect()`: the key, and how to reconnect.
+ *
+ * @example
+ * const app = await connect("ws://127.0.0.1:8787", { key: "k1" } satisfies ConnectOptions);
+ */
 export interface ConnectOptions extends LinkOptions {}
 
 type TurnRef = { conversation: string; turn: string };

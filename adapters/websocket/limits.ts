@@ -22,6 +22,12 @@ export class TokenBucket {
   }
 }
 
+/**
+ * How many messages a connection may send: a token bucket.
+ *
+ * @example
+ * await serve({ store, programs: [desk], rate: { perSecond: 20, burst: 40 } });
+ */
 export interface RateOptions {
   /** Messages per second a connection may send, on average (default 50). */
   perSecond?: number;

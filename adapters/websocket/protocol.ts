@@ -19,6 +19,12 @@
 import { z } from "zod";
 import { isConversationId } from "../../src/store/types.js";
 
+/**
+ * The version of the wire protocol this package speaks.
+ *
+ * @example
+ * PROTOCOL_VERSION; // 1
+ */
 export const PROTOCOL_VERSION = 1 as const;
 /** Versions this build speaks. */
 export const SUPPORTED_VERSIONS: readonly number[] = [1];
@@ -30,6 +36,7 @@ const approvalId = z.string().min(1).max(500);
 const short = z.string().max(200);
 const reason = z.string().max(4000);
 
+/** An approval on the wire (zod schema). */
 export const approvalSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -42,6 +49,7 @@ export const approvalSchema = z.object({
   question: z.string().exactOptional(),
 });
 
+/** An unfinished tool on the wire (zod schema). */
 export const unfinishedSchema = z.object({ invocation: z.number().int(), name: z.string(), input: z.unknown(), path: z.string(), site: z.string() });
 
 /** A turn that waits for a person: approvals to answer, or (interrupted) a resume, perhaps with results for unfinished tools. */
@@ -56,6 +64,12 @@ export const waitingEntrySchema = z.object({
 
 const turnRef = { id: requestId, conversation: conversationId, turn: turnId };
 
+/**
+ * Every message a companion may send (zod schema; the server checks each one).
+ *
+ * @example
+ * clientMessageSchema.parse({ type: "waiting", id: "1" });
+ */
 export const clientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("hello"), id: requestId, v: z.number().int(), key: z.string().max(1024).optional(), client: short.optional() }),
   z.object({ type: z.literal("waiting"), id: requestId }),
@@ -81,8 +95,10 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
 /** A turn event as sent on the wire (checked loosely: the engine's union may grow). */
 export const wireEventSchema = z.looseObject({ type: z.string(), turn: z.string(), seq: z.number(), at: z.string(), path: z.string() });
 
+/** An error on the wire: a code and a message (zod schema). */
 export const wireErrorSchema = z.object({ code: z.string().max(100), message: z.string().max(4000) });
 
+/** Every message the server may send (zod schema; the client checks each one). */
 export const serverMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("welcome"), id: requestId, v: z.number().int(), programs: z.array(z.string()) }),
   z.object({ type: z.literal("reply"), id: requestId, result: z.unknown() }),
@@ -111,11 +127,19 @@ export const statusSchema = z.object({
   value: z.unknown().optional(),
 });
 
+/** A message from a companion, as checked. */
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
+/** A message from a companion, as written. */
 export type ClientMessageInput = z.input<typeof clientMessageSchema>;
+/** A message from the server. */
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
+/** A turn that waits for a person, as `waiting()` lists it. */
 export type WaitingEntry = z.infer<typeof waitingEntrySchema>;
+/** A turn event on the wire. */
 export type WireEvent = z.infer<typeof wireEventSchema>;
+/** An error on the wire. */
 export type WireError = z.infer<typeof wireErrorSchema>;
+/** How a remote turn ended (or that it waits). */
 export type Outcome = z.infer<typeof outcomeSchema>;
+/** A turn's status, as `status()` gives it. */
 export type TurnStatus = z.infer<typeof statusSchema>;

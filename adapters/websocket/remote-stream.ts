@@ -60,6 +60,7 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     this.#poke();
   }
 
+  /** Ends the stream with the server's outcome (called by the connection). */
   finish(outcome: Outcome): void {
     this.turn ??= outcome.turn;
     this.conversation ??= outcome.conversation;
@@ -67,6 +68,7 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     this.#end();
   }
 
+  /** Ends the stream with the server's error (called by the connection). */
   fail(error: WireError): void {
     this.#settle.reject(new RemoteError(error));
     this.#end();
@@ -98,6 +100,7 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     }
   }
 
+  /** The remote turn's events as the server sends them (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
     if (this.#iterating) throw new RemoteError({ code: "turn-state", message: "a RemoteStream can be iterated once" });
     this.#iterating = true;
@@ -108,6 +111,7 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     return this.#result.then(onfulfilled, onrejected);
   }
 
+  /** As a promise's `catch`: the remote turn's failure (`RemoteError`). */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.#result.catch(onrejected);
   }

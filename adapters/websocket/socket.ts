@@ -6,13 +6,24 @@
 /** The part of the WebSocket API both the browser's and `ws`'s share, and that `connect` uses. */
 export interface SocketLike {
   readonly readyState: number;
+  /** Sends one text frame. */
   send(data: string): void;
+  /** Closes the connection. */
   close(code?: number, reason?: string): void;
+  /** Listens for the connection's events. */
   addEventListener(type: "open" | "error", listener: () => void): void;
+  /** Listens for each message. */
   addEventListener(type: "message", listener: (event: { data: unknown }) => void): void;
+  /** Listens for the close, with its code and reason. */
   addEventListener(type: "close", listener: (event: { code: number; reason: string }) => void): void;
 }
 
+/**
+ * A WebSocket class: the browser's `WebSocket`, or `ws` in Node.
+ *
+ * @example
+ * const Socket: SocketConstructor = WebSocket;
+ */
 export type SocketConstructor = new (url: string) => SocketLike;
 
 export const OPEN = 1;

@@ -36,7 +36,7 @@ import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
+  gc, main, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
 } from "../lib/measure.js";
 import { runChild } from "../lib/child.js";
 

@@ -19,8 +19,7 @@ import { Agent, Runner, RunState, Usage, tool, type Model, type ModelRequest, ty
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, report, round, timed, toolOutput, streamRate,
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,main, orderId, report, round, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "openai agents";

@@ -1,6 +1,11 @@
 import type { Effects } from "../records/types.js";
 
-/** A tool call a person (or an approve function) is asked about. */
+/**
+ * A tool call a person (or an approve function) is asked about.
+ *
+ * @example
+ * const approve = (call: Approval) => call.name !== "refund" || "Refunds need a manager.";
+ */
 export interface Approval {
   /** Stable across processes: the call's site and invocation (and plugin, when a plugin asks). */
   id: string;
@@ -23,9 +28,21 @@ export interface Approval {
 /** An answer: `true` yes, `false` no, a string no with that reason. */
 export type ApprovalAnswer = boolean | string;
 
+/**
+ * An `approve` function: asked at once about each changing tool call; true, false, or a reason to refuse.
+ *
+ * @example
+ * const manager: ApproveFunction = (call) => (call.input as { amount: number }).amount <= 20 || "Over 20.00 needs a manager.";
+ */
 export type ApproveFunction = (approval: Approval) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
 /** A rule answered later by a person: `"changes"`, `"all"`, or tool names / paths / path endings. */
 export type ApprovalRule = "changes" | "all" | readonly string[];
 
+/**
+ * The `approve` setting: a function, a rule (`"changes"`, `"all"`, tool names or paths), or `null` (ask nobody).
+ *
+ * @example
+ * configure({ approve: "changes" });
+ */
 export type ApproveSetting = ApproveFunction | ApprovalRule | null;

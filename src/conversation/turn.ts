@@ -10,6 +10,7 @@ import { ConversationStream } from "./stream.js";
 import { answerKey } from "../engine/journal.js";
 import { approvalOf, pluginOf, Waiting } from "./waiting.js";
 
+/** A tool that may have run: its process died between its start and its end, so nobody knows. */
 export interface UnfinishedTool {
   invocation: number;
   name: string;
@@ -21,10 +22,6 @@ export interface UnfinishedTool {
 const unfinishedOf = (info: TurnInfo): UnfinishedTool[] =>
   info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input, path: t.path ?? t.name, site: t.site }));
 
-/**
- * A turn of a conversation, as read from its records: answer it, resume it
- * or abandon it from any process. Each method reads the records afresh.
- */
 /** What a person says of each unfinished tool, by invocation (or `"site:invocation"`). */
 export interface ResumeOptions {
   /** It did run: this is what it returned. */
@@ -33,6 +30,14 @@ export interface ResumeOptions {
   rerun?: readonly (number | string)[];
 }
 
+/**
+ * A turn of a conversation, as read from its records: answer it, resume it
+ * or abandon it from any process. Each method reads the records afresh.
+ *
+ * @example
+ * const turn = (await desk.conversation("sam", { store }).turns()).at(-1)!;
+ * if (turn.state === "waiting") await turn.approve({ by: "maria" });
+ */
 export class Turn {
   readonly id: string;
   state: TurnState;

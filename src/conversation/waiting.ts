@@ -4,7 +4,13 @@ import type { WaitingApproval } from "../records/types.js";
 import type { Turn } from "./turn.js";
 import { answerKey, pluginOf } from "../engine/journal.js";
 
-/** A conversation's turn stopped for a person: it is saved, and anyone who opens the conversation can answer it. */
+/**
+ * A conversation's turn stopped for a person: it is saved, and anyone who opens the conversation can answer it.
+ *
+ * @example
+ * try { await chat.send("Refund A-1042."); }
+ * catch (e) { if (e instanceof Waiting) console.log(e.turn.state, e.approvals); else throw e; }
+ */
 export class Waiting extends ConversationError {
   readonly turn: Turn;
   readonly approvals: Approval[];

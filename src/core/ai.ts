@@ -17,6 +17,12 @@ export interface AISpec<S extends InputShape, O extends z.ZodType> extends Setti
   tools?: readonly ToolLike[];
 }
 
+/**
+ * An AI function (`ai(...)`): call it with its input, or `.predict`, `.stream`, `.using`, `.conversation`.
+ *
+ * @example
+ * const answer: AIFunction<{ question: z.ZodString }> = ai("answer", { description: "Answer.", input: { question: z.string() } });
+ */
 export type AIFunction<S extends InputShape, O extends z.ZodType = z.ZodString> = Callable<S, z.output<O>>;
 
 /** An AI function used as a tool reads, unless one of its own tools changes things or says nothing. */

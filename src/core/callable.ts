@@ -8,7 +8,12 @@ import { openConversation, type Conversation, type ConversationOptions } from ".
 import { parseInput, type Definition } from "./definition.js";
 import { runPlain, runStream, type Prediction } from "./root-turn.js";
 
-/** A call's options: any setting, plus a signal, and `ctx` (the calling frame) where the platform cannot carry it. */
+/**
+ * A call's options: any setting, plus a signal, and `ctx` (the calling frame) where the platform cannot carry it.
+ *
+ * @example
+ * await answer("Where is A-1042?", { lm: scripted(["It is on its way."]), signal: AbortSignal.timeout(30_000) });
+ */
 export interface CallOptions extends Settings {
   signal?: AbortSignal;
   ctx?: Frame | ToolContext | { frame: Frame };

@@ -28,6 +28,12 @@ export interface ProgramContext {
   readonly history: readonly EarlierTurn[];
 }
 
+/**
+ * A program (`program(...)`): plain code whose calls to AI functions and tools are journaled as one turn.
+ *
+ * @example
+ * const support: Program<{ message: z.ZodString }> = program("support", { description: "Route.", input: { message: z.string() } }, ({ message }) => answer(message));
+ */
 export type Program<S extends InputShape, O extends z.ZodType = z.ZodString> = Callable<S, z.output<O>>;
 
 /**

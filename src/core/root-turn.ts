@@ -10,7 +10,13 @@ import { startTurn, type TurnSession } from "../turn/session.js";
 import { TurnStream } from "../turn/stream.js";
 import type { Definition } from "./definition.js";
 
-/** What `fn.predict()` gives: the answer and the whole exchange. */
+/**
+ * What `fn.predict()` gives: the answer and the whole exchange.
+ *
+ * @example
+ * const p = await answer.predict("Where is A-1042?");
+ * p.result; p.usage.inputTokens; p.steps;
+ */
 export interface Prediction<T> {
   result: T;
   /** Every model call, in order. */

@@ -7,6 +7,7 @@
 
 export const LM_SPEC = "functai.lm.v1" as const;
 
+/** Tokens a model call used. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -22,6 +23,7 @@ export interface ToolCall {
   inputError?: string;
 }
 
+/** One message of a model request: system, user, assistant (with tool calls), or a tool's result. */
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
@@ -35,6 +37,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** What a language model is asked: the messages, the tools it may call, and limits. */
 export interface LMRequest {
   messages: Message[];
   tools: ToolSpec[];
@@ -42,8 +45,10 @@ export interface LMRequest {
   maxTokens?: number;
 }
 
+/** Why a model stopped replying. */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
 
+/** A model's reply: its text, its tool calls, why it stopped and the tokens it used. */
 export interface LMResponse {
   text: string;
   toolCalls: ToolCall[];
@@ -53,12 +58,24 @@ export interface LMResponse {
   model?: string;
 }
 
+/** Per call: an `AbortSignal`, and `onText` to receive text deltas as they stream. */
 export interface GenerateOptions {
   signal?: AbortSignal | undefined;
   /** Called with each text delta as it streams (providers that stream call it). */
   onText?: ((delta: string) => void) | undefined;
 }
 
+/**
+ * The one narrow, versioned contract every model implements (`openai`, `anthropic`, `scripted`, your own).
+ *
+ * @example
+ * const echo: LanguageModel = {
+ *   specificationVersion: LM_SPEC, provider: "echo", model: "echo", nativeTools: true,
+ *   async generate(request) {
+ *     return { text: `<result>\n${request.messages.at(-1)?.content}\n</result>`, toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0 } };
+ *   },
+ * };
+ */
 export interface LanguageModel {
   readonly specificationVersion: typeof LM_SPEC;
   /** `openai`, `anthropic`, `scripted`, … */
@@ -66,8 +83,15 @@ export interface LanguageModel {
   readonly model: string;
   /** Whether tools go to the model natively (JSON Schema) or as text in the prompt. */
   readonly nativeTools: boolean;
+  /** Asks the model for one reply. */
   generate(request: LMRequest, options?: GenerateOptions): Promise<LMResponse>;
 }
 
+/**
+ * Whether a value implements this version of the `LanguageModel` contract.
+ *
+ * @example
+ * isLanguageModel(scripted(["Hi"])); // true
+ */
 export const isLanguageModel = (x: unknown): x is LanguageModel =>
   typeof x === "object" && x !== null && (x as LanguageModel).specificationVersion === LM_SPEC;

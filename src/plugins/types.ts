@@ -23,13 +23,26 @@ export interface PluginToolResult extends PluginToolCall {
   error?: string;
 }
 
+/**
+ * A plugin's hooks, called around each tool call.
+ *
+ * @example
+ * const hooks: PluginHooks = { toolCall: (call) => (call.name === "refund" ? { block: "not today" } : undefined) };
+ */
 export interface PluginHooks {
+  /** Before a tool runs: change its input, block it with a reason the model sees, or ask a person. */
   toolCall?(call: PluginToolCall): ToolCallDecision | Promise<ToolCallDecision>;
   /** May replace the output the model sees (`{ output }`). */
   toolResult?(result: PluginToolResult): void | undefined | { output: unknown } | Promise<void | undefined | { output: unknown }>;
 }
 
-/** A plugin: a name, a version and hooks. Plugins run in settings-layer order (configure first); the built-in approval runs after them all. */
+/**
+ * A plugin: a name, a version and hooks. Plugins run in settings-layer order (configure first); the built-in approval runs after them all.
+ *
+ * @example
+ * const audit: Plugin = { name: "audit", version: "1", hooks: { toolResult: (r) => void console.log(r.name) } };
+ * configure({ plugins: [audit] });
+ */
 export interface Plugin {
   name: string;
   version: string;

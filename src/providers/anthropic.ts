@@ -4,11 +4,17 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, readEnv } from "./common.js";
+import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, toProviderError } from "./errors.js";
 import { withRetry } from "./retry.js";
 
+/**
+ * Options of `anthropic()`.
+ *
+ * @example
+ * const options: AnthropicOptions = { model: "claude-haiku-4-5", maxTokens: 1024 };
+ */
 export interface AnthropicOptions {
   /** e.g. `"claude-haiku-4-5"`. */
   model: string;
@@ -16,8 +22,12 @@ export interface AnthropicOptions {
   apiKey?: string;
   /** Default: the SDK's (`ANTHROPIC_BASE_URL`, else api.anthropic.com). */
   baseURL?: string;
-  /** A ready client; the SDK is then not loaded by us. Its own retries are turned off: we retry. */
-  client?: Anthropic;
+  /**
+   * A ready `Anthropic` client of `@anthropic-ai/sdk`; the SDK is then not loaded by us. Its own
+   * retries are turned off: we retry. (Typed by shape, so that functai's
+   * published types do not need `@anthropic-ai/sdk` installed.)
+   */
+  client?: SdkClient;
   /** Offer tools natively (JSON Schema). Default true. */
   nativeTools?: boolean;
   /** Retries on 429, 529, 5xx and network failures. Default 2. */
@@ -35,8 +45,10 @@ type Body = Omit<MessageCreateParamsNonStreaming, "stream">;
 const NON_STREAMING_MAX_TOKENS = 8192;
 
 /**
- * An Anthropic language model. `@anthropic-ai/sdk` is imported on the first
- * `generate`, not before. Streams when `onText` is given; retries with
+ * An Anthropic language model. `@anthropic-ai/sdk` (an optional peer
+ * dependency: `npm install @anthropic-ai/sdk`) is imported on the first
+ * `generate`, not before; where it is not installed, `generate` rejects with
+ * `FunctaiError("lm-missing")` naming the package. Streams when `onText` is given; retries with
  * backoff itself (429, 529 overloaded, 5xx, network).
  *
  * @example
@@ -50,9 +62,9 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
   const { model, nativeTools = true, maxRetries = 2, maxTokens = 4096 } = options;
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("ANTHROPIC_API_KEY");
   const client = lazy(async (): Promise<Anthropic> => {
-    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 }) as Anthropic;
     const key = apiKey();
-    const { default: AnthropicSDK } = await import("@anthropic-ai/sdk");
+    const { default: AnthropicSDK } = await loadSdk("@anthropic-ai/sdk", () => import("@anthropic-ai/sdk"));
     return new AnthropicSDK({
       maxRetries: 0,
       // Browsers are a supported place to run: the caller chose to hold the key there.

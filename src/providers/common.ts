@@ -2,6 +2,7 @@
  * Small helpers both providers share: reading the environment without
  * assuming Node, and reading a model's tool-call arguments without throwing.
  */
+import { FunctaiError } from "../errors.js";
 import type { ToolCall } from "../lm/types.js";
 
 /** An environment variable, or undefined where there is no `process` (browsers). */
@@ -38,4 +39,29 @@ export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
     });
     return pending;
   };
+}
+
+/**
+ * An optional peer SDK, imported on first use. A missing package is a
+ * `FunctaiError("lm-missing")` naming what to install; `load` stays a literal
+ * `import("pkg")` at the call site so bundlers still see it.
+ */
+export async function loadSdk<T>(pkg: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    const text = e instanceof Error ? e.message : String(e);
+    const missing = (e as { code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND" && text.includes(`'${pkg}'`);
+    const why = missing ? "is not installed" : `could not be loaded (${text})`;
+    throw new FunctaiError("lm-missing", `The "${pkg}" package ${why}. Install it next to functai: npm install ${pkg}`, { cause: e });
+  }
+}
+
+/**
+ * What a ready SDK client passed as `client` must have: both SDKs' clients
+ * (`OpenAI`, `Anthropic`) do. By shape, so functai's published types never
+ * import an optional SDK.
+ */
+export interface SdkClient {
+  withOptions(options: { maxRetries: number }): unknown;
 }

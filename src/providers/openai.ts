@@ -7,11 +7,17 @@ import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, readEnv } from "./common.js";
+import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { drainStream, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
+/**
+ * Options of `openai()`.
+ *
+ * @example
+ * const options: OpenAIOptions = { model: "llama3.1", baseURL: "http://localhost:11434/v1", apiKey: "none" };
+ */
 export interface OpenAIOptions {
   /** e.g. `"gpt-4.1-mini"`. */
   model: string;
@@ -19,8 +25,12 @@ export interface OpenAIOptions {
   apiKey?: string;
   /** Default: `OPENAI_BASE_URL`, else the SDK's (api.openai.com). */
   baseURL?: string;
-  /** A ready client; the SDK is then not loaded by us. Its own retries are turned off: we retry. */
-  client?: OpenAI;
+  /**
+   * A ready `OpenAI` client of `openai`; the SDK is then not loaded by us. Its own
+   * retries are turned off: we retry. (Typed by shape, so that functai's
+   * published types do not need `openai` installed.)
+   */
+  client?: SdkClient;
   /** Offer tools natively (JSON Schema). Default true. */
   nativeTools?: boolean;
   /** Retries on 429, 5xx and network failures. Default 2. */
@@ -32,8 +42,10 @@ export interface OpenAIOptions {
 type Body = Omit<ChatCompletionCreateParamsNonStreaming, "stream">;
 
 /**
- * An OpenAI language model. The `openai` SDK is imported on the first
- * `generate`, not before, so the core does not pay for it unless it is used.
+ * An OpenAI language model. The `openai` SDK (an optional peer dependency:
+ * `npm install openai`) is imported on the first `generate`, not before, so
+ * the core does not pay for it unless it is used; where it is not installed,
+ * `generate` rejects with `FunctaiError("lm-missing")` naming the package.
  * Streams when `onText` is given; retries with backoff itself.
  *
  * @example
@@ -49,13 +61,14 @@ export function openai(options: OpenAIOptions): LanguageModel {
   // Read when first used, so a key set after configuration is still seen.
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("OPENAI_API_KEY");
   const client = lazy(async (): Promise<OpenAI> => {
-    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 });
+    if (options.client !== undefined) return options.client.withOptions({ maxRetries: 0 }) as OpenAI;
+    // Loaded before the key is looked at: a missing package is the first thing to fix.
+    const { default: OpenAISDK } = await loadSdk("openai", () => import("openai"));
     const key = apiKey();
     if (key === undefined) {
       throw new ProviderError("provider-auth", "openai: no API key. Pass openai({ apiKey }) or set OPENAI_API_KEY.", { provider: "openai" });
     }
     const baseURL = options.baseURL ?? readEnv("OPENAI_BASE_URL");
-    const { default: OpenAISDK } = await import("openai");
     // Browsers are a supported place to run: the caller chose to hold the key there.
     return new OpenAISDK({ apiKey: key, maxRetries: 0, dangerouslyAllowBrowser: true, ...(baseURL !== undefined ? { baseURL } : {}) });
   });

@@ -11,7 +11,6 @@ import type {
   ApprovalRecord,
   EndedRecord,
   KnownRecord,
-  LeaseRecord,
   ProgramRecord,
   ToolRecord,
   TurnRecord,
@@ -59,6 +58,13 @@ export interface TurnInfo {
 /** Where a new turn goes: under `parent`, behind a running head, or nowhere while the head waits. */
 export type NextTurn = { parent: string | null } | { waits: string } | { refuses: "conversation-busy" };
 
+/**
+ * What a conversation's records say: each turn's state, the head, where the next turn goes, records skipped.
+ *
+ * @example
+ * const state: ConversationState = readConversation(await store.read("sam"), { now: Date.now() });
+ * state.next;   // { parent: "…" }, { waits: "…" } or { refuses: "conversation-busy" }
+ */
 export interface ConversationState {
   /** In the order of their `turn` records. */
   turns: Map<string, TurnInfo>;

@@ -6,8 +6,11 @@
 
 export const FORMAT = 1 as const;
 
+/** What a tool does to the world: `"reads"` (only looks) or `"changes"` (writes, sends, pays). */
 export type Effects = "reads" | "changes";
+/** A turn's state as the records tell it (`readConversation`). */
 export type TurnState = "running" | "waiting" | "interrupted" | "done" | "failed" | "abandoned" | "stopped";
+/** The states a turn ends in, written by its `ended` record. */
 export type EndedState = "done" | "failed" | "stopped" | "abandoned";
 
 interface Base {
@@ -16,6 +19,7 @@ interface Base {
   at: string;
 }
 
+/** Names the AI function or program whose turns a conversation holds. */
 export interface ProgramRecord extends Base {
   kind: "program";
   version: string;
@@ -24,6 +28,7 @@ export interface ProgramRecord extends Base {
   program_kind?: "ai" | "program" | (string & {});
   interface?: unknown;
 }
+/** A turn begins: its input, its parent turn and the settings it runs with. */
 export interface TurnRecord extends Base {
   kind: "turn";
   turn: string;
@@ -32,6 +37,7 @@ export interface TurnRecord extends Base {
   inputs: Record<string, unknown>;
   request_id?: string;
 }
+/** A running turn's lease, renewed while its process lives; one that ran out makes the turn interrupted. */
 export interface LeaseRecord extends Base {
   kind: "lease";
   turn: string;
@@ -39,6 +45,7 @@ export interface LeaseRecord extends Base {
   until: string;
   attempt: number;
 }
+/** A model reply, kept so that a resumed turn never asks (and pays) for it again. */
 export interface ReplyRecord extends Base {
   kind: "reply";
   turn: string;
@@ -47,6 +54,7 @@ export interface ReplyRecord extends Base {
   response: unknown;
   attempt?: number;
 }
+/** A tool call started or done: a changing tool started but not done may have run (unfinished). */
 export interface ToolRecord extends Base {
   kind: "tool";
   turn: string;
@@ -62,6 +70,7 @@ export interface ToolRecord extends Base {
   path?: string;
   attempt?: number;
 }
+/** One tool call a waiting turn asks a person about. */
 export interface WaitingApproval {
   site: string;
   invocation: number;
@@ -75,12 +84,14 @@ export interface WaitingApproval {
   question?: string;
   [key: string]: unknown;
 }
+/** A turn waits, saved, for a person's answers to its approvals. */
 export interface WaitingRecord extends Base {
   kind: "waiting";
   turn: string;
   approvals: WaitingApproval[];
   attempt?: number;
 }
+/** A person's answer to one approval: yes, or no with a reason the model sees. */
 export interface ApprovalRecord extends Base {
   kind: "approval";
   turn: string;
@@ -92,6 +103,7 @@ export interface ApprovalRecord extends Base {
   by: string | null;
   reason: string | null;
 }
+/** A turn ended: done with its result, failed, stopped or abandoned. */
 export interface EndedRecord extends Base {
   kind: "ended";
   turn: string;
@@ -102,20 +114,24 @@ export interface EndedRecord extends Base {
   usage?: { input_tokens: number; output_tokens: number };
   attempt?: number;
 }
+/** Asks a running turn to stop (it ends `stopped`). */
 export interface StopRecord extends Base {
   kind: "stop";
   turn: string;
 }
+/** Moves the conversation's head: where the next turn goes. */
 export interface HeadRecord extends Base {
   kind: "head";
   turn: string;
 }
+/** The turn actor's persisted XState snapshot, kept with the turn's records. */
 export interface SnapshotRecord extends Base {
   kind: "snapshot";
   turn: string;
   snapshot: unknown;
 }
 
+/** Every record kind of conversation format 1 this package writes and reads. */
 export type KnownRecord =
   | ProgramRecord
   | TurnRecord

@@ -4,6 +4,10 @@ import type { ConversationRecord } from "../records/types.js";
  * Where conversations are kept: an append-only list of records per
  * conversation. Every adapter (memory, node-fs, IndexedDB) passes the same
  * contract suite (test/store/contract.ts).
+ *
+ * @example
+ * const store: Store = memoryStore();
+ * await store.read("sam"); // [] for a conversation never written
  */
 export interface Store {
   /**
@@ -35,7 +39,9 @@ export interface Store {
    * process or tab that the holder is alive even when its lease lapsed.
    */
   readonly liveness?: {
+    /** Holds the turn's liveness until the returned function is called. */
     hold(conversation: string, turn: string): Promise<() => void>;
+    /** Whether a live process or tab holds the turn. */
     isHeld(conversation: string, turn: string): Promise<boolean>;
   };
   /** Releases handles and timers (optional). */
@@ -45,5 +51,12 @@ export interface Store {
 /** Conversation ids: 1–200 of ASCII letters, digits, `.`, `_`, `-`, starting with a letter or digit. Never a path. */
 export const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
+/**
+ * Whether a string may name a conversation in every store (letters, digits, `-`, `_`, `.`; not a path).
+ *
+ * @example
+ * isConversationId("sam");      // true
+ * isConversationId("../etc");   // false
+ */
 export const isConversationId = (id: unknown): id is string =>
   typeof id === "string" && CONVERSATION_ID.test(id) && !id.includes("..");

@@ -34,6 +34,14 @@ export interface ScriptedOptions {
   chunks?: "words" | number;
 }
 
+/**
+ * The scripted model: a `LanguageModel` that also shows what it was sent.
+ *
+ * @example
+ * const lm: ScriptedLM = scripted(["Hi."]);
+ * await answer("Hello?", { lm });
+ * lm.requests.length; // 1
+ */
 export interface ScriptedLM extends LanguageModel {
   /** Every request it was sent, in order (to check nothing was paid for twice). */
   readonly requests: LMRequest[];

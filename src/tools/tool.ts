@@ -4,6 +4,12 @@ import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
 import type { InputShape, ToolContext, ToolLike } from "./types.js";
 
+/**
+ * What `tool()` takes besides its name and body.
+ *
+ * @example
+ * const spec: ToolSpecInput<{ order_id: z.ZodString }> = { description: "Look an order up.", input: { order_id: z.string() }, effects: "reads" };
+ */
 export interface ToolSpecInput<S extends InputShape> {
   description: string;
   input: S;
@@ -14,6 +20,7 @@ export interface ToolSpecInput<S extends InputShape> {
 export interface Tool<S extends InputShape = InputShape, O = unknown> extends ToolLike {
   readonly kind: "tool";
   readonly effects: Effects | undefined;
+  /** The tool's body, as given to `tool()`. */
   readonly run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>;
 }
 
@@ -64,7 +71,12 @@ export function tool<S extends InputShape, O>(
 
 const specCache = new WeakMap<ToolLike, ToolSpec>();
 
-/** The tool as offered to a model: JSON Schema from its zod input. */
+/**
+ * The tool as offered to a model: JSON Schema from its zod input.
+ *
+ * @example
+ * toolSpec(lookupOrder).name; // "lookup_order": what a model is offered
+ */
 export function toolSpec(t: ToolLike): ToolSpec {
   let spec = specCache.get(t);
   if (!spec) {

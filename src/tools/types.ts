@@ -26,5 +26,6 @@ export interface ToolLike {
   readonly toolEffects: Effects | null;
   /** Composite tools (AI functions, programs) are journaled inside, so they are re-entered on resume, never "unfinished". */
   readonly composite: boolean;
+  /** Runs it as a tool call of the turn in `ctx` (the engine calls this; user code calls the tool itself). */
   runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
 }

@@ -32,7 +32,17 @@ export type TurnEventBody =
   | { type: "done"; result: unknown; usage: Usage }
   | { type: "failed"; error: { code: string | null; message: string } };
 
+/**
+ * Everything a turn tells as it happens: one union discriminated by `type`, each with `turn`, `seq`, `at`, `path`.
+ *
+ * @example
+ * for await (const e of desk.stream("Refund A-1042.")) {
+ *   if (e.type === "text") process.stdout.write(e.delta);
+ *   if (e.type === "tool_call") console.log(e.path);
+ * }
+ */
 export type TurnEvent = EventBase & TurnEventBody;
+/** The `type`s of `TurnEvent`: `started`, `text`, `tool_call`, `approval`, `done`, … */
 export type TurnEventType = TurnEvent["type"];
 
 /** The path of the call that made a tool call (where its `approval` and `approved` events come from): `support/answer/refund` → `support/answer`. */

@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
+import { assign, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath, type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
@@ -88,6 +88,11 @@ function reportOf(e: TurnMachineEvent): { patch: Partial<TurnContext>; body: Tur
  * provided by the host: `turnMachine.provide({ actors: { runner } })`.
  * Snapshots hold names and ids, never functions, so another process
  * rehydrates the actor with `createActor(turnMachine, { snapshot })`.
+ *
+ * @example
+ * import { createActor } from "xstate";
+ * import { turnMachine } from "functai/machine";
+ * const actor = createActor(turnMachine.provide({ actors: { runner } }), { snapshot });
  */
 export const turnMachine = setup({
   types: {

@@ -103,6 +103,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     }
   }
 
+  /** The turn's events as they happen (`for await`); breaking out stops a turn that still runs. */
   [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
     if (this.#iterating) throw new FunctaiError("turn-state", "a TurnStream can be iterated once");
     this.#iterating = true;
@@ -116,10 +117,12 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     return this.#result.then(onfulfilled, onrejected);
   }
 
+  /** As a promise's `catch`: the turn's failure. */
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
     return this.#result.catch(onrejected);
   }
 
+  /** As a promise's `finally`. */
   finally(onfinally?: (() => void) | null): Promise<T> {
     return this.#result.finally(onfinally);
   }

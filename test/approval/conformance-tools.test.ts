@@ -1,9 +1,9 @@
 /**
- * FunctAI's published tool vectors (`../shared/conformance/tools/asks-*.json`
- * and `denial-*.json`, read in place, never copied) through `asksApproval` and
- * `refusalText`.
+ * FunctAI's published tool vectors (`test/conformance/tools/asks-*.json` and
+ * `denial-*.json`, vendored unchanged: see `test/conformance/SOURCE.md`)
+ * through `asksApproval` and `refusalText`.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -11,10 +11,8 @@ import { asksApproval, refusalText } from "../../src/approval/rule.js";
 import type { ApproveSetting } from "../../src/approval/types.js";
 import type { Effects } from "../../src/records/types.js";
 
-const dir = fileURLToPath(new URL("../../../shared/conformance/tools/", import.meta.url));
-const exists = existsSync(dir);
-if (!exists) console.warn(`[functai] no conformance cases at ${dir}: the tool conformance suite is skipped.`);
-const cases = (pattern: RegExp): string[] => (exists ? readdirSync(dir).filter((f) => pattern.test(f)).sort() : []);
+const dir = fileURLToPath(new URL("../conformance/tools/", import.meta.url));
+const cases = (pattern: RegExp): string[] => readdirSync(dir).filter((f) => pattern.test(f)).sort();
 const read = <T>(file: string): T => JSON.parse(readFileSync(join(dir, file), "utf8")) as T;
 
 interface AsksCase {
@@ -30,7 +28,7 @@ interface DenialCase {
 /** `"function"` in a case means a function rule: a real approve function, never the string. */
 const ruleOf = (rule: AsksCase["rule"]): ApproveSetting => (rule === "function" ? () => true : rule);
 
-describe.skipIf(!exists)("tool conformance (asks-*.json, denial-*.json)", () => {
+describe("tool conformance (asks-*.json, denial-*.json)", () => {
   const asks = cases(/^asks-.*\.json$/);
   const denials = cases(/^denial-.*\.json$/);
 

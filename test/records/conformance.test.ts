@@ -1,17 +1,15 @@
 /**
- * FunctAI's published conversation vectors (`../shared/conformance/conversations/state-*.json`,
- * read in place, never copied) through `readConversation`.
+ * FunctAI's published conversation vectors (`test/conformance/conversations/state-*.json`,
+ * vendored unchanged: see `test/conformance/SOURCE.md`) through `readConversation`.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { readConversation, type ConversationState, type TurnInfo } from "../../src/records/index.js";
 
-const dir = fileURLToPath(new URL("../../../shared/conformance/conversations/", import.meta.url));
-const exists = existsSync(dir);
-if (!exists) console.warn(`[functai] no conformance cases at ${dir}: the conversation conformance suite is skipped.`);
-const files = exists ? readdirSync(dir).filter((f) => /^state-.*\.json$/.test(f)).sort() : [];
+const dir = fileURLToPath(new URL("../conformance/conversations/", import.meta.url));
+const files = readdirSync(dir).filter((f) => /^state-.*\.json$/.test(f)).sort();
 
 interface StateCase {
   description: string;
@@ -32,7 +30,7 @@ const byTurn = (turns: Map<string, TurnInfo>, pick: (t: TurnInfo) => { invocatio
     [...turns.values()].map((t) => [t.id, pick(t).map((x) => x.invocation)] as const).filter(([, list]) => list.length > 0),
   );
 
-describe.skipIf(!exists)("conversation conformance (state-*.json)", () => {
+describe("conversation conformance (state-*.json)", () => {
   it("finds the published cases", () => {
     expect(files.length).toBeGreaterThan(0);
   });

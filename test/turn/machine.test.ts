@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createActor, fromCallback, type AnyEventObject } from "xstate";
-import { turnMachine, type Approval, type TurnEvent } from "../../src/index.js";
+import type { Approval, TurnEvent } from "../../src/index.js";
+import { turnMachine } from "../../src/machine.js";
 import type { RunnerInput } from "../../src/turn/machine.js";
 
 const approval = (id: string, name = "refund"): Approval => ({
