@@ -24,3 +24,4 @@ export { memoryStore } from "./store/memory.js";
 export { isConversationId, type Store } from "./store/types.js";
 export { ConversationReader, readConversation, parseRecord, checkNewRecord, type ConversationState, type TurnInfo, type NextTurn } from "./records/index.js";
 export type * from "./records/types.js";
+export * from "./evaluate/index.js";

@@ -1,0 +1,2 @@
+export { exactMatch, type MatchScores } from "./exact-match.js";
+export { meanRange, type MeanRange } from "./mean-range.js";
