@@ -6,7 +6,16 @@ import { exactMatch, meanRange } from "../../src/index.js";
 const dir = new URL("../conformance/scores/", import.meta.url);
 const cases = readdirSync(dir)
   .filter((f) => f.endsWith(".json"))
-  .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, dir), "utf8")) as Record<string, unknown>) }));
+  .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, dir), "utf8")) as Vector) }));
+
+interface Vector {
+  description: string;
+  kind: "interval" | "match";
+  values?: number[];
+  answers?: Record<string, unknown>;
+  prediction?: Record<string, unknown>;
+  expect: Record<string, number | null>;
+}
 
 const close = (got: number | null, want: number | null): void => {
   if (want === null) expect(got).toBeNull();
@@ -26,13 +35,13 @@ describe("conformance: scores", () => {
     it(`${c.file}: ${String(c.description)}`, () => {
       if (c.kind === "interval") {
         const want = c.expect as { mean: number | null; low: number | null; high: number | null };
-        const got = meanRange(c.values as number[]);
+        const got = meanRange(c.values!);
         close(got.mean, want.mean);
         close(got.low, want.low);
         close(got.high, want.high);
       } else {
         expect(c.kind).toBe("match");
-        const got = exactMatch(c.answers as Record<string, unknown>, c.prediction as Record<string, unknown>);
+        const got = exactMatch(c.answers!, c.prediction!);
         expect(got).toEqual(c.expect);
       }
     });
