@@ -29,6 +29,7 @@ export type ErrorCode =
   | "settings-invalid"
   | "plugin-failed"
   | "plugin-invalid"
+  | "metric-failed"
   | "provider-rate-limit"
   | "provider-overloaded"
   | "provider-bad-request"
