@@ -31,8 +31,20 @@ const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.cal
 
 /** Calls the function on one row's inputs, as any call (same approvals); never throws. */
 export async function callRow(call: RowCall, row: Row, index: number): Promise<RowOutcome> {
+  if (!call.signal) return callWith(call, row, index, { caller: call.caller });
+  // a signal of the row's own, let go when the row ends: a finished call is never told to stop
+  const own = new AbortController();
+  const stop = (): void => own.abort(call.signal!.reason);
+  call.signal.addEventListener("abort", stop, { once: true });
+  try {
+    return await callWith(call, row, index, { caller: call.caller, signal: own.signal });
+  } finally {
+    call.signal.removeEventListener("abort", stop);
+  }
+}
+
+async function callWith(call: RowCall, row: Row, index: number, options: CallOptions): Promise<RowOutcome> {
   const inputs = inputsOf(call.shape, row);
-  const options: CallOptions = call.signal ? { signal: call.signal, caller: call.caller } : { caller: call.caller };
   if (call.store !== undefined) {
     const chat = call.fn.conversation(`${runId(call)}-${index + 1}`, { store: call.store });
     try {

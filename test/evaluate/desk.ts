@@ -60,7 +60,7 @@ function reply(r: LMRequest, useTool: (r: LMRequest) => boolean) {
   const question = liveQuestion(r);
   if (last.role === "tool" || (last.role === "user" && last.content.startsWith("<tool_result"))) {
     const body = last.role === "tool" ? last.content : /\n([\s\S]*)\n<\/tool_result>/.exec(last.content)?.[1] ?? "{}";
-    const found = JSON.parse(body) as { status?: string; error?: string };
+    const found = body.startsWith("{") ? (JSON.parse(body) as { status?: string; error?: string }) : { status: body };
     return `<result>\n${found.status ?? found.error}\n</result>`;
   }
   if (/refund/i.test(question)) return { toolCalls: [{ name: "refund", input: { order_id: orderIn(question) } }] };
