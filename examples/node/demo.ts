@@ -7,6 +7,8 @@
  *      answered from a second process.
  *   3. When the process dies: a child killed mid-tool; its turn found
  *      interrupted, and resumed with the unfinished tool settled by hand.
+ *   4. Evaluate and optimize: a tool loop measured on ten rows, improved
+ *      with worked examples that keep their tool calls, measured again.
  *
  * With no API key it runs on the scripted model; with OPENAI_API_KEY,
  * ANTHROPIC_API_KEY or OPENAI_BASE_URL set, on that model. Turns are kept in
@@ -22,6 +24,7 @@ import {
   answer, answerBrain, askedCount, bold, countRuns, cyan, deskBrain, dim, EMAIL_REQUEST, emailBrain, green, header, isScripted, json,
   makeAssistant, makeDesk, model, modelLabel, red, say, yellow,
 } from "./shared.js";
+import { evaluateAndImprove } from "./evaluate-story.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -235,8 +238,9 @@ async function main(): Promise<void> {
   await aFirstTool();
   await toolsThatChangeThings(store);
   await whenTheProcessDies(store);
+  await evaluateAndImprove();
   say();
-  say(green(`All three stories ran in ${((Date.now() - started) / 1000).toFixed(1)} s${isScripted ? " on the scripted model" : ""}.`));
+  say(green(`All four stories ran in ${((Date.now() - started) / 1000).toFixed(1)} s${isScripted ? " on the scripted model" : ""}.`));
 }
 
 main().catch((e: unknown) => {
