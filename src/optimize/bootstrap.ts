@@ -71,7 +71,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   const maxBootstrapped = count("maxBootstrapped", options.maxBootstrapped, 4);
   const maxLabeled = count("maxLabeled", options.maxLabeled, 16);
   const seed = count("seed", options.seed, 0);
-  const concurrency = count("concurrency", options.concurrency, 8) || 1;
+  const concurrency = count("concurrency", options.concurrency, 8);
+  if (concurrency < 1) throw new FunctaiError("input-invalid", "concurrency is a whole number ≥ 1, not 0");
   const { threshold } = options;
   if (threshold !== undefined && !Number.isFinite(threshold)) throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
   const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
