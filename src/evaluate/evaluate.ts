@@ -4,8 +4,8 @@ import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";
 import { makeScorer, type MetricOption, type Scorer } from "./metrics.js";
 import { pool } from "./pool.js";
-import { callRow, errorText, newRunId, type RowCall } from "./run-row.js";
-import { checkExpected, checkRows, expectedOf, outputsOf, rowShape, type Row } from "./rows.js";
+import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
+import { checkExpected, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 
 /** How far a run is: rows done (answered or failed) of all, and how many failed. */
 export interface Progress {
@@ -77,7 +77,7 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
 }
 
 /** Scores a row's outcome; a metric that throws fails that row (its error), never the run. */
-export function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: Awaited<ReturnType<typeof callRow>>, shape: Parameters<typeof outputsOf>[0]): RowResult {
+export function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape): RowResult {
   if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
   const outputs = outputsOf(shape, outcome.value);
   try {
