@@ -176,7 +176,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId();
-      return deferredStream<O>(begin(inputs, settings, turn).then(({ host }) => host), core, turn, def.name);
+      return deferredStream<O>(begin(inputs, settings, turn, undefined, callOptions?.caller).then(({ host }) => host), core, turn, def.name);
     },
     async turns() {
       const state = core.remember(await core.read());

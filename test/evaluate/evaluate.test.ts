@@ -124,6 +124,11 @@ describe("evaluate: rows", () => {
       expect(row.turn).toBe(turn.turn);
       expect(records.some((r) => r.kind === "ended")).toBe(true);
     }
+    // a conversation's streamed turn names its caller the same way
+    const s = status.using({ lm: teacher() }).conversation("streamed", { store }).stream(rows[0]!.question, { caller: { optimization: "opt-1" } });
+    expect(await s).toBe(rows[0]!.result);
+    const streamed = (await store.read("streamed")).find((r) => r.kind === "turn") as unknown as { caller: unknown };
+    expect(streamed.caller).toEqual({ optimization: "opt-1" });
     // a rule in a store: the turn waits for a person; that row fails with turn-waiting, saved for someone to answer
     const waiting = await evaluate(status.using({ lm: teacher(), approve: "changes" }), [{ question: "Please refund C-3301.", result: "refunded C-3301" }], { store });
     expect(waiting.rows[0]!.error).toMatch(/^turn-waiting: /);
