@@ -27,6 +27,8 @@ const root = dirname(here);
 /** Files run, in order. `floor` columns are not SDKs: they never count as the best peer. */
 const PEER_FILES = ["peers/baseline.ts", "peers/vercel-ai.ts", "peers/openai-agents.ts", "peers/langgraph.ts"];
 const OURS_FILE = "ours.ts";
+/** Our figures that have no peer to compare with (evaluation is a separate product elsewhere). */
+const OURS_ONLY_FILES = ["evaluate.ts"];
 const FLOORS = new Set(["plain loop", "bare append+fsync", "floor"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
@@ -43,6 +45,7 @@ const METRICS = [
   "open_10k_turn_conversation_ms",
   "open_10k_turn_conversation_peak_rss_mib",
   "open_10k_turn_conversation_heap_mib",
+  "evaluate_1000_rows_ms",
 ];
 const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s"]);
 /** Rows that are a floor only: ours has no figure there by design. */
@@ -212,6 +215,7 @@ console.log(`functai benchmarks — node ${process.version}, ${cpus().length} ×
 for (const f of PEER_FILES) await runFile(f, false);
 if (wanted("ours")) await runFile(OURS_FILE, true);
 else oursStatus = "not run";
+for (const f of OURS_ONLY_FILES) await runFile(f, false);
 
 const rows = buildRows();
 console.log("\n" + table(rows));

@@ -35,6 +35,7 @@ export type ErrorCode =
   | "settings-invalid"
   | "plugin-failed"
   | "plugin-invalid"
+  | "metric-failed"
   | "provider-rate-limit"
   | "provider-overloaded"
   | "provider-bad-request"

@@ -1,6 +1,6 @@
 export * from "./errors.js";
 export { Waiting } from "./conversation/waiting.js";
-export { ai, type AIFunction, type AISpec } from "./core/ai.js";
+export { ai, type AIFunction, type AISpec, type Optimizable } from "./core/ai.js";
 export { program, type Program, type ProgramSpec, type ProgramContext } from "./core/program.js";
 export { delegate } from "./core/delegate.js";
 export type { Callable, CallInput, CallOptions } from "./core/callable.js";
@@ -23,3 +23,5 @@ export { memoryStore } from "./store/memory.js";
 export { isConversationId, type Store } from "./store/types.js";
 export { ConversationReader, readConversation, parseRecord, checkNewRecord, type ConversationState, type TurnInfo, type NextTurn } from "./records/index.js";
 export type * from "./records/types.js";
+export * from "./evaluate/index.js";
+export * from "./optimize/index.js";

@@ -7,6 +7,8 @@
  *      answered from a second process.
  *   3. When the process dies: a child killed mid-tool; its turn found
  *      interrupted, and resumed with the unfinished tool settled by hand.
+ *   4. Evaluate and optimize: a tool loop measured on ten rows, improved
+ *      with worked examples that keep their tool calls, measured again.
  *
  * With no API key it runs on the scripted model; with OPENAI_API_KEY,
  * ANTHROPIC_API_KEY or OPENAI_BASE_URL set, on that model (FUNCTAI_MODEL names
@@ -23,6 +25,7 @@ import {
   answer, answerBrain, askedCount, bold, countRuns, cyan, deskBrain, dim, emailBrain, emailsIn, green, header, isScripted, json,
   makeAssistant, makeDesk, model, modelLabel, PROMPT_FILE, red, recordEmail, say, yellow,
 } from "./shared.js";
+import { evaluateAndImprove } from "./evaluate-story.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -245,10 +248,11 @@ async function main(): Promise<void> {
   await aFirstTool();
   await toolsThatChangeThings(store);
   await whenTheProcessDies(store);
+  await evaluateAndImprove();
   say();
   const atPrompt = promptMs(store);
   const took = ((Date.now() - started - atPrompt) / 1000).toFixed(1);
-  say(green(`All three stories ran in ${took} s${isScripted ? " on the scripted model" : ""}${atPrompt > 0 ? ", not counting your time at the prompt" : ""}.`));
+  say(green(`All four stories ran in ${took} s${isScripted ? " on the scripted model" : ""}${atPrompt > 0 ? ", not counting your time at the prompt" : ""}.`));
 }
 
 main().catch((e: unknown) => {

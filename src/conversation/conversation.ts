@@ -6,6 +6,7 @@ import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { newTurnId } from "../ids.js";
 import type { ConversationState } from "../records/read-conversation.js";
+import type { TurnCaller } from "../records/types.js";
 import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn } from "../turn/session.js";
@@ -79,7 +80,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
   const version = `fa:${digest(JSON.stringify([def.kind, def.name, def.describe()]))}`;
 
   /** Appends the new turn (program record first when this version is new), conditionally; waits behind a running head. */
-  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(), once?: Once): Promise<{ host: ConversationHost; state: ConversationState }> {
+  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(), once?: Once, caller?: TurnCaller): Promise<{ host: ConversationHost; state: ConversationState }> {
     for (;;) {
       const state = core.remember(await core.read());
       if (once) {
@@ -106,6 +107,7 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
         records.push({ functai_conversation: 1, kind: "program", at: now, version, name: def.name, program_kind: def.kind, interface: def.describe() });
       const turnRecord: Record<string, unknown> = { functai_conversation: 1, kind: "turn", at: now, turn, parent: next.parent, program: version, inputs };
       if (once) turnRecord.request_id = once.requestId;
+      if (caller) turnRecord.caller = caller;
       // the rule goes with the turn: whoever resumes it, a person is still asked (a function cannot be kept: a person answers instead)
       if (settings.approve !== undefined && settings.approve !== null)
         turnRecord.approve = typeof settings.approve === "function" ? "function" : settings.approve;
@@ -167,14 +169,14 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
     async send(input, callOptions) {
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
-      const { host } = await begin(inputs, settings);
+      const { host } = await begin(inputs, settings, undefined, undefined, callOptions?.caller);
       return run(host);
     },
     stream(input, callOptions) {
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId();
-      return deferredStream<O>(begin(inputs, settings, turn).then(({ host }) => host), core, turn, def.name);
+      return deferredStream<O>(begin(inputs, settings, turn, undefined, callOptions?.caller).then(({ host }) => host), core, turn, def.name);
     },
     async turns() {
       const state = core.remember(await core.read());

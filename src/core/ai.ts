@@ -3,6 +3,8 @@ import { runAICall, type AIShape } from "../engine/ai-call.js";
 import { announceStart } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
 import type { Effects } from "../records/types.js";
+import { copyDemos, parseState, type AIState, type Demo } from "../optimize/demo.js";
+import { shownExamples } from "../optimize/demo-messages.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
 import { checkName } from "../tools/tool.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
@@ -18,12 +20,25 @@ export interface AISpec<S extends InputShape, O extends z.ZodType> extends Setti
 }
 
 /**
- * An AI function (`ai(...)`): call it with its input, or `.predict`, `.stream`, `.using`, `.conversation`.
+ * An AI function (`ai(...)`): call it with its input, or `.predict`, `.stream`, `.using`, `.conversation`;
+ * it has worked examples (`demos`) and a state that can be saved and loaded.
  *
  * @example
  * const answer: AIFunction<{ question: z.ZodString }> = ai("answer", { description: "Answer.", input: { question: z.string() } });
  */
-export type AIFunction<S extends InputShape, O extends z.ZodType = z.ZodString> = Callable<S, z.output<O>>;
+export type AIFunction<S extends InputShape, O extends z.ZodType = z.ZodString> = Optimizable<S, O> & Callable<S, z.output<O>>;
+
+/** What an AI function has beyond a callable (first in `AIFunction`, so its `using` is the one a call picks). */
+export interface Optimizable<S extends InputShape, O extends z.ZodType> {
+  /** The worked examples shown before the live input (from `labeledFewShot`, `bootstrapFewShot` or `withState`). */
+  readonly demos: readonly Demo[];
+  /** The instructions and examples, as JSON: `withState` loads them into a function of the same signature. */
+  state(): AIState;
+  /** The same function with these instructions and examples; the original is unchanged. */
+  withState(state: AIState): AIFunction<S, O>;
+  /** The same function with these settings nearer than its own. */
+  using(settings: Settings): AIFunction<S, O>;
+}
 
 /** An AI function used as a tool reads, unless one of its own tools changes things or says nothing. */
 function effectsAsTool(tools: readonly ToolLike[]): Effects {
@@ -51,25 +66,38 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
     toolMap.set(t.name, t);
   }
   const output = (spec.output ?? z.string()) as z.ZodType;
-  const shape: AIShape = { name, description: spec.description, output, tools, toolMap };
-  const def: Definition = {
-    kind: "ai",
-    name,
-    description: spec.description,
-    inputSchema: z.object(spec.input),
-    output,
-    settings: checkSettings(pickSettings(spec)),
-    toolEffects: effectsAsTool(tools),
-    execute: (frame, input, history) => {
-      announceStart(frame, input);
-      return runAICall(frame, shape, input, history);
-    },
-    describe: () => ({
-      description: spec.description,
-      inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
-      outputs: [{ name: "result", shape: shapeOf(output) }],
-      tools: tools.map((t) => ({ name: t.name, effects: t.toolEffects })),
-    }),
+  const settings = checkSettings(pickSettings(spec));
+  const toolEffects = effectsAsTool(tools);
+  const inputSchema = z.object(spec.input);
+
+  /** The definition for some instructions and worked examples (the examples are shown, never run). */
+  const define = (description: string, demos: readonly Demo[]): Definition => {
+    const shape: AIShape = { name, description, output, tools, toolMap };
+    const examples = shownExamples(demos);
+    return {
+      kind: "ai",
+      name,
+      description,
+      inputSchema,
+      output,
+      settings,
+      toolEffects,
+      demos,
+      withState: (state) => {
+        const loaded = parseState(name, state);
+        return define(loaded.instructions, copyDemos(loaded.demos));
+      },
+      execute: (frame, input, history) => {
+        announceStart(frame, input);
+        return runAICall(frame, shape, input, examples.length === 0 ? history : [...examples, ...history]);
+      },
+      describe: () => ({
+        description,
+        inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
+        outputs: [{ name: "result", shape: shapeOf(output) }],
+        tools: tools.map((t) => ({ name: t.name, effects: t.toolEffects })),
+      }),
+    };
   };
-  return makeCallable<S, z.output<O>>(def);
+  return makeCallable<S, z.output<O>>(define(spec.description, [])) as AIFunction<S, O>;
 }

@@ -5,6 +5,8 @@ import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSetti
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
+import type { TurnCaller } from "../records/types.js";
+import { copyDemos, type AIState } from "../optimize/demo.js";
 import { parseInput, type Definition } from "./definition.js";
 import { runPlain, runStream, type Prediction } from "./root-turn.js";
 
@@ -16,6 +18,8 @@ import { runPlain, runStream, type Prediction } from "./root-turn.js";
  */
 export interface CallOptions extends Settings {
   signal?: AbortSignal;
+  /** Set by `evaluate` and the optimizers: a conversation's turn record names the run (`caller`). */
+  caller?: TurnCaller;
   ctx?: Frame | ToolContext | { frame: Frame };
 }
 
@@ -104,7 +108,17 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
       return def.execute(frame, input, []);
     },
   };
+  if (def.withState) Object.assign(props, optimizable(def, layers));
   Object.defineProperty(fn, "name", { value: def.name });
   for (const [key, value] of Object.entries(props)) Object.defineProperty(fn, key, { value, enumerable: true });
   return fn;
+}
+
+/** An AI function's worked examples and saved state (`demos`, `state()`, `withState()`). */
+function optimizable(def: Definition, layers: readonly Settings[]): Record<string, unknown> {
+  return {
+    demos: Object.freeze(copyDemos(def.demos ?? [])),
+    state: (): AIState => ({ instructions: def.description, demos: copyDemos(def.demos ?? []) }),
+    withState: (state: AIState) => makeCallable(def.withState!(state), layers),
+  };
 }

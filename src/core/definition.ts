@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import type { Frame } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
+import type { AIState, Demo } from "../optimize/demo.js";
 import type { Effects } from "../records/types.js";
 import type { Settings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
@@ -20,6 +21,10 @@ export interface Definition {
   execute(frame: Frame, input: Record<string, unknown>, history: readonly EarlierTurn[]): Promise<unknown>;
   /** The interface recorded in a conversation's `program` record. */
   describe(): Record<string, unknown>;
+  /** AI functions: the worked examples shown before the live input (never run, never recorded). */
+  readonly demos?: readonly Demo[];
+  /** AI functions: the same function with other instructions and examples. */
+  withState?(state: AIState): Definition;
 }
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>

@@ -45,11 +45,13 @@ export function baseMessages(
   description: string,
   output: z.ZodType,
   inputs: Record<string, unknown>,
-  history: readonly { inputs: Record<string, unknown>; value: unknown }[] = [],
+  history: readonly { inputs: Record<string, unknown>; value: unknown; steps?: readonly Message[] }[] = [],
 ): Message[] {
   const messages: Message[] = [{ role: "system", content: systemMessage(name, description, output) }];
   for (const turn of history) {
     messages.push({ role: "user", content: userMessage(turn.inputs) });
+    // a worked example's recorded steps (tool calls and their results) come between its input and its answer
+    if (turn.steps) for (const step of turn.steps) messages.push({ ...step });
     messages.push({ role: "assistant", content: answerMessage(turn.value) });
   }
   messages.push({ role: "user", content: userMessage(inputs) });

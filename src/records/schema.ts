@@ -52,6 +52,7 @@ const shapes = {
     program: text,
     inputs: z.record(z.string(), z.unknown()),
     request_id: text.optional(),
+    caller: z.union([z.looseObject({ evaluation: id }), z.looseObject({ optimization: id })]).optional(),
   },
   lease: {
     turn: id,
@@ -207,6 +208,9 @@ const isApprovalAsked = (v: unknown): boolean =>
   isStr(v.site) && isCount(v.invocation) && isStr(v.path) && isStr(v.name) &&
   opt(v.effects, isEffects) && opt(v.id, isStr) && opt(v.plugin, isNullableStr) && opt(v.question, isStr);
 
+/** A turn's `caller`: `{ evaluation: run }` or `{ optimization: id }` (only plain objects here; the schema judges the rest). */
+const isCaller = (v: unknown): boolean => isPlainRecord(v) && (isId((v as Record<string, unknown>).evaluation) || isId((v as Record<string, unknown>).optimization));
+
 const isUsage = (v: unknown): boolean => isObj(v) && isNonNeg(v.input_tokens) && isNonNeg(v.output_tokens);
 
 const TOOL_STATES = new Set(["started", "done", "given", "rerun"]);
@@ -214,7 +218,7 @@ const ENDED_STATES = new Set(["done", "failed", "stopped", "abandoned"]);
 
 const fastChecks: { [K in KnownKind]: Check } = {
   program: (r) => isId(r.version) && isStr(r.name) && opt(r.program_kind, isStr),
-  turn: (r) => isId(r.turn) && (r.parent === null || isId(r.parent)) && isStr(r.program) && isPlainRecord(r.inputs) && opt(r.request_id, isStr),
+  turn: (r) => isId(r.turn) && (r.parent === null || isId(r.parent)) && isStr(r.program) && isPlainRecord(r.inputs) && opt(r.request_id, isStr) && opt(r.caller, isCaller),
   lease: (r) => isId(r.turn) && isStr(r.holder) && isUntil(r.until) && isCount(r.attempt),
   reply: (r) => isId(r.turn) && isStr(r.key) && opt(r.site, isStr) && has(r, "response") && opt(r.attempt, isCount),
   tool: (r) =>

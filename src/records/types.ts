@@ -36,7 +36,11 @@ export interface TurnRecord extends Base {
   program: string;
   inputs: Record<string, unknown>;
   request_id?: string;
+  /** Set when `evaluate` or an optimizer made the call: the run it belongs to. */
+  caller?: TurnCaller;
 }
+/** Who made a turn's call, when it was not a person's own: an evaluation run or an optimization. */
+export type TurnCaller = { evaluation: string } | { optimization: string };
 /** A running turn's lease, renewed while its process lives; one that ran out makes the turn interrupted. */
 export interface LeaseRecord extends Base {
   kind: "lease";

@@ -114,7 +114,13 @@ describe("npm start (examples/node/demo.ts)", () => {
     expect(out).toContain("send_email (invocation 1) started and may have run");
     expect(out).toContain("answer: The email to sam@example.com went out (send_email said: sent)");
     expect(out).toContain('exactly one email was sent (sent.jsonl: {"to":"sam@example.com","text":"Hi Sam,\\n\\nThe meeting moves to 3pm.\\n\\nBest"})');
-    expect(out).toMatch(/All three stories ran in \d+\.\d s on the scripted model\.$/m);
+    expect(out).toMatch(/All four stories ran in \d+\.\d s on the scripted model\.$/m);
+
+    // 4. evaluate and optimize: a model that fails some rows, examples that keep their tool calls, a table with ranges
+    expect(out).toContain("before: 0.50 [0.24, 0.76] (5 wrong, e.g. \"Any news of parcel P-102?\" → \"on its way\")");
+    expect(out).toContain('user "Where is my order P-101?" → track_parcel({"parcel":"P-101"}) → {"parcel":"P-101","status":"delivered"} → "delivered"');
+    expect(out).toContain("after:  1.00 [0.72, 1.00]");
+    expect(out).toMatch(/exact_match +0\.50 \[0\.24, 0\.76\] +1\.00 \[0\.72, 1\.00\] +\+0\.50 \[\+0\.12, \+0\.88\] +5 better, 0 worse, 5 same \(n 10\)/);
 
     // twice in a row: a fresh store folder each run
     const second = await npmStart();

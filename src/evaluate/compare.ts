@@ -1,0 +1,59 @@
+import { FunctaiError } from "../errors.js";
+import type { Evaluation } from "./evaluate.js";
+import { tRange } from "./mean-range.js";
+
+/** One metric, before and after, paired row by row. */
+export interface Comparison {
+  metric: string;
+  before: number | null;
+  after: number | null;
+  /** The mean of each row's after − before, and its 95% range (Student's t on the differences). */
+  diff: number | null;
+  low: number | null;
+  high: number | null;
+  /** Rows that scored higher after, lower after, the same. */
+  better: number;
+  worse: number;
+  same: number;
+  /** Rows paired. */
+  n: number;
+}
+
+/**
+ * Compares two evaluations of the same rows, metric by metric (the metrics
+ * both have), pairing each row with itself.
+ *
+ * @example
+ * const delta = compare(await evaluate(answer, rows), await evaluate(better, rows));
+ * delta[0]; // { metric: "exact_match", before: 0.4, after: 0.9, diff: 0.5, low: …, high: …, better: 5, worse: 0, same: 5, n: 10 }
+ */
+export function compare(before: Evaluation, after: Evaluation): Comparison[] {
+  if (!Array.isArray(before?.rows) || !Array.isArray(after?.rows)) throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
+  if (before.rows.length !== after.rows.length)
+    throw new FunctaiError("input-invalid", `compare pairs rows: the evaluations have ${before.rows.length} and ${after.rows.length} rows`);
+  return before.metrics
+    .filter((metric) => after.metrics.includes(metric))
+    .map((metric) => {
+      const pairs: [number, number][] = [];
+      before.rows.forEach((row, i) => {
+        const a = row.scores[metric];
+        const b = after.rows[i]!.scores[metric];
+        if (a !== undefined && b !== undefined) pairs.push([a, b]);
+      });
+      const diffs = pairs.map(([a, b]) => b - a);
+      const range = tRange(diffs);
+      const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+      return {
+        metric,
+        before: mean(pairs.map(([a]) => a)),
+        after: mean(pairs.map(([, b]) => b)),
+        diff: range.mean,
+        low: range.low,
+        high: range.high,
+        better: diffs.filter((d) => d > 0).length,
+        worse: diffs.filter((d) => d < 0).length,
+        same: diffs.filter((d) => d === 0).length,
+        n: pairs.length,
+      };
+    });
+}

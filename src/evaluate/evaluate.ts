@@ -1,0 +1,132 @@
+import type { Callable } from "../core/callable.js";
+import { FunctaiError } from "../errors.js";
+import type { Store } from "../store/types.js";
+import { meanRange } from "./mean-range.js";
+import { makeScorer, type MetricOption, type Scorer } from "./metrics.js";
+import { pool } from "./pool.js";
+import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
+import { checkExpected, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
+
+/** How far a run is: rows done (answered or failed) of all, and how many failed. */
+export interface Progress {
+  done: number;
+  total: number;
+  failed: number;
+}
+
+export interface EvaluateOptions {
+  /** A metric or a record of named metrics (the first is the main score). Default: `exactMatch` of the expected outputs. */
+  metric?: MetricOption;
+  /** The column of the expected `result`, or `{ output: column }`. Default: columns named like the outputs. */
+  expected?: string | Record<string, string>;
+  /** Rows called at once (default 8). */
+  concurrency?: number;
+  /** Stops the run: no new row starts, the running calls are stopped, `evaluate` rejects with `turn-aborted`. */
+  signal?: AbortSignal;
+  /** Called after each row, so a host can draw a bar. */
+  onProgress?: (progress: Progress) => void;
+  /** Keep each row's call as a one-turn conversation (`<run>-<n>`) of this store; its turn record names the run (`caller`). */
+  store?: Store | string;
+}
+
+/** One row's call and scores. */
+export interface RowResult {
+  row: Row;
+  /** The call's outputs (`result`, and each field of an object output); `null` when it failed. */
+  outputs: Row | null;
+  scores: Record<string, number>;
+  /** `"<code>: <message>"` when the call or a metric failed (the row then scores 0 on every metric). */
+  error: string | null;
+  /** The turn's id, when the row ran in a store's conversation. */
+  turn: string | null;
+}
+
+/** One metric over the run: its mean and 95% range, rows scored, rows failed. */
+export interface MetricSummary {
+  metric: string;
+  mean: number | null;
+  low: number | null;
+  high: number | null;
+  n: number;
+  failed: number;
+}
+
+/** What `evaluate` gives: the main metric's mean and range, each row, and each metric's summary. */
+export interface Evaluation {
+  run: string;
+  score: number | null;
+  low: number | null;
+  high: number | null;
+  rows: RowResult[];
+  summary: MetricSummary[];
+  /** The metrics' names, the main one first. */
+  metrics: string[];
+}
+
+/** Checks the arguments up front (before any model call). */
+function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions) {
+  const shape = rowShape(fn, options.expected);
+  checkRows(shape, rows);
+  const scorer = makeScorer(options.metric);
+  if (!scorer.custom) checkExpected(shape, rows);
+  const concurrency = options.concurrency ?? 8;
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new FunctaiError("input-invalid", `concurrency is a whole number ≥ 1, not ${String(concurrency)}`);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new FunctaiError("input-invalid", "onProgress is a function");
+  return { shape, rows, scorer, concurrency };
+}
+
+/** Scores a row's outcome; a metric that throws fails that row (its error), never the run. */
+export function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape): RowResult {
+  if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
+  const outputs = outputsOf(shape, outcome.value);
+  try {
+    return { row, outputs, scores: scorer.score(row, expected, outputs), error: null, turn: outcome.turn };
+  } catch (e) {
+    return { row, outputs, scores: scorer.zeros(expected), error: errorText(e), turn: outcome.turn };
+  }
+}
+
+/** Each metric's mean and range; a failed row counts 0 on every metric of the run. */
+export function summarize(results: RowResult[]): { metrics: string[]; summary: MetricSummary[] } {
+  const metrics: string[] = [];
+  for (const r of results) for (const k of Object.keys(r.scores)) if (!metrics.includes(k)) metrics.push(k);
+  for (const r of results) if (r.error !== null) for (const k of metrics) r.scores[k] ??= 0;
+  const summary = metrics.map((metric) => {
+    const scored = results.filter((r) => metric in r.scores);
+    return { metric, ...meanRange(scored.map((r) => r.scores[metric]!)), n: scored.length, failed: scored.filter((r) => r.error !== null).length };
+  });
+  return { metrics, summary };
+}
+
+/**
+ * Measures a function on rows of data: calls it on each row's inputs (as
+ * any call: the same approvals; a call that fails fails only its row),
+ * scores the outputs, and gives each metric's mean with a 95% range.
+ * Throws only for bad arguments (`input-invalid`, before any model call) or
+ * when `signal` stops it (`turn-aborted`).
+ *
+ * @example
+ * const ev = await evaluate(answer, [{ question: "Where is A-1042?", result: "Stuck at the carrier." }]);
+ * ev.score; ev.low; ev.high; ev.rows[0].scores.exact_match;
+ */
+export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], options: EvaluateOptions = {}): Promise<Evaluation> {
+  const { shape, scorer, concurrency } = prepare(fn, rows, options);
+  const run = newRunId("ev");
+  const call: RowCall = { fn, shape, caller: { evaluation: run }, signal: options.signal, store: options.store };
+  const results: RowResult[] = new Array(rows.length);
+  let done = 0;
+  let failed = 0;
+  await pool(rows.length, concurrency, async (i) => {
+    const row = rows[i]!;
+    const result = scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape);
+    results[i] = result;
+    done += 1;
+    if (result.error !== null) failed += 1;
+    options.onProgress?.({ done, total: rows.length, failed });
+  }, { signal: options.signal });
+  if (options.signal?.aborted) throw new FunctaiError("turn-aborted", `evaluation ${run} was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
+  const { metrics, summary } = summarize(results);
+  const main = summary[0];
+  return { run, score: main?.mean ?? null, low: main?.low ?? null, high: main?.high ?? null, rows: results, summary, metrics };
+}

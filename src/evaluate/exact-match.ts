@@ -1,0 +1,56 @@
+import { FunctaiError } from "../errors.js";
+import { collapseWhiteSpace, normalizeText } from "./normalize.js";
+
+/** `exact_match`, and with several outputs compared, `<name>_match` for each. */
+export type MatchScores = { exact_match: number } & Record<string, number>;
+
+/** A number written as text (`"42"`, `" 1.0 "`), read by value; anything else is not a number. */
+function numberIn(text: string): number | null {
+  const trimmed = collapseWhiteSpace(text);
+  if (trimmed === "" || !/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(trimmed)) return null;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Inside lists and objects nothing is folded: item by item, exactly (numbers by value). */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+  }
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  const bo = b as Record<string, unknown>;
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(bo, k) && sameData((a as Record<string, unknown>)[k], bo[k]));
+}
+
+/** One output: text folded, numbers by value (a number written as text too), lists and objects exactly. */
+export function sameAnswer(expected: unknown, predicted: unknown): boolean {
+  if (typeof expected === "number" || typeof predicted === "number") {
+    const a = typeof expected === "string" ? numberIn(expected) : expected;
+    const b = typeof predicted === "string" ? numberIn(predicted) : predicted;
+    return typeof a === "number" && typeof b === "number" && a === b;
+  }
+  if (typeof expected === "string" && typeof predicted === "string") return normalizeText(expected) === normalizeText(predicted);
+  return sameData(expected, predicted);
+}
+
+/**
+ * Compares a prediction's outputs with the expected ones. Only the outputs
+ * `answers` names are compared; with several, `exact_match` is 1 only when
+ * all match, and each gets `<name>_match`.
+ *
+ * @example
+ * exactMatch({ result: "new york" }, { result: "  New \t York\n" });   // { exact_match: 1 }
+ * exactMatch({ summary: "Charged twice", result: "billing" }, { summary: "charged twice", result: "shipping" });
+ * // { exact_match: 0, summary_match: 1, result_match: 0 }
+ */
+export function exactMatch(answers: Record<string, unknown>, prediction: Record<string, unknown>): MatchScores {
+  const names = Object.keys(answers ?? {});
+  if (names.length === 0) throw new FunctaiError("input-invalid", "exactMatch: no expected output to compare (answers is empty)");
+  const each = names.map((name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction ?? {}, name) ? prediction[name] : undefined) ? 1 : 0] as const);
+  const scores: Record<string, number> = { exact_match: each.every(([, s]) => s === 1) ? 1 : 0 };
+  if (names.length > 1) for (const [name, s] of each) scores[`${name}_match`] = s;
+  return scores as MatchScores;
+}

@@ -1,0 +1,51 @@
+import { tQuantile975, Z_975 } from "./t-table.js";
+
+/** A mean and its 95% range; `null` where there is none. */
+export interface MeanRange {
+  mean: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+
+/** Wilson's interval for a share of rows right, clamped to [0, 1]: exactly 0 below when none is right, exactly 1 above when all are. */
+function wilson(values: readonly number[]): MeanRange {
+  const n = values.length;
+  const right = values.filter((v) => v === 1).length;
+  const p = right / n;
+  const z2 = Z_975 * Z_975;
+  const denominator = 1 + z2 / n;
+  const center = (p + z2 / (2 * n)) / denominator;
+  const half = (Z_975 * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denominator;
+  return {
+    mean: p,
+    low: right === 0 ? 0 : Math.max(0, center - half),
+    high: right === n ? 1 : Math.min(1, center + half),
+  };
+}
+
+/** Student's t with n − 1 degrees of freedom around the mean (n ≥ 2). */
+export function tRange(values: readonly number[]): MeanRange {
+  const n = values.length;
+  const m = mean(values);
+  if (n < 2) return { mean: n === 0 ? null : m, low: null, high: null };
+  const variance = values.reduce((a, v) => a + (v - m) ** 2, 0) / (n - 1);
+  const half = tQuantile975(n - 1) * Math.sqrt(variance / n);
+  return { mean: m, low: m - half, high: m + half };
+}
+
+/**
+ * The mean of some scores and its 95% range. No values: all `null`; one
+ * value: the mean and no range; values all 0 or 1: Wilson's interval;
+ * otherwise Student's t.
+ *
+ * @example
+ * meanRange([1, 1, 0, 1, 1, 0, 1, 1, 0, 1]);   // { mean: 0.7, low: 0.3968…, high: 0.8922… }
+ * meanRange([0.2, 0.9, 0.5, 0.7]);             // { mean: 0.575, low: 0.0999…, high: 1.0501… }
+ */
+export function meanRange(values: readonly number[]): MeanRange {
+  if (values.length === 0) return { mean: null, low: null, high: null };
+  if (values.length === 1) return { mean: values[0]!, low: null, high: null };
+  return values.every((v) => v === 0 || v === 1) ? wilson(values) : tRange(values);
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import type { Callable } from "../core/callable.js";
+import { FunctaiError } from "../errors.js";
+
+/** A row of data: columns named like the function's inputs, and the expected outputs. */
+export type Row = Record<string, unknown>;
+
+/** Which columns of a row feed a function, and which hold the outputs it should give. */
+export interface RowShape {
+  name: string;
+  inputs: readonly string[];
+  /** Output name → the column that holds its expected value. */
+  expected: Readonly<Record<string, string>>;
+  /** The fields of an object output (each is an output of its own), else none. */
+  fields: readonly string[];
+}
+
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === "object" && x !== null && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype;
+
+/**
+ * The outputs of a function: `result`, and for an object output each of its
+ * fields. `expected` names other columns: a column for `result`, or
+ * `{ output: column }`.
+ */
+export function rowShape(fn: Callable<any, any>, expected: string | Record<string, string> | undefined): RowShape {
+  const def = fn?.definition;
+  if (!def) throw new FunctaiError("input-invalid", "evaluate: the first argument is an AI function or a program");
+  const fields = def.output instanceof z.ZodObject ? Object.keys(def.output.shape).filter((k) => k !== "result") : [];
+  const outputs = ["result", ...fields];
+  let columns: Record<string, string>;
+  if (expected === undefined) columns = Object.fromEntries(outputs.map((o) => [o, o]));
+  else if (typeof expected === "string" && expected !== "") columns = { result: expected };
+  else if (isPlainObject(expected) && Object.values(expected).every((c) => typeof c === "string" && c !== "")) {
+    const unknown = Object.keys(expected).filter((o) => !outputs.includes(o));
+    if (unknown.length > 0)
+      throw new FunctaiError("input-invalid", `${def.name}: expected names ${unknown.join(", ")}, not an output (outputs: ${outputs.join(", ")})`);
+    columns = expected as Record<string, string>;
+  } else throw new FunctaiError("input-invalid", `${def.name}: expected is a column name or { output: column }, not ${JSON.stringify(expected)}`);
+  return { name: def.name, inputs: Object.keys(def.inputSchema.shape), expected: columns, fields };
+}
+
+/** Checks the rows are a list of objects (a user's data: refused before any model call). */
+export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[] {
+  if (!Array.isArray(rows)) throw new FunctaiError("input-invalid", `${shape.name}: rows are a list of objects, not ${typeof rows}`);
+  const bad = rows.findIndex((r) => !isPlainObject(r));
+  if (bad >= 0) throw new FunctaiError("input-invalid", `${shape.name}: row ${bad + 1} is not an object`);
+}
+
+/** The row's columns named like the function's inputs. */
+export const inputsOf = (shape: RowShape, row: Row): Row =>
+  Object.fromEntries(shape.inputs.filter((k) => Object.hasOwn(row, k)).map((k) => [k, row[k]]));
+
+/** The expected outputs the row names (only those it holds). */
+export const expectedOf = (shape: RowShape, row: Row): Row =>
+  Object.fromEntries(Object.entries(shape.expected).filter(([, c]) => Object.hasOwn(row, c)).map(([o, c]) => [o, row[c]]));
+
+/** A call's answer as named outputs: `result`, and each field of an object output. */
+export function outputsOf(shape: RowShape, value: unknown): Row {
+  const outputs: Row = { result: value };
+  if (isPlainObject(value)) for (const f of shape.fields) if (Object.hasOwn(value, f)) outputs[f] = value[f];
+  return outputs;
+}
+
+/** Without a metric every row must name an expected output: refused up front, before any model call. */
+export function checkExpected(shape: RowShape, rows: readonly Row[]): void {
+  const bad = rows.findIndex((row) => Object.keys(expectedOf(shape, row)).length === 0);
+  if (bad >= 0) {
+    const columns = [...new Set(Object.values(shape.expected))].join(", ");
+    throw new FunctaiError(
+      "input-invalid",
+      `${shape.name}: row ${bad + 1} has no expected column (${columns}) and no metric was given; give the expected outputs, expected: "column", or a metric. Nothing was sent to the model.`,
+    );
+  }
+}

@@ -1,0 +1,67 @@
+import type { Callable, CallOptions } from "../core/callable.js";
+import type { Step } from "../engine/runtime.js";
+import { FunctaiError } from "../errors.js";
+import { newTurnId } from "../ids.js";
+import type { TurnCaller } from "../records/types.js";
+import type { Store } from "../store/types.js";
+import { inputsOf, type Row, type RowShape } from "./rows.js";
+
+/** How the rows of one run are called. */
+export interface RowCall {
+  fn: Callable<any, any>;
+  shape: RowShape;
+  caller: TurnCaller;
+  signal?: AbortSignal | undefined;
+  /** Each row in a one-turn conversation of this store (`<run>-<n>`), its turn record naming the caller. */
+  store?: Store | string | undefined;
+  /** Keep the model calls (an optimizer's worked examples). */
+  keepSteps?: boolean;
+}
+
+/** What one row's call gave. */
+export type RowOutcome =
+  | { ok: true; value: unknown; steps: Step[] | null; turn: string | null }
+  | { ok: false; error: string; turn: string | null };
+
+/** `"<code>: <message>"`, as a failed row keeps it. */
+export const errorText = (e: unknown): string =>
+  e instanceof FunctaiError ? `${e.code}: ${e.message}` : `error: ${e instanceof Error ? e.message : String(e)}`;
+
+const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.caller.evaluation : call.caller.optimization);
+
+/** Calls the function on one row's inputs, as any call (same approvals); never throws. */
+export async function callRow(call: RowCall, row: Row, index: number): Promise<RowOutcome> {
+  if (!call.signal) return callWith(call, row, index, { caller: call.caller });
+  // a signal of the row's own, let go when the row ends: a finished call is never told to stop
+  const own = new AbortController();
+  const stop = (): void => own.abort(call.signal!.reason);
+  call.signal.addEventListener("abort", stop, { once: true });
+  try {
+    return await callWith(call, row, index, { caller: call.caller, signal: own.signal });
+  } finally {
+    call.signal.removeEventListener("abort", stop);
+  }
+}
+
+async function callWith(call: RowCall, row: Row, index: number, options: CallOptions): Promise<RowOutcome> {
+  const inputs = inputsOf(call.shape, row);
+  if (call.store !== undefined) {
+    const chat = call.fn.conversation(`${runId(call)}-${index + 1}`, { store: call.store });
+    try {
+      return { ok: true, value: await chat.send(inputs, options), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
+    } catch (e) {
+      const turn = await chat.turns().then((t) => t.at(-1)?.id ?? null, () => null);
+      return { ok: false, error: errorText(e), turn };
+    }
+  }
+  try {
+    if (!call.keepSteps) return { ok: true, value: await call.fn(inputs, options), steps: null, turn: null };
+    const p = await call.fn.predict(inputs, options);
+    return { ok: true, value: p.result, steps: p.steps, turn: null };
+  } catch (e) {
+    return { ok: false, error: errorText(e), turn: null };
+  }
+}
+
+/** A run's id: a conversation id's characters, sortable by time. */
+export const newRunId = (kind: "ev" | "opt"): string => `${kind}-${newTurnId()}`;

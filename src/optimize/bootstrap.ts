@@ -1,0 +1,109 @@
+import type { z } from "zod";
+import type { AIFunction } from "../core/ai.js";
+import type { Step } from "../engine/runtime.js";
+import { FunctaiError } from "../errors.js";
+import type { Progress } from "../evaluate/evaluate.js";
+import { scoreRow } from "../evaluate/evaluate.js";
+import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
+import { pool } from "../evaluate/pool.js";
+import { callRow, newRunId, type RowCall } from "../evaluate/run-row.js";
+import { checkExpected, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
+import type { LanguageModel } from "../lm/types.js";
+import type { InputShape } from "../tools/types.js";
+import { stepsFrom, type Demo } from "./demo.js";
+import { count, labeledDemo } from "./labeled.js";
+import { sample } from "./sample.js";
+
+export interface BootstrapOptions {
+  /** Scores a run (default: `exactMatch` of the expected outputs); the main score decides whether it passes. */
+  metric?: MetricOption;
+  /** A run passes when its main score is at least this (default: above 0). */
+  threshold?: number;
+  /** At most this many recorded runs become examples (default 4). */
+  maxBootstrapped?: number;
+  /** Examples in all, recorded ones included; the rest are labeled rows (default 16). */
+  maxLabeled?: number;
+  /** The model that makes the runs (default: the function's own). */
+  teacher?: LanguageModel | string;
+  /** Which labeled rows (default 0). */
+  seed?: number;
+  /** Rows run at once (default 8). */
+  concurrency?: number;
+  expected?: string | Record<string, string>;
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** A passing run as a worked example: the whole turn from its model calls (every tool call, every result, the answer). */
+export function recordedDemo(inputs: Row, value: unknown, steps: readonly Step[]): Demo {
+  const root = steps[0]?.path;
+  const own = steps.filter((s) => s.path === root);
+  const first = own[0];
+  const last = own.at(-1);
+  // the last request holds the whole exchange; the first one's length is where the live input ends
+  const recorded = first && last ? stepsFrom(last.request.messages.slice(first.request.messages.length)) : [];
+  const demo: Demo = { inputs, outputs: { result: value } };
+  if (recorded.length > 0) demo.steps = recorded;
+  return JSON.parse(JSON.stringify(demo)) as Demo;
+}
+
+/**
+ * A new AI function with worked examples: runs `fn` (with `teacher`'s model
+ * when given) over the rows in order; each run whose metric passes becomes
+ * an example with its whole recorded turn (its tool calls and their
+ * results), until `maxBootstrapped` are found; then labeled rows, sampled
+ * with `seed`, fill up to `maxLabeled`. `fn` is unchanged; the examples'
+ * tools are never run again.
+ *
+ * @example
+ * const better = await bootstrapFewShot(answer, train, { maxBootstrapped: 2 });
+ * better.demos[0].steps; // the model's tool calls and what each tool returned
+ */
+export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType>(
+  fn: AIFunction<S, O>,
+  rows: readonly Row[],
+  options: BootstrapOptions = {},
+): Promise<AIFunction<S, O>> {
+  const shape = rowShape(fn, options.expected);
+  checkRows(shape, rows);
+  const scorer = makeScorer(options.metric);
+  if (!scorer.custom) checkExpected(shape, rows);
+  const maxBootstrapped = count("maxBootstrapped", options.maxBootstrapped, 4);
+  const maxLabeled = count("maxLabeled", options.maxLabeled, 16);
+  const seed = count("seed", options.seed, 0);
+  const concurrency = count("concurrency", options.concurrency, 8);
+  if (concurrency < 1) throw new FunctaiError("input-invalid", "concurrency is a whole number ≥ 1, not 0");
+  const { threshold } = options;
+  if (threshold !== undefined && !Number.isFinite(threshold)) throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
+  const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
+  const call: RowCall = { fn: student, shape, caller: { optimization: newRunId("opt") }, signal: options.signal, keepSteps: true };
+
+  const found: (Demo | null)[] = new Array(rows.length).fill(null);
+  let passed = 0;
+  let done = 0;
+  let failed = 0;
+  await pool(rows.length, concurrency, async (i) => {
+    const row = rows[i]!;
+    const outcome = await callRow(call, row, i);
+    const result = scoreRow(scorer, row, expectedOf(shape, row), outcome, shape);
+    const main = Object.values(result.scores)[0] ?? 0;
+    if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
+      found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);
+      passed += 1;
+    }
+    done += 1;
+    if (result.error !== null) failed += 1;
+    options.onProgress?.({ done, total: rows.length, failed });
+  }, { signal: options.signal, enough: () => passed >= maxBootstrapped });
+  if (options.signal?.aborted) throw new FunctaiError("turn-aborted", `bootstrapFewShot was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
+
+  // rows start in order and every started row finishes: the first passing ones are those a run in order would find
+  const picked = found.flatMap((d, i) => (d ? [{ d, i }] : [])).slice(0, maxBootstrapped);
+  const used = new Set(picked.map((p) => p.i));
+  const labeled = rows.flatMap((row, i) => {
+    const d = used.has(i) ? null : labeledDemo(shape, row);
+    return d ? [d] : [];
+  });
+  const demos = [...picked.map((p) => p.d), ...sample(labeled, maxLabeled - picked.length, seed)];
+  return fn.withState({ instructions: fn.state().instructions, demos });
+}

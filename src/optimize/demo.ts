@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { FunctaiError } from "../errors.js";
+import type { Message } from "../lm/types.js";
+
+/** One model step of a worked example: what the model said, the tools it called, and what each returned. */
+export interface DemoStep {
+  text: string;
+  toolCalls: { id: string; name: string; input: unknown }[];
+  results: { id: string; name: string; content: string; isError?: boolean }[];
+}
+
+/**
+ * A worked example shown to the model before the live input: its inputs,
+ * its outputs (`{ result }`), and for a recorded turn every model step with
+ * its tool calls and their results. Plain JSON, so it can be saved.
+ */
+export interface Demo {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  steps?: DemoStep[];
+}
+
+/** What `fn.state()` gives and `fn.withState()` takes: JSON. */
+export interface AIState {
+  instructions: string;
+  demos: Demo[];
+}
+
+const step = z.strictObject({
+  text: z.string(),
+  toolCalls: z.array(z.strictObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() })),
+  results: z.array(z.strictObject({ id: z.string().min(1), name: z.string(), content: z.string(), isError: z.boolean().optional() })),
+});
+const demo = z.strictObject({
+  inputs: z.record(z.string(), z.unknown()),
+  outputs: z.record(z.string(), z.unknown()).refine((o) => "result" in o, "outputs needs result"),
+  steps: z.array(step).optional(),
+});
+const stateSchema = z.strictObject({ instructions: z.string(), demos: z.array(demo) });
+
+/** Checks a saved state (a user's data: wrong is `input-invalid`, naming what is wrong). */
+export function parseState(name: string, state: unknown): AIState {
+  const parsed = stateSchema.safeParse(state);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "state"}: ${i.message}`).join("; ");
+    throw new FunctaiError("input-invalid", `${name}.withState: not a saved state { instructions, demos } (${issues})`);
+  }
+  return parsed.data as AIState;
+}
+
+/**
+ * The steps of a recorded turn, from the messages of its last model request
+ * after the live input: each assistant message that called tools, and the
+ * tool results that answered it. A reply asked again (unreadable) is left out.
+ */
+export function stepsFrom(messages: readonly Message[]): DemoStep[] {
+  const steps: DemoStep[] = [];
+  for (const m of messages) {
+    if (m.role === "assistant" && m.toolCalls?.length) {
+      steps.push({ text: m.content, toolCalls: m.toolCalls.map(({ id, name, input }) => ({ id, name, input })), results: [] });
+    } else if (m.role === "tool" && steps.length > 0) {
+      const result: DemoStep["results"][number] = { id: m.toolCallId, name: m.name, content: m.content };
+      if (m.isError) result.isError = true;
+      steps.at(-1)!.results.push(result);
+    }
+  }
+  return steps;
+}
+
+/** A deep copy through JSON: a demo never shares objects with a turn (or another function). */
+export const copyDemos = (demos: readonly Demo[]): Demo[] => JSON.parse(JSON.stringify(demos)) as Demo[];

@@ -1,0 +1,55 @@
+import type { z } from "zod";
+import type { AIFunction } from "../core/ai.js";
+import { FunctaiError } from "../errors.js";
+import { checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
+import type { InputShape } from "../tools/types.js";
+import type { Demo } from "./demo.js";
+import { sample } from "./sample.js";
+
+export interface LabeledOptions {
+  /** At most this many examples (default 16). */
+  k?: number;
+  /** Which rows, in which order (default 0). */
+  seed?: number;
+  /** The column of the expected `result`, or `{ output: column }` (as `evaluate` takes it). */
+  expected?: string | Record<string, string>;
+}
+
+/** A row as a labeled example: its inputs and its expected answer; `null` when it lacks either. */
+export function labeledDemo(shape: RowShape, row: Row): Demo | null {
+  const inputs = inputsOf(shape, row);
+  if (Object.keys(inputs).length < shape.inputs.length) return null;
+  const expected = expectedOf(shape, row);
+  if ("result" in expected) return { inputs, outputs: { result: expected.result } };
+  // an object output given field by field
+  if (shape.fields.length > 0 && shape.fields.every((f) => f in expected))
+    return { inputs, outputs: { result: Object.fromEntries(shape.fields.map((f) => [f, expected[f]])) } };
+  return null;
+}
+
+/** Checks a count option: a whole number ≥ 0. */
+export function count(name: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || n < 0) throw new FunctaiError("input-invalid", `${name} is a whole number ≥ 0, not ${String(n)}`);
+  return n;
+}
+
+/**
+ * A new AI function that shows up to `k` rows (sampled with `seed`) as
+ * worked examples before the live input: each row's inputs and its expected
+ * answer. `fn` is unchanged.
+ *
+ * @example
+ * const shown = labeledFewShot(answer, train, { k: 4 });
+ * shown.demos.length; // 4
+ */
+export function labeledFewShot<S extends InputShape, O extends z.ZodType>(fn: AIFunction<S, O>, rows: readonly Row[], options: LabeledOptions = {}): AIFunction<S, O> {
+  const shape = rowShape(fn, options.expected);
+  checkRows(shape, rows);
+  const k = count("k", options.k, 16);
+  const seed = count("seed", options.seed, 0);
+  const demos = rows.map((row) => labeledDemo(shape, row)).filter((d): d is Demo => d !== null);
+  if (rows.length > 0 && demos.length === 0)
+    throw new FunctaiError("input-invalid", `${shape.name}: no row has every input (${shape.inputs.join(", ")}) and an expected answer`);
+  return fn.withState({ instructions: fn.state().instructions, demos: sample(demos, k, seed) });
+}

@@ -1,0 +1,52 @@
+/** fn.state() / fn.withState(): a saved state, reloaded, makes byte-identical requests; examples stay out of conversations. */
+import { describe, expect, it } from "vitest";
+import { bootstrapFewShot, memoryStore } from "../../src/index.js";
+import { lookups, rows, status, student, teacher } from "./desk.js";
+
+describe("state", () => {
+  it("a saved state reloaded (JSON round trip) makes byte-identical requests", async () => {
+    const better = await bootstrapFewShot(status, rows, { teacher: teacher(), maxBootstrapped: 2, maxLabeled: 4, seed: 3 });
+    const saved = JSON.stringify(better.state());
+    const again = status.withState(JSON.parse(saved));
+    expect(again.demos).toEqual(better.demos);
+    expect(JSON.stringify(again.state())).toBe(saved);
+
+    const a = student();
+    const b = student();
+    for (const row of rows) {
+      await better(row.question, { lm: a });
+      await again(row.question, { lm: b });
+    }
+    expect(a.requests.length).toBeGreaterThan(rows.length);
+    expect(JSON.stringify(b.requests)).toBe(JSON.stringify(a.requests));
+  });
+
+  it("instructions are part of the state; using() keeps the examples; a wrong state is refused", () => {
+    const reworded = status.withState({ instructions: "Answer in the tool's words.", demos: [] });
+    expect(reworded.state()).toEqual({ instructions: "Answer in the tool's words.", demos: [] });
+    expect(status.state().instructions).toBe("Say the order's shipping status, in the words the tool gives.");
+    const shown = status.withState({ instructions: status.state().instructions, demos: [{ inputs: { question: "q" }, outputs: { result: "a" } }] });
+    expect(shown.using({ temperature: 0 }).demos).toEqual(shown.demos);
+    expect(() => status.withState({ instructions: 1 } as never)).toThrow(expect.objectContaining({ code: "input-invalid" }));
+    expect(() => status.withState({ instructions: "x", demos: [{ inputs: {}, outputs: {} }] })).toThrow(/outputs needs result/);
+    // the demos a function hands out are copies: changing them changes nothing
+    const copy = shown.state();
+    copy.demos[0]!.outputs.result = "changed";
+    expect(shown.demos[0]!.outputs.result).toBe("a");
+    expect(Object.isFrozen(shown.demos)).toBe(true);
+  });
+
+  it("examples are never run again and never written to a conversation", async () => {
+    const better = await bootstrapFewShot(status, rows.slice(0, 3), { teacher: teacher(), maxBootstrapped: 2, maxLabeled: 2 });
+    lookups.length = 0;
+    const store = memoryStore();
+    const chat = better.using({ lm: student() }).conversation("sam", { store });
+    expect(await chat.send("What is the status of F-6630?")).toBe("returned to sender");
+    expect(await chat.send("What is the status of D-4410?")).toBe("out for delivery");
+    expect(lookups).toEqual(["F-6630", "D-4410"]);
+    const records = JSON.stringify(await store.read("sam"));
+    expect(records).not.toContain("example_");
+    expect(records).not.toContain("A-1042");
+    expect(records).not.toContain("B-2210");
+  });
+});
