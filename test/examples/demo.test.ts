@@ -160,7 +160,7 @@ describe("npm start (examples/node/demo.ts)", () => {
     expect(typed).toBe(true);
     expect(out).toContain("answers (you, at the prompt)");
     expect(out).toMatch(/\[process \d+\] approved by \S+; the turn went on here/);
-    const total = Number(/All three stories ran in (\d+\.\d) s on the scripted model, not counting your time at the prompt\./.exec(out)?.[1]);
+    const total = Number(/All four stories ran in (\d+\.\d) s on the scripted model, not counting your time at the prompt\./.exec(out)?.[1]);
     expect(total).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(wall - PAUSE / 1000 + 0.5);
   });
