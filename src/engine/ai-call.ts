@@ -49,8 +49,10 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText });
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });
-  const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
-  runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
+  if (runtime.streaming) {
+    const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
+    runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
+  }
   return { response, replayed: false };
 }
 
