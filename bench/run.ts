@@ -232,19 +232,23 @@ function spreads(rows: Row[]): string {
   const out: string[] = [];
   const steps = rows.filter((r) => r.metric === "overhead_per_tool_step_us");
   const names = [...new Set(steps.flatMap((r) => [...(r.ours === null ? [] : ["ours"]), ...Object.keys(r.peers)]))];
-  if (steps.length > 0) out.push("\noverhead_per_tool_step_us, median (min–max) µs per step, and n=1000 ÷ n=50:");
+  if (steps.length > 0) out.push("\noverhead_per_tool_step_us, median (min–max; median CPU time) µs per step, and n=1000 ÷ n=50 (wall; CPU):");
   for (const name of names) {
     const at = (n: number) => steps.find((r) => r.n === n);
     const value = (r: Row | undefined) => (r === undefined ? undefined : name === "ours" ? r.ours ?? undefined : r.peers[name]);
     const cells = steps.map((r) => {
       const v = value(r);
-      const d = r.detail[name] as { min_us?: number; max_us?: number; n1000_skipped?: string } | undefined;
-      return v === undefined ? null : `n=${r.n}: ${fmt(v)} (${fmt(d?.min_us)}–${fmt(d?.max_us)})`;
+      const d = r.detail[name] as { min_us?: number; max_us?: number; cpu_us?: number } | undefined;
+      return v === undefined ? null : `n=${r.n}: ${fmt(v)} (${fmt(d?.min_us)}–${fmt(d?.max_us)}; cpu ${fmt(d?.cpu_us)})`;
     });
     const v50 = value(at(50));
     const v1000 = value(at(1000));
     const skipped = (at(200)?.detail[name] as { n1000_skipped?: string } | undefined)?.n1000_skipped;
-    const ratio = v50 !== undefined && v1000 !== undefined ? `n1000/n50 = ${(v1000 / v50).toFixed(2)}` : skipped ? `n=1000 skipped: ${skipped}` : "";
+    const cpu = (r: Row | undefined) => (r?.detail[name] as { cpu_us?: number } | undefined)?.cpu_us;
+    const cpu50 = cpu(at(50));
+    const cpu1000 = cpu(at(1000));
+    const cpuRatio = cpu50 !== undefined && cpu1000 !== undefined ? `; ${(cpu1000 / cpu50).toFixed(2)}` : "";
+    const ratio = v50 !== undefined && v1000 !== undefined ? `n1000/n50 = ${(v1000 / v50).toFixed(2)}${cpuRatio}` : skipped ? `n=1000 skipped: ${skipped}` : "";
     out.push(`  ${name}: ${cells.filter(Boolean).join("; ")}${ratio ? `; ${ratio}` : ""}`);
   }
   for (const metric of ["concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]) {
