@@ -9,6 +9,7 @@
  *   npm run bench -- --filter=langgraph only files/variants whose "file:variant" contains a filter (comma-separated)
  *   npm run bench -- --skip=resume      leave out those that contain a skip
  *   npm run bench -- --no-write         print only
+ *   npm run bench -- --out=/tmp/x       write the results there, not over bench/results.json
  *
  * Our side comes from bench/ours.ts. When it is missing or fails, the table
  * says "ours: not measured" and `ours` is null: no number is ever made up.
@@ -78,6 +79,8 @@ const listArg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.
 const filters = listArg("filter");
 const skips = listArg("skip");
 const write = !args.includes("--no-write");
+/** `--out=DIR`: results.json and results.meta.json go there instead of bench/ (a partial run that must not replace the full table). */
+const outDir = args.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? here;
 const wanted = (id: string) => (filters.length === 0 || filters.some((f) => id.includes(f))) && !skips.some((s) => id.includes(s));
 
 const samples: Sample[] = [];
@@ -291,7 +294,7 @@ if (measuredCode.uncommitted_engine_files) console.log(`measured code: HEAD ${me
 
 if (write) {
   const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
-  writeFileSync(join(here, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(join(outDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
   const meta = {
     at: new Date().toISOString(),
     took_s: Math.round((Date.now() - t0) / 1000),
@@ -309,6 +312,6 @@ if (write) {
     ),
     method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs, then the median of 5 timed runs (7 for per-step and concurrency figures), gc() before each; per-step figures are total loop time ÷ steps, nothing subtracted",
   };
-  writeFileSync(join(here, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
-  console.log(`\nwrote ${relative(process.cwd(), join(here, "results.json"))} and results.meta.json`);
+  writeFileSync(join(outDir, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
+  console.log(`\nwrote ${relative(process.cwd(), join(outDir, "results.json"))} and results.meta.json`);
 }
