@@ -20,7 +20,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runChild } from "./lib/child.js";
-import type { Sample } from "./lib/measure.js";
+import { LONG_N, type Sample } from "./lib/measure.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -168,7 +168,9 @@ function buildRows(): Row[] {
   // durable overhead: the floor is one bare append+fsync per changing tool,
   // and LangGraph's durable checkpointer minus its in-memory one, per step.
   const fsync = [...byKey.values()].find((r) => r.metric === "bare_append_fsync_us")?.peers["bare append+fsync"];
-  for (const n of new Set(samples.filter((s) => s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us").map((s) => s.n))) {
+  // (at the step counts the durable figures are measured at: not at the long turn)
+  const durableNs = samples.filter((s) => (s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us") && s.n !== LONG_N).map((s) => s.n);
+  for (const n of new Set(durableNs)) {
     const step = byKey.get(key("overhead_per_tool_step_us", n));
     const full = step?.peers["langgraph (SqliteSaver, sync=FULL)"];
     const mem = step?.peers["langgraph (MemorySaver)"];
