@@ -53,7 +53,7 @@ import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
+  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -80,27 +80,28 @@ let convSeq = 0;
 const nextId = () => `bench-${process.pid}-${++convSeq}`;
 
 async function stepOverhead(): Promise<void> {
-  for (const n of STEP_NS) {
+  const plainUs = new Map<number, number>();
+  for (const n of [...STEP_NS, LONG_N]) {
     const fn = answerWith("reads", n + 1);
-    const r = await timed(
-      () => ({ chat: fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }) }),
-      async ({ chat }) => {
-        const out = await chat.send(QUESTION);
-        if (out !== FINAL_TEXT) throw new Error(`ours: answer ${String(out)}`);
-      },
-    );
     const plain = await timed(
       () => scripted(replies(n)),
       async (lm) => {
         const out = await fn(QUESTION, { lm });
         if (out !== FINAL_TEXT) throw new Error(`ours (plain call): answer ${String(out)}`);
       },
+      { warmup: n === LONG_N ? 2 : 10, runs: STEP_RUNS },
     );
-    report({
-      metric: "overhead_per_tool_step_us", n, unit: "us", name: NAME, value: round((r.medianMs * 1000) / n),
-      detail: { how: "conversation(id, { store: memoryStore() }).send", runs_ms: r.runsMs.map((x) => round(x)), plain_call_us: round((plain.medianMs * 1000) / n) },
-    });
+    plainUs.set(n, round((plain.medianMs * 1000) / n));
   }
+  await stepSeries(
+    NAME,
+    (n) => ({ chat: answerWith("reads", n + 1).conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }) }),
+    async ({ chat }) => {
+      const out = await chat.send(QUESTION);
+      if (out !== FINAL_TEXT) throw new Error(`ours: answer ${String(out)}`);
+    },
+    (n) => ({ how: "conversation(id, { store: memoryStore() }).send", plain_call_us: plainUs.get(n) }),
+  );
 }
 
 /** Counts every fsync this process makes while `counting` is on. */

@@ -9,6 +9,7 @@
  *   npm run bench -- --filter=langgraph only files/variants whose "file:variant" contains a filter (comma-separated)
  *   npm run bench -- --skip=resume      leave out those that contain a skip
  *   npm run bench -- --no-write         print only
+ *   npm run bench -- --out=/tmp/x       write the results there, not over bench/results.json
  *
  * Our side comes from bench/ours.ts. When it is missing or fails, the table
  * says "ours: not measured" and `ours` is null: no number is ever made up.
@@ -19,17 +20,25 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runChild } from "./lib/child.js";
-import type { Sample } from "./lib/measure.js";
+import { LONG_N, type Sample } from "./lib/measure.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 
 /** Files run, in order. `floor` columns are not SDKs: they never count as the best peer. */
-const PEER_FILES = ["peers/baseline.ts", "peers/vercel-ai.ts", "peers/openai-agents.ts", "peers/langgraph.ts"];
-const OURS_FILE = "ours.ts";
-/** Our figures that have no peer to compare with (evaluation is a separate product elsewhere). */
-const OURS_ONLY_FILES = ["evaluate.ts"];
-const FLOORS = new Set(["plain loop", "bare append+fsync", "floor"]);
+const PEER_FILES = [
+  "peers/baseline.ts",
+  "peers/vercel-ai.ts",
+  "peers/openai-agents.ts",
+  "peers/langgraph.ts",
+];
+/** Our side: every file reports `ours` figures (one line per file). */
+const OURS_FILES = [
+  "ours.ts",
+  "ours-concurrent.ts",
+  "evaluate.ts",
+];
+const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync writers", "floor"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
 const METRICS = [
@@ -46,8 +55,12 @@ const METRICS = [
   "open_10k_turn_conversation_peak_rss_mib",
   "open_10k_turn_conversation_heap_mib",
   "evaluate_1000_rows_ms",
+  "concurrent_durable_steps_per_s",
+  "concurrent_heap_per_turn_kb",
+  "concurrent_memory_steps_per_s",
+  "concurrent_memory_heap_per_turn_kb",
 ];
-const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s"]);
+const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s", "concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]);
 /** Rows that are a floor only: ours has no figure there by design. */
 const OURS_NOT_APPLICABLE = new Set(["bare_append_fsync_us"]);
 
@@ -68,11 +81,15 @@ const listArg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.
 const filters = listArg("filter");
 const skips = listArg("skip");
 const write = !args.includes("--no-write");
+/** `--out=DIR`: results.json and results.meta.json go there instead of bench/ (a partial run that must not replace the full table). */
+const outDir = args.find((a) => a.startsWith("--out="))?.slice("--out=".length) ?? here;
 const wanted = (id: string) => (filters.length === 0 || filters.some((f) => id.includes(f))) && !skips.some((s) => id.includes(s));
 
 const samples: Sample[] = [];
 const failures: { file: string; variant: string; why: string }[] = [];
 type OursStatus = "measured" | "missing" | "failed" | "partly failed" | "not run";
+/** One status per file of ours; `oursStatus` sums them up. */
+const oursStatuses: OursStatus[] = [];
 let oursStatus = "not run" as OursStatus;
 const load: { at: string; loadavg1: number }[] = [];
 const t0 = Date.now();
@@ -81,7 +98,7 @@ async function runFile(file: string, isOurs: boolean): Promise<void> {
   const abs = join(here, file);
   const label = file.replace(/\.ts$/, "");
   if (!existsSync(abs)) {
-    if (isOurs) oursStatus = "missing";
+    if (isOurs) oursStatuses.push("missing");
     console.log(`- ${label}: missing`);
     return;
   }
@@ -90,7 +107,7 @@ async function runFile(file: string, isOurs: boolean): Promise<void> {
   if (!list.ok || !variants) {
     const why = `could not load: exit ${list.code ?? list.signal}\n${list.stderrTail.split("\n").slice(-12).join("\n")}`;
     failures.push({ file, variant: "(load)", why });
-    if (isOurs) oursStatus = "failed";
+    if (isOurs) oursStatuses.push("failed");
     console.log(`- ${label}: ${why.replace(/\n/g, "\n    ")}`);
     return;
   }
@@ -113,7 +130,7 @@ async function runFile(file: string, isOurs: boolean): Promise<void> {
       console.log(`${out.samples.length} figure(s), ${(out.ms / 1000).toFixed(1)} s`);
     }
   }
-  if (isOurs) oursStatus = ran === 0 ? "not run" : failed === 0 ? "measured" : failed === ran ? "failed" : "partly failed";
+  if (isOurs && ran > 0) oursStatuses.push(failed === 0 ? "measured" : failed === ran ? "failed" : "partly failed");
 }
 
 function versionOf(pkg: string): string | null {
@@ -153,7 +170,9 @@ function buildRows(): Row[] {
   // durable overhead: the floor is one bare append+fsync per changing tool,
   // and LangGraph's durable checkpointer minus its in-memory one, per step.
   const fsync = [...byKey.values()].find((r) => r.metric === "bare_append_fsync_us")?.peers["bare append+fsync"];
-  for (const n of new Set(samples.filter((s) => s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us").map((s) => s.n))) {
+  // (at the step counts the durable figures are measured at: not at the long turn)
+  const durableNs = samples.filter((s) => (s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us") && s.n !== LONG_N).map((s) => s.n);
+  for (const n of new Set(durableNs)) {
     const step = byKey.get(key("overhead_per_tool_step_us", n));
     const full = step?.peers["langgraph (SqliteSaver, sync=FULL)"];
     const mem = step?.peers["langgraph (MemorySaver)"];
@@ -211,18 +230,63 @@ function table(rows: Row[]): string {
   return [line(head), "|" + widths.map((w, i) => (i < 3 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|", ...body.map(line)].join("\n");
 }
 
+/**
+ * Under the table: each per-step figure's median with its spread (min–max
+ * per step over the runs), and n=1000 ÷ n=50 per SDK (flat is 1); each
+ * concurrency rate ÷ the bare writers' rate of the same run.
+ */
+function spreads(rows: Row[]): string {
+  const out: string[] = [];
+  const steps = rows.filter((r) => r.metric === "overhead_per_tool_step_us");
+  const names = [...new Set(steps.flatMap((r) => [...(r.ours === null ? [] : ["ours"]), ...Object.keys(r.peers)]))];
+  if (steps.length > 0) out.push("\noverhead_per_tool_step_us, median (min–max; median CPU time) µs per step, and n=1000 ÷ n=50 (wall; CPU):");
+  for (const name of names) {
+    const at = (n: number) => steps.find((r) => r.n === n);
+    const value = (r: Row | undefined) => (r === undefined ? undefined : name === "ours" ? r.ours ?? undefined : r.peers[name]);
+    const cells = steps.map((r) => {
+      const v = value(r);
+      const d = r.detail[name] as { min_us?: number; max_us?: number; cpu_us?: number } | undefined;
+      return v === undefined ? null : `n=${r.n}: ${fmt(v)} (${fmt(d?.min_us)}–${fmt(d?.max_us)}; cpu ${fmt(d?.cpu_us)})`;
+    });
+    const v50 = value(at(50));
+    const v1000 = value(at(1000));
+    const skipped = (at(200)?.detail[name] as { n1000_skipped?: string } | undefined)?.n1000_skipped;
+    const cpu = (r: Row | undefined) => (r?.detail[name] as { cpu_us?: number } | undefined)?.cpu_us;
+    const cpu50 = cpu(at(50));
+    const cpu1000 = cpu(at(1000));
+    const cpuRatio = cpu50 !== undefined && cpu1000 !== undefined ? `; ${(cpu1000 / cpu50).toFixed(2)}` : "";
+    const ratio = v50 !== undefined && v1000 !== undefined ? `n1000/n50 = ${(v1000 / v50).toFixed(2)}${cpuRatio}` : skipped ? `n=1000 skipped: ${skipped}` : "";
+    out.push(`  ${name}: ${cells.filter(Boolean).join("; ")}${ratio ? `; ${ratio}` : ""}`);
+  }
+  for (const metric of ["concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]) {
+    const r = rows.find((x) => x.metric === metric);
+    const floor = rows.find((x) => x.metric === "concurrent_durable_steps_per_s")?.peers["bare append+fsync writers"];
+    if (!r) continue;
+    out.push(`\n${metric} (${r.n} at once), median (min–max) steps/s, ÷ bare append+fsync writers:`);
+    for (const [name, v] of [["ours", r.ours] as const, ...Object.entries(r.peers)]) {
+      if (v === null || v === undefined) continue;
+      const d = r.detail[name] as { min?: number; max?: number } | undefined;
+      out.push(`  ${name}: ${fmt(v)} (${fmt(d?.min)}–${fmt(d?.max)})${floor ? `; ÷ writers = ${(v / floor).toFixed(2)}` : ""}`);
+    }
+  }
+  return out.join("\n");
+}
+
 console.log(`functai benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 for (const f of PEER_FILES) await runFile(f, false);
-if (wanted("ours")) await runFile(OURS_FILE, true);
-else oursStatus = "not run";
-for (const f of OURS_ONLY_FILES) await runFile(f, false);
+for (const f of OURS_FILES) await runFile(f, true);
+if (oursStatuses.length > 0) {
+  const all = (s: OursStatus) => oursStatuses.every((x) => x === s);
+  oursStatus = all("measured") ? "measured" : all("missing") ? "missing" : all("failed") ? "failed" : "partly failed";
+}
 
 const rows = buildRows();
 console.log("\n" + table(rows));
 console.log(
   "\nratio = best peer ÷ ours for costs (µs, ms, bytes, flushes), ours ÷ best peer for rates (events/s): above 1, ours is better." +
-  "\nFloors (plain loop, bare append+fsync, floor) are shown but never count as the best peer. Each figure: median of 5 runs after warm-up, each SDK variant in its own process.",
+  "\nFloors (plain loop, bare append+fsync, its writers, floor) are shown but never count as the best peer. Each figure: median of 5 runs after warm-up (7 for per-step and concurrency figures), each SDK variant in its own process.",
 );
+console.log(spreads(rows));
 if (oursStatus !== "measured") console.log(`\nours: not measured (${oursStatus}${oursStatus === "missing" ? ": bench/ours.ts does not exist" : ""})`);
 for (const f of failures) console.log(`failed: ${f.file} ${f.variant}: ${f.why.split("\n")[0]}`);
 const loads = load.map((l) => l.loadavg1);
@@ -234,7 +298,7 @@ if (measuredCode.uncommitted_engine_files) console.log(`measured code: HEAD ${me
 
 if (write) {
   const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
-  writeFileSync(join(here, "results.json"), JSON.stringify(results, null, 2) + "\n");
+  writeFileSync(join(outDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
   const meta = {
     at: new Date().toISOString(),
     took_s: Math.round((Date.now() - t0) / 1000),
@@ -250,8 +314,8 @@ if (write) {
     versions: Object.fromEntries(
       ["ai", "@ai-sdk/provider", "@openai/agents-core", "openai", "@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3", "zod", "tsx", "xstate"].map((p) => [p, versionOf(p)]),
     ),
-    method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs, then the median of 5 timed runs, gc() before each; per-step figures are total loop time ÷ steps, nothing subtracted",
+    method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs, then the median of 5 timed runs (7 for per-step and concurrency figures), gc() before each; per-step figures are total loop time ÷ steps, nothing subtracted",
   };
-  writeFileSync(join(here, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
-  console.log(`\nwrote ${relative(process.cwd(), join(here, "results.json"))} and results.meta.json`);
+  writeFileSync(join(outDir, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
+  console.log(`\nwrote ${relative(process.cwd(), join(outDir, "results.json"))} and results.meta.json`);
 }

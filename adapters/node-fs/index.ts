@@ -150,13 +150,19 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   // `close`). Used only under the lock, after a `stat` of the path shows the
   // same inode: a file removed or replaced meanwhile is opened anew.
   const handles = new Map<string, { fd: number; ino: number }>();
+  // A handle an append is using (another conversation's, under its own lock) is never closed under it:
+  // dropped meanwhile, it is closed when that append lets go of it (a closed number could be reused by
+  // the next open, and the append's bytes land in another file).
+  const busy = new Set<number>();
+  const doomed = new Set<number>();
   let idle: ReturnType<typeof setTimeout> | undefined;
   let used = false;
   const drop = (conversation: string): void => {
     const h = handles.get(conversation);
     if (h === undefined) return;
     handles.delete(conversation);
-    closeFd(h.fd);
+    if (busy.has(h.fd)) doomed.add(h.fd);
+    else closeFd(h.fd);
   };
   const dropAll = (): void => {
     for (const id of [...handles.keys()]) drop(id);
@@ -218,6 +224,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       }
     }
     let ok = false;
+    busy.add(fd);
     try {
       // A file only this store wrote since it last looked needs no read: no await before the write.
       const seen = (reused !== undefined ? unchanged(st!, known.get(conversation)) : undefined) ?? (await scanFd(fd, file, known.get(conversation)));
@@ -258,6 +265,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       ok = true;
       return seen.count + bodies.length;
     } finally {
+      busy.delete(fd);
+      doomed.delete(fd); // (still open: kept again below, or closed)
       // Kept open for the next append unless something went wrong with it.
       if (ok && !closed) keep(conversation, fd, known.get(conversation)?.ino ?? -1);
       else if (handles.get(conversation)?.fd === fd) drop(conversation);

@@ -132,6 +132,52 @@ export async function main(variants: Record<string, () => Promise<void>>): Promi
 /** Step counts every per-step figure is measured at. */
 // the long run first, for every SDK alike: the short one is then measured warm, not while the JIT tiers up
 export const STEP_NS = [200, 50] as const;
+/** The long turn, measured after STEP_NS where it fits the time box (see `stepSeries`). */
+export const LONG_N = 1000;
+/** Timed runs of each per-step figure (its median and min–max are reported). */
+export const STEP_RUNS = 7;
+/** A long-turn figure is only measured when its runs are expected to take less than this. */
+export const LONG_TIME_BOX_MS = 120_000;
+
+/**
+ * `overhead_per_tool_step_us` for one SDK (variant) at n = 200, 50, then
+ * LONG_N: `prepare(n)` untimed, `run` timed, STEP_RUNS runs after warm-up,
+ * median per step reported with every run and its spread (min–max per step).
+ * The long turn is measured only if the n=200 median, scaled as if the cost
+ * per step grew linearly with n (the whole turn quadratically: ×25), fits
+ * LONG_TIME_BOX_MS over its runs; otherwise a `skipped` line says why.
+ */
+export async function stepSeries<P>(
+  name: string,
+  prepare: (n: number) => P | Promise<P>,
+  run: (p: P, n: number) => unknown | Promise<unknown>,
+  extra: (n: number) => Record<string, unknown> = () => ({}),
+): Promise<void> {
+  let longSkipped: string | undefined;
+  for (const n of [...STEP_NS, LONG_N]) {
+    if (n === LONG_N && longSkipped !== undefined) continue;
+    const warmup = n === LONG_N ? 2 : 10;
+    const cpuMs: number[] = [];
+    const r = await timed(() => prepare(n), async (p) => {
+      const c0 = process.cpuUsage();
+      await run(p, n);
+      const c = process.cpuUsage(c0);
+      cpuMs.push((c.user + c.system) / 1000);
+    }, { warmup, runs: STEP_RUNS });
+    const perStep = (ms: number) => round((ms * 1000) / n);
+    const cpu = cpuMs.slice(-STEP_RUNS);
+    const detail: Record<string, unknown> = {
+      ...extra(n), runs_ms: r.runsMs.map((x) => round(x)), min_us: perStep(Math.min(...r.runsMs)), max_us: perStep(Math.max(...r.runsMs)),
+      // CPU time of the process (every thread) per step: on a loaded machine, wall time also counts the time it waited for a core
+      cpu_us: perStep(median(cpu)), cpu_min_us: perStep(Math.min(...cpu)), cpu_max_us: perStep(Math.max(...cpu)),
+    };
+    if (n === 200) {
+      const guess = r.medianMs * (LONG_N / 200) ** 2 * (2 + STEP_RUNS);
+      if (guess > LONG_TIME_BOX_MS) detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
+    }
+    report({ metric: "overhead_per_tool_step_us", n, unit: "us", name, value: perStep(r.medianMs), detail });
+  }
+}
 
 /** The same tiny workload for every SDK: the tool's input and output. */
 export const orderId = (i: number): string => `A-${1000 + i}`;
@@ -185,5 +231,71 @@ export async function streamRate<P>(
     metric: o.metric, n: o.n, unit: "events/s", name: o.name,
     value: Math.round(median(runs.map((x) => x.eventsPerS))),
     detail: { how: o.how, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
+  });
+}
+
+/** The concurrency workload: this many turns (conversations, threads, writers) at once in one process… */
+export const CONCURRENT_TURNS = 200;
+/** …each of this many steps, one changing tool call per step, then the answer. */
+export const CONCURRENT_STEPS = 10;
+
+/**
+ * Steps per second with CONCURRENT_TURNS turns running at once, and the heap
+ * per running turn. `prepare` (untimed) builds the turns; `run` starts them
+ * all at once and resolves when all are done, calling `step()` after each
+ * step. 1 warm-up + STEP_RUNS timed runs; the median rate is reported with
+ * its min–max and every run.
+ * Heap, per turn: the peak heapUsed sampled every 2 ms during each timed run
+ * above the heap right before it (after gc and `prepare`): what a process
+ * must have room for, garbage not yet collected included; and, in one more
+ * untimed run, the live heap halfway (gc() when half of all steps are done):
+ * what the running turns really hold.
+ * A slow SDK (its warm-up run over SLOW_RUN_MS) gets 3 timed runs and no
+ * halfway probe, so that the whole file stays within minutes.
+ */
+const SLOW_RUN_MS = 10_000;
+
+export async function concurrentRate<P>(
+  o: { metric: string; heapMetric: string; name: string; how: string; cleanup?: (p: P) => void | Promise<void> },
+  prepare: () => P | Promise<P>,
+  run: (p: P, step: () => void) => Promise<void>,
+): Promise<void> {
+  const rates: number[] = [];
+  const heaps: number[] = [];
+  let live: number | null = null;
+  let runs = STEP_RUNS;
+  for (let r = 0; r < 2 + runs; r++) {
+    const p = await prepare();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const probing = r === 1 + runs;
+    let steps = 0;
+    const step = !probing ? () => {} : () => {
+      if (++steps !== (CONCURRENT_TURNS * CONCURRENT_STEPS) / 2) return;
+      gc();
+      live = (process.memoryUsage().heapUsed - before) / 1024 / CONCURRENT_TURNS;
+    };
+    const t0 = performance.now();
+    const { peakHeapMiB } = await withHeapPeak(() => run(p, step), 2);
+    const ms = performance.now() - t0;
+    await o.cleanup?.(p);
+    if (r === 0 && ms > SLOW_RUN_MS) runs = 3;
+    if (r === 0 || probing) continue;
+    rates.push((CONCURRENT_TURNS * CONCURRENT_STEPS) / (ms / 1000));
+    heaps.push((peakHeapMiB * 2 ** 20 - before) / 1024 / CONCURRENT_TURNS);
+    if (r === runs && runs < STEP_RUNS) break; // (slow: no probe)
+  }
+  const spread = (xs: number[]) => ({ min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1) });
+  report({
+    metric: o.metric, n: CONCURRENT_TURNS, unit: "steps/s", name: o.name, value: Math.round(median(rates)),
+    detail: { how: o.how, turns: CONCURRENT_TURNS, steps_per_turn: CONCURRENT_STEPS, runs_steps_per_s: rates.map((x) => Math.round(x)), ...spread(rates) },
+  });
+  report({
+    metric: o.heapMetric, n: CONCURRENT_TURNS, unit: "KB", name: o.name, value: round(median(heaps), 1),
+    detail: {
+      what: "peak heapUsed during a run above the heap before it, ÷ turns (garbage not yet collected included)",
+      live_halfway_kb: live === null ? null : round(live, 1), live_halfway_how: "one more run: gc() when half of all steps are done, heapUsed above the heap before the run, ÷ turns",
+      runs_kb: heaps.map((x) => round(x, 1)), ...spread(heaps),
+    },
   });
 }

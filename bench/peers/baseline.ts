@@ -10,6 +10,10 @@
  *   figure, it is the loop's wall time ÷ its appends (a disk's occasional slow
  *   flush counts, as it does in a turn); the median single append, and the
  *   synchronous `fs.writeSync` + `fs.fsyncSync` pair, are in the detail.
+ * - `bare append+fsync writers`: CONCURRENT_TURNS writers at once in this
+ *   process, each opening a file of its own and appending CONCURRENT_STEPS
+ *   such lines, each fsynced before the next: the floor of
+ *   `concurrent_durable_steps_per_s` (one durable record per changing step).
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -17,7 +21,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { FINAL_TEXT, QUESTION, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "../lib/measure.js";
+import {
+  CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, concurrentRate, main, median, orderId, report, round, stepSeries, toolOutput,
+} from "../lib/measure.js";
 
 type Msg =
   | { role: "user" | "assistant"; content: string; toolCalls?: { id: string; name: string; arguments: string }[] }
@@ -59,20 +65,10 @@ async function plainLoop(model: (m: readonly Msg[]) => Promise<Msg>): Promise<{ 
 }
 
 async function stepOverhead(): Promise<void> {
-  for (const n of STEP_NS) {
-    const r = await timed(
-      () => scriptedModel(n),
-      async (model) => {
-        const out = await plainLoop(model);
-        if (out.steps !== n || out.text !== FINAL_TEXT) throw new Error(`plain loop: ${out.steps} steps`);
-      },
-      { warmup: 5 },
-    );
-    report({
-      metric: "overhead_per_tool_step_us", n, unit: "us", name: "plain loop",
-      value: round((r.medianMs * 1000) / n), detail: { runs_ms: r.runsMs.map((x) => round(x)) },
-    });
-  }
+  await stepSeries("plain loop", (n) => scriptedModel(n), async (model, n) => {
+    const out = await plainLoop(model);
+    if (out.steps !== n || out.text !== FINAL_TEXT) throw new Error(`plain loop: ${out.steps} steps`);
+  });
 }
 
 /** A JSON line of about 200 bytes, like one journal record. */
@@ -138,4 +134,30 @@ async function appendFsync(): Promise<void> {
   }
 }
 
-await main({ "plain-loop": stepOverhead, "append-fsync": appendFsync });
+async function concurrentWriters(): Promise<void> {
+  let run = 0;
+  await concurrentRate(
+    {
+      metric: "concurrent_durable_steps_per_s", heapMetric: "concurrent_heap_per_turn_kb", name: "bare append+fsync writers",
+      how: `${CONCURRENT_TURNS} writers at once, each: open its own file, ${CONCURRENT_STEPS} × (FileHandle.write of a ~200-byte line + sync), close; appends ÷ wall time`,
+      cleanup: (dir) => rmSync(dir, { recursive: true, force: true }),
+    },
+    () => mkdtempSync(join(tmpdir(), `functai-bench-writers-${run++}-`)),
+    async (dir, step) => {
+      await Promise.all(Array.from({ length: CONCURRENT_TURNS }, async (_, w) => {
+        const fh = await open(join(dir, `w${w}.jsonl`), "a", 0o600);
+        try {
+          for (let i = 0; i < CONCURRENT_STEPS; i++) {
+            await fh.write(line(i));
+            await fh.sync();
+            step();
+          }
+        } finally {
+          await fh.close();
+        }
+      }));
+    },
+  );
+}
+
+await main({ "plain-loop": stepOverhead, "append-fsync": appendFsync, "concurrent-writers": concurrentWriters });

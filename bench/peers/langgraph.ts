@@ -18,6 +18,8 @@
  * Resume: the tool calls `interrupt()` on the last of RESUME_N calls; resuming
  * opens the file anew and sends `Command({ resume })` to the final answer.
  * Open: a 10k-turn thread's state loaded from a fresh SqliteSaver (see open10k).
+ * Concurrent: CONCURRENT_TURNS threads of one compiled graph on one saver,
+ * each a CONCURRENT_STEPS-step invoke, all started at once (see concurrentRate).
  */
 import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -35,8 +37,8 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, orderId, peakRssMiB, report, round, timed, toolOutput, withHeapPeak, streamRate,
+  CONCURRENT_STEPS, CONCURRENT_TURNS, concurrentRate, FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  gc, main, median, orderId, peakRssMiB, report, round, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
 } from "../lib/measure.js";
 import { runChild } from "../lib/child.js";
 
@@ -131,33 +133,29 @@ function stepOverhead(kind: Saver) {
       const dbs: Database.Database[] = [];
       let synchronous: number | undefined;
       let run = 0;
-      for (const n of STEP_NS) {
-        const r = await timed(
-          () => {
-            // a fresh thread (and for SQLite a fresh file) per run
-            let saver: BaseCheckpointSaver | undefined;
-            if (kind === "memory") saver = new MemorySaver();
-            if (kind === "sqlite" || kind === "sqlite-full") {
-              const s = sqliteSaver(join(dir, `cp-${run++}.db`), kind === "sqlite-full");
-              saver = s.saver;
-              synchronous = s.synchronous;
-              dbs.push(s.db);
-            }
-            return buildGraph(new ScriptedChatModel(n), saver);
-          },
-          async (graph) => {
-            const out = await graph.invoke(
-              { messages: [{ role: "user", content: QUESTION }] },
-              { recursionLimit: 2 * n + 10, configurable: { thread_id: "t1" } },
-            );
-            if (out.messages.length !== 2 * n + 2 || finalText(out.messages) !== FINAL_TEXT) throw new Error(`langgraph: ${out.messages.length} messages`);
-          },
-        );
-        report({
-          metric: "overhead_per_tool_step_us", n, unit: "us", name: NAMES[kind], value: round((r.medianMs * 1000) / n),
-          detail: { runs_ms: r.runsMs.map((x) => round(x)), ...(synchronous === undefined ? {} : { sqlite_synchronous: synchronous }) },
-        });
-      }
+      await stepSeries(
+        NAMES[kind],
+        (n) => {
+          // a fresh thread (and for SQLite a fresh file) per run
+          let saver: BaseCheckpointSaver | undefined;
+          if (kind === "memory") saver = new MemorySaver();
+          if (kind === "sqlite" || kind === "sqlite-full") {
+            const s = sqliteSaver(join(dir, `cp-${run++}.db`), kind === "sqlite-full");
+            saver = s.saver;
+            synchronous = s.synchronous;
+            dbs.push(s.db);
+          }
+          return buildGraph(new ScriptedChatModel(n), saver);
+        },
+        async (graph, n) => {
+          const out = await graph.invoke(
+            { messages: [{ role: "user", content: QUESTION }] },
+            { recursionLimit: 2 * n + 10, configurable: { thread_id: "t1" } },
+          );
+          if (out.messages.length !== 2 * n + 2 || finalText(out.messages) !== FINAL_TEXT) throw new Error(`langgraph: ${out.messages.length} messages`);
+        },
+        () => (synchronous === undefined ? {} : { sqlite_synchronous: synchronous }),
+      );
       for (const db of dbs) db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -320,6 +318,54 @@ async function open10kRead(file: string): Promise<void> {
   report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
 }
 
+/** CONCURRENT_TURNS threads at once on one saver; every step is checkpointed (LangGraph has no effects to tell a changing step by). */
+function concurrent(kind: Saver) {
+  return async () => {
+    const dir = tmp();
+    let run = 0;
+    let onStep = (): void => {};
+    const lookup = tool(async ({ order_id }: { order_id: string }) => {
+      onStep();
+      return JSON.stringify(toolOutput(order_id));
+    }, { name: "lookup_order", description: "The order's item and shipping status.", schema: z.object({ order_id: z.string() }) });
+    const durable = kind === "sqlite" || kind === "sqlite-full";
+    try {
+      await concurrentRate(
+        {
+          metric: durable ? "concurrent_durable_steps_per_s" : "concurrent_memory_steps_per_s",
+          heapMetric: durable ? "concurrent_heap_per_turn_kb" : "concurrent_memory_heap_per_turn_kb",
+          name: NAMES[kind],
+          how: `${CONCURRENT_TURNS} threads of one graph on one saver, each invoke() of ${CONCURRENT_STEPS} tool steps, all started at once; steps ÷ wall time`,
+          cleanup: ({ db }) => void db?.close(),
+        },
+        () => {
+          let saver: BaseCheckpointSaver = new MemorySaver();
+          let db: Database.Database | undefined;
+          if (durable) ({ saver, db } = sqliteSaver(join(dir, `conc-${run++}.db`), kind === "sqlite-full"));
+          const graph = new StateGraph(MessagesAnnotation)
+            .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+            .addNode("tools", new ToolNode([lookup]))
+            .addEdge(START, "agent")
+            .addConditionalEdges("agent", toolsCondition, ["tools", END])
+            .addEdge("tools", "agent")
+            .compile({ checkpointer: saver });
+          return { graph, db, run };
+        },
+        async ({ graph, run }, step) => {
+          onStep = step;
+          const outs = await Promise.all(Array.from({ length: CONCURRENT_TURNS }, (_, t) =>
+            graph.invoke({ messages: [{ role: "user", content: QUESTION }] }, { recursionLimit: 2 * CONCURRENT_STEPS + 10, configurable: { thread_id: `t${run}-${t}` } })));
+          const wrong = outs.filter((o) => finalText(o.messages) !== FINAL_TEXT).length;
+          if (wrong > 0) throw new Error(`langgraph concurrent: ${wrong} wrong answers`);
+        },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+const model = new ScriptedChatModel(CONCURRENT_STEPS);
+
 const lgOpen = process.env.FUNCTAI_BENCH_LG_OPEN;
 if (lgOpen) await open10kRead(lgOpen);
 else await main({
@@ -331,4 +377,7 @@ else await main({
   stream: streamEvents,
   resume,
   open10k,
+  "concurrent-memory": concurrent("memory"),
+  "concurrent-sqlite": concurrent("sqlite"),
+  "concurrent-sqlite-full": concurrent("sqlite-full"),
 });

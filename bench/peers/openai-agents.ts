@@ -19,7 +19,8 @@ import { Agent, Runner, RunState, Usage, tool, type Model, type ModelRequest, ty
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,main, orderId, report, round, timed, toolOutput, streamRate,
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  gc, main, median, orderId, report, round, stepSeries, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "openai agents";
@@ -68,19 +69,10 @@ const agentFor = (model: Model, approveLast?: number) =>
   new Agent({ name: "answer", instructions: "Answer the customer's question. Look the order up first.", tools: [lookupOrder(approveLast)], model });
 
 async function stepOverhead(): Promise<void> {
-  for (const n of STEP_NS) {
-    const r = await timed(
-      () => agentFor(new ScriptedModel(n)),
-      async (agent) => {
-        const out = await runner.run(agent, QUESTION, { maxTurns: n + 5 });
-        if (out.finalOutput !== FINAL_TEXT) throw new Error(`openai agents: final ${String(out.finalOutput)}`);
-      },
-    );
-    report({
-      metric: "overhead_per_tool_step_us", n, unit: "us", name: NAME,
-      value: round((r.medianMs * 1000) / n), detail: { runs_ms: r.runsMs.map((x) => round(x)), tracing: "disabled" },
-    });
-  }
+  await stepSeries(NAME, (n) => agentFor(new ScriptedModel(n)), async (agent, n) => {
+    const out = await runner.run(agent, QUESTION, { maxTurns: n + 5 });
+    if (out.finalOutput !== FINAL_TEXT) throw new Error(`openai agents: final ${String(out.finalOutput)}`);
+  }, () => ({ tracing: "disabled" }));
 }
 
 async function streamEvents(): Promise<void> {

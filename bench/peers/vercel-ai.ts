@@ -12,7 +12,8 @@ import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
 import { z } from "zod";
 import {
-  FINAL_TEXT, QUESTION, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,main, orderId, report, round, timed, toolOutput, streamRate,
+  FINAL_TEXT, QUESTION, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  gc, main, median, orderId, report, round, stepSeries, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "vercel ai";
@@ -62,19 +63,10 @@ function scriptedModel(n: number, deltas: readonly string[] = STREAM_DELTAS): Mo
 }
 
 async function stepOverhead(): Promise<void> {
-  for (const n of STEP_NS) {
-    const r = await timed(
-      () => scriptedModel(n),
-      async (model) => {
-        const out = await generateText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(n + 1) });
-        if (out.steps.length !== n + 1 || out.text !== FINAL_TEXT) throw new Error(`vercel: ${out.steps.length} steps, text ${out.text}`);
-      },
-    );
-    report({
-      metric: "overhead_per_tool_step_us", n, unit: "us", name: NAME,
-      value: round((r.medianMs * 1000) / n), detail: { runs_ms: r.runsMs.map((x) => round(x)) },
-    });
-  }
+  await stepSeries(NAME, (n) => scriptedModel(n), async (model, n) => {
+    const out = await generateText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(n + 1) });
+    if (out.steps.length !== n + 1 || out.text !== FINAL_TEXT) throw new Error(`vercel: ${out.steps.length} steps, text ${out.text}`);
+  });
 }
 
 async function streamEvents(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { FunctaiError, OutputError, StepLimit } from "../errors.js";
 import { remember } from "../history.js";
-import { Fingerprint } from "../lm/fingerprint.js";
+import { requestFingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
 import { replyText } from "../lm/reply-text.js";
 import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
@@ -12,6 +12,7 @@ import { toolSpec } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Frame } from "./frame.js";
 import { macrotask } from "./macrotask.js";
+import { messagesView } from "./message-view.js";
 import { runToolCalls } from "./tool-calls.js";
 
 /** What the loop needs of an AI function. */
@@ -51,8 +52,10 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   text?.end();
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });
-  const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
-  runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
+  if (runtime.streaming) {
+    const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
+    runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
+  }
   return { response, replayed: false };
 }
 
@@ -66,7 +69,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const { settings, runtime } = frame;
   const specs = fn.tools.map(toolSpec);
   const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, inputs, history);
-  const fingerprint = new Fingerprint(JSON.stringify([frame.site, lm.provider, lm.model, settings.temperature ?? null, settings.maxTokens ?? null, specs]));
+  // extended by each message as it is added: step n hashes only what step n added (see requestKey)
+  const fingerprint = requestFingerprint({ site: frame.site, provider: lm.provider, model: lm.model, temperature: settings.temperature, maxTokens: settings.maxTokens, tools: specs });
   for (const message of messages) fingerprint.add(message);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const push = (message: Message): void => {
@@ -76,7 +80,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const maxSteps = settings.maxSteps ?? DEFAULT_MAX_STEPS;
   let askedAgain = false;
   for (let step = 1; step <= maxSteps; step++) {
-    const request: LMRequest = { messages: messages.slice(), tools: specs };
+    // the history so far, not copied: each step costs the same however many came before
+    const request: LMRequest = { messages: messagesView(messages, messages.length), tools: specs };
     if (settings.temperature !== undefined) request.temperature = settings.temperature;
     if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
     const { response, replayed } = await ask(frame, lm, request, fingerprint.key(), step);

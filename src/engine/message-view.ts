@@ -1,0 +1,86 @@
+/**
+ * A request's messages without copying the history: the first `length`
+ * messages of the tool loop's list, which only ever grows at its end. Making
+ * one costs O(1), so a step's cost does not grow with the steps before it
+ * (copying the list per step made a turn O(n²)).
+ *
+ * What a provider sees is what the request held when it was made, whatever
+ * the loop appends later: `length` and indexes read the shared list within
+ * the fixed length; anything else (a method such as `map`, iteration, keys,
+ * a write) first takes a copy of those messages, once, and works on that
+ * copy — a provider that changes its request changes only its own copy.
+ */
+import type { Message } from "../lm/types.js";
+
+const indexOf = (prop: string | symbol): number => {
+  if (typeof prop !== "string" || prop === "" || prop.length > 9) return -1;
+  const i = Number(prop);
+  return Number.isInteger(i) && i >= 0 && String(i) === prop ? i : -1;
+};
+
+/** The traps of one view: one small object per request, the methods shared. */
+class View implements ProxyHandler<Message[]> {
+  #copy: Message[] | undefined;
+  readonly #list: readonly Message[];
+  readonly #length: number;
+  constructor(list: readonly Message[], length: number) {
+    this.#list = list;
+    this.#length = length;
+  }
+  #own(): Message[] {
+    return (this.#copy ??= this.#list.slice(0, this.#length));
+  }
+  get(_target: Message[], prop: string | symbol): unknown {
+    if (this.#copy === undefined) {
+      if (prop === "length") return this.#length;
+      const i = indexOf(prop);
+      if (i >= 0) return i < this.#length ? this.#list[i] : undefined;
+    }
+    const c = this.#own();
+    const value = Reflect.get(c, prop, c) as unknown;
+    // methods run on the copy itself, at an array's speed, not through this proxy's traps
+    return typeof value === "function" && prop !== "constructor" ? (value as (...a: unknown[]) => unknown).bind(c) : value;
+  }
+  has(_target: Message[], prop: string | symbol): boolean {
+    if (this.#copy === undefined) {
+      if (prop === "length") return true;
+      const i = indexOf(prop);
+      if (i >= 0) return i < this.#length;
+    }
+    return Reflect.has(this.#own(), prop);
+  }
+  set(_target: Message[], prop: string | symbol, value: unknown): boolean {
+    return Reflect.set(this.#own(), prop, value);
+  }
+  deleteProperty(_target: Message[], prop: string | symbol): boolean {
+    return Reflect.deleteProperty(this.#own(), prop);
+  }
+  defineProperty(_target: Message[], prop: string | symbol, descriptor: PropertyDescriptor): boolean {
+    return Reflect.defineProperty(this.#own(), prop, descriptor);
+  }
+  ownKeys(): (string | symbol)[] {
+    return Reflect.ownKeys(this.#own());
+  }
+  getOwnPropertyDescriptor(_target: Message[], prop: string | symbol): PropertyDescriptor | undefined {
+    return Reflect.getOwnPropertyDescriptor(this.#own(), prop);
+  }
+  // a proxy cannot say it is frozen unless its target is, with the same keys: a view is never frozen
+  preventExtensions(): boolean {
+    return false;
+  }
+}
+
+/**
+ * An array of `list`'s first `length` messages, sharing `list`'s storage
+ * until something other than reading its length or an index asks for more.
+ * `list` must only be appended to while the view lives.
+ *
+ * @example
+ * const history: Message[] = [{ role: "user", content: "Hi" }];
+ * const seen = messagesView(history, history.length);
+ * history.push({ role: "assistant", content: "Hello" });
+ * seen.length; // 1
+ */
+export function messagesView(list: readonly Message[], length: number): Message[] {
+  return new Proxy<Message[]>([], new View(list, length));
+}
