@@ -2,6 +2,7 @@ import { z } from "zod";
 import { runAICall, type AIShape } from "../engine/ai-call.js";
 import { announceStart } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
+import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
 import { checkName } from "../tools/tool.js";
@@ -54,10 +55,11 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
     output,
     settings: checkSettings(pickSettings(spec)),
     toolEffects: effectsAsTool(tools),
-    execute: (frame, input, history) => {
-      announceStart(frame, input);
-      return runAICall(frame, shape, input, history);
-    },
+    execute: (frame, input, history) =>
+      observeTurn(frame, input, () => {
+        announceStart(frame, input);
+        return runAICall(frame, shape, input, history);
+      }),
     describe: () => ({
       description: spec.description,
       inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),

@@ -5,6 +5,7 @@ import { Fingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
 import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
 import type { LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
+import { observeModelCall } from "../plugins/hooks.js";
 import { resolveLM } from "../providers/resolve.js";
 import { DEFAULT_MAX_STEPS } from "../settings.js";
 import { toolSpec } from "../tools/tool.js";
@@ -45,7 +46,7 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
   const onText = runtime.streaming ? (delta: string) => runtime.emit(path, { type: "text", site, delta }) : undefined;
-  let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText });
+  let response = await observeModelCall(frame, lm, step, request, () => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText }));
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });
   const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
