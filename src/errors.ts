@@ -29,6 +29,7 @@ export type ErrorCode =
   | "settings-invalid"
   | "plugin-failed"
   | "plugin-invalid"
+  | "package-missing"
   | "provider-rate-limit"
   | "provider-overloaded"
   | "provider-bad-request"
