@@ -8,7 +8,7 @@ import { z } from "zod";
 import { otel } from "../../adapters/otel/index.js";
 import { ai, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
-import { everything, idOf, named, one, parentOf, tracing } from "./fixtures.js";
+import { everything, idOf, named, one, parentOf, tracing } from "./tracing.js";
 
 const ORDERS: Record<string, object> = { "A-1042": { item: "kettle", status: "stuck at carrier" } };
 const lookupOrder = tool("lookup_order", { description: "The order's status.", input: { order_id: z.string() }, effects: "reads" }, ({ order_id }) => ORDERS[order_id] ?? { error: `no order ${order_id}` });
