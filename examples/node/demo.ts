@@ -7,6 +7,8 @@
  *      answered from a second process.
  *   3. When the process dies: a child killed mid-tool; its turn found
  *      interrupted, and resumed with the unfinished tool settled by hand.
+ *   4. MCP tools and OpenTelemetry: the desk's tools from an MCP server (a
+ *      child process over stdio), the turn's spans printed as a tree.
  *
  * With no API key it runs on the scripted model; with OPENAI_API_KEY,
  * ANTHROPIC_API_KEY or OPENAI_BASE_URL set, on that model. Turns are kept in
@@ -22,6 +24,7 @@ import {
   answer, answerBrain, askedCount, bold, countRuns, cyan, deskBrain, dim, EMAIL_REQUEST, emailBrain, green, header, isScripted, json,
   makeAssistant, makeDesk, model, modelLabel, red, say, yellow,
 } from "./shared.js";
+import { mcpAndTraces } from "./mcp-otel.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -235,8 +238,9 @@ async function main(): Promise<void> {
   await aFirstTool();
   await toolsThatChangeThings(store);
   await whenTheProcessDies(store);
+  await mcpAndTraces(store);
   say();
-  say(green(`All three stories ran in ${((Date.now() - started) / 1000).toFixed(1)} s${isScripted ? " on the scripted model" : ""}.`));
+  say(green(`All four stories ran in ${((Date.now() - started) / 1000).toFixed(1)} s${isScripted ? " on the scripted model" : ""}.`));
 }
 
 main().catch((e: unknown) => {

@@ -69,7 +69,19 @@ describe("npm start (examples/node/demo.ts)", () => {
     expect(out).toContain("send_email (invocation 1) started and may have run");
     expect(out).toContain("answer: The email to sam@example.com went out (send_email said: sent)");
     expect(out).toContain("exactly one email was sent");
-    expect(out).toContain("All three stories ran");
+
+    // 4. MCP tools and OpenTelemetry: the server a child process over stdio, the spans a tree
+    expect(out).toContain("the server's tools: find_order (readOnlyHint: reads), refund (no readOnlyHint: changes)");
+    expect(out).toContain('asked: refund {"order_id":"A-1042","amount":39} → yes');
+    expect(out).not.toContain("asked: find_order");
+    expect(out).toContain("answer: Your kettle (order A-1042) was lost by the carrier: refunded 39.00 for A-1042.");
+    expect(out).toMatch(/the server's ledger: \["refund A-1042 39\.00 \(MCP server, process \d+\)"\]/);
+    expect(out).toMatch(/^ {4}invoke_agent desk {2}tokens in \d+, out \d+; done$/m);
+    expect(out).toMatch(/^ {4}├─ execute_tool find_order {2}reads, #1, not-asked$/m);
+    expect(out).toMatch(/^ {4}├─ execute_tool refund {2}changes, #2, approved$/m);
+    expect(out).toMatch(/^ {4}└─ chat scripted {2}tokens in \d+, out \d+; finish stop$/m);
+    expect(out.match(/^ {4}[├└]─ chat scripted/gm)).toHaveLength(3);
+    expect(out).toContain("All four stories ran");
 
     // twice in a row: a fresh store folder each run
     const second = await npmStart();
