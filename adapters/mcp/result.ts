@@ -18,6 +18,11 @@ const textOf = (result: McpCallResult): string | undefined => {
  * when the server gives it, else its text parts (joined by line breaks),
  * else the content as it is. A result marked `isError` is a tool error the
  * model sees (thrown here, reported by the tool loop).
+ *
+ * @example
+ * outputOf("find_order", { content: [{ type: "text", text: "…" }], structuredContent: { item: "kettle" } }); // { item: "kettle" }
+ * outputOf("refund", { content: [{ type: "text", text: "refunded 39.00" }] });                             // "refunded 39.00"
+ * outputOf("refund", { content: [{ type: "text", text: "card declined" }], isError: true });              // throws tool-failed
  */
 export function outputOf(name: string, result: McpCallResult): unknown {
   if (result.isError === true) {

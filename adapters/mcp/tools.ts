@@ -27,7 +27,14 @@ export interface McpTool extends ToolLike {
   readonly info: McpToolInfo;
 }
 
-/** `readOnlyHint: true` reads; anything else (annotations missing included) changes, as an undeclared tool does. */
+/**
+ * The effects an MCP tool's annotations say: `readOnlyHint: true` reads;
+ * anything else (annotations missing included) changes, as an undeclared tool does.
+ *
+ * @example
+ * effectsOf({ name: "find_order", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }); // "reads"
+ * effectsOf({ name: "refund", inputSchema: { type: "object" } });                                          // "changes"
+ */
 export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.readOnlyHint === true ? "reads" : "changes");
 
 async function listAll(client: McpClient): Promise<McpToolInfo[]> {

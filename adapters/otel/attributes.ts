@@ -1,6 +1,10 @@
 /**
  * The attribute names spans carry: OpenTelemetry's GenAI semantic
  * conventions (gen_ai.*), and functai's own (functai.*).
+ *
+ * @example
+ * const tools = exporter.getFinishedSpans().filter((s) => s.attributes[GEN_AI.operation] === "execute_tool");
+ * tools.map((s) => [s.attributes[GEN_AI.toolName], s.attributes[FUNCTAI.approval]]); // [["refund", "approved"]]
  */
 export const GEN_AI = {
   operation: "gen_ai.operation.name",
@@ -24,6 +28,7 @@ export const GEN_AI = {
   errorType: "error.type",
 } as const;
 
+/** functai's own attributes and the wait event's name (see {@link GEN_AI} for an example). */
 export const FUNCTAI = {
   turn: "functai.turn",
   attempt: "functai.attempt",
