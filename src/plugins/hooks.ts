@@ -36,9 +36,13 @@ function endingOf(e: unknown, frame: Frame): Ending {
  * Runs the outermost call of a turn between the plugins' `turnStart` and
  * `turnEnd` hooks (any other call, or no such hook: just the body).
  */
-export async function observeTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
-  const plugins = pluginsOf(frame).filter((p) => p.hooks.turnStart || p.hooks.turnEnd);
-  if (!frame.root || plugins.length === 0) return body();
+export function observeTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
+  // without such hooks, the body's own promise: not one microtask more (parallel tools interleave as they did)
+  const plugins = frame.root ? pluginsOf(frame).filter((p) => p.hooks.turnStart || p.hooks.turnEnd) : [];
+  return plugins.length === 0 ? body() : watchedTurn(frame, input, body, plugins);
+}
+
+async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>, plugins: readonly Plugin[]): Promise<T> {
   const { runtime } = frame;
   const { journal } = runtime;
   const views = plugins.map((plugin): [Plugin, PluginTurn] => {
@@ -72,7 +76,7 @@ export async function observeTurn<T>(frame: Frame, input: Record<string, unknown
 }
 
 /** Makes one model call between the plugins' `modelRequest` and `modelResponse` hooks. */
-export async function observeModelCall(
+export function observeModelCall(
   frame: Frame,
   lm: LanguageModel,
   step: number,
@@ -80,7 +84,17 @@ export async function observeModelCall(
   generate: () => Promise<LMResponse>,
 ): Promise<LMResponse> {
   const plugins = pluginsOf(frame).filter((p) => p.hooks.modelRequest || p.hooks.modelResponse);
-  if (plugins.length === 0) return generate();
+  return plugins.length === 0 ? generate() : watchedModelCall(frame, lm, step, request, generate, plugins);
+}
+
+async function watchedModelCall(
+  frame: Frame,
+  lm: LanguageModel,
+  step: number,
+  request: LMRequest,
+  generate: () => Promise<LMResponse>,
+  plugins: readonly Plugin[],
+): Promise<LMResponse> {
   const shown: PluginModelRequest = { turn: frame.runtime.turn, site: frame.site, path: frame.path, step, provider: lm.provider, model: lm.model, request };
   for (const plugin of plugins) if (plugin.hooks.modelRequest) await call(plugin, "modelRequest", () => plugin.hooks.modelRequest!(shown));
   let response: LMResponse;
