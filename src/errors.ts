@@ -36,6 +36,7 @@ export type ErrorCode =
   | "plugin-failed"
   | "plugin-invalid"
   | "metric-failed"
+  | "package-missing"
   | "provider-rate-limit"
   | "provider-overloaded"
   | "provider-bad-request"

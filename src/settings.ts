@@ -1,7 +1,7 @@
 import type { ApproveSetting } from "./approval/types.js";
 import { FunctaiError } from "./errors.js";
 import type { LanguageModel } from "./lm/types.js";
-import type { Plugin } from "./plugins/types.js";
+import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 
 /**
@@ -86,9 +86,9 @@ function checkPlugins(plugins: unknown): void {
   for (const p of plugins as unknown[]) {
     const { name, version, hooks } = (p ?? {}) as { name?: unknown; version?: unknown; hooks?: Record<string, unknown> };
     const hooksOk = typeof hooks === "object" && hooks !== null &&
-      Object.entries(hooks).every(([key, hook]) => (key === "toolCall" || key === "toolResult") && (hook === undefined || typeof hook === "function"));
+      Object.entries(hooks).every(([key, hook]) => (HOOK_NAMES as readonly string[]).includes(key) && (hook === undefined || typeof hook === "function"));
     if (typeof name !== "string" || name === "" || typeof version !== "string" || !hooksOk)
-      throw new FunctaiError("plugin-invalid", `a plugin is { name, version, hooks: { toolCall?, toolResult? } }, not ${JSON.stringify(p) ?? String(p)}`);
+      throw new FunctaiError("plugin-invalid", `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${JSON.stringify(p) ?? String(p)}`);
   }
 }
 

@@ -9,6 +9,8 @@
  *      interrupted, and resumed with the unfinished tool settled by hand.
  *   4. Evaluate and optimize: a tool loop measured on ten rows, improved
  *      with worked examples that keep their tool calls, measured again.
+ *   5. MCP tools and OpenTelemetry: the desk's tools from an MCP server (a
+ *      child process over stdio), the turn's spans printed as a tree.
  *
  * With no API key it runs on the scripted model; with OPENAI_API_KEY,
  * ANTHROPIC_API_KEY or OPENAI_BASE_URL set, on that model (FUNCTAI_MODEL names
@@ -26,6 +28,7 @@ import {
   makeAssistant, makeDesk, model, modelLabel, PROMPT_FILE, red, recordEmail, say, yellow,
 } from "./shared.js";
 import { evaluateAndImprove } from "./evaluate-story.js";
+import { mcpAndTraces } from "./mcp-otel.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
@@ -249,10 +252,11 @@ async function main(): Promise<void> {
   await toolsThatChangeThings(store);
   await whenTheProcessDies(store);
   await evaluateAndImprove();
+  await mcpAndTraces(store);
   say();
   const atPrompt = promptMs(store);
   const took = ((Date.now() - started - atPrompt) / 1000).toFixed(1);
-  say(green(`All four stories ran in ${took} s${isScripted ? " on the scripted model" : ""}${atPrompt > 0 ? ", not counting your time at the prompt" : ""}.`));
+  say(green(`All five stories ran in ${took} s${isScripted ? " on the scripted model" : ""}${atPrompt > 0 ? ", not counting your time at the prompt" : ""}.`));
 }
 
 main().catch((e: unknown) => {

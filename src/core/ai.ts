@@ -2,6 +2,7 @@ import { z } from "zod";
 import { runAICall, type AIShape } from "../engine/ai-call.js";
 import { announceStart } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
+import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { copyDemos, parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
@@ -87,10 +88,11 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
         const loaded = parseState(name, state);
         return define(loaded.instructions, copyDemos(loaded.demos));
       },
-      execute: (frame, input, history) => {
-        announceStart(frame, input);
-        return runAICall(frame, shape, input, examples.length === 0 ? history : [...examples, ...history]);
-      },
+      execute: (frame, input, history) =>
+        observeTurn(frame, input, () => {
+          announceStart(frame, input);
+          return runAICall(frame, shape, input, examples.length === 0 ? history : [...examples, ...history]);
+        }),
       describe: () => ({
         description,
         inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),

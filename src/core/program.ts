@@ -3,6 +3,7 @@ import { frameCarrier } from "../engine/carrier.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import { announceStart, type Frame } from "../engine/frame.js";
 import { FunctaiError } from "../errors.js";
+import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
 import { checkEffects, checkName } from "../tools/tool.js";
@@ -63,14 +64,15 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
     output,
     settings: checkSettings(pickSettings(spec)),
     toolEffects: effects ?? null,
-    async execute(frame, input, history) {
-      announceStart(frame, input);
-      const ctx: ProgramContext = { frame, path: frame.path, site: frame.site, signal: frame.runtime.signal, history };
-      const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
-      const checked = output.safeParse(value);
-      if (!checked.success) throw new FunctaiError("output-invalid", `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`);
-      return checked.data;
-    },
+    execute: (frame, input, history) =>
+      observeTurn(frame, input, async () => {
+        announceStart(frame, input);
+        const ctx: ProgramContext = { frame, path: frame.path, site: frame.site, signal: frame.runtime.signal, history };
+        const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
+        const checked = output.safeParse(value);
+        if (!checked.success) throw new FunctaiError("output-invalid", `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`);
+        return checked.data;
+      }),
     describe: () => ({
       description: spec.description,
       inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),

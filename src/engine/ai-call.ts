@@ -6,6 +6,7 @@ import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.j
 import { replyText } from "../lm/reply-text.js";
 import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
 import type { LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
+import { observeModelCall } from "../plugins/hooks.js";
 import { resolveLM } from "../providers/resolve.js";
 import { DEFAULT_MAX_STEPS } from "../settings.js";
 import { toolSpec } from "../tools/tool.js";
@@ -48,7 +49,9 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   runtime.emit(path, { type: "request", site, step });
   // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
   const text = runtime.streaming ? replyText((delta) => runtime.emit(path, { type: "text", site, delta })) : undefined;
-  let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push });
+  let response = await observeModelCall(frame, lm, step, request, () =>
+    lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push }),
+  );
   text?.end();
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });

@@ -17,7 +17,7 @@ export interface CallSubject {
 
 /** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
 export type Decision =
-  | { kind: "run"; input: unknown }
+  | { kind: "run"; input: unknown; approved?: { by: string | null } }
   | { kind: "refused"; text: string }
   | { kind: "pending"; approval: Approval };
 
@@ -74,12 +74,13 @@ export function decide(frame: Frame, call: CallSubject): Decision | Promise<Deci
 async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   const { approve, plugins = [] } = frame.settings;
   let input = call.input;
+  let approved: { by: string | null } | undefined; // a yes given to a plugin's question, if nobody else is asked
   for (const plugin of plugins as readonly Plugin[]) {
     const hook = plugin.hooks.toolCall;
     if (!hook) continue;
     let decision;
     try {
-      decision = await hook({ name: call.name, input, effects: call.effects, path: call.path, site: frame.site, invocation: call.invocation });
+      decision = await hook({ name: call.name, input, effects: call.effects, path: call.path, site: frame.site, invocation: call.invocation, turn: frame.runtime.turn, id: call.id });
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on ${call.path}: ${describeError(e)}`, { cause: e });
     }
@@ -91,15 +92,16 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
       const answer = await answerFor(frame, approval, approve);
       if (!answer) return { kind: "pending", approval };
       if (answer.verdict === "no") return { kind: "refused", text: refusalText(answer.reason) };
+      approved = { by: answer.by };
     }
   }
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
   const recorded = frame.runtime.journal.answer(frame.site, call.invocation);
-  if (recorded) return recorded.verdict === "yes" ? { kind: "run", input } : { kind: "refused", text: refusalText(recorded.reason) };
-  if (!asksApproval(approve ?? null, call)) return { kind: "run", input };
+  if (recorded) return recorded.verdict === "yes" ? { kind: "run", input, approved: { by: recorded.by } } : { kind: "refused", text: refusalText(recorded.reason) };
+  if (!asksApproval(approve ?? null, call)) return approved ? { kind: "run", input, approved } : { kind: "run", input };
   const approval = makeApproval(frame, { ...call, input });
   const answer = await answerFor(frame, approval, approve);
   if (!answer) return { kind: "pending", approval };
-  return answer.verdict === "yes" ? { kind: "run", input } : { kind: "refused", text: refusalText(answer.reason) };
+  return answer.verdict === "yes" ? { kind: "run", input, approved: { by: answer.by } } : { kind: "refused", text: refusalText(answer.reason) };
 }
 

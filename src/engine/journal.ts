@@ -40,6 +40,8 @@ export class Journal {
   readonly #replies = new Map<string, LMResponse[]>();
   readonly #tools = new Map<string, ToolRecord>();
   readonly #answers = new Map<string, RecordedAnswer>();
+  /** What plugins kept in earlier runs (`{ kind: "plugin" }` records, a kind other readers skip), by plugin. */
+  readonly #kept = new Map<string, unknown[]>();
   readonly #sink: JournalSink | undefined;
   readonly #keep: boolean;
   #pending: object[] = [];
@@ -94,6 +96,11 @@ export class Journal {
         this.#answers.set(answerKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
         break;
       }
+      case "plugin": {
+        const { plugin, data } = record as { plugin?: unknown; data?: unknown };
+        if (typeof plugin === "string") this.#kept.set(plugin, [...(this.#kept.get(plugin) ?? []), data]);
+        break;
+      }
     }
   }
 
@@ -108,6 +115,11 @@ export class Journal {
 
   answer(site: string, invocation: number, plugin?: string | null): RecordedAnswer | undefined {
     return this.#answers.get(answerKey(site, invocation, plugin));
+  }
+
+  /** What a plugin kept in earlier runs of this turn, oldest first. */
+  kept(plugin: string): readonly unknown[] {
+    return this.#kept.get(plugin) ?? [];
   }
 
   /** Adds an answer given outside the records (an in-process stream's `approve`). */

@@ -61,7 +61,7 @@ async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, 
     const changed = tool.inputSchema.safeParse(p.decision.input);
     if (!changed.success)
       throw new FunctaiError("plugin-failed", `a plugin changed the input of ${p.path} into one the tool does not take: ${changed.error.issues[0]?.message ?? "invalid"}`);
-    p.decision = { kind: "run", input: changed.data };
+    p.decision = { ...p.decision, input: changed.data };
   }
   return p;
 }
@@ -74,7 +74,8 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
     if (!hook || !p.tool) continue;
     const shown = "error" in outcome ? { error: outcome.error } : { output };
     try {
-      const changed = await hook({ name: p.call.name, input, effects: p.tool.toolEffects, path: p.path, site: frame.site, invocation: p.invocation, ...shown });
+      const approved = p.decision?.kind === "run" ? (p.decision.approved ?? null) : null;
+      const changed = await hook({ name: p.call.name, input, effects: p.tool.toolEffects, path: p.path, site: frame.site, invocation: p.invocation, turn: frame.runtime.turn, id: p.call.id, approved, ...shown });
       if (changed && "output" in changed && "output" in outcome) output = changed.output;
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });

@@ -1,3 +1,5 @@
+import type { Approval } from "../approval/types.js";
+import type { LMRequest, LMResponse, Usage } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
 
 /** What a plugin's `toolCall` hook is shown, before the tool runs. */
@@ -8,6 +10,10 @@ export interface PluginToolCall {
   path: string;
   site: string;
   invocation: number;
+  /** The turn the call belongs to. */
+  turn?: string;
+  /** The model's id for the call (providers repeat them across replies: not a key). */
+  id?: string;
 }
 
 /**
@@ -21,20 +27,81 @@ export type ToolCallDecision = void | undefined | { input: unknown } | { block: 
 export interface PluginToolResult extends PluginToolCall {
   output?: unknown;
   error?: string;
+  /** Who let it run: `null` when nobody was asked, else the yes it was given (`by` when known). */
+  approved?: { by: string | null } | null;
 }
 
+/** A run of a turn, as the turn hooks see it: the first run, or one that goes on after a wait or a crash (`resumed`). */
+export interface PluginTurn {
+  turn: string;
+  /** The outermost call's name. */
+  name: string;
+  mode: "plain" | "stream" | "conversation";
+  /** The conversation, when the turn has one. */
+  conversation?: string;
+  /** 1 for the first run in a process; more for each claim after it (conversations). */
+  attempt: number;
+  /** Earlier runs recorded part of this turn: this run replays them. */
+  resumed: boolean;
+  input: Record<string, unknown>;
+  /** What this plugin kept (`keep`) in earlier runs of this turn, oldest first. */
+  kept: readonly unknown[];
+  /** Keeps a small JSON value in the turn's records (a record `{ kind: "plugin", plugin, data }`), shown to later runs as `kept`. */
+  keep(data: unknown): void;
+}
+
+/** How a run of a turn ended in this process. */
+export type PluginTurnEnd = PluginTurn & { usage: Usage } & (
+  | { state: "done"; result: unknown }
+  | { state: "waiting"; approvals: readonly Approval[] }
+  | { state: "failed"; error: string; code: string | null }
+  | { state: "interrupted"; error: string }
+  | { state: "stopped"; error: string }
+);
+
+/** A model call about to be made (replies found in the journal are not made again, and not shown). */
+export interface PluginModelRequest {
+  turn: string;
+  site: string;
+  path: string;
+  /** The model call's number within its AI function call, from 1. */
+  step: number;
+  provider: string;
+  model: string;
+  request: LMRequest;
+}
+
+/** A model call that came back (`response`) or failed (`error`). */
+export interface PluginModelResponse extends PluginModelRequest {
+  response?: LMResponse;
+  error?: string;
+}
+
+type Maybe<T> = T | Promise<T>;
+
 /**
- * A plugin's hooks, called around each tool call.
+ * A plugin's hooks: around each tool call, each run of a turn and each model call.
  *
  * @example
  * const hooks: PluginHooks = { toolCall: (call) => (call.name === "refund" ? { block: "not today" } : undefined) };
  */
 export interface PluginHooks {
   /** Before a tool runs: change its input, block it with a reason the model sees, or ask a person. */
-  toolCall?(call: PluginToolCall): ToolCallDecision | Promise<ToolCallDecision>;
+  toolCall?(call: PluginToolCall): Maybe<ToolCallDecision>;
   /** May replace the output the model sees (`{ output }`). */
-  toolResult?(result: PluginToolResult): void | undefined | { output: unknown } | Promise<void | undefined | { output: unknown }>;
+  toolResult?(result: PluginToolResult): Maybe<void | undefined | { output: unknown }>;
+  /** A run of a turn starts in this process (after a wait or a crash, again: `resumed`). */
+  turnStart?(turn: PluginTurn): Maybe<void>;
+  /** That run ends: done, failed, waiting for a person, interrupted or stopped. */
+  turnEnd?(end: PluginTurnEnd): Maybe<void>;
+  /** Before a model call is sent. */
+  modelRequest?(request: PluginModelRequest): Maybe<void>;
+  /** After it came back, or failed. */
+  modelResponse?(response: PluginModelResponse): Maybe<void>;
 }
+
+/** The hooks a plugin may have. */
+export const HOOK_NAMES = ["toolCall", "toolResult", "turnStart", "turnEnd", "modelRequest", "modelResponse"] as const satisfies readonly (keyof PluginHooks)[];
 
 /**
  * A plugin: a name, a version and hooks. Plugins run in settings-layer order (configure first); the built-in approval runs after them all.

@@ -71,17 +71,15 @@ export function tool<S extends InputShape, O>(
 
 const specCache = new WeakMap<ToolLike, ToolSpec>();
 
-/**
- * The tool as offered to a model: JSON Schema from its zod input.
- *
- * @example
- * toolSpec(lookupOrder).name; // "lookup_order": what a model is offered
- */
+/** The tool as offered to a model: its own JSON Schema when it has one, else JSON Schema from its zod input. */
 export function toolSpec(t: ToolLike): ToolSpec {
   let spec = specCache.get(t);
   if (!spec) {
-    const parameters = z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
-    delete parameters.$schema;
+    let parameters = t.parameters;
+    if (!parameters) {
+      parameters = z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+      delete parameters.$schema;
+    }
     spec = { name: t.name, description: t.description, parameters };
     specCache.set(t, spec);
   }

@@ -22,6 +22,8 @@ export interface ToolLike {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: z.ZodObject<InputShape>;
+  /** The JSON Schema the model is shown, as given (tools from elsewhere: an MCP server's); left out, it is made from `inputSchema`, which checks inputs either way. */
+  readonly parameters?: Record<string, unknown>;
   /** What rules see: `"reads"`, `"changes"`, or `null` (said nothing: counted as changes). */
   readonly toolEffects: Effects | null;
   /** Composite tools (AI functions, programs) are journaled inside, so they are re-entered on resume, never "unfinished". */

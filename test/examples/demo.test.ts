@@ -114,13 +114,25 @@ describe("npm start (examples/node/demo.ts)", () => {
     expect(out).toContain("send_email (invocation 1) started and may have run");
     expect(out).toContain("answer: The email to sam@example.com went out (send_email said: sent)");
     expect(out).toContain('exactly one email was sent (sent.jsonl: {"to":"sam@example.com","text":"Hi Sam,\\n\\nThe meeting moves to 3pm.\\n\\nBest"})');
-    expect(out).toMatch(/All four stories ran in \d+\.\d s on the scripted model\.$/m);
+    expect(out).toMatch(/All five stories ran in \d+\.\d s on the scripted model\.$/m);
 
     // 4. evaluate and optimize: a model that fails some rows, examples that keep their tool calls, a table with ranges
     expect(out).toContain("before: 0.50 [0.24, 0.76] (5 wrong, e.g. \"Any news of parcel P-102?\" → \"on its way\")");
     expect(out).toContain('user "Where is my order P-101?" → track_parcel({"parcel":"P-101"}) → {"parcel":"P-101","status":"delivered"} → "delivered"');
     expect(out).toContain("after:  1.00 [0.72, 1.00]");
     expect(out).toMatch(/exact_match +0\.50 \[0\.24, 0\.76\] +1\.00 \[0\.72, 1\.00\] +\+0\.50 \[\+0\.12, \+0\.88\] +5 better, 0 worse, 5 same \(n 10\)/);
+
+    // 5. MCP tools and OpenTelemetry: the server a child process over stdio, the spans a tree
+    expect(out).toContain("the server's tools: find_order (readOnlyHint: reads), refund (no readOnlyHint: changes)");
+    expect(out).toContain('asked: refund {"order_id":"A-1042","amount":39} → yes');
+    expect(out).not.toContain("asked: find_order");
+    expect(out).toContain("answer: Your kettle (order A-1042) was lost by the carrier: refunded 39.00 for A-1042.");
+    expect(out).toMatch(/the server's ledger: \["refund A-1042 39\.00 \(MCP server, process \d+\)"\]/);
+    expect(out).toMatch(/^ {4}invoke_agent desk {2}tokens in \d+, out \d+; done$/m);
+    expect(out).toMatch(/^ {4}├─ execute_tool find_order {2}reads, #1, not-asked$/m);
+    expect(out).toMatch(/^ {4}├─ execute_tool refund {2}changes, #2, approved$/m);
+    expect(out).toMatch(/^ {4}└─ chat scripted {2}tokens in \d+, out \d+; finish stop$/m);
+    expect(out.match(/^ {4}[├└]─ chat scripted/gm)).toHaveLength(3);
 
     // twice in a row: a fresh store folder each run
     const second = await npmStart();
@@ -160,7 +172,7 @@ describe("npm start (examples/node/demo.ts)", () => {
     expect(typed).toBe(true);
     expect(out).toContain("answers (you, at the prompt)");
     expect(out).toMatch(/\[process \d+\] approved by \S+; the turn went on here/);
-    const total = Number(/All four stories ran in (\d+\.\d) s on the scripted model, not counting your time at the prompt\./.exec(out)?.[1]);
+    const total = Number(/All five stories ran in (\d+\.\d) s on the scripted model, not counting your time at the prompt\./.exec(out)?.[1]);
     expect(total).toBeGreaterThan(0);
     expect(total).toBeLessThanOrEqual(wall - PAUSE / 1000 + 0.5);
   });

@@ -1,0 +1,116 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { FunctaiError, describeError } from "../../src/errors.js";
+import type { Effects } from "../../src/records/types.js";
+import { checkEffects, checkName } from "../../src/tools/tool.js";
+import type { ToolLike } from "../../src/tools/types.js";
+import { outputOf, type McpCallResult } from "./result.js";
+import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
+
+/** A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these two methods are used. */
+export type McpClient = Pick<Client, "listTools" | "callTool">;
+
+/** One tool as the server lists it. */
+export type McpToolInfo = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
+
+export interface McpToolsOptions {
+  /** Effects by tool name, over what the server's annotations say. */
+  effects?: Record<string, Effects>;
+  /** Only these tools: names, or a test of each tool the server lists. */
+  include?: readonly string[] | ((tool: McpToolInfo) => boolean);
+}
+
+/** A tool made from an MCP server's tool. */
+export interface McpTool extends ToolLike {
+  readonly kind: "mcp";
+  readonly parameters: Record<string, unknown>;
+  /** What the server said of it (annotations included). */
+  readonly info: McpToolInfo;
+}
+
+/**
+ * The effects an MCP tool's annotations say: `readOnlyHint: true` reads;
+ * anything else (annotations missing included) changes, as an undeclared tool does.
+ *
+ * @example
+ * effectsOf({ name: "find_order", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }); // "reads"
+ * effectsOf({ name: "refund", inputSchema: { type: "object" } });                                          // "changes"
+ */
+export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.readOnlyHint === true ? "reads" : "changes");
+
+async function listAll(client: McpClient): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolInfo[] {
+  const { include, effects = {} } = options;
+  const names = new Set(all.map((t) => t.name));
+  const named = [...(Array.isArray(include) ? include : []), ...Object.keys(effects)];
+  const missing = named.filter((n) => !names.has(n));
+  if (missing.length > 0)
+    throw new FunctaiError("settings-invalid", `the MCP server has no tool named ${missing.map((n) => JSON.stringify(n)).join(", ")} (it has: ${[...names].join(", ") || "none"})`);
+  if (include === undefined) return [...all];
+  if (typeof include === "function") return all.filter((t) => include(t));
+  return all.filter((t) => include.includes(t.name));
+}
+
+/**
+ * The tools of a connected MCP server, as functai tools: name, description
+ * and the server's input JSON Schema given to the model as they are (inputs
+ * are checked against that schema before a tool runs). Effects come from
+ * the annotations (`readOnlyHint: true` reads, anything else changes) unless
+ * `effects` says otherwise. A result's structured content, else its text, is
+ * what the model sees; `isError` is a tool error the model sees. The tools
+ * are journaled, approved and resumed like any tool; a stopped turn cancels
+ * the request.
+ *
+ * @example
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+ * import { mcpTools } from "functai/mcp";
+ *
+ * const client = new Client({ name: "desk", version: "1.0.0" });
+ * await client.connect(new StdioClientTransport({ command: "node", args: ["orders-server.js"] }));
+ * const tools = await mcpTools(client, { include: ["lookup_order", "refund"] });
+ * const desk = ai("desk", { description: "Help the customer.", input: { message: z.string() }, tools });
+ */
+export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<McpTool[]> {
+  if (!client || typeof client.listTools !== "function" || typeof client.callTool !== "function")
+    throw new FunctaiError("settings-invalid", "mcpTools takes a connected Client of @modelcontextprotocol/sdk");
+  for (const e of Object.values(options.effects ?? {})) checkEffects(e);
+  const makeCheck = await loadCheckMaker();
+  const tools = chosen(await listAll(client), options);
+  return tools.map((info) => {
+    const name = checkName("MCP tool", info.name);
+    const parameters = info.inputSchema as Record<string, unknown>;
+    let check;
+    try {
+      check = makeCheck(parameters);
+    } catch (e) {
+      throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that cannot be checked: ${describeError(e)}`, { cause: e });
+    }
+    const effects = options.effects?.[name] ?? effectsOf(info);
+    const tool: McpTool = {
+      kind: "mcp",
+      name,
+      description: info.description ?? info.title ?? "",
+      inputSchema: inputSchemaFrom(check),
+      parameters,
+      info,
+      toolEffects: effects,
+      composite: false,
+      async runAsTool(input, ctx) {
+        // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
+        const result = await client.callTool({ name, arguments: input }, undefined, { signal: ctx.signal });
+        return outputOf(name, result as McpCallResult);
+      },
+    };
+    return tool;
+  });
+}

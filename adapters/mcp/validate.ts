@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { FunctaiError, describeError } from "../../src/errors.js";
+import type { InputShape } from "../../src/tools/types.js";
+
+/** Compiles a JSON Schema into a check: `null` when the value fits, else what is wrong. */
+export type JsonCheck = (value: unknown) => string | null;
+export type CheckMaker = (schema: Record<string, unknown>) => JsonCheck;
+
+/**
+ * The MCP SDK's own JSON Schema validator (Ajv, as its client uses for
+ * tools' output schemas), loaded when first needed: the SDK is an optional
+ * peer dependency of functai.
+ */
+export async function loadCheckMaker(): Promise<CheckMaker> {
+  let mod: typeof import("@modelcontextprotocol/sdk/validation/ajv");
+  try {
+    mod = await import("@modelcontextprotocol/sdk/validation/ajv");
+  } catch (e) {
+    throw new FunctaiError("package-missing", `functai/mcp needs the package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk): ${describeError(e)}`, { cause: e });
+  }
+  const validator = new mod.AjvJsonSchemaValidator();
+  return (schema) => {
+    const check = validator.getValidator(schema as never);
+    return (value) => {
+      const result = check(value);
+      return result.valid ? null : result.errorMessage;
+    };
+  };
+}
+
+/**
+ * A zod object that takes any object the JSON Schema takes, and nothing else:
+ * the engine checks a tool's input with zod, and the model is shown the
+ * schema itself (the tool's `parameters`).
+ */
+export function inputSchemaFrom(check: JsonCheck): z.ZodObject<InputShape> {
+  return z.looseObject({}).superRefine((value, ctx) => {
+    const problem = check(value);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
+}

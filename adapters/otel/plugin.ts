@@ -1,0 +1,143 @@
+import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
+import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { Run } from "./run.js";
+
+export interface OtelOptions {
+  /** Default: `trace.getTracer("functai")` (the globally registered provider's). */
+  tracer?: Tracer;
+  /** Record message contents (prompts, replies, tool inputs and outputs, error texts). Default `false`. */
+  content?: boolean;
+}
+
+/** What the plugin keeps in a turn's records: the span context of each run, so the next run links to it. */
+interface KeptContext {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+}
+
+const linksFrom = (kept: readonly unknown[]): Link[] =>
+  kept.flatMap((k) => {
+    const c = k as Partial<KeptContext> | null;
+    if (!c || typeof c.traceId !== "string" || typeof c.spanId !== "string") return [];
+    const spanContext = { traceId: c.traceId, spanId: c.spanId, traceFlags: typeof c.traceFlags === "number" ? c.traceFlags : 0, isRemote: true };
+    return isSpanContextValid(spanContext) ? [{ context: spanContext, attributes: { [FUNCTAI.state]: "earlier run" } }] : [];
+  });
+
+function turnAttributes(t: PluginTurn, content: boolean): Attributes {
+  const attributes: Attributes = {
+    [GEN_AI.operation]: "invoke_agent",
+    [GEN_AI.agentName]: t.name,
+    [FUNCTAI.turn]: t.turn,
+    [FUNCTAI.attempt]: t.attempt,
+    [FUNCTAI.resumed]: t.resumed,
+    [FUNCTAI.mode]: t.mode,
+  };
+  if (t.conversation !== undefined) attributes[GEN_AI.conversationId] = t.conversation;
+  if (content) attributes[FUNCTAI.input] = jsonText(t.input);
+  return attributes;
+}
+
+function endTurnSpan(span: Span, end: PluginTurnEnd, content: boolean): void {
+  span.setAttributes({ [FUNCTAI.state]: end.state, [GEN_AI.inputTokens]: end.usage.inputTokens, [GEN_AI.outputTokens]: end.usage.outputTokens });
+  if (end.state === "waiting") {
+    span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.approvals]: end.approvals.map((a) => a.path), [FUNCTAI.approvalIds]: end.approvals.map((a) => a.id) });
+  } else if (end.state !== "done") {
+    span.setAttribute(GEN_AI.errorType, end.state === "failed" ? (end.code ?? "error") : end.state);
+    const status: { code: SpanStatusCode; message?: string } = { code: SpanStatusCode.ERROR };
+    if (content) status.message = end.error;
+    span.setStatus(status);
+  }
+  span.end();
+}
+
+function requestAttributes(r: PluginModelRequest, content: boolean): Attributes {
+  const attributes: Attributes = {
+    [GEN_AI.operation]: "chat",
+    [GEN_AI.provider]: r.provider,
+    [GEN_AI.requestModel]: r.model,
+    [FUNCTAI.site]: r.site,
+    [FUNCTAI.step]: r.step,
+  };
+  if (r.request.temperature !== undefined) attributes[GEN_AI.temperature] = r.request.temperature;
+  if (r.request.maxTokens !== undefined) attributes[GEN_AI.maxTokens] = r.request.maxTokens;
+  if (content) attributes[GEN_AI.inputMessages] = jsonText(r.request.messages);
+  return attributes;
+}
+
+/**
+ * A plugin that makes OpenTelemetry spans with the GenAI semantic
+ * conventions: `invoke_agent <name>` for each run of a turn, `chat <model>`
+ * for each model call, `execute_tool <name>` for each tool that runs. A turn
+ * that waits for a person ends its span with a `functai.wait` event; its
+ * span context is kept in the turn's records, so the run that goes on (in
+ * this process or another) links to it. Message contents are recorded only
+ * with `content: true`.
+ *
+ * @example
+ * import { configure } from "functai";
+ * import { otel } from "functai/otel";
+ *
+ * configure({ plugins: [otel()] });                       // the global tracer provider's "functai" tracer
+ * configure({ plugins: [otel({ tracer, content: true })] }); // a tracer of your own, with prompts and replies
+ */
+export function otel(options: OtelOptions = {}): Plugin {
+  const tracer = options.tracer ?? trace.getTracer("functai");
+  const content = options.content ?? false;
+  const runs = new Map<string, Run>();
+  /** Spans of turns whose start this plugin did not see (given below the turn's outermost call): under the active span. */
+  const loose = new Run(tracer, content, undefined, context.active());
+  const runOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)) ?? loose;
+
+  return {
+    name: "otel",
+    version: "1",
+    hooks: {
+      turnStart(t) {
+        const parent = context.active();
+        const span = tracer.startSpan(`invoke_agent ${t.name}`, { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) }, parent);
+        const { traceId, spanId, traceFlags } = span.spanContext();
+        if (isSpanContextValid(span.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
+        runs.set(t.turn, new Run(tracer, content, span, parent));
+      },
+      turnEnd(end) {
+        const run = runs.get(end.turn);
+        runs.delete(end.turn);
+        if (!run) return;
+        run.endOpen(end.state);
+        if (run.span) endTurnSpan(run.span, end, content);
+      },
+      modelRequest(r) {
+        runOf(r.turn).startChat(`${r.turn}:${r.site}:${r.step}`, r.site, r.model, requestAttributes(r, content));
+      },
+      modelResponse(r) {
+        const span = runOf(r.turn).takeChat(`${r.turn}:${r.site}:${r.step}`);
+        if (!span) return;
+        if (r.response) {
+          const { usage, finishReason, model } = r.response;
+          span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens, [GEN_AI.finishReasons]: [finishReason] });
+          if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
+          if (content) span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
+        } else {
+          span.setAttribute(GEN_AI.errorType, "model_error");
+          span.setStatus(content && r.error !== undefined ? { code: SpanStatusCode.ERROR, message: r.error } : { code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      },
+      toolCall(call) {
+        runOf(call.turn).toolCalled(call);
+      },
+      toolResult(result) {
+        const span = runOf(result.turn).takeTool(result);
+        span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
+        if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
+        if (result.error !== undefined) {
+          span.setAttribute(GEN_AI.errorType, "tool_error");
+          span.setStatus(content ? { code: SpanStatusCode.ERROR, message: result.error } : { code: SpanStatusCode.ERROR });
+        } else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
+        span.end();
+      },
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { trace, SpanKind, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { PluginToolCall } from "../../src/plugins/types.js";
+import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+
+/** A tool call seen by `toolCall`: its span is made when it is first needed (it ran, or a call inside it did). */
+interface ToolEntry {
+  call: PluginToolCall;
+  start: number;
+  span?: Span;
+}
+
+/** The site of the calls a tool's body makes (engine/frame.ts, `childFrame`). */
+const innerSite = (call: PluginToolCall): string => `${call.site}/${call.name}#${call.invocation}`;
+
+// the SDK's spans start on the wall clock (then add performance time): a tool span's start is taken on the same clock
+const now = (): number => Date.now();
+
+/**
+ * The spans of one run of a turn in this process: the turn's own
+ * (`invoke_agent`), its model calls' (`chat`) and its tool calls'
+ * (`execute_tool`). A call made inside a tool (an AI function used as a
+ * tool) is a child of that tool's span; any other, of the turn's.
+ */
+export class Run {
+  readonly #tools = new Map<string, ToolEntry>();
+  /** The same entries by the site of the call made inside the tool (`desk#1/helper#2`). */
+  readonly #inner = new Map<string, ToolEntry>();
+  readonly #chats = new Map<string, Span>();
+
+  constructor(
+    readonly tracer: Tracer,
+    readonly content: boolean,
+    /** The turn's span (none when the plugin came in below the turn's outermost call). */
+    readonly span: Span | undefined,
+    readonly parent: Context,
+  ) {}
+
+  /** The context a call at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
+  contextFor(site: string): Context {
+    for (let at = site; at.includes("/"); at = at.slice(0, at.lastIndexOf("/"))) {
+      const entry = this.#inner.get(at);
+      if (entry) return trace.setSpan(this.parent, this.#spanOf(entry));
+    }
+    return this.span ? trace.setSpan(this.parent, this.span) : this.parent;
+  }
+
+  startChat(key: string, site: string, model: string, attributes: Attributes): void {
+    this.#chats.set(key, this.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, this.contextFor(site)));
+  }
+
+  takeChat(key: string): Span | undefined {
+    const span = this.#chats.get(key);
+    this.#chats.delete(key);
+    return span;
+  }
+
+  toolCalled(call: PluginToolCall): void {
+    const entry = { call, start: now() };
+    this.#tools.set(`${call.site}:${call.invocation}`, entry);
+    this.#inner.set(innerSite(call), entry);
+  }
+
+  /** The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer). */
+  takeTool(call: PluginToolCall): Span {
+    const key = `${call.site}:${call.invocation}`;
+    const entry = this.#tools.get(key) ?? { call, start: now() };
+    this.#tools.delete(key);
+    this.#inner.delete(innerSite(call));
+    return this.#spanOf(entry);
+  }
+
+  #spanOf(entry: ToolEntry): Span {
+    if (entry.span) return entry.span;
+    const { call } = entry;
+    const attributes: Attributes = {
+      [GEN_AI.operation]: "execute_tool",
+      [GEN_AI.toolName]: call.name,
+      [GEN_AI.toolType]: "function",
+      [FUNCTAI.effects]: call.effects ?? "undeclared",
+      [FUNCTAI.invocation]: call.invocation,
+      [FUNCTAI.path]: call.path,
+      [FUNCTAI.site]: call.site,
+    };
+    if (call.id !== undefined) attributes[GEN_AI.toolCallId] = call.id;
+    if (this.content) attributes[GEN_AI.toolArguments] = jsonText(call.input);
+    // its parent: the tool (if any) in whose body the calling AI function runs, else the turn
+    entry.span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: entry.start }, this.contextFor(call.site));
+    return entry.span;
+  }
+
+  /** Ends what is still open when the run ends (a call that stopped for a person, or was cut off), with the run's end. */
+  endOpen(state: string): void {
+    for (const entry of this.#tools.values()) {
+      if (!entry.span) continue;
+      entry.span.setAttribute(FUNCTAI.state, state);
+      entry.span.end();
+    }
+    for (const span of this.#chats.values()) {
+      span.setAttribute(FUNCTAI.state, state);
+      span.end();
+    }
+    this.#tools.clear();
+    this.#inner.clear();
+    this.#chats.clear();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Where the engine calls the plugins' watching hooks: a run of a turn
+ * (`turnStart` / `turnEnd`, at the outermost call) and each model call
+ * (`modelRequest` / `modelResponse`). The tool hooks are called where tools
+ * are decided and run (engine/approvals.ts, engine/tool-calls.ts).
+ */
+import { ApprovalError, FunctaiError, describeError } from "../errors.js";
+import type { Frame } from "../engine/frame.js";
+import { LeaseLost, Suspend } from "../engine/runtime.js";
+import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
+import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "./types.js";
+
+const pluginsOf = (frame: Frame): readonly Plugin[] => (frame.settings.plugins ?? []) as readonly Plugin[];
+
+/** Calls one hook; a hook that throws fails the turn (`plugin-failed`), as a broken tool hook does. */
+async function call(plugin: Plugin, what: string, run: () => unknown): Promise<void> {
+  try {
+    await run();
+  } catch (e) {
+    throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed in ${what}: ${describeError(e)}`, { cause: e });
+  }
+}
+
+type Ending = PluginTurnEnd extends infer T ? (T extends unknown ? Omit<T, keyof PluginTurn | "usage"> : never) : never;
+
+/** How a run that threw ended, as `turnEnd` is told. */
+function endingOf(e: unknown, frame: Frame): Ending {
+  if (e instanceof Suspend) return { state: "waiting", approvals: e.approvals };
+  if (e instanceof LeaseLost) return e.stopped ? { state: "stopped", error: e.message } : { state: "interrupted", error: e.message };
+  if (frame.runtime.signal.aborted) return { state: "stopped", error: describeError(e) };
+  if (e instanceof ApprovalError) return { state: "failed", error: e.message, code: e.code };
+  return { state: "failed", error: describeError(e), code: e instanceof FunctaiError ? e.code : null };
+}
+
+/**
+ * Runs the outermost call of a turn between the plugins' `turnStart` and
+ * `turnEnd` hooks (any other call, or no such hook: just the body).
+ */
+export function observeTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
+  // without such hooks, the body's own promise: not one microtask more (parallel tools interleave as they did)
+  const plugins = frame.root ? pluginsOf(frame).filter((p) => p.hooks.turnStart || p.hooks.turnEnd) : [];
+  return plugins.length === 0 ? body() : watchedTurn(frame, input, body, plugins);
+}
+
+async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>, plugins: readonly Plugin[]): Promise<T> {
+  const { runtime } = frame;
+  const { journal } = runtime;
+  const views = plugins.map((plugin): [Plugin, PluginTurn] => {
+    const view: PluginTurn = {
+      turn: runtime.turn,
+      name: frame.name,
+      mode: runtime.mode,
+      attempt: journal.attempt,
+      resumed: journal.replaying,
+      input,
+      kept: journal.kept(plugin.name),
+      keep: (data) => void journal.add({ kind: "plugin", plugin: plugin.name, data: data ?? null }),
+    };
+    if (runtime.conversation) view.conversation = runtime.conversation.id;
+    return [plugin, view];
+  });
+  for (const [plugin, view] of views) if (plugin.hooks.turnStart) await call(plugin, "turnStart", () => plugin.hooks.turnStart!(view));
+  const end = async (ending: Ending): Promise<void> => {
+    for (const [plugin, view] of views)
+      if (plugin.hooks.turnEnd) await call(plugin, "turnEnd", () => plugin.hooks.turnEnd!({ ...view, usage: { ...runtime.usage }, ...ending } as PluginTurnEnd));
+  };
+  let result: T;
+  try {
+    result = await body();
+  } catch (e) {
+    await end(endingOf(e, frame));
+    throw e;
+  }
+  await end({ state: "done", result });
+  return result;
+}
+
+/** Makes one model call between the plugins' `modelRequest` and `modelResponse` hooks. */
+export function observeModelCall(
+  frame: Frame,
+  lm: LanguageModel,
+  step: number,
+  request: LMRequest,
+  generate: () => Promise<LMResponse>,
+): Promise<LMResponse> {
+  const plugins = pluginsOf(frame).filter((p) => p.hooks.modelRequest || p.hooks.modelResponse);
+  return plugins.length === 0 ? generate() : watchedModelCall(frame, lm, step, request, generate, plugins);
+}
+
+async function watchedModelCall(
+  frame: Frame,
+  lm: LanguageModel,
+  step: number,
+  request: LMRequest,
+  generate: () => Promise<LMResponse>,
+  plugins: readonly Plugin[],
+): Promise<LMResponse> {
+  const shown: PluginModelRequest = { turn: frame.runtime.turn, site: frame.site, path: frame.path, step, provider: lm.provider, model: lm.model, request };
+  for (const plugin of plugins) if (plugin.hooks.modelRequest) await call(plugin, "modelRequest", () => plugin.hooks.modelRequest!(shown));
+  let response: LMResponse;
+  try {
+    response = await generate();
+  } catch (e) {
+    for (const plugin of plugins)
+      if (plugin.hooks.modelResponse) await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!({ ...shown, error: describeError(e) }));
+    throw e;
+  }
+  for (const plugin of plugins)
+    if (plugin.hooks.modelResponse) await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!({ ...shown, response }));
+  return response;
+}
