@@ -8,6 +8,35 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 
 const noop = (): void => undefined;
 
+/** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
+export const RECONNECT_MS = 20_000;
+
+/** Errors of a connection that could not be made (nothing was sent): safe to try again once the server was reached before. */
+const retriable = (e: unknown): boolean =>
+  ["ECONNREFUSED", "ECONNRESET", "57P03", "57P01", "EPIPE"].includes(String((e as { code?: unknown }).code)) ||
+  /terminat/i.test(String((e as Error)?.message));
+
+/**
+ * Connects; while a server this store reached before is down or starting
+ * (a restart), tries again (100 ms doubling to 1 s) for up to RECONNECT_MS.
+ * A server never reached fails at once: a wrong address is not waited on.
+ */
+async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean }): Promise<T> {
+  const deadline = Date.now() + RECONNECT_MS;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
+    try {
+      const connected = await connect();
+      reached.ever = true;
+      return connected;
+    } catch (e) {
+      const cause = (e as { cause?: unknown }).cause ?? e;
+      const startingUp = (cause as { code?: unknown }).code === "57P03";
+      if (!(reached.ever || startingUp) || !retriable(cause) || Date.now() + delay > deadline) throw e;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
 /**
  * Server-side TCP keepalives for a lock's session: a host cut off from the
  * network loses its advisory lock within about 10 s (a dead process at once).
@@ -39,17 +68,28 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     ...(pool.options as pg.ClientConfig),
   };
   const listeners = new Set<Listener>();
+  const reached = { ever: false };
 
   const db: Db = {
     target,
     async query(text, params) {
-      return (await pool.query(text, params as unknown[] | undefined)) as Rows;
+      // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
+      const client = await connecting(() => pool.connect(), reached);
+      let broken: Error | undefined;
+      try {
+        return (await client.query(text, params as unknown[] | undefined)) as Rows;
+      } catch (e) {
+        if (!("severity" in (e as object))) broken = e as Error; // not the server's answer: the connection is suspect
+        throw e;
+      } finally {
+        client.release(broken);
+      }
     },
     async exec(sql) {
-      await pool.query(sql);
+      await db.query(sql);
     },
     async listen(channel, onNotify, onReconnect) {
-      const listener = new Listener(() => openClient(config, target), channel, onNotify, onReconnect);
+      const listener = new Listener(() => connecting(() => openClient(config, target), reached), channel, onNotify, onReconnect);
       listeners.add(listener);
       try {
         await listener.start();
@@ -64,7 +104,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       };
     },
     async session(): Promise<Session> {
-      const client = await openClient(config, target);
+      const client = await connecting(() => openClient(config, target), reached);
       try {
         await client.query(KEEPALIVES);
         const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
