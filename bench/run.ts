@@ -25,9 +25,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 
 /** Files run, in order. `floor` columns are not SDKs: they never count as the best peer. */
-const PEER_FILES = ["peers/baseline.ts", "peers/vercel-ai.ts", "peers/openai-agents.ts", "peers/langgraph.ts"];
+const PEER_FILES = ["peers/baseline.ts", "peers/vercel-ai.ts", "peers/openai-agents.ts", "peers/langgraph.ts", "postgres.ts"];
 const OURS_FILE = "ours.ts";
-const FLOORS = new Set(["plain loop", "bare append+fsync", "floor"]);
+const FLOORS = new Set(["plain loop", "bare append+fsync", "floor", "bare insert+commit"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
 const METRICS = [
@@ -43,8 +43,10 @@ const METRICS = [
   "open_10k_turn_conversation_ms",
   "open_10k_turn_conversation_peak_rss_mib",
   "open_10k_turn_conversation_heap_mib",
+  "postgres_durable_overhead_per_changing_tool_us",
+  "postgres_concurrent_steps_per_s",
 ];
-const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s"]);
+const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s", "postgres_concurrent_steps_per_s"]);
 /** Rows that are a floor only: ours has no figure there by design. */
 const OURS_NOT_APPLICABLE = new Set(["bare_append_fsync_us"]);
 
