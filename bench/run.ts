@@ -31,6 +31,7 @@ const PEER_FILES = [
   "peers/vercel-ai.ts",
   "peers/openai-agents.ts",
   "peers/langgraph.ts",
+  "postgres.ts",
 ];
 /** Our side: every file reports `ours` figures (one line per file). */
 const OURS_FILES = [
@@ -38,7 +39,7 @@ const OURS_FILES = [
   "ours-concurrent.ts",
   "evaluate.ts",
 ];
-const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync writers", "floor"]);
+const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync writers", "floor", "bare insert+commit"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
 const METRICS = [
@@ -59,8 +60,10 @@ const METRICS = [
   "concurrent_heap_per_turn_kb",
   "concurrent_memory_steps_per_s",
   "concurrent_memory_heap_per_turn_kb",
+  "postgres_durable_overhead_per_changing_tool_us",
+  "postgres_concurrent_steps_per_s",
 ];
-const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s", "concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]);
+const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s", "concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s", "postgres_concurrent_steps_per_s"]);
 /** Rows that are a floor only: ours has no figure there by design. */
 const OURS_NOT_APPLICABLE = new Set(["bare_append_fsync_us"]);
 

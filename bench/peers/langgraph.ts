@@ -44,7 +44,7 @@ import { runChild } from "../lib/child.js";
 
 const stepOf = (messages: readonly BaseMessage[]): number => (messages.length - 1) / 2;
 
-class ScriptedChatModel extends BaseChatModel {
+export class ScriptedChatModel extends BaseChatModel {
   constructor(readonly n: number, readonly final = FINAL_TEXT, readonly deltas: readonly string[] = STREAM_DELTAS) {
     super({});
   }
@@ -92,7 +92,7 @@ const lookupOrder = (interruptAt?: number) =>
     { name: "lookup_order", description: "The order's item and shipping status.", schema: z.object({ order_id: z.string() }) },
   );
 
-function buildGraph(model: BaseChatModel, checkpointer?: BaseCheckpointSaver, interruptAt?: number) {
+export function buildGraph(model: BaseChatModel, checkpointer?: BaseCheckpointSaver, interruptAt?: number) {
   const g = new StateGraph(MessagesAnnotation)
     .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
     .addNode("tools", new ToolNode([lookupOrder(interruptAt)]))
@@ -102,7 +102,7 @@ function buildGraph(model: BaseChatModel, checkpointer?: BaseCheckpointSaver, in
   return checkpointer ? g.compile({ checkpointer }) : g.compile();
 }
 
-const finalText = (messages: readonly BaseMessage[]) => {
+export const finalText = (messages: readonly BaseMessage[]) => {
   const last = messages.at(-1);
   return typeof last?.content === "string" ? last.content : "";
 };
@@ -368,7 +368,9 @@ const model = new ScriptedChatModel(CONCURRENT_STEPS);
 
 const lgOpen = process.env.FUNCTAI_BENCH_LG_OPEN;
 if (lgOpen) await open10kRead(lgOpen);
-else await main({
+// run as a benchmark file, not when bench/postgres.ts imports its graph
+else if (process.argv[1] === fileURLToPath(import.meta.url))
+  await main({
   step: stepOverhead("none"),
   "step-memory": stepOverhead("memory"),
   "step-sqlite": stepOverhead("sqlite"),

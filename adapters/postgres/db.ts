@@ -1,0 +1,35 @@
+/**
+ * What the Postgres store needs of a database: statements, a listener and
+ * (where there can be more than one connection) sessions of their own.
+ * `pg` serves it (pg-db.ts); so does an in-process PostgreSQL in the tests.
+ */
+export interface Rows {
+  rows: Record<string, unknown>[];
+}
+
+/** A connection of its own, for a session-level advisory lock. */
+export interface Session {
+  /** The server process that serves it (`pg_backend_pid()`). */
+  readonly pid: number;
+  query(text: string, params?: readonly unknown[]): Promise<Rows>;
+  /** Closes the connection (the server frees its session locks). */
+  end(): Promise<void>;
+}
+
+export interface Db {
+  /** One statement (its own transaction unless inside one). */
+  query(text: string, params?: readonly unknown[]): Promise<Rows>;
+  /** Several statements without parameters, run as one implicit transaction. */
+  exec(sql: string): Promise<void>;
+  /**
+   * Listens on `channel` (a lower-case identifier). `onReconnect` runs each
+   * time a lost listening connection is back: notifications sent meanwhile
+   * were not kept. Resolves once listening, to a function that stops.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
+  /** Opens a connection of its own; absent where the database has only one. */
+  session?(): Promise<Session>;
+  /** Where it connects (no password), for messages. */
+  readonly target: string;
+  close(): Promise<void>;
+}

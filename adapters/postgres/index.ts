@@ -1,0 +1,53 @@
+import type pg from "pg";
+import { FunctaiError } from "../../src/errors.js";
+import { pgDb } from "./pg-db.js";
+import { storeOn, type PostgresStore } from "./store.js";
+
+export type { PostgresStore } from "./store.js";
+export { SCHEMA_VERSION } from "./schema.js";
+
+/** Where the store connects: a URL (the store makes and ends its pool) or your own `pg.Pool` (yours to end). */
+export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
+
+export interface PostgresStoreOptions {
+  /** The schema that holds the store's tables (made on first use): 1–55 lower-case letters, digits or "_". Default "functai". */
+  schema?: string;
+}
+
+/** Throws `store-io` unless `url` is a PostgreSQL URL. */
+function checkUrl(url: unknown): asserts url is string {
+  let ok = false;
+  try {
+    ok = typeof url === "string" && ["postgres:", "postgresql:"].includes(new URL(url).protocol);
+  } catch {
+    ok = false;
+  }
+  if (!ok)
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store: the connection string must be a URL such as postgres://user:password@host:5432/database (got ${typeof url === "string" ? `a ${url.length}-character string that is not one` : typeof url}).`,
+    );
+}
+
+/**
+ * A store on PostgreSQL, for many hosts on one database: any app server may
+ * answer, resume or serve any turn. Tables are made on first use in their
+ * own schema; an append is one transaction (compare-and-set on the length,
+ * the rows, a notification on commit); a running turn holds a session-level
+ * advisory lock, so a host that dies or loses its connection leaves its
+ * turn `interrupted` at once. Needs the `pg` package.
+ *
+ * @example
+ * ```ts
+ * import { postgresStore } from "functai/postgres";
+ * const store = postgresStore({ connectionString: "postgres://app:secret@db:5432/app" }, { schema: "functai" });
+ * await store.append("sam", [{ functai_conversation: 1, kind: "note", at: new Date().toISOString() }]); // 1
+ * await store.close();
+ * ```
+ */
+export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
+  if (typeof connection !== "object" || connection === null || !("pool" in connection || "connectionString" in connection))
+    throw new FunctaiError("store-io", "PostgreSQL store: give { connectionString: \"postgres://…\" } or { pool } (a pg.Pool).");
+  if (!("pool" in connection)) checkUrl(connection.connectionString);
+  return storeOn(pgDb(connection), options);
+}

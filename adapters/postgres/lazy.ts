@@ -1,0 +1,55 @@
+import { FunctaiError } from "../../src/errors.js";
+import type { Store } from "../../src/store/types.js";
+import type { PostgresStore } from "./store.js";
+
+/** Whether a string `store` names a PostgreSQL server. */
+export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\//i.test(location);
+
+/**
+ * The store a string `store` such as `"postgres://…"` means: the Postgres
+ * store, whose module (and `pg`) is loaded on first use only, so plain Node
+ * users without `pg` never load it. A missing `pg` is a `store-io` error
+ * that names the package to install.
+ *
+ * @example
+ * ```ts
+ * const store = lazyPostgresStore("postgres://app:secret@db:5432/app");
+ * await store.read("sam");
+ * ```
+ */
+export function lazyPostgresStore(url: string): Store {
+  let loading: Promise<PostgresStore> | null = null;
+  const load = (): Promise<PostgresStore> =>
+    (loading ??= import("./index.js").then(
+      (m) => m.postgresStore({ connectionString: url }),
+      (e: unknown) => {
+        loading = null;
+        const missing = /Cannot find (package|module) '?pg'?/.test(String((e as Error)?.message));
+        throw new FunctaiError(
+          "store-io",
+          missing
+            ? `The store "postgres://…" needs the package "pg": install it (npm install pg).`
+            : `The PostgreSQL store could not be loaded: ${String((e as Error)?.message ?? e)}`,
+          { cause: e },
+        );
+      },
+    ));
+  return {
+    durability: "disk",
+    append: async (c, records, opts) => (await load()).append(c, records, opts),
+    read: async (c, after) => (await load()).read(c, after),
+    scan: async (c, after, visit) => (await load()).scan!(c, after, visit),
+    wait: async (c, after, timeoutMs) => (await load()).wait!(c, after, timeoutMs),
+    list: async () => (await load()).list!(),
+    length: async (c) => (await load()).length!(c),
+    liveness: {
+      hold: async (c, turn) => (await load()).liveness!.hold(c, turn),
+      isHeld: async (c, turn) => (await load()).liveness!.isHeld(c, turn),
+    },
+    close: async () => {
+      const was = loading;
+      loading = null;
+      if (was) await (await was.catch(() => null))?.close();
+    },
+  };
+}

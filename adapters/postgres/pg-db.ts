@@ -1,0 +1,128 @@
+import pg from "pg";
+import type { Db, Rows, Session } from "./db.js";
+import { describeTarget, storeIo } from "./errors.js";
+import { Listener } from "./pg-listener.js";
+
+/** How long a new connection may take before it is an error (never a hang). */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+const noop = (): void => undefined;
+
+/** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
+export const RECONNECT_MS = 20_000;
+
+/** Errors of a connection that could not be made (nothing was sent): safe to try again once the server was reached before. */
+const retriable = (e: unknown): boolean =>
+  ["ECONNREFUSED", "ECONNRESET", "57P03", "57P01", "EPIPE"].includes(String((e as { code?: unknown }).code)) ||
+  /terminat/i.test(String((e as Error)?.message));
+
+/**
+ * Connects; while a server this store reached before is down or starting
+ * (a restart), tries again (100 ms doubling to 1 s) for up to RECONNECT_MS.
+ * A server never reached fails at once: a wrong address is not waited on.
+ */
+async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean }): Promise<T> {
+  const deadline = Date.now() + RECONNECT_MS;
+  for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
+    try {
+      const connected = await connect();
+      reached.ever = true;
+      return connected;
+    } catch (e) {
+      const cause = (e as { cause?: unknown }).cause ?? e;
+      const startingUp = (cause as { code?: unknown }).code === "57P03";
+      if (!(reached.ever || startingUp) || !retriable(cause) || Date.now() + delay > deadline) throw e;
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/**
+ * Server-side TCP keepalives for a lock's session: a host cut off from the
+ * network loses its advisory lock within about 10 s (a dead process at once).
+ */
+const KEEPALIVES = "SET tcp_keepalives_idle = 4; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3";
+
+async function openClient(config: pg.ClientConfig, target: string): Promise<pg.Client> {
+  const client = new pg.Client({ ...config, keepAlive: true });
+  client.on("error", noop); // a lost connection shows at its next query; never an unhandled 'error'
+  try {
+    await client.connect();
+  } catch (e) {
+    void client.end().catch(noop);
+    throw storeIo(e, "connect", target);
+  }
+  return client;
+}
+
+/** A `Db` on a `pg.Pool` (made here from a connection string, or the caller's own). */
+export function pgDb(connection: { connectionString: string } | { pool: pg.Pool }): Db {
+  const owned = !("pool" in connection);
+  const pool: pg.Pool = owned
+    ? new pg.Pool({ connectionString: connection.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+    : connection.pool;
+  const target = describeTarget(owned ? connection.connectionString : undefined);
+  pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
+  const config: pg.ClientConfig = {
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(pool.options as pg.ClientConfig),
+  };
+  const listeners = new Set<Listener>();
+  const reached = { ever: false };
+
+  const db: Db = {
+    target,
+    async query(text, params) {
+      // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
+      const client = await connecting(() => pool.connect(), reached);
+      let broken: Error | undefined;
+      try {
+        return (await client.query(text, params as unknown[] | undefined)) as Rows;
+      } catch (e) {
+        if (!("severity" in (e as object))) broken = e as Error; // not the server's answer: the connection is suspect
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async exec(sql) {
+      await db.query(sql);
+    },
+    async listen(channel, onNotify, onReconnect) {
+      const listener = new Listener(() => connecting(() => openClient(config, target), reached), channel, onNotify, onReconnect);
+      listeners.add(listener);
+      try {
+        await listener.start();
+      } catch (e) {
+        listeners.delete(listener);
+        await listener.stop();
+        throw e;
+      }
+      return async () => {
+        listeners.delete(listener);
+        await listener.stop();
+      };
+    },
+    async session(): Promise<Session> {
+      const client = await connecting(() => openClient(config, target), reached);
+      try {
+        await client.query(KEEPALIVES);
+        const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+        return {
+          pid: rows[0]!.pid,
+          query: async (text, params) => (await client.query(text, params as unknown[] | undefined)) as Rows,
+          end: () => client.end().catch(noop),
+        };
+      } catch (e) {
+        void client.end().catch(noop);
+        throw storeIo(e, "open a session", target);
+      }
+    },
+    async close() {
+      for (const l of [...listeners]) await l.stop();
+      listeners.clear();
+      if (owned) await pool.end().catch(noop);
+    },
+  };
+  return db;
+}

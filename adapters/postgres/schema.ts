@@ -1,0 +1,118 @@
+import { FunctaiError } from "../../src/errors.js";
+import type { Db } from "./db.js";
+import { storeIo } from "./errors.js";
+
+/** The version of the tables this release writes; a later release migrates from it. */
+export const SCHEMA_VERSION = 1;
+
+/** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
+
+/** Throws `store-io` unless `schema` is a name the store can use. */
+export function checkSchema(schema: unknown): asserts schema is string {
+  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema) || schema.startsWith("pg_"))
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store: ${JSON.stringify(schema)} is not a schema name it can use: give 1–55 lower-case letters, digits or "_", starting with a letter or "_" (not "pg_").`,
+    );
+}
+
+/** The channel appends notify on: one per schema. */
+export const channelOf = (schema: string): string => `functai_${schema}`;
+
+/**
+ * The append as one function, so that one statement (one round trip, its
+ * own transaction) does the compare-and-set on the length, the rows, and
+ * the notification delivered on commit. Returns the new length; -1 when the
+ * fence failed (the advisory lock this host held for the turn is gone);
+ * -2 - length on a length mismatch.
+ */
+function appendFunction(schema: string): string {
+  const s = `"${schema}"`;
+  return `
+CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_fence_pid integer, p_fence text)
+RETURNS integer LANGUAGE plpgsql AS $fn$
+DECLARE
+  cur integer;
+  n integer := json_array_length(p_records);
+BEGIN
+  IF p_fence_pid IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM pg_locks
+    WHERE locktype = 'advisory' AND pid = p_fence_pid AND objsubid = 1 AND granted
+      AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(p_fence, 0)) THEN
+    RETURN -1;
+  END IF;
+  SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR UPDATE;
+  IF NOT FOUND THEN
+    IF p_expect IS NOT NULL AND p_expect <> 0 THEN RETURN -2; END IF;
+    IF n = 0 THEN RETURN 0; END IF;
+    INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, 0) ON CONFLICT (id) DO NOTHING;
+    SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR UPDATE;
+  END IF;
+  IF p_expect IS NOT NULL AND p_expect <> cur THEN RETURN -2 - cur; END IF;
+  IF n = 0 THEN RETURN cur; END IF;
+  INSERT INTO ${s}.records (conversation, seq, record)
+    SELECT p_conversation, cur + t.ord, t.value FROM json_array_elements(p_records) WITH ORDINALITY AS t(value, ord);
+  UPDATE ${s}.conversations SET length = cur + n, updated = now() WHERE id = p_conversation;
+  PERFORM pg_notify('${channelOf(schema)}', p_conversation || ' ' || (cur + n));
+  RETURN cur + n;
+END
+$fn$;`;
+}
+
+/**
+ * Everything the store creates, version 1. Run as one implicit transaction
+ * under a transaction-level advisory lock, so that several processes using
+ * a fresh database at once create it once.
+ */
+function ddl(schema: string): string {
+  const s = `"${schema}"`;
+  return `
+SELECT pg_advisory_xact_lock(hashtextextended('functai schema ' || ${quote(schema)}, 0));
+CREATE SCHEMA IF NOT EXISTS ${s};
+CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS ${s}.conversations (
+  id text COLLATE "C" PRIMARY KEY,
+  length integer NOT NULL,
+  created timestamptz NOT NULL DEFAULT now(),
+  updated timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${s}.records (
+  conversation text COLLATE "C" NOT NULL,
+  seq integer NOT NULL,
+  record json NOT NULL,
+  PRIMARY KEY (conversation, seq)
+);
+${appendFunction(schema)}
+INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}') ON CONFLICT (key) DO NOTHING;`;
+}
+
+const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Makes sure the schema's tables exist at this release's version: creates
+ * them on first use; refuses (store-io) a schema a newer release wrote.
+ */
+export async function ensureSchema(db: Db, schema: string): Promise<void> {
+  let version: number | null = null;
+  try {
+    const { rows } = await db.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+    version = rows.length > 0 ? Number(rows[0]!["value"]) : null;
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
+  }
+  if (version === null) {
+    try {
+      await db.exec(ddl(schema));
+    } catch (e) {
+      throw storeIo(e, `create its tables in schema "${schema}"`, db.target);
+    }
+    version = SCHEMA_VERSION;
+  }
+  if (version > SCHEMA_VERSION)
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store (${db.target}): schema "${schema}" is at version ${version}, written by a newer functai; this one knows version ${SCHEMA_VERSION}: upgrade functai here, or use another schema.`,
+    );
+}

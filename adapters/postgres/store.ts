@@ -1,0 +1,149 @@
+import { ConversationError } from "../../src/errors.js";
+import type { ConversationRecord } from "../../src/records/types.js";
+import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
+import type { Store } from "../../src/store/types.js";
+import type { Db } from "./db.js";
+import { storeIo } from "./errors.js";
+import { AdvisoryLiveness } from "./liveness.js";
+import { channelOf, checkSchema, ensureSchema } from "./schema.js";
+import { Wakeups } from "./wake.js";
+
+/** A store on PostgreSQL: `close` is always there (it ends the connections the store opened). */
+export type PostgresStore = Store & { readonly durability: "disk"; close(): Promise<void> };
+
+/** Rows per page when reading a long conversation or listing conversations. */
+const PAGE = 500;
+
+/**
+ * The Postgres store on any `Db` (pg's pool, or PostgreSQL in process).
+ * Tables are made on first use; liveness exists where the `Db` opens
+ * sessions of its own.
+ */
+export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStore {
+  const schema = options.schema ?? "functai";
+  checkSchema(schema);
+  const s = `"${schema}"`;
+  let ready: Promise<void> | null = null;
+  let closed = false;
+
+  /** Runs `fn` once the tables exist; a failed first use is tried again next time. */
+  const use = async <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
+    if (closed) throw new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`);
+    if (ready === null) {
+      const making = ensureSchema(db, schema);
+      ready = making;
+      making.catch(() => {
+        if (ready === making) ready = null;
+      });
+    }
+    await ready;
+    try {
+      return await fn();
+    } catch (e) {
+      throw storeIo(e, doing, db.target);
+    }
+  };
+
+  const lengthOf = (conversation: string): Promise<number> =>
+    use(`read the length of ${conversation}`, async () => {
+      const { rows } = await db.query(`SELECT length FROM ${s}.conversations WHERE id = $1`, [conversation]);
+      return rows.length > 0 ? Number(rows[0]!["length"]) : 0;
+    });
+
+  const page = (conversation: string, after: number, limit: number | null): Promise<ConversationRecord[]> =>
+    use(`read ${conversation}`, async () => {
+      const { rows } = await db.query(
+        `SELECT seq, record::text AS record FROM ${s}.records WHERE conversation = $1 AND seq > $2 ORDER BY seq${limit === null ? "" : ` LIMIT ${limit}`}`,
+        [conversation, after],
+      );
+      return rows.map((row) => {
+        const record = JSON.parse(String(row["record"])) as Record<string, unknown>;
+        record["seq"] = Number(row["seq"]);
+        return record as ConversationRecord;
+      });
+    });
+
+  const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.floor(after) : 0);
+
+  const wakeups = new Wakeups(db, channelOf(schema), lengthOf);
+  const advisory = db.session ? new AdvisoryLiveness({ ...db, session: db.session.bind(db) }, schema, checkConversationId) : null;
+
+  const appendOnce = (conversation: string, json: string, expect: number | null, fence: { text: string; pid: number } | null) =>
+    use(`append to ${conversation}`, async () => {
+      const { rows } = await db.query(`SELECT ${s}.append($1, $2::json, $3, $4, $5) AS length`, [
+        conversation,
+        json,
+        expect,
+        fence?.pid ?? null,
+        fence?.text ?? null,
+      ]);
+      return Number(rows[0]!["length"]);
+    });
+
+  const store: PostgresStore = {
+    durability: "disk",
+
+    async append(conversation, records, opts) {
+      checkConversationId(conversation);
+      checkRecords(conversation, records);
+      const json = JSON.stringify(records); // a record that is not JSON fails here, before anything is written
+      const expect = opts?.expect ?? null;
+      if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0)) throw storeConflict(conversation, expect, await lengthOf(conversation));
+      for (let retaken = false; ; retaken = true) {
+        const fence = advisory?.fence(conversation, records) ?? null;
+        const length = await appendOnce(conversation, json, expect, fence);
+        if (length >= 0) return length;
+        if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
+        if (retaken || !fence) throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
+        await advisory!.retake(fence.text, fence.turn);
+      }
+    },
+
+    async read(conversation, after) {
+      checkConversationId(conversation);
+      return page(conversation, afterOf(after), null);
+    },
+
+    async scan(conversation, after, visit) {
+      checkConversationId(conversation);
+      let at = afterOf(after);
+      for (let seen = false; ; seen = true) {
+        const rows = await page(conversation, at, PAGE);
+        for (const r of rows) visit(r);
+        if (rows.length > 0) at = rows[rows.length - 1]!.seq;
+        if (rows.length < PAGE) return rows.length > 0 || seen ? at : lengthOf(conversation);
+      }
+    },
+
+    async length(conversation) {
+      checkConversationId(conversation);
+      return lengthOf(conversation);
+    },
+
+    async wait(conversation, after, timeoutMs) {
+      checkConversationId(conversation);
+      return use(`wait on ${conversation}`, () => wakeups.wait(conversation, afterOf(after), timeoutMs));
+    },
+
+    async list() {
+      const ids: string[] = [];
+      for (;;) {
+        const { rows } = await use("list conversations", () =>
+          db.query(`SELECT id FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${PAGE}`, [ids.at(-1) ?? ""]),
+        );
+        for (const row of rows) ids.push(String(row["id"]));
+        if (rows.length < PAGE) return ids;
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await wakeups.close();
+      await advisory?.close();
+      await db.close();
+    },
+  };
+  if (advisory) Object.defineProperty(store, "liveness", { value: advisory.liveness, enumerable: true });
+  return store;
+}

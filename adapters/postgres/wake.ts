@@ -1,0 +1,95 @@
+import type { Db } from "./db.js";
+
+interface Waiter {
+  after: number;
+  /** Re-reads the length (after a reconnect: notifications were lost). */
+  recheck(): void;
+  done(value: boolean): void;
+}
+
+/**
+ * `wait` on one LISTEN connection per store. A waiter is registered, then
+ * the length is read, then it waits: an append between the two is seen by
+ * the read or by the notification, never lost. Notifications carry the new
+ * length, so a wake needs no read.
+ */
+export class Wakeups {
+  readonly #waiters = new Map<string, Set<Waiter>>();
+  #listening: Promise<() => Promise<void>> | null = null;
+  #closed = false;
+
+  constructor(
+    readonly db: Db,
+    readonly channel: string,
+    readonly lengthOf: (conversation: string) => Promise<number>,
+  ) {}
+
+  #listen(): Promise<unknown> {
+    if (this.#listening === null) {
+      const started = this.db.listen(this.channel, (payload) => this.#notified(payload), () => this.#reconnected());
+      this.#listening = started;
+      started.catch(() => {
+        if (this.#listening === started) this.#listening = null; // the next wait tries again
+      });
+    }
+    return this.#listening;
+  }
+
+  #notified(payload: string): void {
+    const space = payload.lastIndexOf(" ");
+    const conversation = payload.slice(0, space);
+    const length = Number(payload.slice(space + 1));
+    for (const w of [...(this.#waiters.get(conversation) ?? [])]) if (length > w.after) w.done(true);
+  }
+
+  #reconnected(): void {
+    for (const set of this.#waiters.values()) for (const w of [...set]) w.recheck();
+  }
+
+  /** Resolves true once `conversation` holds more than `after` records, false after `timeoutMs` or on close. */
+  async wait(conversation: string, after: number, timeoutMs: number): Promise<boolean> {
+    if (this.#closed) return (await this.lengthOf(conversation)) > after;
+    await this.#listen();
+    return new Promise<boolean>((resolve, reject) => {
+      let set = this.#waiters.get(conversation);
+      if (set === undefined) this.#waiters.set(conversation, (set = new Set()));
+      const waiters = set;
+      let settled = false;
+      const waiter: Waiter = {
+        after,
+        recheck: () => {
+          this.lengthOf(conversation).then(
+            (length) => length > after && waiter.done(true),
+            () => undefined, // still reconnecting: the timeout or the next notification answers
+          );
+        },
+        done: (value) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          waiters.delete(waiter);
+          if (waiters.size === 0 && this.#waiters.get(conversation) === waiters) this.#waiters.delete(conversation);
+          resolve(value);
+        },
+      };
+      const timer = setTimeout(() => waiter.done(false), Math.max(0, timeoutMs));
+      waiters.add(waiter);
+      this.lengthOf(conversation).then(
+        (length) => length > after && waiter.done(true),
+        (e: unknown) => {
+          if (settled) return;
+          waiter.done(false);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.done(false);
+    const listening = this.#listening;
+    this.#listening = null;
+    if (listening) await (await listening.catch(() => null))?.();
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The Postgres store against the same server (found or started the way
+ * .ci/run does: .ci/postgres.sh; without one every variant says so and
+ * reports nothing). Each variant uses a schema of its own and drops it.
+ *
+ * - ours: `postgres_durable_overhead_per_changing_tool_us` at n = 200, 50:
+ *   a conversation turn of n changing-tool steps on `postgresStore` minus the
+ *   same on `memoryStore`, ÷ n. Peer "bare insert+commit": one autocommit
+ *   INSERT of a record's JSON per append the turn made, on one connection
+ *   of the store's pool (the floor any durable SQL store pays).
+ * - langgraph: LangGraph's graph with `PostgresSaver` minus `MemorySaver`,
+ *   per step, on the same server ("langgraph (PostgresSaver)").
+ * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
+ *   conversations at once, each a turn of STEPS changing-tool steps: total
+ *   steps ÷ wall time; peer: 8 processes × 25 loops of bare INSERT+COMMITs,
+ *   as many as our appends.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { MemorySaver } from "@langchain/langgraph";
+import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
+import pg from "pg";
+import { z } from "zod";
+import { postgresStore } from "../adapters/postgres/index.js";
+import { ai, memoryStore, tool, type Store } from "../src/index.js";
+import { scripted } from "../src/testing/index.js";
+import { FINAL_TEXT, QUESTION, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
+import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
+
+const PROCESSES = 8;
+const CONVERSATIONS = 25;
+const STEPS = 10;
+
+/** The server's URL, or null (said on stderr) when none can be found or started. */
+function serverUrl(): string | null {
+  try {
+    const url = execFileSync(fileURLToPath(new URL("../.ci/postgres.sh", import.meta.url)), [], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+    return url || null;
+  } catch {
+    console.error("bench/postgres: no PostgreSQL server (see .ci/postgres.sh): nothing measured");
+    return null;
+  }
+}
+
+const schemaName = (what: string) => `bench_${what}_${process.pid}_${Date.now().toString(36)}`;
+const replies = (n: number) => [
+  ...Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `call_${k}`, name: "lookup_order", input: { order_id: orderId(k) } }] })),
+  FINAL_TEXT,
+];
+const answer = (n: number) =>
+  ai("answer", {
+    description: "Answer the customer's question. Look the order up first.",
+    input: { question: z.string() },
+    output: z.string(),
+    tools: [tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => toolOutput(order_id))],
+    maxSteps: n + 1,
+  });
+
+/** A store that counts appends and the JSON they carried. */
+function counting(inner: Store): Store & { appends: number; bytes: number } {
+  const c = Object.assign(Object.create(inner) as Store, { appends: 0, bytes: 0 });
+  c.append = (id, records, opts) => {
+    c.appends++;
+    c.bytes += JSON.stringify(records).length;
+    return inner.append(id, records, opts);
+  };
+  return c as Store & { appends: number; bytes: number };
+}
+
+let seq = 0;
+const nextId = () => `b${process.pid}-${++seq}`;
+
+async function ours(): Promise<void> {
+  const url = serverUrl();
+  if (!url) return;
+  const schema = schemaName("ours");
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  const store = postgresStore({ pool }, { schema });
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}_bare (id bigserial PRIMARY KEY, record json NOT NULL)`);
+  try {
+    for (const n of STEP_NS) {
+      const fn = answer(n);
+      const mem = await timed(() => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }), async (chat) => {
+        if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
+      });
+      let appends = 0;
+      let bytes = 0;
+      const pgRun = await timed(
+        () => {
+          const s = counting(store);
+          return { s, chat: fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) }) };
+        },
+        async ({ s, chat }) => {
+          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (postgres)");
+          appends = s.appends;
+          bytes = s.bytes;
+        },
+      );
+      const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
+      const bare = await timed(() => undefined, async () => {
+        for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
+      });
+      const perStep = ((pgRun.medianMs - mem.medianMs) * 1000) / n;
+      report({
+        metric: "postgres_durable_overhead_per_changing_tool_us", n, unit: "us", name: "ours", value: round(perStep),
+        detail: { how: "postgresStore turn minus memoryStore turn, ÷ n; pool of one connection; the server on this machine", appends_per_turn: appends, postgres_runs_ms: pgRun.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)) },
+      });
+      report({
+        metric: "postgres_durable_overhead_per_changing_tool_us", n, unit: "us", name: "bare insert+commit", value: round((bare.medianMs * 1000) / n),
+        detail: { how: `${appends} autocommit INSERTs (one per append of our turn, the same JSON size) on the same connection, ÷ n`, runs_ms: bare.runsMs.map((x) => round(x)) },
+      });
+    }
+  } finally {
+    await pool.query(`DROP TABLE IF EXISTS ${schema}_bare`).catch(() => undefined);
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
+    await store.close();
+    await pool.end();
+  }
+}
+
+async function langgraph(): Promise<void> {
+  const url = serverUrl();
+  if (!url) return;
+  const schema = schemaName("lg");
+  const saver = PostgresSaver.fromConnString(url, { schema });
+  await saver.setup();
+  let thread = 0;
+  try {
+    for (const n of STEP_NS) {
+      const run = (graph: ReturnType<typeof buildGraph>) => async () => {
+        const out = await graph.invoke({ messages: [{ role: "user", content: QUESTION }] }, { recursionLimit: 2 * n + 10, configurable: { thread_id: `t${++thread}` } });
+        if (finalText(out.messages) !== FINAL_TEXT) throw new Error("langgraph: wrong answer");
+      };
+      const mem = await timed(() => buildGraph(new ScriptedChatModel(n), new MemorySaver()), (g) => run(g)());
+      const pgr = await timed(() => buildGraph(new ScriptedChatModel(n), saver), (g) => run(g)());
+      report({
+        metric: "postgres_durable_overhead_per_changing_tool_us", n, unit: "us", name: "langgraph (PostgresSaver)", value: round(((pgr.medianMs - mem.medianMs) * 1000) / n),
+        detail: { how: "graph with PostgresSaver minus MemorySaver, ÷ n (every step checkpointed; LangGraph has no effects)", postgres_runs_ms: pgr.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)) },
+      });
+    }
+  } finally {
+    await saver.end().catch(() => undefined);
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await c.end();
+  }
+}
+
+/** One worker process of the concurrent variant: prints {"steps", "ms"} once its conversations are done. */
+async function worker(kind: string, url: string, schema: string, goAt: number): Promise<void> {
+  const fn = answer(STEPS);
+  const store = postgresStore({ connectionString: url }, { schema });
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  await store.read("warm");
+  await pool.query("SELECT 1");
+  const record = JSON.stringify([{ kind: "x", pad: "x".repeat(300) }]);
+  const appendsPerTurn = Number(process.env["FUNCTAI_BENCH_APPENDS"] ?? STEPS);
+  await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CONVERSATIONS }, async (_, i) => {
+      if (kind === "ours") {
+        const out = await fn.conversation(`w${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
+        if (out !== FINAL_TEXT) throw new Error("wrong answer");
+      } else for (let k = 0; k < appendsPerTurn; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+    }),
+  );
+  const ms = performance.now() - t0;
+  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, ms, end: Date.now() })}\n`);
+  await store.close();
+  await pool.end();
+}
+
+async function fleet(kind: string, url: string, schema: string, env: Record<string, string> = {}): Promise<number> {
+  const goAt = Date.now() + 8_000;
+  const self = fileURLToPath(import.meta.url);
+  const ends = await Promise.all(
+    Array.from({ length: PROCESSES }, () =>
+      new Promise<{ steps: number; end: number }>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--conditions=functai-source", "--import", "tsx", self], {
+          env: { ...process.env, ...env, FUNCTAI_BENCH_WORKER: JSON.stringify({ kind, url, schema, goAt }) },
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+        child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!) as { steps: number; end: number }) : reject(new Error(`worker exit ${code}`))));
+      }),
+    ),
+  );
+  const steps = ends.reduce((a, e) => a + e.steps, 0);
+  return steps / ((Math.max(...ends.map((e) => e.end)) - goAt) / 1000);
+}
+
+async function concurrent(): Promise<void> {
+  const url = serverUrl();
+  if (!url) return;
+  const schema = schemaName("conc");
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".bare (id bigserial PRIMARY KEY, record json NOT NULL)`);
+  try {
+    const oursRuns: number[] = [];
+    const bareRuns: number[] = [];
+    let appendsPerTurn = 0;
+    for (let run = 0; run < 3; run++) {
+      oursRuns.push(await fleet("ours", url, schema));
+      if (run === 0) {
+        const { rows } = await c.query(`SELECT count(*)::int AS n, count(DISTINCT conversation)::int AS c FROM "${schema}".records`);
+        appendsPerTurn = Math.round((await c.query(`SELECT count(*)::int AS n FROM (SELECT DISTINCT conversation, seq FROM "${schema}".records) r`)).rows[0].n / rows[0].c);
+      }
+      bareRuns.push(await fleet("bare", url, schema, { FUNCTAI_BENCH_APPENDS: String(STEPS) }));
+    }
+    const detail = { processes: PROCESSES, conversations_each: CONVERSATIONS, steps_per_turn: STEPS, records_per_turn: appendsPerTurn };
+    report({ metric: "postgres_concurrent_steps_per_s", n: PROCESSES * CONVERSATIONS, unit: "steps/s", name: "ours", value: round(median(oursRuns), 1), detail: { ...detail, runs: oursRuns.map((x) => round(x, 1)) } });
+    report({ metric: "postgres_concurrent_steps_per_s", n: PROCESSES * CONVERSATIONS, unit: "steps/s", name: "bare insert+commit", value: round(median(bareRuns), 1), detail: { ...detail, how: `each step one autocommit INSERT`, runs: bareRuns.map((x) => round(x, 1)) } });
+  } finally {
+    await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await c.end();
+  }
+}
+
+const w = process.env["FUNCTAI_BENCH_WORKER"];
+if (w) {
+  const { kind, url, schema, goAt } = JSON.parse(w) as { kind: string; url: string; schema: string; goAt: number };
+  await worker(kind, url, schema, goAt);
+} else await main({ ours, langgraph, concurrent });

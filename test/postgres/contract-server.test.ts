@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { postgresStore } from "../../adapters/postgres/index.js";
+import { rec, storeContract } from "../store/contract.js";
+import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+
+const url = SERVER_URL ?? "";
+
+describe.skipIf(NO_SERVER !== null)("on a real PostgreSQL server", () => {
+  storeContract("postgresStore", async () => {
+    const schema = freshSchema();
+    return {
+      store: postgresStore({ connectionString: url }, { schema }),
+      reopen: async () => postgresStore({ connectionString: url }, { schema }),
+      cleanup: () => dropSchema(schema).then(() => undefined),
+    };
+  });
+
+  it("works on the caller's own pool, and leaves it open on close", async () => {
+    const schema = freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const store = postgresStore({ pool }, { schema });
+    expect(await store.append("c", [rec(), rec()])).toBe(2);
+    await store.close();
+    expect((await pool.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
+    await pool.end();
+    await dropSchema(schema);
+  });
+
+  it("several stores using a fresh schema at once create it once", async () => {
+    const schema = freshSchema();
+    const stores = Array.from({ length: 6 }, () => postgresStore({ connectionString: url }, { schema }));
+    const lengths = await Promise.all(stores.map((s, i) => s.append("c", [rec("x", { i })])));
+    expect([...lengths].sort()).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await admin(`SELECT value FROM "${schema}".meta`)).toEqual([{ value: "1" }]);
+    await Promise.all(stores.map((s) => s.close()));
+    await dropSchema(schema);
+  });
+
+  it("a committed append is durable and notifies on commit: wait wakes in another store", async () => {
+    const schema = freshSchema();
+    const a = postgresStore({ connectionString: url }, { schema });
+    const b = postgresStore({ connectionString: url }, { schema });
+    await a.append("c", [rec()]);
+    const woke = b.wait!("c", 1, 20_000);
+    await a.append("c", [rec()], { expect: 1 });
+    expect(await woke).toBe(true);
+    await Promise.all([a.close(), b.close()]);
+    await dropSchema(schema);
+  });
+});

@@ -1,0 +1,28 @@
+import pg from "pg";
+
+/**
+ * The real server's URL for tests (`FUNCTAI_TEST_PG`, set by .ci/run), or
+ * why there is none. With `CI` set a missing server is a failure, not a skip.
+ */
+export const SERVER_URL = process.env["FUNCTAI_TEST_PG"];
+export const NO_SERVER = SERVER_URL ? null : "FUNCTAI_TEST_PG is not set (a PostgreSQL URL such as postgres://functai:functai@127.0.0.1:5432/postgres; .ci/run sets it)";
+if (NO_SERVER) {
+  if (process.env["CI"]) throw new Error(`CI is set but ${NO_SERVER}`);
+  console.warn(`skipping the tests on a real PostgreSQL server: ${NO_SERVER}`);
+}
+
+export { freshSchema } from "./pglite-db.js";
+
+/** Runs one statement on the test server with a short-lived client. */
+export async function admin<T extends pg.QueryResultRow = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: SERVER_URL, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    return (await client.query<T>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a schema this test made. */
+export const dropSchema = (schema: string): Promise<unknown> => admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
