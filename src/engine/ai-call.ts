@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { FunctaiError, OutputError, StepLimit } from "../errors.js";
 import { remember } from "../history.js";
+import { checkResponse, modelFailure } from "../lm/check-response.js";
 import { Fingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
 import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
@@ -45,7 +46,12 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
   const onText = runtime.streaming ? (delta: string) => runtime.emit(path, { type: "text", site, delta }) : undefined;
-  let response = await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText });
+  let response: LMResponse;
+  try {
+    response = checkResponse(lm, await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText }));
+  } catch (e) {
+    throw runtime.signal.aborted ? e : modelFailure(lm, e); // (a stopped turn keeps its own reason)
+  }
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });
   const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));

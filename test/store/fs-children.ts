@@ -1,4 +1,4 @@
-/** Starting fs-child.ts in a process of its own, and watching what it prints (fs.test.ts, fs-hostile.test.ts). */
+/** Starting a test's child script (fs-child.ts and others) in a process of its own, and watching what it prints. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -8,13 +8,18 @@ export interface Child {
   proc: ChildProcess;
   lines: string[];
   exited: Promise<number | null>;
-  /** Resolves once the child printed a line matching `test`. */
+  /** Resolves once the child printed a line matching `test` (rejects if it exits first). */
   saw(test: (line: string) => boolean): Promise<void>;
+  /** The first line that matches `test`, once printed. */
+  line(test: (line: string) => boolean): Promise<string>;
 }
 
-/** Runs `fs-child.ts <args…>`; its stdout lines are collected as they come. */
-export function spawnChild(args: readonly string[]): Child {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=functai-source", script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+/** Runs `fs-child.ts <args…>` (see there). */
+export const spawnChild = (args: readonly string[]): Child => spawnScript(script, args);
+
+/** Runs a TypeScript file (from source) with `args`; its stdout lines are collected as they come. */
+export function spawnScript(file: string, args: readonly string[]): Child {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=functai-source", file, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const lines: string[] = [];
   const listeners = new Set<() => void>();
   let buffered = "";
@@ -48,5 +53,6 @@ export function spawnChild(args: readonly string[]): Child {
       });
       check();
     });
-  return { proc, lines, exited, saw };
+  const line = (test: (line: string) => boolean): Promise<string> => saw(test).then(() => lines.find(test)!);
+  return { proc, lines, exited, saw, line };
 }
