@@ -4,8 +4,8 @@
  *     of 1–3 records, each with `expect` and retries on conflict; prints "ack <batch> <size>"
  *     once a batch is acknowledged, "done" at the end.
  *   hold <dir> <conversation>: takes the conversation's lock, prints "locked", never lets go.
- *   burst <dir> <conversation>: appends one record after another with nothing in between (no
- *     other I/O, so it keeps its lock from one append to the next), prints "bursting" after
+ *   burst <dir> <conversation>: appends one record after another with nothing in between (each
+ *     append still lets its lock go before it resolves), prints "bursting" after
  *     the first, and "appended <n>" and exits when its file holds a record it did not write.
  *   slow-tool <dir> <conversation> <ms>: sends one turn whose changing tool works synchronously
  *     for <ms> ms (no await: the event loop stands still); prints "in tool" as it starts,
