@@ -86,7 +86,7 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
 
 // never shown to the model as a tool's error: they stop the turn (a broken plugin or approve function too, at any depth)
 // the engine's own failures stop the turn at any depth: a journal that cannot be written is never a tool error the model sees
-const PROPAGATE = new Set(["turn-aborted", "turn-unfinished", "plugin-failed", "store-io", "store-conflict", "store-corrupt", "lease-lost", "turn-claimed"]);
+const PROPAGATE = new Set(["turn-aborted", "turn-unfinished", "plugin-failed", "store-io", "store-conflict", "store-corrupt", "store-symlink", "lease-lost", "turn-claimed"]);
 const mustPropagate = (e: unknown): boolean =>
   e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && PROPAGATE.has(e.code));
 
