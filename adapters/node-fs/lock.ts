@@ -9,14 +9,15 @@
  * file written with the holder's JSON costs three calls and a data block,
  * and every fsync of the conversation file then commits that too.)
  *
- * Waiters back off with jitter. A lock older than `staleMs` whose holder is
+ * Waiters back off with jitter, and mark the lock wanted so that a process
+ * appending without a pause steps aside for them. A lock older than `staleMs` whose holder is
  * dead (its pid is gone on this host, or it names no holder) is broken.
  * Lock files of the earlier format (a regular file holding `{ pid, host,
  * token, at }` JSON) are still read, so a lock left by an older version is
  * honoured and broken by the same rules.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { lstat, open, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { ConversationError } from "../../src/errors.js";
@@ -90,8 +91,10 @@ const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
  * ```
  */
 export async function withLock<T>(path: string, options: LockOptions, fn: () => T): Promise<T> {
-  const release = tryCreate(path); // the usual case: free, taken without waiting
-  if (release !== undefined) return runThenRelease(fn, release);
+  if (!wanted(path)) {
+    const release = tryCreate(path); // the usual case: free, taken without waiting
+    if (release !== undefined) return runThenRelease(fn, release);
+  } else await yieldTo(path); // another process waits for it: let it in first
   let line = lines.get(path);
   if (line === undefined) lines.set(path, (line = { busy: false, waiting: [] }));
   else if (line.busy) await new Promise<void>((go) => line!.waiting.push(go));
@@ -109,6 +112,50 @@ export async function withLock<T>(path: string, options: LockOptions, fn: () => 
   }
 }
 
+/**
+ * A waiter in another process marks `<lock>.want` (a symbolic link, like the
+ * lock) while it waits; a process about to take the lock again sees the mark
+ * and steps aside until the waiter took it (the mark is gone) or `YIELD_MS`
+ * passed, so a process appending without a pause cannot starve the others.
+ */
+const WANT = ".want";
+const YIELD_MS = 100;
+
+/** True when a waiter marked the lock as wanted (one `lstat`; no error object made for the usual answer). */
+function wanted(path: string): boolean {
+  try {
+    return lstatSync(`${path}${WANT}`, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until the waiter took the lock (its mark is gone), at most YIELD_MS; a mark left longer is removed (its waiter died or gave up). */
+async function yieldTo(path: string): Promise<void> {
+  const until = Date.now() + YIELD_MS;
+  while (wanted(path)) {
+    if (Date.now() >= until) return unlinkQuietly(`${path}${WANT}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Marks the lock as wanted (a hint: a missing or stale mark costs only time). */
+function markWanted(path: string): void {
+  try {
+    symlinkSync(target(nextToken()), `${path}${WANT}`);
+  } catch {
+    // marked already, or links cannot be made here
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
 function runThenRelease<T>(fn: () => T, release: () => void): T {
   try {
     return fn();
@@ -122,9 +169,16 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
   const deadline = Date.now() + options.timeoutMs;
   for (let attempt = 0; ; attempt++) {
     const release = tryCreate(path);
-    if (release !== undefined) return release;
+    if (release !== undefined) {
+      if (attempt > 0) unlinkQuietly(`${path}${WANT}`);
+      return release;
+    }
+    markWanted(path);
     if (await breakIfStale(path, options.staleMs)) continue;
-    if (Date.now() >= deadline) throw new ConversationError("store-io", `${path}: ${await timedOut(path, options.timeoutMs)}`);
+    if (Date.now() >= deadline) {
+      unlinkQuietly(`${path}${WANT}`);
+      throw new ConversationError("store-io", `${path}: ${await timedOut(path, options.timeoutMs)}`);
+    }
     // Exponential back-off, 1 ms to 50 ms, with jitter so that waiters do not move in step.
     const ms = Math.min(50, 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
     await new Promise((r) => setTimeout(r, Math.min(ms, Math.max(1, deadline - Date.now()))));

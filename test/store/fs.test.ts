@@ -488,7 +488,7 @@ describe("fs store across processes", () => {
     expect(await fsStore(dir).length!("shared")).toBe(4 * perWriter);
   });
 
-  it("a process appending without a pause lets the lock go after each append: another process gets in between", async () => {
+  it("a process appending without a pause lets the lock go after each append and steps aside for a waiting process", async () => {
     const burst = run("burst", dir, "c");
     await burst.saw((l) => l === "bursting");
     const t0 = Date.now();
