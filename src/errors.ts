@@ -29,6 +29,7 @@ export type ErrorCode =
   | "store-conflict"
   | "store-corrupt"
   | "store-io"
+  | "store-symlink"
   | "lm-missing"
   | "lm-unknown"
   | "lm-script-ended"

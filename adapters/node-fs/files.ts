@@ -1,6 +1,6 @@
 /** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
-import { closeSync, fstatSync, fsync, fsyncSync, openSync, read, statSync, type Stats } from "node:fs";
-import { mkdir, open } from "node:fs/promises";
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, read, readSync, type Stats } from "node:fs";
+import { lstat, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
 import { scan, type Scan } from "./jsonl.js";
@@ -74,31 +74,83 @@ async function readScan(
   return { ...result, ino: st.ino, size, base };
 }
 
+/**
+ * {@link scanFd} without yielding (positioned reads in this thread), for use
+ * under the lock: only what another process appended since this store last
+ * looked is read, usually a few records.
+ */
+export function scanFdSync(fd: number, file: string, known: Known | undefined, st: { ino: number; size: number }): Scanned {
+  const same = unchanged(st, known);
+  if (same !== undefined) return same;
+  const from = known !== undefined && known.ino === st.ino && st.size >= known.end ? known : undefined;
+  const base = from?.end ?? 0;
+  const buf = Buffer.allocUnsafe(st.size - base);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, base + got);
+    if (n === 0) break;
+    got += n;
+  }
+  const result = scan(buf.subarray(0, got), { file, base, before: from?.count ?? 0 });
+  return { ...result, ino: st.ino, size: st.size, base };
+}
+
 /** A positioned read of an open file (asynchronous). */
 export const readAt = (fd: number, buf: Buffer, offset: number, length: number, position: number): Promise<number> =>
   new Promise((resolve, reject) => read(fd, buf, offset, length, position, (e, n) => (e ? reject(e) : resolve(n))));
 
-/** fsync of an open file (through `fs.fsync`, looked up at each call). */
-export const fsyncFd = (fd: number): Promise<void> =>
-  new Promise((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
-
-/** `stat` of a path (synchronously: no disk access), or undefined when it does not exist. */
+/** `lstat` of a path (synchronously: no disk access), or undefined when it does not exist. A link is seen as itself, never followed. */
 export function statOrUndefined(file: string): Stats | undefined {
   try {
-    return statSync(file, { throwIfNoEntry: false });
+    return lstatSync(file, { throwIfNoEntry: false });
   } catch (e) {
     throw io(file, e);
   }
 }
 
-/** Opens a file (synchronously: no disk access), or undefined when it does not exist. */
-export function openFdIfExists(file: string, flags: "r" | "r+"): number | undefined {
+/** Never follows a symbolic link at the file itself (0 where the platform has no such flag). */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * Opens a conversation file for reading (synchronously: no disk access), or
+ * undefined when it does not exist. A symbolic link there is refused
+ * (`store-symlink`), never followed.
+ */
+export function openFdIfExists(file: string): number | undefined {
   try {
-    return openSync(file, flags);
+    return openSync(file, constants.O_RDONLY | NOFOLLOW);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw io(file, e);
   }
+}
+
+/** Opens (or creates, 0o600) a conversation file for appending, never through a symbolic link (`store-symlink`). */
+export function openForAppend(file: string): number {
+  try {
+    // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.
+    return openSync(file, constants.O_RDWR | constants.O_CREAT | NOFOLLOW, 0o600);
+  } catch (e) {
+    throw io(file, e);
+  }
+}
+
+/** The refusal of a symbolic link where the store keeps its own files or folder. */
+export function symlinkRefused(path: string): ConversationError {
+  return new ConversationError(
+    "store-symlink",
+    `${path} is a symbolic link. The store never follows links where it keeps its own files (an append could write ` +
+      "outside its folder): put the conversations folder itself there, or give fsStore the folder the link points to.",
+  );
+}
+
+/** Refuses a `conversations` folder that is a symbolic link (or not a folder). */
+export async function checkDir(dir: string): Promise<void> {
+  const st = await lstat(dir).catch((e: unknown) => {
+    throw io(dir, e);
+  });
+  if (st.isSymbolicLink()) throw symlinkRefused(dir);
+  if (!st.isDirectory()) throw new ConversationError("store-io", `${dir} is not a folder.`);
 }
 
 /** Closes a file descriptor, ignoring errors (it is only read, or already synced). */
@@ -145,8 +197,9 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Wraps a file-system error as `store-io` (our own errors pass through). */
+/** Wraps a file-system error as `store-io` (our own errors pass through; a link refused by O_NOFOLLOW is `store-symlink`). */
 export function io(file: string, e: unknown): FunctaiError {
   if (e instanceof FunctaiError) return e;
+  if ((e as NodeJS.ErrnoException)?.code === "ELOOP" && NOFOLLOW !== 0) return symlinkRefused(file);
   return new ConversationError("store-io", `${file}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
 }

@@ -6,7 +6,7 @@
  * keeps batches all or none across a crash: a batch whose closing line is
  * missing is a torn tail, like a line without its newline.
  */
-import { ConversationError } from "../../src/errors.js";
+import { ConversationError, FunctaiError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 
 const NL = 0x0a;
@@ -36,10 +36,11 @@ export interface ScanFrom {
 }
 
 /**
- * Reads committed records from `buf`. A line that does not parse is a torn
- * tail when no committed line follows it, and corruption when one does; a
- * line that parses but is not the record expected there (not an object, or
- * `seq` not the next number) is always corruption. Never skips silently.
+ * Reads committed records from `buf`. Only a last line without its newline
+ * (or a batch whose closing line is missing) is a torn tail; any line with
+ * its newline that does not parse, or is not the record expected there (not
+ * an object, or `seq` not the next number), is damage (`store-corrupt`),
+ * wherever it is. Never skips silently.
  */
 export function scan(buf: Buffer, from: ScanFrom): Scan {
   const scanner = new Scanner(from);
@@ -62,7 +63,6 @@ export class Scanner {
   #end = 0;
   #seen = 0;
   #pending: ConversationRecord[] = [];
-  #problem: { line: number; why: string } | undefined;
 
   constructor(from: ScanFrom, emit?: (record: ConversationRecord) => void) {
     this.#from = from;
@@ -85,13 +85,8 @@ export class Scanner {
       try {
         value = JSON.parse(text);
       } catch {
-        this.#problem ??= { line, why: text.trim() === "" ? "an empty line" : "not JSON" };
-        continue;
-      }
-      if (this.#problem !== undefined) {
-        // A parsed line after a broken one: the broken one is in the middle unless this batch never closes.
-        if (closes) throw corrupt(from.file, this.#problem.line, this.#problem.why);
-        continue;
+        // A line with its newline was written whole: a crash can only leave a last line without one.
+        throw corrupt(from.file, line, text.trim() === "" ? "an empty line" : "a complete line that is not JSON");
       }
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
         throw corrupt(from.file, line, "not a JSON object");
@@ -146,10 +141,10 @@ export function recordBody(conversation: string, record: object, index: number):
       body = JSON.stringify(rest);
     } else body = JSON.stringify(record);
   } catch (e) {
-    throw new TypeError(`${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error).message}).`, { cause: e });
+    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error)?.message ?? String(e)}).`, { cause: e });
   }
   if (body === undefined || !body.startsWith("{")) {
-    throw new TypeError(`${conversation}: record ${index + 1} of the batch does not serialise to a JSON object.`);
+    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch does not serialise to a JSON object.`);
   }
   return body;
 }
@@ -157,7 +152,7 @@ export function recordBody(conversation: string, record: object, index: number):
 function corrupt(file: string, line: number, why: string): ConversationError {
   return new ConversationError(
     "store-corrupt",
-    `${file}:${line}: ${why}. The conversation file is damaged before its last line; ` +
-      "the store will not skip records. Repair or move the file by hand.",
+    `${file}:${line}: ${why}. The conversation file is damaged (a crash only ever leaves a last line without its newline); ` +
+      "the store will neither skip nor overwrite records. Repair or move the file by hand.",
   );
 }

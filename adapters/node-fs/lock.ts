@@ -1,5 +1,6 @@
 /**
- * A cross-process lock: a symbolic link created with `symlink(2)` (atomic,
+ * A cross-process lock, held only for one append's synchronous write and
+ * flush: a symbolic link created with `symlink(2)` (atomic,
  * fails with EEXIST when the lock is held) whose target names the holder:
  * `fl1:<pid>:<host>:<token>`, where `<host>` is a short hash of the host
  * name and pid namespace, and `<token>` is random. The target stays under 60 bytes, so the
@@ -8,17 +9,17 @@
  * file written with the holder's JSON costs three calls and a data block,
  * and every fsync of the conversation file then commits that too.)
  *
- * Waiters back off with jitter. A lock older than `staleMs` whose holder is
+ * Waiters back off with jitter, and mark the lock wanted so that a process
+ * appending without a pause steps aside for them. A lock older than `staleMs` whose holder is
  * dead (its pid is gone on this host, or it names no holder) is broken.
  * Lock files of the earlier format (a regular file holding `{ pid, host,
  * token, at }` JSON) are still read, so a lock left by an older version is
  * honoured and broken by the same rules.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { lstat, readFile, readlink, symlink, unlink } from "node:fs/promises";
+import { closeSync, constants, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstat, open, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
-import { performance } from "node:perf_hooks";
 import { ConversationError } from "../../src/errors.js";
 
 export interface LockOptions {
@@ -75,60 +76,31 @@ const held = new Set<string>();
 const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
 
 /**
- * A lock this process took and keeps for a moment after `fn` ends: appends
- * that follow one another without a pause (a turn's steps against a fast
- * model) reuse it instead of making and removing the link each time. It is
- * let go at the event loop's next check phase (`setImmediate`) once nothing
- * uses it, as soon as another process asks for it (see `WANT`), and when this
- * process exits. A process killed while keeping it leaves a link naming a
- * dead pid, which the next taker breaks at once.
- */
-interface Hold extends Held {
-  release: () => void;
-  busy: boolean;
-  check: NodeJS.Immediate | undefined;
-  /** When `<lock>.want` was last looked at (it is looked at no more than once a millisecond). */
-  looked: number;
-}
-
-/**
- * What `fn` is told of the lock it runs under. The same object for as long
- * as this process keeps the lock without a gap, so a caller can tell that
- * nobody outside it wrote since its own last write (see `writer`).
- */
-export interface Held {
-  /** Free for the caller: who last wrote under this lock, while this process kept it. */
-  writer: unknown;
-}
-const holds = new Map<string, Hold>();
-/**
- * A waiter in another process marks `<lock>.want` (a symlink, like the lock)
- * while it waits. A process keeping a lock lets go when it sees the mark, and
- * stays away until the mark is gone (the waiter took the lock and removed
- * it) or `YIELD_MS` passed, so the waiter gets its turn.
- */
-const WANT = ".want";
-const YIELD_MS = 100;
-let exitHook = false;
-
-/**
- * Runs `fn` holding the lock at `path`; the lock is let go once `fn` ends
- * (kept for appends that follow at once: see `Hold`).
+ * Runs `fn` holding the lock at `path`, and lets go before returning. `fn`
+ * is synchronous on purpose: from the moment the lock is taken to the
+ * moment it is let go, no other JavaScript of this process runs (no tool,
+ * plugin, approve function or timer), so a slow or paused piece of user
+ * code never keeps another process waiting. Only the wait for a lock held
+ * elsewhere is asynchronous.
  *
  * @example
  * ```ts
- * await withLock("/data/conversations/sam.jsonl.lock", { staleMs: 5000, timeoutMs: 30000 }, async () => {
+ * await withLock("/data/conversations/sam.jsonl.lock", { staleMs: 5000, timeoutMs: 30000 }, () => {
  *   // only one process at a time runs this
  * });
  * ```
  */
-export async function withLock<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
+export async function withLock<T>(path: string, options: LockOptions, fn: () => T): Promise<T> {
+  if (!wanted(path)) {
+    const release = tryCreate(path); // the usual case: free, taken without waiting
+    if (release !== undefined) return runThenRelease(fn, release);
+  } else await yieldTo(path); // another process waits for it: let it in first
   let line = lines.get(path);
   if (line === undefined) lines.set(path, (line = { busy: false, waiting: [] }));
   else if (line.busy) await new Promise<void>((go) => line!.waiting.push(go));
   line.busy = true;
   try {
-    return await locked(path, options, fn);
+    return runThenRelease(fn, await acquire(path, options));
   } finally {
     // hand the line to the next caller here, or leave it
     const next = line.waiting.shift();
@@ -140,82 +112,55 @@ export async function withLock<T>(path: string, options: LockOptions, fn: (held:
   }
 }
 
-function locked<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
-  const kept = holds.get(path);
-  if (kept !== undefined) {
-    const now = performance.now();
-    if (now - kept.looked < 1 || !wanted(path)) {
-      kept.looked = now;
-      return holding(path, kept, fn);
-    }
-    letGo(path, kept);
-    return yieldTo(path).then(() => take(path, options, fn));
-  }
-  return take(path, options, fn);
-}
+/**
+ * A waiter in another process marks `<lock>.want` (a symbolic link, like the
+ * lock) while it waits; a process about to take the lock again sees the mark
+ * and steps aside until the waiter took it (the mark is gone) or `YIELD_MS`
+ * passed, so a process appending without a pause cannot starve the others.
+ */
+const WANT = ".want";
+const YIELD_MS = 100;
 
-function take<T>(path: string, options: LockOptions, fn: (held: Held) => Promise<T>): Promise<T> {
-  let release: (() => void) | undefined;
-  try {
-    release = tryCreate(path);
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  if (release === undefined) return acquire(path, options).then((r) => holding(path, keep(path, r), fn));
-  return holding(path, keep(path, release), fn);
-}
-
-function keep(path: string, release: () => void): Hold {
-  const hold: Hold = { release, busy: false, check: undefined, looked: performance.now(), writer: undefined };
-  holds.set(path, hold);
-  if (!exitHook) {
-    exitHook = true;
-    process.once("exit", () => {
-      for (const [p, h] of holds) letGo(p, h);
-    });
-  }
-  return hold;
-}
-
-async function holding<T>(path: string, hold: Hold, fn: (held: Held) => Promise<T>): Promise<T> {
-  hold.busy = true;
-  try {
-    return await fn(hold);
-  } finally {
-    hold.busy = false;
-    hold.check ??= setImmediate(() => {
-      hold.check = undefined;
-      if (!hold.busy && holds.get(path) === hold) letGo(path, hold);
-    });
-  }
-}
-
-function letGo(path: string, hold: Hold): void {
-  if (holds.get(path) === hold) holds.delete(path);
-  if (hold.check !== undefined) clearImmediate(hold.check);
-  hold.check = undefined;
-  hold.release();
-}
-
-/** True when a waiter in another process marked the lock as wanted. */
+/** True when a waiter marked the lock as wanted (one `lstat`; no error object made for the usual answer). */
 function wanted(path: string): boolean {
   try {
-    return lstatSync(`${path}${WANT}`, { throwIfNoEntry: false }) !== undefined; // (no error object made for the usual answer)
+    return lstatSync(`${path}${WANT}`, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
 }
 
-/**
- * After letting go for a waiter: waits until it took the lock (its mark is
- * gone), at most YIELD_MS. A mark still there by then is removed: its waiter
- * died or gave up (a live one marks again at its next try).
- */
+/** Waits until the waiter took the lock (its mark is gone), at most YIELD_MS; a mark left longer is removed (its waiter died or gave up). */
 async function yieldTo(path: string): Promise<void> {
   const until = Date.now() + YIELD_MS;
   while (wanted(path)) {
     if (Date.now() >= until) return unlinkQuietly(`${path}${WANT}`);
     await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Marks the lock as wanted (a hint: a missing or stale mark costs only time). */
+function markWanted(path: string): void {
+  try {
+    symlinkSync(target(nextToken()), `${path}${WANT}`);
+  } catch {
+    // marked already, or links cannot be made here
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // gone already
+  }
+}
+
+function runThenRelease<T>(fn: () => T, release: () => void): T {
+  try {
+    return fn();
+  } finally {
+    release();
   }
 }
 
@@ -232,31 +177,11 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
     if (await breakIfStale(path, options.staleMs)) continue;
     if (Date.now() >= deadline) {
       unlinkQuietly(`${path}${WANT}`);
-      throw new ConversationError(
-        "store-io",
-        `${path}: could not take the lock in ${options.timeoutMs} ms${await describe(path)}. If no process holds it, delete the file.`,
-      );
+      throw new ConversationError("store-io", `${path}: ${await timedOut(path, options.timeoutMs)}`);
     }
     // Exponential back-off, 1 ms to 50 ms, with jitter so that waiters do not move in step.
     const ms = Math.min(50, 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
     await new Promise((r) => setTimeout(r, Math.min(ms, Math.max(1, deadline - Date.now()))));
-  }
-}
-
-/** Asks a process that keeps the lock to let go (a hint: a missing or stale mark costs only time). */
-function markWanted(path: string): void {
-  try {
-    symlinkSync(target(nextToken()), `${path}${WANT}`);
-  } catch {
-    // marked already (or the file system makes no links: the holder then lets go at its next check phase anyway)
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // gone already
   }
 }
 
@@ -335,7 +260,10 @@ export function parseTarget(text: string): Holder | undefined {
 
 async function readLegacy(path: string): Promise<Holder | undefined> {
   try {
-    const h = JSON.parse(await readFile(path, "utf8")) as { pid?: unknown; host?: unknown; token?: unknown };
+    // never through a link planted meanwhile: only the lock file itself is read
+    const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const text = await file.readFile("utf8").finally(() => file.close());
+    const h = JSON.parse(text) as { pid?: unknown; host?: unknown; token?: unknown };
     return typeof h.pid === "number" && typeof h.host === "string" && typeof h.token === "string"
       ? { pid: h.pid, host: hostId(h.host), hostName: h.host, token: h.token, format: "file" }
       : undefined;
@@ -401,10 +329,21 @@ function isDead(holder: Holder): boolean {
   }
 }
 
-/** " (held by pid … on … since …)" for a timeout message, or "" when the lock names nobody. */
-async function describe(path: string): Promise<string> {
+/**
+ * Why an append gave up waiting: who holds the lock and what to do. Never
+ * says to delete it: a holder that is alive (or that this host cannot look
+ * up) still writes under it, and a lock whose holder died is broken by the
+ * next append on its own host.
+ */
+async function timedOut(path: string, timeoutMs: number): Promise<string> {
   const [holder, st] = await Promise.all([readHolder(path), lstat(path).catch(() => undefined)]);
-  if (holder === undefined || st === undefined) return "";
-  const where = sameHost(holder) ? "on this host" : `on ${holder.hostName ?? "another host"}`;
-  return ` (held by pid ${holder.pid} ${where} since ${new Date(st.mtimeMs).toISOString()})`;
+  const waited = `another process kept this conversation's lock for all of the ${timeoutMs} ms this append waited`;
+  if (holder === undefined || st === undefined) return `${waited}. Try again later.`;
+  const since = new Date(st.mtimeMs).toISOString();
+  if (!sameHost(holder)) {
+    return `${waited} (held by pid ${holder.pid} on ${holder.hostName ?? "another host"} since ${since}). ` +
+      "Whether that process lives cannot be told from here, so the lock is never broken from here: it is let go when that process's append ends.";
+  }
+  return `${waited} (held by pid ${holder.pid} on this host since ${since}; that process is alive, only slow or paused). ` +
+    "Try again later: the lock is let go when its append ends, and broken at once if that process dies.";
 }

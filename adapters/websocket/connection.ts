@@ -5,10 +5,11 @@
 import type { WebSocket } from "ws";
 import type { TurnStream } from "../../src/turn/stream.js";
 import { wireError } from "./errors.js";
-import { allowsConversation, type Grant, type KeyRing } from "./keys.js";
+import type { Grant, KeyRing } from "./keys.js";
 import { TokenBucket, type RateOptions } from "./limits.js";
 import { clientMessageSchema, PROTOCOL_VERSION, SUPPORTED_VERSIONS, type ClientMessage, type ServerMessage, type WaitingEntry, type WireError } from "./protocol.js";
 import type { RunContext } from "./runner.js";
+import { visibleTo } from "./scope.js";
 import type { WaitingWatcher } from "./watch.js";
 
 /** What every connection of a server shares. */
@@ -24,8 +25,8 @@ export interface Hub extends RunContext {
   log(message: string, e?: unknown): void;
 }
 
-/** Close codes: 4401 refused key (do not retry), 4429 abusive, 4400 protocol (no hello). */
-export const CLOSE = { auth: 4401, abuse: 4429, protocol: 4400, shutdown: 1001 } as const;
+/** Close codes: 4401 refused key (do not retry), 4429 abusive, 4400 protocol (no hello, or none in time), 1013 full (try again later). */
+export const CLOSE = { auth: 4401, abuse: 4429, protocol: 4400, full: 1013, shutdown: 1001 } as const;
 
 export type Handler = (conn: Connection, msg: Exclude<ClientMessage, { type: "hello" }>) => Promise<void>;
 
@@ -46,9 +47,11 @@ export class Connection {
     readonly socket: WebSocket,
     readonly handle: Handler,
     helloTimeoutMs: number,
+    /** The remote address (per-address limits). */
+    readonly address: string,
   ) {
     this.#bucket = new TokenBucket(hub.rate.perSecond, hub.rate.burst);
-    this.#helloTimer = setTimeout(() => this.close(CLOSE.protocol, "no hello"), helloTimeoutMs);
+    this.#helloTimer = setTimeout(() => this.close(CLOSE.protocol, "no hello in time"), helloTimeoutMs);
     socket.on("message", (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on("pong", () => (this.alive = true));
     socket.on("close", () => this.#closed());
@@ -84,7 +87,7 @@ export class Connection {
   pushWaiting(all: readonly WaitingEntry[], force = false): void {
     const grant = this.grant && this.hub.keys.current(this.grant);
     if (!grant) return;
-    const mine = all.filter((w) => allowsConversation(grant, w.conversation));
+    const mine = visibleTo(grant, all);
     const json = JSON.stringify(mine);
     if (!force && json === this.#lastWaiting) return;
     this.#lastWaiting = json;

@@ -7,14 +7,15 @@ import type { TurnEvent } from "../../src/turn/events.js";
 import { type Connection, type Handler, type Hub } from "./connection.js";
 import { toWireError, wireError } from "./errors.js";
 import { allowsConversation, allowsProgram } from "./keys.js";
+import { allowsTurn, programOfTurn, visibleTo } from "./scope.js";
 import type { ClientMessage, Outcome, WireEvent } from "./protocol.js";
 import { startCall } from "./calls.js";
 import { abandon, answer, resume, status } from "./runner.js";
 
 type Request = Exclude<ClientMessage, { type: "hello" }>;
 
-/** Sends a turn's event to the connection that asked and to subscribers that may see the conversation. */
-function emitter(hub: Hub, conn: Connection, id: string, conversation: () => string | null) {
+/** Sends a turn's event to the connection that asked and to subscribers that may see the turn (its conversation and program). */
+function emitter(hub: Hub, conn: Connection, id: string, conversation: () => string | null, program: string | null) {
   return (turnEvent: TurnEvent): void => {
     const event: WireEvent = { ...turnEvent }; // the engine's union, as the loosely checked wire shape
     const c = conversation();
@@ -22,7 +23,7 @@ function emitter(hub: Hub, conn: Connection, id: string, conversation: () => str
     if (c === null) return; // a caller call is the caller's alone
     for (const other of hub.connections) {
       const grant = other.grant && hub.keys.current(other.grant);
-      if (other !== conn && other.subscribed && grant && allowsConversation(grant, c)) other.send({ type: "event", id: null, conversation: c, event });
+      if (other !== conn && other.subscribed && grant && allowsTurn(grant, c, program)) other.send({ type: "event", id: null, conversation: c, event });
     }
   };
 }
@@ -48,10 +49,21 @@ export function requestHandler(hub: Hub): Handler {
     const grant = conn.grant!;
     if ("conversation" in msg && msg.conversation !== undefined && !allowsConversation(grant, msg.conversation))
       return conn.error(msg.id, wireError("remote-forbidden", `this key may not use conversation ${msg.conversation}`));
+    // a request about a turn: its program must be the key's too (the same refusal whether or not the turn exists)
+    let program: string | null = null;
+    if ("turn" in msg) {
+      try {
+        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn);
+      } catch (e) {
+        return conn.error(msg.id, toWireError(e));
+      }
+      if (!allowsTurn(grant, msg.conversation, program))
+        return conn.error(msg.id, wireError("remote-forbidden", `this key may not use turns of that program in conversation ${msg.conversation}`));
+    }
     switch (msg.type) {
       case "waiting":
         await hub.watcher.refresh();
-        return conn.send({ type: "reply", id: msg.id, result: hub.watcher.all.filter((w) => allowsConversation(grant, w.conversation)) });
+        return conn.send({ type: "reply", id: msg.id, result: visibleTo(grant, hub.watcher.all) });
       case "subscribe":
         conn.subscribed = true;
         return conn.send({ type: "reply", id: msg.id, result: null });
@@ -64,11 +76,11 @@ export function requestHandler(hub: Hub): Handler {
       case "deny": {
         const verdict = msg.type === "approve" ? "yes" : "no";
         const reason = msg.type === "deny" ? msg.reason : undefined;
-        const emit = emitter(hub, conn, msg.id, () => msg.conversation);
+        const emit = emitter(hub, conn, msg.id, () => msg.conversation, program);
         return run(hub, conn, msg.id, () => answer(hub, { ...msg, verdict, reason }, emit));
       }
       case "resume":
-        return run(hub, conn, msg.id, () => resume(hub, msg, emitter(hub, conn, msg.id, () => msg.conversation)));
+        return run(hub, conn, msg.id, () => resume(hub, msg, emitter(hub, conn, msg.id, () => msg.conversation, program)));
       case "abandon":
         return run(hub, conn, msg.id, () => abandon(hub, msg));
       case "call":
@@ -98,7 +110,7 @@ async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "c
     return conn.error(msg.id, wireError("remote-forbidden", "this key is limited to some conversations: call with approvals \"owner\" and one of them"));
   let conversation: string | null = null;
   await run(hub, conn, msg.id, async () => {
-    const started = startCall(hub, msg, emitter(hub, conn, msg.id, () => conversation));
+    const started = startCall(hub, msg, emitter(hub, conn, msg.id, () => conversation, msg.program));
     conversation = started.conversation;
     if (conversation) hub.watcher.know(conversation);
     if (started.stream) conn.calls.set(msg.id, started.stream);

@@ -7,7 +7,7 @@ import type { Settings } from "../../src/settings.js";
 import type { Store } from "../../src/store/types.js";
 import { CLOSE, Connection, type Hub } from "./connection.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
-import type { RateOptions } from "./limits.js";
+import { admit, type RateOptions } from "./limits.js";
 import { requestHandler } from "./requests.js";
 import type { AnyProgram } from "./runner.js";
 import { WaitingWatcher } from "./watch.js";
@@ -39,10 +39,18 @@ export interface ServeOptions {
   answeredGraceMs?: number;
   /** Ping every this often; a connection that did not answer the last ping is dropped (default 15 s). */
   heartbeatMs?: number;
-  /** A connection that says no hello within this is closed (default 10 s). */
+  /** A connection that says no hello within this is closed, 4400 (default 5 s). */
   helloTimeoutMs?: number;
   /** Connections at once (default 256); more are closed with 1013 (try again later). */
   maxConnections?: number;
+  /**
+   * Sockets that have not said hello yet (default 32). They never take an
+   * authenticated companion's room: past this (or any other limit), the
+   * oldest of them is closed to make room for a newcomer.
+   */
+  maxPending?: number;
+  /** Connections from one remote address (default 32); past it the oldest of its sockets without a hello is closed, else the newcomer (1013). */
+  maxPerAddress?: number;
   /** Browser pages (by `Origin`) allowed to connect to a server without keys. */
   origins?: readonly string[];
   /** Where server-side failures are told (default: console.error, without the request's data). */
@@ -106,10 +114,13 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
   });
   const handle = requestHandler(hub);
-  const maxConnections = options.maxConnections ?? 256;
-  wss.on("connection", (socket) => {
-    if (hub.connections.size >= maxConnections) return socket.close(1013, "too many connections");
-    hub.connections.add(new Connection(hub, socket, handle, options.helloTimeoutMs ?? 10_000));
+  const limits = { maxConnections: options.maxConnections ?? 256, maxPending: options.maxPending ?? 32, maxPerAddress: options.maxPerAddress ?? 32 };
+  const helloTimeoutMs = options.helloTimeoutMs ?? 5_000;
+  wss.on("connection", (socket, req) => {
+    const address = req.socket.remoteAddress ?? "";
+    if (!admit(hub.connections, address, limits, (c) => c.close(CLOSE.protocol, "no hello yet: room made for a newer connection")))
+      return socket.close(CLOSE.full, "too many connections");
+    hub.connections.add(new Connection(hub, socket, handle, helloTimeoutMs, address));
   });
   wss.on("error", (e) => log("the WebSocket server failed", e));
 

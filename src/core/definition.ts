@@ -1,7 +1,8 @@
 import type { z } from "zod";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import type { Frame } from "../engine/frame.js";
-import { FunctaiError } from "../errors.js";
+import { notJson } from "../engine/tool-boundary.js";
+import { FunctaiError, describeError } from "../errors.js";
 import type { AIState, Demo } from "../optimize/demo.js";
 import type { Effects } from "../records/types.js";
 import type { Settings } from "../settings.js";
@@ -35,6 +36,20 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> =>
  * alone may be given: `answer("Where is A-1042?")`.
  */
 export function parseInput(def: Definition, input: unknown): Record<string, unknown> {
+  let data: Record<string, unknown>;
+  try {
+    data = readInput(def, input);
+  } catch (e) {
+    if (e instanceof FunctaiError) throw e;
+    // a getter or Proxy trap of the input threw while it was read: refused like any wrong input
+    throw new FunctaiError("input-invalid", `${def.name}: the input could not be read (${describeError(e)}). Nothing was sent to the model.`, { cause: e });
+  }
+  const problem = notJson(data); // (kept in the journal: a BigInt or a cycle is refused here, not when written)
+  if (problem !== undefined) throw new FunctaiError("input-invalid", `${def.name}: the input is not JSON (${problem}). Nothing was sent to the model.`);
+  return data;
+}
+
+function readInput(def: Definition, input: unknown): Record<string, unknown> {
   const keys = Object.keys(def.inputSchema.shape);
   let value = input;
   if (keys.length === 1) {

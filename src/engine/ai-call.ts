@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { FunctaiError, OutputError, StepLimit } from "../errors.js";
 import { remember } from "../history.js";
+import { checkResponse, modelFailure } from "../lm/check-response.js";
 import { requestFingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
 import { replyText } from "../lm/reply-text.js";
@@ -49,9 +50,17 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   runtime.emit(path, { type: "request", site, step });
   // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
   const text = runtime.streaming ? replyText((delta) => runtime.emit(path, { type: "text", site, delta })) : undefined;
-  let response = await observeModelCall(frame, lm, step, request, () =>
-    lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push }),
-  );
+  let response: LMResponse;
+  try {
+    response = checkResponse(
+      lm,
+      await observeModelCall(frame, lm, step, request, () =>
+        lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push }),
+      ),
+    );
+  } catch (e) {
+    throw runtime.signal.aborted ? e : modelFailure(lm, e); // (a stopped turn keeps its own reason)
+  }
   text?.end();
   if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });

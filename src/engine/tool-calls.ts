@@ -8,6 +8,7 @@ import { decide, type Decision } from "./approvals.js";
 import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, Suspend } from "./runtime.js";
+import { idempotencyKey, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -86,7 +87,7 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
 
 // never shown to the model as a tool's error: they stop the turn (a broken plugin or approve function too, at any depth)
 // the engine's own failures stop the turn at any depth: a journal that cannot be written is never a tool error the model sees
-const PROPAGATE = new Set(["turn-aborted", "turn-unfinished", "plugin-failed", "store-io", "store-conflict", "store-corrupt", "lease-lost", "turn-claimed"]);
+const PROPAGATE = new Set(["turn-aborted", "turn-unfinished", "plugin-failed", "store-io", "store-conflict", "store-corrupt", "store-symlink", "lease-lost", "turn-claimed"]);
 const mustPropagate = (e: unknown): boolean =>
   e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && PROPAGATE.has(e.code));
 
@@ -118,7 +119,15 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
   // the journal keeps a changing tool's start before it runs: a crash after this is "unfinished", never re-run on its own
   if (leafChange) await runtime.journal.add({ ...base, state: "started", input, effects: tool.toolEffects }, true);
   const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
-  const ctx = { invocation: p.invocation, path: p.path, site, signal: runtime.signal, frame: inner };
+  const ctx = { invocation: p.invocation, path: p.path, site, signal: runtime.signal, idempotencyKey: idempotencyKey(runtime, site, p.invocation), frame: inner };
+  /** The tool failed (it threw, or gave back what is not JSON): the model is told, or `tool-failed` with toolErrors "raise". */
+  const failed = async (message: string, cause: unknown): Promise<Message> => {
+    void runtime.journal.add({ ...base, state: "done", error: message });
+    await afterHooks(frame, p, input, { error: message });
+    result(undefined, message);
+    if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause });
+    return toolMessage(p, `Error: ${message}`, true);
+  };
   let output: unknown;
   try {
     output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
@@ -127,19 +136,19 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
     if (e instanceof Suspend && leafChange) void runtime.journal.add({ ...base, state: "rerun" });
     if (mustPropagate(e)) throw e;
-    const message = describeError(e);
-    void runtime.journal.add({ ...base, state: "done", error: message });
-    await afterHooks(frame, p, input, { error: message });
-    result(undefined, message);
-    if (frame.settings.toolErrors === "raise")
-      throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause: e });
-    return toolMessage(p, `Error: ${message}`, true);
+    return failed(thrownText(e), e);
   }
+  // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
+  const problem = notJson(output);
+  if (problem !== undefined) return failed(`its output is not JSON (${problem}); return plain data`, undefined);
+  const ran = output === undefined ? null : output;
   try {
     if (frame.settings.plugins?.length) output = await afterHooks(frame, p, input, { output });
+    const changed = notJson(output);
+    if (changed !== undefined) throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${changed})`);
   } catch (e) {
     // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
-    void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });
+    void runtime.journal.add({ ...base, state: "done", output: ran });
     throw e;
   }
   void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });

@@ -112,7 +112,12 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
           `scripted model: its script ended. It was asked for reply ${index + 1} and has ${replies.length}; add a reply, or find why the model was asked again.`,
         );
       if (typeof reply === "function") reply = reply(request, index);
+      if (typeof reply !== "string" && (typeof reply !== "object" || reply === null || Array.isArray(reply)))
+        throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${reply === null ? "null" : Array.isArray(reply) ? "an array" : typeof reply}, not a string or { text?, toolCalls? }`);
       const r = typeof reply === "string" ? { text: reply } : reply;
+      // a real model's null text or tool calls is a broken reply, not an empty one: the same here
+      if ((r.text !== undefined && typeof r.text !== "string") || (r.toolCalls !== undefined && !Array.isArray(r.toolCalls)))
+        throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has text ${r.text === null ? "null" : typeof r.text} and toolCalls ${r.toolCalls === null ? "null" : typeof r.toolCalls}; give a string and an array (or leave them out)`);
       const calls = (r.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, input: c.input }));
       const usage = { ...DEFAULT_USAGE, ...r.usage };
       let { text, stream } = written(r, calls.length > 0, options);

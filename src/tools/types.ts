@@ -13,6 +13,15 @@ export interface ToolContext {
   /** The calling call's place in its tree: `support#1/answer#1`. */
   site: string;
   signal: AbortSignal;
+  /**
+   * Stable for this tool call: the same for its first run and for any rerun
+   * a person asks for (`resume({ rerun: [n] })`), in any process. Pass it to
+   * APIs that deduplicate (a payment provider's Idempotency-Key header), so
+   * that a call run twice acts once. Made from the conversation, the turn,
+   * the call's site and its invocation (a plain call's own turn id without
+   * a conversation); at most 64 characters of `[0-9a-z-.]`.
+   */
+  readonly idempotencyKey: string;
   /** Pass as `{ ctx }` to calls this tool makes, where the platform cannot carry it across `await` (browsers). */
   readonly frame: Frame;
 }

@@ -1,8 +1,8 @@
 /**
  * A conversation on the file-system store after a crash mid-write: a torn
- * or garbled last line is ignored (never read as a record, so a turn's
- * state is never misread) and cut by the next append; damage before the
- * last line is refused, never skipped. A store that throws mid-append loses
+ * last line (no newline at its end) is ignored (never read as a record, so
+ * a turn's state is never misread) and cut by the next append; a complete
+ * line that is not a record, last or not, is refused, never skipped. A store that throws mid-append loses
  * nothing it acknowledged, and the turn goes on to the crash-free answer.
  */
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -44,7 +44,6 @@ describe("torn and garbled tails (fsStore, conversation level)", () => {
   const tails: [string, (turn: string, seq: number) => string][] = [
     ["a torn done record (no newline, cut mid-JSON)", (turn, seq) => `{"functai_conversation":1,"kind":"tool","at":"2026-01-01T00:00:00.000Z","turn":"${turn}","site":"desk#1","invocation":2,"state":"done","output":"c:pa`.replace("{", `{"seq":${seq},`)],
     ["a whole ended:done record without its newline", (turn, seq) => JSON.stringify({ seq, functai_conversation: 1, kind: "ended", at: "2026-01-01T00:00:00.000Z", turn, state: "done", outputs: { result: "forged" }, value: "forged", usage: {} })],
-    ["garbled bytes ending in a newline", () => "\u0000\u00ff{not json at all]\n"],
   ];
   it.each(tails)("%s: ignored, the turn reads interrupted with pay unfinished, and goes on; the tail is cut", async (_, tail) => {
     const { file, before, turnId, chat, effects } = await interrupted();
@@ -60,6 +59,15 @@ describe("torn and garbled tails (fsStore, conversation level)", () => {
     expect(records.map((r) => r.seq)).toEqual(records.map((_r, i) => i + 1));
     expect(records.slice(0, before.length)).toEqual(before.map((r) => ({ ...r }))); // everything acknowledged before the crash is kept
     expect(records.some((r) => (r as { value?: string }).value === "forged")).toBe(false);
+  });
+
+  it("garbled bytes ending in a newline are damage, not a torn write: refused (store-corrupt), nothing cut", async () => {
+    const { file, chat } = await interrupted();
+    appendFileSync(file, "\u0000\u00ff{not json at all]\n");
+    const bytes = readFileSync(file);
+    await expect(chat.turns()).rejects.toMatchObject({ code: "store-corrupt" });
+    await expect(chat.send({ text: "again" })).rejects.toMatchObject({ code: "store-corrupt" });
+    expect(readFileSync(file)).toEqual(bytes);
   });
 
   it("damage before the last line is refused (store-corrupt), never skipped or misread", async () => {

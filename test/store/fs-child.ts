@@ -4,9 +4,12 @@
  *     of 1–3 records, each with `expect` and retries on conflict; prints "ack <batch> <size>"
  *     once a batch is acknowledged, "done" at the end.
  *   hold <dir> <conversation>: takes the conversation's lock, prints "locked", never lets go.
- *   burst <dir> <conversation>: appends one record after another with nothing in between (no
- *     other I/O, so it keeps its lock from one append to the next), prints "bursting" after
+ *   burst <dir> <conversation>: appends one record after another with nothing in between (each
+ *     append still lets its lock go before it resolves), prints "bursting" after
  *     the first, and "appended <n>" and exits when its file holds a record it did not write.
+ *   slow-tool <dir> <conversation> <ms>: sends one turn whose changing tool works synchronously
+ *     for <ms> ms (no await: the event loop stands still); prints "in tool" as it starts,
+ *     "tool done" as it ends, and "outcome <answer or error code>" once the turn ends.
  */
 import { join, resolve } from "node:path";
 import { fsStore } from "../../adapters/node-fs/index.js";
@@ -58,6 +61,26 @@ if (mode === "hold") {
     if (n !== before + 1) break; // someone else got in between two of our appends
   }
   process.stdout.write(`appended ${n}\n`);
+} else if (mode === "slow-tool") {
+  const { z } = await import("zod");
+  const { ai, tool } = await import("../../src/index.js");
+  const { scripted } = await import("../../src/testing/index.js");
+  const ms = Number(rest[0] ?? "3000");
+  const busy = tool("busy", { description: "Works a while.", input: {}, effects: "changes" }, () => {
+    process.stdout.write("in tool\n"); // (a pipe: written before this returns, on Linux)
+    const until = Date.now() + ms;
+    while (Date.now() < until); // synchronous work: no timer, no I/O, nothing else of this process runs
+    process.stdout.write("tool done\n");
+    return "worked";
+  });
+  const work = ai("work", { description: "Do the work.", input: { q: z.string() }, tools: [busy] });
+  const lm = scripted([{ toolCalls: [{ name: "busy", input: {} }] }, "finished"]);
+  const chat = work.conversation(conversation, { store: fsStore(dir), lm });
+  const outcome = await chat.send("go").then(
+    (answer) => String(answer),
+    (e: unknown) => (isFunctaiError(e) ? e.code : String(e)),
+  );
+  process.stdout.write(`outcome ${outcome}\n`);
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -1,0 +1,95 @@
+/**
+ * One append to a conversation file, under its lock, from start to end
+ * without yielding: an `lstat` of the path, the file's new bytes when
+ * another process appended (usually none), one write, one fsync. Nothing
+ * here awaits, so no other code of the process (a tool, a plugin, a timer)
+ * runs while the lock is held.
+ */
+import { fstatSync, fsyncSync, ftruncateSync, writeSync } from "node:fs";
+import { ConversationError } from "../../src/errors.js";
+import { storeConflict } from "../../src/store/memory.js";
+import { closeFd, openForAppend, scanFdSync, statOrUndefined, symlinkRefused, syncDirNow, type Known } from "./files.js";
+import type { HandlePool } from "./handles.js";
+import { encodeBatch } from "./jsonl.js";
+
+/** What appends of one store share. */
+export interface Appender {
+  /** The `conversations` folder. */
+  readonly root: string;
+  /** What this store last saw of each file (size, records), checked against the file under the lock. */
+  readonly known: Map<string, Known>;
+  readonly handles: HandlePool;
+  /** True once the store is closed (then files are not kept open). */
+  closed(): boolean;
+  onFlush?: (() => void) | undefined;
+}
+
+/** Appends `bodies` (records' JSON without `seq`) to `file`; the conversation's new length. Call under the lock only. */
+export function appendLocked(a: Appender, conversation: string, file: string, bodies: readonly string[], expect: number | undefined): number {
+  const st = statOrUndefined(file);
+  if (st?.isSymbolicLink()) throw symlinkRefused(file);
+  let reused = a.handles.get(conversation);
+  if (reused !== undefined && reused.ino !== st?.ino) {
+    a.handles.drop(conversation); // removed or replaced since: opened anew
+    reused = undefined;
+  }
+  const created = st === undefined;
+  if (created) {
+    // Refuse before creating: a refused append leaves no empty file behind.
+    if (expect !== undefined && expect !== 0) throw storeConflict(conversation, expect, 0);
+    if (bodies.length === 0) return 0;
+  }
+  const fd = reused?.fd ?? openChecked(a.root, file);
+  let ok = false;
+  try {
+    const seen = scanFdSync(fd, file, a.known.get(conversation), reused !== undefined ? st! : fstatSync(fd));
+    a.known.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
+    ok = true; // (the file is fine: refusals below keep it open)
+    if (expect !== undefined && expect !== seen.count) throw storeConflict(conversation, expect, seen.count);
+    if (bodies.length === 0) return seen.count;
+    ok = false;
+    // Cut a torn tail first, so the new batch is never glued to half a line.
+    if (seen.torn) ftruncateSync(fd, seen.end);
+    const data = encodeBatch(bodies, seen.count + 1);
+    try {
+      for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
+      fsyncSync(fd);
+      a.onFlush?.();
+      if (created) syncDirNow(a.root); // the new file's name survives a crash too
+    } catch (e) {
+      // all or none: take back whatever part of the batch reached the file.
+      a.known.delete(conversation);
+      try {
+        ftruncateSync(fd, seen.end);
+        fsyncSync(fd);
+      } catch {
+        // the next append cuts a torn tail anyway
+      }
+      throw e;
+    }
+    a.known.set(conversation, { ino: seen.ino, end: seen.end + data.length, count: seen.count + bodies.length });
+    ok = true;
+    return seen.count + bodies.length;
+  } finally {
+    // Kept open for the next append unless something went wrong with it.
+    if (ok && !a.closed()) a.handles.keep(conversation, fd, a.known.get(conversation)?.ino ?? -1);
+    else if (a.handles.get(conversation)?.fd === fd) a.handles.drop(conversation);
+    else closeFd(fd);
+  }
+}
+
+/**
+ * Opens a conversation file anew: the folder must still be a folder (not a
+ * link put there since the store made it), the file itself is never
+ * followed as a link, and it must be a regular file.
+ */
+function openChecked(root: string, file: string): number {
+  const dir = statOrUndefined(root);
+  if (dir?.isSymbolicLink()) throw symlinkRefused(root);
+  const fd = openForAppend(file);
+  if (!fstatSync(fd).isFile()) {
+    closeFd(fd);
+    throw new ConversationError("store-io", `${file} is not a regular file; the store keeps each conversation in a file of its own.`);
+  }
+  return fd;
+}

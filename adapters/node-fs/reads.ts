@@ -1,0 +1,151 @@
+/**
+ * Reading conversation files: `read` (with a cache of parsed records) and
+ * `scan` (streamed in chunks, keeping nothing), and counting. No lock: a
+ * file is append-only, and the only cut (a torn tail) never goes below a
+ * committed line, so bytes once read as committed never change.
+ */
+import { fstatSync } from "node:fs";
+import type { ConversationRecord } from "../../src/records/types.js";
+import { closeFd, io, openFdIfExists, readAt, scanFd, statOrUndefined, type Known } from "./files.js";
+import { Scanner } from "./jsonl.js";
+
+/** `scan` reads conversation files this many bytes at a time… */
+export const SCAN_CHUNK = 1 << 20;
+/** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
+const SCAN_WHOLE = 4 << 20;
+
+export class FileReads {
+  // Records `read` parsed, by conversation (least recently read first). Valid
+  // while the file has the same inode and is not shorter than `end` (the
+  // rule `known` uses).
+  readonly #parsed = new Map<string, Known & { records: ConversationRecord[] }>();
+  // Where the last `scan` of a conversation ended (nothing of it kept): a read after it reads on from there.
+  readonly #marks = new Map<string, Known>();
+  #cachedBytes = 0;
+
+  constructor(
+    /** What appends of this store saw of each file (see append.ts). */
+    readonly known: ReadonlyMap<string, Known>,
+    /** Bytes of files whose records `read` keeps (0 keeps none). */
+    readonly cacheMax: number,
+    readonly scanChunk: number,
+  ) {}
+
+  #forget(conversation: string): void {
+    const c = this.#parsed.get(conversation);
+    if (c === undefined) return;
+    this.#parsed.delete(conversation);
+    this.#cachedBytes -= c.end;
+  }
+
+  clear(): void {
+    this.#parsed.clear();
+    this.#marks.clear();
+    this.#cachedBytes = 0;
+  }
+
+  /** How many committed records the file holds (only what was appended since this store last looked is read). */
+  async count(conversation: string, file: string): Promise<number> {
+    const fd = openFdIfExists(file);
+    if (fd === undefined) return 0;
+    try {
+      return (await scanFd(fd, file, this.known.get(conversation))).count;
+    } catch (e) {
+      throw io(file, e);
+    } finally {
+      closeFd(fd);
+    }
+  }
+
+  async read(conversation: string, file: string, after: number): Promise<ConversationRecord[]> {
+    const from = Math.max(0, after);
+    const fd = openFdIfExists(file);
+    if (fd === undefined) {
+      this.#forget(conversation);
+      this.#marks.delete(conversation);
+      return [];
+    }
+    try {
+      const mark = this.#marks.get(conversation);
+      if (mark !== undefined && from >= mark.count && !this.#parsed.has(conversation)) {
+        // Reading on after a scan: only the bytes after it (all of them when the file changed otherwise).
+        const seen = await scanFd(fd, file, mark, from, true);
+        this.#marks.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
+        return seen.records;
+      }
+      if (this.cacheMax <= 0) return (await scanFd(fd, file, undefined, from)).records;
+      const cached = this.#parsed.get(conversation);
+      this.#forget(conversation); // re-added below, as the most recently read
+      // Only the bytes after what was parsed before are read and parsed (all of them when the file changed otherwise).
+      const seen = await scanFd(fd, file, cached, 0, true);
+      const fresh = seen.records;
+      for (const r of fresh) Object.freeze(r); // shared by every later read: nobody edits the journal
+      const records = cached !== undefined && seen.base === cached.end ? cached.records : [];
+      for (const r of fresh) records.push(r);
+      const entry = { ino: seen.ino, end: seen.end, count: seen.count, records };
+      if (entry.end <= this.cacheMax) {
+        this.#parsed.set(conversation, entry);
+        this.#cachedBytes += entry.end;
+        for (const [id] of this.#parsed) {
+          if (this.#cachedBytes <= this.cacheMax) break;
+          this.#forget(id);
+        }
+      }
+      return from === 0 ? records.slice() : records.slice(from);
+    } catch (e) {
+      throw io(file, e);
+    } finally {
+      closeFd(fd);
+    }
+  }
+
+  async scan(conversation: string, file: string, after: number, visit: (record: ConversationRecord) => void): Promise<number> {
+    const small = statOrUndefined(file);
+    if (small !== undefined && !small.isSymbolicLink() && small.size <= Math.min(this.cacheMax, SCAN_WHOLE)) {
+      // A short conversation is read whole and kept, as `read` keeps it (its turn is often resumed next).
+      const records = await this.read(conversation, file, 0);
+      for (const r of records) if (r.seq > after) visit(r);
+      return records.length > 0 ? records.at(-1)!.seq : 0;
+    }
+    const fd = openFdIfExists(file);
+    if (fd === undefined) {
+      this.#marks.delete(conversation);
+      return 0;
+    }
+    let failed: { error: unknown } | undefined; // what `visit` threw: passed on as it is
+    const emit = (r: ConversationRecord): void => {
+      try {
+        visit(Object.freeze(r));
+      } catch (error) {
+        failed = { error };
+        throw error;
+      }
+    };
+    try {
+      const { ino, size } = fstatSync(fd);
+      // Up to the size seen now, scanChunk bytes at a time; a line longer than that grows the buffer.
+      const scanner = new Scanner({ file, base: 0, before: 0, after: Math.max(0, after) }, emit);
+      let buf = Buffer.allocUnsafe(Math.min(this.scanChunk, Math.max(size, 1)));
+      let carry = 0;
+      let position = 0;
+      while (position < size) {
+        if (carry === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
+        const n = await readAt(fd, buf, carry, Math.min(buf.length - carry, size - position), position);
+        if (n === 0) break; // cut meanwhile
+        position += n;
+        const filled = carry + n;
+        const used = scanner.push(buf.subarray(0, filled));
+        buf.copy(buf, 0, used, filled);
+        carry = filled - used;
+      }
+      const seen = scanner.finish(position);
+      this.#marks.set(conversation, { ino, end: seen.end, count: seen.count });
+      return seen.count;
+    } catch (e) {
+      if (failed !== undefined && e === failed.error) throw e;
+      throw io(file, e);
+    } finally {
+      closeFd(fd);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * What a key may see and answer, turn by turn: its `conversations` limit
+ * which conversations, its `programs` limit which programs' turns (the
+ * program that sent the turn, as its `program` record names it). The same
+ * rule for the waiting list, pushed events and every request about a turn.
+ */
+import { readConversation } from "../../src/records/read-conversation.js";
+import type { Store } from "../../src/store/types.js";
+import { allowsConversation, type Grant } from "./keys.js";
+import type { WaitingEntry } from "./protocol.js";
+import type { WaitingWatcher } from "./watch.js";
+
+/** Whether `grant` covers a turn of `program` (`null`: a program nobody named) in `conversation`. */
+export const allowsTurn = (grant: Grant, conversation: string, program: string | null): boolean =>
+  allowsConversation(grant, conversation) && (grant.programs === null || (program !== null && grant.programs.has(program)));
+
+/** The entries of a waiting list that `grant` may see. */
+export const visibleTo = (grant: Grant, all: readonly WaitingEntry[]): WaitingEntry[] =>
+  all.filter((w) => allowsTurn(grant, w.conversation, w.program));
+
+/**
+ * The name of the program that sent `turn` (`null` when the conversation has
+ * no such turn, or its program record names none). A turn's program never
+ * changes, so the waiting list's entry is used when it has one; else the
+ * conversation is read.
+ */
+export async function programOfTurn(store: Store, watcher: WaitingWatcher, conversation: string, turn: string): Promise<string | null> {
+  const listed = watcher.all.find((w) => w.conversation === conversation && w.turn === turn);
+  if (listed !== undefined) return listed.program;
+  const state = readConversation(await store.read(conversation), { now: Date.now() });
+  const info = state.turns.get(turn);
+  return info === undefined ? null : (state.programs.get(info.program)?.name ?? null);
+}

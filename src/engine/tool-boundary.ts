@@ -1,0 +1,40 @@
+/**
+ * What a tool hands back, checked where it leaves the tool: its output must
+ * be JSON (the journal keeps it, the model reads it), and a thrown value that
+ * is not an Error still reads as a message. Also the key a tool call keeps
+ * across reruns.
+ */
+import { describeError } from "../errors.js";
+import { digest } from "../lm/fingerprint.js";
+import type { TurnRuntime } from "./runtime.js";
+
+/**
+ * Why `output` cannot be kept as JSON (a BigInt, a cycle, a throwing
+ * `toJSON`, a function), or undefined when it can. `undefined` itself is
+ * fine: it is kept as `null`.
+ */
+export function notJson(output: unknown): string | undefined {
+  if (output === undefined) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(output);
+  } catch (e) {
+    return describeError(e);
+  }
+  return text === undefined ? `a ${typeof output} has no JSON form` : undefined;
+}
+
+/** A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly. */
+export function thrownText(e: unknown): string {
+  if (e === undefined || e === null) return `the tool threw ${String(e)} (not an Error)`;
+  return describeError(e);
+}
+
+/**
+ * `ctx.idempotencyKey`: the turn id (unique, and kept by every resume and
+ * rerun of the turn) and a digest of the conversation, the calling call's
+ * site and the tool call's invocation number.
+ */
+export function idempotencyKey(runtime: TurnRuntime, site: string, invocation: number): string {
+  return `${runtime.turn}.${digest(`${runtime.conversation?.id ?? ""}\0${site}\0${invocation}`)}`;
+}
