@@ -6,6 +6,7 @@
 import type { Callable } from "../../src/core/callable.js";
 import type { Turn } from "../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../src/errors.js";
+import { callerPath } from "../../src/records/keys.js";
 import { readConversation, type TurnInfo } from "../../src/records/read-conversation.js";
 import type { Settings } from "../../src/settings.js";
 import type { Store } from "../../src/store/types.js";
@@ -72,7 +73,7 @@ export async function answer(
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
   const at = new Date().toISOString();
   for (const approval of chosen)
-    emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: approval.path.split("/").slice(0, -1).join("/") });
+    emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: callerPath(approval.path) });
   if (chosen.length < info.waiting.length) {
     await turn.refresh();
     return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };

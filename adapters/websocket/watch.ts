@@ -5,6 +5,7 @@
  * running turns' leases runs out (it may now be interrupted).
  */
 import { approvalOf } from "../../src/conversation/waiting.js";
+import { unfinishedOf } from "../../src/records/keys.js";
 import { ConversationReader, type ConversationState, type TurnInfo } from "../../src/records/read-conversation.js";
 import type { Store } from "../../src/store/types.js";
 import type { WaitingEntry } from "./protocol.js";
@@ -37,7 +38,7 @@ export function entriesOf(conversation: string, state: ConversationState, now = 
   const out: WaitingEntry[] = [];
   for (const info of state.turns.values()) {
     const program = state.programs.get(info.program)?.name ?? null;
-    const unfinished = info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input ?? null, path: t.path ?? t.name, site: t.site }));
+    const unfinished = unfinishedOf(info);
     if (info.state === "waiting" && info.waiting.length > 0)
       out.push({ conversation, turn: info.id, program, state: "waiting", approvals: info.waiting.map(approvalOf), unfinished });
     else if (info.state === "interrupted" || (info.state === "waiting" && now - answeredAt(info) >= graceMs)) out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });

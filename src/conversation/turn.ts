@@ -7,19 +7,10 @@ import type { TurnStream } from "../turn/stream.js";
 import type { ConversationCore } from "./core.js";
 import { ConversationHost } from "./host.js";
 import { ConversationStream } from "./stream.js";
-import { answerKey } from "../engine/journal.js";
-import { approvalOf, pluginOf, Waiting } from "./waiting.js";
+import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
+import { approvalOf, Waiting } from "./waiting.js";
 
-export interface UnfinishedTool {
-  invocation: number;
-  name: string;
-  input: unknown;
-  path: string;
-  site: string;
-}
-
-const unfinishedOf = (info: TurnInfo): UnfinishedTool[] =>
-  info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input, path: t.path ?? t.name, site: t.site }));
+export type { UnfinishedTool };
 
 /**
  * A turn of a conversation, as read from its records: answer it, resume it
@@ -100,7 +91,7 @@ export class Turn {
       const waiting = info.waiting.map(approvalOf);
       const chosen = id === undefined ? waiting : waiting.filter((a) => a.id === id);
       if (info.state !== "waiting" || chosen.length === 0) {
-        const answeredIds = new Set(info.answers.map((a) => answerKey(a.site, a.invocation, pluginOf(a.plugin))));
+        const answeredIds = new Set(info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
         const answered = id !== undefined ? answeredIds.has(id) : info.answers.length > 0;
         if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
           throw new ConversationError("approval-answered", `turn ${this.id}: ${id ?? "its approvals"} already answered`);

@@ -2,7 +2,7 @@ import type { Approval } from "../approval/types.js";
 import { ConversationError } from "../errors.js";
 import type { WaitingApproval } from "../records/types.js";
 import type { Turn } from "./turn.js";
-import { answerKey, pluginOf } from "../engine/journal.js";
+import { approvalKey, pluginOf } from "../records/keys.js";
 
 /** A conversation's turn stopped for a person: it is saved, and anyone who opens the conversation can answer it. */
 export class Waiting extends ConversationError {
@@ -17,13 +17,11 @@ export class Waiting extends ConversationError {
   }
 }
 
-export { pluginOf };
-
 /** An approval as a `waiting` record keeps it, back to an `Approval`. */
 export function approvalOf(w: WaitingApproval): Approval {
   const plugin = pluginOf(w.plugin);
   const approval: Approval = {
-    id: answerKey(w.site, w.invocation, plugin),
+    id: approvalKey(w.site, w.invocation, plugin),
     name: w.name,
     input: w.input,
     effects: w.effects ?? null,

@@ -1,4 +1,5 @@
 import type { LMResponse } from "../lm/types.js";
+import { approvalKey, toolKey } from "../records/keys.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord } from "../records/types.js";
 
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
@@ -15,17 +16,6 @@ export interface RecordedAnswer {
   by: string | null;
 }
 
-/** A record's plugin name; the built-in approval (absent, null, "approval", "approve") is none. */
-export const pluginOf = (plugin: unknown): string | undefined =>
-  typeof plugin === "string" && plugin !== "" && plugin !== "approval" && plugin !== "approve" ? plugin : undefined;
-
-/** An approval's id: its call's site and invocation, and the plugin that asked (none for the built-in approval). */
-export const answerKey = (site: string, invocation: number, plugin?: string | null): string => {
-  const p = pluginOf(plugin);
-  return p ? `${site}:${invocation}:${p}` : `${site}:${invocation}`;
-};
-
-const toolKey = (site: string, invocation: number): string => `${site}:${invocation}`;
 
 /**
  * A turn's journal: what earlier runs recorded (looked up on replay, O(1))
@@ -91,7 +81,7 @@ export class Journal {
       }
       case "approval": {
         const a = record as ApprovalRecord;
-        this.#answers.set(answerKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
+        this.#answers.set(approvalKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
         break;
       }
     }
@@ -107,7 +97,7 @@ export class Journal {
   }
 
   answer(site: string, invocation: number, plugin?: string | null): RecordedAnswer | undefined {
-    return this.#answers.get(answerKey(site, invocation, plugin));
+    return this.#answers.get(approvalKey(site, invocation, plugin));
   }
 
   /** Adds an answer given outside the records (an in-process stream's `approve`). */

@@ -34,6 +34,3 @@ export type TurnEventBody =
 
 export type TurnEvent = EventBase & TurnEventBody;
 export type TurnEventType = TurnEvent["type"];
-
-/** The path of the call that made a tool call (where its `approval` and `approved` events come from): `support/answer/refund` → `support/answer`. */
-export const callerPath = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf("/"))) || path;

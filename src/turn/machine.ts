@@ -1,7 +1,8 @@
 import { assign, emit, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
-import { callerPath, type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
+import { callerPath } from "../records/keys.js";
+import { type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
 
 /** A person's answer to one approval, as the machine keeps it (persisted with the snapshot). */
 export interface MachineAnswer {

@@ -4,7 +4,8 @@ import { FunctaiError, describeError } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
-import { callerPath, type TurnEventBody } from "./events.js";
+import { callerPath } from "../records/keys.js";
+import { type TurnEventBody } from "./events.js";
 import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
