@@ -24,6 +24,7 @@ export type ErrorCode =
   | "store-conflict"
   | "store-corrupt"
   | "store-io"
+  | "record-invalid"
   | "lm-missing"
   | "lm-unknown"
   | "settings-invalid"

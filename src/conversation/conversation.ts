@@ -5,6 +5,7 @@ import { parseInput } from "../core/definition.js";
 import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { newTurnId } from "../ids.js";
+import { makeRecord, type RecordFields } from "../records/make.js";
 import type { ConversationState } from "../records/read-conversation.js";
 import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import { isConversationId, type Store } from "../store/types.js";
@@ -100,16 +101,16 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
         def, settings, store, conversation: id, turn, inputs, history: core.history(next.parent, state),
         attempt: 1, claimed: true, length: 0,
       });
-      const now = new Date().toISOString();
+      const now = Date.now();
       const records: object[] = [];
       if (!state.programs.has(version))
-        records.push({ functai_conversation: 1, kind: "program", at: now, version, name: def.name, program_kind: def.kind, interface: def.describe() });
-      const turnRecord: Record<string, unknown> = { functai_conversation: 1, kind: "turn", at: now, turn, parent: next.parent, program: version, inputs };
-      if (once) turnRecord.request_id = once.requestId;
+        records.push(makeRecord("program", { version, name: def.name, program_kind: def.kind, interface: def.describe() }, now));
+      const fields: RecordFields<"turn"> = { turn, parent: next.parent, program: version, inputs };
+      if (once) fields.request_id = once.requestId;
       // the rule goes with the turn: whoever resumes it, a person is still asked (a function cannot be kept: a person answers instead)
       if (settings.approve !== undefined && settings.approve !== null)
-        turnRecord.approve = typeof settings.approve === "function" ? "function" : settings.approve;
-      records.push(turnRecord);
+        (fields as Record<string, unknown>).approve = typeof settings.approve === "function" ? "function" : settings.approve;
+      records.push(makeRecord("turn", fields, now));
       records.push(host.leaseRecord(1));
       await host.holdLock(); // the lock before the lease: a lease of a live tab never stands without it
       try {
@@ -233,8 +234,8 @@ class DeferredHost {
   onInterrupt() {
     this.#host?.onInterrupt();
   }
-  async note(record: Record<string, unknown>) {
-    return (await this.#get()).note(record);
+  async note(snapshot: unknown) {
+    return (await this.#get()).note(snapshot);
   }
   get conversation() {
     return this.#host?.conversation;

@@ -127,7 +127,7 @@ export class ConversationCore {
    * rehydrates the same actor from it. Call before `actor.start()`.
    */
   keepSnapshots(session: TurnSession): void {
-    const host = session.host as { note?: (record: Record<string, unknown>) => Promise<void> };
+    const host = session.host as { note?: (snapshot: unknown) => Promise<void> };
     if (!host.note) return;
     let previous: unknown = null;
     session.actor.subscribe((snapshot) => {
@@ -137,7 +137,7 @@ export class ConversationCore {
       // names and ids only (the machine's context holds no functions): JSON keeps it whole
       const persisted = JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown;
       const before = this.#snapshots.get(session) ?? Promise.resolve();
-      this.#snapshots.set(session, before.then(() => host.note!({ kind: "snapshot", snapshot: persisted })));
+      this.#snapshots.set(session, before.then(() => host.note!(persisted)));
     });
   }
 

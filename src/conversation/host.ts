@@ -6,6 +6,7 @@ import { Journal } from "../engine/journal.js";
 import { LeaseLost, type TurnRuntime } from "../engine/runtime.js";
 import { FunctaiError, describeError, isFunctaiError } from "../errors.js";
 import { newHolder } from "../ids.js";
+import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
@@ -85,8 +86,9 @@ export class ConversationHost implements TurnHost {
   }
 
   /** A lease record for this holder. */
-  leaseRecord(attempt: number): Record<string, unknown> {
-    return { functai_conversation: 1, kind: "lease", at: iso(Date.now()), turn: this.turn, holder: this.holder, until: iso(Date.now() + this.#ttlMs), attempt };
+  leaseRecord(attempt: number): object {
+    const now = Date.now();
+    return makeRecord("lease", { turn: this.turn, holder: this.holder, until: iso(now + this.#ttlMs), attempt }, now);
   }
 
   /** Claims the turn: a conditional append of a lease with `attempt` + 1. Of many claimants, one wins. */
@@ -235,9 +237,9 @@ export class ConversationHost implements TurnHost {
   }
 
   /** Appends a record after the turn's records (a snapshot); best effort, never blocks the turn. */
-  async note(record: Record<string, unknown>): Promise<void> {
+  async note(snapshot: unknown): Promise<void> {
     const writer = this.#writer;
     if (!writer) return;
-    await writer.write([{ functai_conversation: 1, at: iso(Date.now()), turn: this.turn, ...record }], false).catch(() => undefined);
+    await writer.write([makeRecord("snapshot", { turn: this.turn, snapshot }, Date.now())], false).catch(() => undefined);
   }
 }

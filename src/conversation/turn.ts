@@ -1,6 +1,7 @@
 import type { Approval, ApprovalRule } from "../approval/types.js";
 import { ConversationError, isFunctaiError } from "../errors.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
+import { makeRecord } from "../records/make.js";
 import type { TurnState } from "../records/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
@@ -98,10 +99,9 @@ export class Turn {
         if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}, not waiting for an answer`);
         throw new ConversationError("approval-unknown", `turn ${this.id} has no waiting approval ${String(id)}`);
       }
-      const records = chosen.map((a) => ({
-        functai_conversation: 1, kind: "approval", at: new Date().toISOString(), turn: this.id, site: a.site,
-        invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason,
-      }));
+      const now = Date.now();
+      const records = chosen.map((a) =>
+        makeRecord("approval", { turn: this.id, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now));
       try {
         const length = await this.#core.store.append(this.#core.id, records, { expect: state.length, durable: true });
         return { info, chosen, length };
@@ -180,8 +180,8 @@ export class Turn {
       }
       const records = unfinished.map((t) => {
         const key = keyOf(t).find((k) => k in results);
-        const base = { functai_conversation: 1, kind: "tool", at: new Date().toISOString(), turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
-        return key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" };
+        const base = { turn: this.id, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
+        return makeRecord("tool", key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" }, Date.now());
       });
       let length = state.length;
       try {
@@ -209,7 +209,7 @@ export class Turn {
       if (info.state === "running") throw this.#claimed(info);
       if (info.state !== "waiting" && info.state !== "interrupted")
         throw new ConversationError("turn-state", `turn ${this.id} is ${info.state}: only a waiting or interrupted turn can be abandoned`);
-      const record = { functai_conversation: 1, kind: "ended", at: new Date().toISOString(), turn: this.id, state: "abandoned", attempt: info.attempt };
+      const record = makeRecord("ended", { turn: this.id, state: "abandoned", attempt: info.attempt }, Date.now());
       try {
         // conditional: a turn another process claimed meanwhile is not ended under it
         await this.#core.store.append(this.#core.id, [record], { expect: state.length, durable: true });

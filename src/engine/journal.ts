@@ -1,5 +1,7 @@
 import type { LMResponse } from "../lm/types.js";
 import { approvalKey, toolKey } from "../records/keys.js";
+import { makeBodyRecord } from "../records/make.js";
+import { systemClock, type Clock } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord } from "../records/types.js";
 
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
@@ -32,6 +34,7 @@ export class Journal {
   readonly #answers = new Map<string, RecordedAnswer>();
   readonly #sink: JournalSink | undefined;
   readonly #keep: boolean;
+  readonly #clock: Clock;
   #pending: object[] = [];
   /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
   #failed: unknown = undefined;
@@ -42,7 +45,10 @@ export class Journal {
     records?: readonly (ConversationRecord | object)[];
     sink?: JournalSink;
     keep?: boolean;
+    /** Where the records' `at` comes from (the wall clock by default). */
+    clock?: Clock;
   }) {
+    this.#clock = options.clock ?? systemClock;
     this.turn = options.turn;
     this.attempt = options.attempt;
     this.#sink = options.sink;
@@ -112,7 +118,8 @@ export class Journal {
    */
   add(body: RecordBody, durable = false): Promise<void> | undefined {
     if (!this.recording) return undefined;
-    const record = { functai_conversation: 1, at: new Date().toISOString(), turn: this.turn, attempt: this.attempt, ...body };
+    // checked before it is queued: a record that fails its schema is a bug of ours, never written
+    const record = makeBodyRecord({ turn: this.turn, attempt: this.attempt, ...body }, this.#clock.now());
     if (this.#keep) this.records.push(record);
     if (!this.#sink) return undefined;
     this.#pending.push(record);

@@ -3,7 +3,7 @@ import { approvalKey, callerPath, pluginOf, toolKey, unfinishedOf } from "../../
 import { readConversation } from "../../src/records/read-conversation.js";
 import { Journal } from "../../src/engine/journal.js";
 
-const base = { functai_conversation: 1, at: "2026-09-30T10:00:00.000Z" };
+const base = { functai_conversation: 1 as const, at: "2026-09-30T10:00:00.000Z" };
 
 describe("identity keys: one rule for the journal and the reader", () => {
   it("absent, null, empty and \"approval\" are the built-in approval; \"approve\" is a plugin like any other", () => {
