@@ -4,6 +4,7 @@
  * then the turn goes on here and its events are passed to `emit`.
  */
 import type { Callable } from "../../src/core/callable.js";
+import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
 import type { Turn } from "../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../src/errors.js";
 import { callerPath } from "../../src/records/keys.js";
@@ -69,16 +70,16 @@ export async function answer(
 ): Promise<Outcome> {
   const { turn } = await openTurn(ctx, req.conversation, req.turn);
   // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
-  const { info, chosen } = await turn.record(req.verdict, req.by ?? null, req.reason ?? null, req.approval);
+  const { chosen, rest } = await recordAnswerOf(turn, { verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, id: req.approval });
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
   const at = new Date().toISOString();
   for (const approval of chosen)
     emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: callerPath(approval.path) });
-  if (chosen.length < info.waiting.length) {
+  if (rest > 0) {
     await turn.refresh();
     return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };
   }
-  return pump(turn.streamOn(info), req.conversation, emit);
+  return pump(streamOn(turn), req.conversation, emit);
 }
 
 /**
@@ -94,7 +95,7 @@ export async function resume(
 ): Promise<Outcome> {
   const { turn, info } = await openTurn(ctx, req.conversation, req.turn);
   const answered = info.state === "waiting" && info.waiting.length === 0;
-  if (info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(turn.streamOn(info), req.conversation, emit);
+  if (info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(streamOn(turn), req.conversation, emit);
   const base = { conversation: req.conversation, turn: req.turn };
   try {
     const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};

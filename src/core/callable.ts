@@ -5,21 +5,11 @@ import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSetti
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
+import type { CallInput, CallOptions } from "./input.js";
+
+export type { CallInput, CallOptions };
 import { parseInput, type Definition } from "./definition.js";
 import { runPlain, runStream, type Prediction } from "./root-turn.js";
-
-/** A call's options: any setting, plus a signal, and `ctx` (the calling frame) where the platform cannot carry it. */
-export interface CallOptions extends Settings {
-  signal?: AbortSignal;
-  ctx?: Frame | ToolContext | { frame: Frame };
-}
-
-/** The input a call takes: the object, or with one input, its value alone. */
-export type CallInput<S extends z.ZodRawShape> = z.input<z.ZodObject<S>> | SingleInput<S>;
-
-type SingleInput<S extends z.ZodRawShape> = {
-  [K in keyof S]: [Exclude<keyof S, K>] extends [never] ? (S[K] extends z.ZodType ? z.input<S[K]> : never) : never;
-}[keyof S];
 
 /** What `ai(...)` and `program(...)` return: call it, predict, stream, layer settings, open conversations. */
 export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
@@ -92,7 +82,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
       return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(settings))]);
     },
     conversation(id: string, options?: ConversationOptions): Conversation<S, O> {
-      return openConversation<S, O>(fn, id, options ?? {});
+      return openConversation<S, O>(def, layers, id, options ?? {});
     },
     async runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
       const frame = reframe(ctx.frame, mergeSettings(ctx.frame.settings, ownSettings()));

@@ -192,7 +192,7 @@ function finish(t: Tally, now: number): TurnInfo {
 }
 
 /** The head when it ended `done`, else its nearest ancestor that did (a turn with no answer is never a parent). */
-function doneOn(turns: Map<string, TurnInfo>, from: string | null): string | null {
+export function doneOn(turns: Map<string, TurnInfo>, from: string | null): string | null {
   const seen = new Set<string>(); // parent links are data: never loop on a cycle
   for (let id = from; id !== null && !seen.has(id); ) {
     seen.add(id);

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { createActor } from "xstate";
 import { memoryStore, readConversation, turnMachine, Waiting } from "../../src/index.js";
+import { streamOn } from "../../src/conversation/internal.js";
 import { drive } from "./fixtures/drive.js";
 import { bundled, fixture, removeBundles, runChild } from "./fixtures/spawn.js";
 import { build, fileLog, memoryLog, processStore, recordedRequests, World, worldLM, type ProgSpec } from "./fixtures/world.js";
@@ -124,7 +125,7 @@ describe("approval from another process", () => {
     // the turn goes on here from that snapshot: its events are numbered on from where the child's stopped
     const world = new World({ effects, recorded: recordedRequests(records) });
     const turn = (await build(GATED, world).conversation("sam", { store, lm: worldLM(world, GATED) }).turns()).at(-1)!;
-    const s = turn.streamOn(info);
+    const s = streamOn(turn); // as the handle read it: the same records as `info`
     const seqs: number[] = [];
     for await (const e of s) {
       seqs.push(e.seq);
