@@ -28,13 +28,13 @@ export interface ConversationOptions extends Settings {
 
 
 /** A conversation: turns kept in a store; a turn that waits for a person is saved and answered from anywhere. */
-export interface Conversation<S extends z.ZodRawShape, O> {
+export interface Conversation<I, O> {
   readonly id: string;
   readonly store: Store;
   /** Sends a turn; throws `Waiting` (`turn-waiting`) when it stops for a person, `conversation-busy` while the head waits. */
-  send(input: CallInput<S>, options?: CallOptions): Promise<O>;
+  send(input: I, options?: CallOptions): Promise<O>;
   /** Sends a turn as a stream; the stream ends when the turn waits (saved) and nobody here answered. */
-  stream(input: CallInput<S>, options?: CallOptions): TurnStream<O>;
+  stream(input: I, options?: CallOptions): TurnStream<O>;
   /** Every turn, oldest first, as handles that answer, resume or abandon it. */
   turns(): Promise<Turn<O>[]>;
   /** One turn by id. */
@@ -51,8 +51,8 @@ export interface Once {
   parent: string | null;
 }
 
-export interface ConversationInternals<S extends z.ZodRawShape, O> {
-  [SEND_ONCE](input: CallInput<S>, once: Once, options?: CallOptions): Promise<O>;
+export interface ConversationInternals<I, O> {
+  [SEND_ONCE](input: I, once: Once, options?: CallOptions): Promise<O>;
 }
 
 /** `begin` found the request's turn already sent. */
@@ -84,7 +84,7 @@ export interface ConversationOf {
 type Begun = { waits: true } | { waits: false; host: ConversationHost };
 
 /** Opens a conversation of a function (checks the id; nothing is read until a call). */
-export function openConversation<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[], id: string, options: ConversationOptions): Conversation<S, O> & ConversationInternals<S, O> {
+export function openConversation<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[], id: string, options: ConversationOptions): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> {
   if (!isConversationId(id))
     throw new ConversationError("conversation-id", `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`);
   const own = checkSettings(pickSettings(options));

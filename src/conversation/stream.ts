@@ -34,7 +34,7 @@ export class ConversationStream<T> extends TurnStream<T> {
     this.#toldWaiting = toldWaiting;
   }
 
-  override [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+  override [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     const events = super[Symbol.asyncIterator]();
     this.#iterated = true;
     return {

@@ -24,7 +24,7 @@ export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
   /** The same function with these settings nearer than its own. */
   using(settings: Settings): Callable<S, O>;
   /** A conversation: turns kept in a store, waiting for people, resumed anywhere. */
-  conversation(id: string, options?: ConversationOptions): Conversation<S, O>;
+  conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O>;
   /** The settings layers `using` added (nearest last). */
   readonly layers: readonly Settings[];
 }
@@ -81,7 +81,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     using(settings: Settings): Callable<S, O> {
       return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(settings))]);
     },
-    conversation(id: string, options?: ConversationOptions): Conversation<S, O> {
+    conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O> {
       return openConversation<S, O>(def, layers, id, options ?? {});
     },
     async runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {

@@ -22,7 +22,7 @@ export interface StreamControls {
  * for await (const e of s) if (e.type === "approval") s.approve();
  * const answer = await s;
  */
-export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, PromiseLike<T> {
+export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, PromiseLike<T> {
   readonly turn: string;
   readonly #session: TurnSession;
   readonly #controls: StreamControls;
@@ -79,7 +79,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     return this.#controls.endsWhenWaiting && this.#answering === 0 && this.state === "awaitingApproval";
   }
 
-  async *#events(): AsyncGenerator<TurnEvent, void, undefined> {
+  async *#events(): AsyncGenerator<TurnEvent<T>, void, undefined> {
     try {
       for (;;) {
         if (this.#head < this.#buffer.length) {
@@ -89,7 +89,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
             this.#buffer.splice(0, this.#head);
             this.#head = 0;
           }
-          yield event;
+          yield event as TurnEvent<T>; // the done event carries the turn's own result
           continue;
         }
         if (this.#finished()) return;
@@ -103,7 +103,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     if (this.#iterating) throw new FunctaiError("turn-state", "a TurnStream can be iterated once");
     this.#iterating = true;
     return this.#events();
