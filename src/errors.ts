@@ -42,7 +42,9 @@ export type ErrorCode =
   | "remote-rate-limit"
   | "remote-closed"
   | "remote-unknown-program"
-  | "remote-forbidden";
+  | "remote-forbidden"
+  | "remote-internal"
+  | "turn-failed";
 
 export interface FunctaiErrorOptions {
   cause?: unknown;

@@ -14,7 +14,8 @@ import type { Store } from "../../src/store/types.js";
 import type { TurnEvent } from "../../src/turn/events.js";
 import type { TurnStream } from "../../src/turn/stream.js";
 import type { Approval } from "../../src/approval/types.js";
-import type { Outcome, TurnStatus, WireError } from "./protocol.js";
+import { toWireError } from "./errors.js";
+import type { Outcome, TurnStatus } from "./protocol.js";
 import { entriesOf } from "./watch.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -29,13 +30,6 @@ export interface RunContext {
 }
 
 export type Emit = (event: TurnEvent) => void;
-
-/** A failed turn's error as the caller may see it: its own turn, so its message, never a stack. */
-export function failureOf(e: unknown): WireError {
-  // a store's own failures may name paths on the server: code only
-  if (e instanceof FunctaiError) return { code: e.code, message: e.code.startsWith("store-") ? "the store failed" : e.message.slice(0, 2000) };
-  return { code: "turn-failed", message: e instanceof Error ? e.message.slice(0, 2000) : "the turn failed" };
-}
 
 /** Opens a turn of a stored conversation with the program that sent it (by the `program` record's name). */
 export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<{ turn: Turn; info: TurnInfo }> {
@@ -58,7 +52,7 @@ export async function pump(s: TurnStream<unknown>, conversation: string | null, 
   } catch (e) {
     const state = s.state;
     const known = state === "failed" || state === "stopped" || state === "abandoned" || state === "interrupted";
-    return { ...base, state: known ? state : "failed", error: failureOf(e) };
+    return { ...base, state: known ? state : "failed", error: toWireError(e, "turn") };
   }
 }
 
@@ -106,7 +100,7 @@ export async function resume(
     if (isFunctaiError(e, "turn-waiting")) return { ...base, state: "waiting", approvals: (e as { approvals?: Approval[] }).approvals ?? [] };
     await turn.refresh();
     // refused before it ran (turn-unfinished, turn-state): an error reply; it ran and failed: an outcome
-    if (turn.state === "failed" || turn.state === "stopped") return { ...base, state: turn.state, error: failureOf(e) };
+    if (turn.state === "failed" || turn.state === "stopped") return { ...base, state: turn.state, error: toWireError(e, "turn") };
     throw e;
   }
 }
