@@ -9,6 +9,7 @@ import type { ApprovalRule } from "../approval/types.js";
 import type { Definition } from "../core/definition.js";
 import { outcomeOf } from "../core/root-turn.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
+import { isoAt } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { StreamControls } from "../turn/stream.js";
@@ -22,6 +23,21 @@ export interface ConversationContext {
   readonly log: ConversationLog;
   readonly def: Definition;
   readonly settings: () => Settings;
+}
+
+/**
+ * The machine a `snapshot` record's snapshot is of. A record names it
+ * (`{ machine: "turn@1", snapshot }`); one of another machine or version
+ * (or none: records older than the name) is not restored, and the turn goes
+ * on by replaying its journal instead.
+ */
+export const MACHINE = "turn@1";
+
+/** The persisted actor snapshot a `snapshot` record holds, when it is of this machine. */
+export function restorable(kept: unknown): { value?: unknown } | null {
+  if (typeof kept !== "object" || kept === null) return null;
+  const { machine, snapshot } = kept as { machine?: unknown; snapshot?: unknown };
+  return machine === MACHINE && typeof snapshot === "object" && snapshot !== null ? (snapshot as { value?: unknown }) : null;
 }
 
 /** What a turn that stopped for a person rejects with, made once its snapshot is kept. */
@@ -45,7 +61,7 @@ export function keepSnapshots(session: TurnSession): void {
     // names and ids only (the machine's context holds no functions): JSON keeps it whole
     const persisted = JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown;
     const before = snapshots.get(session) ?? Promise.resolve();
-    snapshots.set(session, before.then(() => host.note!(persisted)));
+    snapshots.set(session, before.then(() => host.note!({ machine: MACHINE, snapshot: persisted })));
   });
 }
 
@@ -76,19 +92,20 @@ const stoppedRunning = (session: TurnSession): Promise<unknown> => waitFor(sessi
 /** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
 export function controls(session: TurnSession, log: ConversationLog): StreamControls {
   const turn = session.host.turn;
+  const at = (): string => isoAt(log.clock.now());
   return {
     endsWhenWaiting: true,
     approve: async ({ id, by }) => {
       await stoppedRunning(session);
       await recordAnswer(log, turn, { verdict: "yes", by: by ?? null, reason: null, id });
-      session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
+      session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null, at: at() });
     },
     deny: async (reason, { id, by }) => {
       await stoppedRunning(session);
       await recordAnswer(log, turn, { verdict: "no", by: by ?? null, reason: reason ?? null, id });
-      session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null });
+      session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null, at: at() });
     },
-    abort: () => session.actor.send({ type: "STOP" }),
+    abort: () => session.actor.send({ type: "STOP", at: at() }),
   };
 }
 
@@ -121,7 +138,7 @@ export function continueTurn(ctx: ConversationContext, state: ConversationState,
     def: ctx.def, settings, log: ctx.log, turn: info.id, inputs: info.inputs, history: historyOf(state, info.parent),
     attempt: info.attempt, claimed: false, length: options.length ?? 0, ...(options.prepare ? { prepare: options.prepare } : {}),
   });
-  const snapshot = start !== "interrupted" ? (info.snapshot as { value?: unknown } | null) : null;
+  const snapshot = start !== "interrupted" ? restorable(info.snapshot) : null;
   // answered here (a stream): the actor waits with the turn's unanswered approvals
   const pending = start === "awaitingApproval" ? info.waiting.map(approvalOf) : undefined;
   const session = snapshot?.value === "awaitingApproval" && !pending

@@ -7,6 +7,7 @@ import type { LeaseLost, TurnRuntime } from "../engine/runtime.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
+import type { Clock } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { Outcome, TurnHost } from "../turn/session.js";
@@ -44,6 +45,7 @@ export class ConversationHost implements TurnHost {
   readonly name: string;
   readonly conversation: { id: string; store: Store };
   readonly lease: Lease;
+  readonly clock: Clock;
   #length: number;
   #journal: Journal | null = null;
   /** The turn's own appends, after the length it last saw (fenced: a newer claim or a stop ends the run). */
@@ -55,6 +57,7 @@ export class ConversationHost implements TurnHost {
     this.turn = options.turn;
     this.name = options.def.name;
     this.conversation = { id: log.id, store: log.store };
+    this.clock = log.clock;
     this.#fresh = options.claimed;
     this.#length = options.length;
     const timing = { renewMs: settings.lease?.renewMs ?? DEFAULT_RENEW_MS, ttlMs: settings.lease?.ttlMs ?? DEFAULT_TTL_MS };

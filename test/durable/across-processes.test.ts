@@ -113,7 +113,10 @@ describe("approval from another process", () => {
     const kinds = records.map((r) => r.kind);
     expect(kinds.indexOf("snapshot")).toBeGreaterThan(kinds.indexOf("waiting"));
     const info = readConversation(records, { now: Date.now() }).turns.values().next().value!;
-    const snapshot = info.snapshot as { value: string; context: { pending: { name: string }[]; seq: number } };
+    // the record names its machine and version: { machine: "turn@1", snapshot }
+    const kept = info.snapshot as { machine: string; snapshot: { value: string; context: { pending: { name: string }[]; seq: number } } };
+    expect(kept.machine).toBe("turn@1");
+    const snapshot = kept.snapshot;
     expect(snapshot.value).toBe("awaitingApproval");
     expect(snapshot.context.pending.map((a) => a.name)).toEqual(["refund"]);
     // the same actor, rehydrated from the record alone
