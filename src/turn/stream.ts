@@ -1,6 +1,7 @@
 import type { Approval } from "../approval/types.js";
 import { FunctaiError } from "../errors.js";
 import type { TurnEvent } from "./events.js";
+import { EventQueue } from "./queue.js";
 import type { TurnActor, TurnSession } from "./session.js";
 
 /** How a stream's answers reach the turn: straight to the actor, or (conversations) recorded first. */
@@ -26,9 +27,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
   readonly turn: string;
   readonly #session: TurnSession;
   readonly #controls: StreamControls;
-  readonly #buffer: TurnEvent[] = [];
-  #head = 0;
-  #wake: (() => void) | null = null;
+  readonly #queue = new EventQueue<TurnEvent>();
   #ended = false;
   #iterating = false;
   #answering = 0;
@@ -41,22 +40,13 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
     this.#result = result;
     // a result nobody awaits must not crash the process as an unhandled rejection
     result.catch(() => undefined);
-    session.actor.on("*", (event) => {
-      this.#buffer.push(event as TurnEvent);
-      this.#poke();
-    });
-    session.actor.subscribe({ next: () => this.#poke(), error: () => this.#end(), complete: () => this.#end() });
-  }
-
-  #poke(): void {
-    const wake = this.#wake;
-    this.#wake = null;
-    wake?.();
+    session.actor.on("*", (event) => this.#queue.push(event as TurnEvent));
+    session.actor.subscribe({ next: () => this.#queue.poke(), error: () => this.#end(), complete: () => this.#end() });
   }
 
   #end(): void {
     this.#ended = true;
-    this.#poke();
+    this.#queue.poke();
   }
 
   /** The actor's state: `running`, `awaitingApproval`, `interrupted`, `done`, … */
@@ -81,20 +71,8 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
 
   async *#events(): AsyncGenerator<TurnEvent<T>, void, undefined> {
     try {
-      for (;;) {
-        if (this.#head < this.#buffer.length) {
-          const event = this.#buffer[this.#head]!;
-          // drop what was read, now and then, so a long stream does not keep everything
-          if (++this.#head > 1024) {
-            this.#buffer.splice(0, this.#head);
-            this.#head = 0;
-          }
-          yield event as TurnEvent<T>; // the done event carries the turn's own result
-          continue;
-        }
-        if (this.#finished()) return;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-      }
+      // the done event carries the turn's own result
+      yield* this.#queue.drain(() => this.#finished()) as AsyncGenerator<TurnEvent<T>, void, undefined>;
     } finally {
       // left early (break, throw): the turn is stopped, whether it runs or waits here in this process (nobody
       // could answer it any more: the actor would leak); only a waiting conversation turn stays, saved
@@ -131,7 +109,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
         await run();
       } finally {
         this.#answering -= 1;
-        this.#poke();
+        this.#queue.poke();
       }
     })();
     // answered from inside a for-await without awaiting: a refusal must not crash the process
