@@ -151,7 +151,12 @@ export class Turn<O = unknown> {
   /** Continues the turn here: rehydrates its actor and replays its journal. */
   async #goOn(state: ConversationState, info: TurnInfo, start: "interrupted" | undefined, length: number): Promise<O> {
     const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length });
-    return (await settle(session, () => this.#waiting())) as O;
+    try {
+      return (await settle(session, () => this.#waiting())) as O;
+    } finally {
+      // current after its own action: done, failed, waiting again, …
+      await this.refresh().catch(() => undefined);
+    }
   }
 }
 

@@ -42,5 +42,7 @@ describe("records are made by one checked builder per kind", () => {
     expect(again!.state).toBe("waiting");
     expect(await again!.approve({ by: "maria" })).toBe("saw: refunded 1 for A");
     expect(t.REFUNDS).toEqual([["A", 1]]);
+    // the handle is current after its own action
+    expect([again!.state, again!.value, again!.waiting]).toEqual(["done", "saw: refunded 1 for A", []]);
   });
 });
