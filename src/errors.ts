@@ -30,6 +30,7 @@ export type ErrorCode =
   | "store-corrupt"
   | "store-io"
   | "store-symlink"
+  | "record-invalid"
   | "lm-missing"
   | "lm-unknown"
   | "lm-script-ended"
@@ -50,7 +51,9 @@ export type ErrorCode =
   | "remote-rate-limit"
   | "remote-closed"
   | "remote-unknown-program"
-  | "remote-forbidden";
+  | "remote-forbidden"
+  | "remote-internal"
+  | "turn-failed";
 
 /**
  * Options of every functai error: the error that caused it, when there was one.

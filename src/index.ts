@@ -1,5 +1,5 @@
 export * from "./errors.js";
-export { Waiting } from "./conversation/waiting.js";
+export { Waiting } from "./conversation/turn.js";
 export { ai, type AIFunction, type AISpec, type Optimizable } from "./core/ai.js";
 export { program, type Program, type ProgramSpec, type ProgramContext } from "./core/program.js";
 export { delegate } from "./core/delegate.js";

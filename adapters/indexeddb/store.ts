@@ -1,7 +1,7 @@
 import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
+import { checkConversationId, checkRecords, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";

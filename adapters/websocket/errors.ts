@@ -6,13 +6,18 @@ import type { Approval } from "../../src/approval/types.js";
 import { FunctaiError, type ErrorCode } from "../../src/errors.js";
 import type { WireError } from "./protocol.js";
 
-/** Codes a server may send; anything else arrives as `remote-protocol`. */
-const KNOWN: ReadonlySet<string> = new Set<ErrorCode>([
-  "approval-answered", "approval-unknown", "turn-waiting", "turn-unfinished", "turn-state", "turn-claimed", "turn-aborted",
-  "lease-lost", "conversation-busy", "conversation-id", "store-conflict", "store-corrupt", "store-io", "input-invalid",
-  "output-invalid", "step-limit", "tool-failed", "remote-protocol", "remote-auth", "remote-rate-limit", "remote-closed",
-  "remote-unknown-program", "remote-forbidden",
-]);
+/** Every code of `ErrorCode` (a code added there fails to compile here until listed): a server sends only these. */
+const CODES: Record<ErrorCode, true> = {
+  "input-invalid": true, "output-invalid": true, "step-limit": true, "tool-failed": true, "tool-unknown": true,
+  "approval-required": true, "approval-answered": true, "approval-unknown": true, "turn-waiting": true, "turn-unfinished": true,
+  "turn-state": true, "turn-claimed": true, "turn-aborted": true, "turn-failed": true, "lease-lost": true, "conversation-busy": true,
+  "conversation-id": true, "store-conflict": true, "store-corrupt": true, "store-io": true, "store-symlink": true, "record-invalid": true, "metric-failed": true, "package-missing": true, "lm-script-ended": true, "lm-missing": true,
+  "lm-unknown": true, "settings-invalid": true, "plugin-failed": true, "plugin-invalid": true, "provider-rate-limit": true,
+  "provider-overloaded": true, "provider-bad-request": true, "provider-auth": true, "provider-network": true, "provider-server": true,
+  "provider-response": true, "remote-protocol": true, "remote-auth": true, "remote-rate-limit": true, "remote-closed": true,
+  "remote-unknown-program": true, "remote-forbidden": true, "remote-internal": true,
+};
+const KNOWN: ReadonlySet<string> = new Set(Object.keys(CODES));
 
 /**
  * An error a functai server sent (or the connection's end). `code` is the
@@ -34,17 +39,23 @@ export class RemoteError extends FunctaiError {
   }
 }
 
-/** Errors whose message is safe to send: the engine's own, about what the caller asked. */
+/** Errors whose message is safe to send about a request: the engine's own, about what the caller asked. */
 const SAFE_PREFIXES = ["approval-", "turn-", "conversation-", "remote-", "input-", "lease-", "step-", "output-"];
 
 /**
- * What the server sends for a failure. A `FunctaiError` about the caller's
- * own request keeps its code and message; anything else (a bug, a store's
- * I/O error with paths in it) becomes a bare `remote-internal`.
+ * The one mapping of a failure to what the server sends; every code it
+ * sends is in `ErrorCode`. A store's own failures may name paths on the
+ * server: their code only. A failed turn is the caller's own (`turn`): its
+ * error keeps its code and message (a plain `Error` is `turn-failed`, a
+ * tool's crash `tool-failed`). A request's failure keeps its code and
+ * message when it is about what the caller asked; anything else (a bug) is
+ * a bare `remote-internal`.
  */
-export function toWireError(e: unknown): WireError {
-  if (e instanceof FunctaiError && SAFE_PREFIXES.some((p) => e.code.startsWith(p)))
-    return { code: e.code, message: e.message.slice(0, 2000) };
+export function toWireError(e: unknown, of: "request" | "turn" = "request"): WireError {
+  if (e instanceof FunctaiError) {
+    if (e.code.startsWith("store-")) return { code: e.code, message: "the store failed" };
+    if (of === "turn" || SAFE_PREFIXES.some((p) => e.code.startsWith(p))) return { code: e.code, message: e.message.slice(0, 2000) };
+  } else if (of === "turn") return { code: "turn-failed", message: e instanceof Error ? e.message.slice(0, 2000) : "the turn failed" };
   return { code: "remote-internal", message: "the server could not do this (see its log)" };
 }
 

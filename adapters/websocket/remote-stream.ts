@@ -1,5 +1,6 @@
 import type { Approval } from "../../src/approval/types.js";
 import type { TurnEvent } from "../../src/turn/events.js";
+import { EventQueue } from "../../src/turn/queue.js";
 import { RemoteError } from "./errors.js";
 import type { Outcome, WireError } from "./protocol.js";
 
@@ -30,9 +31,8 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
   /** How it came out (resolves also for failed and waiting turns; rejects only when the request was refused). */
   readonly outcome: Promise<Outcome>;
   readonly #result: Promise<T>;
-  readonly #buffer: TurnEvent[] = [];
+  readonly #queue = new EventQueue<TurnEvent>();
   #ended = false;
-  #wake: (() => void) | null = null;
   #settle!: { resolve: (o: Outcome) => void; reject: (e: unknown) => void };
   #iterating = false;
 
@@ -56,8 +56,7 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     this.turn ??= event.turn;
     if (event.type === "approval") this.pending = [...this.pending, event.approval];
     if (event.type === "approved") this.pending = this.pending.filter((a) => a.id !== event.approval.id);
-    this.#buffer.push(event);
-    this.#poke();
+    this.#queue.push(event);
   }
 
   /** Ends the stream with the server's outcome (called by the connection). */
@@ -76,28 +75,12 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
 
   #end(): void {
     this.#ended = true;
-    this.#poke();
-  }
-
-  #poke(): void {
-    const wake = this.#wake;
-    this.#wake = null;
-    wake?.();
+    this.#queue.poke();
   }
 
   async *#events(): AsyncGenerator<TurnEvent, void, undefined> {
-    let head = 0;
-    for (;;) {
-      if (head < this.#buffer.length) {
-        yield this.#buffer[head++]!;
-        continue;
-      }
-      if (this.#ended) {
-        await this.outcome; // a refused request ends the loop with its error
-        return;
-      }
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-    }
+    yield* this.#queue.drain(() => this.#ended);
+    await this.outcome; // a refused request ends the loop with its error
   }
 
   /** The remote turn's events as the server sends them (`for await`). */

@@ -4,15 +4,18 @@
  * then the turn goes on here and its events are passed to `emit`.
  */
 import type { Callable } from "../../src/core/callable.js";
+import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
 import type { Turn } from "../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../src/errors.js";
+import { callerPath } from "../../src/records/keys.js";
 import { readConversation, type TurnInfo } from "../../src/records/read-conversation.js";
 import type { Settings } from "../../src/settings.js";
 import type { Store } from "../../src/store/types.js";
 import type { TurnEvent } from "../../src/turn/events.js";
 import type { TurnStream } from "../../src/turn/stream.js";
 import type { Approval } from "../../src/approval/types.js";
-import type { Outcome, TurnStatus, WireError } from "./protocol.js";
+import { toWireError } from "./errors.js";
+import type { Outcome, TurnStatus } from "./protocol.js";
 import { entriesOf } from "./watch.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -27,13 +30,6 @@ export interface RunContext {
 }
 
 export type Emit = (event: TurnEvent) => void;
-
-/** A failed turn's error as the caller may see it: its own turn, so its message, never a stack. */
-export function failureOf(e: unknown): WireError {
-  // a store's own failures may name paths on the server: code only
-  if (e instanceof FunctaiError) return { code: e.code, message: e.code.startsWith("store-") ? "the store failed" : e.message.slice(0, 2000) };
-  return { code: "turn-failed", message: e instanceof Error ? e.message.slice(0, 2000) : "the turn failed" };
-}
 
 /** Opens a turn of a stored conversation with the program that sent it (by the `program` record's name). */
 export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<{ turn: Turn; info: TurnInfo }> {
@@ -56,7 +52,7 @@ export async function pump(s: TurnStream<unknown>, conversation: string | null, 
   } catch (e) {
     const state = s.state;
     const known = state === "failed" || state === "stopped" || state === "abandoned" || state === "interrupted";
-    return { ...base, state: known ? state : "failed", error: failureOf(e) };
+    return { ...base, state: known ? state : "failed", error: toWireError(e, "turn") };
   }
 }
 
@@ -68,16 +64,16 @@ export async function answer(
 ): Promise<Outcome> {
   const { turn } = await openTurn(ctx, req.conversation, req.turn);
   // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
-  const { info, chosen } = await turn.record(req.verdict, req.by ?? null, req.reason ?? null, req.approval);
+  const { chosen, rest } = await recordAnswerOf(turn, { verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, id: req.approval });
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
   const at = new Date().toISOString();
   for (const approval of chosen)
-    emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: approval.path.split("/").slice(0, -1).join("/") });
-  if (chosen.length < info.waiting.length) {
+    emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: callerPath(approval.path) });
+  if (rest > 0) {
     await turn.refresh();
     return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };
   }
-  return pump(turn.streamOn(info), req.conversation, emit);
+  return pump(streamOn(turn), req.conversation, emit);
 }
 
 /**
@@ -93,7 +89,7 @@ export async function resume(
 ): Promise<Outcome> {
   const { turn, info } = await openTurn(ctx, req.conversation, req.turn);
   const answered = info.state === "waiting" && info.waiting.length === 0;
-  if (info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(turn.streamOn(info), req.conversation, emit);
+  if (info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(streamOn(turn), req.conversation, emit);
   const base = { conversation: req.conversation, turn: req.turn };
   try {
     const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
@@ -104,7 +100,7 @@ export async function resume(
     if (isFunctaiError(e, "turn-waiting")) return { ...base, state: "waiting", approvals: (e as { approvals?: Approval[] }).approvals ?? [] };
     await turn.refresh();
     // refused before it ran (turn-unfinished, turn-state): an error reply; it ran and failed: an outcome
-    if (turn.state === "failed" || turn.state === "stopped") return { ...base, state: turn.state, error: failureOf(e) };
+    if (turn.state === "failed" || turn.state === "stopped") return { ...base, state: turn.state, error: toWireError(e, "turn") };
     throw e;
   }
 }

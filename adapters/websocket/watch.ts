@@ -5,13 +5,15 @@
  * running turns' leases runs out (it may now be interrupted).
  */
 import { approvalOf } from "../../src/conversation/waiting.js";
-import { ConversationReader, type ConversationState, type TurnInfo } from "../../src/records/read-conversation.js";
+import { unfinishedOf } from "../../src/records/keys.js";
+import { ConversationLog } from "../../src/conversation/log.js";
+import type { ConversationState, TurnInfo } from "../../src/records/read-conversation.js";
 import type { Store } from "../../src/store/types.js";
 import type { WaitingEntry } from "./protocol.js";
 
 interface Seen {
   /** The conversation as walked so far (kept for the READERS conversations that changed last). */
-  reader: ConversationReader | undefined;
+  log: ConversationLog | undefined;
   /** Its length when last read (whether or not its reader is kept). */
   length: number;
   entries: WaitingEntry[];
@@ -37,7 +39,7 @@ export function entriesOf(conversation: string, state: ConversationState, now = 
   const out: WaitingEntry[] = [];
   for (const info of state.turns.values()) {
     const program = state.programs.get(info.program)?.name ?? null;
-    const unfinished = info.unfinished.map((t) => ({ invocation: t.invocation, name: t.name, input: t.input ?? null, path: t.path ?? t.name, site: t.site }));
+    const unfinished = unfinishedOf(info);
     if (info.state === "waiting" && info.waiting.length > 0)
       out.push({ conversation, turn: info.id, program, state: "waiting", approvals: info.waiting.map(approvalOf), unfinished });
     else if (info.state === "interrupted" || (info.state === "waiting" && now - answeredAt(info) >= graceMs)) out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });
@@ -130,26 +132,20 @@ export class WaitingWatcher {
   async #scanOne(id: string): Promise<void> {
     const seen = this.#seen.get(id);
     const now = Date.now();
+    const due = seen === undefined || now >= seen.recheckAt;
+    if (!due && this.store.length && (await this.store.length(id)) === seen.length) return;
     // each conversation is walked once; later scans walk only what was appended since
-    let reader = seen?.reader;
-    if (seen !== undefined) {
-      const due = now >= seen.recheckAt;
-      if (!due && this.store.length && (await this.store.length(id)) === seen.length) return;
-      const fresh = await this.store.read(id, seen.length);
-      if (fresh.length === 0 && !due) return;
-      if (reader !== undefined && fresh.length > 0 && fresh[0]!.seq !== reader.length + 1) reader = undefined; // not what follows: walk it all again
-      else reader?.add(fresh);
-    }
-    reader ??= new ConversationReader().add(await this.store.read(id));
-    const state = reader.state(now);
+    const log = seen?.log ?? new ConversationLog(this.store, id);
+    const state = await log.read();
+    if (!due && state.length === seen.length) return;
     let recheckAt = Number.POSITIVE_INFINITY;
     for (const info of state.turns.values()) {
       if (info.state === "running" && info.leaseUntil) recheckAt = Math.min(recheckAt, Date.parse(info.leaseUntil) + 1);
       if (info.state === "waiting" && info.waiting.length === 0) recheckAt = Math.min(recheckAt, answeredAt(info) + this.graceMs);
     }
     this.#seen.delete(id); // (re-added last: the conversations that changed last keep their readers)
-    this.#seen.set(id, { reader, length: state.length, entries: entriesOf(id, state, now, this.graceMs), recheckAt });
+    this.#seen.set(id, { log, length: state.length, entries: entriesOf(id, state, now, this.graceMs), recheckAt });
     let keep = READERS;
-    for (const s of [...this.#seen.values()].reverse()) if (s.reader !== undefined && --keep < 0) s.reader = undefined;
+    for (const s of [...this.#seen.values()].reverse()) if (s.log !== undefined && --keep < 0) s.log = undefined;
   }
 }

@@ -1,38 +1,45 @@
 import { platform } from "#runtime";
 import type { z } from "zod";
-import type { Callable, CallInput, CallOptions } from "../core/callable.js";
 import { parseInput } from "../core/definition.js";
+import type { CallInput, CallOptions } from "../core/input.js";
 import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { newTurnId } from "../ids.js";
+import { makeRecord, type RecordFields } from "../records/make.js";
 import type { ConversationState } from "../records/read-conversation.js";
 import type { TurnCaller } from "../records/types.js";
 import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import { isConversationId, type Store } from "../store/types.js";
-import { startTurn } from "../turn/session.js";
+import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
-import { ConversationCore } from "./core.js";
+import type { Definition } from "../core/definition.js";
+import { systemClock, type Clock } from "../runtime/clock.js";
+import { keepSnapshots, settle, startSent, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
+import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
-import { Turn } from "./turn.js";
+import { Turn, Waiting } from "./turn.js";
 
 export interface ConversationOptions extends Settings {
   /** Where turns are kept: a Store, or a string (a folder in Node, an IndexedDB database in browsers). */
   store?: Store | string;
+  /** Where time comes from for leases and records (tests: `fakeClock()` from `functai/testing`). */
+  clock?: Clock;
 }
 
+
 /** A conversation: turns kept in a store; a turn that waits for a person is saved and answered from anywhere. */
-export interface Conversation<S extends z.ZodRawShape, O> {
+export interface Conversation<I, O> {
   readonly id: string;
   readonly store: Store;
   /** Sends a turn; throws `Waiting` (`turn-waiting`) when it stops for a person, `conversation-busy` while the head waits. */
-  send(input: CallInput<S>, options?: CallOptions): Promise<O>;
+  send(input: I, options?: CallOptions): Promise<O>;
   /** Sends a turn as a stream; the stream ends when the turn waits (saved) and nobody here answered. */
-  stream(input: CallInput<S>, options?: CallOptions): TurnStream<O>;
+  stream(input: I, options?: CallOptions): TurnStream<O>;
   /** Every turn, oldest first, as handles that answer, resume or abandon it. */
-  turns(): Promise<Turn[]>;
+  turns(): Promise<Turn<O>[]>;
   /** One turn by id. */
-  turn(id: string): Promise<Turn>;
+  turn(id: string): Promise<Turn<O>>;
 }
 
 /** Sends a turn once per request id, under a parent of the caller's choosing (delegates). Internal. */
@@ -45,8 +52,8 @@ export interface Once {
   parent: string | null;
 }
 
-export interface ConversationInternals<S extends z.ZodRawShape, O> {
-  [SEND_ONCE](input: CallInput<S>, once: Once, options?: CallOptions): Promise<O>;
+export interface ConversationInternals<I, O> {
+  [SEND_ONCE](input: I, once: Once, options?: CallOptions): Promise<O>;
 }
 
 /** `begin` found the request's turn already sent. */
@@ -68,92 +75,106 @@ export function resolveStore(store: Store | string | undefined): Store {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Opens a conversation of `fn` (checks the id; nothing is read until a call). */
-export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>, id: string, options: ConversationOptions): Conversation<S, O> & ConversationInternals<S, O> {
+/** What a conversation is opened from: the function's definition and its settings layers. */
+export interface ConversationOf {
+  readonly definition: Definition;
+  readonly layers: readonly Settings[];
+}
+
+/** A turn about to be sent: wait behind the running head, or append these records (and run it with this host). */
+type Begun = { waits: true } | { waits: false; host: ConversationHost };
+
+/** Opens a conversation of a function (checks the id; nothing is read until a call). */
+export function openConversation<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[], id: string, options: ConversationOptions): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> {
   if (!isConversationId(id))
     throw new ConversationError("conversation-id", `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`);
-  const def = fn.definition;
   const own = checkSettings(pickSettings(options));
-  const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...fn.layers, own);
+  const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...layers, own);
   const store = resolveStore(options.store ?? settingsNow().store);
-  const core = new ConversationCore(id, def, store, settingsNow);
+  const clock = options.clock ?? systemClock;
+  const log = new ConversationLog(store, id, clock);
+  const ctx: ConversationContext = { log, def, settings: settingsNow };
   const version = `fa:${digest(JSON.stringify([def.kind, def.name, def.describe()]))}`;
 
-  /** Appends the new turn (program record first when this version is new), conditionally; waits behind a running head. */
-  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(), once?: Once, caller?: TurnCaller): Promise<{ host: ConversationHost; state: ConversationState }> {
+  /** The records of a new turn under `parent` (a program record first when this version is new). */
+  function firstRecords(state: ConversationState, turn: string, parent: string | null, inputs: Record<string, unknown>, settings: Settings, host: ConversationHost, once?: Once, caller?: TurnCaller): object[] {
+    const now = clock.now();
+    const records: object[] = [];
+    if (!state.programs.has(version))
+      records.push(makeRecord("program", { version, name: def.name, program_kind: def.kind, interface: def.describe() }, now));
+    const fields: RecordFields<"turn"> = { turn, parent, program: version, inputs };
+    if (once) fields.request_id = once.requestId;
+    if (caller) fields.caller = caller;
+    // the rule goes with the turn: whoever resumes it, a person is still asked (a function cannot be kept: a person answers instead)
+    if (settings.approve !== undefined && settings.approve !== null)
+      (fields as Record<string, unknown>).approve = typeof settings.approve === "function" ? "function" : settings.approve;
+    records.push(makeRecord("turn", fields, now), host.lease.record(1));
+    return records;
+  }
+
+  /** Appends the new turn, conditionally; waits behind a running head. */
+  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(clock.now()), once?: Once, caller?: TurnCaller): Promise<ConversationHost> {
     for (;;) {
-      const state = core.remember(await core.read());
-      if (once) {
-        const existing = core.requested(once.requestId);
-        if (existing) throw new AlreadySent(existing);
-      }
-      const next = once ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
-      if ("refuses" in next) {
-        const head = state.head ? state.turns.get(state.head) : undefined;
-        throw new ConversationError("conversation-busy", `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`);
-      }
-      if ("waits" in next) {
-        if (store.wait) await store.wait(id, state.length, 1000);
-        else await sleep(100);
-        continue;
-      }
-      const host = new ConversationHost({
-        def, settings, store, conversation: id, turn, inputs, history: core.history(next.parent, state),
-        attempt: 1, claimed: true, length: 0,
-      });
-      const now = new Date().toISOString();
-      const records: object[] = [];
-      if (!state.programs.has(version))
-        records.push({ functai_conversation: 1, kind: "program", at: now, version, name: def.name, program_kind: def.kind, interface: def.describe() });
-      const turnRecord: Record<string, unknown> = { functai_conversation: 1, kind: "turn", at: now, turn, parent: next.parent, program: version, inputs };
-      if (once) turnRecord.request_id = once.requestId;
-      if (caller) turnRecord.caller = caller;
-      // the rule goes with the turn: whoever resumes it, a person is still asked (a function cannot be kept: a person answers instead)
-      if (settings.approve !== undefined && settings.approve !== null)
-        turnRecord.approve = typeof settings.approve === "function" ? "function" : settings.approve;
-      records.push(turnRecord);
-      records.push(host.leaseRecord(1));
-      await host.holdLock(); // the lock before the lease: a lease of a live tab never stands without it
+      let host: ConversationHost | null = null;
+      let begun: { value: Begun; length: number };
       try {
-        host.wrote(await store.append(id, records, { expect: state.length, durable: true }));
-        return { host, state };
+        begun = await log.appendIf<Begun>(async (view) => {
+          host?.onInterrupt(); // a lost race: the lock of the last try is let go
+          const state = await view.state();
+          if (once) {
+            const existing = log.requested(once.requestId);
+            if (existing) throw new AlreadySent(existing);
+          }
+          const next = once ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
+          if ("refuses" in next) {
+            const head = state.head ? state.turns.get(state.head) : undefined;
+            throw new ConversationError("conversation-busy", `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`);
+          }
+          if ("waits" in next) return { append: [], value: { waits: true } };
+          host = new ConversationHost({ def, settings, log, turn, inputs, history: historyOf(state, next.parent), attempt: 1, claimed: true, length: 0 });
+          await host.lease.holdLock(); // the lock before the lease: a lease of a live tab never stands without it
+          return { append: firstRecords(state, turn, next.parent, inputs, settings, host, once, caller), value: { waits: false, host } };
+        }, { maxTries: 50 });
       } catch (e) {
-        host.onInterrupt();
-        if (!isFunctaiError(e, "store-conflict")) throw e;
+        (host as ConversationHost | null)?.onInterrupt();
+        throw e;
       }
+      if (!begun.value.waits) {
+        begun.value.host.wrote(begun.length);
+        return begun.value.host;
+      }
+      if (store.wait) await store.wait(id, log.length, 1000);
+      else await sleep(100);
     }
   }
 
-  const turnHandle = async (turnId: string): Promise<Turn> => {
-    const state = core.remember(await core.read());
+  const turnHandle = async (turnId: string): Promise<Turn<O>> => {
+    const state = await log.read();
     const info = state.turns.get(turnId);
     if (!info) throw new ConversationError("turn-state", `conversation ${id} has no turn ${turnId}`);
-    return new Turn(core, info);
+    return new Turn<O>(ctx, state, info);
   };
 
+  /** The `Waiting` a turn just sent here rejects with (read afresh). */
+  const waitingOf = async (turn: string): Promise<Error> => new Waiting(await turnHandle(turn));
+
   /** Runs a turn just sent, here, to its answer (or `Waiting`). */
-  const run = (host: ConversationHost): Promise<O> => {
-    const session = startTurn(host, { streaming: false });
-    core.keepSnapshots(session);
-    session.actor.start();
-    return core.settle(session, new Turn(core, placeholder(host.turn)), session.actor) as Promise<O>;
-  };
+  const run = (host: ConversationHost): Promise<O> => settle(startSent(host, false), () => waitingOf(host.turn)) as Promise<O>;
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
     const inputs = parseInput(def, input);
     const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
     for (let tries = 0; tries < 600; tries++) {
-      let turn: Turn;
+      let turn: Turn<O>;
       try {
-        const { host } = await begin(inputs, settings, newTurnId(), once);
-        return await run(host);
+        return await run(await begin(inputs, settings, newTurnId(clock.now()), once));
       } catch (e) {
         if (!(e instanceof AlreadySent)) throw e;
         turn = await turnHandle(e.turn);
       }
       if (turn.state === "done") return turn.value as O;
-      if (turn.state === "waiting" || turn.state === "interrupted") return (await turn.resume()) as O;
+      if (turn.state === "waiting" || turn.state === "interrupted") return turn.resume();
       if (turn.state !== "running") throw new ConversationError("turn-state", `conversation ${id}: turn ${turn.id} (request ${once.requestId}) ${turn.state}${turn.error ? `: ${JSON.stringify(turn.error)}` : ""}`);
       // another run of it goes on (or its lease has not run out yet): wait for it
       if (store.wait) await store.wait(id, (await store.read(id)).length, 200);
@@ -169,43 +190,33 @@ export function openConversation<S extends z.ZodRawShape, O>(fn: Callable<S, O>,
     async send(input, callOptions) {
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
-      const { host } = await begin(inputs, settings, undefined, undefined, callOptions?.caller);
-      return run(host);
+      return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller));
     },
     stream(input, callOptions) {
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
-      const turn = newTurnId();
-      return deferredStream<O>(begin(inputs, settings, turn, undefined, callOptions?.caller).then(({ host }) => host), core, turn, def.name);
+      const turn = newTurnId(clock.now());
+      // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
+      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller), turn, def.name), { streaming: true });
+      return streamSent<O>(session, log, () => waitingOf(turn));
     },
     async turns() {
-      const state = core.remember(await core.read());
-      return [...state.turns.values()].map((info) => new Turn(core, info));
+      const state = await log.read();
+      return [...state.turns.values()].map((info) => new Turn<O>(ctx, state, info));
     },
     turn: turnHandle,
   };
 }
 
-/** A TurnInfo for a turn just sent (refreshed from the store before anyone sees it). */
-function placeholder(turn: string) {
-  return {
-    id: turn, state: "running" as const, parent: null, program: "", inputs: {}, approve: null, seq: 0, attempt: 1, holder: null, leaseUntil: null,
-    waiting: [], answers: [], unfinished: [], tools: new Map(), ended: null, stopped: false, snapshot: null,
-  };
-}
-
-/** A stream whose turn is appended first: the stream object exists at once, its events come once the turn is sent. */
-function deferredStream<O>(host: Promise<ConversationHost>, core: ConversationCore, turnId: string, name: string): TurnStream<O> {
-  // the turn must exist in the store before its runner starts: the runner waits for the host
-  const proxy = new DeferredHost(host, turnId, name);
-  const session = startTurn(proxy, { streaming: true });
-  core.keepSnapshots(session);
-  const turn = new Turn(core, placeholder(proxy.turn));
-  const stream = new ConversationStream<O>(session, core, turn);
+/** A stream of a turn just sent (its snapshots kept). */
+function streamSent<O>(session: TurnSession, log: ConversationLog, waiting: () => Promise<Error>): TurnStream<O> {
+  keepSnapshots(session);
+  const stream = new ConversationStream<O>(session, log, waiting);
   session.actor.start();
   return stream;
 }
 
+/** A turn's host while its first records are appended: every call waits for the real one. */
 class DeferredHost {
   readonly mode = "conversation" as const;
   #host: ConversationHost | null = null;
@@ -217,8 +228,7 @@ class DeferredHost {
     return this.#host;
   }
   async journal() {
-    const host = await this.#get();
-    return host.journal();
+    return (await this.#get()).journal();
   }
   async execute(runtime: Parameters<ConversationHost["execute"]>[0]) {
     return (await this.#get()).execute(runtime);
@@ -235,8 +245,8 @@ class DeferredHost {
   onInterrupt() {
     this.#host?.onInterrupt();
   }
-  async note(record: Record<string, unknown>) {
-    return (await this.#get()).note(record);
+  async note(snapshot: unknown) {
+    return (await this.#get()).note(snapshot);
   }
   get conversation() {
     return this.#host?.conversation;

@@ -2,8 +2,8 @@ import { outcomeOf } from "../core/root-turn.js";
 import type { TurnEvent } from "../turn/events.js";
 import type { TurnSession } from "../turn/session.js";
 import { TurnStream } from "../turn/stream.js";
-import type { ConversationCore } from "./core.js";
-import type { Turn } from "./turn.js";
+import { controls, snapshotKept, type WaitingError } from "./driver.js";
+import type { ConversationLog } from "./log.js";
 
 /**
  * A conversation turn as a stream. Its promise resolves with the answer,
@@ -17,7 +17,7 @@ export class ConversationStream<T> extends TurnStream<T> {
   #iterated = false;
   #armed = false;
 
-  constructor(session: TurnSession, core: ConversationCore, turn: Turn) {
+  constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError) {
     let toldWaiting = (): void => undefined;
     const result = new Promise<T>((resolve, reject) => {
       outcomeOf<T>(session).then(resolve, reject);
@@ -25,15 +25,16 @@ export class ConversationStream<T> extends TurnStream<T> {
       toldWaiting = () => {
         if (told) return;
         told = true;
-        void core.waiting(session, turn).then(reject, reject);
+        // its snapshot kept before anyone is told the turn waits
+        void snapshotKept(session).then(waiting).then(reject, reject);
       };
     });
-    super(session, core.controls(session, turn), result);
+    super(session, controls(session, log), result);
     this.#session = session;
     this.#toldWaiting = toldWaiting;
   }
 
-  override [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+  override [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     const events = super[Symbol.asyncIterator]();
     this.#iterated = true;
     return {

@@ -1,35 +1,12 @@
 import type { Approval } from "../approval/types.js";
-import { ConversationError } from "../errors.js";
 import type { WaitingApproval } from "../records/types.js";
-import type { Turn } from "./turn.js";
-import { answerKey, pluginOf } from "../engine/journal.js";
-
-/**
- * A conversation's turn stopped for a person: it is saved, and anyone who opens the conversation can answer it.
- *
- * @example
- * try { await chat.send("Refund A-1042."); }
- * catch (e) { if (e instanceof Waiting) console.log(e.turn.state, e.approvals); else throw e; }
- */
-export class Waiting extends ConversationError {
-  readonly turn: Turn;
-  readonly approvals: Approval[];
-  constructor(turn: Turn) {
-    const names = turn.waiting.map((a) => `${a.path} #${a.invocation}`).join(", ");
-    super("turn-waiting", `turn ${turn.id} waits for a person's answer (${names}): turn.approve({ by }) or turn.deny({ reason }), from this process or any other.`);
-    this.name = "Waiting";
-    this.turn = turn;
-    this.approvals = turn.waiting;
-  }
-}
-
-export { pluginOf };
+import { approvalKey, pluginOf } from "../records/keys.js";
 
 /** An approval as a `waiting` record keeps it, back to an `Approval`. */
 export function approvalOf(w: WaitingApproval): Approval {
   const plugin = pluginOf(w.plugin);
   const approval: Approval = {
-    id: answerKey(w.site, w.invocation, plugin),
+    id: approvalKey(w.site, w.invocation, plugin),
     name: w.name,
     input: w.input,
     effects: w.effects ?? null,

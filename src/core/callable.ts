@@ -5,30 +5,12 @@ import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSetti
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
-import type { TurnCaller } from "../records/types.js";
 import { copyDemos, type AIState } from "../optimize/demo.js";
+import type { CallInput, CallOptions } from "./input.js";
+
+export type { CallInput, CallOptions };
 import { parseInput, type Definition } from "./definition.js";
 import { runPlain, runStream, type Prediction } from "./root-turn.js";
-
-/**
- * A call's options: any setting, plus a signal, and `ctx` (the calling frame) where the platform cannot carry it.
- *
- * @example
- * await answer("Where is A-1042?", { lm: scripted(["It is on its way."]), signal: AbortSignal.timeout(30_000) });
- */
-export interface CallOptions extends Settings {
-  signal?: AbortSignal;
-  /** Set by `evaluate` and the optimizers: a conversation's turn record names the run (`caller`). */
-  caller?: TurnCaller;
-  ctx?: Frame | ToolContext | { frame: Frame };
-}
-
-/** The input a call takes: the object, or with one input, its value alone. */
-export type CallInput<S extends z.ZodRawShape> = z.input<z.ZodObject<S>> | SingleInput<S>;
-
-type SingleInput<S extends z.ZodRawShape> = {
-  [K in keyof S]: [Exclude<keyof S, K>] extends [never] ? (S[K] extends z.ZodType ? z.input<S[K]> : never) : never;
-}[keyof S];
 
 /** What `ai(...)` and `program(...)` return: call it, predict, stream, layer settings, open conversations. */
 export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
@@ -43,7 +25,7 @@ export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
   /** The same function with these settings nearer than its own. */
   using(settings: Settings): Callable<S, O>;
   /** A conversation: turns kept in a store, waiting for people, resumed anywhere. */
-  conversation(id: string, options?: ConversationOptions): Conversation<S, O>;
+  conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O>;
   /** The settings layers `using` added (nearest last). */
   readonly layers: readonly Settings[];
 }
@@ -100,8 +82,8 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     using(settings: Settings): Callable<S, O> {
       return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(settings))]);
     },
-    conversation(id: string, options?: ConversationOptions): Conversation<S, O> {
-      return openConversation<S, O>(fn, id, options ?? {});
+    conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O> {
+      return openConversation<S, O>(def, layers, id, options ?? {});
     },
     async runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
       const frame = reframe(ctx.frame, mergeSettings(ctx.frame.settings, ownSettings()));

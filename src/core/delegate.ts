@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
+import type { CallInput } from "./input.js";
 import { LeaseLost } from "../engine/runtime.js";
 import { isFunctaiError, type FunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
@@ -86,7 +87,7 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
       const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
       const settings = Object.fromEntries(Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "approve" && key !== "store" && !own.has(key)));
-      const chat = target.conversation(id, { ...settings, store: conversation.store }) as unknown as ConversationInternals<S, O>;
+      const chat = target.conversation(id, { ...settings, store: conversation.store }) as unknown as ConversationInternals<CallInput<S>, O>;
       // the same call of the same turn, with the same input: a call the model makes differently on resume is a new request
       const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;
       // the reply that asked for this call is kept before the delegated turn acts: a resumed caller does not ask again

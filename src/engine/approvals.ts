@@ -4,7 +4,8 @@ import { FunctaiError, describeError } from "../errors.js";
 import type { Effects } from "../records/types.js";
 import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
-import { answerKey, type RecordedAnswer } from "./journal.js";
+import { approvalKey } from "../records/keys.js";
+import type { RecordedAnswer } from "./journal.js";
 
 export interface CallSubject {
   name: string;
@@ -23,7 +24,7 @@ export type Decision =
 
 const makeApproval = (frame: Frame, call: CallSubject, plugin?: string, question?: string): Approval => {
   const approval: Approval = {
-    id: answerKey(frame.site, call.invocation, plugin),
+    id: approvalKey(frame.site, call.invocation, plugin),
     name: call.name,
     input: call.input,
     effects: call.effects,

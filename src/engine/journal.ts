@@ -1,4 +1,7 @@
 import type { LMResponse } from "../lm/types.js";
+import { approvalKey, toolKey } from "../records/keys.js";
+import { makeBodyRecord } from "../records/make.js";
+import { systemClock, type Clock } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord } from "../records/types.js";
 
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
@@ -15,17 +18,6 @@ export interface RecordedAnswer {
   by: string | null;
 }
 
-/** A record's plugin name; the built-in approval (absent, null, "approval", "approve") is none. */
-export const pluginOf = (plugin: unknown): string | undefined =>
-  typeof plugin === "string" && plugin !== "" && plugin !== "approval" && plugin !== "approve" ? plugin : undefined;
-
-/** An approval's id: its call's site and invocation, and the plugin that asked (none for the built-in approval). */
-export const answerKey = (site: string, invocation: number, plugin?: string | null): string => {
-  const p = pluginOf(plugin);
-  return p ? `${site}:${invocation}:${p}` : `${site}:${invocation}`;
-};
-
-const toolKey = (site: string, invocation: number): string => `${site}:${invocation}`;
 
 /**
  * A turn's journal: what earlier runs recorded (looked up on replay, O(1))
@@ -44,6 +36,7 @@ export class Journal {
   readonly #kept = new Map<string, unknown[]>();
   readonly #sink: JournalSink | undefined;
   readonly #keep: boolean;
+  readonly #clock: Clock;
   #pending: object[] = [];
   /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
   #failed: unknown = undefined;
@@ -54,7 +47,10 @@ export class Journal {
     records?: readonly (ConversationRecord | object)[];
     sink?: JournalSink;
     keep?: boolean;
+    /** Where the records' `at` comes from (the wall clock by default). */
+    clock?: Clock;
   }) {
+    this.#clock = options.clock ?? systemClock;
     this.turn = options.turn;
     this.attempt = options.attempt;
     this.#sink = options.sink;
@@ -93,7 +89,7 @@ export class Journal {
       }
       case "approval": {
         const a = record as ApprovalRecord;
-        this.#answers.set(answerKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
+        this.#answers.set(approvalKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
         break;
       }
       case "plugin": {
@@ -114,7 +110,7 @@ export class Journal {
   }
 
   answer(site: string, invocation: number, plugin?: string | null): RecordedAnswer | undefined {
-    return this.#answers.get(answerKey(site, invocation, plugin));
+    return this.#answers.get(approvalKey(site, invocation, plugin));
   }
 
   /** What a plugin kept in earlier runs of this turn, oldest first. */
@@ -134,7 +130,8 @@ export class Journal {
    */
   add(body: RecordBody, durable = false): Promise<void> | undefined {
     if (!this.recording) return undefined;
-    const record = { functai_conversation: 1, at: new Date().toISOString(), turn: this.turn, attempt: this.attempt, ...body };
+    // checked before it is queued: a record that fails its schema is a bug of ours, never written
+    const record = makeBodyRecord({ turn: this.turn, attempt: this.attempt, ...body }, this.#clock.now());
     if (this.#keep) this.records.push(record);
     if (!this.#sink) return undefined;
     this.#pending.push(record);

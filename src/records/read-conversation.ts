@@ -6,6 +6,7 @@
  * Pure and single-pass: one walk over the records, then one pass over the
  * turns (conversations can hold 100k records).
  */
+import { approvalKey, toolKey } from "./keys.js";
 import { readRecord } from "./schema.js";
 import type {
   ApprovalRecord,
@@ -96,12 +97,6 @@ interface Tally extends Pick<TurnInfo, "id" | "parent" | "program" | "inputs" | 
   given: TurnInfo | null;
   changed: boolean;
 }
-
-/** The built-in approval's plugin is written absent, `null` or `"approval"`: all the same question. */
-const approvalKey = (site: string, invocation: number, plugin: string | null | undefined): string =>
-  JSON.stringify([site, invocation, plugin === undefined || plugin === null || plugin === "" ? "approval" : plugin]);
-
-const toolKey = (site: string, invocation: number): string => `${site}:${invocation}`;
 
 /**
  * An instant in microseconds since the epoch (records write six fractional
@@ -203,7 +198,7 @@ function finish(t: Tally, now: number): TurnInfo {
 }
 
 /** The head when it ended `done`, else its nearest ancestor that did (a turn with no answer is never a parent). */
-function doneOn(turns: Map<string, TurnInfo>, from: string | null): string | null {
+export function doneOn(turns: Map<string, TurnInfo>, from: string | null): string | null {
   const seen = new Set<string>(); // parent links are data: never loop on a cycle
   for (let id = from; id !== null && !seen.has(id); ) {
     seen.add(id);

@@ -270,6 +270,19 @@ export function checkNewRecord(raw: unknown): { ok: true; record: NewRecord } | 
   return parsed.success ? { ok: true, record: parsed.data as NewRecord } : { ok: false, error: describe(kind, parsed.error) };
 }
 
+/**
+ * {@link checkNewRecord} for writers of many records (a turn's journal): a
+ * record the hand check takes passes at once; anything else gets the
+ * schema's verdict and wording.
+ */
+export function checkRecordToWrite(raw: unknown): { ok: true } | { ok: false; error: string } {
+  if (isObj(raw) && raw.functai_conversation === FORMAT && isStr(raw.at) && !("seq" in raw)) {
+    const kind = raw.kind;
+    if (typeof kind === "string" && isKnownKind(kind) && fastChecks[kind](raw)) return { ok: true };
+  }
+  return checkNewRecord(raw);
+}
+
 // Drift guard (types only): every record types.ts allows passes its schema,
 // and every record a schema lets through is one types.ts describes. A
 // mismatch fails `tsc` here, naming the kind.

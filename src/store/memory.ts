@@ -1,36 +1,9 @@
-import { ConversationError } from "../errors.js";
+import { checkConversationId, checkRecords, storeConflict } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
-import { isConversationId, type Store } from "./types.js";
+import type { Store } from "./types.js";
 
-/** Throws `conversation-id` unless `id` is a valid conversation id. Shared by the stores. */
-export function checkConversationId(id: unknown): asserts id is string {
-  if (!isConversationId(id)) {
-    const shown = typeof id === "string" ? JSON.stringify(id.length > 40 ? `${id.slice(0, 40)}…` : id) : typeof id;
-    throw new ConversationError(
-      "conversation-id",
-      `${shown} is not a conversation id: use 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit.`,
-    );
-  }
-}
-
-/** Throws unless every record is a plain (non-array) object. Checked before anything is written. */
-export function checkRecords(conversation: string, records: readonly object[]): void {
-  if (!Array.isArray(records)) throw new TypeError(`${conversation}: append takes an array of records.`);
-  for (let i = 0; i < records.length; i++) {
-    const r: unknown = records[i];
-    if (typeof r !== "object" || r === null || Array.isArray(r)) {
-      throw new TypeError(`${conversation}: record ${i + 1} of the batch is not an object (${r === null ? "null" : typeof r}).`);
-    }
-  }
-}
-
-/** The `store-conflict` error, worded the same by every store. */
-export function storeConflict(conversation: string, expected: number, actual: number): ConversationError {
-  return new ConversationError(
-    "store-conflict",
-    `${conversation}: expected ${expected} records, found ${actual} (another writer appended first). Read again and retry.`,
-  );
-}
+// the stores' shared checks live in checks.ts; re-exported here for the adapters that import them from this file
+export { checkConversationId, checkRecords, storeConflict };
 
 /**
  * A store that keeps conversations in memory, for tests, benchmarks and

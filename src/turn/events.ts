@@ -16,8 +16,8 @@ export interface EventBase {
   path: string;
 }
 
-/** Every event a turn emits: one discriminated union, used by the actor's `emit` and the stream alike. */
-export type TurnEventBody =
+/** Every event a turn emits: one discriminated union, used by the actor's `emit` and the stream alike (`R`: the `done` event's result). */
+export type TurnEventBody<R = unknown> =
   | { type: "started"; name: string; input: Record<string, unknown>; conversation?: string }
   | { type: "state"; state: MachineState }
   | { type: "request"; site: string; step: number }
@@ -29,7 +29,7 @@ export type TurnEventBody =
   | { type: "approved"; approval: Approval; verdict: "yes" | "no"; by: string | null; reason: string | null }
   | { type: "waiting"; approvals: Approval[] }
   | { type: "interrupted"; reason: string }
-  | { type: "done"; result: unknown; usage: Usage }
+  | { type: "done"; result: R; usage: Usage }
   | { type: "failed"; error: { code: string | null; message: string } };
 
 /**
@@ -41,9 +41,6 @@ export type TurnEventBody =
  *   if (e.type === "tool_call") console.log(e.path);
  * }
  */
-export type TurnEvent = EventBase & TurnEventBody;
+export type TurnEvent<R = unknown> = EventBase & TurnEventBody<R>;
 /** The `type`s of `TurnEvent`: `started`, `text`, `tool_call`, `approval`, `done`, … */
 export type TurnEventType = TurnEvent["type"];
-
-/** The path of the call that made a tool call (where its `approval` and `approved` events come from): `support/answer/refund` → `support/answer`. */
-export const callerPath = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf("/"))) || path;

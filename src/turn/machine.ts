@@ -1,7 +1,8 @@
 import { assign, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
-import { callerPath, type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
+import { callerPath } from "../records/keys.js";
+import { type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
 
 /** A person's answer to one approval, as the machine keeps it (persisted with the snapshot). */
 export interface MachineAnswer {
@@ -24,6 +25,8 @@ export interface TurnContext {
   seq: number;
   /** How many times the runner started (1 for a turn that never stopped). */
   runs: number;
+  /** Where the actor starts (a rehydrated turn: where it stood); `boot` leaves for it. */
+  start: "running" | "interrupted" | "awaitingApproval";
 }
 
 export interface TurnInput {
@@ -37,20 +40,20 @@ export interface TurnInput {
 
 /** What the runner (the invoked actor doing model calls, tools and store writes) reports. */
 export type RunnerReport =
-  | { type: "RUNNER.EVENTS"; events: { path: string; body: TurnEventBody }[] }
-  | { type: "RUNNER.WAIT"; approvals: Approval[] }
-  | { type: "RUNNER.DONE"; result: unknown; usage: Usage }
-  | { type: "RUNNER.FAILED"; error: { code: string | null; message: string } }
-  | { type: "RUNNER.INTERRUPTED"; reason: string }
-  | { type: "RUNNER.STOPPED"; reason: string };
+  | { type: "RUNNER.EVENTS"; events: { path: string; body: TurnEventBody }[]; at?: string }
+  | { type: "RUNNER.WAIT"; approvals: Approval[]; at?: string }
+  | { type: "RUNNER.DONE"; result: unknown; usage: Usage; at?: string }
+  | { type: "RUNNER.FAILED"; error: { code: string | null; message: string }; at?: string }
+  | { type: "RUNNER.INTERRUPTED"; reason: string; at?: string }
+  | { type: "RUNNER.STOPPED"; reason: string; at?: string };
 
 /** Answers and commands sent to a turn. */
 export type TurnCommand =
-  | { type: "APPROVE"; id?: string; by?: string | null }
-  | { type: "DENY"; id?: string; reason?: string | null; by?: string | null }
-  | { type: "RESUME" }
-  | { type: "ABANDON" }
-  | { type: "STOP"; reason?: string };
+  | { type: "APPROVE"; id?: string; by?: string | null; at?: string }
+  | { type: "DENY"; id?: string; reason?: string | null; by?: string | null; at?: string }
+  | { type: "RESUME"; at?: string }
+  | { type: "ABANDON"; at?: string }
+  | { type: "STOP"; reason?: string; at?: string };
 
 export type TurnMachineEvent = RunnerReport | TurnCommand;
 
@@ -60,9 +63,14 @@ export interface RunnerInput {
   run: number;
 }
 
-const at = (): string => new Date().toISOString();
+/**
+ * When an event happened: the time the event that caused it carries (the
+ * runner and the conversation send their clock's time); the wall clock
+ * only for one sent without it.
+ */
+const at = (e: { at?: string } | undefined): string => e?.at ?? new Date().toISOString();
 
-function event(context: TurnContext, path: string, body: TurnEventBody, seq: number, when = at()): TurnEvent {
+function event(context: TurnContext, path: string, body: TurnEventBody, seq: number, when: string): TurnEvent {
   return Object.assign({ turn: context.turn, seq, at: when, path }, body) as TurnEvent;
 }
 
@@ -122,7 +130,7 @@ export const turnMachine = setup({
       for (const approval of chosen) {
         answers[approval.id] = { verdict: params.verdict, by, reason };
         seq += 1;
-        enqueue.emit(event(context, callerPath(approval.path), { type: "approved", approval, verdict: params.verdict, by, reason }, seq));
+        enqueue.emit(event(context, callerPath(approval.path), { type: "approved", approval, verdict: params.verdict, by, reason }, seq, at(e)));
       }
       enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
     }),
@@ -132,13 +140,13 @@ export const turnMachine = setup({
       if (!kept) return;
       const seq = context.seq + 1;
       enqueue.assign({ ...kept.patch, seq });
-      enqueue.emit(event(context, context.name, kept.body, seq));
+      enqueue.emit(event(context, context.name, kept.body, seq, at(e)));
     }),
     /** Emits the state the actor entered. */
-    stateEvent: enqueueActions(({ context, enqueue }, params: { state: MachineState }) => {
+    stateEvent: enqueueActions(({ context, event: e, enqueue }, params: { state: MachineState }) => {
       const seq = context.seq + 1;
       enqueue.assign({ seq });
-      enqueue.emit(event(context, context.name, { type: "state", state: params.state }, seq));
+      enqueue.emit(event(context, context.name, { type: "state", state: params.state }, seq, at(e as { at?: string })));
     }),
   },
 }).createMachine({
@@ -152,15 +160,15 @@ export const turnMachine = setup({
     usage: null,
     error: null,
     seq: input.seq ?? 0,
-    // a negative count marks where a rehydrated turn starts (see `boot`)
-    runs: input.start === "interrupted" ? -1 : input.start === "awaitingApproval" ? -2 : 0,
+    runs: 0,
+    start: input.start ?? "running",
   }),
   initial: "boot",
   states: {
     boot: {
       always: [
-        { guard: ({ context }) => context.runs === -1, target: "interrupted", actions: assign({ runs: 0 }) },
-        { guard: ({ context }) => context.runs === -2, target: "awaitingApproval", actions: assign({ runs: 0 }) },
+        { guard: ({ context }) => context.start === "interrupted", target: "interrupted" },
+        { guard: ({ context }) => context.start === "awaitingApproval", target: "awaitingApproval" },
         { target: "running" },
       ],
     },
@@ -175,7 +183,7 @@ export const turnMachine = setup({
         "RUNNER.EVENTS": {
           actions: enqueueActions(({ context, event: e, enqueue }) => {
             let seq = context.seq;
-            const when = at(); // one batch, one moment
+            const when = at(e); // one batch, one moment
             for (const { path, body } of e.events) enqueue.emit(event(context, path, body, ++seq, when));
             enqueue.assign({ seq });
           }),

@@ -1,10 +1,12 @@
-import { createActor, fromCallback, type Actor, type AnyEventObject } from "xstate";
+import { createActor, fromCallback, type Actor, type AnyEventObject, type Snapshot } from "xstate";
+import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
-import { callerPath, type TurnEventBody } from "./events.js";
+import { callerPath } from "../records/keys.js";
+import { type TurnEventBody } from "./events.js";
 import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
@@ -24,6 +26,8 @@ export interface TurnHost {
   readonly conversation?: { id: string; store: import("../store/types.js").Store } | undefined;
   /** Keep each model call in `runtime.steps` (for `predict`). */
   readonly keepSteps?: boolean;
+  /** Where the turn's events take their time from (the wall clock when absent). */
+  readonly clock?: Clock;
   journal(run: number): Journal | Promise<Journal>;
   execute(runtime: TurnRuntime): Promise<unknown>;
   beforeEffect?(): void | Promise<void>;
@@ -58,7 +62,10 @@ type Runner = (args: RunnerArgs) => () => void;
 /** Builds the runner for a host: one run of the turn per `running` state, cancelled by leaving it. */
 function runnerFor(session: TurnSession, streaming: boolean): Runner {
   const { host } = session;
-  return ({ sendBack, input }) => {
+  const clock = host.clock ?? systemClock;
+  return ({ sendBack: send, input }) => {
+    // every report carries its time: the machine's actions never read a clock
+    const sendBack = (event: AnyEventObject): void => send({ ...event, at: isoAt(clock.now()) });
     const controller = new AbortController();
     // events are queued and handed over once per microtask: a burst of text deltas is one transition
     let queue: { path: string; body: TurnEventBody }[] = [];
@@ -131,15 +138,16 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
 }
 
 /**
- * Each turn actor's runner, by actor. One machine serves every turn (a
- * `provide` per turn rebuilt the machine's whole state tree: 70-300 µs a
- * turn); its runner is the one `startTurn` registered for the invoking actor.
+ * Each turn actor's runner, by the actor system XState made for it (each
+ * turn actor is a root: a system of its own). One machine serves every turn
+ * (a `provide` per turn rebuilt the machine's whole state tree: 70-300 µs a
+ * turn); its runner is the one `startTurn` registered for the turn's system.
  */
 const runners = new WeakMap<object, Runner>();
 const machine = turnMachine.provide({
   actors: {
-    runner: fromCallback<AnyEventObject, RunnerInput>(({ sendBack, input, self }) => {
-      const run = runners.get((self as unknown as { _parent?: object })._parent ?? {});
+    runner: fromCallback<AnyEventObject, RunnerInput>(({ sendBack, input, system }) => {
+      const run = runners.get(system);
       if (run) return run({ sendBack, input });
       sendBack({ type: "RUNNER.FAILED", error: { code: "turn-state", message: "no runner for this turn actor (create it with startTurn)" } });
       return undefined;
@@ -149,12 +157,11 @@ const machine = turnMachine.provide({
 
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
-  const session: TurnSession = { actor: undefined as unknown as TurnActor, host, runtime: null, error: undefined, shown: new Set() };
   const input: TurnInput = { turn: host.turn, name: host.name, ...options.input };
-  const actor = options.snapshot !== undefined
-    ? createActor(machine, { snapshot: options.snapshot as never, input })
+  const actor: TurnActor = options.snapshot !== undefined
+    ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
     : createActor(machine, { input });
-  runners.set(actor, runnerFor(session, options.streaming));
-  (session as { actor: TurnActor }).actor = actor as unknown as TurnActor;
+  const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set() };
+  runners.set(actor.system, runnerFor(session, options.streaming));
   return session;
 }

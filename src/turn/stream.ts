@@ -1,6 +1,7 @@
 import type { Approval } from "../approval/types.js";
 import { FunctaiError } from "../errors.js";
 import type { TurnEvent } from "./events.js";
+import { EventQueue } from "./queue.js";
 import type { TurnActor, TurnSession } from "./session.js";
 
 /** How a stream's answers reach the turn: straight to the actor, or (conversations) recorded first. */
@@ -22,13 +23,11 @@ export interface StreamControls {
  * for await (const e of s) if (e.type === "approval") s.approve();
  * const answer = await s;
  */
-export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, PromiseLike<T> {
+export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, PromiseLike<T> {
   readonly turn: string;
   readonly #session: TurnSession;
   readonly #controls: StreamControls;
-  readonly #buffer: TurnEvent[] = [];
-  #head = 0;
-  #wake: (() => void) | null = null;
+  readonly #queue = new EventQueue<TurnEvent>();
   #ended = false;
   #iterating = false;
   #answering = 0;
@@ -41,22 +40,13 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     this.#result = result;
     // a result nobody awaits must not crash the process as an unhandled rejection
     result.catch(() => undefined);
-    session.actor.on("*", (event) => {
-      this.#buffer.push(event as TurnEvent);
-      this.#poke();
-    });
-    session.actor.subscribe({ next: () => this.#poke(), error: () => this.#end(), complete: () => this.#end() });
-  }
-
-  #poke(): void {
-    const wake = this.#wake;
-    this.#wake = null;
-    wake?.();
+    session.actor.on("*", (event) => this.#queue.push(event as TurnEvent));
+    session.actor.subscribe({ next: () => this.#queue.poke(), error: () => this.#end(), complete: () => this.#end() });
   }
 
   #end(): void {
     this.#ended = true;
-    this.#poke();
+    this.#queue.poke();
   }
 
   /** The actor's state: `running`, `awaitingApproval`, `interrupted`, `done`, … */
@@ -79,22 +69,10 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
     return this.#controls.endsWhenWaiting && this.#answering === 0 && this.state === "awaitingApproval";
   }
 
-  async *#events(): AsyncGenerator<TurnEvent, void, undefined> {
+  async *#events(): AsyncGenerator<TurnEvent<T>, void, undefined> {
     try {
-      for (;;) {
-        if (this.#head < this.#buffer.length) {
-          const event = this.#buffer[this.#head]!;
-          // drop what was read, now and then, so a long stream does not keep everything
-          if (++this.#head > 1024) {
-            this.#buffer.splice(0, this.#head);
-            this.#head = 0;
-          }
-          yield event;
-          continue;
-        }
-        if (this.#finished()) return;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-      }
+      // the done event carries the turn's own result
+      yield* this.#queue.drain(() => this.#finished()) as AsyncGenerator<TurnEvent<T>, void, undefined>;
     } finally {
       // left early (break, throw): the turn is stopped, whether it runs or waits here in this process (nobody
       // could answer it any more: the actor would leak); only a waiting conversation turn stays, saved
@@ -104,7 +82,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
   }
 
   /** The turn's events as they happen (`for await`); breaking out stops a turn that still runs. */
-  [Symbol.asyncIterator](): AsyncIterator<TurnEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     if (this.#iterating) throw new FunctaiError("turn-state", "a TurnStream can be iterated once");
     this.#iterating = true;
     return this.#events();
@@ -134,7 +112,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent>, Promis
         await run();
       } finally {
         this.#answering -= 1;
-        this.#poke();
+        this.#queue.poke();
       }
     })();
     // answered from inside a for-await without awaiting: a refusal must not crash the process

@@ -12,6 +12,7 @@ import { fsStore } from "../../adapters/node-fs/index.js";
 import { createActor } from "xstate";
 import { memoryStore, readConversation, Waiting } from "../../src/index.js";
 import { turnMachine } from "../../src/machine.js";
+import { streamOn } from "../../src/conversation/internal.js";
 import { drive } from "./fixtures/drive.js";
 import { bundled, fixture, removeBundles, runChild } from "./fixtures/spawn.js";
 import { build, fileLog, memoryLog, processStore, recordedRequests, World, worldLM, type ProgSpec } from "./fixtures/world.js";
@@ -113,7 +114,10 @@ describe("approval from another process", () => {
     const kinds = records.map((r) => r.kind);
     expect(kinds.indexOf("snapshot")).toBeGreaterThan(kinds.indexOf("waiting"));
     const info = readConversation(records, { now: Date.now() }).turns.values().next().value!;
-    const snapshot = info.snapshot as { value: string; context: { pending: { name: string }[]; seq: number } };
+    // the record names its machine and version: { machine: "turn@1", snapshot }
+    const kept = info.snapshot as { machine: string; snapshot: { value: string; context: { pending: { name: string }[]; seq: number } } };
+    expect(kept.machine).toBe("turn@1");
+    const snapshot = kept.snapshot;
     expect(snapshot.value).toBe("awaitingApproval");
     expect(snapshot.context.pending.map((a) => a.name)).toEqual(["refund"]);
     // the same actor, rehydrated from the record alone
@@ -125,7 +129,7 @@ describe("approval from another process", () => {
     // the turn goes on here from that snapshot: its events are numbered on from where the child's stopped
     const world = new World({ effects, recorded: recordedRequests(records) });
     const turn = (await build(GATED, world).conversation("sam", { store, lm: worldLM(world, GATED) }).turns()).at(-1)!;
-    const s = turn.streamOn(info);
+    const s = streamOn(turn); // as the handle read it: the same records as `info`
     const seqs: number[] = [];
     for await (const e of s) {
       seqs.push(e.seq);

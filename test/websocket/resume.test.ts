@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { faultyStore, memoryStore } from "../../src/testing/index.js";
+import { recordAnswerOf } from "../../src/conversation/internal.js";
 import { desk, deskModel, until, waitingDesk } from "./fixtures.js";
 
 const open: { close(): Promise<void> }[] = [];
@@ -71,7 +72,7 @@ describe("a turn answered but never run on (its answerer died in between)", () =
   it("is listed for a resume once the grace passed, and resume goes on with the recorded answer", async () => {
     const d = await waitingDesk(["sam"]);
     const turn = (await d.served.conversation("sam", { store: d.store }).turns()).at(-1)!;
-    await turn.record("yes", "maria", null); // answered, then the process "died" before going on
+    await recordAnswerOf(turn, { verdict: "yes", by: "maria", reason: null }); // answered, then the process "died" before going on
     const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, pollMs: 20, answeredGraceMs: 100 }));
     const app = keep(await connect(server.url));
     expect(await app.waiting()).toEqual([]); // within the grace, whoever answered may still be going on

@@ -1,0 +1,131 @@
+/**
+ * What a person says of a turn, as functions over its log: approve or deny
+ * its waiting approvals, give results or reruns for its unfinished tools,
+ * or abandon it. Each is one conditional append (an approval is answered
+ * once; of processes resuming at once, one records its answers).
+ */
+import type { Approval } from "../approval/types.js";
+import { ConversationError, isFunctaiError } from "../errors.js";
+import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
+import { makeRecord } from "../records/make.js";
+import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
+import type { ConversationLog } from "./log.js";
+import { approvalOf } from "./waiting.js";
+
+/** What a person says of each unfinished tool, by invocation (or `"site:invocation"`). */
+export interface ResumeOptions {
+  /** It did run: this is what it returned. */
+  results?: Record<string | number, unknown>;
+  /** It did not: run it again. */
+  rerun?: readonly (number | string)[];
+}
+
+/** A turn as an answer found it: its state then, and the conversation's length after the answer. */
+export interface Answered {
+  state: ConversationState;
+  info: TurnInfo;
+  length: number;
+}
+
+/** The turn `turn` in `state`, or `turn-state`. */
+export function turnIn(state: ConversationState, log: ConversationLog, turn: string): TurnInfo {
+  const info = state.turns.get(turn);
+  if (!info) throw new ConversationError("turn-state", `turn ${turn} is not in conversation ${log.id}`);
+  return info;
+}
+
+/** The error for a turn another process goes on with. */
+export function claimedElsewhere(info: TurnInfo): ConversationError {
+  const until = info.leaseUntil ? `, lease until ${info.leaseUntil}` : "";
+  return new ConversationError("turn-claimed", `turn ${info.id} was resumed by another process first (${info.holder ?? "unknown holder"}${until}): it goes on there, not here`);
+}
+
+/** Records a yes or no to one waiting approval (`id`), or all, conditionally: an approval is answered once. */
+export async function recordAnswer(
+  log: ConversationLog,
+  turn: string,
+  answer: { verdict: "yes" | "no"; by: string | null; reason: string | null; id?: string | undefined },
+): Promise<Answered & { chosen: Approval[] }> {
+  const { verdict, by, reason, id } = answer;
+  const { value, length } = await log.appendIf(async (view) => {
+    const state = await view.state();
+    const info = turnIn(state, log, turn);
+    const waiting = info.waiting.map(approvalOf);
+    const chosen = id === undefined ? waiting : waiting.filter((a) => a.id === id);
+    if (info.state !== "waiting" || chosen.length === 0) {
+      const answeredIds = new Set(info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
+      const answered = id !== undefined ? answeredIds.has(id) : info.answers.length > 0;
+      if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
+        throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered`);
+      if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
+      throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
+    }
+    const now = log.clock.now();
+    const append = chosen.map((a) =>
+      makeRecord("approval", { turn, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now));
+    return { append, value: { state, info, chosen } };
+  }, { maxTries: 100 });
+  return { ...value, length };
+}
+
+/** The answer of a person for each unfinished tool, or `turn-unfinished` naming those without one. */
+function toolRecords(turn: string, unfinished: UnfinishedTool[], options: ResumeOptions, now: number): object[] {
+  const results = options.results ?? {};
+  const rerun = new Set((options.rerun ?? []).map(String));
+  const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
+  // a bare invocation number names a tool call only when one unfinished call has it (calls at other depths count from 1 too)
+  const shared = new Set(unfinished.map((t) => t.invocation).filter((n, i, all) => all.indexOf(n) !== i));
+  const ambiguous = unfinished.filter((t) => shared.has(t.invocation) && (String(t.invocation) in results || rerun.has(String(t.invocation))));
+  if (ambiguous.length > 0)
+    throw new ConversationError("turn-unfinished", `turn ${turn}: invocation ${ambiguous[0]!.invocation} names ${ambiguous.filter((t) => t.invocation === ambiguous[0]!.invocation).map((t) => `${t.name} at "${t.site}:${t.invocation}"`).join(" and ")}: name each by its site, e.g. resume({ results: { "${ambiguous[0]!.site}:${ambiguous[0]!.invocation}": <what it returned> } })`);
+  const open = unfinished.filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
+  if (open.length > 0) {
+    const keyFor = (t: UnfinishedTool): string => (shared.has(t.invocation) ? JSON.stringify(`${t.site}:${t.invocation}`) : String(t.invocation));
+    const parts = open.map((t) => `${t.name} (invocation ${t.invocation}${shared.has(t.invocation) ? ` at ${t.site}` : ""}) started and may have run: resume({ results: { ${keyFor(t)}: <what it returned> } }) or resume({ rerun: [${keyFor(t)}] })`);
+    throw new ConversationError("turn-unfinished", `turn ${turn}: ${parts.join("; ")}`);
+  }
+  return unfinished.map((t) => {
+    const key = keyOf(t).find((k) => k in results);
+    const base = { turn, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
+    return makeRecord("tool", key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" }, now);
+  });
+}
+
+/**
+ * Records what a person said of each unfinished tool (conditionally); the
+ * turn as it then stood, and the conversation's length after (what the
+ * turn's claim expects). A turn that still waits for approvals is refused
+ * with `waiting()`; one another process goes on with, `turn-claimed`.
+ */
+export async function recordResults(log: ConversationLog, turn: string, options: ResumeOptions, waiting: (state: ConversationState, info: TurnInfo) => Error): Promise<Answered> {
+  let seenAttempt: number | undefined;
+  let last: TurnInfo | undefined;
+  try {
+    const { value, length } = await log.appendIf(async (view) => {
+      const state = await view.state();
+      const info = (last = turnIn(state, log, turn));
+      if (info.state === "running" || (seenAttempt !== undefined && info.attempt > seenAttempt)) throw claimedElsewhere(info);
+      seenAttempt = info.attempt;
+      if (info.state === "waiting" && info.waiting.length > 0) throw waiting(state, info);
+      if (info.state !== "interrupted" && info.state !== "waiting")
+        throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
+      return { append: toolRecords(turn, unfinishedOf(info), options, log.clock.now()), value: { state, info } };
+    }, { maxTries: 21 });
+    return { ...value, length };
+  } catch (e) {
+    // processes that kept losing the race to record their answers: another goes on with the turn
+    if (isFunctaiError(e, "store-conflict") && last) throw claimedElsewhere(last);
+    throw e;
+  }
+}
+
+/** Ends a waiting or interrupted turn without going on (conditionally: a turn another process claimed meanwhile is not ended under it). */
+export async function abandonTurn(log: ConversationLog, turn: string): Promise<void> {
+  await log.appendIf(async (view) => {
+    const info = turnIn(await view.state(), log, turn);
+    if (info.state === "running") throw claimedElsewhere(info);
+    if (info.state !== "waiting" && info.state !== "interrupted")
+      throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only a waiting or interrupted turn can be abandoned`);
+    return { append: [makeRecord("ended", { turn, state: "abandoned", attempt: info.attempt }, log.clock.now())], value: undefined };
+  }, { maxTries: 21 });
+}

@@ -1,0 +1,152 @@
+/**
+ * Running a conversation's turn in this process: start a session for a
+ * turn just sent, or continue one (rehydrated from its snapshot, its
+ * journal replayed), keep its snapshots, settle it to an answer (or a wait),
+ * and the controls a stream answers it with.
+ */
+import { waitFor } from "xstate";
+import type { ApprovalRule } from "../approval/types.js";
+import type { Definition } from "../core/definition.js";
+import { outcomeOf } from "../core/root-turn.js";
+import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
+import { isoAt } from "../runtime/clock.js";
+import type { Settings } from "../settings.js";
+import { startTurn, type TurnSession } from "../turn/session.js";
+import type { StreamControls } from "../turn/stream.js";
+import { recordAnswer } from "./answers.js";
+import { ConversationHost } from "./host.js";
+import { historyOf, type ConversationLog } from "./log.js";
+import { approvalOf } from "./waiting.js";
+
+/** What a conversation's turns share: its log, the program, the settings. */
+export interface ConversationContext {
+  readonly log: ConversationLog;
+  readonly def: Definition;
+  readonly settings: () => Settings;
+}
+
+/**
+ * The machine a `snapshot` record's snapshot is of. A record names it
+ * (`{ machine: "turn@1", snapshot }`); one of another machine or version
+ * (or none: records older than the name) is not restored, and the turn goes
+ * on by replaying its journal instead.
+ */
+export const MACHINE = "turn@1";
+
+/** The persisted actor snapshot a `snapshot` record holds, when it is of this machine. */
+export function restorable(kept: unknown): { value?: unknown } | null {
+  if (typeof kept !== "object" || kept === null) return null;
+  const { machine, snapshot } = kept as { machine?: unknown; snapshot?: unknown };
+  return machine === MACHINE && typeof snapshot === "object" && snapshot !== null ? (snapshot as { value?: unknown }) : null;
+}
+
+/** What a turn that stopped for a person rejects with, made once its snapshot is kept. */
+export type WaitingError = () => Promise<Error>;
+
+const snapshots = new WeakMap<TurnSession, Promise<void>>();
+
+/**
+ * Keeps the actor's persisted snapshot as a `snapshot` record each time the
+ * turn stops for a person (after its `waiting` record), so another process
+ * rehydrates the same actor from it. Call before `actor.start()`.
+ */
+export function keepSnapshots(session: TurnSession): void {
+  const host = session.host as { note?: (snapshot: unknown) => Promise<void> };
+  if (!host.note) return;
+  let previous: unknown = null;
+  session.actor.subscribe((snapshot) => {
+    const entered = snapshot.value === "awaitingApproval" && previous === "running";
+    previous = snapshot.value;
+    if (!entered) return;
+    // names and ids only (the machine's context holds no functions): JSON keeps it whole
+    const persisted = JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown;
+    const before = snapshots.get(session) ?? Promise.resolve();
+    snapshots.set(session, before.then(() => host.note!({ machine: MACHINE, snapshot: persisted })));
+  });
+}
+
+/** Waits until the turn's snapshot (if any) is kept: before anyone is told the turn waits. */
+export const snapshotKept = (session: TurnSession): Promise<void> => snapshots.get(session) ?? Promise.resolve();
+
+/** Resolves to the turn's answer; a turn that stops for a person rejects with what `waiting` makes. */
+export async function settle(session: TurnSession, waiting: WaitingError): Promise<unknown> {
+  let waited = false;
+  const result = outcomeOf(session, () => {
+    waited = true;
+    return "waiting";
+  });
+  try {
+    return await result;
+  } catch (e) {
+    if (waited || session.actor.getSnapshot().value === "awaitingApproval") {
+      await snapshotKept(session);
+      throw await waiting();
+    }
+    throw e;
+  }
+}
+
+/** Until the turn stopped running (its waiting record is written before it leaves `running`). */
+const stoppedRunning = (session: TurnSession): Promise<unknown> => waitFor(session.actor, (s) => s.value !== "running" && s.value !== "boot");
+
+/** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
+export function controls(session: TurnSession, log: ConversationLog): StreamControls {
+  const turn = session.host.turn;
+  const at = (): string => isoAt(log.clock.now());
+  return {
+    endsWhenWaiting: true,
+    approve: async ({ id, by }) => {
+      await stoppedRunning(session);
+      await recordAnswer(log, turn, { verdict: "yes", by: by ?? null, reason: null, id });
+      session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null, at: at() });
+    },
+    deny: async (reason, { id, by }) => {
+      await stoppedRunning(session);
+      await recordAnswer(log, turn, { verdict: "no", by: by ?? null, reason: reason ?? null, id });
+      session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null, at: at() });
+    },
+    abort: () => session.actor.send({ type: "STOP", at: at() }),
+  };
+}
+
+/** Starts the session of a turn just sent here (its first records written, its lease held). Started. */
+export function startSent(host: ConversationHost, streaming: boolean): TurnSession {
+  const session = startTurn(host, { streaming });
+  keepSnapshots(session);
+  session.actor.start();
+  return session;
+}
+
+/** How a continued turn starts: from where it was interrupted, waiting for answers given here (a stream), or from its snapshot. */
+export type ContinueFrom = "interrupted" | "awaitingApproval" | undefined;
+
+export interface ContinueOptions {
+  streaming: boolean;
+  /** Runs before the claim (what a person said of unfinished tools); may give the conversation's length it left. */
+  prepare?: () => Promise<number | void>;
+  /** The conversation's length as last read: the claim expects it (a stale one costs a re-read). */
+  length?: number;
+}
+
+/** A session that continues a turn (it claims the turn at its first run). Started. */
+export function continueTurn(ctx: ConversationContext, state: ConversationState, info: TurnInfo, start: ContinueFrom, options: ContinueOptions): TurnSession {
+  const settings = ctx.settings();
+  // the rule the turn was sent with holds unless this handle gives one
+  if (settings.approve === undefined && (typeof info.approve === "string" || Array.isArray(info.approve)))
+    settings.approve = info.approve === "function" ? "changes" : (info.approve as ApprovalRule);
+  const host = new ConversationHost({
+    def: ctx.def, settings, log: ctx.log, turn: info.id, inputs: info.inputs, history: historyOf(state, info.parent),
+    attempt: info.attempt, claimed: false, length: options.length ?? 0, ...(options.prepare ? { prepare: options.prepare } : {}),
+  });
+  const snapshot = start !== "interrupted" ? restorable(info.snapshot) : null;
+  // answered here (a stream): the actor waits with the turn's unanswered approvals
+  const pending = start === "awaitingApproval" ? info.waiting.map(approvalOf) : undefined;
+  const session = snapshot?.value === "awaitingApproval" && !pending
+    ? startTurn(host, { streaming: options.streaming, snapshot })
+    : startTurn(host, { streaming: options.streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
+  keepSnapshots(session);
+  session.actor.start();
+  if (!pending && session.actor.getSnapshot().value === "awaitingApproval") session.actor.send({ type: "RESUME" });
+  if (session.actor.getSnapshot().value === "interrupted") session.actor.send({ type: "RESUME" });
+  return session;
+}

@@ -1,0 +1,139 @@
+/**
+ * A turn's lease: who runs it (the holder, the attempt), until when, the
+ * claim that makes one claimant of many win, the renewal while it runs,
+ * the fence that stops it on a newer claim or a stop, and (browsers) the
+ * Web Lock that proves the holder alive.
+ */
+import { LeaseLost } from "../engine/runtime.js";
+import { describeError } from "../errors.js";
+import { newHolder } from "../ids.js";
+import { makeRecord } from "../records/make.js";
+import type { ConversationRecord } from "../records/types.js";
+import { isoAt, type ClockTimer } from "../runtime/clock.js";
+import { WEB_LOCK, type ConversationLog } from "./log.js";
+
+export const DEFAULT_RENEW_MS = 10_000;
+export const DEFAULT_TTL_MS = 30_000;
+
+/** Throws when `fresh` holds a newer claim of `turn` than `attempt`, or a stop. */
+export function fence(fresh: readonly ConversationRecord[], turn: string, attempt: number): void {
+  for (const r of fresh) {
+    const rec = r as { kind: string; turn?: string; attempt?: number };
+    if (rec.turn !== turn) continue;
+    if (rec.kind === "lease" && (rec.attempt ?? 0) > attempt) throw new LeaseLost(`turn ${turn} was claimed by another process (attempt ${rec.attempt})`);
+    if (rec.kind === "stop") throw new LeaseLost(`turn ${turn} was stopped`, true);
+  }
+}
+
+export class Lease {
+  readonly holder: string;
+  attempt: number;
+  /** Whether this process holds the lease now. */
+  held: boolean;
+  #until = 0;
+  #timer: ClockTimer | null = null;
+  #release: (() => void) | null = null;
+  #lost: LeaseLost | null = null;
+  #renewing: Promise<void> | null = null;
+
+  constructor(
+    readonly log: ConversationLog,
+    readonly turn: string,
+    attempt: number,
+    held: boolean,
+    readonly timing: { renewMs: number; ttlMs: number },
+    holder?: string,
+  ) {
+    // a holder that keeps a Web Lock says so: readers may then trust the lock over a (throttled) lease
+    this.holder = holder ?? (log.store.liveness ? `${newHolder()}${WEB_LOCK}` : newHolder());
+    this.attempt = attempt;
+    this.held = held;
+    if (held) this.#until = log.clock.now() + timing.ttlMs;
+  }
+
+  /** A lease record for this holder, from now. */
+  record(attempt: number): object {
+    const now = this.log.clock.now();
+    return makeRecord("lease", { turn: this.turn, holder: this.holder, until: isoAt(now + this.timing.ttlMs), attempt }, now);
+  }
+
+  /** Claims the turn: a conditional append of a lease with `attempt` + 1. Of many claimants, one wins. */
+  async claim(log: ConversationLog): Promise<void> {
+    const attempt = this.attempt + 1;
+    await log.appendIf(({ fresh }) => {
+      for (const r of fresh) {
+        const rec = r as { kind: string; turn?: string; attempt?: number };
+        if (rec.turn === this.turn && rec.kind === "lease" && (rec.attempt ?? 0) >= attempt)
+          throw new LeaseLost(`turn ${this.turn} was claimed by another process first`, false, "turn-claimed");
+        if (rec.turn === this.turn && rec.kind === "ended") throw new LeaseLost(`turn ${this.turn} already ended`, false, "turn-claimed");
+      }
+      return { append: [this.record(attempt)], value: undefined };
+    }, { readFirst: false, maxTries: 50 });
+    this.attempt = attempt;
+    this.#until = log.clock.now() + this.timing.ttlMs;
+    this.held = true;
+  }
+
+  /**
+   * Takes the turn's Web Lock (browsers) before any lease is written, so a
+   * lease of this holder never stands without the lock: a tab that closes
+   * frees it at once, and readers find the turn interrupted.
+   */
+  async holdLock(): Promise<void> {
+    const liveness = this.log.store.liveness;
+    if (!liveness || this.#release) return;
+    if (!this.held && (await liveness.isHeld(this.log.id, this.turn)))
+      throw new LeaseLost(`turn ${this.turn} is running in another tab`, false, "turn-claimed");
+    this.#release = await liveness.hold(this.log.id, this.turn);
+  }
+
+  releaseLock(): void {
+    this.#release?.();
+    this.#release = null;
+  }
+
+  /** Renews the lease every `renewMs` through `write` (the turn's own journal, so renewals keep its order). */
+  async start(write: (until: string) => Promise<void>): Promise<void> {
+    this.stop();
+    this.#lost = null;
+    this.#write = write;
+    await this.holdLock();
+    this.#timer = this.log.clock.every(this.timing.renewMs, () => void this.#renew());
+  }
+
+  #write: ((until: string) => Promise<void>) | null = null;
+
+  stop(): void {
+    this.#timer?.cancel();
+    this.#timer = null;
+  }
+
+  /** Renews the lease; a renewal still on its way is waited for, not doubled (a slow store is not piled up). */
+  #renew(): Promise<void> {
+    this.#renewing ??= this.#renewOnce().finally(() => (this.#renewing = null));
+    return this.#renewing;
+  }
+
+  async #renewOnce(): Promise<void> {
+    if (!this.#write || this.#lost) return;
+    try {
+      const until = this.log.clock.now() + this.timing.ttlMs;
+      await this.#write(isoAt(until));
+      this.#until = until;
+    } catch (e) {
+      // a renewal that fails or finds another holder stops the turn before its next side effect
+      this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} could not be renewed: ${describeError(e)}`);
+      this.stop();
+    }
+  }
+
+  /** Before a side effect: throws when the lease was lost; a lease about to run out is renewed first, never acted on after it lapsed. */
+  check(): void | Promise<void> {
+    if (this.#lost) throw this.#lost;
+    if (this.log.clock.now() > this.#until - this.timing.ttlMs / 3)
+      return this.#renew().then(() => {
+        if (this.#lost) throw this.#lost;
+      });
+    return undefined;
+  }
+}

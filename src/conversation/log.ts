@@ -1,0 +1,206 @@
+/**
+ * A conversation's log, as this process sees it: the records read so far
+ * (walked once, then only what was appended since), the liveness overlay
+ * (a browser tab's Web Lock outranks its throttled lease), the history of a
+ * given parent, and the one conditional append every write goes through.
+ */
+import type { EarlierTurn } from "../engine/ai-call.js";
+import { ConversationError, isFunctaiError } from "../errors.js";
+import { ConversationReader, doneOn, type ConversationState } from "../records/read-conversation.js";
+import type { ConversationRecord } from "../records/types.js";
+import { systemClock, type Clock } from "../runtime/clock.js";
+import type { Store } from "../store/types.js";
+
+/** The end of a holder id whose turn holds a Web Lock for as long as its lease says it runs. */
+export const WEB_LOCK = ":wl";
+
+/** What a decision is shown: what came since this log last looked, and (on demand) the whole state. */
+export interface LogView {
+  /** The records appended since this log last looked (by anyone): empty on a first try that did not read. */
+  readonly fresh: readonly ConversationRecord[];
+  /** The conversation's length as last seen: the `expect` of this try's append. */
+  readonly length: number;
+  /** The conversation's state as of `fresh` (walks the whole log once, the first time). */
+  state(): Promise<ConversationState>;
+}
+
+/** What to append (nothing: no write), and what `appendIf` then resolves to. */
+export interface Decision<T> {
+  append: readonly object[];
+  value: T;
+}
+
+export interface AppendIfOptions {
+  /** Tries before giving up with `store-conflict` (default 20). */
+  maxTries?: number;
+  /** The records must be kept before this resolves (default true). */
+  durable?: boolean;
+  /** Read what is new before the first decision (default true); false tries first on what was last seen. */
+  readFirst?: boolean;
+}
+
+/** The earlier done turns of a branch, oldest first, ending at `parent`. */
+export function historyOf(state: ConversationState, parent: string | null): EarlierTurn[] {
+  const out: EarlierTurn[] = [];
+  const seen = new Set<string>();
+  for (let id = parent; id !== null && !seen.has(id); ) {
+    seen.add(id);
+    const info = state.turns.get(id);
+    if (!info) break;
+    if (info.state === "done" && info.ended) out.push({ inputs: info.inputs, value: info.ended.value });
+    id = info.parent;
+  }
+  return out.reverse();
+}
+
+/**
+ * One conversation's log. Reads and appends are taken one at a time (two at
+ * once would walk the same new records twice).
+ *
+ * @example
+ * const log = new ConversationLog(store, "sam");
+ * await log.appendIf(async (view) => ({ append: [makeRecord("stop", { turn }, Date.now())], value: undefined }));
+ */
+export class ConversationLog {
+  #reader: ConversationReader | null = null;
+  #length: number;
+  /** Turn ids by the `request_id` their turn records carry (as walked). */
+  #requests = new Map<string, string>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly store: Store,
+    readonly id: string,
+    readonly clock: Clock = systemClock,
+    /** A running turn's log: it appends after this known length and reads only what comes after (never the whole log). */
+    tail?: number,
+  ) {
+    this.#tail = tail !== undefined;
+    this.#length = tail ?? 0;
+  }
+
+  readonly #tail: boolean;
+
+  /** The conversation's length as last seen. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** The turn sent for this request id, as last read. */
+  requested(requestId: string): string | undefined {
+    return this.#requests.get(requestId);
+  }
+
+  /** The conversation's state now (reads only what was appended since). */
+  read(): Promise<ConversationState> {
+    return this.#serial(async () => {
+      await this.#catchUp();
+      return this.#state();
+    });
+  }
+
+  /**
+   * The one conditional append: `decide` is shown what is new and returns
+   * the records to append (or none) and a value; they are appended only if
+   * the conversation still holds `view.length` records. A lost race reads
+   * what came and decides again, at most `maxTries` times, then refuses
+   * with `store-conflict`. A refusal is thrown by `decide` itself.
+   */
+  appendIf<T>(decide: (view: LogView) => Decision<T> | Promise<Decision<T>>, options: AppendIfOptions = {}): Promise<{ value: T; length: number }> {
+    const { maxTries = 20, durable = true, readFirst = true } = options;
+    return this.#serial(async () => {
+      for (let tries = 1; ; tries++) {
+        const fresh = tries > 1 || readFirst ? await this.#catchUp(tries > 1) : [];
+        const expect = this.#length;
+        const { append, value } = await decide({ fresh, length: expect, state: () => this.#state() });
+        if (append.length === 0) return { value, length: expect };
+        try {
+          const length = await this.store.append(this.id, append, { expect, durable });
+          this.#wrote(append, expect, length);
+          return { value, length };
+        } catch (e) {
+          if (!isFunctaiError(e, "store-conflict")) throw e;
+          if (tries >= maxTries)
+            throw new ConversationError("store-conflict", `conversation ${this.id}: ${tries} appends in a row lost a race with other writers; nothing was written`, { cause: e });
+        }
+      }
+    });
+  }
+
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(fn);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Our own records, appended at `expect`: walked without reading them back. */
+  #wrote(records: readonly object[], expect: number, length: number): void {
+    this.#length = length;
+    if (this.#reader === null) return;
+    if (length !== expect + records.length) return void (this.#reader = null); // not only ours: walk again at the next state
+    records.forEach((r, i) => this.#walk(this.#reader!, { ...(r as ConversationRecord), seq: expect + i + 1 }));
+  }
+
+  #walk(reader: ConversationReader, r: ConversationRecord): void {
+    const rec = r as unknown as { kind: string; turn?: unknown; request_id?: unknown };
+    if (rec.kind === "turn" && typeof rec.request_id === "string" && typeof rec.turn === "string" && !this.#requests.has(rec.request_id))
+      this.#requests.set(rec.request_id, rec.turn);
+    reader.addOne(r);
+  }
+
+  /** Reads what was appended since this log last looked (a log that keeps the state walks the whole log the first time). */
+  async #catchUp(lostRace = false): Promise<ConversationRecord[]> {
+    if (this.#reader === null && !this.#tail) {
+      await this.#walkAll();
+      return [];
+    }
+    const fresh = await this.store.read(this.id, this.#length);
+    if (fresh.length === 0) {
+      // a lost race with nothing new: the store is shorter than we thought (a torn tail cut away); go on from what it holds
+      if (lostRace) {
+        const length = this.store.length ? await this.store.length(this.id) : (await this.store.read(this.id)).length;
+        if (length < this.#length) [this.#length, this.#reader] = [length, null];
+      }
+      return fresh;
+    }
+    const reader = this.#reader;
+    if (reader !== null) {
+      if (fresh[0]!.seq !== reader.length + 1) this.#reader = null; // not the records after ours: walk it all again
+      else for (const r of fresh) this.#walk(reader, r);
+    }
+    this.#length = fresh[fresh.length - 1]!.seq;
+    return fresh;
+  }
+
+  async #walkAll(): Promise<ConversationReader> {
+    const walked = new ConversationReader();
+    this.#requests = new Map();
+    const visit = (r: ConversationRecord): void => this.#walk(walked, r);
+    // a store that can stream a long conversation is not asked for all of it at once
+    if (this.store.scan) await this.store.scan(this.id, 0, visit);
+    else for (const r of await this.store.read(this.id)) visit(r);
+    this.#reader = walked;
+    this.#length = walked.length;
+    return walked;
+  }
+
+  /** The state as read so far, with the liveness overlay (walks the whole log the first time). */
+  async #state(): Promise<ConversationState> {
+    const reader = this.#reader ?? (await this.#walkAll());
+    const state = reader.state(this.clock.now());
+    const liveness = this.store.liveness;
+    if (!liveness) return state;
+    for (const info of state.turns.values()) {
+      if (info.state === "interrupted" && (await liveness.isHeld(this.id, info.id))) {
+        // a tab that still holds the turn's lock is alive, whatever its (throttled) lease says
+        info.state = "running";
+        if (state.head === info.id) state.next = { waits: info.id };
+      } else if (info.state === "running" && info.holder?.endsWith(WEB_LOCK) && !(await liveness.isHeld(this.id, info.id))) {
+        // its holder kept the lock for as long as it ran: the lock is free, so the tab closed (or the process died)
+        info.state = "interrupted";
+        if (state.head === info.id) state.next = { parent: doneOn(state.turns, info.parent) };
+      }
+    }
+    return state;
+  }
+}

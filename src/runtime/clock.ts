@@ -1,0 +1,46 @@
+/**
+ * Where time comes from: leases, events and records read it here, so a test
+ * can replace it (`fakeClock()` from `functai/testing`) and run a lease's
+ * life without sleeping.
+ */
+
+/** A timer a {@link Clock} gave out. */
+export interface ClockTimer {
+  cancel(): void;
+}
+
+/** The time now, and timers that fire by it. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` once after `ms` (a timer that never keeps a Node process alive). */
+  after(ms: number, fn: () => void): ClockTimer;
+  /** Calls `fn` every `ms` until cancelled (never keeps a Node process alive). */
+  every(ms: number, fn: () => void): ClockTimer;
+}
+
+const unref = (timer: unknown): void => (timer as { unref?: () => void }).unref?.();
+
+/**
+ * The wall clock.
+ *
+ * @example
+ * const timer = systemClock.after(1000, () => console.log("a second later"));
+ * timer.cancel();
+ */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    const timer = setTimeout(fn, ms);
+    unref(timer);
+    return { cancel: () => clearTimeout(timer) };
+  },
+  every(ms, fn) {
+    const timer = setInterval(fn, ms);
+    unref(timer);
+    return { cancel: () => clearInterval(timer) };
+  },
+};
+
+/** An instant as records write it (ISO 8601, UTC). */
+export const isoAt = (ms: number): string => new Date(ms).toISOString();

@@ -1,0 +1,61 @@
+import type { Clock, ClockTimer } from "../runtime/clock.js";
+
+/** A clock that moves only when told to: `advance(ms)` runs the timers that fall due, in order. */
+export interface FakeClock extends Clock {
+  /** Moves time on by `ms`, firing each timer due on the way (at its own time); resolves once their callbacks' promises settle. */
+  advance(ms: number): Promise<void>;
+  /** Timers waiting to fire. */
+  readonly pending: number;
+}
+
+interface Entry {
+  at: number;
+  every: number | null;
+  fn: () => void;
+  id: number;
+}
+
+/**
+ * A clock for tests: time starts at `start` (ms since the epoch) and moves
+ * only by `advance`, so a lease can run out without the test sleeping.
+ *
+ * @example
+ * const clock = fakeClock();
+ * const chat = desk.conversation("sam", { store: memoryStore(), clock, lease: { ttlMs: 30_000 } });
+ * await clock.advance(31_000); // the lease ran out
+ */
+export function fakeClock(start = Date.UTC(2026, 0, 1)): FakeClock {
+  let now = start;
+  let ids = 0;
+  const timers = new Set<Entry>();
+  const add = (ms: number, fn: () => void, every: boolean): ClockTimer => {
+    const entry: Entry = { at: now + Math.max(0, ms), every: every ? Math.max(1, ms) : null, fn, id: ids++ };
+    timers.add(entry);
+    return { cancel: () => void timers.delete(entry) };
+  };
+  // a callback's awaits (a lease renewal's store write) settle before time moves on
+  const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+  return {
+    now: () => now,
+    after: (ms, fn) => add(ms, fn, false),
+    every: (ms, fn) => add(ms, fn, true),
+    get pending() {
+      return timers.size;
+    },
+    async advance(ms) {
+      const until = now + ms;
+      for (;;) {
+        let next: Entry | undefined;
+        for (const t of timers) if (t.at <= until && (!next || t.at < next.at || (t.at === next.at && t.id < next.id))) next = t;
+        if (!next) break;
+        now = Math.max(now, next.at);
+        if (next.every === null) timers.delete(next);
+        else next.at += next.every;
+        next.fn();
+        await settle();
+      }
+      now = until;
+      await settle();
+    },
+  };
+}
