@@ -4,7 +4,7 @@
  * (before anything is read, so a refusal says nothing of what exists).
  */
 import type { TurnEvent } from "../../src/turn/events.js";
-import { type Connection, type Handler, type Hub } from "./connection.js";
+import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "./errors.js";
 import { allowsConversation, allowsProgram } from "./keys.js";
 import { allowsTurn, programOfTurn, visibleTo } from "./scope.js";

@@ -10,6 +10,7 @@ import { caseFold } from "unicode-case-folding";
  * U+0085, U+00A0, U+1680, U+2000–200A, U+2028, U+2029, U+202F, U+205F,
  * U+3000. Not JavaScript's `\s`, which also holds U+FEFF.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the contract's white space holds control characters (U+0009–000D, U+001C–001F)
 export const WHITE_SPACE = /[\u0009-\u000D\u001C-\u001F\u0020\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+/u;
 
 /** Runs of white space become one space, none at either end. */

@@ -2,7 +2,7 @@ import { assign, enqueueActions, fromCallback, setup, type AnyEventObject } from
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
-import { type MachineState, type TurnEvent, type TurnEventBody } from "./events.js";
+import type { MachineState, TurnEvent, TurnEventBody } from "./events.js";
 
 /** A person's answer to one approval, as the machine keeps it (persisted with the snapshot). */
 export interface MachineAnswer {

@@ -6,7 +6,7 @@ import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
-import { type TurnEventBody } from "./events.js";
+import type { TurnEventBody } from "./events.js";
 import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */

@@ -2,7 +2,7 @@
 import { deleteDB } from "idb";
 import { afterEach, describe, expect, it } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
-import { ConversationError, Waiting, type Store, type Turn } from "../../src/index.js";
+import { type ConversationError, Waiting, type Store, type Turn } from "../../src/index.js";
 import { desk, firstTab, MESSAGE, secondTab } from "./desk.js";
 
 const LEASE = { renewMs: 200, ttlMs: 1_000 };

@@ -4,7 +4,7 @@
  */
 import { describe, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { ai, program, Waiting, type Turn, type TurnEvent } from "../../src/index.js";
+import { ai, program, type Waiting, type Turn, type TurnEvent } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 import type { Conversation } from "../../src/conversation/conversation.js";
 
