@@ -109,6 +109,7 @@ const shapes = {
   stop: { turn: id },
   head: { turn: id },
   snapshot: { turn: id, snapshot: z.unknown() },
+  plugin: { turn: id, plugin: z.string().min(1), data: z.unknown(), attempt: count.optional() },
 } as const satisfies Record<KnownRecord["kind"], z.ZodRawShape>;
 
 /** The record kinds this version knows. */
@@ -235,6 +236,7 @@ const fastChecks: { [K in KnownKind]: Check } = {
   stop: (r) => isId(r.turn),
   head: (r) => isId(r.turn),
   snapshot: (r) => isId(r.turn) && has(r, "snapshot"),
+  plugin: (r) => isId(r.turn) && isStr(r.plugin) && r.plugin !== "" && has(r, "data") && opt(r.attempt, isCount),
 };
 
 /**

@@ -136,6 +136,15 @@ export interface SnapshotRecord extends Base {
 }
 
 /** Every record kind of conversation format 1 this package writes and reads. */
+/** Ours: a small JSON value a plugin kept in its turn's records (`keep`), shown to the turn's later runs. */
+export interface PluginRecord extends Base {
+  kind: "plugin";
+  turn: string;
+  plugin: string;
+  data: unknown;
+  attempt?: number;
+}
+
 export type KnownRecord =
   | ProgramRecord
   | TurnRecord
@@ -147,7 +156,8 @@ export type KnownRecord =
   | EndedRecord
   | StopRecord
   | HeadRecord
-  | SnapshotRecord;
+  | SnapshotRecord
+  | PluginRecord;
 
 /** What a store holds: known records, or records of kinds this version does not know (skipped by readers). */
 export type ConversationRecord = KnownRecord | (Base & { kind: string; [key: string]: unknown });

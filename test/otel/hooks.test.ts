@@ -50,8 +50,8 @@ describe("plugin hooks: turnStart, turnEnd, modelRequest, modelResponse", () => 
   it("a failing model call and a failing turn are shown as such", async () => {
     const { seen, plugin } = recorder();
     const desk = traceDesk([]);
-    await expect(desk("Refund A-1042.", { lm: scripted([]), plugins: [plugin] })).rejects.toMatchObject({ code: "provider-bad-request" });
-    expect(seen).toEqual(["start desk attempt=1 resumed=false kept=[]", "request desk#1 step 1 scripted/scripted", "response desk#1 step 1 error", "end failed provider-bad-request"]);
+    await expect(desk("Refund A-1042.", { lm: scripted([]), plugins: [plugin] })).rejects.toMatchObject({ code: "lm-script-ended" });
+    expect(seen).toEqual(["start desk attempt=1 resumed=false kept=[]", "request desk#1 step 1 scripted/scripted", "response desk#1 step 1 error", "end failed lm-script-ended"]);
   });
 
   it("a hook that throws fails the call with plugin-failed; a plugin with a hook of no known name is refused", async () => {

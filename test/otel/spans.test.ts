@@ -91,13 +91,13 @@ describe("otel()", () => {
     });
     const fn = ai("fn", { description: "x", input: { q: z.string() }, tools: [broken] });
     const lm = scripted([{ toolCalls: [{ name: "broken", input: {} }] }]);
-    await expect(fn("go", { lm, plugins: [otel({ tracer: t.tracer })] })).rejects.toMatchObject({ code: "provider-bad-request" });
+    await expect(fn("go", { lm, plugins: [otel({ tracer: t.tracer })] })).rejects.toMatchObject({ code: "lm-script-ended" });
     const spans = t.spans();
     expect(one(spans, "execute_tool broken").status).toEqual({ code: 2 });
     expect(one(spans, "execute_tool broken").attributes["error.type"]).toBe("tool_error");
     expect(everything(spans)).not.toContain("database down");
     const failedChat = named(spans, "chat scripted").find((s) => s.attributes["functai.step"] === 2)!;
     expect(failedChat.status.code).toBe(2);
-    expect(one(spans, "invoke_agent fn").attributes).toMatchObject({ "functai.turn.state": "failed", "error.type": "provider-bad-request" });
+    expect(one(spans, "invoke_agent fn").attributes).toMatchObject({ "functai.turn.state": "failed", "error.type": "lm-script-ended" });
   });
 });

@@ -84,7 +84,13 @@ describe("the packed package", () => {
     run("npm", ["install", join(out, info!.filename), `zod@${installedVersion("zod")}`, "--no-audit", "--no-fund", "--prefer-offline"], consumer);
 
     const installed = JSON.parse(readFileSync(join(consumer, "node_modules/functai/package.json"), "utf8")) as { peerDependenciesMeta: object };
-    expect(installed.peerDependenciesMeta).toEqual({ "@anthropic-ai/sdk": { optional: true }, openai: { optional: true } });
+    expect(installed.peerDependenciesMeta).toEqual({
+      "@anthropic-ai/sdk": { optional: true },
+      openai: { optional: true },
+      "@modelcontextprotocol/sdk": { optional: true },
+      "@opentelemetry/api": { optional: true },
+      pg: { optional: true },
+    });
 
     const report = JSON.parse(run(process.execPath, ["main.mjs"], consumer)) as Report;
     expect(report.answer).toBe("Hello, Ada!");

@@ -42,7 +42,8 @@ describe("README", () => {
       // No key in reach: a block that asked a real provider would fail here. A block that leaves a socket open never ends: the timeout fails it.
       const env = { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OPENAI_BASE_URL: "" };
       const tsx = join(root, "node_modules/tsx/dist/cli.mjs");
-      expect(() => run(process.execPath, [tsx, "--conditions=functai-source", file(b.index)], dir, env, 90_000)).not.toThrow();
+      // run from the repository root, as a user runs the README's commands (a block may name a file of the repository, such as an example)
+      expect(() => run(process.execPath, [tsx, "--conditions=functai-source", join(dir, file(b.index))], root, env, 90_000)).not.toThrow();
     }, 120_000);
   }
 

@@ -25,6 +25,7 @@ const valid: Record<string, Record<string, unknown>> = {
   stop: { ...base, kind: "stop", turn: "t1" },
   head: { ...base, kind: "head", turn: "t1" },
   snapshot: { ...base, kind: "snapshot", turn: "t1", snapshot: { value: "x" } },
+  plugin: { ...base, kind: "plugin", turn: "t1", plugin: "otel", data: { trace: "00-ab-cd-01" }, attempt: 1 },
 };
 
 class Thing {
