@@ -13,6 +13,8 @@ const HOLDER = /^p1:(\d{1,10}):(\d*):([0-9a-f]{8}):([0-9a-z]+)/;
 /** This process's tokens begin so: a holder with our pid and start but another nonce was an earlier process's. */
 const NONCE = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
 let issued = 0;
+/** Holders found gone (a pid that died stays dead, for the same start): not looked up again. Bounded. */
+const gone = new Set<string>();
 
 /** A new holder id for a lease of this process. */
 export function leaseHolder(): string {
@@ -35,5 +37,9 @@ export function holderAlive(holder: string | null): boolean | undefined {
   const { self } = processes;
   if (place !== self.place) return undefined;
   if (Number(pid) === self.pid && start === self.start) return token.startsWith(NONCE) ? undefined : false;
-  return processes.runs(Number(pid), start);
+  if (gone.has(m[0])) return false;
+  if (processes.runs(Number(pid), start)) return true;
+  if (gone.size >= 4096) gone.clear();
+  gone.add(m[0]);
+  return false;
 }
