@@ -40,6 +40,11 @@ export function claimedElsewhere(info: TurnInfo): ConversationError {
   return new ConversationError("turn-claimed", `turn ${info.id} was resumed by another process first (${info.holder ?? "unknown holder"}${until}): it goes on there, not here`);
 }
 
+/** The error for a turn whose holder is alive but stalled (paused past its lease): nobody may claim it. */
+export function stalledError(info: TurnInfo): ConversationError {
+  return new ConversationError("turn-state", `turn ${info.id} is stalled: its lease ran out (${info.leaseUntil ?? "no lease"}) but its holder (${info.holder ?? "unknown"}) is a process on this host that is still alive (paused or busy): it goes on when it wakes, so it cannot be resumed here; abandon() it to end it`);
+}
+
 /** Records a yes or no to one waiting approval (`id`), or all, conditionally: an approval is answered once. */
 export async function recordAnswer(
   log: ConversationLog,
@@ -104,6 +109,7 @@ export async function recordResults(log: ConversationLog, turn: string, options:
     const { value, length } = await log.appendIf(async (view) => {
       const state = await view.state();
       const info = (last = turnIn(state, log, turn));
+      if (info.stalled) throw stalledError(info);
       if (info.state === "running" || (seenAttempt !== undefined && info.attempt > seenAttempt)) throw claimedElsewhere(info);
       seenAttempt = info.attempt;
       if (info.state === "waiting" && info.waiting.length > 0) throw waiting(state, info);
@@ -114,18 +120,22 @@ export async function recordResults(log: ConversationLog, turn: string, options:
     return { ...value, length };
   } catch (e) {
     // processes that kept losing the race to record their answers: another goes on with the turn
-    if (isFunctaiError(e, "store-conflict") && last) throw claimedElsewhere(last);
+    if (isFunctaiError(e, "store-conflict") && last) throw last.stalled ? stalledError(last) : claimedElsewhere(last);
     throw e;
   }
 }
 
-/** Ends a waiting or interrupted turn without going on (conditionally: a turn another process claimed meanwhile is not ended under it). */
+/**
+ * Ends a waiting, interrupted or stalled turn without going on
+ * (conditionally: a turn another process claimed meanwhile is not ended
+ * under it). A stalled holder that wakes finds the end and stops.
+ */
 export async function abandonTurn(log: ConversationLog, turn: string): Promise<void> {
   await log.appendIf(async (view) => {
     const info = turnIn(await view.state(), log, turn);
-    if (info.state === "running") throw claimedElsewhere(info);
-    if (info.state !== "waiting" && info.state !== "interrupted")
-      throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only a waiting or interrupted turn can be abandoned`);
+    if (info.state === "running" && !info.stalled) throw claimedElsewhere(info);
+    if (info.state !== "waiting" && info.state !== "interrupted" && !info.stalled)
+      throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only a waiting, interrupted or stalled turn can be abandoned`);
     return { append: [makeRecord("ended", { turn, state: "abandoned", attempt: info.attempt }, log.clock.now())], value: undefined };
   }, { maxTries: 21 });
 }

@@ -242,6 +242,9 @@ class DeferredHost {
   async onEnd(...args: Parameters<ConversationHost["onEnd"]>) {
     return (await this.#get()).onEnd(...args);
   }
+  watch(abort: Parameters<ConversationHost["watch"]>[0]) {
+    void this.ready.then((host) => host.watch(abort), () => undefined);
+  }
   onInterrupt() {
     this.#host?.onInterrupt();
   }

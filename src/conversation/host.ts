@@ -145,6 +145,10 @@ export class ConversationHost implements TurnHost {
     }
   }
 
+  watch(abort: (reason: LeaseLost) => void): void {
+    this.lease.onLost = abort;
+  }
+
   onInterrupt(_error?: LeaseLost): void {
     this.lease.stop();
     this.lease.releaseLock();

@@ -6,22 +6,23 @@
  */
 import { LeaseLost } from "../engine/runtime.js";
 import { describeError } from "../errors.js";
-import { newHolder } from "../ids.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import { isoAt, type ClockTimer } from "../runtime/clock.js";
+import { leaseHolder } from "./holder.js";
 import { WEB_LOCK, type ConversationLog } from "./log.js";
 
 export const DEFAULT_RENEW_MS = 10_000;
 export const DEFAULT_TTL_MS = 30_000;
 
-/** Throws when `fresh` holds a newer claim of `turn` than `attempt`, or a stop. */
+/** Throws when `fresh` holds a newer claim of `turn` than `attempt`, a stop, or its end (a person abandoned it while it stalled). */
 export function fence(fresh: readonly ConversationRecord[], turn: string, attempt: number): void {
   for (const r of fresh) {
     const rec = r as { kind: string; turn?: string; attempt?: number };
     if (rec.turn !== turn) continue;
     if (rec.kind === "lease" && (rec.attempt ?? 0) > attempt) throw new LeaseLost(`turn ${turn} was claimed by another process (attempt ${rec.attempt})`);
     if (rec.kind === "stop") throw new LeaseLost(`turn ${turn} was stopped`, true);
+    if (rec.kind === "ended") throw new LeaseLost(`turn ${turn} was ended by another process`);
   }
 }
 
@@ -35,6 +36,8 @@ export class Lease {
   #release: (() => void) | null = null;
   #lost: LeaseLost | null = null;
   #renewing: Promise<void> | null = null;
+  /** Told when a renewal finds the lease lost (the turn's host aborts its running tools' signal). */
+  onLost: ((lost: LeaseLost) => void) | null = null;
 
   constructor(
     readonly log: ConversationLog,
@@ -45,7 +48,7 @@ export class Lease {
     holder?: string,
   ) {
     // a holder that keeps a Web Lock says so: readers may then trust the lock over a (throttled) lease
-    this.holder = holder ?? (log.store.liveness ? `${newHolder()}${WEB_LOCK}` : newHolder());
+    this.holder = holder ?? (log.store.liveness ? `${leaseHolder()}${WEB_LOCK}` : leaseHolder());
     this.attempt = attempt;
     this.held = held;
     if (held) this.#until = log.clock.now() + timing.ttlMs;
@@ -122,8 +125,9 @@ export class Lease {
       this.#until = until;
     } catch (e) {
       // a renewal that fails or finds another holder stops the turn before its next side effect
-      this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} could not be renewed: ${describeError(e)}`);
+      const lost = (this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} could not be renewed: ${describeError(e)}`));
       this.stop();
+      this.onLost?.(lost);
     }
   }
 

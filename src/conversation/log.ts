@@ -1,15 +1,17 @@
 /**
  * A conversation's log, as this process sees it: the records read so far
  * (walked once, then only what was appended since), the liveness overlay
- * (a browser tab's Web Lock outranks its throttled lease), the history of a
+ * (a holder provably alive — its Web Lock held, its pid running — outranks
+ * its lease; one provably gone does too), the history of a
  * given parent, and the one conditional append every write goes through.
  */
 import type { EarlierTurn } from "../engine/ai-call.js";
 import { ConversationError, isFunctaiError } from "../errors.js";
-import { ConversationReader, doneOn, type ConversationState } from "../records/read-conversation.js";
+import { ConversationReader, doneOn, type ConversationState, type TurnInfo } from "../records/read-conversation.js";
 import type { ConversationRecord } from "../records/types.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Store } from "../store/types.js";
+import { holderAlive } from "./holder.js";
 
 /** The end of a holder id whose turn holds a Web Lock for as long as its lease says it runs. */
 export const WEB_LOCK = ":wl";
@@ -189,18 +191,27 @@ export class ConversationLog {
     const reader = this.#reader ?? (await this.#walkAll());
     const state = reader.state(this.clock.now());
     const liveness = this.store.liveness;
-    if (!liveness) return state;
     for (const info of state.turns.values()) {
-      if (info.state === "interrupted" && (await liveness.isHeld(this.id, info.id))) {
-        // a tab that still holds the turn's lock is alive, whatever its (throttled) lease says
+      if (info.state !== "running" && info.state !== "interrupted") continue;
+      // a store that tells liveness (a tab's Web Lock, a database session's lock) outranks the holder's pid
+      const alive = liveness ? await this.#held(info, liveness) : holderAlive(info.holder);
+      if (alive === true && info.state === "interrupted") {
+        // its holder is provably alive, whatever its (throttled, paused) lease says: it stalled, nobody may claim it
         info.state = "running";
+        info.stalled = true;
         if (state.head === info.id) state.next = { waits: info.id };
-      } else if (info.state === "running" && info.holder?.endsWith(WEB_LOCK) && !(await liveness.isHeld(this.id, info.id))) {
-        // its holder kept the lock for as long as it ran: the lock is free, so the tab closed (or the process died)
+      } else if (alive === false && info.state === "running") {
+        // its holder is gone (a closed tab, a dead process): interrupted now, not when its lease runs out
         info.state = "interrupted";
         if (state.head === info.id) state.next = { parent: doneOn(state.turns, info.parent) };
       }
     }
     return state;
+  }
+
+  /** Whether the turn's lock is held (true), free while its holder kept it for as long as it ran (false), or neither. */
+  async #held(info: TurnInfo, liveness: NonNullable<Store["liveness"]>): Promise<boolean | undefined> {
+    if (await liveness.isHeld(this.id, info.id)) return true;
+    return info.holder?.endsWith(WEB_LOCK) ? false : undefined;
   }
 }

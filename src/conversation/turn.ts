@@ -24,6 +24,8 @@ export type { ResumeOptions, UnfinishedTool };
 export class Turn<O = unknown> {
   readonly id: string;
   state: TurnState;
+  /** `running` only because its holder is provably alive though its lease ran out (a paused process): it cannot be resumed, only abandoned. */
+  stalled = false;
   parent: string | null;
   inputs: Record<string, unknown>;
   /** Approvals that wait for a person. */
@@ -59,6 +61,7 @@ export class Turn<O = unknown> {
     this.#state = state;
     this.#info = info;
     this.state = info.state;
+    this.stalled = info.stalled === true;
     this.parent = info.parent;
     this.inputs = info.inputs;
     this.waiting = info.state === "waiting" ? info.waiting.map(approvalOf) : [];

@@ -36,6 +36,13 @@ export interface TurnInfo {
   attempt: number;
   /** The last lease's holder and end. */
   holder: string | null;
+  /**
+   * Set by a conversation's reading (not by {@link readConversation}): the
+   * turn reads `running` because its holder is provably alive, though its
+   * lease ran out (a paused process). Nobody may claim it; a person may
+   * still abandon it.
+   */
+  stalled?: boolean;
   leaseUntil: string | null;
   /**
    * Unanswered approvals: those of its last `waiting` record that no later

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { defaultStore } from "../store/default-store.node.js";
+import { processes } from "./processes.node.js";
 import type { AsyncCarrier, PlatformRuntime } from "./types.js";
 
 function createCarrier<T>(): AsyncCarrier<T> {
@@ -7,4 +8,4 @@ function createCarrier<T>(): AsyncCarrier<T> {
   return { acrossAwait: true, run: (value, fn) => als.run(value, fn), get: () => als.getStore() };
 }
 
-export const platform: PlatformRuntime = { defaultStore, createCarrier };
+export const platform: PlatformRuntime = { defaultStore, createCarrier, processes };

@@ -8,7 +8,17 @@ export interface AsyncCarrier<T> {
   readonly acrossAwait: boolean;
 }
 
+/** Names this process and tells whether another process still runs (where the platform can). */
+export interface Processes {
+  /** This process: its pid, the pid's start time ("" unknown), and a hash of its host name and pid namespace. */
+  readonly self: { pid: number; start: string; place: string };
+  /** Whether the process `pid` of this place (started at `start`, "" unknown) runs; true when it cannot be told. */
+  runs(pid: number, start: string): boolean;
+}
+
 export interface PlatformRuntime {
   defaultStore(location: string): Store;
   createCarrier<T>(): AsyncCarrier<T>;
+  /** Absent in browsers (a tab's Web Lock tells there). */
+  processes?: Processes;
 }

@@ -35,6 +35,8 @@ export interface TurnHost {
   onWait?(approvals: Approval[], runtime: TurnRuntime): Promise<void>;
   /** The turn ended (conversations record it here). */
   onEnd?(outcome: Outcome, runtime: TurnRuntime): Promise<void>;
+  /** Given each run's abort: a host that learns the turn was taken from it (its lease lost) aborts the running tools' `ctx.signal`. */
+  watch?(abort: (reason: LeaseLost) => void): void;
   /** The turn lost its lease or was told to stop: it ends here without an `ended` record. */
   onInterrupt?(error: LeaseLost): void;
 }
@@ -67,6 +69,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
     // every report carries its time: the machine's actions never read a clock
     const sendBack = (event: AnyEventObject): void => send({ ...event, at: isoAt(clock.now()) });
     const controller = new AbortController();
+    host.watch?.((reason) => controller.abort(reason));
     // events are queued and handed over once per microtask: a burst of text deltas is one transition
     let queue: { path: string; body: TurnEventBody }[] = [];
     const flush = (): void => {
@@ -112,10 +115,13 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
             // shown in the same tick as the wait: an answer given on seeing one finds the actor awaiting it, never still running
             for (const approval of e.approvals) runtime.emit(callerPath(approval.path), { type: "approval", approval }, `approval:${approval.id}`);
             report({ type: "RUNNER.WAIT", approvals: e.approvals });
-          } else if (e instanceof LeaseLost) {
-            session.error = e;
-            host.onInterrupt?.(e);
-            report(e.stopped ? { type: "RUNNER.STOPPED", reason: e.message } : { type: "RUNNER.INTERRUPTED", reason: e.message });
+          } else if (e instanceof LeaseLost || controller.signal.reason instanceof LeaseLost) {
+            // (a tool that saw its signal abort on the lost lease threw its own error: the loss is what ended the run)
+            const lost = e instanceof LeaseLost ? e : (controller.signal.reason as LeaseLost);
+            session.error = lost;
+            if (!controller.signal.aborted) controller.abort(lost); // tools still running in parallel stop too
+            host.onInterrupt?.(lost);
+            report(lost.stopped ? { type: "RUNNER.STOPPED", reason: lost.message } : { type: "RUNNER.INTERRUPTED", reason: lost.message });
           } else if (controller.signal.aborted) {
             if (runtime) await host.onEnd?.({ state: "stopped", reason: describeError(e), usage }, runtime);
           } else {

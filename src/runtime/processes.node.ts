@@ -1,0 +1,49 @@
+/**
+ * This process as a lease names it, and whether a process so named still
+ * runs (Node): the pid, the pid's start time (so a pid the system gave to a
+ * new process is not taken for the old one), and where pids mean our pids: a
+ * short hash of the host name and the Linux pid namespace (containers that
+ * share a host name and a volume number their processes apart).
+ */
+import { createHash } from "node:crypto";
+import { readFileSync, readlinkSync } from "node:fs";
+import { hostname } from "node:os";
+import type { Processes } from "./types.js";
+
+const orEmpty = (read: () => string): string => {
+  try {
+    return read();
+  } catch {
+    return ""; // no /proc (macOS, Windows): the pid alone then
+  }
+};
+
+/** `/proc/<pid>/stat`'s state (field 3) and start time (field 22, clock ticks since boot); null when there is no such entry. */
+function stat(pid: number): { state: string; start: string } | null {
+  const text = orEmpty(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
+  if (text === "") return null;
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" "); // the name (field 2) may hold spaces and parentheses
+  return { state: fields[0] ?? "", start: fields[19] ?? "" };
+}
+
+const pidNamespace = orEmpty(() => readlinkSync("/proc/self/ns/pid"));
+
+export const processes: Processes = {
+  self: {
+    pid: process.pid,
+    start: stat(process.pid)?.start ?? "",
+    place: createHash("sha256").update(`${hostname()}\0${pidNamespace}`).digest("hex").slice(0, 8),
+  },
+  runs(pid, start) {
+    try {
+      process.kill(pid, 0); // signal 0: only asks whether the pid exists
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ESRCH") return false;
+      // EPERM: it exists, under another user; anything else: we cannot tell, so it may run
+    }
+    const now = stat(pid);
+    if (now === null) return true;
+    if (now.state === "Z" || now.state === "X") return false; // dead, not yet reaped by its parent
+    return start === "" || now.start === "" || now.start === start;
+  },
+};
