@@ -17,7 +17,7 @@ export type { Approval, ApprovalAnswer, ApproveFunction, ApprovalRule, ApproveSe
 export type { Plugin, PluginHooks, PluginToolCall, PluginToolResult, ToolCallDecision, PluginTurn, PluginTurnEnd, PluginModelRequest, PluginModelResponse } from "./plugins/types.js";
 export { TurnStream } from "./turn/stream.js";
 export type { TurnEvent, TurnEventBody, TurnEventType, MachineState } from "./turn/events.js";
-export type { Conversation, ConversationOptions } from "./conversation/conversation.js";
+export type { Conversation, ConversationOptions, SendOptions } from "./conversation/conversation.js";
 export { Turn, type UnfinishedTool } from "./conversation/turn.js";
 export { memoryStore } from "./store/memory.js";
 export { isConversationId, type Store } from "./store/types.js";

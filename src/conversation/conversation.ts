@@ -33,7 +33,7 @@ export interface Conversation<I, O> {
   readonly id: string;
   readonly store: Store;
   /** Sends a turn; throws `Waiting` (`turn-waiting`) when it stops for a person, `conversation-busy` while the head waits. */
-  send(input: I, options?: CallOptions): Promise<O>;
+  send(input: I, options?: SendOptions): Promise<O>;
   /** Sends a turn as a stream; the stream ends when the turn waits (saved) and nobody here answered. */
   stream(input: I, options?: CallOptions): TurnStream<O>;
   /** Every turn, oldest first, as handles that answer, resume or abandon it. */
@@ -42,14 +42,36 @@ export interface Conversation<I, O> {
   turn(id: string): Promise<Turn<O>>;
 }
 
+/**
+ * A send's options: a call's, and `key`, a request id chosen by the caller
+ * (1 to 200 characters). A second send with a key the conversation already
+ * holds starts nothing and answers as that turn does (its answer, or
+ * `Waiting`): a client may retry a send after a network or store error.
+ *
+ * @example
+ * const options: SendOptions = { key: "order-A-1042-refund" };
+ * await chat.send("Refund A-1042", options); // sent again with this key: the same turn's answer, nothing new runs
+ */
+export interface SendOptions extends CallOptions {
+  key?: string;
+}
+
+/** The request id a caller's key is kept as (apart from the ids delegates choose). */
+function keyOf(key: unknown): string | undefined {
+  if (key === undefined) return undefined;
+  if (typeof key !== "string" || key.length === 0 || key.length > 200)
+    throw new FunctaiError("input-invalid", `send: key is a string of 1 to 200 characters, not ${typeof key === "string" ? `one of ${key.length}` : typeof key}`);
+  return `key:${key}`;
+}
+
 /** Sends a turn once per request id, under a parent of the caller's choosing (delegates). Internal. */
 export const SEND_ONCE = Symbol("functai.sendOnce");
 
 export interface Once {
   /** Names the request: a turn record carries it as `request_id`, so the same request finds its turn again. */
   requestId: string;
-  /** Where the new turn goes (its earlier turns), instead of the head. */
-  parent: string | null;
+  /** Where the new turn goes (its earlier turns), instead of the head (a send's key: after the head). */
+  parent?: string | null;
 }
 
 export interface ConversationInternals<I, O> {
@@ -125,7 +147,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
             const existing = log.requested(once.requestId);
             if (existing) throw new AlreadySent(existing);
           }
-          const next = once ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
+          const next = once?.parent !== undefined ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
           if ("refuses" in next) {
             const head = state.head ? state.turns.get(state.head) : undefined;
             throw new ConversationError("conversation-busy", `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`);
@@ -168,12 +190,13 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     for (let tries = 0; tries < 600; tries++) {
       let turn: Turn<O>;
       try {
-        return await run(await begin(inputs, settings, newTurnId(clock.now()), once));
+        return await run(await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller));
       } catch (e) {
         if (!(e instanceof AlreadySent)) throw e;
         turn = await turnHandle(e.turn);
       }
       if (turn.state === "done") return turn.value as O;
+      if (turn.state === "waiting" && once.parent === undefined) throw new Waiting(turn); // a send's key: as that turn answers
       if (turn.state === "waiting" || turn.state === "interrupted") return turn.resume();
       if (turn.state !== "running") throw new ConversationError("turn-state", `conversation ${id}: turn ${turn.id} (request ${once.requestId}) ${turn.state}${turn.error ? `: ${JSON.stringify(turn.error)}` : ""}`);
       // another run of it goes on (or its lease has not run out yet): wait for it
@@ -188,6 +211,8 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     store,
     [SEND_ONCE]: sendOnce,
     async send(input, callOptions) {
+      const requestId = keyOf(callOptions?.key);
+      if (requestId !== undefined) return sendOnce(input as CallInput<S>, { requestId }, callOptions);
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller));

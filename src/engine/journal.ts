@@ -142,6 +142,19 @@ export class Journal {
     return undefined;
   }
 
+  /**
+   * Durable before paying: called before a model request is sent. When a
+   * reply waits in the queue (with what its step's reading tools returned),
+   * everything queued is kept first, so a crash during the request never
+   * makes a resume pay for a reply that had arrived. A step with a changing
+   * tool already kept its reply with the tool's `started` record: then
+   * nothing is flushed here (one flush per model call at most).
+   */
+  keepBeforePaying(): Promise<void> {
+    if (this.#failed !== undefined) return Promise.reject(this.#failed);
+    return this.#pending.some((r) => (r as { kind?: unknown }).kind === "reply") ? this.flush(true) : Promise.resolve();
+  }
+
   /** Sends queued records to the sink. */
   flush(durable = false): Promise<void> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
