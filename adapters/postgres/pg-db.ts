@@ -63,6 +63,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     : connection.pool;
   const target = describeTarget(owned ? connection.connectionString : undefined);
   pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
+  // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
+  pool.on("connect", (client) => client.on("error", noop));
   const config: pg.ClientConfig = {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     ...(pool.options as pg.ClientConfig),
