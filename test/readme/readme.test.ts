@@ -18,13 +18,20 @@ const others = blocks.filter((b) => b !== prelude);
 const dir = join(root, "test/readme", `.run-${process.pid}`);
 const file = (index: number): string => `block-${String(index).padStart(2, "0")}.ts`;
 
+// the README's conversation examples keep their store in "desk-chats/", relative to where they run: start from none, leave none behind
+const deskChats = join(root, "desk-chats");
+
 beforeAll(() => {
+  rmSync(deskChats, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: "../../../tsconfig.json", include: ["*.ts"] }));
   writeFileSync(join(dir, "prelude.ts"), preludeModule(prelude?.code ?? ""));
   for (const b of others) writeFileSync(join(dir, file(b.index)), blockModule(b.code, prelude?.code ?? "", "./prelude.js"));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(deskChats, { recursive: true, force: true });
+});
 
 describe("README", () => {
   it("has one prelude block, before the blocks that share it", () => {
