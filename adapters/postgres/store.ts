@@ -16,7 +16,11 @@ import { Wakeups } from "./wake.js";
  * const chat = desk.conversation("sam", { store });
  * await store.close(); // ends the pool it made
  */
-export type PostgresStore = Store & { readonly durability: "disk"; close(): Promise<void> };
+export type PostgresStore = Store & {
+  readonly durability: "disk";
+  /** Ends the connections the store opened (a pool given to it is left to its owner). */
+  close(): Promise<void>;
+};
 
 /** Rows per page when reading a long conversation or listing conversations. */
 const PAGE = 500;

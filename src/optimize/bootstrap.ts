@@ -37,8 +37,11 @@ export interface BootstrapOptions {
   seed?: number;
   /** Rows run at once (default 8). */
   concurrency?: number;
+  /** The column of the expected `result`, or `{ output: column }` (as `evaluate` takes it). */
   expected?: string | Record<string, string>;
+  /** Stops the runs (no new row starts, the running calls are stopped). */
   signal?: AbortSignal;
+  /** Called after each run, as `evaluate` calls it. */
   onProgress?: (progress: Progress) => void;
 }
 

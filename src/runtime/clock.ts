@@ -12,6 +12,7 @@
  * timer.cancel();
  */
 export interface ClockTimer {
+  /** Stops the timer: `fn` is not called again. */
   cancel(): void;
 }
 

@@ -42,6 +42,7 @@ export interface TurnSnapshot {
  * sub.unsubscribe();
  */
 export interface TurnSubscription {
+  /** Stops the callbacks. */
   unsubscribe(): void;
 }
 
@@ -53,8 +54,11 @@ export interface TurnSubscription {
  * stream.actor.subscribe(observer);
  */
 export interface TurnObserver {
+  /** Each new snapshot. */
   next?(snapshot: TurnSnapshot): void;
+  /** The actor failed. */
   error?(error: unknown): void;
+  /** The actor ended (a final state, or stopped). */
   complete?(): void;
 }
 
@@ -79,6 +83,7 @@ export interface TurnActor {
   send(command: TurnCommand): void;
   /** Calls back with each new snapshot (and on failure and end). */
   subscribe(observer: TurnObserver): TurnSubscription;
+  /** Calls back with each new snapshot. */
   subscribe(next: (snapshot: TurnSnapshot) => void): TurnSubscription;
   /** Calls back with every event the turn emits (what its stream yields). */
   on(type: "*", handler: (event: TurnEvent) => void): TurnSubscription;
