@@ -35,6 +35,23 @@ export interface TurnSnapshot {
 }
 
 /**
+ * A turn actor's persisted snapshot (`actor.getPersistedSnapshot()`): plain
+ * JSON, kept with the turn's records. Its type is the shape of xstate's
+ * `Snapshot<unknown>`, so `createActor(turnMachine, { snapshot })` takes it as is.
+ *
+ * @example
+ * import { createActor } from "xstate";
+ * import { turnMachine } from "functai/machine";
+ * const snapshot: TurnPersistedSnapshot = stream.actor.getPersistedSnapshot();
+ * const again = createActor(turnMachine.provide({ actors: { runner } }), { snapshot });
+ */
+export type TurnPersistedSnapshot =
+  | { status: "active"; output: undefined; error: undefined }
+  | { status: "done"; output: unknown; error: undefined }
+  | { status: "error"; output: undefined; error: unknown }
+  | { status: "stopped"; output: undefined; error: undefined };
+
+/**
  * A subscription to a turn actor: `unsubscribe()` ends it.
  *
  * @example
@@ -78,7 +95,7 @@ export interface TurnActor {
   /** The current snapshot: state, status and context. */
   getSnapshot(): TurnSnapshot;
   /** The snapshot to keep (JSON): `createActor(turnMachine, { snapshot })` rehydrates the actor from it. */
-  getPersistedSnapshot(): object;
+  getPersistedSnapshot(): TurnPersistedSnapshot;
   /** Sends an answer or a command (`APPROVE`, `DENY`, `RESUME`, `ABANDON`, `STOP`). */
   send(command: TurnCommand): void;
   /** Calls back with each new snapshot (and on failure and end). */
