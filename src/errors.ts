@@ -116,7 +116,14 @@ export class OutputError extends FunctaiError {
   }
 }
 
-/** The codes a `ProviderError` carries: `provider-rate-limit`, `provider-auth`, … */
+/**
+ * The codes a `ProviderError` carries: `provider-rate-limit`, `provider-auth`, …
+ *
+ * @example
+ * // a model of your own reports its server's refusals as the built-in providers do
+ * const code: ProviderErrorCode = status === 429 ? "provider-rate-limit" : "provider-bad-request";
+ * throw new ProviderError(code, `the server answered ${status}`, { provider: "mine", status });
+ */
 export type ProviderErrorCode = Extract<ErrorCode, `provider-${string}`>;
 
 /**

@@ -1,6 +1,16 @@
 import type { FinishReason, Message, Usage } from "./lm/types.js";
 
-/** One AI function call, as `phistory()` prints it. */
+/**
+ * One AI function call, as `phistory()` prints it.
+ *
+ * @example
+ * // what each block `phistory()` prints is made from:
+ * const entry: HistoryEntry = {
+ *   at: new Date(), name: "answer", model: "gpt-4.1-mini",
+ *   messages: [{ role: "user", content: "Where is A-1042?" }], tools: ["lookupOrder"],
+ *   response: "It shipped on Monday.", finishReason: "stop", usage: { inputTokens: 120, outputTokens: 9 },
+ * };
+ */
 export interface HistoryEntry {
   at: Date;
   name: string;

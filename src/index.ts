@@ -16,6 +16,8 @@ export { asksApproval, refusalText } from "./approval/rule.js";
 export type { Approval, ApprovalAnswer, ApproveFunction, ApprovalRule, ApproveSetting } from "./approval/types.js";
 export type { Plugin, PluginHooks, PluginToolCall, PluginToolResult, ToolCallDecision, PluginTurn, PluginTurnEnd, PluginModelRequest, PluginModelResponse } from "./plugins/types.js";
 export { TurnStream } from "./turn/stream.js";
+export type { TurnActor, TurnSnapshot, TurnPersistedSnapshot, TurnStateValue, TurnObserver, TurnSubscription } from "./turn/actor.js";
+export type { TurnContext, TurnCommand, MachineAnswer } from "./turn/context.js";
 export type { TurnEvent, TurnEventBody, TurnEventType, MachineState } from "./turn/events.js";
 export type { Conversation, ConversationOptions, SendOptions } from "./conversation/conversation.js";
 export { Turn, type UnfinishedTool } from "./conversation/turn.js";

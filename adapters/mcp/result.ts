@@ -1,6 +1,12 @@
 import { FunctaiError } from "../../src/errors.js";
 
-/** The parts of an MCP `tools/call` result functai reads. */
+/**
+ * The parts of an MCP `tools/call` result functai reads.
+ *
+ * @example
+ * const result: McpCallResult = { content: [{ type: "text", text: "refunded 39.00" }] };
+ * outputOf("refund", result); // "refunded 39.00"
+ */
 export interface McpCallResult {
   content?: readonly { type: string; text?: string; [key: string]: unknown }[];
   structuredContent?: Record<string, unknown>;

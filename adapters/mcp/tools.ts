@@ -6,12 +6,32 @@ import type { ToolLike } from "../../src/tools/types.js";
 import { outputOf, type McpCallResult } from "./result.js";
 import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
 
-/** A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these two methods are used. */
+/**
+ * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these two methods are used.
+ *
+ * @example
+ * const client: McpClient = new Client({ name: "desk", version: "1.0.0" }); // connected before use
+ * const tools = await mcpTools(client);
+ */
 export type McpClient = Pick<Client, "listTools" | "callTool">;
 
-/** One tool as the server lists it. */
+/**
+ * One tool as the server lists it.
+ *
+ * @example
+ * const onlyReads = (info: McpToolInfo) => info.annotations?.readOnlyHint === true;
+ * const tools = await mcpTools(client, { include: onlyReads });
+ */
 export type McpToolInfo = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
 
+/**
+ * Which of a server's tools `mcpTools` takes (`include`), and their effects
+ * where the server's annotations say otherwise or nothing (`effects`).
+ *
+ * @example
+ * const options: McpToolsOptions = { include: ["lookup_order", "refund"], effects: { lookup_order: "reads" } };
+ * const tools = await mcpTools(client, options);
+ */
 export interface McpToolsOptions {
   /** Effects by tool name, over what the server's annotations say. */
   effects?: Record<string, Effects>;
@@ -19,7 +39,14 @@ export interface McpToolsOptions {
   include?: readonly string[] | ((tool: McpToolInfo) => boolean);
 }
 
-/** A tool made from an MCP server's tool. */
+/**
+ * A tool made from an MCP server's tool.
+ *
+ * @example
+ * const [first]: McpTool[] = await mcpTools(client);
+ * console.log(first?.name, first?.toolEffects, first?.info.annotations);
+ * const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: await mcpTools(client) });
+ */
 export interface McpTool extends ToolLike {
   readonly kind: "mcp";
   readonly parameters: Record<string, unknown>;

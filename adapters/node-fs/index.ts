@@ -16,6 +16,14 @@ import { recordBody } from "./jsonl.js";
 import { withLock } from "./lock.js";
 import { FileReads, SCAN_CHUNK } from "./reads.js";
 
+/**
+ * The file store's options: lock waits and staleness, how often `wait`
+ * looks, and how much it reads and keeps at a time.
+ *
+ * @example
+ * const options: FsStoreOptions = { lockTimeoutMs: 10_000, readCacheBytes: 0 };
+ * const store = fsStore("desk-chats/", options);
+ */
 export interface FsStoreOptions {
   /** Called once per fsync of a conversation file (benchmarks count flushes). */
   onFlush?: () => void;

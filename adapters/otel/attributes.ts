@@ -28,7 +28,15 @@ export const GEN_AI = {
   errorType: "error.type",
 } as const;
 
-/** functai's own attributes and the wait event's name (see {@link GEN_AI} for an example). */
+/**
+ * functai's own attributes and the wait event's name (see {@link GEN_AI} for an example).
+ *
+ * @example
+ * const exporter = new InMemorySpanExporter();
+ * // … after a turn:
+ * const turnSpans = exporter.getFinishedSpans().filter((s) => s.attributes[FUNCTAI.turn] !== undefined);
+ * turnSpans.map((s) => s.attributes[FUNCTAI.state]); // ["done"]
+ */
 export const FUNCTAI = {
   turn: "functai.turn",
   attempt: "functai.attempt",

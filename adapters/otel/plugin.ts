@@ -3,6 +3,14 @@ import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../.
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { Run } from "./run.js";
 
+/**
+ * How the OpenTelemetry plugin traces: the tracer to use, and whether
+ * spans carry message contents (off by default).
+ *
+ * @example
+ * const options: OtelOptions = { tracer: trace.getTracer("desk"), content: false };
+ * configure({ plugins: [otel(options)] });
+ */
 export interface OtelOptions {
   /** Default: `trace.getTracer("functai")` (the globally registered provider's). */
   tracer?: Tracer;

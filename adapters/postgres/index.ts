@@ -6,9 +6,23 @@ import { storeOn, type PostgresStore } from "./store.js";
 export type { PostgresStore } from "./store.js";
 export { SCHEMA_VERSION } from "./schema.js";
 
-/** Where the store connects: a URL (the store makes and ends its pool) or your own `pg.Pool` (yours to end). */
+/**
+ * Where the store connects: a URL (the store makes and ends its pool) or your own `pg.Pool` (yours to end).
+ *
+ * @example
+ * const byUrl: PostgresConnection = { connectionString: "postgres://desk:secret@db:5432/desk" };
+ * const byPool: PostgresConnection = { pool: new pg.Pool({ max: 10 }) }; // yours to end
+ * const store = postgresStore(byPool);
+ */
 export type PostgresConnection = { connectionString: string } | { pool: pg.Pool };
 
+/**
+ * The Postgres store's options: the schema its tables live in.
+ *
+ * @example
+ * const options: PostgresStoreOptions = { schema: "desk_chats" };
+ * const store = postgresStore({ connectionString: process.env.DATABASE_URL! }, options);
+ */
 export interface PostgresStoreOptions {
   /** The schema that holds the store's tables (made on first use): 1–55 lower-case letters, digits or "_". Default "functai". */
   schema?: string;

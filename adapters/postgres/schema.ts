@@ -2,7 +2,13 @@ import { FunctaiError } from "../../src/errors.js";
 import type { Db } from "./db.js";
 import { storeIo } from "./errors.js";
 
-/** The version of the tables this release writes; a later release migrates from it. */
+/**
+ * The version of the tables this release writes; a later release migrates from it.
+ *
+ * @example
+ * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
+ * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
+ */
 export const SCHEMA_VERSION = 1;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */

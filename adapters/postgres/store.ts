@@ -8,8 +8,19 @@ import { AdvisoryLiveness } from "./liveness.js";
 import { channelOf, checkSchema, ensureSchema } from "./schema.js";
 import { Wakeups } from "./wake.js";
 
-/** A store on PostgreSQL: `close` is always there (it ends the connections the store opened). */
-export type PostgresStore = Store & { readonly durability: "disk"; close(): Promise<void> };
+/**
+ * A store on PostgreSQL: `close` is always there (it ends the connections the store opened).
+ *
+ * @example
+ * const store: PostgresStore = postgresStore({ connectionString: process.env.DATABASE_URL! });
+ * const chat = desk.conversation("sam", { store });
+ * await store.close(); // ends the pool it made
+ */
+export type PostgresStore = Store & {
+  readonly durability: "disk";
+  /** Ends the connections the store opened (a pool given to it is left to its owner). */
+  close(): Promise<void>;
+};
 
 /** Rows per page when reading a long conversation or listing conversations. */
 const PAGE = 500;

@@ -20,7 +20,14 @@ export {
   type ClientMessage, type ClientMessageInput, type ServerMessage, type WaitingEntry, type WireEvent, type WireError, type Outcome, type TurnStatus,
 } from "./protocol.js";
 
-/** Serving runs in Node only. */
+/**
+ * Serving runs in Node only.
+ *
+ * @example
+ * import { connect, serve } from "functai/websocket"; // in a browser bundle
+ * serve();                                           // throws settings-invalid: serve runs in Node
+ * const app = await connect("wss://desk.example/functai", { key });
+ */
 export function serve(): never {
   throw new FunctaiError("settings-invalid", "functai/websocket: serve runs in Node (it needs ws and node:http); in a browser, use connect");
 }

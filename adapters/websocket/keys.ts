@@ -7,7 +7,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { FunctaiError } from "../../src/errors.js";
 
-/** A key, alone (sees everything) or limited to some conversations and/or programs. */
+/**
+ * A key, alone (sees everything) or limited to some conversations and/or programs.
+ *
+ * @example
+ * const keys: KeySpec[] = [
+ *   process.env.ADMIN_KEY!,                                             // sees everything
+ *   { key: process.env.SAM_KEY!, conversations: ["sam"], programs: ["desk"] }, // one conversation, one program
+ * ];
+ * const server = await serve({ store: "desk-chats/", programs: [desk], keys });
+ */
 export type KeySpec = string | { key: string; conversations?: readonly string[]; programs?: readonly string[] };
 
 /** What a connection's key allows (`null`: no limit). */

@@ -26,7 +26,12 @@ import { isConversationId } from "../../src/store/types.js";
  * PROTOCOL_VERSION; // 1
  */
 export const PROTOCOL_VERSION = 1 as const;
-/** Versions this build speaks. */
+/**
+ * Versions this build speaks.
+ *
+ * @example
+ * SUPPORTED_VERSIONS.includes(PROTOCOL_VERSION); // true
+ */
 export const SUPPORTED_VERSIONS: readonly number[] = [1];
 
 const requestId = z.string().min(1).max(64);
@@ -36,7 +41,12 @@ const approvalId = z.string().min(1).max(500);
 const short = z.string().max(200);
 const reason = z.string().max(4000);
 
-/** An approval on the wire (zod schema). */
+/**
+ * An approval on the wire (zod schema).
+ *
+ * @example
+ * const approval = approvalSchema.parse(JSON.parse(text)); // a server's approval, checked
+ */
 export const approvalSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -49,10 +59,21 @@ export const approvalSchema = z.object({
   question: z.string().exactOptional(),
 });
 
-/** An unfinished tool on the wire (zod schema). */
+/**
+ * An unfinished tool on the wire (zod schema).
+ *
+ * @example
+ * unfinishedSchema.parse({ invocation: 1, name: "refund", input: { id: "A-1042" }, path: "desk/refund", site: "desk#1" });
+ */
 export const unfinishedSchema = z.object({ invocation: z.number().int(), name: z.string(), input: z.unknown(), path: z.string(), site: z.string() });
 
-/** A turn that waits for a person: approvals to answer, or (interrupted) a resume, perhaps with results for unfinished tools. */
+/**
+ * A turn that waits for a person: approvals to answer, or (interrupted) a resume, perhaps with results for unfinished tools.
+ *
+ * @example
+ * const entries = waitingEntrySchema.array().parse(payload.waiting);
+ * entries.filter((w) => w.state === "waiting").map((w) => w.approvals.length);
+ */
 export const waitingEntrySchema = z.object({
   conversation: z.string(),
   turn: z.string(),
@@ -92,13 +113,32 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("cancel"), id: requestId, call: requestId }),
 ]);
 
-/** A turn event as sent on the wire (checked loosely: the engine's union may grow). */
+/**
+ * A turn event as sent on the wire (checked loosely: the engine's union may grow).
+ *
+ * @example
+ * const event = wireEventSchema.parse({ type: "text", turn: "01JX…", seq: 3, at: new Date().toISOString(), path: "desk", delta: "Hi" });
+ * event.delta; // kept: the schema is loose
+ */
 export const wireEventSchema = z.looseObject({ type: z.string(), turn: z.string(), seq: z.number(), at: z.string(), path: z.string() });
 
-/** An error on the wire: a code and a message (zod schema). */
+/**
+ * An error on the wire: a code and a message (zod schema).
+ *
+ * @example
+ * const { code, message } = wireErrorSchema.parse({ code: "turn-unknown", message: "no turn 01JX…" });
+ */
 export const wireErrorSchema = z.object({ code: z.string().max(100), message: z.string().max(4000) });
 
-/** Every message the server may send (zod schema; the client checks each one). */
+/**
+ * Every message the server may send (zod schema; the client checks each one).
+ *
+ * @example
+ * socket.addEventListener("message", (e) => {
+ *   const message = serverMessageSchema.parse(JSON.parse(e.data));
+ *   if (message.type === "waiting") render(message.waiting);
+ * });
+ */
 export const serverMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("welcome"), id: requestId, v: z.number().int(), programs: z.array(z.string()) }),
   z.object({ type: z.literal("reply"), id: requestId, result: z.unknown() }),
@@ -107,7 +147,13 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("event"), id: requestId.nullable(), conversation: z.string().nullable(), event: wireEventSchema }),
 ]);
 
-/** How a turn run on the server came out: the result of `approve`, `deny`, `resume`, `call`. */
+/**
+ * How a turn run on the server came out: the result of `approve`, `deny`, `resume`, `call`.
+ *
+ * @example
+ * const outcome = outcomeSchema.parse(reply.result);
+ * if (outcome.state === "done") console.log(outcome.value);
+ */
 export const outcomeSchema = z.object({
   conversation: z.string().nullable(),
   turn: z.string(),
@@ -117,7 +163,13 @@ export const outcomeSchema = z.object({
   approvals: z.array(approvalSchema).optional(),
 });
 
-/** The result of `status`. */
+/**
+ * The result of `status`.
+ *
+ * @example
+ * const status = statusSchema.parse(reply.result);
+ * status.state; // "waiting", "done", …
+ */
 export const statusSchema = z.object({
   conversation: z.string(),
   turn: z.string(),
@@ -127,19 +179,67 @@ export const statusSchema = z.object({
   value: z.unknown().optional(),
 });
 
-/** A message from a companion, as checked. */
+/**
+ * A message from a companion, as checked.
+ *
+ * @example
+ * const message: ClientMessage = clientMessageSchema.parse(JSON.parse(frame));
+ * if (message.type === "approve") console.log(message.conversation, message.turn, message.by);
+ */
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
-/** A message from a companion, as written. */
+/**
+ * A message from a companion, as written.
+ *
+ * @example
+ * const hello: ClientMessageInput = { type: "hello", id: "1", v: PROTOCOL_VERSION, key };
+ * socket.send(JSON.stringify(hello));
+ */
 export type ClientMessageInput = z.input<typeof clientMessageSchema>;
-/** A message from the server. */
+/**
+ * A message from the server.
+ *
+ * @example
+ * const message: ServerMessage = serverMessageSchema.parse(JSON.parse(frame));
+ * if (message.type === "event") console.log(message.event.type);
+ */
 export type ServerMessage = z.infer<typeof serverMessageSchema>;
-/** A turn that waits for a person, as `waiting()` lists it. */
+/**
+ * A turn that waits for a person, as `waiting()` lists it.
+ *
+ * @example
+ * const list: WaitingEntry[] = await app.waiting();
+ * for (const w of list) console.log(w.conversation, w.turn, w.state, w.approvals.map((a) => a.name));
+ */
 export type WaitingEntry = z.infer<typeof waitingEntrySchema>;
-/** A turn event on the wire. */
+/**
+ * A turn event on the wire.
+ *
+ * @example
+ * const message = serverMessageSchema.parse(JSON.parse(frame));
+ * if (message.type === "event") { const event: WireEvent = message.event; console.log(event.seq, event.type); }
+ */
 export type WireEvent = z.infer<typeof wireEventSchema>;
-/** An error on the wire. */
+/**
+ * An error on the wire.
+ *
+ * @example
+ * try { await app.status({ conversation: "sam", turn }); }
+ * catch (e) { if (e instanceof RemoteError) { const wire: WireError = { code: e.wireCode, message: e.message }; console.log(wire); } }
+ */
 export type WireError = z.infer<typeof wireErrorSchema>;
-/** How a remote turn ended (or that it waits). */
+/**
+ * How a remote turn ended (or that it waits).
+ *
+ * @example
+ * const message = serverMessageSchema.parse(JSON.parse(frame));
+ * if (message.type === "reply") { const outcome: Outcome = outcomeSchema.parse(message.result); console.log(outcome.state); }
+ */
 export type Outcome = z.infer<typeof outcomeSchema>;
-/** A turn's status, as `status()` gives it. */
+/**
+ * A turn's status, as `status()` gives it.
+ *
+ * @example
+ * const status: TurnStatus = await app.status({ conversation: "sam", turn });
+ * console.log(status.state, status.unfinished.length);
+ */
 export type TurnStatus = z.infer<typeof statusSchema>;

@@ -12,6 +12,14 @@ import { requestHandler } from "./requests.js";
 import type { AnyProgram } from "./runner.js";
 import { WaitingWatcher } from "./watch.js";
 
+/**
+ * What `serve` takes: the store, the programs it runs, the keys companions
+ * must show, and where to listen (or an HTTP server to attach to).
+ *
+ * @example
+ * const options: ServeOptions = { store: "desk-chats/", programs: [desk], keys: [process.env.FUNCTAI_KEY!], port: 8787, host: "0.0.0.0" };
+ * const server = await serve(options);
+ */
 export interface ServeOptions {
   /** The conversations to expose: a Store, or a folder. */
   store: Store | string;
@@ -57,6 +65,15 @@ export interface ServeOptions {
   onError?: (message: string, error: unknown) => void;
 }
 
+/**
+ * A running server: where it listens, its open connections, its keys, and `close()`.
+ *
+ * @example
+ * const server: WebSocketServerHandle = await serve({ store: "desk-chats/", programs: [desk] });
+ * console.log(`companions connect to ${server.url}`);
+ * server.setKeys(["new-key"]); // connections with the old key are closed
+ * await server.close();
+ */
 export interface WebSocketServerHandle {
   readonly url: string;
   readonly port: number;

@@ -3,7 +3,13 @@
  * only when there is no global WebSocket, so bundles for browsers never need it).
  */
 
-/** The part of the WebSocket API both the browser's and `ws`'s share, and that `connect` uses. */
+/**
+ * The part of the WebSocket API both the browser's and `ws`'s share, and that `connect` uses.
+ *
+ * @example
+ * const socket: SocketLike = new WebSocket("wss://desk.example/functai"); // the browser's, or ws's in Node
+ * socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "hello", id: "1", v: PROTOCOL_VERSION })));
+ */
 export interface SocketLike {
   readonly readyState: number;
   /** Sends one text frame. */

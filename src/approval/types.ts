@@ -25,7 +25,13 @@ export interface Approval {
   question?: string;
 }
 
-/** An answer: `true` yes, `false` no, a string no with that reason. */
+/**
+ * An answer: `true` yes, `false` no, a string no with that reason.
+ *
+ * @example
+ * const answerOf = (call: Approval): ApprovalAnswer =>
+ *   call.name === "refund" ? "Refunds need a manager." : true; // a string: no, with this reason
+ */
 export type ApprovalAnswer = boolean | string;
 
 /**
@@ -36,7 +42,13 @@ export type ApprovalAnswer = boolean | string;
  */
 export type ApproveFunction = (approval: Approval) => ApprovalAnswer | Promise<ApprovalAnswer>;
 
-/** A rule answered later by a person: `"changes"`, `"all"`, or tool names / paths / path endings. */
+/**
+ * A rule answered later by a person: `"changes"`, `"all"`, or tool names / paths / path endings.
+ *
+ * @example
+ * const rule: ApprovalRule = ["refund", "support/answer/sendEmail"]; // tool names, paths or path endings
+ * const s = desk.using({ approve: rule }).stream("Refund A-1042.");
+ */
 export type ApprovalRule = "changes" | "all" | readonly string[];
 
 /**

@@ -20,6 +20,14 @@ import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
 import { Turn, Waiting } from "./turn.js";
 
+/**
+ * A conversation's options: where it is kept (`store`), its clock, and any
+ * setting for its turns.
+ *
+ * @example
+ * const options: ConversationOptions = { store: "desk-chats/", approve: "changes" };
+ * const chat = desk.conversation("sam", options);
+ */
 export interface ConversationOptions extends Settings {
   /** Where turns are kept: a Store, or a string (a folder in Node, an IndexedDB database in browsers). */
   store?: Store | string;
@@ -28,7 +36,19 @@ export interface ConversationOptions extends Settings {
 }
 
 
-/** A conversation: turns kept in a store; a turn that waits for a person is saved and answered from anywhere. */
+/**
+ * A conversation: turns kept in a store; a turn that waits for a person is saved and answered from anywhere.
+ *
+ * @example
+ * const chat: Conversation<string, string> = desk.conversation("sam", { store: memoryStore() });
+ * try {
+ *   console.log(await chat.send("Refund A-1042, please."));
+ * } catch (e) {
+ *   if (!(e instanceof Waiting)) throw e;
+ *   await e.turn.approve({ by: "maria" }); // later, from any process with the same store
+ * }
+ * for (const turn of await chat.turns()) console.log(turn.id, turn.state);
+ */
 export interface Conversation<I, O> {
   readonly id: string;
   readonly store: Store;

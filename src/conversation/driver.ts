@@ -4,13 +4,13 @@
  * journal replayed), keep its snapshots, settle it to an answer (or a wait),
  * and the controls a stream answers it with.
  */
-import { waitFor } from "xstate";
 import type { ApprovalRule } from "../approval/types.js";
 import type { Definition } from "../core/definition.js";
 import { outcomeOf } from "../core/root-turn.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import { isoAt } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
+import { snapshotWhere } from "../turn/actor.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { StreamControls } from "../turn/stream.js";
 import { recordAnswer } from "./answers.js";
@@ -87,7 +87,7 @@ export async function settle(session: TurnSession, waiting: WaitingError): Promi
 }
 
 /** Until the turn stopped running (its waiting record is written before it leaves `running`). */
-const stoppedRunning = (session: TurnSession): Promise<unknown> => waitFor(session.actor, (s) => s.value !== "running" && s.value !== "boot");
+const stoppedRunning = (session: TurnSession): Promise<unknown> => snapshotWhere(session.actor, (s) => s.value !== "running" && s.value !== "boot");
 
 /** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
 export function controls(session: TurnSession, log: ConversationLog): StreamControls {

@@ -12,6 +12,19 @@ import type { InputShape, ToolLike } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
 
+/**
+ * What `ai(name, spec)` takes: a description, the input shape, the output
+ * schema (default `z.string()`), the tools, and any setting (`lm`, `approve`, …).
+ *
+ * @example
+ * const spec: AISpec<{ question: z.ZodString }, z.ZodString> = {
+ *   description: "Answer the customer's question.",
+ *   input: { question: z.string() },
+ *   tools: [lookupOrder],
+ *   approve: "changes",
+ * };
+ * const answer = ai("answer", spec);
+ */
 export interface AISpec<S extends InputShape, O extends z.ZodType> extends Settings {
   description: string;
   input: S;
@@ -29,7 +42,14 @@ export interface AISpec<S extends InputShape, O extends z.ZodType> extends Setti
  */
 export type AIFunction<S extends InputShape, O extends z.ZodType = z.ZodString> = Optimizable<S, O> & Callable<S, z.output<O>>;
 
-/** What an AI function has beyond a callable (first in `AIFunction`, so its `using` is the one a call picks). */
+/**
+ * What an AI function has beyond a callable (first in `AIFunction`, so its `using` is the one a call picks).
+ *
+ * @example
+ * const saved = JSON.stringify(answer.state());
+ * const restored = answer.withState(JSON.parse(saved));
+ * restored.demos.length; // the worked examples it was saved with
+ */
 export interface Optimizable<S extends InputShape, O extends z.ZodType> {
   /** The worked examples shown before the live input (from `labeledFewShot`, `bootstrapFewShot` or `withState`). */
   readonly demos: readonly Demo[];

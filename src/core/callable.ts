@@ -12,7 +12,15 @@ export type { CallInput, CallOptions };
 import { parseInput, type Definition } from "./definition.js";
 import { runPlain, runStream, type Prediction } from "./root-turn.js";
 
-/** What `ai(...)` and `program(...)` return: call it, predict, stream, layer settings, open conversations. */
+/**
+ * What `ai(...)` and `program(...)` return: call it, predict, stream, layer settings, open conversations.
+ *
+ * @example
+ * const call: Callable<{ question: z.ZodString }, string> = answer;
+ * await call("Where is A-1042?");
+ * const { result, usage } = await call.predict("Where is A-1042?");
+ * for await (const e of call.stream("Where is A-1042?")) if (e.type === "text") console.log(e.delta);
+ */
 export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
   (input: CallInput<S>, options?: CallOptions): Promise<O>;
   readonly kind: "ai" | "program";

@@ -17,7 +17,14 @@ export interface CallOptions extends Settings {
   ctx?: Frame | ToolContext | { frame: Frame };
 }
 
-/** The input a call takes: the object, or with one input, its value alone. */
+/**
+ * The input a call takes: the object, or with one input, its value alone.
+ *
+ * @example
+ * const full: CallInput<{ question: z.ZodString }> = { question: "Where is A-1042?" };
+ * const short: CallInput<{ question: z.ZodString }> = "Where is A-1042?"; // one input: its value alone
+ * await answer(full); await answer(short);
+ */
 export type CallInput<S extends z.ZodRawShape> = z.input<z.ZodObject<S>> | SingleInput<S>;
 
 type SingleInput<S extends z.ZodRawShape> = {

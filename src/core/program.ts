@@ -11,6 +11,18 @@ import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
 
+/**
+ * What `program(name, spec, body)` takes: a description, the input shape, the
+ * output schema, its effects as a tool, and any setting.
+ *
+ * @example
+ * const spec: ProgramSpec<{ message: z.ZodString }, z.ZodString> = {
+ *   description: "Route a message to the right desk.",
+ *   input: { message: z.string() },
+ *   effects: "reads",
+ * };
+ * const route = program("route", spec, ({ message }) => answer(message));
+ */
 export interface ProgramSpec<S extends InputShape, O extends z.ZodType> extends Settings {
   description: string;
   input: S;
@@ -19,7 +31,15 @@ export interface ProgramSpec<S extends InputShape, O extends z.ZodType> extends 
   effects?: Effects;
 }
 
-/** What a program's body is told. Pass it as `{ ctx }` to calls made after an `await` in browsers. */
+/**
+ * What a program's body is told. Pass it as `{ ctx }` to calls made after an `await` in browsers.
+ *
+ * @example
+ * const support = program("support", { description: "Route.", input: { message: z.string() } }, async ({ message }, ctx: ProgramContext) => {
+ *   const topic = await classify(message, { ctx });
+ *   return answer(`${message} (about ${topic})`, { ctx, signal: ctx.signal }); // after an await: pass ctx in browsers
+ * });
+ */
 export interface ProgramContext {
   readonly frame: Frame;
   readonly path: string;

@@ -2,7 +2,13 @@ import { FunctaiError } from "../errors.js";
 import type { Evaluation } from "./evaluate.js";
 import { tRange } from "./mean-range.js";
 
-/** One metric, before and after, paired row by row. */
+/**
+ * One metric, before and after, paired row by row.
+ *
+ * @example
+ * const [main]: Comparison[] = compare(await evaluate(answer, rows), await evaluate(better, rows));
+ * if (main && main.low !== null && main.low > 0) console.log(`better by ${main.diff} (${main.better} rows up, ${main.worse} down)`);
+ */
 export interface Comparison {
   metric: string;
   before: number | null;

@@ -7,13 +7,26 @@ import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkExpected, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 
-/** How far a run is: rows done (answered or failed) of all, and how many failed. */
+/**
+ * How far a run is: rows done (answered or failed) of all, and how many failed.
+ *
+ * @example
+ * await evaluate(answer, rows, { onProgress: (p: Progress) => console.log(`${p.done}/${p.total} (${p.failed} failed)`) });
+ */
 export interface Progress {
   done: number;
   total: number;
   failed: number;
 }
 
+/**
+ * How `evaluate` runs: the metric, where the expected outputs are, how many
+ * rows at once, a signal to stop it, progress, and a store to keep each call in.
+ *
+ * @example
+ * const options: EvaluateOptions = { expected: "answer", concurrency: 4, signal: AbortSignal.timeout(600_000), store: "evals/" };
+ * const ev = await evaluate(answer, rows, options);
+ */
 export interface EvaluateOptions {
   /** A metric or a record of named metrics (the first is the main score). Default: `exactMatch` of the expected outputs. */
   metric?: MetricOption;
@@ -29,7 +42,14 @@ export interface EvaluateOptions {
   store?: Store | string;
 }
 
-/** One row's call and scores. */
+/**
+ * One row's call and scores.
+ *
+ * @example
+ * const ev = await evaluate(answer, rows);
+ * const wrong: RowResult[] = ev.rows.filter((r) => r.scores.exact_match === 0);
+ * for (const r of wrong) console.log(r.row, r.outputs, r.error);
+ */
 export interface RowResult {
   row: Row;
   /** The call's outputs (`result`, and each field of an object output); `null` when it failed. */
@@ -41,7 +61,14 @@ export interface RowResult {
   turn: string | null;
 }
 
-/** One metric over the run: its mean and 95% range, rows scored, rows failed. */
+/**
+ * One metric over the run: its mean and 95% range, rows scored, rows failed.
+ *
+ * @example
+ * const ev = await evaluate(answer, rows, { metric: { exact, short } });
+ * const summary: MetricSummary[] = ev.summary;
+ * for (const m of summary) console.log(m.metric, m.mean, m.low, m.high, m.failed);
+ */
 export interface MetricSummary {
   metric: string;
   mean: number | null;
@@ -51,7 +78,13 @@ export interface MetricSummary {
   failed: number;
 }
 
-/** What `evaluate` gives: the main metric's mean and range, each row, and each metric's summary. */
+/**
+ * What `evaluate` gives: the main metric's mean and range, each row, and each metric's summary.
+ *
+ * @example
+ * const ev: Evaluation = await evaluate(answer, rows);
+ * console.log(`${ev.metrics[0]}: ${ev.score} (95%: ${ev.low}–${ev.high}) over ${ev.rows.length} rows`);
+ */
 export interface Evaluation {
   run: string;
   score: number | null;

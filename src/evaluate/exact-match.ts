@@ -1,7 +1,13 @@
 import { FunctaiError } from "../errors.js";
 import { collapseWhiteSpace, normalizeText } from "./normalize.js";
 
-/** `exact_match`, and with several outputs compared, `<name>_match` for each. */
+/**
+ * `exact_match`, and with several outputs compared, `<name>_match` for each.
+ *
+ * @example
+ * const scores: MatchScores = exactMatch({ result: "Shipped" }, { result: " shipped " });
+ * scores.exact_match; // 1 (white space and case folded)
+ */
 export type MatchScores = { exact_match: number } & Record<string, number>;
 
 /** A number written as text (`"42"`, `" 1.0 "`), read by value; anything else is not a number. */

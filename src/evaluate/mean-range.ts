@@ -1,6 +1,12 @@
 import { tQuantile975, Z_975 } from "./t-table.js";
 
-/** A mean and its 95% range; `null` where there is none. */
+/**
+ * A mean and its 95% range; `null` where there is none.
+ *
+ * @example
+ * const { mean, low, high }: MeanRange = meanRange([1, 0, 1, 1]);
+ * console.log(`${mean} (95%: ${low}–${high})`);
+ */
 export interface MeanRange {
   mean: number | null;
   low: number | null;

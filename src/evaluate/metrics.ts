@@ -6,10 +6,24 @@ import type { Row } from "./rows.js";
  * A metric scores one row: `(row, prediction) => number` (a boolean counts
  * as 1 or 0), or a record of scores. `prediction` holds the call's outputs
  * (`result`, and each field of an object output).
+ *
+ * @example
+ * const mentionsCarrier: Metric = (row, prediction) => String(prediction.result).includes(String(row.carrier));
+ * const ev = await evaluate(answer, rows, { metric: mentionsCarrier });
  */
 export type Metric = (row: Row, prediction: Row) => number | boolean | Record<string, number | boolean>;
 
-/** One metric, or a record of named metrics (the first is the main score). */
+/**
+ * One metric, or a record of named metrics (the first is the main score).
+ *
+ * @example
+ * const metric: MetricOption = {
+ *   exact: (row, p) => exactMatch({ result: row.result }, p).exact_match, // the main score
+ *   short: (_row, p) => String(p.result).length < 200,
+ * };
+ * const ev = await evaluate(answer, rows, { metric });
+ * ev.metrics; // ["exact", "short"]
+ */
 export type MetricOption = Metric | Readonly<Record<string, Metric>>;
 
 /** How a run scores its rows. */

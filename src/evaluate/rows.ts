@@ -2,7 +2,16 @@ import { z } from "zod";
 import type { Callable } from "../core/callable.js";
 import { FunctaiError } from "../errors.js";
 
-/** A row of data: columns named like the function's inputs, and the expected outputs. */
+/**
+ * A row of data: columns named like the function's inputs, and the expected outputs.
+ *
+ * @example
+ * const rows: Row[] = [
+ *   { question: "Where is A-1042?", result: "Stuck at the carrier." },
+ *   { question: "Can I return B-7?", result: "Yes, within 30 days." },
+ * ];
+ * const ev = await evaluate(answer, rows);
+ */
 export type Row = Record<string, unknown>;
 
 /** Which columns of a row feed a function, and which hold the outputs it should give. */

@@ -5,15 +5,34 @@
  * tool calls and results).
  */
 
+/**
+ * The version of the `LanguageModel` contract: a model says it implements this one.
+ *
+ * @example
+ * const model: LanguageModel = { specificationVersion: LM_SPEC, provider: "mine", model: "m1", nativeTools: false, generate };
+ */
 export const LM_SPEC = "functai.lm.v1" as const;
 
-/** Tokens a model call used. */
+/**
+ * Tokens a model call used.
+ *
+ * @example
+ * const { usage } = await answer.predict("Where is A-1042?");
+ * console.log(usage.inputTokens + usage.outputTokens);
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
 }
 
-/** A tool call the model asked for. `input` is the parsed arguments. */
+/**
+ * A tool call the model asked for. `input` is the parsed arguments.
+ *
+ * @example
+ * const reply = await lm.generate({ messages, tools: [toolSpec(lookupOrder)] });
+ * const calls: ToolCall[] = reply.toolCalls;
+ * for (const call of calls) console.log(call.name, call.input, call.inputError ?? "");
+ */
 export interface ToolCall {
   /** The provider's id (they repeat across replies: never used as a key). */
   id: string;
@@ -23,21 +42,42 @@ export interface ToolCall {
   inputError?: string;
 }
 
-/** One message of a model request: system, user, assistant (with tool calls), or a tool's result. */
+/**
+ * One message of a model request: system, user, assistant (with tool calls), or a tool's result.
+ *
+ * @example
+ * const messages: Message[] = [
+ *   { role: "system", content: "You answer customers." },
+ *   { role: "user", content: "Where is A-1042?" },
+ *   { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "lookupOrder", input: { id: "A-1042" } }] },
+ *   { role: "tool", toolCallId: "c1", name: "lookupOrder", content: '{"status":"shipped"}' },
+ * ];
+ */
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 
-/** A tool as offered to the model: JSON Schema for its input. */
+/**
+ * A tool as offered to the model: JSON Schema for its input.
+ *
+ * @example
+ * const spec: ToolSpec = { name: "lookupOrder", description: "Find an order.", parameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } };
+ */
 export interface ToolSpec {
   name: string;
   description: string;
   parameters: Record<string, unknown>;
 }
 
-/** What a language model is asked: the messages, the tools it may call, and limits. */
+/**
+ * What a language model is asked: the messages, the tools it may call, and limits.
+ *
+ * @example
+ * const request: LMRequest = { messages: [{ role: "user", content: "Hi" }], tools: [], temperature: 0, maxTokens: 200 };
+ * const reply = await openai({ model: "gpt-4.1-mini" }).generate(request);
+ */
 export interface LMRequest {
   messages: Message[];
   tools: ToolSpec[];
@@ -45,10 +85,22 @@ export interface LMRequest {
   maxTokens?: number;
 }
 
-/** Why a model stopped replying. */
+/**
+ * Why a model stopped replying.
+ *
+ * @example
+ * const reply = await lm.generate(request);
+ * if (reply.finishReason === "length") console.warn("cut off: raise maxTokens");
+ */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
 
-/** A model's reply: its text, its tool calls, why it stopped and the tokens it used. */
+/**
+ * A model's reply: its text, its tool calls, why it stopped and the tokens it used.
+ *
+ * @example
+ * const reply: LMResponse = await lm.generate({ messages: [{ role: "user", content: "Hi" }], tools: [] });
+ * console.log(reply.text, reply.toolCalls.length, reply.finishReason, reply.usage.outputTokens);
+ */
 export interface LMResponse {
   text: string;
   toolCalls: ToolCall[];
@@ -58,7 +110,13 @@ export interface LMResponse {
   model?: string;
 }
 
-/** Per call: an `AbortSignal`, and `onText` to receive text deltas as they stream. */
+/**
+ * Per call: an `AbortSignal`, and `onText` to receive text deltas as they stream.
+ *
+ * @example
+ * const options: GenerateOptions = { signal: AbortSignal.timeout(30_000), onText: (delta) => process.stdout.write(delta) };
+ * await lm.generate(request, options);
+ */
 export interface GenerateOptions {
   signal?: AbortSignal | undefined;
   /** Called with each text delta as it streams (providers that stream call it). */

@@ -14,6 +14,14 @@ import { stepsFrom, type Demo } from "./demo.js";
 import { count, labeledDemo } from "./labeled.js";
 import { sample } from "./sample.js";
 
+/**
+ * How `bootstrapFewShot` records examples: the metric and the score a run
+ * needs, how many recorded and labeled examples, the teacher model, the rows' order.
+ *
+ * @example
+ * const options: BootstrapOptions = { maxBootstrapped: 2, maxLabeled: 8, threshold: 1, teacher: openai({ model: "gpt-4.1" }) };
+ * const better = await bootstrapFewShot(answer, train, options);
+ */
 export interface BootstrapOptions {
   /** Scores a run (default: `exactMatch` of the expected outputs); the main score decides whether it passes. */
   metric?: MetricOption;
@@ -29,8 +37,11 @@ export interface BootstrapOptions {
   seed?: number;
   /** Rows run at once (default 8). */
   concurrency?: number;
+  /** The column of the expected `result`, or `{ output: column }` (as `evaluate` takes it). */
   expected?: string | Record<string, string>;
+  /** Stops the runs (no new row starts, the running calls are stopped). */
   signal?: AbortSignal;
+  /** Called after each run, as `evaluate` calls it. */
   onProgress?: (progress: Progress) => void;
 }
 

@@ -2,7 +2,16 @@ import { z } from "zod";
 import { FunctaiError } from "../errors.js";
 import type { Message } from "../lm/types.js";
 
-/** One model step of a worked example: what the model said, the tools it called, and what each returned. */
+/**
+ * One model step of a worked example: what the model said, the tools it called, and what each returned.
+ *
+ * @example
+ * const step: DemoStep = {
+ *   text: "",
+ *   toolCalls: [{ id: "c1", name: "lookupOrder", input: { id: "A-1042" } }],
+ *   results: [{ id: "c1", name: "lookupOrder", content: '{"status":"at the carrier"}' }],
+ * };
+ */
 export interface DemoStep {
   text: string;
   toolCalls: { id: string; name: string; input: unknown }[];
@@ -13,6 +22,10 @@ export interface DemoStep {
  * A worked example shown to the model before the live input: its inputs,
  * its outputs (`{ result }`), and for a recorded turn every model step with
  * its tool calls and their results. Plain JSON, so it can be saved.
+ *
+ * @example
+ * const demo: Demo = { inputs: { question: "Where is A-1042?" }, outputs: { result: "Stuck at the carrier." } };
+ * const shown = answer.withState({ ...answer.state(), demos: [demo] });
  */
 export interface Demo {
   inputs: Record<string, unknown>;
@@ -20,7 +33,14 @@ export interface Demo {
   steps?: DemoStep[];
 }
 
-/** What `fn.state()` gives and `fn.withState()` takes: JSON. */
+/**
+ * What `fn.state()` gives and `fn.withState()` takes: JSON.
+ *
+ * @example
+ * const state: AIState = (await bootstrapFewShot(answer, train)).state();
+ * writeFileSync("answer.json", JSON.stringify(state));
+ * const again = answer.withState(JSON.parse(readFileSync("answer.json", "utf8")) as AIState);
+ */
 export interface AIState {
   instructions: string;
   demos: Demo[];

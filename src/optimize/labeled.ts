@@ -6,6 +6,14 @@ import type { InputShape } from "../tools/types.js";
 import type { Demo } from "./demo.js";
 import { sample } from "./sample.js";
 
+/**
+ * How `labeledFewShot` picks rows: how many (`k`), which (`seed`), and the
+ * column of the expected answer.
+ *
+ * @example
+ * const options: LabeledOptions = { k: 8, seed: 1, expected: "answer" };
+ * const shown = labeledFewShot(answer, train, options);
+ */
 export interface LabeledOptions {
   /** At most this many examples (default 16). */
   k?: number;

@@ -2,7 +2,14 @@ import type { Approval } from "../approval/types.js";
 import type { LMRequest, LMResponse, Usage } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
 
-/** What a plugin's `toolCall` hook is shown, before the tool runs. */
+/**
+ * What a plugin's `toolCall` hook is shown, before the tool runs.
+ *
+ * @example
+ * const logCalls: Plugin = { name: "log-calls", version: "1", hooks: {
+ *   toolCall: (call: PluginToolCall) => void console.log(call.path, call.effects, call.input),
+ * } };
+ */
 export interface PluginToolCall {
   name: string;
   input: unknown;
@@ -20,10 +27,28 @@ export interface PluginToolCall {
  * A `toolCall` hook may change the input (`{ input }`), block the call with a
  * reason the model sees (`{ block }`), or ask a person a question of its own
  * (`{ ask }`). Returning nothing lets the call go on.
+ *
+ * @example
+ * const limits: PluginHooks = {
+ *   toolCall: (call): ToolCallDecision => {
+ *     if (call.name !== "refund") return undefined;                       // go on
+ *     const { amount } = call.input as { amount: number };
+ *     if (amount > 500) return { block: "Refunds over 500 go to finance." }; // the model sees why
+ *     if (amount > 50) return { ask: `Refund ${amount}?` };                  // a person answers
+ *     return { input: { ...(call.input as object), note: "auto" } };       // changed input
+ *   },
+ * };
  */
 export type ToolCallDecision = void | undefined | { input: unknown } | { block: string } | { ask: string };
 
-/** What a plugin's `toolResult` hook is shown, after the tool ran. */
+/**
+ * What a plugin's `toolResult` hook is shown, after the tool ran.
+ *
+ * @example
+ * const redact: PluginHooks = {
+ *   toolResult: (r: PluginToolResult) => (r.name === "lookupCustomer" ? { output: { ...(r.output as object), email: "(hidden)" } } : undefined),
+ * };
+ */
 export interface PluginToolResult extends PluginToolCall {
   output?: unknown;
   error?: string;
@@ -31,7 +56,17 @@ export interface PluginToolResult extends PluginToolCall {
   approved?: { by: string | null } | null;
 }
 
-/** A run of a turn, as the turn hooks see it: the first run, or one that goes on after a wait or a crash (`resumed`). */
+/**
+ * A run of a turn, as the turn hooks see it: the first run, or one that goes on after a wait or a crash (`resumed`).
+ *
+ * @example
+ * const timing: Plugin = { name: "timing", version: "1", hooks: {
+ *   turnStart: (t: PluginTurn) => {
+ *     if (!t.resumed) t.keep({ startedAt: Date.now() }); // kept in the turn's records
+ *     console.log(t.name, t.mode, t.attempt, t.kept);
+ *   },
+ * } };
+ */
 export interface PluginTurn {
   turn: string;
   /** The outermost call's name. */
@@ -50,7 +85,17 @@ export interface PluginTurn {
   keep(data: unknown): void;
 }
 
-/** How a run of a turn ended in this process. */
+/**
+ * How a run of a turn ended in this process.
+ *
+ * @example
+ * const report: PluginHooks = {
+ *   turnEnd: (end: PluginTurnEnd) => {
+ *     if (end.state === "failed") console.error(end.turn, end.code, end.error);
+ *     else console.log(end.turn, end.state, end.usage.outputTokens);
+ *   },
+ * };
+ */
 export type PluginTurnEnd = PluginTurn & { usage: Usage } & (
   | { state: "done"; result: unknown }
   | { state: "waiting"; approvals: readonly Approval[] }
@@ -59,7 +104,14 @@ export type PluginTurnEnd = PluginTurn & { usage: Usage } & (
   | { state: "stopped"; error: string }
 );
 
-/** A model call about to be made (replies found in the journal are not made again, and not shown). */
+/**
+ * A model call about to be made (replies found in the journal are not made again, and not shown).
+ *
+ * @example
+ * const count: PluginHooks = {
+ *   modelRequest: (r: PluginModelRequest) => void console.log(r.path, r.step, r.model, r.request.messages.length),
+ * };
+ */
 export interface PluginModelRequest {
   turn: string;
   site: string;
@@ -71,7 +123,14 @@ export interface PluginModelRequest {
   request: LMRequest;
 }
 
-/** A model call that came back (`response`) or failed (`error`). */
+/**
+ * A model call that came back (`response`) or failed (`error`).
+ *
+ * @example
+ * const tokens: PluginHooks = {
+ *   modelResponse: (r: PluginModelResponse) => void console.log(r.model, r.response?.usage.outputTokens ?? r.error),
+ * };
+ */
 export interface PluginModelResponse extends PluginModelRequest {
   response?: LMResponse;
   error?: string;

@@ -48,7 +48,15 @@ export const toolKey = (site: string, invocation: number): string => `${site}:${
  */
 export const callerPath = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf("/"))) || path;
 
-/** A changing tool that started and may have run: a person says whether it did. */
+/**
+ * A changing tool that started and may have run: a person says whether it did.
+ *
+ * @example
+ * const [turn] = await chat.turns();
+ * const unfinished: UnfinishedTool[] = turn?.unfinished ?? [];
+ * for (const tool of unfinished) console.log(tool.invocation, tool.name, tool.input);
+ * await turn?.resume({ rerun: turn.unfinished.map((t) => t.invocation) }); // a person checked: run them again
+ */
 export interface UnfinishedTool {
   invocation: number;
   name: string;

@@ -20,7 +20,13 @@ import type {
   WaitingRecord,
 } from "./types.js";
 
-/** One turn, as its records describe it. */
+/**
+ * One turn, as its records describe it.
+ *
+ * @example
+ * const state = readConversation(await store.read("sam"), { now: Date.now() });
+ * for (const info of state.turns.values()) console.log(info.id, info.state, info.waiting.length);
+ */
 export interface TurnInfo {
   id: string;
   state: TurnState;
@@ -63,7 +69,13 @@ export interface TurnInfo {
   snapshot: unknown | null;
 }
 
-/** Where a new turn goes: under `parent`, behind a running head, or nowhere while the head waits. */
+/**
+ * Where a new turn goes: under `parent`, behind a running head, or nowhere while the head waits.
+ *
+ * @example
+ * const next: NextTurn = readConversation(await store.read("sam"), { now: Date.now() }).next;
+ * if ("refuses" in next) console.log("the head waits for a person");
+ */
 export type NextTurn = { parent: string | null } | { waits: string } | { refuses: "conversation-busy" };
 
 /**

@@ -4,13 +4,38 @@
  * store, from 1). Readers skip kinds and keys they do not know.
  */
 
+/**
+ * The conversation format this package writes: `functai_conversation: 1` on every record.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * records.every((r) => r.functai_conversation === FORMAT); // true
+ */
 export const FORMAT = 1 as const;
 
-/** What a tool does to the world: `"reads"` (only looks) or `"changes"` (writes, sends, pays). */
+/**
+ * What a tool does to the world: `"reads"` (only looks) or `"changes"` (writes, sends, pays).
+ *
+ * @example
+ * const effects: Effects = "reads";
+ * const lookupOrder = tool("lookupOrder", { description: "Find an order.", input: { id: z.string() }, effects }, ({ id }) => ORDERS[id]);
+ */
 export type Effects = "reads" | "changes";
-/** A turn's state as the records tell it (`readConversation`). */
+/**
+ * A turn's state as the records tell it (`readConversation`).
+ *
+ * @example
+ * const state: TurnState = (await chat.turn(id)).state;
+ * if (state === "waiting") console.log("a person must answer");
+ */
 export type TurnState = "running" | "waiting" | "interrupted" | "done" | "failed" | "abandoned" | "stopped";
-/** The states a turn ends in, written by its `ended` record. */
+/**
+ * The states a turn ends in, written by its `ended` record.
+ *
+ * @example
+ * const ended = (await store.read("sam")).filter((r): r is EndedRecord => r.kind === "ended");
+ * const states: EndedState[] = ended.map((r) => r.state);
+ */
 export type EndedState = "done" | "failed" | "stopped" | "abandoned";
 
 interface Base {
@@ -19,7 +44,14 @@ interface Base {
   at: string;
 }
 
-/** Names the AI function or program whose turns a conversation holds. */
+/**
+ * Names the AI function or program whose turns a conversation holds.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is ProgramRecord => r.kind === "program");
+ * found[0]?.name; // "desk"
+ */
 export interface ProgramRecord extends Base {
   kind: "program";
   version: string;
@@ -28,7 +60,14 @@ export interface ProgramRecord extends Base {
   program_kind?: "ai" | "program" | (string & {});
   interface?: unknown;
 }
-/** A turn begins: its input, its parent turn and the settings it runs with. */
+/**
+ * A turn begins: its input, its parent turn and the settings it runs with.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is TurnRecord => r.kind === "turn");
+ * for (const t of found) console.log(t.turn, t.parent, t.inputs);
+ */
 export interface TurnRecord extends Base {
   kind: "turn";
   turn: string;
@@ -39,9 +78,22 @@ export interface TurnRecord extends Base {
   /** Set when `evaluate` or an optimizer made the call: the run it belongs to. */
   caller?: TurnCaller;
 }
-/** Who made a turn's call, when it was not a person's own: an evaluation run or an optimization. */
+/**
+ * Who made a turn's call, when it was not a person's own: an evaluation run or an optimization.
+ *
+ * @example
+ * const caller: TurnCaller = { evaluation: "eval-2026-01-05" };
+ * await answer("Where is A-1042?", { caller }); // its conversation's turn record names the run
+ */
 export type TurnCaller = { evaluation: string } | { optimization: string };
-/** A running turn's lease, renewed while its process lives; one that ran out makes the turn interrupted. */
+/**
+ * A running turn's lease, renewed while its process lives; one that ran out makes the turn interrupted.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is LeaseRecord => r.kind === "lease");
+ * found.at(-1)?.until; // when the running turn's holder must renew
+ */
 export interface LeaseRecord extends Base {
   kind: "lease";
   turn: string;
@@ -49,7 +101,14 @@ export interface LeaseRecord extends Base {
   until: string;
   attempt: number;
 }
-/** A model reply, kept so that a resumed turn never asks (and pays) for it again. */
+/**
+ * A model reply, kept so that a resumed turn never asks (and pays) for it again.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is ReplyRecord => r.kind === "reply");
+ * console.log(`${found.length} model replies kept (never paid for twice)`);
+ */
 export interface ReplyRecord extends Base {
   kind: "reply";
   turn: string;
@@ -58,7 +117,14 @@ export interface ReplyRecord extends Base {
   response: unknown;
   attempt?: number;
 }
-/** A tool call started or done: a changing tool started but not done may have run (unfinished). */
+/**
+ * A tool call started or done: a changing tool started but not done may have run (unfinished).
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is ToolRecord => r.kind === "tool");
+ * const started = found.filter((t) => t.state === "started"); // may have run
+ */
 export interface ToolRecord extends Base {
   kind: "tool";
   turn: string;
@@ -74,7 +140,14 @@ export interface ToolRecord extends Base {
   path?: string;
   attempt?: number;
 }
-/** One tool call a waiting turn asks a person about. */
+/**
+ * One tool call a waiting turn asks a person about.
+ *
+ * @example
+ * const waiting = (await store.read("sam")).filter((r): r is WaitingRecord => r.kind === "waiting").at(-1);
+ * const asked: WaitingApproval[] = waiting?.approvals ?? [];
+ * for (const a of asked) console.log(a.path, a.invocation, a.input);
+ */
 export interface WaitingApproval {
   site: string;
   invocation: number;
@@ -88,14 +161,28 @@ export interface WaitingApproval {
   question?: string;
   [key: string]: unknown;
 }
-/** A turn waits, saved, for a person's answers to its approvals. */
+/**
+ * A turn waits, saved, for a person's answers to its approvals.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is WaitingRecord => r.kind === "waiting");
+ * found.at(-1)?.approvals.map((a) => a.name); // ["refund"]
+ */
 export interface WaitingRecord extends Base {
   kind: "waiting";
   turn: string;
   approvals: WaitingApproval[];
   attempt?: number;
 }
-/** A person's answer to one approval: yes, or no with a reason the model sees. */
+/**
+ * A person's answer to one approval: yes, or no with a reason the model sees.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is ApprovalRecord => r.kind === "approval");
+ * for (const a of found) console.log(a.path, a.verdict, a.by, a.reason);
+ */
 export interface ApprovalRecord extends Base {
   kind: "approval";
   turn: string;
@@ -107,7 +194,14 @@ export interface ApprovalRecord extends Base {
   by: string | null;
   reason: string | null;
 }
-/** A turn ended: done with its result, failed, stopped or abandoned. */
+/**
+ * A turn ended: done with its result, failed, stopped or abandoned.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is EndedRecord => r.kind === "ended");
+ * for (const e of found) console.log(e.turn, e.state, e.value);
+ */
 export interface EndedRecord extends Base {
   kind: "ended";
   turn: string;
@@ -118,17 +212,38 @@ export interface EndedRecord extends Base {
   usage?: { input_tokens: number; output_tokens: number };
   attempt?: number;
 }
-/** Asks a running turn to stop (it ends `stopped`). */
+/**
+ * Asks a running turn to stop (it ends `stopped`).
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is StopRecord => r.kind === "stop");
+ * found.map((s) => s.turn); // turns asked to stop
+ */
 export interface StopRecord extends Base {
   kind: "stop";
   turn: string;
 }
-/** Moves the conversation's head: where the next turn goes. */
+/**
+ * Moves the conversation's head: where the next turn goes.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is HeadRecord => r.kind === "head");
+ * found.at(-1)?.turn; // the conversation's head
+ */
 export interface HeadRecord extends Base {
   kind: "head";
   turn: string;
 }
-/** The turn actor's persisted XState snapshot, kept with the turn's records. */
+/**
+ * The turn actor's persisted XState snapshot, kept with the turn's records.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is SnapshotRecord => r.kind === "snapshot");
+ * const persisted = found.at(-1)?.snapshot; // createActor(turnMachine, { snapshot: persisted })
+ */
 export interface SnapshotRecord extends Base {
   kind: "snapshot";
   turn: string;
@@ -136,7 +251,14 @@ export interface SnapshotRecord extends Base {
 }
 
 /** Every record kind of conversation format 1 this package writes and reads. */
-/** Ours: a small JSON value a plugin kept in its turn's records (`keep`), shown to the turn's later runs. */
+/**
+ * Ours: a small JSON value a plugin kept in its turn's records (`keep`), shown to the turn's later runs.
+ *
+ * @example
+ * const records = await store.read("sam");
+ * const found = records.filter((r): r is PluginRecord => r.kind === "plugin");
+ * found.filter((p) => p.plugin === "timing").map((p) => p.data);
+ */
 export interface PluginRecord extends Base {
   kind: "plugin";
   turn: string;
@@ -145,6 +267,13 @@ export interface PluginRecord extends Base {
   attempt?: number;
 }
 
+/**
+ * Every record kind of conversation format 1 this package writes and reads.
+ *
+ * @example
+ * const known = (r: ConversationRecord): r is KnownRecord =>
+ *   ["program", "turn", "lease", "reply", "tool", "waiting", "approval", "ended", "stop", "head", "snapshot", "plugin"].includes(r.kind);
+ */
 export type KnownRecord =
   | ProgramRecord
   | TurnRecord
@@ -159,8 +288,20 @@ export type KnownRecord =
   | SnapshotRecord
   | PluginRecord;
 
-/** What a store holds: known records, or records of kinds this version does not know (skipped by readers). */
+/**
+ * What a store holds: known records, or records of kinds this version does not know (skipped by readers).
+ *
+ * @example
+ * const records: ConversationRecord[] = await store.read("sam");
+ * for (const r of records) console.log(r.seq, r.kind, r.at);
+ */
 export type ConversationRecord = KnownRecord | (Base & { kind: string; [key: string]: unknown });
 
-/** A record before the store gives it its `seq`. */
+/**
+ * A record before the store gives it its `seq`.
+ *
+ * @example
+ * const note: NewRecord<HeadRecord> = { functai_conversation: 1, kind: "head", at: new Date().toISOString(), turn: "01JX…" };
+ * await store.append("sam", [note], { expect: await store.length!("sam") });
+ */
 export type NewRecord<R extends KnownRecord = KnownRecord> = R extends KnownRecord ? Omit<R, "seq"> : never;

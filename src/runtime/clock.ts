@@ -4,12 +4,26 @@
  * life without sleeping.
  */
 
-/** A timer a {@link Clock} gave out. */
+/**
+ * A timer a {@link Clock} gave out.
+ *
+ * @example
+ * const timer: ClockTimer = clock.every(1_000, () => console.log(clock.now()));
+ * timer.cancel();
+ */
 export interface ClockTimer {
+  /** Stops the timer: `fn` is not called again. */
   cancel(): void;
 }
 
-/** The time now, and timers that fire by it. */
+/**
+ * The time now, and timers that fire by it.
+ *
+ * @example
+ * const wall: Clock = { now: () => Date.now(), after: (ms, fn) => { const t = setTimeout(fn, ms); return { cancel: () => clearTimeout(t) }; },
+ *   every: (ms, fn) => { const t = setInterval(fn, ms); return { cancel: () => clearInterval(t) }; } };
+ * const chat = desk.conversation("sam", { clock: wall });
+ */
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;

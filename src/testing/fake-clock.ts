@@ -1,6 +1,14 @@
 import type { Clock, ClockTimer } from "../runtime/clock.js";
 
-/** A clock that moves only when told to: `advance(ms)` runs the timers that fall due, in order. */
+/**
+ * A clock that moves only when told to: `advance(ms)` runs the timers that fall due, in order.
+ *
+ * @example
+ * const clock: FakeClock = fakeClock(Date.parse("2026-01-05T09:00:00Z"));
+ * const chat = desk.conversation("sam", { store, clock });
+ * await clock.advance(60_000); // leases run out without waiting a minute
+ * clock.pending; // timers still waiting
+ */
 export interface FakeClock extends Clock {
   /** Moves time on by `ms`, firing each timer due on the way (at its own time); resolves once their callbacks' promises settle. */
   advance(ms: number): Promise<void>;

@@ -6,6 +6,11 @@ import { LM_SPEC, type LanguageModel, type LMRequest, type LMResponse, type Usag
  * `chunks` gives the text exactly as it streams, in these pieces (their
  * concatenation is the reply's text; give `text` or `chunks`, not both):
  * `{ chunks: ["<res", "ult>\nHi", "\n</result>"] }`.
+ *
+ * @example
+ * const call: ScriptedAnswer = { toolCalls: [{ name: "lookupOrder", input: { id: "A-1042" } }], usage: { inputTokens: 50 } };
+ * const streamed: ScriptedAnswer = { chunks: ["<res", "ult>\nIt is at ", "the carrier.\n</result>"] };
+ * const lm = scripted([call, streamed]);
  */
 export interface ScriptedAnswer {
   text?: string;
@@ -14,10 +19,26 @@ export interface ScriptedAnswer {
   usage?: Partial<Usage>;
 }
 
-/** A scripted reply: the model's text, or tool calls (and text), or a function of the request returning one. */
+/**
+ * A scripted reply: the model's text, or tool calls (and text), or a function of the request returning one.
+ *
+ * @example
+ * const replies: ScriptedReply[] = [
+ *   "Plain text.",
+ *   { toolCalls: [{ name: "refund", input: { id: "A-1042" } }] },
+ *   (request, index) => `Reply ${index} to ${request.messages.length} messages.`,
+ * ];
+ * const lm = scripted(replies);
+ */
 export type ScriptedReply = string | ScriptedAnswer | ((request: LMRequest, index: number) => string | ScriptedAnswer);
 
-/** How a scripted model writes and streams its replies. */
+/**
+ * How a scripted model writes and streams its replies.
+ *
+ * @example
+ * const options: ScriptedOptions = { form: "reply", nativeTools: false, model: "scripted-text" };
+ * const lm = scripted(["It is at the carrier."], options); // sent as <result>\nIt is at the carrier.\n</result>
+ */
 export interface ScriptedOptions {
   /** Tools offered natively (default) or as text, with calls written as `<tool_call>` blocks. */
   nativeTools?: boolean;

@@ -17,6 +17,17 @@ export interface ToolSpecInput<S extends InputShape> {
   effects?: Effects;
 }
 
+/**
+ * A plain tool (`tool(...)`): typed input, a body, and what it does to the
+ * world (`effects`).
+ *
+ * @example
+ * const lookupOrder: Tool<{ id: z.ZodString }, { status: string }> = tool(
+ *   "lookupOrder", { description: "Find an order.", input: { id: z.string() }, effects: "reads" },
+ *   async ({ id }) => ({ status: id === "A-1042" ? "shipped" : "unknown" }),
+ * );
+ * lookupOrder.effects; // "reads"
+ */
 export interface Tool<S extends InputShape = InputShape, O = unknown> extends ToolLike {
   readonly kind: "tool";
   readonly effects: Effects | undefined;
@@ -71,7 +82,13 @@ export function tool<S extends InputShape, O>(
 
 const specCache = new WeakMap<ToolLike, ToolSpec>();
 
-/** The tool as offered to a model: its own JSON Schema when it has one, else JSON Schema from its zod input. */
+/**
+ * The tool as offered to a model: its own JSON Schema when it has one, else JSON Schema from its zod input.
+ *
+ * @example
+ * const spec: ToolSpec = toolSpec(lookupOrder);
+ * spec.parameters; // { type: "object", properties: { id: { type: "string" } }, … }
+ */
 export function toolSpec(t: ToolLike): ToolSpec {
   let spec = specCache.get(t);
   if (!spec) {

@@ -4,7 +4,13 @@ import type { Frame } from "../engine/frame.js";
 
 export type InputShape = z.ZodRawShape;
 
-/** What a running tool is told about its call. */
+/**
+ * What a running tool is told about its call.
+ *
+ * @example
+ * const refund = tool("refund", { description: "Refund an order.", input: { id: z.string() }, effects: "changes" },
+ *   async ({ id }, ctx: ToolContext) => payments.refund(id, { idempotencyKey: ctx.idempotencyKey, signal: ctx.signal }));
+ */
 export interface ToolContext {
   /** Its number among the calling call's tool calls, 1, 2, … across all steps. */
   invocation: number;
@@ -26,7 +32,13 @@ export interface ToolContext {
   readonly frame: Frame;
 }
 
-/** Anything a model can call: a plain tool, an AI function or a program. */
+/**
+ * Anything a model can call: a plain tool, an AI function or a program.
+ *
+ * @example
+ * const tools: ToolLike[] = [lookupOrder, answer, support]; // a tool, an AI function, a program
+ * const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools });
+ */
 export interface ToolLike {
   readonly name: string;
   readonly description: string;

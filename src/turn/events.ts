@@ -2,7 +2,14 @@ import type { Approval } from "../approval/types.js";
 import type { Effects } from "../records/types.js";
 import type { FinishReason, Usage } from "../lm/types.js";
 
-/** The turn actor's states, as `state` events name them. */
+/**
+ * The turn actor's states, as `state` events name them.
+ *
+ * @example
+ * for await (const e of desk.stream("Refund A-1042.")) {
+ *   if (e.type === "state") { const state: MachineState = e.state; console.log(state); }
+ * }
+ */
 export type MachineState = "running" | "awaitingApproval" | "interrupted" | "done" | "failed" | "abandoned" | "stopped";
 
 export interface EventBase {
@@ -16,7 +23,13 @@ export interface EventBase {
   path: string;
 }
 
-/** Every event a turn emits: one discriminated union, used by the actor's `emit` and the stream alike (`R`: the `done` event's result). */
+/**
+ * Every event a turn emits: one discriminated union, used by the actor's `emit` and the stream alike (`R`: the `done` event's result).
+ *
+ * @example
+ * const describe = (body: TurnEventBody): string =>
+ *   body.type === "tool_call" ? `calls ${body.name}` : body.type === "done" ? "done" : body.type;
+ */
 export type TurnEventBody<R = unknown> =
   | { type: "started"; name: string; input: Record<string, unknown>; conversation?: string }
   | { type: "state"; state: MachineState }
@@ -42,5 +55,11 @@ export type TurnEventBody<R = unknown> =
  * }
  */
 export type TurnEvent<R = unknown> = EventBase & TurnEventBody<R>;
-/** The `type`s of `TurnEvent`: `started`, `text`, `tool_call`, `approval`, `done`, … */
+/**
+ * The `type`s of `TurnEvent`: `started`, `text`, `tool_call`, `approval`, `done`, …
+ *
+ * @example
+ * const shown: TurnEventType[] = ["text", "approval", "done"];
+ * for await (const e of desk.stream("Hi")) if (shown.includes(e.type)) console.log(e);
+ */
 export type TurnEventType = TurnEvent["type"];

@@ -3,40 +3,9 @@ import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
 import type { MachineState, TurnEvent, TurnEventBody } from "./events.js";
+import type { MachineAnswer, TurnCommand, TurnContext, TurnInput } from "./context.js";
 
-/** A person's answer to one approval, as the machine keeps it (persisted with the snapshot). */
-export interface MachineAnswer {
-  verdict: "yes" | "no";
-  by: string | null;
-  reason: string | null;
-}
-
-export interface TurnContext {
-  turn: string;
-  name: string;
-  /** Approvals waiting for a person. */
-  pending: Approval[];
-  /** Answers given to this actor, by approval id. */
-  answers: Record<string, MachineAnswer>;
-  result: unknown;
-  usage: Usage | null;
-  error: { code: string | null; message: string } | null;
-  /** The last event number emitted. */
-  seq: number;
-  /** How many times the runner started (1 for a turn that never stopped). */
-  runs: number;
-  /** Where the actor starts (a rehydrated turn: where it stood); `boot` leaves for it. */
-  start: "running" | "interrupted" | "awaitingApproval";
-}
-
-export interface TurnInput {
-  turn: string;
-  name: string;
-  /** Where a rehydrated turn starts (default `running`). */
-  start?: "running" | "interrupted" | "awaitingApproval";
-  pending?: Approval[];
-  seq?: number;
-}
+export type { MachineAnswer, TurnCommand, TurnContext, TurnInput } from "./context.js";
 
 /** What the runner (the invoked actor doing model calls, tools and store writes) reports. */
 export type RunnerReport =
@@ -46,14 +15,6 @@ export type RunnerReport =
   | { type: "RUNNER.FAILED"; error: { code: string | null; message: string }; at?: string }
   | { type: "RUNNER.INTERRUPTED"; reason: string; at?: string }
   | { type: "RUNNER.STOPPED"; reason: string; at?: string };
-
-/** Answers and commands sent to a turn. */
-export type TurnCommand =
-  | { type: "APPROVE"; id?: string; by?: string | null; at?: string }
-  | { type: "DENY"; id?: string; reason?: string | null; by?: string | null; at?: string }
-  | { type: "RESUME"; at?: string }
-  | { type: "ABANDON"; at?: string }
-  | { type: "STOP"; reason?: string; at?: string };
 
 export type TurnMachineEvent = RunnerReport | TurnCommand;
 

@@ -1,4 +1,4 @@
-import { createActor, fromCallback, type Actor, type AnyEventObject, type Snapshot } from "xstate";
+import { createActor, fromCallback, type AnyEventObject, type Snapshot } from "xstate";
 import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeError } from "../errors.js";
@@ -7,7 +7,9 @@ import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtim
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
 import type { TurnEventBody } from "./events.js";
-import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
+import type { TurnActor } from "./actor.js";
+import type { TurnInput } from "./context.js";
+import { turnMachine, type RunnerInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
 export type Outcome =
@@ -41,11 +43,9 @@ export interface TurnHost {
   onInterrupt?(error: LeaseLost): void;
 }
 
-export type TurnActor = Actor<typeof turnMachine>;
-
-/** A running turn: its actor and what its last run learned. */
+/** A running turn: its actor (started by its driver) and what its last run learned. */
 export interface TurnSession {
-  readonly actor: TurnActor;
+  readonly actor: TurnActor & { start(): unknown };
   readonly host: TurnHost;
   /** The runtime of the latest run (steps and usage of the whole turn: replayed steps included). */
   runtime: TurnRuntime | null;
@@ -164,7 +164,7 @@ const machine = turnMachine.provide({
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
   const input: TurnInput = { turn: host.turn, name: host.name, ...options.input };
-  const actor: TurnActor = options.snapshot !== undefined
+  const actor = options.snapshot !== undefined
     ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
     : createActor(machine, { input });
   const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set() };

@@ -2,7 +2,8 @@ import type { Approval } from "../approval/types.js";
 import { FunctaiError } from "../errors.js";
 import type { TurnEvent } from "./events.js";
 import { EventQueue } from "./queue.js";
-import type { TurnActor, TurnSession } from "./session.js";
+import type { TurnActor } from "./actor.js";
+import type { TurnSession } from "./session.js";
 
 /** How a stream's answers reach the turn: straight to the actor, or (conversations) recorded first. */
 export interface StreamControls {
@@ -54,7 +55,10 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
     return String(this.#session.actor.getSnapshot().value);
   }
 
-  /** The turn's XState actor (`actor.getSnapshot()`, `actor.getPersistedSnapshot()`). */
+  /**
+   * The turn's XState actor, typed as {@link TurnActor} (`actor.getSnapshot()`,
+   * `actor.getPersistedSnapshot()`); `functai/machine` has the machine itself.
+   */
   get actor(): TurnActor {
     return this.#session.actor;
   }
