@@ -1,14 +1,16 @@
 /**
  * One append to a conversation file, under its lock, from start to end
  * without yielding: an `lstat` of the path, the file's new bytes when
- * another process appended (usually none), one write, one fsync. Nothing
- * here awaits, so no other code of the process (a tool, a plugin, a timer)
- * runs while the lock is held.
+ * another process appended (usually none), one write, one fsync (or, while
+ * other conversations flush too, the fsync after the lock: flush.ts).
+ * Nothing here awaits, so no other code of the process (a tool, a plugin, a
+ * timer) runs while the lock is held.
  */
 import { fstatSync, fsyncSync, ftruncateSync, writeSync } from "node:fs";
 import { ConversationError } from "../../src/errors.js";
 import { storeConflict } from "../../src/store/memory.js";
 import { closeFd, openForAppend, scanFdSync, statOrUndefined, symlinkRefused, syncDirNow, type Known } from "./files.js";
+import type { Flushes, PendingFlush } from "./flush.js";
 import type { HandlePool } from "./handles.js";
 import { encodeBatch } from "./jsonl.js";
 
@@ -19,13 +21,18 @@ export interface Appender {
   /** What this store last saw of each file (size, records), checked against the file under the lock. */
   readonly known: Map<string, Known>;
   readonly handles: HandlePool;
+  readonly flushes: Flushes;
   /** True once the store is closed (then files are not kept open). */
   closed(): boolean;
   onFlush?: (() => void) | undefined;
 }
 
-/** Appends `bodies` (records' JSON without `seq`) to `file`; the conversation's new length. Call under the lock only. */
-export function appendLocked(a: Appender, conversation: string, file: string, bodies: readonly string[], expect: number | undefined): number {
+/**
+ * Appends `bodies` (records' JSON without `seq`) to `file`: the
+ * conversation's new length, flushed, or the batch written with its flush
+ * still to come after the lock (`Flushes.finish`). Call under the lock only.
+ */
+export function appendLocked(a: Appender, conversation: string, file: string, bodies: readonly string[], expect: number | undefined): number | PendingFlush {
   const st = statOrUndefined(file);
   if (st?.isSymbolicLink()) throw symlinkRefused(file);
   let reused = a.handles.get(conversation);
@@ -51,11 +58,17 @@ export function appendLocked(a: Appender, conversation: string, file: string, bo
     // Cut a torn tail first, so the new batch is never glued to half a line.
     if (seen.torn) ftruncateSync(fd, seen.end);
     const data = encodeBatch(bodies, seen.count + 1);
+    let pending: PendingFlush | undefined;
     try {
       for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
-      fsyncSync(fd);
-      a.onFlush?.();
-      if (created) syncDirNow(a.root); // the new file's name survives a crash too
+      const length = seen.count + bodies.length;
+      if (a.flushes.overlap(conversation)) {
+        pending = a.flushes.begin(a, { conversation, fd, from: seen.end, to: seen.end + data.length, length, created });
+      } else {
+        fsyncSync(fd);
+        a.onFlush?.();
+        if (created) syncDirNow(a.root); // the new file's name survives a crash too
+      }
     } catch (e) {
       // all or none: take back whatever part of the batch reached the file.
       a.known.delete(conversation);
@@ -69,12 +82,12 @@ export function appendLocked(a: Appender, conversation: string, file: string, bo
     }
     a.known.set(conversation, { ino: seen.ino, end: seen.end + data.length, count: seen.count + bodies.length });
     ok = true;
-    return seen.count + bodies.length;
+    return pending ?? seen.count + bodies.length;
   } finally {
     // Kept open for the next append unless something went wrong with it.
     if (ok && !a.closed()) a.handles.keep(conversation, fd, a.known.get(conversation)?.ino ?? -1);
     else if (a.handles.get(conversation)?.fd === fd) a.handles.drop(conversation);
-    else closeFd(fd);
+    else a.handles.close(fd);
   }
 }
 

@@ -14,6 +14,9 @@ export interface Handle {
  */
 export class HandlePool {
   readonly #open = new Map<string, Handle>();
+  /** Descriptors with an fsync in flight after the lock (see flush.ts), and how many: never closed under it. */
+  readonly #pins = new Map<number, number>();
+  readonly #closeWhenDone = new Set<number>();
   #idle: ReturnType<typeof setTimeout> | undefined;
   #used = false;
 
@@ -31,7 +34,24 @@ export class HandlePool {
     const h = this.#open.get(conversation);
     if (h === undefined) return;
     this.#open.delete(conversation);
-    closeFd(h.fd);
+    this.close(h.fd);
+  }
+
+  /** Closes `fd` now, or when its flushes in flight are done (a descriptor number is never reused under an fsync). */
+  close(fd: number): void {
+    if (this.#pins.has(fd)) this.#closeWhenDone.add(fd);
+    else closeFd(fd);
+  }
+
+  pin(fd: number): void {
+    this.#pins.set(fd, (this.#pins.get(fd) ?? 0) + 1);
+  }
+
+  unpin(fd: number): void {
+    const left = (this.#pins.get(fd) ?? 1) - 1;
+    if (left > 0) return void this.#pins.set(fd, left);
+    this.#pins.delete(fd);
+    if (this.#closeWhenDone.delete(fd)) closeFd(fd);
   }
 
   dropAll(): void {

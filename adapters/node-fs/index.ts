@@ -11,6 +11,7 @@ import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
 import { checkDir, io, makeDir, type Known } from "./files.js";
+import { Flushes } from "./flush.js";
 import { HandlePool } from "./handles.js";
 import { recordBody } from "./jsonl.js";
 import { withLock } from "./lock.js";
@@ -56,9 +57,10 @@ export interface FsStoreOptions {
  * A store on the file system (durability `"disk"`): owner-only files
  * (0o600) and directories (0o700), a lock per append across processes, the
  * batch on disk (fsync) before `append` resolves. The lock is taken, used
- * and let go in one synchronous stretch (the write and the fsync happen in
- * this thread), so no tool or other code of the process ever runs while it
- * is held. A torn last line left by a crash (no newline at its end) is
+ * and let go in one synchronous stretch (the write, and the fsync too when
+ * one conversation writes at a time), so no tool or other code of the
+ * process ever runs while it is held; while several conversations write at
+ * once, each fsync runs after its lock in libuv's pool, so flushes overlap. A torn last line left by a crash (no newline at its end) is
  * ignored by `read` and cut by the next append; any complete line that is
  * not the record expected there is refused with `store-corrupt`, never
  * skipped or overwritten. Files are opened without following symbolic links:
@@ -80,7 +82,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const known = new Map<string, Known>(); // written only under the lock
   const handles = new HandlePool();
   let closed = false;
-  const appender: Appender = { root, known, handles, closed: () => closed, onFlush: options.onFlush };
+  const appender: Appender = { root, known, handles, flushes: new Flushes(), closed: () => closed, onFlush: options.onFlush };
   const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)));
   const wakers = new Set<() => void>();
   let dirReady: Promise<void> | undefined;
@@ -116,7 +118,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       if (made !== undefined) await made;
       let length: number;
       try {
-        length = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect));
+        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect));
+        length = typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
       } catch (e) {
         throw io(file, e);
       }
