@@ -12,6 +12,8 @@ export interface JournalSink {
   write(records: object[], durable: boolean): Promise<void>;
 }
 
+const isReply = (r: object): boolean => (r as { kind?: unknown }).kind === "reply";
+
 export interface RecordedAnswer {
   verdict: "yes" | "no";
   reason: string | null;
@@ -152,8 +154,23 @@ export class Journal {
    */
   keepBeforePaying(): Promise<void> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
-    return this.#pending.some((r) => (r as { kind?: unknown }).kind === "reply") ? this.flush(true) : Promise.resolve();
+    if (this.#pending.some(isReply)) return this.flush(true);
+    // a reply another call's flush is writing is kept once the store acknowledges it
+    return this.#writing.size > 0 ? Promise.all(this.#writing).then(() => undefined) : Promise.resolve();
   }
+
+  /**
+   * Sends a paid request once every reply before it is kept. The last check
+   * is made in the tick the request goes out: a reply that a concurrent call
+   * (tools run side by side) received while this one waited is kept first too.
+   */
+  async paying<T>(send: () => Promise<T>): Promise<T> {
+    while (this.#writing.size > 0 || this.#pending.some(isReply)) await this.keepBeforePaying();
+    return send();
+  }
+
+  /** Flushes holding a reply that the store has not acknowledged yet. */
+  readonly #writing = new Set<Promise<void>>();
 
   /** Sends queued records to the sink. */
   flush(durable = false): Promise<void> {
@@ -161,6 +178,12 @@ export class Journal {
     if (!this.#sink || this.#pending.length === 0) return Promise.resolve();
     const batch = this.#pending;
     this.#pending = [];
-    return this.#sink.write(batch, durable);
+    const written = this.#sink.write(batch, durable);
+    if (batch.some(isReply)) {
+      const settled = (): void => void this.#writing.delete(written);
+      this.#writing.add(written);
+      written.then(settled, settled);
+    }
+    return written;
   }
 }

@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { memoryStore } from "../../src/index.js";
 import { drive } from "./fixtures/drive.js";
+import { rng } from "./fixtures/rng.js";
 import { bundled, fixture, pool, removeBundles, runChild } from "./fixtures/spawn.js";
 import { changingTools, fileLog, memoryLog, type ProgSpec } from "./fixtures/world.js";
 
@@ -65,18 +66,6 @@ const SPECS: ProgSpec[] = [
     approve: ["wire", "drop"], deny: ["drop"],
   },
 ];
-
-/** A small seeded generator, so a failing run can be repeated (FUNCTAI_SEED). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return (n: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
 
 interface Case {
   i: number;
