@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { memoryStore } from "../../src/index.js";
 import { drive } from "./fixtures/drive.js";
+import { reportReliability } from "./fixtures/reliability.js";
 import { rng } from "./fixtures/rng.js";
 import { bundled, fixture, pool, removeBundles, runChild } from "./fixtures/spawn.js";
 import { changingTools, fileLog, memoryLog, type ProgSpec } from "./fixtures/world.js";
@@ -111,6 +112,14 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
       const childViolations = existsSync(join(c.dir, "violations.txt")) ? readFileSync(join(c.dir, "violations.txt"), "utf8").split("\n").filter(Boolean) : [];
       return { c, d, base, effects: effects.all(), baseEffects: baseLog.all(), childViolations };
     }), 4);
+    // measured before the checks below assert them: changing tools run more than once, recorded replies asked again
+    let doubleRuns = 0;
+    let paidTwice = 0;
+    for (const { c, d, effects, childViolations } of results) {
+      for (const [, n] of changed(c.spec, effects)) doubleRuns += Math.max(0, n - 1);
+      paidTwice += [...d.violations, ...childViolations].filter((v) => v.startsWith("asked again")).length;
+    }
+    reportReliability("real crashes", { sigkills: killed, doubleRuns, repliesPaidTwice: paidTwice });
     for (const { c, d, base, effects, baseEffects, childViolations } of results) {
       const where = `case ${c.i} (seed ${seed}, kills ${JSON.stringify(c.kills)})`;
       expect(d.answer, where).toEqual(base.answer);

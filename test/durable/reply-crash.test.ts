@@ -54,7 +54,7 @@ describe("a reply that arrived is never paid again (real SIGKILL inside model ca
     // the first kill is the fixed point the test began with: in the second call, after a reading tool
     const kills: Kill[] = [{ call: 2, phase: "in-flight", afterMs: 0 }];
     for (let i = 0; i < 9; i++)
-      kills.push(r(2) === 0 ? { call: 1 + r(CALLS), phase: "in-flight", afterMs: r(20) } : { call: 1 + r(STEPS), phase: "arrived", afterMs: r(4) });
+      kills.push(r(2) === 0 ? { call: 1 + r(CALLS), phase: "in-flight", afterMs: r(20) } : { call: 1 + r(STEPS), phase: "arrived", afterMs: r(30) });
     const child = await bundled(fixture("reply-crash-child.ts"));
     const runs = await pool(kills.map((kill) => () => killThenResume(child, kill)), 2);
     let paidTwice = 0;
