@@ -20,7 +20,6 @@ export interface RecordedAnswer {
   by: string | null;
 }
 
-
 /**
  * A turn's journal: what earlier runs recorded (looked up on replay, O(1))
  * and what this run adds. Replay indexes are built once from the records at

@@ -29,7 +29,12 @@ interface Kill {
 function paidFor(dir: string): { sent: string[]; kept: Set<string> } {
   const lines = readFileSync(join(dir, "model.log"), "utf8").split("\n").filter(Boolean);
   const last = lines.map((l) => l.startsWith("sent ")).lastIndexOf(true);
-  const kept = new Set(lines.slice(0, last).filter((l) => l.startsWith("arrived ")).map((l) => l.slice(8)));
+  const kept = new Set(
+    lines
+      .slice(0, last)
+      .filter((l) => l.startsWith("arrived "))
+      .map((l) => l.slice(8)),
+  );
   return { sent: lines.filter((l) => l.startsWith("sent ")).map((l) => l.slice(5)), kept };
 }
 
@@ -56,14 +61,20 @@ describe("a reply that arrived is never paid again (real SIGKILL inside model ca
     for (let i = 0; i < 9; i++)
       kills.push(r(2) === 0 ? { call: 1 + r(CALLS), phase: "in-flight", afterMs: r(20) } : { call: 1 + r(STEPS), phase: "arrived", afterMs: r(30) });
     const child = await bundled(fixture("reply-crash-child.ts"));
-    const runs = await pool(kills.map((kill) => () => killThenResume(child, kill)), 2);
+    const runs = await pool(
+      kills.map((kill) => () => killThenResume(child, kill)),
+      2,
+    );
     let paidTwice = 0;
     let askedAgain = 0;
     for (const [i, { answer, asked, sent, kept }] of runs.entries()) {
       const where = `kill ${JSON.stringify(kills[i])} (seed ${seed}): the child sent ${sent.length}, this process asked ${asked.length}`;
       expect(answer, where).toBe(ANSWER);
       paidTwice += asked.filter((h) => kept.has(h)).length;
-      expect(asked.filter((h) => kept.has(h)), where).toEqual([]); // no reply that had come back is asked for again
+      expect(
+        asked.filter((h) => kept.has(h)),
+        where,
+      ).toEqual([]); // no reply that had come back is asked for again
       const again = asked.filter((h) => sent.includes(h));
       askedAgain += again.length;
       expect(again.length, where).toBeLessThanOrEqual(1); // only the request in flight when the child died
@@ -72,7 +83,9 @@ describe("a reply that arrived is never paid again (real SIGKILL inside model ca
       const { call, phase } = kills[i]!;
       if (phase === "in-flight") expect([sent.length, asked[0], asked.length], where).toEqual([call, sent[call - 1], CALLS - call + 1]);
     }
-    console.log(`reply crash: ${kills.length} children killed with SIGKILL inside model calls, ${askedAgain} requests in flight asked again, ${paidTwice} replies paid twice (seed ${seed})`);
+    console.log(
+      `reply crash: ${kills.length} children killed with SIGKILL inside model calls, ${askedAgain} requests in flight asked again, ${paidTwice} replies paid twice (seed ${seed})`,
+    );
     reportReliability("reply crash", { sigkills: kills.length, repliesPaidTwice: paidTwice });
   });
 });
