@@ -4,7 +4,8 @@
  * functions, an approval rule) and are killed with SIGKILL at random
  * moments: at a random store append (before it is written, or after it is
  * written but before it is acknowledged), before or after a random tool,
- * or after a random delay.
+ * inside a random model call (its request in flight, or its reply just
+ * arrived), or after a random delay.
  * Another child, then this process, goes on from what the side-effect log
  * says really happened. A changing tool never runs twice, no request whose
  * reply was recorded is sent again, and the answer is the crash-free one.
@@ -84,7 +85,7 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
     const r = rng(seed);
     // how many crash points (appends, before and after tools) a crash-free run of each spec goes through
     const ticks = await Promise.all(SPECS.map(async (spec) =>
-      (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep })).maxTicks));
+      (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep, modelTicks: true })).maxTicks));
     const cases: Case[] = Array.from({ length: 30 }, (_, i) => {
       const children = 1 + r(2);
       const kills = Array.from({ length: children }, () =>
@@ -96,7 +97,7 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
     let spawned = 0;
     const results = await pool(cases.map((c) => async () => {
       for (const kill of c.kills) {
-        const config = { dir: c.dir, conversation: "kill", spec: c.spec, input: c.input, effects: join(c.dir, "effects"), violations: join(c.dir, "violations.txt"), latencyMs: [1, 8], lease: LEASE, ...kill };
+        const config = { dir: c.dir, conversation: "kill", spec: c.spec, input: c.input, effects: join(c.dir, "effects"), violations: join(c.dir, "violations.txt"), latencyMs: [1, 8], lease: LEASE, modelTicks: true, ...kill };
         const end = await runChild(child, [JSON.stringify(config)]);
         spawned++;
         if (end.signal === "SIGKILL") killed++;
