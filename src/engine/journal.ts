@@ -164,7 +164,9 @@ export class Journal {
    * (tools run side by side) received while this one waited is kept first too.
    */
   async paying<T>(send: () => Promise<T>): Promise<T> {
-    while (this.#writing.size > 0 || this.#pending.some(isReply)) await this.keepBeforePaying();
+    // (once at least: a background flush that failed is reported before anything is paid)
+    do await this.keepBeforePaying();
+    while (this.#writing.size > 0 || this.#pending.some(isReply));
     return send();
   }
 
