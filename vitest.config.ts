@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { playwright } from "@vitest/browser-playwright";
+import ReliabilityReporter from "./test/durable/fixtures/reliability-reporter.js";
 
 /** Debian's Chromium; CI installs it (.ci/run). With CI set, a missing browser fails the run instead of skipping. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -22,7 +23,8 @@ export default defineConfig({
   // no "module" condition for Node: it is not Node's, and packages such as @opentelemetry/api point it at an ESM build that only bundlers can load
   ssr: { resolve: { conditions: [...conditions, "node", "development|production"] } },
   test: {
-    reporters: ["default", ["json", { outputFile: "test-results.json" }]],
+    // the last one prints the reliability figures the crash, kill and pause tests wrote (test/durable/fixtures/reliability.ts)
+    reporters: ["default", ["json", { outputFile: "test-results.json" }], new ReliabilityReporter()],
     projects: [
       {
         extends: true,

@@ -18,7 +18,10 @@
  *   `durable_overhead_per_changing_tool_us` = (fs − memory) ÷ n;
  *   `flushes_per_changing_tool` = fsyncs made during the fs turn ÷ n
  *   (counted by wrapping FileHandle.prototype.sync/datasync and fs.fsync*, so
- *   every flush of the process counts, directory syncs included).
+ *   every flush of the process counts, directory syncs included). Then the
+ *   same with the tool `effects: "reads"`: `durable_overhead_per_step_reading_tool_us`
+ *   and `flushes_per_step_reading_tool` (the replies are kept before each paid
+ *   model call: one flush per call after the first, plus the turn's start and end).
  * - bytes: `journal_bytes_{100,200}_steps`: the conversation's JSONL file
  *   after one such turn (reads tool) with `fsStore`.
  * - resume: `resume_1000_steps_ms`: a turn of 1000 tool calls, the last one
@@ -136,70 +139,92 @@ const flushCounter = await (async () => {
   };
 })();
 
+/** The rows of one tool kind: a changing tool (one flush per tool) or a reading one (one flush per paid model call). */
+const DURABLE_ROWS = {
+  changes: { overhead: "durable_overhead_per_changing_tool_us", flushes: "flushes_per_changing_tool", step: "changing-tool step" },
+  reads: { overhead: "durable_overhead_per_step_reading_tool_us", flushes: "flushes_per_step_reading_tool", step: "reading-tool step" },
+} as const;
+
 async function durable(): Promise<void> {
-  for (const n of STEP_NS) {
-    const fn = answerWith("changes", n + 1);
-    const dir = tmp("durable");
-    try {
-      let adapterFlushes = 0;
-      const mem = await timed(
-        () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
-        async (chat) => { if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (memory)"); },
-      );
-      const flushes: number[] = [];
-      const fs = await timed(
-        () => fn.conversation(nextId(), { store: fsStore(dir, { onFlush: () => adapterFlushes++ }), lm: scripted(replies(n)) }),
-        async (chat) => {
-          flushCounter.start();
-          const out = await chat.send(QUESTION);
-          flushes.push(flushCounter.stop());
-          if (out !== FINAL_TEXT) throw new Error("ours: wrong answer (fs)");
-        },
-      );
-      // The least a durable store can do in the same turn: keep records in memory, and write each
-      // batch as one JSON line then fsync it, in this thread (no lock, no checks, no file format).
-      const least = await timed(
-        () => {
-          const base = memoryStore();
-          const fd = fsModule.openSync(join(dir, `least-${nextId()}.jsonl`), "a", 0o600);
-          const store = {
-            ...base,
-            append: async (id: string, records: readonly object[], opts?: { expect?: number }) => {
-              const length = await base.append(id, records, opts);
-              fsModule.writeSync(fd, JSON.stringify(records) + "\n");
-              fsModule.fsyncSync(fd);
-              return length;
-            },
-          };
-          return { chat: fn.conversation(nextId(), { store, lm: scripted(replies(n)) }), fd };
-        },
-        async ({ chat, fd }) => {
-          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (least)");
-          fsModule.closeSync(fd);
-        },
-      );
-      const perStepFs = (fs.medianMs * 1000) / n;
-      const perStepMem = (mem.medianMs * 1000) / n;
-      const perStepLeast = (least.medianMs * 1000) / n;
-      report({
-        metric: "durable_overhead_per_changing_tool_us", n, unit: "us", name: NAME, value: round(perStepFs - perStepMem),
-        detail: {
-          how: "per changing-tool step: fsStore turn minus memoryStore turn, same process",
-          fs_per_step_us: round(perStepFs), memory_per_step_us: round(perStepMem),
-          least_durable_store_us: round(perStepLeast - perStepMem),
-          least_durable_store_how: "memoryStore + writeSync(JSON of the batch) + fsyncSync per append, same turn: what any durable store pays in a turn here",
-          least_runs_ms: least.runsMs.map((x) => round(x)),
-          fs_runs_ms: fs.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)), tmpdir: tmpdir(),
-        },
-      });
-      const last = flushes.at(-1)!;
-      report({
-        metric: "flushes_per_changing_tool", n, unit: "flushes", name: NAME, value: round(last / n),
-        detail: { fsyncs_in_turn: last, adapter_onFlush_total_all_runs: adapterFlushes, every_run: flushes },
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  for (const effects of ["changes", "reads"] as const) {
+    const fsyncsAt = new Map<number, number>();
+    for (const n of STEP_NS) await durableTurn(effects, n, fsyncsAt);
+  }
+}
+
+/** One kind's rows at n; `fsyncsAt` holds the fsyncs of the kind's turns at other n (the flushes one more step adds). */
+async function durableTurn(effects: "changes" | "reads", n: number, fsyncsAt: Map<number, number>): Promise<void> {
+  const rows = DURABLE_ROWS[effects];
+  const fn = answerWith(effects, n + 1);
+  const dir = tmp("durable");
+  try {
+    let adapterFlushes = 0;
+    const mem = await timed(
+      () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
+      async (chat) => { if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (memory)"); },
+    );
+    const flushes: number[] = [];
+    const fs = await timed(
+      () => fn.conversation(nextId(), { store: fsStore(dir, { onFlush: () => adapterFlushes++ }), lm: scripted(replies(n)) }),
+      async (chat) => {
+        flushCounter.start();
+        const out = await chat.send(QUESTION);
+        flushes.push(flushCounter.stop());
+        if (out !== FINAL_TEXT) throw new Error("ours: wrong answer (fs)");
+      },
+    );
+    // The least a durable store can do in the same turn: keep records in memory, and write each
+    // batch as one JSON line then fsync it, in this thread (no lock, no checks, no file format).
+    const least = await timed(
+      () => {
+        const base = memoryStore();
+        const fd = fsModule.openSync(join(dir, `least-${nextId()}.jsonl`), "a", 0o600);
+        const store = {
+          ...base,
+          append: async (id: string, records: readonly object[], opts?: { expect?: number }) => {
+            const length = await base.append(id, records, opts);
+            fsModule.writeSync(fd, JSON.stringify(records) + "\n");
+            fsModule.fsyncSync(fd);
+            return length;
+          },
+        };
+        return { chat: fn.conversation(nextId(), { store, lm: scripted(replies(n)) }), fd };
+      },
+      async ({ chat, fd }) => {
+        if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (least)");
+        fsModule.closeSync(fd);
+      },
+    );
+    const perStepFs = (fs.medianMs * 1000) / n;
+    const perStepMem = (mem.medianMs * 1000) / n;
+    const perStepLeast = (least.medianMs * 1000) / n;
+    // the spread: each fs run's per-step figure minus the memory median (min–max)
+    const fsSteps = fs.runsMs.map((x) => (x * 1000) / n - perStepMem);
+    report({
+      metric: rows.overhead, n, unit: "us", name: NAME, value: round(perStepFs - perStepMem),
+      detail: {
+        how: `per ${rows.step}: fsStore turn minus memoryStore turn, same process`,
+        fs_per_step_us: round(perStepFs), memory_per_step_us: round(perStepMem),
+        min_us: round(Math.min(...fsSteps)), max_us: round(Math.max(...fsSteps)),
+        least_durable_store_us: round(perStepLeast - perStepMem),
+        least_durable_store_how: "memoryStore + writeSync(JSON of the batch) + fsyncSync per append, same turn: what any durable store pays in a turn here",
+        least_runs_ms: least.runsMs.map((x) => round(x)),
+        fs_runs_ms: fs.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)), tmpdir: tmpdir(),
+      },
+    });
+    const last = flushes.at(-1)!;
+    // what one more step costs, from the turns at two n (the turn's start and end cancel out)
+    const [otherN, other] = [...fsyncsAt].at(-1) ?? [];
+    fsyncsAt.set(n, last);
+    report({
+      metric: rows.flushes, n, unit: "flushes", name: NAME, value: round(last / n),
+      detail: {
+        fsyncs_in_turn: last, adapter_onFlush_total_all_runs: adapterFlushes, every_run: flushes, model_calls: n + 1,
+        ...(otherN === undefined || other === undefined ? {} : { flushes_per_added_step: round((other - last) / (otherN - n)), from: `n=${otherN} and n=${n}` }),
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

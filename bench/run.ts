@@ -46,6 +46,8 @@ const METRICS = [
   "overhead_per_tool_step_us",
   "durable_overhead_per_changing_tool_us",
   "flushes_per_changing_tool",
+  "durable_overhead_per_step_reading_tool_us",
+  "flushes_per_step_reading_tool",
   "bare_append_fsync_us",
   "journal_bytes_100_steps",
   "journal_bytes_200_steps",
@@ -198,6 +200,17 @@ function buildRows(): Row[] {
   for (const flushes of [...byKey.values()].filter((r) => r.metric === "flushes_per_changing_tool")) {
     flushes.peers["floor"] = 1;
     flushes.detail["floor"] = { derived: "DESIGN.md: the cost floor is one flush per changing tool call" };
+  }
+  // a reading tool: the floor is one bare append+fsync per step (the flush before each paid model call)
+  const readingNs = samples.filter((s) => s.metric === "durable_overhead_per_step_reading_tool_us").map((s) => s.n);
+  for (const row of readingNs.map((n) => byKey.get(key("durable_overhead_per_step_reading_tool_us", n))))
+    if (row && fsync !== undefined) {
+      row.peers["bare append+fsync"] = fsync;
+      row.detail["bare append+fsync"] = { derived: "bare_append_fsync_us of this run: the floor, one flush per reading-tool step (before its paid model call)" };
+    }
+  for (const flushes of [...byKey.values()].filter((r) => r.metric === "flushes_per_step_reading_tool" && r.n !== null)) {
+    flushes.peers["floor"] = Math.round(((flushes.n! + 2) / flushes.n!) * 1000) / 1000;
+    flushes.detail["floor"] = { derived: "DESIGN.md: one flush per step (before each paid model call), plus the turn's start and end: (n + 2) ÷ n" };
   }
   const order = (m: string) => (METRICS.indexOf(m) < 0 ? METRICS.length : METRICS.indexOf(m));
   const rows = [...byKey.values()].sort((a, b) => order(a.metric) - order(b.metric) || (a.n ?? 0) - (b.n ?? 0));

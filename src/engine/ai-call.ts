@@ -46,8 +46,6 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   // stops at an event (break) stops the turn before its next model call, however many hops its reading takes
   if (runtime.streaming) await macrotask();
   await runtime.beforeEffect();
-  // durable before paying: an earlier reply still queued is kept before the next one is bought
-  await runtime.journal.keepBeforePaying();
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
   // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
@@ -56,8 +54,9 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   try {
     response = checkResponse(
       lm,
+      // durable before paying: every reply that arrived before this request is kept before it is sent
       await observeModelCall(frame, lm, step, request, () =>
-        lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push }),
+        runtime.journal.paying(() => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push })),
       ),
     );
   } catch (e) {

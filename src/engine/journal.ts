@@ -12,12 +12,13 @@ export interface JournalSink {
   write(records: object[], durable: boolean): Promise<void>;
 }
 
+const isReply = (r: object): boolean => (r as { kind?: unknown }).kind === "reply";
+
 export interface RecordedAnswer {
   verdict: "yes" | "no";
   reason: string | null;
   by: string | null;
 }
-
 
 /**
  * A turn's journal: what earlier runs recorded (looked up on replay, O(1))
@@ -152,8 +153,25 @@ export class Journal {
    */
   keepBeforePaying(): Promise<void> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
-    return this.#pending.some((r) => (r as { kind?: unknown }).kind === "reply") ? this.flush(true) : Promise.resolve();
+    if (this.#pending.some(isReply)) return this.flush(true);
+    // a reply another call's flush is writing is kept once the store acknowledges it
+    return this.#writing.size > 0 ? Promise.all(this.#writing).then(() => undefined) : Promise.resolve();
   }
+
+  /**
+   * Sends a paid request once every reply before it is kept. The last check
+   * is made in the tick the request goes out: a reply that a concurrent call
+   * (tools run side by side) received while this one waited is kept first too.
+   */
+  async paying<T>(send: () => Promise<T>): Promise<T> {
+    // (once at least: a background flush that failed is reported before anything is paid)
+    do await this.keepBeforePaying();
+    while (this.#writing.size > 0 || this.#pending.some(isReply));
+    return send();
+  }
+
+  /** Flushes holding a reply that the store has not acknowledged yet. */
+  readonly #writing = new Set<Promise<void>>();
 
   /** Sends queued records to the sink. */
   flush(durable = false): Promise<void> {
@@ -161,6 +179,12 @@ export class Journal {
     if (!this.#sink || this.#pending.length === 0) return Promise.resolve();
     const batch = this.#pending;
     this.#pending = [];
-    return this.#sink.write(batch, durable);
+    const written = this.#sink.write(batch, durable);
+    if (batch.some(isReply)) {
+      const settled = (): void => void this.#writing.delete(written);
+      this.#writing.add(written);
+      written.then(settled, settled);
+    }
+    return written;
   }
 }

@@ -147,7 +147,10 @@ describe("unfinished tools at several depths", () => {
   it("a bare invocation number that names two unfinished calls is refused; calls are named by site instead", async () => {
     const store = memoryStore();
     const effects = memoryLog();
-    const world = new World({ effects, crashWhere: "after write" });
+    // mark is slow (it waits 100 ms after its started record): it is still running when the process dies after write
+    let calls = 0;
+    // (the first wait is lead's model call; the next one before helper asks its model is mark's)
+    const world: World = new World({ effects, crashWhere: "after write", latencyMs: () => (calls++ > 0 && world.requests.length === 1 ? 100 : 0) });
     const lease = { renewMs: 1000, ttlMs: 30 };
     await expect(build(SPEC, world).conversation("deep", { store: processStore(store, world), lm: worldLM(world, SPEC), lease }).send({ text: "go" })).rejects.toThrow(/crash/);
     await new Promise((r) => setTimeout(r, 50));
@@ -160,6 +163,6 @@ describe("unfinished tools at several depths", () => {
     const answer = await turn!.resume({ results: Object.fromEntries(turn!.unfinished.map((u) => [`${u.site}:${u.invocation}`, `c:${u.name}:${(u.input as { text: string }).text}`])) });
     const free = new World({ effects: memoryLog() });
     expect(answer).toBe(await build(SPEC, free).conversation("free", { store: memoryStore(), lm: worldLM(free, SPEC) }).send({ text: "go" }));
-    expect([...effects.all().values()]).toEqual([1, 1]); // mark and write ran once each, before the crash
+    expect([...effects.all()]).toEqual([[expect.stringMatching(/^write\|/), 1]]); // write ran once, before the crash; mark never ran (a person gave its result)
   });
 });

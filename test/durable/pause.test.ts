@@ -16,11 +16,16 @@ import { makeRecord } from "../../src/records/make.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { scripted } from "../../src/testing/index.js";
 import { pauseDesk } from "./fixtures/pause-desk.js";
+import { reportReliability } from "./fixtures/reliability.js";
 import { bundled, fixture, removeBundles } from "./fixtures/spawn.js";
 
 const LEASE = { renewMs: 50, ttlMs: 200 };
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 afterAll(removeBundles);
+
+/** What these tests did, for the suite's reliability figures: SIGSTOPs that held, SIGKILLs, refunds that ran to their end twice. */
+const done = { pauses: 0, sigkills: 0, doubleRuns: 0 };
+afterAll(() => reportReliability("pause", done));
 
 type Line = Record<string, unknown>;
 
@@ -66,7 +71,7 @@ class Child {
   async pause(lock: string): Promise<void> {
     for (;;) {
       this.proc.kill("SIGSTOP");
-      if (!existsSync(lock)) return;
+      if (!existsSync(lock)) return void done.pauses++;
       this.proc.kill("SIGCONT");
       await sleep(5);
     }
@@ -110,12 +115,15 @@ describe("a holder paused inside a changing tool (real processes)", () => {
       child.proc.kill("SIGKILL");
     }
     expect(await child.exited).toBe("SIGKILL");
+    done.sigkills++;
 
     const [turn] = await chat.turns();
     expect(turn!.state).toBe("interrupted");
     expect(turn!.stalled).toBe(false);
     expect(turn!.unfinished.map((u) => u.name)).toEqual(["refund"]);
     expect(await turn!.resume({ rerun: [1] })).toBe("Refunded.");
+    // the child's run never got past its wait (it would have printed "woke"): the refund ran to its end once
+    done.doubleRuns += Math.max(0, runs.length + child.lines.filter((l) => "woke" in l).length - 1);
     expect(runs).toEqual([started]); // the rerun ran here once, with the key the first run had
     expect(lm.requests).toHaveLength(1); // the first reply came from the journal
   });
@@ -126,6 +134,7 @@ describe("a holder paused inside a changing tool (real processes)", () => {
     await child.line("started");
     child.proc.kill("SIGKILL");
     expect(await child.exited).toBe("SIGKILL");
+    done.sigkills++;
     const { store, chat } = here(dir);
     expect(Date.parse(lastLease(await store.read("pause")).until)).toBeGreaterThan(Date.now()); // its lease says it runs
     const [turn] = await chat.turns();

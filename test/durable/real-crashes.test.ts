@@ -4,7 +4,8 @@
  * functions, an approval rule) and are killed with SIGKILL at random
  * moments: at a random store append (before it is written, or after it is
  * written but before it is acknowledged), before or after a random tool,
- * or after a random delay.
+ * inside a random model call (its request in flight, or its reply just
+ * arrived), or after a random delay.
  * Another child, then this process, goes on from what the side-effect log
  * says really happened. A changing tool never runs twice, no request whose
  * reply was recorded is sent again, and the answer is the crash-free one.
@@ -16,6 +17,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { memoryStore } from "../../src/index.js";
 import { drive } from "./fixtures/drive.js";
+import { reportReliability } from "./fixtures/reliability.js";
+import { rng } from "./fixtures/rng.js";
 import { bundled, fixture, pool, removeBundles, runChild } from "./fixtures/spawn.js";
 import { changingTools, fileLog, memoryLog, type ProgSpec } from "./fixtures/world.js";
 
@@ -66,18 +69,6 @@ const SPECS: ProgSpec[] = [
   },
 ];
 
-/** A small seeded generator, so a failing run can be repeated (FUNCTAI_SEED). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return (n: number): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
-
 interface Case {
   i: number;
   spec: ProgSpec;
@@ -94,7 +85,7 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
     const r = rng(seed);
     // how many crash points (appends, before and after tools) a crash-free run of each spec goes through
     const ticks = await Promise.all(SPECS.map(async (spec) =>
-      (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep })).maxTicks));
+      (await drive({ inner: memoryStore(), conversation: "t", spec, effects: memoryLog(), input: "t", lease: LEASE, pass: sleep, modelTicks: true })).maxTicks));
     const cases: Case[] = Array.from({ length: 30 }, (_, i) => {
       const children = 1 + r(2);
       const kills = Array.from({ length: children }, () =>
@@ -106,7 +97,7 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
     let spawned = 0;
     const results = await pool(cases.map((c) => async () => {
       for (const kill of c.kills) {
-        const config = { dir: c.dir, conversation: "kill", spec: c.spec, input: c.input, effects: join(c.dir, "effects"), violations: join(c.dir, "violations.txt"), latencyMs: [1, 8], lease: LEASE, ...kill };
+        const config = { dir: c.dir, conversation: "kill", spec: c.spec, input: c.input, effects: join(c.dir, "effects"), violations: join(c.dir, "violations.txt"), latencyMs: [1, 8], lease: LEASE, modelTicks: true, ...kill };
         const end = await runChild(child, [JSON.stringify(config)]);
         spawned++;
         if (end.signal === "SIGKILL") killed++;
@@ -122,6 +113,14 @@ describe("real crashes (SIGKILL at random moments), resumed from what really hap
       const childViolations = existsSync(join(c.dir, "violations.txt")) ? readFileSync(join(c.dir, "violations.txt"), "utf8").split("\n").filter(Boolean) : [];
       return { c, d, base, effects: effects.all(), baseEffects: baseLog.all(), childViolations };
     }), 4);
+    // measured before the checks below assert them: changing tools run more than once, recorded replies asked again
+    let doubleRuns = 0;
+    let paidTwice = 0;
+    for (const { c, d, effects, childViolations } of results) {
+      for (const [, n] of changed(c.spec, effects)) doubleRuns += Math.max(0, n - 1);
+      paidTwice += [...d.violations, ...childViolations].filter((v) => v.startsWith("asked again")).length;
+    }
+    reportReliability("real crashes", { sigkills: killed, doubleRuns, repliesPaidTwice: paidTwice });
     for (const { c, d, base, effects, baseEffects, childViolations } of results) {
       const where = `case ${c.i} (seed ${seed}, kills ${JSON.stringify(c.kills)})`;
       expect(d.answer, where).toEqual(base.answer);

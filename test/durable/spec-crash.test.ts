@@ -8,11 +8,16 @@
 import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, ConversationError, tool, type Turn } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { reportReliability } from "./fixtures/reliability.js";
 import { fixture, runChild } from "./fixtures/spawn.js";
+
+/** What these tests did, for the suite's reliability figures. */
+const done = { sigkills: 0, doubleRuns: 0, repliesPaidTwice: 0 };
+afterAll(() => reportReliability("spec crash", done));
 
 const MESSAGE = "Email sam@example.com: the meeting moves to 3pm.";
 
@@ -30,6 +35,7 @@ async function crashed(): Promise<{ store: string; sent: string; turn: () => Pro
   const sent = join(store, "sent.txt");
   const end = await runChild(fixture("spec-crash-child.ts"), [store, sent]);
   expect(end.signal, end.stderr).toBe("SIGKILL");
+  done.sigkills++;
   expect(readFileSync(sent, "utf8")).toBe("to sam@example.com: The meeting moves to 3pm.\n");
   const lm = scripted([(req) => `The email to sam@example.com has been sent. (${req.messages.at(-1)!.content})`]);
   const chat = assistantIn(sent).conversation("crash", { store, lm });
@@ -55,7 +61,10 @@ describe("When the process dies (spec, real SIGKILL)", () => {
 
     const answer = await t.resume({ results: { 1: "sent" } });
     expect(answer).toBe("The email to sam@example.com has been sent. (sent)");
-    expect(readFileSync(sent, "utf8").split("\n").filter(Boolean)).toHaveLength(1); // one email, not two
+    const emails = readFileSync(sent, "utf8").split("\n").filter(Boolean).length;
+    done.doubleRuns += Math.max(0, emails - 1);
+    done.repliesPaidTwice += Math.max(0, lm.requests.length - 1);
+    expect(emails).toBe(1); // one email, not two
     expect(lm.requests).toHaveLength(1); // the reply that asked for send_email was not paid for again
     const after = await turn();
     expect([after.state, after.value, after.unfinished]).toEqual(["done", answer, []]);
@@ -66,7 +75,8 @@ describe("When the process dies (spec, real SIGKILL)", () => {
     const t = await turn();
     expect(t.state).toBe("interrupted");
     expect(await t.resume({ rerun: [1] })).toBe("The email to sam@example.com has been sent. (sent)");
-    expect(readFileSync(sent, "utf8").split("\n").filter(Boolean)).toHaveLength(2); // the child's, and the rerun
+    expect(readFileSync(sent, "utf8").split("\n").filter(Boolean)).toHaveLength(2); // the child's, and the rerun a person asked for
+    done.repliesPaidTwice += Math.max(0, lm.requests.length - 1);
     expect(lm.requests).toHaveLength(1);
     expect((await turn()).state).toBe("done");
     // a done turn does not resume again

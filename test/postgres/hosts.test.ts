@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { answersFor } from "../durable/fixtures/drive.js";
+import { reportReliability } from "../durable/fixtures/reliability.js";
 import { removeBundles } from "../durable/fixtures/spawn.js";
 import { build, fileLog, World, worldLM, type ProgSpec } from "../durable/fixtures/world.js";
 import { DESK, effectsDir, recordsOf, startHost, until, untilRecord } from "./fixtures/hosts.js";
@@ -15,6 +16,16 @@ import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.
 
 afterAll(removeBundles);
 const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 }; // never runs out in these tests: liveness alone tells
+
+/** What these tests did, for the suite's reliability figures: SIGKILLs sent, changing tool calls run more than once. */
+const done = { sigkills: 0, doubleRuns: 0 };
+afterAll(() => reportReliability("Postgres hosts", done));
+/** Runs of changing tool calls past their first, from the side-effect log (measured before the tests assert it is 0). */
+const twice = (effects: string): number => {
+  let out = 0;
+  for (const [k, n] of fileLog(effects).all()) if (["refund", "notify"].includes(k.split("|")[0]!)) out += Math.max(0, n - 1);
+  return out;
+};
 
 /** Each changing tool's runs, from the side-effect log. */
 const runs = (effects: string): Record<string, number> => {
@@ -42,6 +53,7 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     expect(runs(effects)).toEqual({ find: 1 });
     const second = await (await startHost({ ...base, app: "host-two", action: "approve" })).done;
     expect(second.out, second.stderr).toMatchObject({ ok: expect.stringMatching(/^desk:/), violations: [] });
+    done.doubleRuns += twice(effects);
     expect(runs(effects)).toEqual({ find: 1, refund: 1, notify: 1 });
     // a third host sees the turn done, approved by the second
     const { store, chat } = here(schema, "sam", spec, effects);
@@ -61,6 +73,7 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     await untilRecord(schema, "race", "find done", (r) => r["kind"] === "tool" && r["name"] === "find" && r["state"] === "done");
     sender.child.kill("SIGKILL");
     expect((await sender.done).signal).toBe("SIGKILL");
+    done.sigkills++;
     const goAt = Date.now() + 4_000; // every racer has opened the conversation by then
     const racers = await Promise.all(Array.from({ length: 8 }, (_, i) => startHost({ ...base, app: `racer-${i}`, action: "resume", goAt })));
     const ends = await Promise.all(racers.map((r) => r.done));
@@ -69,6 +82,7 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     expect(won, JSON.stringify(outs)).toHaveLength(1);
     for (const o of outs) if (o && !("ok" in o)) expect(["turn-claimed", "turn-state", "lease-lost"], JSON.stringify(o)).toContain(o.error);
     for (const o of outs) expect(o?.violations).toEqual([]);
+    done.doubleRuns += twice(effects);
     expect(runs(effects)).toEqual({ find: 1, refund: 1, notify: 1 });
     const leases = (await recordsOf(schema, "race")).filter((r) => r["kind"] === "lease").map((r) => r["attempt"]);
     expect(new Set(leases)).toEqual(new Set([1, 2])); // the sender's, then the one winner's
@@ -84,12 +98,14 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     expect((await chat.turns()).at(-1)!.state).toBe("running"); // alive: it holds the turn's advisory lock
     host.child.kill("SIGKILL");
     await host.done;
+    done.sigkills++;
     // the lease says running for a minute more; the lost lock says interrupted now
     await until("the turn reads interrupted", async () => (await chat.turns()).at(-1)!.state === "interrupted", 1_000);
     const turn = (await chat.turns()).at(-1)!;
     expect(turn.unfinished.map((u) => u.name)).toEqual(["refund"]);
     const answer = await turn.resume(answersFor(turn.unfinished, fileLog(effects)));
     expect(answer).toMatch(/^desk:/);
+    done.doubleRuns += twice(effects);
     expect(runs(effects)).toEqual({ find: 1, refund: 1, notify: 1 });
     await store.close();
     await dropSchema(schema);
@@ -101,7 +117,8 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     const host = await startHost({ schema, app: "cut-off", conversation: "cut", spec: DESK, input: "Refund C-3", effects, action: "send", latencyMs: 6_000, lease: LONG_LEASE });
     const { store, chat } = here(schema, "cut", DESK, effects);
     // the host ran its reads tool and asks the model again (6 s): end every connection it has
-    await until("find ran", async () => runs(effects)["find"] === 1);
+    // (its record, not its side effect: the record is kept before the paid call, and only then is the cut in the call)
+    await untilRecord(schema, "cut", "find done", (r) => r["kind"] === "tool" && r["name"] === "find" && r["state"] === "done");
     // (in the select list, so it runs only on the rows the WHERE kept)
     const ended = await admin<{ ok: boolean }>("SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'cut-off'");
     expect(ended.filter((e) => e.ok).length).toBeGreaterThanOrEqual(1); // its lock's session (and its pool's, if one is open)
@@ -112,6 +129,7 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     expect(answer).toMatch(/^desk:/);
     const end = await host.done;
     expect(end.out, end.stderr).toMatchObject({ error: expect.stringMatching(/^(lease-lost|turn-claimed)$/) });
+    done.doubleRuns += twice(effects);
     expect(runs(effects)).toEqual({ find: 1, refund: 1, notify: 1 }); // the reads tool's result was kept before the paid model call: replayed, not run again; each change once
     await store.close();
     await dropSchema(schema);
@@ -125,6 +143,7 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     execFileSync("pg_ctlcluster", ["15", "main", "restart"], { stdio: "ignore" }); // once: it disturbs the server's other users for a second
     const end = await host.done;
     expect(end.out, end.stderr).toMatchObject({ ok: expect.stringMatching(/^desk:/), violations: [], requests: 4 });
+    done.doubleRuns += twice(effects);
     expect(runs(effects)).toEqual({ find: 1, refund: 1, notify: 1 });
     const records = await recordsOf(schema, "boot");
     expect(records.filter((r) => r["kind"] === "reply")).toHaveLength(4);
