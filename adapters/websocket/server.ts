@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
-import { resolveStore } from "../../src/conversation/conversation.js";
+import { resolveStore } from "../../src/runtime/stores.js";
 import { FunctaiError } from "../../src/errors.js";
 import type { Settings } from "../../src/settings.js";
 import type { Store } from "../../src/store/types.js";

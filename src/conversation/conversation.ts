@@ -1,4 +1,3 @@
-import { platform } from "#runtime";
 import type { z } from "zod";
 import { parseInput } from "../core/definition.js";
 import type { CallInput, CallOptions } from "../core/input.js";
@@ -14,6 +13,7 @@ import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
 import type { Definition } from "../core/definition.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
+import { resolveStore } from "../runtime/stores.js";
 import { keepSnapshots, settle, startSent, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
 import { ConversationLog, historyOf } from "./log.js";
@@ -83,16 +83,6 @@ class AlreadySent extends Error {
   constructor(readonly turn: string) {
     super(`turn ${turn} was sent for this request already`);
   }
-}
-
-const storeCache = new Map<string, Store>();
-
-export function resolveStore(store: Store | string | undefined): Store {
-  if (store === undefined) throw new FunctaiError("settings-invalid", "a conversation needs a store: { store: \"chats/\" } or a Store");
-  if (typeof store !== "string") return store;
-  let resolved = storeCache.get(store);
-  if (!resolved) storeCache.set(store, (resolved = platform.defaultStore(store)));
-  return resolved;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
