@@ -3,7 +3,7 @@
  * programs: a companion's answer is recorded (conditionally: answered once),
  * then the turn goes on here and its events are passed to `emit`.
  */
-import type { Callable } from "../../src/core/callable.js";
+import type { Callable } from "../../src/functions/callable.js";
 import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
 import type { Turn } from "../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../src/errors.js";

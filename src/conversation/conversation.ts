@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { parseInput } from "../core/definition.js";
-import type { CallInput, CallOptions } from "../core/input.js";
+import { parseInput } from "../functions/definition.js";
+import type { CallInput, CallOptions } from "../functions/input.js";
 import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { newTurnId } from "../ids.js";
@@ -11,7 +11,7 @@ import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Setti
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
-import type { Definition } from "../core/definition.js";
+import type { Definition } from "../functions/definition.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
 import { keepSnapshots, settle, startSent, type ConversationContext } from "./driver.js";

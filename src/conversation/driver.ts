@@ -6,8 +6,8 @@
  */
 import { waitFor } from "xstate";
 import type { ApprovalRule } from "../approval/types.js";
-import type { Definition } from "../core/definition.js";
-import { outcomeOf } from "../core/root-turn.js";
+import type { Definition } from "../functions/definition.js";
+import { outcomeOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import { isoAt } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";

@@ -1,5 +1,5 @@
 import type { Approval } from "../approval/types.js";
-import type { Definition } from "../core/definition.js";
+import type { Definition } from "../functions/definition.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalSink } from "../engine/journal.js";

@@ -1,4 +1,4 @@
-import { outcomeOf } from "../core/root-turn.js";
+import { outcomeOf } from "../turn/run.js";
 import type { TurnEvent } from "../turn/events.js";
 import type { TurnSession } from "../turn/session.js";
 import { TurnStream } from "../turn/stream.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Callable } from "../core/callable.js";
+import type { Callable } from "../functions/callable.js";
 import { FunctaiError } from "../errors.js";
 
 /** A row of data: columns named like the function's inputs, and the expected outputs. */

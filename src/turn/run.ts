@@ -6,9 +6,9 @@ import { FunctaiError } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { Usage } from "../lm/types.js";
 import type { Settings } from "../settings.js";
-import { startTurn, type TurnSession } from "../turn/session.js";
-import { TurnStream } from "../turn/stream.js";
-import type { Definition } from "./definition.js";
+import { startTurn, type TurnSession } from "./session.js";
+import { TurnStream } from "./stream.js";
+import type { Definition } from "../functions/definition.js";
 
 /**
  * What `fn.predict()` gives: the answer and the whole exchange.
