@@ -6,7 +6,7 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { checkConversationId, checkRecords } from "../../src/store/memory.js";
+import { checkConversationId, checkRecords } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
