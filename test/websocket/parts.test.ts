@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket as WsSocket } from "ws";
 import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
-import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/keys.js";
-import { TokenBucket } from "../../adapters/websocket/limits.js";
+import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/server/keys.js";
+import { TokenBucket } from "../../adapters/websocket/server/limits.js";
 import { waitingDesk } from "./fixtures.js";
-import { entriesOf, WaitingWatcher } from "../../adapters/websocket/watch.js";
+import { entriesOf, WaitingWatcher } from "../../adapters/websocket/server/watch.js";
 import { memoryStore, readConversation, type Store } from "../../src/index.js";
 
 /** Only what a browser's WebSocket offers (no `.on`, no Buffers): `connect` must need nothing more. */

@@ -4,10 +4,10 @@
  * program that sent the turn, as its `program` record names it). The same
  * rule for the waiting list, pushed events and every request about a turn.
  */
-import { readConversation } from "../../src/records/read-conversation.js";
-import type { Store } from "../../src/store/types.js";
+import { readConversation } from "../../../src/records/read-conversation.js";
+import type { Store } from "../../../src/store/types.js";
 import { allowsConversation, type Grant } from "./keys.js";
-import type { WaitingEntry } from "./protocol.js";
+import type { WaitingEntry } from "../shared/protocol.js";
 import type { WaitingWatcher } from "./watch.js";
 
 /** Whether `grant` covers a turn of `program` (`null`: a program nobody named) in `conversation`. */

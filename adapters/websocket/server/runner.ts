@@ -3,19 +3,19 @@
  * programs: a companion's answer is recorded (conditionally: answered once),
  * then the turn goes on here and its events are passed to `emit`.
  */
-import type { Callable } from "../../src/functions/callable.js";
-import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
-import type { Turn } from "../../src/conversation/turn.js";
-import { FunctaiError, isFunctaiError } from "../../src/errors.js";
-import { callerPath } from "../../src/records/keys.js";
-import { readConversation, type TurnInfo } from "../../src/records/read-conversation.js";
-import type { Settings } from "../../src/settings.js";
-import type { Store } from "../../src/store/types.js";
-import type { TurnEvent } from "../../src/turn/events.js";
-import type { TurnStream } from "../../src/turn/stream.js";
-import type { Approval } from "../../src/approval/types.js";
-import { toWireError } from "./errors.js";
-import type { Outcome, TurnStatus } from "./protocol.js";
+import type { Callable } from "../../../src/functions/callable.js";
+import { recordAnswerOf, streamOn } from "../../../src/conversation/internal.js";
+import type { Turn } from "../../../src/conversation/turn.js";
+import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
+import { callerPath } from "../../../src/records/keys.js";
+import { readConversation, type TurnInfo } from "../../../src/records/read-conversation.js";
+import type { Settings } from "../../../src/settings.js";
+import type { Store } from "../../../src/store/types.js";
+import type { TurnEvent } from "../../../src/turn/events.js";
+import type { TurnStream } from "../../../src/turn/stream.js";
+import type { Approval } from "../../../src/approval/types.js";
+import { toWireError } from "../shared/errors.js";
+import type { Outcome, TurnStatus } from "../shared/protocol.js";
 import { entriesOf } from "./watch.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

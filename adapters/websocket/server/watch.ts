@@ -4,12 +4,12 @@
  * yet. A conversation is read again only when it grew, or when one of its
  * running turns' leases runs out (it may now be interrupted).
  */
-import { approvalOf } from "../../src/conversation/waiting.js";
-import { unfinishedOf } from "../../src/records/keys.js";
-import { ConversationLog } from "../../src/conversation/log.js";
-import type { ConversationState, TurnInfo } from "../../src/records/read-conversation.js";
-import type { Store } from "../../src/store/types.js";
-import type { WaitingEntry } from "./protocol.js";
+import { approvalOf } from "../../../src/conversation/waiting.js";
+import { unfinishedOf } from "../../../src/records/keys.js";
+import { ConversationLog } from "../../../src/conversation/log.js";
+import type { ConversationState, TurnInfo } from "../../../src/records/read-conversation.js";
+import type { Store } from "../../../src/store/types.js";
+import type { WaitingEntry } from "../shared/protocol.js";
 
 interface Seen {
   /** The conversation as walked so far (kept for the READERS conversations that changed last). */

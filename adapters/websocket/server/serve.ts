@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
-import { resolveStore } from "../../src/runtime/stores.js";
-import { FunctaiError } from "../../src/errors.js";
-import type { Settings } from "../../src/settings.js";
-import type { Store } from "../../src/store/types.js";
+import { resolveStore } from "../../../src/runtime/stores.js";
+import { FunctaiError } from "../../../src/errors.js";
+import type { Settings } from "../../../src/settings.js";
+import type { Store } from "../../../src/store/types.js";
 import { CLOSE, Connection, type Hub } from "./connection.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
 import { admit, type RateOptions } from "./limits.js";
