@@ -22,6 +22,18 @@ function importsOf(file: string): string[] {
   return found;
 }
 
+/** Every repo file `entry` reaches through relative imports (itself included). */
+function reach(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const todo = [entry];
+  for (let file = todo.pop(); file !== undefined; file = todo.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    todo.push(...importsOf(file).map((target) => target.replace(/\.js$/, ".ts")));
+  }
+  return seen;
+}
+
 describe("layers", () => {
   it("no file in src/ imports adapters/ or the platform entries in runtime/ (those reach src only through #runtime)", () => {
     const files = sources("src");
@@ -37,5 +49,12 @@ describe("layers", () => {
   it("the reader sees imports (it finds runtime/node.ts's own)", () => {
     expect(importsOf("runtime/node.ts")).toContain("runtime/default-store.node.js");
     expect(importsOf("runtime/default-store.node.ts")).toContain("adapters/node-fs/index.js");
+  });
+
+  it("the WebSocket browser entry reaches no server file (only client/ and shared/)", () => {
+    const reached = [...reach("adapters/websocket/browser.ts")];
+    expect(reached).toContain("adapters/websocket/shared/protocol.ts");
+    expect(reached.filter((file) => file.startsWith("adapters/websocket/server/"))).toEqual([]);
+    expect([...reach("adapters/websocket/index.ts")]).toContain("adapters/websocket/server/serve.ts");
   });
 });
