@@ -212,7 +212,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId(clock.now());
       // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
-      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller), turn, def.name), { streaming: true });
+      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller), turn, def.name, clock), { streaming: true });
       return streamSent<O>(session, log, () => waitingOf(turn));
     },
     async turns() {
@@ -235,7 +235,13 @@ function streamSent<O>(session: TurnSession, log: ConversationLog, waiting: () =
 class DeferredHost {
   readonly mode = "conversation" as const;
   #host: ConversationHost | null = null;
-  constructor(readonly ready: Promise<ConversationHost>, readonly turn: string, readonly name: string) {
+  constructor(
+    readonly ready: Promise<ConversationHost>,
+    readonly turn: string,
+    readonly name: string,
+    /** The conversation's: the turn's events take their time from it before its host is ready, and after. */
+    readonly clock: Clock,
+  ) {
     ready.catch(() => undefined);
   }
   async #get(): Promise<ConversationHost> {

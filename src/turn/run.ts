@@ -6,7 +6,7 @@ import { FunctaiError } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { Usage } from "../lm/types.js";
 import type { Settings } from "../settings.js";
-import { startTurn, type TurnSession } from "./session.js";
+import { startTurn, tell, type TurnSession } from "./session.js";
 import { TurnStream } from "./stream.js";
 import type { Definition } from "../functions/definition.js";
 
@@ -56,7 +56,7 @@ export function linkSignal(session: TurnSession, signal: AbortSignal | undefined
   if (!signal) return;
   const stop = (): void => {
     session.error = new FunctaiError("turn-aborted", "the turn was aborted", { cause: signal.reason });
-    session.actor.send({ type: "STOP" });
+    tell(session, { type: "STOP" });
   };
   if (signal.aborted) stop();
   else signal.addEventListener("abort", stop, { once: true });
@@ -126,13 +126,13 @@ export function runStream<T>(def: Definition, options: RootOptions): TurnStream<
       endsWhenWaiting: false,
       approve: async ({ id, by }) => {
         answerable(session, id);
-        session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
+        tell(session, { type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
       },
       deny: async (reason, { id, by }) => {
         answerable(session, id);
-        session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
+        tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
       },
-      abort: () => session.actor.send({ type: "STOP" }),
+      abort: () => tell(session, { type: "STOP" }),
     },
     outcomeOf<T>(session),
   );

@@ -7,7 +7,7 @@ import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtim
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
 import type { TurnEventBody } from "./events.js";
-import { turnMachine, type RunnerInput, type TurnInput } from "./machine.js";
+import { turnMachine, type RunnerInput, type TurnCommand, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
 export type Outcome =
@@ -90,7 +90,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         const journal = await host.journal(input.run);
         for (const [id, answer] of Object.entries(input.answers)) journal.addAnswer(id, answer);
         const options: ConstructorParameters<typeof TurnRuntime>[0] = {
-          turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown,
+          turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown, clock,
         };
         if (streaming)
           options.emit = (path, body) => {
@@ -161,12 +161,21 @@ const machine = turnMachine.provide({
   },
 });
 
+/** A command without its time: `tell` stamps it. */
+export type Untimed<C> = C extends unknown ? Omit<C, "at"> : never;
+
+/** Sends a command to the turn's actor, stamped with the time of the turn's clock (the machine reads none). */
+export function tell(session: TurnSession, command: Untimed<TurnCommand>): void {
+  session.actor.send({ ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand);
+}
+
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
-  const input: TurnInput = { turn: host.turn, name: host.name, ...options.input };
-  const actor: TurnActor = options.snapshot !== undefined
-    ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
-    : createActor(machine, { input });
+  const input: TurnInput = { turn: host.turn, name: host.name, at: isoAt((host.clock ?? systemClock).now()), ...options.input };
+  const actor: TurnActor =
+    options.snapshot !== undefined
+      ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
+      : createActor(machine, { input });
   const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set() };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;

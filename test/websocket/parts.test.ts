@@ -46,7 +46,7 @@ describe("the waiting list", () => {
     const store: Store = { ...base, read: (id, after) => (after ? undefined : full.push(id), base.read(id, after)) };
     const { served } = await waitingDesk(["ana", "sam"], { store: base });
     const watcher = new WaitingWatcher(store, 60_000, (e) => { throw e; });
-    const now = async () => entriesOf("ana", readConversation(await base.read("ana"), { now: Date.now() })).concat(entriesOf("sam", readConversation(await base.read("sam"), { now: Date.now() })));
+    const now = async () => entriesOf("ana", readConversation(await base.read("ana"), { now: Date.now() }), Date.now()).concat(entriesOf("sam", readConversation(await base.read("sam"), { now: Date.now() }), Date.now()));
     await watcher.refresh();
     expect(watcher.all.map((e) => [e.conversation, e.state])).toEqual([["ana", "waiting"], ["sam", "waiting"]]);
     const [turn] = await served.conversation("sam", { store: base }).turns();

@@ -53,7 +53,7 @@ export function requestHandler(hub: Hub): Handler {
     let program: string | null = null;
     if ("turn" in msg) {
       try {
-        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn);
+        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn, hub.clock);
       } catch (e) {
         return conn.error(msg.id, toWireError(e));
       }
