@@ -14,7 +14,7 @@ import type { TurnStream } from "../turn/stream.js";
 import type { Definition } from "../functions/definition.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
-import { keepSnapshots, settle, startSent, type ConversationContext } from "./driver.js";
+import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
@@ -171,7 +171,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   const waitingOf = async (turn: string): Promise<Error> => new Waiting(await turnHandle(turn));
 
   /** Runs a turn just sent, here, to its answer (or `Waiting`). */
-  const run = (host: ConversationHost): Promise<O> => settle(startSent(host, false), () => waitingOf(host.turn)) as Promise<O>;
+  const run = (host: ConversationHost): Promise<O> => resultOrWait(startSent(host, false), () => waitingOf(host.turn)) as Promise<O>;
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {

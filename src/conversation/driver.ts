@@ -1,13 +1,13 @@
 /**
  * Running a conversation's turn in this process: start a session for a
  * turn just sent, or continue one (rehydrated from its snapshot, its
- * journal replayed), keep its snapshots, settle it to an answer (or a wait),
+ * journal replayed), keep its snapshots, wait for its result (or its wait for a person),
  * and the controls a stream answers it with.
  */
 import { waitFor } from "xstate";
 import type { ApprovalRule } from "../approval/types.js";
 import type { Definition } from "../functions/definition.js";
-import { outcomeOf } from "../turn/run.js";
+import { resultOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
 import { startTurn, tell, type TurnSession } from "../turn/session.js";
@@ -68,9 +68,9 @@ export function keepSnapshots(session: TurnSession): void {
 export const snapshotKept = (session: TurnSession): Promise<void> => snapshots.get(session) ?? Promise.resolve();
 
 /** Resolves to the turn's answer; a turn that stops for a person rejects with what `waiting` makes. */
-export async function settle(session: TurnSession, waiting: WaitingError): Promise<unknown> {
+export async function resultOrWait(session: TurnSession, waiting: WaitingError): Promise<unknown> {
   let waited = false;
-  const result = outcomeOf(session, () => {
+  const result = resultOf(session, () => {
     waited = true;
     return "waiting";
   });

@@ -26,7 +26,7 @@ export interface Prediction<T> {
 }
 
 /** Resolves with the turn's result once its actor ends; `onWaiting` says what a waiting turn rejects with. */
-export function outcomeOf<T>(session: TurnSession, onWaiting?: () => unknown): Promise<T> {
+export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const check = (): void => {
       const snapshot = session.actor.getSnapshot();
@@ -85,7 +85,7 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
     },
     { streaming: false },
   );
-  const result = outcomeOf<T>(session);
+  const result = resultOf<T>(session);
   session.actor.start();
   linkSignal(session, options.signal);
   const value = await result;
@@ -134,7 +134,7 @@ export function runStream<T>(def: Definition, options: RootOptions): TurnStream<
       },
       abort: () => tell(session, { type: "STOP" }),
     },
-    outcomeOf<T>(session),
+    resultOf<T>(session),
   );
   session.actor.start();
   linkSignal(session, options.signal);

@@ -10,7 +10,7 @@ import type { TurnEventBody } from "./events.js";
 import { turnMachine, type RunnerInput, type TurnCommand, type TurnInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
-export type Outcome =
+export type TurnEnd =
   | { state: "done"; result: unknown; usage: Usage }
   | { state: "failed"; error: unknown; usage: Usage }
   | { state: "stopped"; reason: string; usage: Usage };
@@ -34,7 +34,7 @@ export interface TurnHost {
   /** The turn stops for a person (conversations save it here). */
   onWait?(approvals: Approval[], runtime: TurnRuntime): Promise<void>;
   /** The turn ended (conversations record it here). */
-  onEnd?(outcome: Outcome, runtime: TurnRuntime): Promise<void>;
+  onEnd?(end: TurnEnd, runtime: TurnRuntime): Promise<void>;
   /** Given each run's abort: a host that learns the turn was taken from it (its lease lost) aborts the running tools' `ctx.signal`. */
   watch?(abort: (reason: LeaseLost) => void): void;
   /** The turn lost its lease or was told to stop: it ends here without an `ended` record. */
