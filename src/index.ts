@@ -1,10 +1,10 @@
 export * from "./errors.js";
 export { Waiting } from "./conversation/turn.js";
-export { ai, type AIFunction, type AISpec, type Optimizable } from "./core/ai.js";
-export { program, type Program, type ProgramSpec, type ProgramContext } from "./core/program.js";
-export { delegate } from "./core/delegate.js";
-export type { Callable, CallInput, CallOptions } from "./core/callable.js";
-export type { Prediction } from "./core/root-turn.js";
+export { ai, type AIFunction, type AISpec, type Optimizable } from "./functions/ai.js";
+export { program, type Program, type ProgramSpec, type ProgramContext } from "./functions/program.js";
+export { delegate } from "./functions/delegate.js";
+export type { Callable, CallInput, CallOptions } from "./functions/callable.js";
+export type { Prediction } from "./turn/run.js";
 export { tool, toolSpec, type Tool, type ToolSpecInput } from "./tools/tool.js";
 export type { ToolContext, ToolLike } from "./tools/types.js";
 export { configure, withSettings, resetConfiguration, type Settings, type LeaseSettings } from "./settings.js";

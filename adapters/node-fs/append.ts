@@ -8,7 +8,7 @@
  */
 import { fstatSync, fsyncSync, ftruncateSync, writeSync } from "node:fs";
 import { ConversationError } from "../../src/errors.js";
-import { storeConflict } from "../../src/store/memory.js";
+import { storeConflict } from "../../src/store/checks.js";
 import { closeFd, openForAppend, scanFdSync, statOrUndefined, symlinkRefused, syncDirNow, type Known } from "./files.js";
 import type { Flushes, PendingFlush } from "./flush.js";
 import type { HandlePool } from "./handles.js";

@@ -1,6 +1,6 @@
 import { ConversationError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { checkConversationId, checkRecords, storeConflict } from "../../src/store/memory.js";
+import { checkConversationId, checkRecords, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import type { Db } from "./db.js";
 import { storeIo } from "./errors.js";

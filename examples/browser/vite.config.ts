@@ -1,7 +1,7 @@
 /**
  * The browser example, on the repo's sources: `functai` and its subpaths
  * resolve to `src/` and `adapters/` (the `functai-source` condition), and
- * `#runtime` picks `src/runtime/browser.ts` (the `browser` condition), so a
+ * `#runtime` picks `runtime/browser.ts` (the `browser` condition), so a
  * string store is an IndexedDB database and nothing from `node:` is bundled.
  *
  *   npx vite examples/browser          (dev server)

@@ -1,7 +1,6 @@
-import { platform } from "#runtime";
 import type { z } from "zod";
-import { parseInput } from "../core/definition.js";
-import type { CallInput, CallOptions } from "../core/input.js";
+import { parseInput } from "../functions/definition.js";
+import type { CallInput, CallOptions } from "../functions/input.js";
 import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/fingerprint.js";
 import { newTurnId } from "../ids.js";
@@ -12,9 +11,10 @@ import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Setti
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
-import type { Definition } from "../core/definition.js";
+import type { Definition } from "../functions/definition.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
-import { keepSnapshots, settle, startSent, type ConversationContext } from "./driver.js";
+import { resolveStore } from "../runtime/stores.js";
+import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
@@ -105,16 +105,6 @@ class AlreadySent extends Error {
   }
 }
 
-const storeCache = new Map<string, Store>();
-
-export function resolveStore(store: Store | string | undefined): Store {
-  if (store === undefined) throw new FunctaiError("settings-invalid", "a conversation needs a store: { store: \"chats/\" } or a Store");
-  if (typeof store !== "string") return store;
-  let resolved = storeCache.get(store);
-  if (!resolved) storeCache.set(store, (resolved = platform.defaultStore(store)));
-  return resolved;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** What a conversation is opened from: the function's definition and its settings layers. */
@@ -201,7 +191,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   const waitingOf = async (turn: string): Promise<Error> => new Waiting(await turnHandle(turn));
 
   /** Runs a turn just sent, here, to its answer (or `Waiting`). */
-  const run = (host: ConversationHost): Promise<O> => settle(startSent(host, false), () => waitingOf(host.turn)) as Promise<O>;
+  const run = (host: ConversationHost): Promise<O> => resultOrWait(startSent(host, false), () => waitingOf(host.turn)) as Promise<O>;
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
@@ -242,7 +232,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId(clock.now());
       // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
-      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller), turn, def.name), { streaming: true });
+      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller), turn, def.name, clock), { streaming: true });
       return streamSent<O>(session, log, () => waitingOf(turn));
     },
     async turns() {
@@ -265,7 +255,13 @@ function streamSent<O>(session: TurnSession, log: ConversationLog, waiting: () =
 class DeferredHost {
   readonly mode = "conversation" as const;
   #host: ConversationHost | null = null;
-  constructor(readonly ready: Promise<ConversationHost>, readonly turn: string, readonly name: string) {
+  constructor(
+    readonly ready: Promise<ConversationHost>,
+    readonly turn: string,
+    readonly name: string,
+    /** The conversation's: the turn's events take their time from it before its host is ready, and after. */
+    readonly clock: Clock,
+  ) {
     ready.catch(() => undefined);
   }
   async #get(): Promise<ConversationHost> {

@@ -1,17 +1,16 @@
 /**
  * Running a conversation's turn in this process: start a session for a
  * turn just sent, or continue one (rehydrated from its snapshot, its
- * journal replayed), keep its snapshots, settle it to an answer (or a wait),
+ * journal replayed), keep its snapshots, wait for its result (or its wait for a person),
  * and the controls a stream answers it with.
  */
 import type { ApprovalRule } from "../approval/types.js";
-import type { Definition } from "../core/definition.js";
-import { outcomeOf } from "../core/root-turn.js";
+import type { Definition } from "../functions/definition.js";
+import { resultOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
-import { isoAt } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
 import { snapshotWhere } from "../turn/actor.js";
-import { startTurn, type TurnSession } from "../turn/session.js";
+import { startTurn, tell, type TurnSession } from "../turn/session.js";
 import type { StreamControls } from "../turn/stream.js";
 import { recordAnswer } from "./answers.js";
 import { ConversationHost } from "./host.js";
@@ -69,9 +68,9 @@ export function keepSnapshots(session: TurnSession): void {
 export const snapshotKept = (session: TurnSession): Promise<void> => snapshots.get(session) ?? Promise.resolve();
 
 /** Resolves to the turn's answer; a turn that stops for a person rejects with what `waiting` makes. */
-export async function settle(session: TurnSession, waiting: WaitingError): Promise<unknown> {
+export async function resultOrWait(session: TurnSession, waiting: WaitingError): Promise<unknown> {
   let waited = false;
-  const result = outcomeOf(session, () => {
+  const result = resultOf(session, () => {
     waited = true;
     return "waiting";
   });
@@ -92,20 +91,19 @@ const stoppedRunning = (session: TurnSession): Promise<unknown> => snapshotWhere
 /** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
 export function controls(session: TurnSession, log: ConversationLog): StreamControls {
   const turn = session.host.turn;
-  const at = (): string => isoAt(log.clock.now());
   return {
     endsWhenWaiting: true,
     approve: async ({ id, by }) => {
       await stoppedRunning(session);
       await recordAnswer(log, turn, { verdict: "yes", by: by ?? null, reason: null, id });
-      session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null, at: at() });
+      tell(session, { type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
     },
     deny: async (reason, { id, by }) => {
       await stoppedRunning(session);
       await recordAnswer(log, turn, { verdict: "no", by: by ?? null, reason: reason ?? null, id });
-      session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null, at: at() });
+      tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null });
     },
-    abort: () => session.actor.send({ type: "STOP", at: at() }),
+    abort: () => tell(session, { type: "STOP" }),
   };
 }
 
@@ -146,7 +144,7 @@ export function continueTurn(ctx: ConversationContext, state: ConversationState,
     : startTurn(host, { streaming: options.streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
   keepSnapshots(session);
   session.actor.start();
-  if (!pending && session.actor.getSnapshot().value === "awaitingApproval") session.actor.send({ type: "RESUME" });
-  if (session.actor.getSnapshot().value === "interrupted") session.actor.send({ type: "RESUME" });
+  if (!pending && session.actor.getSnapshot().value === "awaitingApproval") tell(session, { type: "RESUME" });
+  if (session.actor.getSnapshot().value === "interrupted") tell(session, { type: "RESUME" });
   return session;
 }

@@ -1,5 +1,5 @@
 import type { Approval } from "../approval/types.js";
-import type { Definition } from "../core/definition.js";
+import type { Definition } from "../functions/definition.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalSink } from "../engine/journal.js";
@@ -10,7 +10,7 @@ import type { ConversationRecord } from "../records/types.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
-import type { Outcome, TurnHost } from "../turn/session.js";
+import type { TurnEnd, TurnHost } from "../turn/session.js";
 import { DEFAULT_RENEW_MS, DEFAULT_TTL_MS, fence, Lease } from "./lease.js";
 import { ConversationLog } from "./log.js";
 import { waitingOf } from "./waiting.js";
@@ -127,17 +127,17 @@ export class ConversationHost implements TurnHost {
     this.#length = this.#tail!.length;
   }
 
-  async onEnd(outcome: Outcome, runtime: TurnRuntime): Promise<void> {
+  async onEnd(end: TurnEnd, runtime: TurnRuntime): Promise<void> {
     this.lease.stop();
     // only the process that claimed the turn ends it: a failure before the claim (a refusal, a lost race) records nothing
     if (!this.lease.held) return this.lease.releaseLock();
     const journal = this.#journal ?? runtime.journal;
-    const usage = { input_tokens: outcome.usage.inputTokens, output_tokens: outcome.usage.outputTokens };
-    if (outcome.state === "done") void journal.add({ kind: "ended", state: "done", outputs: { result: outcome.result }, value: outcome.result, usage });
-    else if (outcome.state === "failed") {
-      const error = { code: outcome.error instanceof FunctaiError ? outcome.error.code : null, message: describeError(outcome.error) };
+    const usage = { input_tokens: end.usage.inputTokens, output_tokens: end.usage.outputTokens };
+    if (end.state === "done") void journal.add({ kind: "ended", state: "done", outputs: { result: end.result }, value: end.result, usage });
+    else if (end.state === "failed") {
+      const error = { code: end.error instanceof FunctaiError ? end.error.code : null, message: describeError(end.error) };
       void journal.add({ kind: "ended", state: "failed", error, usage });
-    } else void journal.add({ kind: "ended", state: "stopped", error: { code: "turn-aborted", message: outcome.reason }, usage });
+    } else void journal.add({ kind: "ended", state: "stopped", error: { code: "turn-aborted", message: end.reason }, usage });
     try {
       await journal.flush(true);
     } finally {

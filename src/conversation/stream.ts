@@ -1,4 +1,4 @@
-import { outcomeOf } from "../core/root-turn.js";
+import { resultOf } from "../turn/run.js";
 import type { TurnEvent } from "../turn/events.js";
 import type { TurnSession } from "../turn/session.js";
 import { TurnStream } from "../turn/stream.js";
@@ -20,7 +20,7 @@ export class ConversationStream<T> extends TurnStream<T> {
   constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError) {
     let toldWaiting = (): void => undefined;
     const result = new Promise<T>((resolve, reject) => {
-      outcomeOf<T>(session).then(resolve, reject);
+      resultOf<T>(session).then(resolve, reject);
       let told = false;
       toldWaiting = () => {
         if (told) return;

@@ -5,7 +5,7 @@ import type { ConversationState, TurnInfo } from "../records/read-conversation.j
 import type { TurnState } from "../records/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type ResumeOptions } from "./answers.js";
-import { continueTurn, settle, type ConversationContext } from "./driver.js";
+import { continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
 import { inside } from "./internal.js";
 import { ConversationStream } from "./stream.js";
 import { approvalOf } from "./waiting.js";
@@ -155,7 +155,7 @@ export class Turn<O = unknown> {
   async #goOn(state: ConversationState, info: TurnInfo, start: "interrupted" | undefined, length: number): Promise<O> {
     const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length });
     try {
-      return (await settle(session, () => this.#waiting())) as O;
+      return (await resultOrWait(session, () => this.#waiting())) as O;
     } finally {
       // current after its own action: done, failed, waiting again, …
       await this.refresh().catch(() => undefined);

@@ -104,7 +104,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     if (response.toolCalls.length === 0) {
       const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output);
       if (read.ok) {
-        remember({ at: new Date(), name: fn.name, model: lm.model, messages, tools: fn.tools.map((t) => t.name), response: response.text, finishReason: response.finishReason, usage });
+        remember({ at: new Date(runtime.clock.now()), name: fn.name, model: lm.model, messages, tools: fn.tools.map((t) => t.name), response: response.text, finishReason: response.finishReason, usage });
         return read.value;
       }
       if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);

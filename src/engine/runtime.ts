@@ -1,6 +1,7 @@
 import type { Approval } from "../approval/types.js";
 import { FunctaiError } from "../errors.js";
 import type { LMRequest, LMResponse, Usage } from "../lm/types.js";
+import { systemClock, type Clock } from "../runtime/clock.js";
 import type { TurnEventBody } from "../turn/events.js";
 import type { Journal } from "./journal.js";
 
@@ -59,6 +60,8 @@ export interface TurnRuntimeOptions {
   conversation?: { id: string; store: import("../store/types.js").Store };
   /** Keep each model call (its request and reply) in `steps`: only `predict` shows them, and each request holds the history so far. */
   keepSteps?: boolean;
+  /** Where the turn's time comes from (the wall clock by default). */
+  clock?: Clock;
 }
 
 /** Everything one run of a turn shares: its journal, events, usage and steps. */
@@ -70,6 +73,7 @@ export class TurnRuntime {
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
   readonly steps: Step[] = [];
   readonly conversation: TurnRuntimeOptions["conversation"];
+  readonly clock: Clock;
   readonly #emit: ((path: string, body: TurnEventBody) => void) | undefined;
   readonly #shown: Set<string>;
   readonly #beforeEffect: (() => void | Promise<void>) | undefined;
@@ -85,6 +89,7 @@ export class TurnRuntime {
     this.#shown = options.shown ?? new Set();
     this.#beforeEffect = options.beforeEffect;
     this.conversation = options.conversation;
+    this.clock = options.clock ?? systemClock;
   }
 
   get streaming(): boolean {

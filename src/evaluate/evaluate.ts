@@ -1,4 +1,4 @@
-import type { Callable } from "../core/callable.js";
+import type { Callable } from "../functions/callable.js";
 import { FunctaiError } from "../errors.js";
 import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Callable } from "../core/callable.js";
+import type { Callable } from "../functions/callable.js";
 import { FunctaiError } from "../errors.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Callable, CallOptions } from "../core/callable.js";
+import type { Callable, CallOptions } from "../functions/callable.js";
 import type { Step } from "../engine/runtime.js";
 import { FunctaiError } from "../errors.js";
 import { newTurnId } from "../ids.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AIFunction } from "../core/ai.js";
+import type { AIFunction } from "../functions/ai.js";
 import type { Step } from "../engine/runtime.js";
 import { FunctaiError } from "../errors.js";
 import type { Progress } from "../evaluate/evaluate.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AIFunction } from "../core/ai.js";
+import type { AIFunction } from "../functions/ai.js";
 import { FunctaiError } from "../errors.js";
 import { checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
 import type { InputShape } from "../tools/types.js";

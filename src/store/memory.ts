@@ -2,9 +2,6 @@ import { checkConversationId, checkRecords, storeConflict } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
 import type { Store } from "./types.js";
 
-// the stores' shared checks live in checks.ts; re-exported here for the adapters that import them from this file
-export { checkConversationId, checkRecords, storeConflict };
-
 /**
  * A store that keeps conversations in memory, for tests, benchmarks and
  * short-lived programs. Appends are O(1) amortised; records are shallow

@@ -60,6 +60,8 @@ export interface TurnInput {
   start?: "running" | "interrupted" | "awaitingApproval";
   pending?: Approval[];
   seq?: number;
+  /** When the actor starts (ISO 8601): the time of its first `state` event. */
+  at?: string;
 }
 
 /**

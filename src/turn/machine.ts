@@ -2,6 +2,7 @@ import { assign, enqueueActions, fromCallback, setup, type AnyEventObject } from
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
+import { isoAt, systemClock } from "../runtime/clock.js";
 import type { MachineState, TurnEvent, TurnEventBody } from "./events.js";
 import type { MachineAnswer, TurnCommand, TurnContext, TurnInput } from "./context.js";
 
@@ -25,11 +26,12 @@ export interface RunnerInput {
 }
 
 /**
- * When an event happened: the time the event that caused it carries (the
- * runner and the conversation send their clock's time); the wall clock
- * only for one sent without it.
+ * When an event happened: the time the event that caused it carries (every
+ * event functai sends carries its clock's time: the runner's reports,
+ * commands through `tell`, and the start, as the input's `at`); the system
+ * clock only for a command sent to the machine directly without one.
  */
-const at = (e: { at?: string } | undefined): string => e?.at ?? new Date().toISOString();
+const at = (e: { at?: string; input?: { at?: string } } | undefined): string => e?.at ?? e?.input?.at ?? isoAt(systemClock.now());
 
 function event(context: TurnContext, path: string, body: TurnEventBody, seq: number, when: string): TurnEvent {
   return Object.assign({ turn: context.turn, seq, at: when, path }, body) as TurnEvent;
@@ -107,7 +109,7 @@ export const turnMachine = setup({
     stateEvent: enqueueActions(({ context, event: e, enqueue }, params: { state: MachineState }) => {
       const seq = context.seq + 1;
       enqueue.assign({ seq });
-      enqueue.emit(event(context, context.name, { type: "state", state: params.state }, seq, at(e as { at?: string })));
+      enqueue.emit(event(context, context.name, { type: "state", state: params.state }, seq, at(e as { at?: string; input?: { at?: string } })));
     }),
   },
 }).createMachine({

@@ -8,11 +8,11 @@ import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
 import type { TurnEventBody } from "./events.js";
 import type { TurnActor } from "./actor.js";
-import type { TurnInput } from "./context.js";
+import type { TurnCommand, TurnInput } from "./context.js";
 import { turnMachine, type RunnerInput } from "./machine.js";
 
 /** How a turn ended, as the host records it. */
-export type Outcome =
+export type TurnEnd =
   | { state: "done"; result: unknown; usage: Usage }
   | { state: "failed"; error: unknown; usage: Usage }
   | { state: "stopped"; reason: string; usage: Usage };
@@ -36,7 +36,7 @@ export interface TurnHost {
   /** The turn stops for a person (conversations save it here). */
   onWait?(approvals: Approval[], runtime: TurnRuntime): Promise<void>;
   /** The turn ended (conversations record it here). */
-  onEnd?(outcome: Outcome, runtime: TurnRuntime): Promise<void>;
+  onEnd?(end: TurnEnd, runtime: TurnRuntime): Promise<void>;
   /** Given each run's abort: a host that learns the turn was taken from it (its lease lost) aborts the running tools' `ctx.signal`. */
   watch?(abort: (reason: LeaseLost) => void): void;
   /** The turn lost its lease or was told to stop: it ends here without an `ended` record. */
@@ -90,7 +90,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         const journal = await host.journal(input.run);
         for (const [id, answer] of Object.entries(input.answers)) journal.addAnswer(id, answer);
         const options: ConstructorParameters<typeof TurnRuntime>[0] = {
-          turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown,
+          turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown, clock,
         };
         if (streaming)
           options.emit = (path, body) => {
@@ -161,9 +161,17 @@ const machine = turnMachine.provide({
   },
 });
 
+/** A command without its time: `tell` stamps it. */
+export type Untimed<C> = C extends unknown ? Omit<C, "at"> : never;
+
+/** Sends a command to the turn's actor, stamped with the time of the turn's clock (the machine reads none). */
+export function tell(session: TurnSession, command: Untimed<TurnCommand>): void {
+  session.actor.send({ ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand);
+}
+
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
-  const input: TurnInput = { turn: host.turn, name: host.name, ...options.input };
+  const input: TurnInput = { turn: host.turn, name: host.name, at: isoAt((host.clock ?? systemClock).now()), ...options.input };
   const actor = options.snapshot !== undefined
     ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
     : createActor(machine, { input });

@@ -118,9 +118,9 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
   it("the build has no warnings and nothing from node:; #runtime is the browser's", () => {
     expect(built.warnings).toEqual([]);
     expect(built.nodeImports).toEqual([]);
-    expect(built.modules).toContain("src/runtime/browser.ts"); // the `browser` condition picked it
+    expect(built.modules).toContain("runtime/browser.ts"); // the `browser` condition picked it
     expect(built.modules).toContain("adapters/indexeddb/store.ts"); // a string store is IndexedDB
-    expect(built.modules).not.toContain("src/runtime/node.ts");
+    expect(built.modules).not.toContain("runtime/node.ts");
     console.log(`[e2e] vite build of examples/browser: ${Math.round(built.ms)} ms`);
   });
 

@@ -25,7 +25,7 @@ export interface BuiltExample {
 }
 
 const BUILTINS = /^(node:|fs$|path$|os$|crypto$|async_hooks$|child_process$|worker_threads$|net$|http$)/;
-const NODE_ONLY = /__vite-browser-external|src\/runtime\/node\.ts|default-store\.node\.ts|adapters\/node-fs\//;
+const NODE_ONLY = /__vite-browser-external|(^|\/)runtime\/node\.ts|default-store\.node\.ts|adapters\/node-fs\//;
 
 export async function buildExample(): Promise<BuiltExample> {
   const started = performance.now();

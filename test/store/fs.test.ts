@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { acquire, parseTarget } from "../../adapters/node-fs/lock.js";
 import { isFunctaiError } from "../../src/errors.js";
-import { defaultStore } from "../../src/store/default-store.node.js";
+import { defaultStore } from "../../runtime/default-store.node.js";
 import { codeOf, get, rec, storeContract } from "./contract.js";
 import { spawnChild, type Child } from "./fs-children.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RemoteError, toWireError } from "../../adapters/websocket/errors.js";
+import { RemoteError, toWireError } from "../../adapters/websocket/shared/errors.js";
 import { FunctaiError } from "../../src/errors.js";
 
 const across = (e: unknown, of?: "request" | "turn") => new RemoteError(JSON.parse(JSON.stringify(toWireError(e, of))) as never);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { z } from "zod";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import type { WaitingEntry } from "../../adapters/websocket/protocol.js";
+import type { WaitingEntry } from "../../adapters/websocket/shared/protocol.js";
 import { ai, tool, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { until, waitingDesk } from "./fixtures.js";

@@ -3,10 +3,10 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket as WsSocket } from "ws";
 import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
-import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/keys.js";
-import { TokenBucket } from "../../adapters/websocket/limits.js";
+import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/server/keys.js";
+import { TokenBucket } from "../../adapters/websocket/server/limits.js";
 import { waitingDesk } from "./fixtures.js";
-import { entriesOf, WaitingWatcher } from "../../adapters/websocket/watch.js";
+import { entriesOf, WaitingWatcher } from "../../adapters/websocket/server/watch.js";
 import { memoryStore, readConversation, type Store } from "../../src/index.js";
 
 /** Only what a browser's WebSocket offers (no `.on`, no Buffers): `connect` must need nothing more. */
@@ -46,7 +46,7 @@ describe("the waiting list", () => {
     const store: Store = { ...base, read: (id, after) => (after ? undefined : full.push(id), base.read(id, after)) };
     const { served } = await waitingDesk(["ana", "sam"], { store: base });
     const watcher = new WaitingWatcher(store, 60_000, (e) => { throw e; });
-    const now = async () => entriesOf("ana", readConversation(await base.read("ana"), { now: Date.now() })).concat(entriesOf("sam", readConversation(await base.read("sam"), { now: Date.now() })));
+    const now = async () => entriesOf("ana", readConversation(await base.read("ana"), { now: Date.now() }), Date.now()).concat(entriesOf("sam", readConversation(await base.read("sam"), { now: Date.now() }), Date.now()));
     await watcher.refresh();
     expect(watcher.all.map((e) => [e.conversation, e.state])).toEqual([["ana", "waiting"], ["sam", "waiting"]]);
     const [turn] = await served.conversation("sam", { store: base }).turns();

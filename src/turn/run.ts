@@ -6,9 +6,9 @@ import { FunctaiError } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { Usage } from "../lm/types.js";
 import type { Settings } from "../settings.js";
-import { startTurn, type TurnSession } from "../turn/session.js";
-import { TurnStream } from "../turn/stream.js";
-import type { Definition } from "./definition.js";
+import { startTurn, tell, type TurnSession } from "./session.js";
+import { TurnStream } from "./stream.js";
+import type { Definition } from "../functions/definition.js";
 
 /**
  * What `fn.predict()` gives: the answer and the whole exchange.
@@ -26,7 +26,7 @@ export interface Prediction<T> {
 }
 
 /** Resolves with the turn's result once its actor ends; `onWaiting` says what a waiting turn rejects with. */
-export function outcomeOf<T>(session: TurnSession, onWaiting?: () => unknown): Promise<T> {
+export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const check = (): void => {
       const snapshot = session.actor.getSnapshot();
@@ -56,7 +56,7 @@ export function linkSignal(session: TurnSession, signal: AbortSignal | undefined
   if (!signal) return;
   const stop = (): void => {
     session.error = new FunctaiError("turn-aborted", "the turn was aborted", { cause: signal.reason });
-    session.actor.send({ type: "STOP" });
+    tell(session, { type: "STOP" });
   };
   if (signal.aborted) stop();
   else signal.addEventListener("abort", stop, { once: true });
@@ -85,7 +85,7 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
     },
     { streaming: false },
   );
-  const result = outcomeOf<T>(session);
+  const result = resultOf<T>(session);
   session.actor.start();
   linkSignal(session, options.signal);
   const value = await result;
@@ -126,15 +126,15 @@ export function runStream<T>(def: Definition, options: RootOptions): TurnStream<
       endsWhenWaiting: false,
       approve: async ({ id, by }) => {
         answerable(session, id);
-        session.actor.send({ type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
+        tell(session, { type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
       },
       deny: async (reason, { id, by }) => {
         answerable(session, id);
-        session.actor.send({ type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
+        tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
       },
-      abort: () => session.actor.send({ type: "STOP" }),
+      abort: () => tell(session, { type: "STOP" }),
     },
-    outcomeOf<T>(session),
+    resultOf<T>(session),
   );
   session.actor.start();
   linkSignal(session, options.signal);

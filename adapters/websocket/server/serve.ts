@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
-import { resolveStore } from "../../src/conversation/conversation.js";
-import { FunctaiError } from "../../src/errors.js";
-import type { Settings } from "../../src/settings.js";
-import type { Store } from "../../src/store/types.js";
+import { systemClock } from "../../../src/runtime/clock.js";
+import { resolveStore } from "../../../src/runtime/stores.js";
+import { FunctaiError } from "../../../src/errors.js";
+import type { Settings } from "../../../src/settings.js";
+import type { Store } from "../../../src/store/types.js";
 import { CLOSE, Connection, type Hub } from "./connection.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
 import { admit, type RateOptions } from "./limits.js";
@@ -107,11 +108,12 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   if (!keys.required && !loopback)
     throw new FunctaiError("remote-auth", `serve: listening on ${attached ? "a server not on loopback" : host} without keys would let anyone answer approvals; give keys`);
   const store = resolveStore(options.store);
+  const clock = systemClock; // (one clock for the whole server: its conversations, the waiting list, the events it sends)
   const log = options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
   const tasks = new Set<Promise<unknown>>();
-  const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e), options.answeredGraceMs);
+  const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e), options.answeredGraceMs, clock);
   const hub: Hub = {
-    store, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
+    store, clock, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
     connections: new Set(), maxRuns: options.maxRuns ?? 8,
     rate: { perSecond: 50, burst: 100, strikes: 20, ...options.rate },
     track: (task) => {

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { defaultStore } from "../store/default-store.node.js";
+import { defaultStore } from "./default-store.node.js";
 import { processes } from "./processes.node.js";
-import type { AsyncCarrier, PlatformRuntime } from "./types.js";
+import type { AsyncCarrier, PlatformRuntime } from "../src/runtime/types.js";
 
 function createCarrier<T>(): AsyncCarrier<T> {
   const als = new AsyncLocalStorage<T>();

@@ -5,7 +5,7 @@
  * much of it was right.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { FunctaiError } from "../../src/errors.js";
+import { FunctaiError } from "../../../src/errors.js";
 
 /**
  * A key, alone (sees everything) or limited to some conversations and/or programs.

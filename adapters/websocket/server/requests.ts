@@ -3,12 +3,12 @@
  * conversation requests are checked against the key's conversations first
  * (before anything is read, so a refusal says nothing of what exists).
  */
-import type { TurnEvent } from "../../src/turn/events.js";
+import type { TurnEvent } from "../../../src/turn/events.js";
 import type { Connection, Handler, Hub } from "./connection.js";
-import { toWireError, wireError } from "./errors.js";
+import { toWireError, wireError } from "../shared/errors.js";
 import { allowsConversation, allowsProgram } from "./keys.js";
 import { allowsTurn, programOfTurn, visibleTo } from "./scope.js";
-import type { ClientMessage, Outcome, WireEvent } from "./protocol.js";
+import type { ClientMessage, Outcome, WireEvent } from "../shared/protocol.js";
 import { startCall } from "./calls.js";
 import { abandon, answer, resume, status } from "./runner.js";
 
@@ -53,7 +53,7 @@ export function requestHandler(hub: Hub): Handler {
     let program: string | null = null;
     if ("turn" in msg) {
       try {
-        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn);
+        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn, hub.clock);
       } catch (e) {
         return conn.error(msg.id, toWireError(e));
       }

@@ -1,6 +1,6 @@
-import { fsStore } from "../../adapters/node-fs/index.js";
-import { isPostgresUrl, lazyPostgresStore } from "../../adapters/postgres/lazy.js";
-import type { Store } from "./types.js";
+import { fsStore } from "../adapters/node-fs/index.js";
+import { isPostgresUrl, lazyPostgresStore } from "../adapters/postgres/lazy.js";
+import type { Store } from "../src/store/types.js";
 
 /**
  * The store a string `store` option means in Node: a `postgres://` or

@@ -1,5 +1,5 @@
-import { indexedDBStore } from "../../adapters/indexeddb/index.js";
-import type { Store } from "./types.js";
+import { indexedDBStore } from "../adapters/indexeddb/index.js";
+import type { Store } from "../src/store/types.js";
 
 /**
  * The store a string `store` names in a browser: the IndexedDB database of

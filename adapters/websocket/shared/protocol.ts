@@ -17,7 +17,7 @@
  * Version history: 1 — first version.
  */
 import { z } from "zod";
-import { isConversationId } from "../../src/store/types.js";
+import { isConversationId } from "../../../src/store/types.js";
 
 /**
  * The version of the wire protocol this package speaks.

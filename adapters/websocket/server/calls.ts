@@ -4,10 +4,10 @@
  * `approvals: "owner"`: a turn of a stored conversation, so the owner's
  * companions see it waiting and answer it from anywhere.
  */
-import { newTurnId } from "../../src/ids.js";
-import { FunctaiError } from "../../src/errors.js";
-import type { TurnStream } from "../../src/turn/stream.js";
-import type { Outcome } from "./protocol.js";
+import { newTurnId } from "../../../src/ids.js";
+import { FunctaiError } from "../../../src/errors.js";
+import type { TurnStream } from "../../../src/turn/stream.js";
+import type { Outcome } from "../shared/protocol.js";
 import { pump, type Emit, type RunContext } from "./runner.js";
 
 export interface CallRequest {

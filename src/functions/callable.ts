@@ -10,7 +10,7 @@ import type { CallInput, CallOptions } from "./input.js";
 
 export type { CallInput, CallOptions };
 import { parseInput, type Definition } from "./definition.js";
-import { runPlain, runStream, type Prediction } from "./root-turn.js";
+import { runPlain, runStream, type Prediction } from "../turn/run.js";
 
 /**
  * What `ai(...)` and `program(...)` return: call it, predict, stream, layer settings, open conversations.

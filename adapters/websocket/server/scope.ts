@@ -4,10 +4,11 @@
  * program that sent the turn, as its `program` record names it). The same
  * rule for the waiting list, pushed events and every request about a turn.
  */
-import { readConversation } from "../../src/records/read-conversation.js";
-import type { Store } from "../../src/store/types.js";
+import { readConversation } from "../../../src/records/read-conversation.js";
+import type { Clock } from "../../../src/runtime/clock.js";
+import type { Store } from "../../../src/store/types.js";
 import { allowsConversation, type Grant } from "./keys.js";
-import type { WaitingEntry } from "./protocol.js";
+import type { WaitingEntry } from "../shared/protocol.js";
 import type { WaitingWatcher } from "./watch.js";
 
 /** Whether `grant` covers a turn of `program` (`null`: a program nobody named) in `conversation`. */
@@ -24,10 +25,10 @@ export const visibleTo = (grant: Grant, all: readonly WaitingEntry[]): WaitingEn
  * changes, so the waiting list's entry is used when it has one; else the
  * conversation is read.
  */
-export async function programOfTurn(store: Store, watcher: WaitingWatcher, conversation: string, turn: string): Promise<string | null> {
+export async function programOfTurn(store: Store, watcher: WaitingWatcher, conversation: string, turn: string, clock: Clock): Promise<string | null> {
   const listed = watcher.all.find((w) => w.conversation === conversation && w.turn === turn);
   if (listed !== undefined) return listed.program;
-  const state = readConversation(await store.read(conversation), { now: Date.now() });
+  const state = readConversation(await store.read(conversation), { now: clock.now() });
   const info = state.turns.get(turn);
   return info === undefined ? null : (state.programs.get(info.program)?.name ?? null);
 }

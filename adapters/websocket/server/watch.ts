@@ -4,12 +4,13 @@
  * yet. A conversation is read again only when it grew, or when one of its
  * running turns' leases runs out (it may now be interrupted).
  */
-import { approvalOf } from "../../src/conversation/waiting.js";
-import { unfinishedOf } from "../../src/records/keys.js";
-import { ConversationLog } from "../../src/conversation/log.js";
-import type { ConversationState, TurnInfo } from "../../src/records/read-conversation.js";
-import type { Store } from "../../src/store/types.js";
-import type { WaitingEntry } from "./protocol.js";
+import { approvalOf } from "../../../src/conversation/waiting.js";
+import { unfinishedOf } from "../../../src/records/keys.js";
+import { ConversationLog } from "../../../src/conversation/log.js";
+import type { ConversationState, TurnInfo } from "../../../src/records/read-conversation.js";
+import { systemClock, type Clock } from "../../../src/runtime/clock.js";
+import type { Store } from "../../../src/store/types.js";
+import type { WaitingEntry } from "../shared/protocol.js";
 
 interface Seen {
   /** The conversation as walked so far (kept for the READERS conversations that changed last). */
@@ -35,7 +36,7 @@ const answeredAt = (info: TurnInfo): number => Date.parse(info.answers.at(-1)?.a
  * run on (its answerer died in between) is offered as interrupted once the
  * grace has passed: `resume` goes on with it.
  */
-export function entriesOf(conversation: string, state: ConversationState, now = Date.now(), graceMs = ANSWERED_GRACE_MS): WaitingEntry[] {
+export function entriesOf(conversation: string, state: ConversationState, now: number, graceMs = ANSWERED_GRACE_MS): WaitingEntry[] {
   const out: WaitingEntry[] = [];
   for (const info of state.turns.values()) {
     const program = state.programs.get(info.program)?.name ?? null;
@@ -64,6 +65,7 @@ export class WaitingWatcher {
     readonly intervalMs: number,
     readonly onError: (e: unknown) => void,
     readonly graceMs = ANSWERED_GRACE_MS,
+    readonly clock: Clock = systemClock,
   ) {}
 
   get all(): readonly WaitingEntry[] {
@@ -131,11 +133,11 @@ export class WaitingWatcher {
 
   async #scanOne(id: string): Promise<void> {
     const seen = this.#seen.get(id);
-    const now = Date.now();
+    const now = this.clock.now();
     const due = seen === undefined || now >= seen.recheckAt;
     if (!due && this.store.length && (await this.store.length(id)) === seen.length) return;
     // each conversation is walked once; later scans walk only what was appended since
-    const log = seen?.log ?? new ConversationLog(this.store, id);
+    const log = seen?.log ?? new ConversationLog(this.store, id, this.clock);
     const state = await log.read();
     if (!due && state.length === seen.length) return;
     let recheckAt = Number.POSITIVE_INFINITY;

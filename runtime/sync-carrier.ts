@@ -1,4 +1,4 @@
-import type { AsyncCarrier } from "./types.js";
+import type { AsyncCarrier } from "../src/runtime/types.js";
 
 /** A carrier that only the synchronous start of `fn` sees (browsers: no AsyncLocalStorage). */
 export function syncCarrier<T>(): AsyncCarrier<T> {

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
-import type { Processes } from "./types.js";
+import type { Processes } from "../src/runtime/types.js";
 
 const orEmpty = (read: () => string): string => {
   try {

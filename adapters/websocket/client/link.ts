@@ -3,8 +3,8 @@
  * every incoming message, and reconnects with backoff when the connection
  * drops (not when the key was refused, nor after `close()`).
  */
-import { RemoteError } from "./errors.js";
-import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "./protocol.js";
+import { RemoteError } from "../shared/errors.js";
+import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
 import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
 
 export interface LinkOptions {

@@ -3,19 +3,20 @@
  * programs: a companion's answer is recorded (conditionally: answered once),
  * then the turn goes on here and its events are passed to `emit`.
  */
-import type { Callable } from "../../src/core/callable.js";
-import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
-import type { Turn } from "../../src/conversation/turn.js";
-import { FunctaiError, isFunctaiError } from "../../src/errors.js";
-import { callerPath } from "../../src/records/keys.js";
-import { readConversation, type TurnInfo } from "../../src/records/read-conversation.js";
-import type { Settings } from "../../src/settings.js";
-import type { Store } from "../../src/store/types.js";
-import type { TurnEvent } from "../../src/turn/events.js";
-import type { TurnStream } from "../../src/turn/stream.js";
-import type { Approval } from "../../src/approval/types.js";
-import { toWireError } from "./errors.js";
-import type { Outcome, TurnStatus } from "./protocol.js";
+import type { Callable } from "../../../src/functions/callable.js";
+import { recordAnswerOf, streamOn } from "../../../src/conversation/internal.js";
+import type { Turn } from "../../../src/conversation/turn.js";
+import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
+import { callerPath } from "../../../src/records/keys.js";
+import { readConversation, type TurnInfo } from "../../../src/records/read-conversation.js";
+import { isoAt, type Clock } from "../../../src/runtime/clock.js";
+import type { Settings } from "../../../src/settings.js";
+import type { Store } from "../../../src/store/types.js";
+import type { TurnEvent } from "../../../src/turn/events.js";
+import type { TurnStream } from "../../../src/turn/stream.js";
+import type { Approval } from "../../../src/approval/types.js";
+import { toWireError } from "../shared/errors.js";
+import type { Outcome, TurnStatus } from "../shared/protocol.js";
 import { entriesOf } from "./watch.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -27,19 +28,21 @@ export interface RunContext {
   readonly programs: ReadonlyMap<string, AnyProgram>;
   /** Settings of every conversation the server opens (default `{ approve: "changes" }`). */
   readonly settings: Settings;
+  /** Where the server's time comes from: conversations it opens, states it reads, events it sends. */
+  readonly clock: Clock;
 }
 
 export type Emit = (event: TurnEvent) => void;
 
 /** Opens a turn of a stored conversation with the program that sent it (by the `program` record's name). */
 export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<{ turn: Turn; info: TurnInfo }> {
-  const state = readConversation(await ctx.store.read(conversation), { now: Date.now() });
+  const state = readConversation(await ctx.store.read(conversation), { now: ctx.clock.now() });
   const info = state.turns.get(turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${conversation} has no turn ${turn}`);
   const name = state.programs.get(info.program)?.name;
   const fn = name === undefined ? undefined : ctx.programs.get(name);
   if (!fn) throw new FunctaiError("remote-unknown-program", `turn ${turn} belongs to a program this server does not serve${name ? ` (${name})` : ""}`);
-  return { turn: await fn.conversation(conversation, { ...ctx.settings, store: ctx.store }).turn(turn), info };
+  return { turn: await fn.conversation(conversation, { ...ctx.settings, store: ctx.store, clock: ctx.clock }).turn(turn), info };
 }
 
 /** Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again). */
@@ -66,7 +69,7 @@ export async function answer(
   // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
   const { chosen, rest } = await recordAnswerOf(turn, { verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, id: req.approval });
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
-  const at = new Date().toISOString();
+  const at = isoAt(ctx.clock.now());
   for (const approval of chosen)
     emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: callerPath(approval.path) });
   if (rest > 0) {
@@ -113,8 +116,8 @@ export async function abandon(ctx: RunContext, req: { conversation: string; turn
 
 /** A turn's state as read now (no program needed). */
 export async function status(ctx: RunContext, req: { conversation: string; turn: string }): Promise<TurnStatus> {
-  const state = readConversation(await ctx.store.read(req.conversation), { now: Date.now() });
-  const entry = entriesOf(req.conversation, state).find((e) => e.turn === req.turn);
+  const state = readConversation(await ctx.store.read(req.conversation), { now: ctx.clock.now() });
+  const entry = entriesOf(req.conversation, state, ctx.clock.now()).find((e) => e.turn === req.turn);
   const info = state.turns.get(req.turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${req.conversation} has no turn ${req.turn}`);
   return {

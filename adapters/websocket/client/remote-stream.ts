@@ -1,8 +1,8 @@
-import type { Approval } from "../../src/approval/types.js";
-import type { TurnEvent } from "../../src/turn/events.js";
-import { EventQueue } from "../../src/turn/queue.js";
-import { RemoteError } from "./errors.js";
-import type { Outcome, WireError } from "./protocol.js";
+import type { Approval } from "../../../src/approval/types.js";
+import type { TurnEvent } from "../../../src/turn/events.js";
+import { EventQueue } from "../../../src/turn/queue.js";
+import { RemoteError } from "../shared/errors.js";
+import type { Outcome, WireError } from "../shared/protocol.js";
 
 /** How a remote stream answers approvals and stops (set for caller calls only). */
 export interface RemoteControls {

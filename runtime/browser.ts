@@ -1,5 +1,5 @@
-import { defaultStore } from "../store/default-store.browser.js";
+import { defaultStore } from "./default-store.browser.js";
 import { syncCarrier } from "./sync-carrier.js";
-import type { PlatformRuntime } from "./types.js";
+import type { PlatformRuntime } from "../src/runtime/types.js";
 
 export const platform: PlatformRuntime = { defaultStore, createCarrier: syncCarrier };

@@ -2,8 +2,8 @@
  * Errors across the wire: the server sends `{ code, message }` only (no
  * stack, no cause); the client turns them back into a `FunctaiError`.
  */
-import type { Approval } from "../../src/approval/types.js";
-import { FunctaiError, type ErrorCode } from "../../src/errors.js";
+import type { Approval } from "../../../src/approval/types.js";
+import { FunctaiError, type ErrorCode } from "../../../src/errors.js";
 import type { WireError } from "./protocol.js";
 
 /** Every code of `ErrorCode` (a code added there fails to compile here until listed): a server sends only these. */

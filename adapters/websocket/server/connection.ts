@@ -3,11 +3,11 @@
  * checks, then each request handed to `handle` (requests.ts).
  */
 import type { WebSocket } from "ws";
-import type { TurnStream } from "../../src/turn/stream.js";
-import { wireError } from "./errors.js";
+import type { TurnStream } from "../../../src/turn/stream.js";
+import { wireError } from "../shared/errors.js";
 import type { Grant, KeyRing } from "./keys.js";
 import { TokenBucket, type RateOptions } from "./limits.js";
-import { clientMessageSchema, PROTOCOL_VERSION, SUPPORTED_VERSIONS, type ClientMessage, type ServerMessage, type WaitingEntry, type WireError } from "./protocol.js";
+import { clientMessageSchema, PROTOCOL_VERSION, SUPPORTED_VERSIONS, type ClientMessage, type ServerMessage, type WaitingEntry, type WireError } from "../shared/protocol.js";
 import type { RunContext } from "./runner.js";
 import { visibleTo } from "./scope.js";
 import type { WaitingWatcher } from "./watch.js";

@@ -24,12 +24,12 @@ function delegatedId(caller: string, name: string): string {
  * and was asked for by a turn on the caller's branch (the calling turn or
  * one of its ancestors), so a branch remembers what it was told, and only that.
  */
-async function branchParent(store: Store, caller: string, callerTurn: string, delegated: string): Promise<string | null> {
-  const callerState = readConversation(await store.read(caller), { now: Date.now() });
+async function branchParent(store: Store, caller: string, callerTurn: string, delegated: string, now: number): Promise<string | null> {
+  const callerState = readConversation(await store.read(caller), { now });
   const branch = new Set<string>();
   for (let id: string | null = callerTurn; id !== null && !branch.has(id); id = callerState.turns.get(id)?.parent ?? null) branch.add(id);
   const records = await store.read(delegated);
-  const state = readConversation(records, { now: Date.now() });
+  const state = readConversation(records, { now });
   let parent: string | null = null;
   for (const r of records as unknown as { kind: string; turn?: string; request_id?: unknown }[]) {
     if (r.kind !== "turn" || typeof r.request_id !== "string" || !r.turn) continue;
@@ -87,12 +87,12 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
       const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
       const settings = Object.fromEntries(Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "approve" && key !== "store" && !own.has(key)));
-      const chat = target.conversation(id, { ...settings, store: conversation.store }) as unknown as ConversationInternals<CallInput<S>, O>;
+      const chat = target.conversation(id, { ...settings, store: conversation.store, clock: runtime.clock }) as unknown as ConversationInternals<CallInput<S>, O>;
       // the same call of the same turn, with the same input: a call the model makes differently on resume is a new request
       const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;
       // the reply that asked for this call is kept before the delegated turn acts: a resumed caller does not ask again
       await runtime.journal.flush();
-      const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id);
+      const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id, runtime.clock.now());
       try {
         return await chat[SEND_ONCE](input as never, { requestId, parent });
       } catch (e) {

@@ -1,0 +1,185 @@
+/**
+ * `functai/node-fs`: conversations as JSONL files, one per conversation, at
+ * `<dir>/conversations/<id>.jsonl`. Every append takes a cross-process lock,
+ * writes its batch with one write, fsyncs, and lets the lock go before it
+ * resolves (append.ts); reads take no lock (reads.ts).
+ */
+import { lstat, readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { checkConversationId, checkRecords } from "../../src/store/checks.js";
+import type { Store } from "../../src/store/types.js";
+import { isConversationId } from "../../src/store/types.js";
+import { appendLocked, type Appender } from "./append.js";
+import { checkDir, io, makeDir, type Known } from "./files.js";
+import { Flushes } from "./flush.js";
+import { HandlePool } from "./handles.js";
+import { recordBody } from "./jsonl.js";
+import { withLock } from "./lock.js";
+import { FileReads, SCAN_CHUNK } from "./reads.js";
+
+/**
+ * The file store's options: lock waits and staleness, how often `wait`
+ * looks, and how much it reads and keeps at a time.
+ *
+ * @example
+ * const options: FsStoreOptions = { lockTimeoutMs: 10_000, readCacheBytes: 0 };
+ * const store = fsStore("desk-chats/", options);
+ */
+export interface FsStoreOptions {
+  /** Called once per fsync of a conversation file (benchmarks count flushes). */
+  onFlush?: () => void;
+  /** A lock older than this whose holder is dead may be broken (default 5000 ms). */
+  lockStaleMs?: number;
+  /**
+   * An append gives up with `store-io` after waiting this long for a lock
+   * another process holds (default 30000 ms). Locks are held only for one
+   * append's write and flush, so a long wait means a paused or very slow
+   * holder; one whose holder died is broken at once on its own host.
+   */
+  lockTimeoutMs?: number;
+  /** How often `wait` looks at the file's size (default 20 ms). */
+  pollMs?: number;
+  /**
+   * `read` keeps the records it parsed (frozen) for conversations whose files
+   * add up to at most this many bytes (default 16 MiB; 0 keeps none), and
+   * next time parses only what was appended since.
+   */
+  readCacheBytes?: number;
+  /**
+   * `scan` streams a conversation file this many bytes at a time (default
+   * 1 MiB), keeping no record. A file of up to 4 MiB that the read cache may
+   * keep is read whole and kept instead (its turn is often resumed next).
+   */
+  scanChunkBytes?: number;
+}
+
+/**
+ * A store on the file system (durability `"disk"`): owner-only files
+ * (0o600) and directories (0o700), a lock per append across processes, the
+ * batch on disk (fsync) before `append` resolves. The lock is taken, used
+ * and let go in one synchronous stretch (the write, and the fsync too when
+ * one conversation writes at a time), so no tool or other code of the
+ * process ever runs while it is held; while several conversations write at
+ * once, each fsync runs after its lock in libuv's pool, so flushes overlap. A torn last line left by a crash (no newline at its end) is
+ * ignored by `read` and cut by the next append; any complete line that is
+ * not the record expected there is refused with `store-corrupt`, never
+ * skipped or overwritten. Files are opened without following symbolic links:
+ * a link where a conversation file or the `conversations` folder should be
+ * is refused (`store-symlink`).
+ *
+ * @example
+ * ```ts
+ * import { fsStore } from "functai/node-fs";
+ * const store = fsStore("desk-chats/");
+ * const n = await store.length!("sam");
+ * await store.append("sam", [{ functai_conversation: 1, kind: "note", at: new Date().toISOString() }], { expect: n });
+ * ```
+ */
+export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
+  const root = join(resolve(dir), "conversations");
+  const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
+  const pollMs = options.pollMs ?? 20;
+  const known = new Map<string, Known>(); // written only under the lock
+  const handles = new HandlePool();
+  let closed = false;
+  const appender: Appender = { root, known, handles, flushes: new Flushes(), closed: () => closed, onFlush: options.onFlush };
+  const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)));
+  const wakers = new Set<() => void>();
+  let dirReady: Promise<void> | undefined;
+  let dirMade = false; // (then no await before the lock)
+
+  const fileOf = (conversation: string): string => {
+    checkConversationId(conversation); // never a path from an unchecked id
+    return join(root, `${conversation}.jsonl`);
+  };
+  /** Makes the folder once (and refuses a link there); later appends go straight to the lock. */
+  const ensureDir = (): Promise<void> | undefined => {
+    if (dirMade) return undefined;
+    dirReady ??= makeDir(root)
+      .then(() => checkDir(root))
+      .then(
+        () => void (dirMade = true),
+        (e: unknown) => {
+          dirReady = undefined;
+          throw e;
+        },
+      );
+    return dirReady;
+  };
+
+  const store: Store = {
+    durability: "disk",
+
+    async append(conversation, records, opts) {
+      const file = fileOf(conversation);
+      checkRecords(conversation, records);
+      const bodies = records.map((r, i) => recordBody(conversation, r, i)); // before the lock: may throw, nothing written
+      const made = ensureDir();
+      if (made !== undefined) await made;
+      let length: number;
+      try {
+        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect));
+        length = typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
+      } catch (e) {
+        throw io(file, e);
+      }
+      if (bodies.length > 0) for (const wake of [...wakers]) wake();
+      return length;
+    },
+
+    read: (conversation, after = 0) => reads.read(conversation, fileOf(conversation), after),
+
+    scan: (conversation, after, visit) => reads.scan(conversation, fileOf(conversation), after, visit),
+
+    length: (conversation) => reads.count(conversation, fileOf(conversation)),
+
+    async wait(conversation, after, timeoutMs) {
+      const file = fileOf(conversation);
+      const deadline = Date.now() + timeoutMs;
+      let lastSize = -1;
+      for (;;) {
+        // Cheap poll: only scan when the size moved.
+        const size = await lstat(file).then((s) => s.size, () => 0);
+        if (size !== lastSize) {
+          lastSize = size;
+          if ((await reads.count(conversation, file)) > after) return true;
+        }
+        const left = deadline - Date.now();
+        if (left <= 0 || closed) return false;
+        await new Promise<void>((done) => {
+          const wake = (): void => {
+            clearTimeout(timer);
+            wakers.delete(wake);
+            done();
+          };
+          const timer = setTimeout(wake, Math.min(pollMs, left));
+          wakers.add(wake); // our own appends wake us at once; other processes' are polled
+        });
+      }
+    },
+
+    async list() {
+      let names: string[];
+      try {
+        names = await readdir(root);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
+        throw io(root, e);
+      }
+      return names
+        .filter((n) => n.endsWith(".jsonl"))
+        .map((n) => n.slice(0, -".jsonl".length))
+        .filter(isConversationId)
+        .sort();
+    },
+
+    async close() {
+      closed = true;
+      handles.dropAll();
+      for (const wake of [...wakers]) wake();
+      known.clear();
+      reads.clear();
+    },
+  };
+  return store;
+}

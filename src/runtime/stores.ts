@@ -1,0 +1,51 @@
+/**
+ * The owner of the stores that string `store` options name ("chats/", a
+ * `postgres://` URL): each location is opened once, on first use, through
+ * the platform's default store (#runtime), and shared by every conversation
+ * and server that names it (so they share its file handles, read caches or
+ * connection pool). They live as long as the process or page, unless
+ * `closeStores()` closes them all (a test's teardown, a server's shutdown);
+ * a location named after that is opened afresh. A `Store` object given as
+ * the option is the caller's: it is never kept here nor closed.
+ */
+import { platform } from "#runtime";
+import { FunctaiError } from "../errors.js";
+import type { Store } from "../store/types.js";
+
+const opened = new Map<string, Store>();
+
+/**
+ * The store at `location`, opened on first use and the same object after.
+ *
+ * @example
+ * storeAt("chats/") === storeAt("chats/"); // true (one store per location)
+ */
+export function storeAt(location: string): Store {
+  let store = opened.get(location);
+  if (store === undefined) opened.set(location, (store = platform.defaultStore(location)));
+  return store;
+}
+
+/**
+ * Closes every store `storeAt` opened and forgets them (stores without
+ * `close` are only forgotten).
+ *
+ * @example
+ * await closeStores(); // then storeAt("chats/") opens a new store
+ */
+export async function closeStores(): Promise<void> {
+  const stores = [...opened.values()];
+  opened.clear();
+  await Promise.all(stores.map((store) => store.close?.()));
+}
+
+/**
+ * The store a `store` option names: a Store as given, a string through `storeAt`.
+ *
+ * @example
+ * const store = resolveStore(options.store ?? settings.store);
+ */
+export function resolveStore(store: Store | string | undefined): Store {
+  if (store === undefined) throw new FunctaiError("settings-invalid", 'a conversation needs a store: { store: "chats/" } or a Store');
+  return typeof store === "string" ? storeAt(store) : store;
+}
