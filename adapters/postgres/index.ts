@@ -47,7 +47,7 @@ function checkUrl(url: unknown): asserts url is string {
  */
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
   if (typeof connection !== "object" || connection === null || !("pool" in connection || "connectionString" in connection))
-    throw new FunctaiError("store-io", "PostgreSQL store: give { connectionString: \"postgres://…\" } or { pool } (a pg.Pool).");
+    throw new FunctaiError("store-io", 'PostgreSQL store: give { connectionString: "postgres://…" } or { pool } (a pg.Pool).');
   if (!("pool" in connection)) checkUrl(connection.connectionString);
   return storeOn(pgDb(connection), options);
 }

@@ -94,7 +94,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         const length = await appendOnce(conversation, json, expect, fence);
         if (length >= 0) return length;
         if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
-        if (retaken || !fence) throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
+        if (retaken || !fence)
+          throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
         await advisory!.retake(fence.text, fence.turn);
       }
     },

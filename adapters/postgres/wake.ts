@@ -26,7 +26,11 @@ export class Wakeups {
 
   #listen(): Promise<unknown> {
     if (this.#listening === null) {
-      const started = this.db.listen(this.channel, (payload) => this.#notified(payload), () => this.#reconnected());
+      const started = this.db.listen(
+        this.channel,
+        (payload) => this.#notified(payload),
+        () => this.#reconnected(),
+      );
       this.#listening = started;
       started.catch(() => {
         if (this.#listening === started) this.#listening = null; // the next wait tries again
