@@ -35,7 +35,8 @@ function checkUrl(url: unknown): asserts url is string {
  * own schema; an append is one transaction (compare-and-set on the length,
  * the rows, a notification on commit); a running turn holds a session-level
  * advisory lock, so a host that dies or loses its connection leaves its
- * turn `interrupted` at once. Needs the `pg` package.
+ * turn `interrupted` at once. Needs the `pg` package (without it, the first
+ * use fails with `package-missing`).
  *
  * @example
  * ```ts
