@@ -12,8 +12,13 @@
  *   per step, on the same server ("langgraph (PostgresSaver)").
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
  *   conversations at once, each a turn of STEPS changing-tool steps: total
- *   steps ÷ wall time; peer: 8 processes × 25 loops of bare INSERT+COMMITs,
- *   as many as our appends.
+ *   steps ÷ wall time from a common start (every process ready first);
+ *   peer: 8 processes × 25 loops of STEPS bare INSERT+COMMITs (one per
+ *   step). Each process uses one pool of POOL connections, ours and bare
+ *   alike (8 × (5 + a lock session) stays well under max_connections = 100).
+ *
+ * `FUNCTAI_BENCH_PG_SMALL=1` runs a small version (2 processes × 5
+ * conversations, one fleet each, fewer timed runs) to check it works.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -27,14 +32,24 @@ import { scripted } from "../src/testing/index.js";
 import { FINAL_TEXT, QUESTION, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
 
-const PROCESSES = 8;
-const CONVERSATIONS = 25;
+const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
+const PROCESSES = SMALL ? 2 : 8;
+const CONVERSATIONS = SMALL ? 5 : 25;
 const STEPS = 10;
+/** Fleets of each kind, alternating ours and bare. */
+const FLEETS = SMALL ? 1 : 3;
+/** Connections per process in the concurrent variant (ours and bare alike). */
+const POOL = 5;
+/** Timed runs of a per-step figure (after warm-up). */
+const timing = SMALL ? { warmup: 2, runs: 3 } : {};
 
 /** The server's URL, or null (said on stderr) when none can be found or started. */
 function serverUrl(): string | null {
   try {
-    const url = execFileSync(fileURLToPath(new URL("../.ci/postgres.sh", import.meta.url)), [], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+    const url = execFileSync(fileURLToPath(new URL("../.ci/postgres.sh", import.meta.url)), [], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }).trim();
     return url || null;
   } catch {
     console.error("bench/postgres: no PostgreSQL server (see .ci/postgres.sh): nothing measured");
@@ -52,7 +67,13 @@ const answer = (n: number) =>
     description: "Answer the customer's question. Look the order up first.",
     input: { question: z.string() },
     output: z.string(),
-    tools: [tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => toolOutput(order_id))],
+    tools: [
+      tool(
+        "lookup_order",
+        { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "changes" },
+        ({ order_id }) => toolOutput(order_id),
+      ),
+    ],
     maxSteps: n + 1,
   });
 
@@ -80,9 +101,13 @@ async function ours(): Promise<void> {
   try {
     for (const n of STEP_NS) {
       const fn = answer(n);
-      const mem = await timed(() => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }), async (chat) => {
-        if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
-      });
+      const mem = await timed(
+        () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
+        async (chat) => {
+          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
+        },
+        timing,
+      );
       let appends = 0;
       let bytes = 0;
       const pgRun = await timed(
@@ -95,19 +120,40 @@ async function ours(): Promise<void> {
           appends = s.appends;
           bytes = s.bytes;
         },
+        timing,
       );
       const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
-      const bare = await timed(() => undefined, async () => {
-        for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
-      });
+      const bare = await timed(
+        () => undefined,
+        async () => {
+          for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
+        },
+        timing,
+      );
       const perStep = ((pgRun.medianMs - mem.medianMs) * 1000) / n;
       report({
-        metric: "postgres_durable_overhead_per_changing_tool_us", n, unit: "us", name: "ours", value: round(perStep),
-        detail: { how: "postgresStore turn minus memoryStore turn, ÷ n; pool of one connection; the server on this machine", appends_per_turn: appends, postgres_runs_ms: pgRun.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)) },
+        metric: "postgres_durable_overhead_per_changing_tool_us",
+        n,
+        unit: "us",
+        name: "ours",
+        value: round(perStep),
+        detail: {
+          how: "postgresStore turn minus memoryStore turn, ÷ n; pool of one connection; the server on this machine",
+          appends_per_turn: appends,
+          postgres_runs_ms: pgRun.runsMs.map((x) => round(x)),
+          memory_runs_ms: mem.runsMs.map((x) => round(x)),
+        },
       });
       report({
-        metric: "postgres_durable_overhead_per_changing_tool_us", n, unit: "us", name: "bare insert+commit", value: round((bare.medianMs * 1000) / n),
-        detail: { how: `${appends} autocommit INSERTs (one per append of our turn, the same JSON size) on the same connection, ÷ n`, runs_ms: bare.runsMs.map((x) => round(x)) },
+        metric: "postgres_durable_overhead_per_changing_tool_us",
+        n,
+        unit: "us",
+        name: "bare insert+commit",
+        value: round((bare.medianMs * 1000) / n),
+        detail: {
+          how: `${appends} autocommit INSERTs (one per append of our turn, the same JSON size) on the same connection, ÷ n`,
+          runs_ms: bare.runsMs.map((x) => round(x)),
+        },
       });
     }
   } finally {
@@ -128,14 +174,33 @@ async function langgraph(): Promise<void> {
   try {
     for (const n of STEP_NS) {
       const run = (graph: ReturnType<typeof buildGraph>) => async () => {
-        const out = await graph.invoke({ messages: [{ role: "user", content: QUESTION }] }, { recursionLimit: 2 * n + 10, configurable: { thread_id: `t${++thread}` } });
+        const out = await graph.invoke(
+          { messages: [{ role: "user", content: QUESTION }] },
+          { recursionLimit: 2 * n + 10, configurable: { thread_id: `t${++thread}` } },
+        );
         if (finalText(out.messages) !== FINAL_TEXT) throw new Error("langgraph: wrong answer");
       };
-      const mem = await timed(() => buildGraph(new ScriptedChatModel(n), new MemorySaver()), (g) => run(g)());
-      const pgr = await timed(() => buildGraph(new ScriptedChatModel(n), saver), (g) => run(g)());
+      const mem = await timed(
+        () => buildGraph(new ScriptedChatModel(n), new MemorySaver()),
+        (g) => run(g)(),
+        timing,
+      );
+      const pgr = await timed(
+        () => buildGraph(new ScriptedChatModel(n), saver),
+        (g) => run(g)(),
+        timing,
+      );
       report({
-        metric: "postgres_durable_overhead_per_changing_tool_us", n, unit: "us", name: "langgraph (PostgresSaver)", value: round(((pgr.medianMs - mem.medianMs) * 1000) / n),
-        detail: { how: "graph with PostgresSaver minus MemorySaver, ÷ n (every step checkpointed; LangGraph has no effects)", postgres_runs_ms: pgr.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)) },
+        metric: "postgres_durable_overhead_per_changing_tool_us",
+        n,
+        unit: "us",
+        name: "langgraph (PostgresSaver)",
+        value: round(((pgr.medianMs - mem.medianMs) * 1000) / n),
+        detail: {
+          how: "graph with PostgresSaver minus MemorySaver, ÷ n (every step checkpointed; LangGraph has no effects)",
+          postgres_runs_ms: pgr.runsMs.map((x) => round(x)),
+          memory_runs_ms: mem.runsMs.map((x) => round(x)),
+        },
       });
     }
   } finally {
@@ -147,47 +212,63 @@ async function langgraph(): Promise<void> {
   }
 }
 
-/** One worker process of the concurrent variant: prints {"steps", "ms"} once its conversations are done. */
-async function worker(kind: string, url: string, schema: string, goAt: number): Promise<void> {
+/**
+ * One worker process of the concurrent variant: prints {"ready"} once warm,
+ * starts at the moment its parent writes on stdin, then prints {"steps", "end"}.
+ */
+async function worker(kind: string, url: string, schema: string): Promise<void> {
   const fn = answer(STEPS);
-  const store = postgresStore({ connectionString: url }, { schema });
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: POOL });
+  const store = postgresStore({ pool }, { schema });
   await store.read("warm");
-  await pool.query("SELECT 1");
   const record = JSON.stringify([{ kind: "x", pad: "x".repeat(300) }]);
-  const appendsPerTurn = Number(process.env["FUNCTAI_BENCH_APPENDS"] ?? STEPS);
+  process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+  const goAt = await new Promise<number>((resolve) => process.stdin.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
   await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
-  const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CONVERSATIONS }, async (_, i) => {
       if (kind === "ours") {
         const out = await fn.conversation(`w${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
         if (out !== FINAL_TEXT) throw new Error("wrong answer");
-      } else for (let k = 0; k < appendsPerTurn; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
     }),
   );
-  const ms = performance.now() - t0;
-  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, ms, end: Date.now() })}\n`);
+  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, end: Date.now() })}\n`);
   await store.close();
   await pool.end();
 }
 
-async function fleet(kind: string, url: string, schema: string, env: Record<string, string> = {}): Promise<number> {
-  const goAt = Date.now() + 8_000;
+/** PROCESSES workers of one kind, started together once all are ready: total steps ÷ seconds from the start to the last end. */
+async function fleet(kind: string, url: string, schema: string): Promise<number> {
   const self = fileURLToPath(import.meta.url);
-  const ends = await Promise.all(
-    Array.from({ length: PROCESSES }, () =>
-      new Promise<{ steps: number; end: number }>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--conditions=functai-source", "--import", "tsx", self], {
-          env: { ...process.env, ...env, FUNCTAI_BENCH_WORKER: JSON.stringify({ kind, url, schema, goAt }) },
-          stdio: ["ignore", "pipe", "inherit"],
-        });
-        let out = "";
-        child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-        child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out.trim().split("\n").at(-1)!) as { steps: number; end: number }) : reject(new Error(`worker exit ${code}`))));
-      }),
-    ),
-  );
+  const children = Array.from({ length: PROCESSES }, () => {
+    const child = spawn(process.execPath, ["--conditions=functai-source", "--import", "tsx", self], {
+      env: { ...process.env, FUNCTAI_BENCH_WORKER: JSON.stringify({ kind, url, schema }) },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const lines: Record<string, unknown>[] = [];
+    let ready!: () => void;
+    const isReady = new Promise<void>((r) => (ready = r));
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      for (let i = out.indexOf("\n"); i >= 0; i = out.indexOf("\n")) {
+        const line = JSON.parse(out.slice(0, i)) as Record<string, unknown>;
+        out = out.slice(i + 1);
+        lines.push(line);
+        if (line["ready"]) ready();
+      }
+    });
+    const done = new Promise<{ steps: number; end: number }>((resolve, reject) =>
+      child.on("close", (code) => (code === 0 ? resolve(lines.at(-1) as { steps: number; end: number }) : reject(new Error(`worker exit ${code}`)))),
+    );
+    done.catch(() => ready()); // a worker that dies before it is ready fails the fleet, not hangs it
+    return { child, isReady, done };
+  });
+  await Promise.all(children.map((c) => c.isReady));
+  const goAt = Date.now() + 200;
+  for (const c of children) c.child.stdin.end(`${goAt}\n`);
+  const ends = await Promise.all(children.map((c) => c.done));
   const steps = ends.reduce((a, e) => a + e.steps, 0);
   return steps / ((Math.max(...ends.map((e) => e.end)) - goAt) / 1000);
 }
@@ -203,17 +284,38 @@ async function concurrent(): Promise<void> {
     const oursRuns: number[] = [];
     const bareRuns: number[] = [];
     let appendsPerTurn = 0;
-    for (let run = 0; run < 3; run++) {
+    for (let run = 0; run < FLEETS; run++) {
       oursRuns.push(await fleet("ours", url, schema));
       if (run === 0) {
         const { rows } = await c.query(`SELECT count(*)::int AS n, count(DISTINCT conversation)::int AS c FROM "${schema}".records`);
-        appendsPerTurn = Math.round((await c.query(`SELECT count(*)::int AS n FROM (SELECT DISTINCT conversation, seq FROM "${schema}".records) r`)).rows[0].n / rows[0].c);
+        appendsPerTurn = Math.round(rows[0].n / rows[0].c);
       }
-      bareRuns.push(await fleet("bare", url, schema, { FUNCTAI_BENCH_APPENDS: String(STEPS) }));
+      bareRuns.push(await fleet("bare", url, schema));
     }
-    const detail = { processes: PROCESSES, conversations_each: CONVERSATIONS, steps_per_turn: STEPS, records_per_turn: appendsPerTurn };
-    report({ metric: "postgres_concurrent_steps_per_s", n: PROCESSES * CONVERSATIONS, unit: "steps/s", name: "ours", value: round(median(oursRuns), 1), detail: { ...detail, runs: oursRuns.map((x) => round(x, 1)) } });
-    report({ metric: "postgres_concurrent_steps_per_s", n: PROCESSES * CONVERSATIONS, unit: "steps/s", name: "bare insert+commit", value: round(median(bareRuns), 1), detail: { ...detail, how: `each step one autocommit INSERT`, runs: bareRuns.map((x) => round(x, 1)) } });
+    const detail = {
+      processes: PROCESSES,
+      conversations_each: CONVERSATIONS,
+      steps_per_turn: STEPS,
+      records_per_turn: appendsPerTurn,
+      pool_per_process: POOL,
+    };
+    const ratios = oursRuns.map((x, i) => round(x / bareRuns[i]!, 3));
+    report({
+      metric: "postgres_concurrent_steps_per_s",
+      n: PROCESSES * CONVERSATIONS,
+      unit: "steps/s",
+      name: "ours",
+      value: round(median(oursRuns), 1),
+      detail: { ...detail, runs: oursRuns.map((x) => round(x, 1)), ratio_to_bare_per_run: ratios },
+    });
+    report({
+      metric: "postgres_concurrent_steps_per_s",
+      n: PROCESSES * CONVERSATIONS,
+      unit: "steps/s",
+      name: "bare insert+commit",
+      value: round(median(bareRuns), 1),
+      detail: { ...detail, how: `each step one autocommit INSERT`, runs: bareRuns.map((x) => round(x, 1)) },
+    });
   } finally {
     await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
     await c.end();
@@ -222,6 +324,6 @@ async function concurrent(): Promise<void> {
 
 const w = process.env["FUNCTAI_BENCH_WORKER"];
 if (w) {
-  const { kind, url, schema, goAt } = JSON.parse(w) as { kind: string; url: string; schema: string; goAt: number };
-  await worker(kind, url, schema, goAt);
+  const { kind, url, schema } = JSON.parse(w) as { kind: string; url: string; schema: string };
+  await worker(kind, url, schema);
 } else await main({ ours, langgraph, concurrent });

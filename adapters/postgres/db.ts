@@ -7,7 +7,7 @@ export interface Rows {
   rows: Record<string, unknown>[];
 }
 
-/** A connection of its own, for a session-level advisory lock. */
+/** A connection of its own, for session-level advisory locks (queries on it run one after another). */
 export interface Session {
   /** The server process that serves it (`pg_backend_pid()`). */
   readonly pid: number;

@@ -18,7 +18,9 @@ const FIXES: Record<string, string> = {
   "3D000": "that database does not exist: create it or name another in the connection string",
   "42501": "the role lacks a privilege: grant it (for the schema: CREATE on the database), or create the schema beforehand",
   "57P03": "the server is starting up or shutting down: try again in a moment",
-  "53300": "the server has no connection slots left: raise max_connections or use fewer connections",
+  "53300": "no connection slots are left (the server's max_connections, or the role's CONNECTION LIMIT): raise the limit or use fewer connections",
+  "55000":
+    "that database does not accept connections now (ALLOW_CONNECTIONS false, or it is being dropped): allow them (ALTER DATABASE … ALLOW_CONNECTIONS true) or name another",
 };
 
 /**

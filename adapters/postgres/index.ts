@@ -49,7 +49,8 @@ function checkUrl(url: unknown): asserts url is string {
  * own schema; an append is one transaction (compare-and-set on the length,
  * the rows, a notification on commit); a running turn holds a session-level
  * advisory lock, so a host that dies or loses its connection leaves its
- * turn `interrupted` at once. Needs the `pg` package.
+ * turn `interrupted` at once. Needs the `pg` package (without it, the first
+ * use fails with `package-missing`).
  *
  * @example
  * ```ts
@@ -61,7 +62,7 @@ function checkUrl(url: unknown): asserts url is string {
  */
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
   if (typeof connection !== "object" || connection === null || !("pool" in connection || "connectionString" in connection))
-    throw new FunctaiError("store-io", "PostgreSQL store: give { connectionString: \"postgres://…\" } or { pool } (a pg.Pool).");
+    throw new FunctaiError("store-io", 'PostgreSQL store: give { connectionString: "postgres://…" } or { pool } (a pg.Pool).');
   if (!("pool" in connection)) checkUrl(connection.connectionString);
   return storeOn(pgDb(connection), options);
 }

@@ -8,8 +8,8 @@ export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\/
 /**
  * The store a string `store` such as `"postgres://…"` means: the Postgres
  * store, whose module (and `pg`) is loaded on first use only, so plain Node
- * users without `pg` never load it. A missing `pg` is a `store-io` error
- * that names the package to install.
+ * users without `pg` never load it. A missing `pg` is a `package-missing`
+ * error that names the package to install (at the first use).
  *
  * @example
  * ```ts
@@ -26,7 +26,7 @@ export function lazyPostgresStore(url: string): Store {
         loading = null;
         const missing = /Cannot find (package|module) '?pg'?/.test(String((e as Error)?.message));
         throw new FunctaiError(
-          "store-io",
+          missing ? "package-missing" : "store-io",
           missing
             ? `The store "postgres://…" needs the package "pg": install it (npm install pg).`
             : `The PostgreSQL store could not be loaded: ${String((e as Error)?.message ?? e)}`,

@@ -16,26 +16,39 @@ const IS_HELD = `SELECT EXISTS (
     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)) AS held`;
 
-/** A held turn: the session whose advisory lock says its host is alive. */
+/** The lock session of a store: opened once, shared by every turn it holds, replaced once its connection is lost. */
+interface Shared {
+  session: Promise<Session>;
+  lost: boolean;
+}
+
+/** A held turn: the shared session its advisory lock was taken on, and that session's server process. */
 interface Hold {
-  session: Session;
+  shared: Shared;
+  pid: number;
+  retaking: Promise<void> | null;
 }
 
 /** Kinds a person or another process may write for a running turn: never fenced. */
 const UNFENCED = new Set(["stop", "approval", "head"]);
 
 /**
- * Liveness by session-level advisory locks, each on a connection of its
- * own: a host that dies or is cut off loses its connection and so the lock,
- * at once; a host that only stalls keeps it. Appends of a held turn's
- * records are fenced: they commit only while the lock is held (see
- * `fence`), and a lock whose connection was lost is taken again only if
- * nobody else took it meanwhile.
+ * Liveness by session-level advisory locks, all of a store's on ONE
+ * connection of its own (a session may hold many): a process with many
+ * running turns uses one connection for their locks, not one each. A host
+ * that dies or is cut off loses that connection and so every lock at once;
+ * a host that only stalls keeps them. Appends of a held turn's records are
+ * fenced: they commit only while its lock is held by that session (see
+ * `fence`). Once the session is lost, each turn it held is fenced out at its
+ * next append and takes its lock again on a new session only if nobody else
+ * took it meanwhile (else lease-lost). A turn that ends unlocks its own lock only.
  */
 export class AdvisoryLiveness {
   readonly #held = new Map<string, Hold>();
+  /** Locks being taken by `hold` (so that two holds of one turn never both win on the one session). */
+  readonly #taking = new Set<string>();
   readonly #releasing = new Map<string, Promise<void>>();
-  readonly #idle: Session[] = [];
+  #shared: Shared | null = null;
   #closed = false;
 
   constructor(
@@ -50,26 +63,47 @@ export class AdvisoryLiveness {
     return lockText(this.schema, conversation, turn);
   }
 
-  async #session(): Promise<Session> {
-    return this.#idle.pop() ?? (await this.db.session());
+  /** The shared lock session, opened on first use (and again after one was lost). */
+  #current(): Shared {
+    if (this.#shared === null) {
+      const shared: Shared = { session: this.db.session(), lost: false };
+      shared.session.catch(() => void this.#drop(shared));
+      this.#shared = shared;
+    }
+    return this.#shared;
   }
 
-  /** Takes the lock on a session; the session goes back to the idle ones when it is not won. */
-  async #tryLock(text: string): Promise<Session | null> {
-    for (;;) {
-      const reused = this.#idle.length > 0; // an idle session may have lost its connection (a restart): then a new one
-      const session = await this.#session();
+  /** Forgets a lock session whose connection was lost (its locks are gone with it) and ends it. */
+  #drop(shared: Shared): Promise<void> {
+    if (this.#shared === shared) this.#shared = null;
+    if (shared.lost) return Promise.resolve();
+    shared.lost = true;
+    return shared.session.then(
+      (s) => s.end(),
+      () => undefined,
+    );
+  }
+
+  /**
+   * Takes the lock on the shared session: its session and pid, or null when
+   * another session holds it. A session already open whose query fails has
+   * lost its connection (a restart, a terminated backend): a new one is opened.
+   */
+  async #tryLock(text: string): Promise<Omit<Hold, "retaking"> | null> {
+    for (let tries = 0; ; tries++) {
+      const reused = this.#shared !== null;
+      const shared = this.#current();
+      let session: Session;
       let ok: unknown;
       try {
+        session = await shared.session;
         ok = (await session.query(TRY_LOCK, [text])).rows[0]?.["ok"];
       } catch (e) {
-        void session.end();
-        if (reused) continue;
+        void this.#drop(shared);
+        if (reused && tries < 2 && !this.#closed) continue;
         throw storeIo(e, "take a turn's advisory lock", this.db.target);
       }
-      if (ok === true) return session;
-      this.#idle.push(session);
-      return null;
+      return ok === true ? { shared, pid: session.pid } : null;
     }
   }
 
@@ -78,16 +112,24 @@ export class AdvisoryLiveness {
       const text = this.#text(conversation, turn);
       await this.#releasing.get(text);
       if (this.#closed) throw storeIo(new Error("the store is closed"), "hold a turn", this.db.target);
-      const session = this.#held.has(text) ? null : await this.#tryLock(text);
-      if (session === null) throw new LeaseLost(`turn ${turn} is running on another host (it holds the turn's advisory lock)`, false, "turn-claimed");
-      const hold: Hold = { session };
+      const claimed = () => new LeaseLost(`turn ${turn} is running on another host (it holds the turn's advisory lock)`, false, "turn-claimed");
+      if (this.#held.has(text) || this.#taking.has(text)) throw claimed();
+      this.#taking.add(text);
+      let got: Omit<Hold, "retaking"> | null;
+      try {
+        got = await this.#tryLock(text);
+      } finally {
+        this.#taking.delete(text);
+      }
+      if (got === null) throw claimed();
+      const hold: Hold = { ...got, retaking: null };
       this.#held.set(text, hold);
       let released = false;
       return () => {
         if (released) return;
         released = true;
         if (this.#held.get(text) === hold) this.#held.delete(text);
-        const unlocking = this.#unlock(hold.session, text).finally(() => this.#releasing.delete(text));
+        const unlocking = this.#unlock(hold, text).finally(() => this.#releasing.delete(text));
         this.#releasing.set(text, unlocking);
       };
     },
@@ -101,14 +143,15 @@ export class AdvisoryLiveness {
     },
   };
 
-  async #unlock(session: Session, text: string): Promise<void> {
+  /** Unlocks one turn's lock on the shared session (a retake in flight first ends); the other turns' locks stay. */
+  async #unlock(hold: Hold, text: string): Promise<void> {
+    await hold.retaking?.catch(() => undefined);
+    if (hold.shared.lost || this.#closed) return; // a lost connection freed the lock already
     try {
-      const ok = (await session.query(UNLOCK, [text])).rows[0]?.["ok"];
-      if (ok === true && !this.#closed && this.#idle.length < 4) return void this.#idle.push(session);
+      await (await hold.shared.session).query(UNLOCK, [text]);
     } catch {
-      // a lost connection freed the lock already
+      void this.#drop(hold.shared); // the connection is gone, and every lock on it: the other turns retake theirs at their next append
     }
-    await session.end();
   }
 
   /** The held turn whose lock must stand for this batch to be written, if any. */
@@ -118,35 +161,38 @@ export class AdvisoryLiveness {
       if (typeof turn !== "string" || UNFENCED.has(String(kind))) continue;
       const text = lockText(this.schema, conversation, turn);
       const hold = this.#held.get(text);
-      if (hold) return { text, pid: hold.session.pid, turn };
+      if (hold) return { text, pid: hold.pid, turn };
     }
     return null;
   }
 
   /**
-   * The fence failed: the lock's connection was lost (a server restart, a
-   * terminated backend). Takes the lock again on a new connection if nobody
-   * else holds it (the append's compare-and-set still shows whether another
-   * host ran the turn meanwhile); otherwise the turn is another's: lease-lost.
+   * The fence failed: the lock's session was lost (a server restart, a
+   * terminated backend). Takes the lock again on the shared session (a new
+   * one if need be) if nobody else holds it (the append's compare-and-set
+   * still shows whether another host ran the turn meanwhile); otherwise the
+   * turn is another's: lease-lost.
    */
-  async retake(text: string, turn: string): Promise<void> {
+  retake(text: string, turn: string): Promise<void> {
     const hold = this.#held.get(text);
-    if (!hold) throw new LeaseLost(`turn ${turn} is no longer held here`);
-    void hold.session.end();
-    const session = await this.#tryLock(text);
-    if (session === null) {
-      this.#held.delete(text);
-      throw new LeaseLost(`turn ${turn} lost its advisory lock (its database connection was lost) and another host holds it now`);
-    }
-    hold.session = session;
+    if (!hold) return Promise.reject(new LeaseLost(`turn ${turn} is no longer held here`));
+    hold.retaking ??= (async () => {
+      // the session may not know yet that it is lost: if it is still the shared one, its next query tells
+      if (hold.shared === this.#shared) void this.#drop(hold.shared);
+      const got = await this.#tryLock(text);
+      if (got === null) {
+        if (this.#held.get(text) === hold) this.#held.delete(text);
+        throw new LeaseLost(`turn ${turn} lost its advisory lock (its database connection was lost) and another host holds it now`);
+      }
+      Object.assign(hold, got);
+    })().finally(() => (hold.retaking = null));
+    return hold.retaking;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([...this.#releasing.values()]);
-    const sessions = [...this.#idle, ...[...this.#held.values()].map((h) => h.session)];
-    this.#idle.length = 0;
     this.#held.clear();
-    await Promise.all(sessions.map((s) => s.end()));
+    if (this.#shared) await this.#drop(this.#shared);
   }
 }

@@ -1,7 +1,27 @@
-import pg from "pg";
+import type pg from "pg";
+import { FunctaiError, describeError } from "../../src/errors.js";
 import type { Db, Rows, Session } from "./db.js";
 import { describeTarget, storeIo } from "./errors.js";
 import { Listener } from "./pg-listener.js";
+
+type Pg = typeof pg;
+let loadingPg: Promise<Pg> | null = null;
+
+/**
+ * `pg`, imported on first use: it is an optional peer dependency, so a
+ * missing one is a `package-missing` FunctaiError naming it, at the store's
+ * first use (never when `functai/postgres` is imported).
+ */
+export function loadPg(): Promise<Pg> {
+  loadingPg ??= import("pg").then(
+    (m) => (m as { default?: Pg }).default ?? (m as unknown as Pg),
+    (e: unknown) => {
+      loadingPg = null;
+      throw new FunctaiError("package-missing", `functai/postgres needs the package pg (npm install pg): ${describeError(e)}`, { cause: e });
+    },
+  );
+  return loadingPg;
+}
 
 /** How long a new connection may take before it is an error (never a hang). */
 export const CONNECT_TIMEOUT_MS = 10_000;
@@ -43,8 +63,8 @@ async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean
  */
 const KEEPALIVES = "SET tcp_keepalives_idle = 4; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3";
 
-async function openClient(config: pg.ClientConfig, target: string): Promise<pg.Client> {
-  const client = new pg.Client({ ...config, keepAlive: true });
+async function openClient(Client: Pg["Client"], config: pg.ClientConfig, target: string): Promise<pg.Client> {
+  const client = new Client({ ...config, keepAlive: true });
   client.on("error", noop); // a lost connection shows at its next query; never an unhandled 'error'
   try {
     await client.connect();
@@ -55,19 +75,38 @@ async function openClient(config: pg.ClientConfig, target: string): Promise<pg.C
   return client;
 }
 
-/** A `Db` on a `pg.Pool` (made here from a connection string, or the caller's own). */
+/** What a `Db` on pg uses, made on first use (when `pg` is loaded). */
+interface Opened {
+  pg: Pg;
+  pool: pg.Pool;
+  config: pg.ClientConfig;
+}
+
+/** A `Db` on a `pg.Pool` (made here from a connection string, or the caller's own); `pg` is loaded on first use. */
 export function pgDb(connection: { connectionString: string } | { pool: pg.Pool }): Db {
   const owned = !("pool" in connection);
-  const pool: pg.Pool = owned
-    ? new pg.Pool({ connectionString: connection.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
-    : connection.pool;
   const target = describeTarget(owned ? connection.connectionString : undefined);
-  pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
-  // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
-  pool.on("connect", (client) => client.on("error", noop));
-  const config: pg.ClientConfig = {
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    ...(pool.options as pg.ClientConfig),
+  let opening: Promise<Opened> | null = null;
+  const open = (): Promise<Opened> =>
+    (opening ??= loadPg().then(
+      (pg) => {
+        const pool: pg.Pool = owned
+          ? new pg.Pool({ connectionString: connection.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+          : connection.pool;
+        pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
+        // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
+        pool.on("connect", (client) => client.on("error", noop));
+        return { pg, pool, config: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(pool.options as pg.ClientConfig) } };
+      },
+      (e: unknown) => {
+        opening = null;
+        throw e;
+      },
+    ));
+  /** A connection of its own (not the pool's), for the listener and lock sessions. */
+  const ownClient = async (): Promise<pg.Client> => {
+    const { pg, config } = await open();
+    return connecting(() => openClient(pg.Client, config, target), reached);
   };
   const listeners = new Set<Listener>();
   const reached = { ever: false };
@@ -76,6 +115,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     target,
     async query(text, params) {
       // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
+      const { pool } = await open();
       const client = await connecting(() => pool.connect(), reached);
       let broken: Error | undefined;
       try {
@@ -91,7 +131,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       await db.query(sql);
     },
     async listen(channel, onNotify, onReconnect) {
-      const listener = new Listener(() => connecting(() => openClient(config, target), reached), channel, onNotify, onReconnect);
+      const listener = new Listener(ownClient, channel, onNotify, onReconnect);
       listeners.add(listener);
       try {
         await listener.start();
@@ -106,13 +146,19 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       };
     },
     async session(): Promise<Session> {
-      const client = await connecting(() => openClient(config, target), reached);
+      const client = await ownClient();
       try {
         await client.query(KEEPALIVES);
         const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+        // one statement at a time: a session is shared by every turn of a store, and pg no longer queues them itself
+        let last: Promise<unknown> = Promise.resolve();
         return {
           pid: rows[0]!.pid,
-          query: async (text, params) => (await client.query(text, params as unknown[] | undefined)) as Rows,
+          query: (text, params) => {
+            const running = last.then(() => client.query(text, params as unknown[] | undefined) as Promise<Rows>);
+            last = running.catch(noop);
+            return running;
+          },
           end: () => client.end().catch(noop),
         };
       } catch (e) {
@@ -123,7 +169,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     async close() {
       for (const l of [...listeners]) await l.stop();
       listeners.clear();
-      if (owned) await pool.end().catch(noop);
+      const opened = await opening?.catch(() => null);
+      if (owned && opened) await opened.pool.end().catch(noop);
     },
   };
   return db;

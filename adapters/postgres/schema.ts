@@ -9,7 +9,7 @@ import { storeIo } from "./errors.js";
  * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
  * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
@@ -60,14 +60,41 @@ BEGIN
   INSERT INTO ${s}.records (conversation, seq, record)
     SELECT p_conversation, cur + t.ord, t.value FROM json_array_elements(p_records) WITH ORDINALITY AS t(value, ord);
   UPDATE ${s}.conversations SET length = cur + n, updated = now() WHERE id = p_conversation;
-  PERFORM pg_notify('${channelOf(schema)}', p_conversation || ' ' || (cur + n));
+  -- only when a store waits on it: a NOTIFY serializes the commits of every notifying transaction (WAL flush included)
+  IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE conversation = p_conversation AND until > clock_timestamp()) THEN
+    PERFORM pg_notify('${channelOf(schema)}', p_conversation || ' ' || (cur + n));
+  END IF;
   RETURN cur + n;
 END
 $fn$;`;
 }
 
 /**
- * Everything the store creates, version 1. Run as one implicit transaction
+ * A waiter says it waits (until a while after its timeout) and reads the
+ * length, in one statement. FOR SHARE orders it with appends, which hold the
+ * row FOR UPDATE: an append that committed first is in the length read; one
+ * that commits after sees the waiter (its check runs once it has the row)
+ * and notifies. So no wake-up is lost, and appends nobody waits on notify nobody.
+ */
+function watchFunction(schema: string): string {
+  const s = `"${schema}"`;
+  return `
+CREATE OR REPLACE FUNCTION ${s}.watch(p_conversation text, p_token text, p_seconds float8)
+RETURNS integer LANGUAGE plpgsql AS $fn$
+DECLARE
+  cur integer;
+BEGIN
+  INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, 0) ON CONFLICT (id) DO NOTHING;
+  SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR SHARE;
+  INSERT INTO ${s}.waiters (conversation, token, until) VALUES (p_conversation, p_token, clock_timestamp() + make_interval(secs => p_seconds + 5))
+    ON CONFLICT (conversation, token) DO UPDATE SET until = EXCLUDED.until;
+  RETURN cur;
+END
+$fn$;`;
+}
+
+/**
+ * Everything the store creates, version 2. Run as one implicit transaction
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */
@@ -89,8 +116,15 @@ CREATE TABLE IF NOT EXISTS ${s}.records (
   record json NOT NULL,
   PRIMARY KEY (conversation, seq)
 );
+CREATE TABLE IF NOT EXISTS ${s}.waiters (
+  conversation text COLLATE "C" NOT NULL,
+  token text NOT NULL,
+  until timestamptz NOT NULL,
+  PRIMARY KEY (conversation, token)
+);
 ${appendFunction(schema)}
-INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}') ON CONFLICT (key) DO NOTHING;`;
+${watchFunction(schema)}
+INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}') ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value WHERE ${s}.meta.value::integer < EXCLUDED.value::integer;`;
 }
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
@@ -108,7 +142,8 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     const code = (e as { code?: string }).code;
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
   }
-  if (version === null) {
+  if (version === null || version < SCHEMA_VERSION) {
+    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters)
     try {
       await db.exec(ddl(schema));
     } catch (e) {

@@ -76,7 +76,20 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
 
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.floor(after) : 0);
 
-  const wakeups = new Wakeups(db, channelOf(schema), lengthOf);
+  const wakeups = new Wakeups(db, channelOf(schema), {
+    lengthOf,
+    watch: (conversation, token, seconds) =>
+      use(`wait on ${conversation}`, async () => {
+        const { rows } = await db.query(`SELECT ${s}.watch($1, $2, $3::float8) AS length`, [conversation, token, seconds]);
+        return Number(rows[0]!["length"]);
+      }),
+    unwatch: (conversation, token) =>
+      void use(`stop waiting on ${conversation}`, () =>
+        db.query(`DELETE FROM ${s}.waiters WHERE conversation = $1 AND token = $2`, [conversation, token]),
+      ).catch(
+        () => undefined, // it runs out by itself
+      ),
+  });
   const advisory = db.session ? new AdvisoryLiveness({ ...db, session: db.session.bind(db) }, schema, checkConversationId) : null;
 
   const appendOnce = (conversation: string, json: string, expect: number | null, fence: { text: string; pid: number } | null) =>
@@ -105,7 +118,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         const length = await appendOnce(conversation, json, expect, fence);
         if (length >= 0) return length;
         if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
-        if (retaken || !fence) throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
+        if (retaken || !fence)
+          throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
         await advisory!.retake(fence.text, fence.turn);
       }
     },

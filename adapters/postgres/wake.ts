@@ -7,26 +7,42 @@ interface Waiter {
   done(value: boolean): void;
 }
 
+/** What `Wakeups` asks of the database besides listening. */
+export interface Watch {
+  /** Says that `token` waits on `conversation` for about `seconds`, and reads its length (one statement: see schema.ts). */
+  watch(conversation: string, token: string, seconds: number): Promise<number>;
+  /** Says it waits no more (best effort: a waiter left behind runs out by itself). */
+  unwatch(conversation: string, token: string): void;
+  lengthOf(conversation: string): Promise<number>;
+}
+
 /**
- * `wait` on one LISTEN connection per store. A waiter is registered, then
- * the length is read, then it waits: an append between the two is seen by
- * the read or by the notification, never lost. Notifications carry the new
- * length, so a wake needs no read.
+ * `wait` on one LISTEN connection per store. A waiter listens, then says in
+ * the database that it waits while reading the length, then waits: an
+ * append commits either before that read (seen by it) or after (it sees the
+ * waiter and notifies), never lost. Appends notify only while someone waits
+ * on their conversation. Notifications carry the new length, so a wake
+ * needs no read.
  */
 export class Wakeups {
   readonly #waiters = new Map<string, Set<Waiter>>();
   #listening: Promise<() => Promise<void>> | null = null;
   #closed = false;
+  #tokens = 0;
 
   constructor(
     readonly db: Db,
     readonly channel: string,
-    readonly lengthOf: (conversation: string) => Promise<number>,
+    readonly watch: Watch,
   ) {}
 
   #listen(): Promise<unknown> {
     if (this.#listening === null) {
-      const started = this.db.listen(this.channel, (payload) => this.#notified(payload), () => this.#reconnected());
+      const started = this.db.listen(
+        this.channel,
+        (payload) => this.#notified(payload),
+        () => this.#reconnected(),
+      );
       this.#listening = started;
       started.catch(() => {
         if (this.#listening === started) this.#listening = null; // the next wait tries again
@@ -48,8 +64,9 @@ export class Wakeups {
 
   /** Resolves true once `conversation` holds more than `after` records, false after `timeoutMs` or on close. */
   async wait(conversation: string, after: number, timeoutMs: number): Promise<boolean> {
-    if (this.#closed) return (await this.lengthOf(conversation)) > after;
+    if (this.#closed) return (await this.watch.lengthOf(conversation)) > after;
     await this.#listen();
+    const token = `${++this.#tokens}-${Math.random().toString(36).slice(2, 10)}`;
     return new Promise<boolean>((resolve, reject) => {
       let set = this.#waiters.get(conversation);
       if (set === undefined) this.#waiters.set(conversation, (set = new Set()));
@@ -58,7 +75,7 @@ export class Wakeups {
       const waiter: Waiter = {
         after,
         recheck: () => {
-          this.lengthOf(conversation).then(
+          this.watch.lengthOf(conversation).then(
             (length) => length > after && waiter.done(true),
             () => undefined, // still reconnecting: the timeout or the next notification answers
           );
@@ -67,6 +84,7 @@ export class Wakeups {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          this.watch.unwatch(conversation, token);
           waiters.delete(waiter);
           if (waiters.size === 0 && this.#waiters.get(conversation) === waiters) this.#waiters.delete(conversation);
           resolve(value);
@@ -74,7 +92,7 @@ export class Wakeups {
       };
       const timer = setTimeout(() => waiter.done(false), Math.max(0, timeoutMs));
       waiters.add(waiter);
-      this.lengthOf(conversation).then(
+      this.watch.watch(conversation, token, Math.min(Math.max(0, timeoutMs), 86_400_000) / 1000).then(
         (length) => length > after && waiter.done(true),
         (e: unknown) => {
           if (settled) return;

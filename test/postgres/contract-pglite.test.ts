@@ -1,5 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, expect, it } from "vitest";
+import { SCHEMA_VERSION } from "../../adapters/postgres/schema.js";
 import { storeOn } from "../../adapters/postgres/store.js";
 import { rec, storeContract } from "../store/contract.js";
 import { freshSchema, pgliteDb } from "./pglite-db.js";
@@ -23,7 +24,22 @@ describe("postgresStore on pglite, beyond the contract", () => {
     const store = storeOn(pgliteDb(pg), { schema });
     expect(await store.read("c")).toEqual([]);
     const { rows } = await pg.query<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    expect(rows).toEqual([{ value: "1" }]);
+    expect(rows).toEqual([{ value: String(SCHEMA_VERSION) }]);
+    await store.close();
+  });
+
+  it("migrates a version-1 schema (no waiters table) on first use, and wait works on it", async () => {
+    const schema = freshSchema();
+    const old = storeOn(pgliteDb(pg), { schema });
+    await old.append("c", [rec()]);
+    await old.close();
+    await pg.exec(`DROP TABLE "${schema}".waiters; UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
+    const store = storeOn(pgliteDb(pg), { schema });
+    const woke = store.wait!("c", 1, 10_000);
+    await store.append("c", [rec()], { expect: 1 });
+    expect(await woke).toBe(true);
+    const { rows } = await pg.query<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+    expect(rows).toEqual([{ value: String(SCHEMA_VERSION) }]);
     await store.close();
   });
 
@@ -64,7 +80,10 @@ describe("postgresStore on pglite, beyond the contract", () => {
 
   it("scans a long conversation page by page and resolves to its length", async () => {
     const store = storeOn(pgliteDb(pg), { schema: freshSchema() });
-    await store.append("c", Array.from({ length: 1234 }, (_, i) => rec("x", { i })));
+    await store.append(
+      "c",
+      Array.from({ length: 1234 }, (_, i) => rec("x", { i })),
+    );
     const seen: number[] = [];
     expect(await store.scan!("c", 3, (r) => seen.push(r.seq))).toBe(1234);
     expect(seen).toEqual(Array.from({ length: 1231 }, (_, i) => i + 4));

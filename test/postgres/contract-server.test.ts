@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import pg from "pg";
-import { postgresStore } from "../../adapters/postgres/index.js";
+import { SCHEMA_VERSION, postgresStore } from "../../adapters/postgres/index.js";
 import { rec, storeContract } from "../store/contract.js";
+import { until } from "./fixtures/hosts.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
 const url = SERVER_URL ?? "";
@@ -32,8 +33,33 @@ describe.skipIf(NO_SERVER !== null)("on a real PostgreSQL server", () => {
     const stores = Array.from({ length: 6 }, () => postgresStore({ connectionString: url }, { schema }));
     const lengths = await Promise.all(stores.map((s, i) => s.append("c", [rec("x", { i })])));
     expect([...lengths].sort()).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(await admin(`SELECT value FROM "${schema}".meta`)).toEqual([{ value: "1" }]);
+    expect(await admin(`SELECT value FROM "${schema}".meta`)).toEqual([{ value: String(SCHEMA_VERSION) }]);
     await Promise.all(stores.map((s) => s.close()));
+    await dropSchema(schema);
+  });
+
+  it("an append notifies only while some store waits on its conversation (a NOTIFY serializes commits)", async () => {
+    const schema = freshSchema();
+    const a = postgresStore({ connectionString: url }, { schema });
+    const b = postgresStore({ connectionString: url }, { schema });
+    await a.append("c", [rec()]);
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on("notification", (n) => heard.push(n.payload ?? ""));
+    await listener.query(`LISTEN functai_${schema}`);
+    await a.append("c", [rec()]);
+    await a.append("other", [rec()]);
+    const woke = b.wait!("c", 2, 20_000);
+    await until("the waiter is in", async () => (await admin(`SELECT count(*)::int AS n FROM "${schema}".waiters`))[0]!["n"] === 1);
+    await a.append("c", [rec()]);
+    expect(await woke).toBe(true);
+    await until("the waiter took itself out", async () => (await admin(`SELECT count(*)::int AS n FROM "${schema}".waiters`))[0]!["n"] === 0);
+    await a.append("c", [rec()]); // nobody waits any more
+    await listener.query("SELECT 1"); // notifications sent before this answer have arrived
+    expect(heard).toEqual(["c 3"]);
+    await listener.end();
+    await Promise.all([a.close(), b.close()]);
     await dropSchema(schema);
   });
 

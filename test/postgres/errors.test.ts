@@ -70,6 +70,39 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: bad input on a real server",
     expect(message).toContain("does not exist");
   });
 
+  it("a database that refuses connections says so, at once", async () => {
+    const db = `functai_closed_${Math.random().toString(36).slice(2, 10)}`;
+    await admin(`CREATE DATABASE ${db} ALLOW_CONNECTIONS false`);
+    try {
+      const closed = new URL(url);
+      closed.pathname = `/${db}`;
+      const t0 = Date.now();
+      const { code, message } = await firstUse(closed.toString());
+      expect(code).toBe("store-io");
+      expect(message).toContain("not currently accepting connections");
+      expect(message).toContain("ALLOW_CONNECTIONS");
+      expect(Date.now() - t0).toBeLessThan(10_000); // not tried again and again: nothing will change by itself
+    } finally {
+      await admin(`DROP DATABASE ${db}`);
+    }
+  });
+
+  it("a role allowed no connections says which limit to raise", async () => {
+    const role = `nolink_${Math.random().toString(36).slice(2, 10)}`;
+    await admin(`CREATE ROLE ${role} LOGIN PASSWORD 'pw' CONNECTION LIMIT 0`);
+    try {
+      const as = new URL(url);
+      as.username = role;
+      as.password = "pw";
+      const { code, message } = await firstUse(as.toString());
+      expect(code).toBe("store-io");
+      expect(message).toContain("too many connections for role");
+      expect(message).toContain("CONNECTION LIMIT");
+    } finally {
+      await admin(`DROP ROLE ${role}`);
+    }
+  });
+
   it("a schema the role cannot create: store-io naming the privilege; nothing half made", async () => {
     const role = `nocreate_${Math.random().toString(36).slice(2, 10)}`;
     await admin(`CREATE ROLE ${role} LOGIN PASSWORD 'pw'`);

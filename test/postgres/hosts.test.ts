@@ -92,7 +92,17 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
   it("a host SIGKILLed in a changing tool: another host sees the turn interrupted at once (not after the lease), and the person's answer finishes it", async () => {
     const schema = freshSchema();
     const effects = effectsDir();
-    const host = await startHost({ schema, app: "doomed", conversation: "kill", spec: DESK, input: "Refund B-9", effects, action: "send", latencyMs: 1_500, lease: LONG_LEASE });
+    const host = await startHost({
+      schema,
+      app: "doomed",
+      conversation: "kill",
+      spec: DESK,
+      input: "Refund B-9",
+      effects,
+      action: "send",
+      latencyMs: 1_500,
+      lease: LONG_LEASE,
+    });
     const { store, chat } = here(schema, "kill", DESK, effects);
     await untilRecord(schema, "kill", "refund started", (r) => r["kind"] === "tool" && r["name"] === "refund" && r["state"] === "started");
     expect((await chat.turns()).at(-1)!.state).toBe("running"); // alive: it holds the turn's advisory lock
@@ -114,7 +124,17 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
   it("a host whose connections the server terminates mid-turn stops before its next side effect; another host goes on", async () => {
     const schema = freshSchema();
     const effects = effectsDir();
-    const host = await startHost({ schema, app: "cut-off", conversation: "cut", spec: DESK, input: "Refund C-3", effects, action: "send", latencyMs: 6_000, lease: LONG_LEASE });
+    const host = await startHost({
+      schema,
+      app: "cut-off",
+      conversation: "cut",
+      spec: DESK,
+      input: "Refund C-3",
+      effects,
+      action: "send",
+      latencyMs: 6_000,
+      lease: LONG_LEASE,
+    });
     const { store, chat } = here(schema, "cut", DESK, effects);
     // the host ran its reads tool and asks the model again (6 s): end every connection it has
     // (its record, not its side effect: the record is kept before the paid call, and only then is the cut in the call)
@@ -128,7 +148,7 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
     const answer = await (await chat.turns()).at(-1)!.resume();
     expect(answer).toMatch(/^desk:/);
     const end = await host.done;
-    expect(end.out, end.stderr).toMatchObject({ error: expect.stringMatching(/^(lease-lost|turn-claimed)$/) });
+    expect(end.out, `${JSON.stringify(end.out)}\n${end.stderr}`).toMatchObject({ error: expect.stringMatching(/^(lease-lost|turn-claimed)$/) });
     done.doubleRuns += twice(effects);
     expect(runs(effects)).toEqual({ find: 1, refund: 1, notify: 1 }); // the reads tool's result was kept before the paid model call: replayed, not run again; each change once
     await store.close();
@@ -138,7 +158,17 @@ describe.skipIf(NO_SERVER !== null)("many hosts on one PostgreSQL server", () =>
   it("the server restarts between two steps: the turn goes on, nothing paid or run twice", async () => {
     const schema = freshSchema();
     const effects = effectsDir();
-    const host = await startHost({ schema, app: "restart", conversation: "boot", spec: DESK, input: "Refund D-4", effects, action: "send", latencyMs: 1_500, lease: LONG_LEASE });
+    const host = await startHost({
+      schema,
+      app: "restart",
+      conversation: "boot",
+      spec: DESK,
+      input: "Refund D-4",
+      effects,
+      action: "send",
+      latencyMs: 1_500,
+      lease: LONG_LEASE,
+    });
     await untilRecord(schema, "boot", "refund done", (r) => r["kind"] === "tool" && r["name"] === "refund" && r["state"] === "done");
     execFileSync("pg_ctlcluster", ["15", "main", "restart"], { stdio: "ignore" }); // once: it disturbs the server's other users for a second
     const end = await host.done;

@@ -1,0 +1,194 @@
+/**
+ * One lock session per store, on a real server: many turns running at once
+ * in one process hold their advisory locks on ONE connection (not one
+ * each), under a role whose connection limit would not allow one each.
+ * Losing that connection (pg_terminate_backend) fences every turn it held
+ * out before its next record or side effect; a turn whose lock nobody took
+ * meanwhile takes it again and goes on, one whose lock another took stops
+ * with lease-lost.
+ */
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import { lockText } from "../../adapters/postgres/liveness.js";
+import { ai, tool } from "../../src/index.js";
+import { scripted, type ScriptedLM } from "../../src/testing/index.js";
+import { recordsOf, until } from "./fixtures/hosts.js";
+import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+
+const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 }; // never runs out here: the locks alone tell
+const rand = (): string => Math.random().toString(36).slice(2, 10);
+
+/** Turns that wait in a reads tool (`pause`) until their gate opens, then change the world once (`charge`). */
+class Desk {
+  readonly paused = new Set<string>();
+  readonly charges = new Map<string, number>();
+  readonly lms = new Map<string, ScriptedLM>();
+  readonly #gates = new Map<string, { open: () => void; opened: Promise<void> }>();
+  readonly fn = ai("desk", {
+    description: "Waits, then charges.",
+    input: { id: z.string() },
+    output: z.string(),
+    tools: [
+      tool("pause", { description: "Waits for its gate.", input: { id: z.string() }, effects: "reads" }, async ({ id }) => {
+        this.paused.add(id);
+        await this.#gate(id).opened;
+        return "go";
+      }),
+      tool("charge", { description: "Charges once.", input: { id: z.string() }, effects: "changes" }, ({ id }) => {
+        this.charges.set(id, (this.charges.get(id) ?? 0) + 1);
+        return "charged";
+      }),
+    ],
+  });
+
+  #gate(id: string) {
+    let gate = this.#gates.get(id);
+    if (!gate) {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => (open = r));
+      this.#gates.set(id, (gate = { open, opened }));
+    }
+    return gate;
+  }
+
+  open(ids: readonly string[]): void {
+    for (const id of ids) this.#gate(id).open();
+  }
+
+  /** Sends one turn per id on `store`; each settles to its answer or its error code. */
+  send(store: PostgresStore, ids: readonly string[]): Promise<string>[] {
+    return ids.map((id) => {
+      const lm = scripted([
+        { toolCalls: [{ id: "c1", name: "pause", input: { id } }] },
+        { toolCalls: [{ id: "c2", name: "charge", input: { id } }] },
+        { text: `done ${id}` },
+      ]);
+      this.lms.set(id, lm);
+      return this.fn
+        .conversation(id, { store, lm, lease: LONG_LEASE })
+        .send({ id })
+        .then(String, (e: { code?: string }) => `error ${e.code ?? String(e)}`);
+    });
+  }
+
+  /** The last turn of `id` as another store reads it. */
+  async lastTurn(store: PostgresStore, id: string) {
+    return (await this.fn.conversation(id, { store, lm: scripted([]) }).turns()).at(-1)!;
+  }
+}
+
+/** The advisory locks held by the connections named `app`, per server process. */
+const lockers = (app: string) =>
+  admin<{ pid: number; locks: number }>(
+    "SELECT l.pid, count(*)::int AS locks FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name = $1 GROUP BY l.pid",
+    [app],
+  );
+const connections = async (app: string) =>
+  (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
+const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", () => {
+  it("50 turns running at once hold their locks on one connection, under a role allowed 8 connections; a turn that ends frees only its own", async () => {
+    const role = `lockone_${rand()}`;
+    const schema = freshSchema();
+    const app = `lock-one-${rand()}`;
+    const server = new URL(SERVER_URL!);
+    await admin(`CREATE ROLE ${role} LOGIN PASSWORD 'pw' CONNECTION LIMIT 8`);
+    await admin(`GRANT CREATE ON DATABASE "${server.pathname.slice(1)}" TO ${role}`);
+    const as = new URL(server);
+    as.username = role;
+    as.password = "pw";
+    as.searchParams.set("application_name", app);
+    const pool = new pg.Pool({ connectionString: as.toString(), max: 4 });
+    const store = postgresStore({ pool }, { schema });
+    const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
+    const desk = new Desk();
+    const all = ids(50, "many");
+    try {
+      const answers = desk.send(store, all);
+      await until("every turn waits in its tool", async () => desk.paused.size === all.length);
+      // the pool's 4, the lock session, at most a listener: never one per turn
+      expect(await connections(app)).toBeLessThanOrEqual(6);
+      const held = await lockers(app);
+      expect(held).toEqual([{ pid: expect.any(Number), locks: all.length }]);
+      for (const id of all) expect((await desk.lastTurn(other, id)).state, id).toBe("running");
+
+      const [first, rest] = [all.slice(0, 25), all.slice(25)];
+      desk.open(first);
+      expect(await Promise.all(answers.slice(0, 25))).toEqual(first.map((id) => `done ${id}`));
+      expect(await lockers(app)).toEqual([{ pid: held[0]!.pid, locks: rest.length }]); // the others' locks stand, on the same session
+      for (const id of rest) expect((await desk.lastTurn(other, id)).state, id).toBe("running");
+
+      desk.open(rest);
+      expect(await Promise.all(answers.slice(25))).toEqual(rest.map((id) => `done ${id}`));
+      expect(await lockers(app)).toEqual([]);
+      expect([...desk.charges.values()]).toEqual(all.map(() => 1));
+    } finally {
+      desk.open(all);
+      await store.close();
+      await other.close();
+      await pool.end();
+      await dropSchema(schema);
+      await admin(`DROP OWNED BY ${role}`);
+      await admin(`DROP ROLE ${role}`);
+    }
+  });
+
+  it("the lock session terminated: every turn it held is fenced before its next record; those whose lock another took stop with lease-lost, the others retake theirs and go on", async () => {
+    const schema = freshSchema();
+    const app = `lock-cut-${rand()}`;
+    const url = new URL(SERVER_URL!);
+    url.searchParams.set("application_name", app);
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+    const store = postgresStore({ pool }, { schema });
+    const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
+    const thief = new pg.Client({ connectionString: SERVER_URL! }); // another host that takes some of the locks
+    await thief.connect();
+    const desk = new Desk();
+    const all = ids(20, "cut");
+    const taken = all.filter((_, i) => i % 2 === 0);
+    const free = all.filter((_, i) => i % 2 === 1);
+    try {
+      const answers = desk.send(store, all);
+      await until("every turn waits in its tool", async () => desk.paused.size === all.length);
+      const [session] = await lockers(app);
+      expect(session).toEqual({ pid: expect.any(Number), locks: all.length });
+      expect(await admin("SELECT pg_terminate_backend($1) AS ok", [session!.pid])).toEqual([{ ok: true }]);
+
+      // every lock went with the one connection: each turn reads interrupted at once (the lease has a minute left)
+      await until(
+        "every turn reads interrupted",
+        async () => (await Promise.all(all.map((id) => desk.lastTurn(other, id)))).every((t) => t.state === "interrupted"),
+        5_000,
+      );
+      const before = new Map<string, number>();
+      for (const id of taken) {
+        const turn = await desk.lastTurn(other, id);
+        const { rows } = await thief.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [lockText(schema, id, turn.id)]);
+        expect(rows[0].ok).toBe(true);
+        before.set(id, (await recordsOf(schema, id)).length);
+      }
+
+      desk.open(all);
+      const settled = await Promise.all(answers);
+      expect(settled.filter((_, i) => i % 2 === 0)).toEqual(taken.map(() => "error lease-lost"));
+      expect(settled.filter((_, i) => i % 2 === 1)).toEqual(free.map((id) => `done ${id}`));
+      for (const id of taken) {
+        expect(desk.charges.get(id), id).toBeUndefined(); // no side effect
+        expect(desk.lms.get(id)!.requests, id).toHaveLength(1); // no further paid model call
+        expect((await recordsOf(schema, id)).length, id).toBe(before.get(id)); // no further record
+      }
+      for (const id of free) expect(desk.charges.get(id), id).toBe(1);
+      expect(await connections(app)).toBeLessThanOrEqual(6); // the retakes shared one new lock session
+    } finally {
+      desk.open(all);
+      await thief.end();
+      await store.close();
+      await other.close();
+      await pool.end();
+      await dropSchema(schema);
+    }
+  });
+});
