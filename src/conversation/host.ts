@@ -1,8 +1,9 @@
 import type { Approval } from "../approval/types.js";
 import type { Definition } from "../functions/definition.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
+import { frameCarrier } from "../engine/carrier.js";
 import { rootFrame } from "../engine/frame.js";
-import { Journal, type JournalSink } from "../engine/journal.js";
+import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
 import type { LeaseLost, TurnRuntime } from "../engine/runtime.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
@@ -51,6 +52,8 @@ export class ConversationHost implements TurnHost {
   /** The turn's own appends, after the length it last saw (fenced: a newer claim or a stop ends the run). */
   #tail: ConversationLog | null = null;
   #fresh: boolean;
+  /** A turn run by a delegated call shares its caller's family: no reply of either is paid twice after a crash. */
+  readonly #family: JournalFamily | undefined = frameCarrier.get()?.runtime.journal.family;
 
   constructor(readonly options: HostOptions) {
     const { log, settings } = options;
@@ -100,7 +103,7 @@ export class ConversationHost implements TurnHost {
       write: (batch, durable) =>
         tail.appendIf(({ fresh }) => (fence(fresh, this.turn, attempt), { append: batch, value: undefined }), { readFirst: false, durable, maxTries: 21 }).then(() => undefined),
     };
-    const journal = (this.#journal = new Journal({ turn: this.turn, attempt, records, sink, clock: log.clock }));
+    const journal = (this.#journal = new Journal({ turn: this.turn, attempt, records, sink, clock: log.clock, ...(this.#family && { family: this.#family }) }));
     await this.lease.start(async (until) => {
       await journal.add({ kind: "lease", holder: this.holder, until });
       await journal.flush();

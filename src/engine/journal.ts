@@ -21,6 +21,13 @@ export interface RecordedAnswer {
 }
 
 /**
+ * Journals whose replies must be kept before any of them pays: one call
+ * tree's (a turn and the turns its delegated calls run, in this process).
+ * Only journals holding a reply not yet kept are in it.
+ */
+export type JournalFamily = Set<Journal>;
+
+/**
  * A turn's journal: what earlier runs recorded (looked up on replay, O(1))
  * and what this run adds. Replay indexes are built once from the records at
  * the start; records this run writes never answer its own lookups.
@@ -38,6 +45,8 @@ export class Journal {
   readonly #sink: JournalSink | undefined;
   readonly #keep: boolean;
   readonly #clock: Clock;
+  /** Shared with the journals of the turns this one's delegated calls run (see `paying`). */
+  readonly family: JournalFamily;
   #pending: object[] = [];
   /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
   #failed: unknown = undefined;
@@ -50,8 +59,11 @@ export class Journal {
     keep?: boolean;
     /** Where the records' `at` comes from (the wall clock by default). */
     clock?: Clock;
+    /** The calling turn's family, for a turn run by a delegated call (a family of its own by default). */
+    family?: JournalFamily;
   }) {
     this.#clock = options.clock ?? systemClock;
+    this.family = options.family ?? new Set();
     this.turn = options.turn;
     this.attempt = options.attempt;
     this.#sink = options.sink;
@@ -136,6 +148,7 @@ export class Journal {
     if (this.#keep) this.records.push(record);
     if (!this.#sink) return undefined;
     this.#pending.push(record);
+    if (body.kind === "reply") this.family.add(this);
     if (durable) return this.flush(true);
     if (this.#pending.length >= 64) {
       this.flush(false).catch((e: unknown) => (this.#failed ??= e));
@@ -159,15 +172,33 @@ export class Journal {
   }
 
   /**
-   * Sends a paid request once every reply before it is kept. The last check
-   * is made in the tick the request goes out: a reply that a concurrent call
-   * (tools run side by side) received while this one waited is kept first too.
+   * Sends a paid request once every reply before it is kept: this turn's,
+   * and those of the other turns of its call tree in this process (a
+   * delegated call's turn, or its caller). The last check is made in the
+   * tick the request goes out: a reply that a concurrent call (tools run
+   * side by side) received while this one waited is kept first too.
    */
   async paying<T>(send: () => Promise<T>): Promise<T> {
     // (once at least: a background flush that failed is reported before anything is paid)
-    do await this.keepBeforePaying();
-    while (this.#writing.size > 0 || this.#pending.some(isReply));
+    do {
+      await this.keepBeforePaying();
+      // another turn's failed flush is that turn's to report: here it only must not be waited for forever
+      for (const other of this.family) if (other !== this) await other.keepBeforePaying().catch(() => other.family.delete(other));
+    } while (this.#familyUnkept());
     return send();
+  }
+
+  #familyUnkept(): boolean {
+    for (const j of this.family) if (j.#unkept()) return true;
+    return false;
+  }
+
+  /** Whether a reply of this journal is queued or being written (then it stays in its family). */
+  #unkept(): boolean {
+    if (this.#failed !== undefined) return false;
+    const unkept = this.#writing.size > 0 || this.#pending.some(isReply);
+    if (!unkept) this.family.delete(this);
+    return unkept;
   }
 
   /** Flushes holding a reply that the store has not acknowledged yet. */
