@@ -47,15 +47,18 @@ function turnAttributes(t: PluginTurn, content: boolean): Attributes {
   return attributes;
 }
 
+/** Marks a span failed: its `error.type`, and its status (with the error's text only when contents are recorded). */
+function failSpan(span: Span, errorType: string, message: string | undefined, content: boolean): void {
+  span.setAttribute(GEN_AI.errorType, errorType);
+  span.setStatus(content && message !== undefined ? { code: SpanStatusCode.ERROR, message } : { code: SpanStatusCode.ERROR });
+}
+
 function endTurnSpan(span: Span, end: PluginTurnEnd, content: boolean): void {
   span.setAttributes({ [FUNCTAI.state]: end.state, [GEN_AI.inputTokens]: end.usage.inputTokens, [GEN_AI.outputTokens]: end.usage.outputTokens });
   if (end.state === "waiting") {
     span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.approvals]: end.approvals.map((a) => a.path), [FUNCTAI.approvalIds]: end.approvals.map((a) => a.id) });
   } else if (end.state !== "done") {
-    span.setAttribute(GEN_AI.errorType, end.state === "failed" ? (end.code ?? "error") : end.state);
-    const status: { code: SpanStatusCode; message?: string } = { code: SpanStatusCode.ERROR };
-    if (content) status.message = end.error;
-    span.setStatus(status);
+    failSpan(span, end.state === "failed" ? (end.code ?? "error") : end.state, end.error, content);
   }
   span.end();
 }
@@ -127,10 +130,7 @@ export function otel(options: OtelOptions = {}): Plugin {
           span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens, [GEN_AI.finishReasons]: [finishReason] });
           if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
           if (content) span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
-        } else {
-          span.setAttribute(GEN_AI.errorType, "model_error");
-          span.setStatus(content && r.error !== undefined ? { code: SpanStatusCode.ERROR, message: r.error } : { code: SpanStatusCode.ERROR });
-        }
+        } else failSpan(span, "model_error", r.error, content);
         span.end();
       },
       toolCall(call) {
@@ -140,10 +140,8 @@ export function otel(options: OtelOptions = {}): Plugin {
         const span = runOf(result.turn).takeTool(result);
         span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
         if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
-        if (result.error !== undefined) {
-          span.setAttribute(GEN_AI.errorType, "tool_error");
-          span.setStatus(content ? { code: SpanStatusCode.ERROR, message: result.error } : { code: SpanStatusCode.ERROR });
-        } else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
+        if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
+        else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
         span.end();
       },
     },
