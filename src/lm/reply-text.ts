@@ -53,11 +53,14 @@ function partialTag(text: string, tag: string): number {
  */
 export function replyText(emit: (delta: string) => void): ReplyText {
   let mode: "before" | "inside" | "after" = "before";
+  // inside: what is held back (whitespace, a possible start of `</result>`)
   let held = "";
   // inside: whether the body's first visible character was emitted (leading whitespace is dropped)
   let started = false;
-  // before: where the search for `<result>` resumes (a tag split by chunks starts at most OPEN.length - 1 back)
-  let searched = 0;
+  // before: the chunks so far, kept apart (one string grown and searched per chunk would cost O(n²) over a long reply),
+  // and the last OPEN.length - 1 characters, where a tag split by chunks may have begun
+  let before: string[] = [];
+  let tail = "";
 
   const inside = (): void => {
     if (!started) {
@@ -83,23 +86,26 @@ export function replyText(emit: (delta: string) => void): ReplyText {
   return {
     push(delta: string): void {
       if (mode === "after" || delta === "") return;
-      held += delta;
       if (mode === "before") {
-        const open = held.indexOf(OPEN, searched);
+        const window = tail + delta;
+        const open = window.indexOf(OPEN);
         if (open < 0) {
-          searched = Math.max(0, held.length - (OPEN.length - 1));
+          before.push(delta);
+          tail = window.slice(-(OPEN.length - 1));
           return;
         }
-        held = held.slice(open + OPEN.length);
+        held = window.slice(open + OPEN.length); // the preamble before it is dropped
+        before = [];
         mode = "inside";
-      }
+      } else held += delta;
       inside();
     },
     end(): void {
       if (mode === "before") {
-        const plain = held.replace(TOOL_CALLS, "").trim();
+        const plain = before.join("").replace(TOOL_CALLS, "").trim();
         if (plain !== "") emit(plain);
       }
+      before = [];
       held = "";
       mode = "after";
     },
