@@ -303,8 +303,8 @@ async function streamEvents(): Promise<void> {
 async function streamRun(metric: string, steps: number, n: number, text: string): Promise<void> {
   const fn = answerWith("reads", steps + 1);
   const final = text.trim(); // a plain string answer is the reply's text, trimmed
-  const how = `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply the scripted model streams word by word (onText)`;
-  await streamRate({ metric, n, name: NAME, final, how }, () => scripted(replies(steps, text)), async (lm) => {
+  const how = `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply in the reply form (<result>…</result>, as a model is told to answer) that the scripted model streams word by word (onText)`;
+  await streamRate({ metric, n, name: NAME, final, how }, () => scripted(replies(steps, text), { form: "reply" }), async (lm) => {
     const s = fn.stream(QUESTION, { lm });
     let events = 0;
     for await (const _e of s) events++;
