@@ -9,8 +9,16 @@
  * either way.
  */
 import { fsync, ftruncateSync, fstatSync, fsyncSync } from "node:fs";
-import type { Appender } from "./append.js";
-import { syncDir } from "./files.js";
+import { syncDir, type Known } from "./files.js";
+import type { HandlePool } from "./handles.js";
+
+/** What a late flush touches of its store (the store's appender has these). */
+interface FlushTarget {
+  readonly root: string;
+  readonly known: Map<string, Known>;
+  readonly handles: HandlePool;
+  onFlush?: (() => void) | undefined;
+}
 
 /** A batch written under the lock, its fsync still to come (after the lock). */
 export interface PendingFlush {
@@ -37,7 +45,7 @@ export class Flushes {
   }
 
   /** Called under the lock, right after the batch was written; the descriptor stays open until {@link finish}. */
-  begin(a: Appender, p: PendingFlush): PendingFlush {
+  begin(a: FlushTarget, p: PendingFlush): PendingFlush {
     this.#inFlight++;
     a.handles.pin(p.fd);
     return p;
@@ -48,7 +56,7 @@ export class Flushes {
    * batch is taken back when it is still the file's last (under the lock
    * again, through `retake`), as a failed flush under the lock would be.
    */
-  async finish(a: Appender, p: PendingFlush, retake: (undo: () => void) => Promise<void>): Promise<number> {
+  async finish(a: FlushTarget, p: PendingFlush, retake: (undo: () => void) => Promise<void>): Promise<number> {
     try {
       await new Promise<void>((done, fail) => fsync(p.fd, (e) => (e ? fail(e) : done())));
       a.onFlush?.();
