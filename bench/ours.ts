@@ -15,7 +15,9 @@
  *   `effects: "reads"`, total time ÷ n. (A plain call `fn(q, { lm })` is in the detail.)
  * - durable: the tool `effects: "changes"`; the same turn with `fsStore` on a
  *   temp dir and with `memoryStore`, in this process;
- *   `durable_overhead_per_changing_tool_us` = (fs − memory) ÷ n;
+ *   `durable_overhead_per_changing_tool_us` = (fs − memory) ÷ n, beside n
+ *   bare appends+fsyncs of the same bytes (async and sync API), all in
+ *   interleaved rounds so each ratio is taken within one round;
  *   `flushes_per_changing_tool` = fsyncs made during the fs turn ÷ n
  *   (counted by wrapping FileHandle.prototype.sync/datasync and fs.fsync*, so
  *   every flush of the process counts, directory syncs included). Then the
@@ -54,9 +56,30 @@ import { Waiting, ai, memoryStore, tool } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
 import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
+import { interleaved, spread, type Variant } from "./lib/interleave.js";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
+  FINAL_TEXT,
+  QUESTION,
+  RESUME_N,
+  STEP_NS,
+  STREAM_FINAL_TEXT,
+  STREAM_N,
+  TEXT_STREAM_N,
+  TEXT_STREAM_TEXT,
+  LONG_N,
+  STEP_RUNS,
+  gc,
+  main,
+  median,
+  orderId,
+  peakRssMiB,
+  report,
+  round,
+  stepSeries,
+  timed,
+  toolOutput,
+  withHeapPeak,
+  streamRate,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -72,9 +95,13 @@ const replies = (n: number, final = FINAL_TEXT, lastTool = "lookup_order") => [
 ];
 
 const lookupOrder = (effects: "reads" | "changes") =>
-  tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects }, ({ order_id }) => toolOutput(order_id));
+  tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects }, ({ order_id }) =>
+    toolOutput(order_id),
+  );
 
-const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => ({ refunded: order_id }));
+const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => ({
+  refunded: order_id,
+}));
 
 const answerWith = (effects: "reads" | "changes", maxSteps: number) =>
   ai("answer", { description: DESCRIPTION, input: { question: z.string() }, output: z.string(), tools: [lookupOrder(effects), refund], maxSteps });
@@ -132,10 +159,17 @@ const flushCounter = await (async () => {
     };
   }
   syncBuiltinESMExports();
-  void fsync; void fsyncSync; // (imported names are rebound by syncBuiltinESMExports)
+  void fsync;
+  void fsyncSync; // (imported names are rebound by syncBuiltinESMExports)
   return {
-    start() { count = 0; counting = true; },
-    stop() { counting = false; return count; },
+    start() {
+      count = 0;
+      counting = true;
+    },
+    stop() {
+      counting = false;
+      return count;
+    },
   };
 })();
 
@@ -152,75 +186,172 @@ async function durable(): Promise<void> {
   }
 }
 
-/** One kind's rows at n; `fsyncsAt` holds the fsyncs of the kind's turns at other n (the flushes one more step adds). */
+/** Timed rounds of the durable figures (after DURABLE_WARMUP), each running every variant once. */
+const DURABLE_ROUNDS = 9;
+const DURABLE_WARMUP = 3;
+
+/**
+ * `count` appends of `bytes`-byte lines to a fresh file, each flushed: with
+ * FileHandle.write + sync (libuv's pool, as most Node stores do), or with
+ * writeSync + fsyncSync in this thread (what the fs store does while one
+ * conversation writes).
+ */
+const bareAppends = (dir: string, count: number, bytes: number, api: "async" | "sync"): Variant<string> => ({
+  prepare: () => join(dir, `bare-${api}-${nextId()}.jsonl`),
+  run: async (file) => {
+    const line = Buffer.from(`${"x".repeat(Math.max(1, bytes - 1))}\n`);
+    if (api === "sync") {
+      const fd = fsModule.openSync(file, "a", 0o600);
+      for (let i = 0; i < count; i++) {
+        fsModule.writeSync(fd, line);
+        fsModule.fsyncSync(fd);
+      }
+      fsModule.closeSync(fd);
+      return;
+    }
+    const fh = await open(file, "a", 0o600);
+    for (let i = 0; i < count; i++) {
+      await fh.write(line);
+      await fh.sync();
+    }
+    await fh.close();
+  },
+});
+
+/**
+ * One kind's rows at n; `fsyncsAt` holds the fsyncs of the kind's turns at
+ * other n (the flushes one more step adds). Measured in interleaved rounds
+ * (lib/interleave.ts): the memory turn, the fs turn, the least durable store,
+ * and the bare appends (one per step, of the fs turn's bytes per flush), so
+ * every ratio is taken within a round.
+ */
 async function durableTurn(effects: "changes" | "reads", n: number, fsyncsAt: Map<number, number>): Promise<void> {
   const rows = DURABLE_ROWS[effects];
   const fn = answerWith(effects, n + 1);
   const dir = tmp("durable");
   try {
     let adapterFlushes = 0;
-    const mem = await timed(
-      () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
-      async (chat) => { if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (memory)"); },
-    );
     const flushes: number[] = [];
-    const fs = await timed(
-      () => fn.conversation(nextId(), { store: fsStore(dir, { onFlush: () => adapterFlushes++ }), lm: scripted(replies(n)) }),
-      async (chat) => {
-        flushCounter.start();
-        const out = await chat.send(QUESTION);
-        flushes.push(flushCounter.stop());
-        if (out !== FINAL_TEXT) throw new Error("ours: wrong answer (fs)");
-      },
-    );
     // The least a durable store can do in the same turn: keep records in memory, and write each
     // batch as one JSON line then fsync it, in this thread (no lock, no checks, no file format).
-    const least = await timed(
-      () => {
-        const base = memoryStore();
-        const fd = fsModule.openSync(join(dir, `least-${nextId()}.jsonl`), "a", 0o600);
-        const store = {
-          ...base,
-          append: async (id: string, records: readonly object[], opts?: { expect?: number }) => {
-            const length = await base.append(id, records, opts);
-            fsModule.writeSync(fd, JSON.stringify(records) + "\n");
-            fsModule.fsyncSync(fd);
-            return length;
+    const leastStore = () => {
+      const base = memoryStore();
+      const fd = fsModule.openSync(join(dir, `least-${nextId()}.jsonl`), "a", 0o600);
+      const store = {
+        ...base,
+        append: async (id: string, records: readonly object[], opts?: { expect?: number }) => {
+          const length = await base.append(id, records, opts);
+          fsModule.writeSync(fd, JSON.stringify(records) + "\n");
+          fsModule.fsyncSync(fd);
+          return length;
+        },
+      };
+      return { chat: fn.conversation(nextId(), { store, lm: scripted(replies(n)) }), fd };
+    };
+    // a first fs turn, untimed: the bytes per flush the bare appends write
+    const probeId = nextId();
+    flushCounter.start();
+    if ((await fn.conversation(probeId, { store: fsStore(dir), lm: scripted(replies(n)) }).send(QUESTION)) !== FINAL_TEXT)
+      throw new Error("ours: wrong answer (fs)");
+    const probeFlushes = flushCounter.stop();
+    const bytesPerFlush = Math.round(statSync(journalOf(dir, probeId)).size / probeFlushes);
+    const t = await interleaved(
+      {
+        memory: {
+          prepare: () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
+          run: async (chat) => {
+            if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (memory)");
           },
-        };
-        return { chat: fn.conversation(nextId(), { store, lm: scripted(replies(n)) }), fd };
+        },
+        fs: {
+          prepare: () => fn.conversation(nextId(), { store: fsStore(dir, { onFlush: () => adapterFlushes++ }), lm: scripted(replies(n)) }),
+          run: async (chat) => {
+            flushCounter.start();
+            const out = await chat.send(QUESTION);
+            flushes.push(flushCounter.stop());
+            if (out !== FINAL_TEXT) throw new Error("ours: wrong answer (fs)");
+          },
+        },
+        least: {
+          prepare: leastStore,
+          run: async ({ chat, fd }) => {
+            if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (least)");
+            fsModule.closeSync(fd);
+          },
+        },
+        bareAsync: bareAppends(dir, n, bytesPerFlush, "async"),
+        bareSync: bareAppends(dir, n, bytesPerFlush, "sync"),
       },
-      async ({ chat, fd }) => {
-        if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("ours: wrong answer (least)");
-        fsModule.closeSync(fd);
-      },
+      { warmup: DURABLE_WARMUP, rounds: DURABLE_ROUNDS },
     );
-    const perStepFs = (fs.medianMs * 1000) / n;
-    const perStepMem = (mem.medianMs * 1000) / n;
-    const perStepLeast = (least.medianMs * 1000) / n;
-    // the spread: each fs run's per-step figure minus the memory median (min–max)
-    const fsSteps = fs.runsMs.map((x) => (x * 1000) / n - perStepMem);
+    const perStep = (ms: readonly number[]) => ms.map((x) => (x * 1000) / n);
+    const mem = perStep(t.memory);
+    const over = perStep(t.fs).map((x, i) => x - mem[i]!);
+    const least = perStep(t.least).map((x, i) => x - mem[i]!);
+    const bareAsync = perStep(t.bareAsync);
+    const bareSync = perStep(t.bareSync);
+    const ratio = (a: readonly number[], b: readonly number[]) =>
+      spread(
+        a.map((x, i) => x / b[i]!),
+        2,
+      );
     report({
-      metric: rows.overhead, n, unit: "us", name: NAME, value: round(perStepFs - perStepMem),
+      metric: rows.overhead,
+      n,
+      unit: "us",
+      name: NAME,
+      value: round(median(over)),
       detail: {
-        how: `per ${rows.step}: fsStore turn minus memoryStore turn, same process`,
-        fs_per_step_us: round(perStepFs), memory_per_step_us: round(perStepMem),
-        min_us: round(Math.min(...fsSteps)), max_us: round(Math.max(...fsSteps)),
-        least_durable_store_us: round(perStepLeast - perStepMem),
-        least_durable_store_how: "memoryStore + writeSync(JSON of the batch) + fsyncSync per append, same turn: what any durable store pays in a turn here",
-        least_runs_ms: least.runsMs.map((x) => round(x)),
-        fs_runs_ms: fs.runsMs.map((x) => round(x)), memory_runs_ms: mem.runsMs.map((x) => round(x)), tmpdir: tmpdir(),
+        how: `per ${rows.step}: fsStore turn minus memoryStore turn, same process, ${DURABLE_ROUNDS} interleaved rounds after ${DURABLE_WARMUP} warm-up (each round: memory turn, fs turn, least durable store turn, ${n} bare appends async, ${n} bare appends sync)`,
+        overhead_us: spread(over),
+        memory_per_step_us: spread(mem),
+        ratio_to_bare_append_fsync: ratio(over, bareAsync),
+        ratio_to_bare_append_fsync_sync_api: ratio(over, bareSync),
+        least_durable_store_us: spread(least),
+        ratio_to_least_durable_store: ratio(over, least),
+        least_durable_store_how:
+          "memoryStore + writeSync(JSON of the batch) + fsyncSync per append, same turn: what any durable store pays in a turn here",
+        bytes_per_flush: bytesPerFlush,
+        tmpdir: tmpdir(),
       },
+    });
+    report({
+      metric: rows.overhead,
+      n,
+      unit: "us",
+      name: "bare append+fsync",
+      value: round(median(bareAsync)),
+      detail: {
+        how: `${n} appends of ${bytesPerFlush} bytes (the fs turn's bytes per flush), FileHandle.write + sync each, in the same rounds`,
+        per_append_us: spread(bareAsync),
+      },
+    });
+    report({
+      metric: rows.overhead,
+      n,
+      unit: "us",
+      name: "bare append+fsync (sync API)",
+      value: round(median(bareSync)),
+      detail: { how: `${n} appends of ${bytesPerFlush} bytes, writeSync + fsyncSync each, in the same rounds`, per_append_us: spread(bareSync) },
     });
     const last = flushes.at(-1)!;
     // what one more step costs, from the turns at two n (the turn's start and end cancel out)
     const [otherN, other] = [...fsyncsAt].at(-1) ?? [];
     fsyncsAt.set(n, last);
     report({
-      metric: rows.flushes, n, unit: "flushes", name: NAME, value: round(last / n),
+      metric: rows.flushes,
+      n,
+      unit: "flushes",
+      name: NAME,
+      value: round(last / n),
       detail: {
-        fsyncs_in_turn: last, adapter_onFlush_total_all_runs: adapterFlushes, every_run: flushes, model_calls: n + 1,
-        ...(otherN === undefined || other === undefined ? {} : { flushes_per_added_step: round((other - last) / (otherN - n)), from: `n=${otherN} and n=${n}` }),
+        fsyncs_in_turn: last,
+        adapter_onFlush_total_all_runs: adapterFlushes,
+        every_run: flushes,
+        model_calls: n + 1,
+        ...(otherN === undefined || other === undefined
+          ? {}
+          : { flushes_per_added_step: round((other - last) / (otherN - n)), from: `n=${otherN} and n=${n}` }),
       },
     });
   } finally {
@@ -241,7 +372,11 @@ async function bytes(): Promise<void> {
       const file = journalOf(dir, id);
       const lines = fsModule.readFileSync(file, "utf8").split("\n").filter(Boolean).length;
       report({
-        metric: `journal_bytes_${n}_steps`, n, unit: "bytes", name: NAME, value: statSync(file).size,
+        metric: `journal_bytes_${n}_steps`,
+        n,
+        unit: "bytes",
+        name: NAME,
+        value: statSync(file).size,
         detail: { what: "the conversation's JSONL file after one turn of n tool steps (reads) + answer", records: lines },
       });
     } finally {
@@ -256,7 +391,11 @@ async function resume(): Promise<void> {
     const id = nextId();
     const fn = answerWith("reads", RESUME_N + 1);
     const t0 = performance.now();
-    const first = fn.conversation(id, { store: fsStore(join(base, "seed")), approve: "changes", lm: scripted(replies(RESUME_N, FINAL_TEXT, "refund")) });
+    const first = fn.conversation(id, {
+      store: fsStore(join(base, "seed")),
+      approve: "changes",
+      lm: scripted(replies(RESUME_N, FINAL_TEXT, "refund")),
+    });
     try {
       await first.send(QUESTION);
       throw new Error("ours: the turn did not wait for the refund approval");
@@ -282,10 +421,16 @@ async function resume(): Promise<void> {
       { warmup: 2 },
     );
     report({
-      metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
+      metric: "resume_1000_steps_ms",
+      n: RESUME_N,
+      unit: "ms",
+      name: NAME,
+      value: round(r.medianMs),
       detail: {
         how: "fresh fsStore on a copy of the waiting journal + conversation + turns() + approve() to the answer",
-        journal_bytes: seedBytes, runs_ms: r.runsMs.map((x) => round(x)), first_run_to_waiting_ms: round(seedMs),
+        journal_bytes: seedBytes,
+        runs_ms: r.runsMs.map((x) => round(x)),
+        first_run_to_waiting_ms: round(seedMs),
         dirs: readdirSync(base).length,
       },
     });
@@ -304,12 +449,16 @@ async function streamRun(metric: string, steps: number, n: number, text: string)
   const fn = answerWith("reads", steps + 1);
   const final = text.trim(); // a plain string answer is the reply's text, trimmed
   const how = `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply in the reply form (<result>…</result>, as a model is told to answer) that the scripted model streams word by word (onText)`;
-  await streamRate({ metric, n, name: NAME, final, how }, () => scripted(replies(steps, text), { form: "reply" }), async (lm) => {
-    const s = fn.stream(QUESTION, { lm });
-    let events = 0;
-    for await (const _e of s) events++;
-    return { events, answer: await s };
-  });
+  await streamRate(
+    { metric, n, name: NAME, final, how },
+    () => scripted(replies(steps, text), { form: "reply" }),
+    async (lm) => {
+      const s = fn.stream(QUESTION, { lm });
+      let events = 0;
+      for await (const _e of s) events++;
+      return { events, answer: await s };
+    },
+  );
 }
 
 const TURNS = 10_000;
@@ -336,7 +485,16 @@ async function open10k(): Promise<void> {
     const buildMs = performance.now() - t0;
     const out = await runChild(fileURLToPath(import.meta.url), [], { env: { FUNCTAI_BENCH_OPEN_DIR: dir, FUNCTAI_BENCH_OPEN_ID: id } });
     if (!out.ok) throw new Error(`ours open10k child: exit ${out.code ?? out.signal}\n${out.stderrTail}`);
-    for (const s of out.samples) report({ ...s, detail: { ...s.detail, build_ms: round(buildMs), records: records.length, built: "2 turns sent through the engine, the 2nd turn's records repeated (new turn id, parent, input, reply) for the rest" } });
+    for (const s of out.samples)
+      report({
+        ...s,
+        detail: {
+          ...s.detail,
+          build_ms: round(buildMs),
+          records: records.length,
+          built: "2 turns sent through the engine, the 2nd turn's records repeated (new turn id, parent, input, reply) for the rest",
+        },
+      });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -388,15 +546,46 @@ async function open10kRead(dir: string, id: string): Promise<void> {
   );
   if (turnsSeen !== TURNS) throw new Error(`ours open10k: ${turnsSeen} turns`);
   report({
-    metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name: NAME, value: round(r.medianMs),
-    detail: { how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else", file_bytes: fileBytes, runs_ms: r.runsMs.map((x) => round(x)) },
+    metric: "open_10k_turn_conversation_ms",
+    n: TURNS,
+    unit: "ms",
+    name: NAME,
+    value: round(r.medianMs),
+    detail: {
+      how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else",
+      file_bytes: fileBytes,
+      runs_ms: r.runsMs.map((x) => round(x)),
+    },
   });
-  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)", rss_before_opening_mib: round(rssBefore, 1), peak_above_that_mib: round(peakRssMiB() - rssBefore, 1), note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib" } });
+  report({
+    metric: "open_10k_turn_conversation_peak_rss_mib",
+    n: TURNS,
+    unit: "MiB",
+    name: NAME,
+    value: round(peakRssMiB(), 1),
+    detail: {
+      what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)",
+      rss_before_opening_mib: round(rssBefore, 1),
+      peak_above_that_mib: round(peakRssMiB() - rssBefore, 1),
+      note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib",
+    },
+  });
   // what an open keeps: the turns (their handles) held, everything else collected
   const held = await fn.conversation(id, { store: fsStore(dir) }).turns();
   gc();
   const retained = process.memoryUsage().heapUsed / 2 ** 20 - heapBefore;
-  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens", retained_with_turns_held_mib: round(retained, 1), turns_held: held.length } });
+  report({
+    metric: "open_10k_turn_conversation_heap_mib",
+    n: TURNS,
+    unit: "MiB",
+    name: NAME,
+    value: round(peakHeap - heapBefore, 1),
+    detail: {
+      what: "peak heapUsed during an open, above the heap before the opens",
+      retained_with_turns_held_mib: round(retained, 1),
+      turns_held: held.length,
+    },
+  });
 }
 
 const openDir = process.env.FUNCTAI_BENCH_OPEN_DIR;

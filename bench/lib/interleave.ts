@@ -1,0 +1,46 @@
+/**
+ * Figures to be divided by one another, measured in rounds: each round runs
+ * every variant once, in turn, so load that comes and goes over a run falls
+ * on all of them alike (a block of one variant's runs, then a block of the
+ * next, turns a load change into a false ratio). Ratios are taken per
+ * round, and their median and range reported.
+ */
+import { performance } from "node:perf_hooks";
+import { gc, median, round } from "./measure.js";
+
+/** One variant of a round: `prepare` untimed, `run` timed (ms). */
+export interface Variant<P> {
+  prepare: () => P | Promise<P>;
+  run: (p: P) => unknown | Promise<unknown>;
+}
+
+/** Each variant's times (ms), one per timed round, in round order. */
+export async function interleaved<K extends string>(
+  variants: Record<K, Variant<any>>,
+  opts: { warmup: number; rounds: number },
+): Promise<Record<K, number[]>> {
+  const names = Object.keys(variants) as K[];
+  const times = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
+  for (let r = 0; r < opts.warmup + opts.rounds; r++) {
+    for (const k of names) {
+      const v = variants[k];
+      const p = await v.prepare();
+      gc();
+      const t0 = performance.now();
+      await v.run(p);
+      const ms = performance.now() - t0;
+      if (r >= opts.warmup) times[k].push(ms);
+    }
+  }
+  return times;
+}
+
+/** Median and range of per-round values, rounded for a report. */
+export function spread(xs: readonly number[], digits = 3): { median: number; min: number; max: number; rounds: number[] } {
+  return {
+    median: round(median(xs), digits),
+    min: round(Math.min(...xs), digits),
+    max: round(Math.max(...xs), digits),
+    rounds: xs.map((x) => round(x, digits)),
+  };
+}
