@@ -8,7 +8,8 @@
  * - fs: one `fsStore` on a fresh temp dir shared by every conversation (a
  *   server with many conversations): `concurrent_durable_steps_per_s`,
  *   `concurrent_heap_per_turn_kb`. Every step's changing tool has its
- *   `started` record fsynced before it runs.
+ *   `started` record fsynced before it runs. Its floor, the bare append+fsync
+ *   writers (lib/writers.ts), runs in the same rounds (`concurrentRates`).
  * - memory: the same on one `memoryStore()`: the SDK's own cost under
  *   concurrency (`concurrent_memory_steps_per_s`, `concurrent_memory_heap_per_turn_kb`).
  */
@@ -19,7 +20,18 @@ import { z } from "zod";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
 import { fsStore } from "../adapters/node-fs/index.js";
-import { CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, concurrentRate, main, orderId, toolOutput } from "./lib/measure.js";
+import {
+  CONCURRENT_STEPS,
+  CONCURRENT_TURNS,
+  FINAL_TEXT,
+  QUESTION,
+  concurrentRate,
+  concurrentRates,
+  main,
+  orderId,
+  toolOutput,
+} from "./lib/measure.js";
+import { bareWriters } from "./lib/writers.js";
 
 let onStep = (): void => {};
 const updateOrder = tool(
@@ -38,7 +50,9 @@ const fn = ai("answer", {
   maxSteps: CONCURRENT_STEPS + 1,
 });
 const replies = () => [
-  ...Array.from({ length: CONCURRENT_STEPS }, (_, k) => ({ toolCalls: [{ id: `call_${k}`, name: "update_order", input: { order_id: orderId(k) } }] })),
+  ...Array.from({ length: CONCURRENT_STEPS }, (_, k) => ({
+    toolCalls: [{ id: `call_${k}`, name: "update_order", input: { order_id: orderId(k) } }],
+  })),
   FINAL_TEXT,
 ];
 
@@ -70,15 +84,19 @@ async function cleanup(p: Prepared): Promise<void> {
 const how = (store: string) =>
   `${CONCURRENT_TURNS} conversations on one ${store}, each send() of a turn of ${CONCURRENT_STEPS} changing tool steps, all started at once; steps ÷ wall time`;
 
+/** Ours on the file store, in the same rounds as the bare writers (lib/writers.ts): the ratio is taken per round. */
 async function fs(): Promise<void> {
-  await concurrentRate(
-    { metric: "concurrent_durable_steps_per_s", heapMetric: "concurrent_heap_per_turn_kb", name: "ours", how: how("fsStore"), cleanup },
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), "functai-bench-conc-"));
-      return turns(fsStore(dir), dir);
+  await concurrentRates([
+    {
+      o: { metric: "concurrent_durable_steps_per_s", heapMetric: "concurrent_heap_per_turn_kb", name: "ours", how: how("fsStore"), cleanup },
+      prepare: () => {
+        const dir = mkdtempSync(join(tmpdir(), "functai-bench-conc-"));
+        return turns(fsStore(dir), dir);
+      },
+      run: all,
     },
-    all,
-  );
+    bareWriters(),
+  ]);
 }
 
 async function memory(): Promise<void> {

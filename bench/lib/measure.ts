@@ -158,22 +158,32 @@ export async function stepSeries<P>(
     if (n === LONG_N && longSkipped !== undefined) continue;
     const warmup = n === LONG_N ? 2 : 10;
     const cpuMs: number[] = [];
-    const r = await timed(() => prepare(n), async (p) => {
-      const c0 = process.cpuUsage();
-      await run(p, n);
-      const c = process.cpuUsage(c0);
-      cpuMs.push((c.user + c.system) / 1000);
-    }, { warmup, runs: STEP_RUNS });
+    const r = await timed(
+      () => prepare(n),
+      async (p) => {
+        const c0 = process.cpuUsage();
+        await run(p, n);
+        const c = process.cpuUsage(c0);
+        cpuMs.push((c.user + c.system) / 1000);
+      },
+      { warmup, runs: STEP_RUNS },
+    );
     const perStep = (ms: number) => round((ms * 1000) / n);
     const cpu = cpuMs.slice(-STEP_RUNS);
     const detail: Record<string, unknown> = {
-      ...extra(n), runs_ms: r.runsMs.map((x) => round(x)), min_us: perStep(Math.min(...r.runsMs)), max_us: perStep(Math.max(...r.runsMs)),
+      ...extra(n),
+      runs_ms: r.runsMs.map((x) => round(x)),
+      min_us: perStep(Math.min(...r.runsMs)),
+      max_us: perStep(Math.max(...r.runsMs)),
       // CPU time of the process (every thread) per step: on a loaded machine, wall time also counts the time it waited for a core
-      cpu_us: perStep(median(cpu)), cpu_min_us: perStep(Math.min(...cpu)), cpu_max_us: perStep(Math.max(...cpu)),
+      cpu_us: perStep(median(cpu)),
+      cpu_min_us: perStep(Math.min(...cpu)),
+      cpu_max_us: perStep(Math.max(...cpu)),
     };
     if (n === 200) {
       const guess = r.medianMs * (LONG_N / 200) ** 2 * (2 + STEP_RUNS);
-      if (guess > LONG_TIME_BOX_MS) detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
+      if (guess > LONG_TIME_BOX_MS)
+        detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
     }
     report({ metric: "overhead_per_tool_step_us", n, unit: "us", name, value: perStep(r.medianMs), detail });
   }
@@ -228,7 +238,10 @@ export async function streamRate<P>(
     if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
   }
   report({
-    metric: o.metric, n: o.n, unit: "events/s", name: o.name,
+    metric: o.metric,
+    n: o.n,
+    unit: "events/s",
+    name: o.name,
     value: Math.round(median(runs.map((x) => x.eventsPerS))),
     detail: { how: o.how, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
   });
@@ -255,47 +268,104 @@ export const CONCURRENT_STEPS = 10;
  */
 const SLOW_RUN_MS = 10_000;
 
+/** One contender of a concurrency round: how it is named and reported, and how it runs. */
+export interface Concurrent<P> {
+  o: { metric: string; heapMetric: string; name: string; how: string; cleanup?: (p: P) => void | Promise<void> };
+  prepare: () => P | Promise<P>;
+  run: (p: P, step: () => void) => Promise<void>;
+}
+
 export async function concurrentRate<P>(
-  o: { metric: string; heapMetric: string; name: string; how: string; cleanup?: (p: P) => void | Promise<void> },
+  o: Concurrent<P>["o"],
   prepare: () => P | Promise<P>,
   run: (p: P, step: () => void) => Promise<void>,
 ): Promise<void> {
-  const rates: number[] = [];
-  const heaps: number[] = [];
-  let live: number | null = null;
+  await concurrentRates([{ o, prepare, run }]);
+}
+
+/**
+ * `concurrentRate` for several contenders in interleaved rounds (each round
+ * runs each contender once, in turn), so that a ratio between two of them is
+ * taken within a round: load that comes and goes falls on both alike. Each
+ * contender's rates are reported, and the first contender's detail holds its
+ * ratio to every other contender per round (median and range).
+ */
+export async function concurrentRates(contenders: readonly Concurrent<any>[]): Promise<void> {
+  const rates: number[][] = contenders.map(() => []);
+  const heaps: number[][] = contenders.map(() => []);
+  const live: (number | null)[] = contenders.map(() => null);
   let runs = STEP_RUNS;
   for (let r = 0; r < 2 + runs; r++) {
-    const p = await prepare();
-    gc();
-    const before = process.memoryUsage().heapUsed;
     const probing = r === 1 + runs;
-    let steps = 0;
-    const step = !probing ? () => {} : () => {
-      if (++steps !== (CONCURRENT_TURNS * CONCURRENT_STEPS) / 2) return;
+    for (const [i, c] of contenders.entries()) {
+      const p = await c.prepare();
       gc();
-      live = (process.memoryUsage().heapUsed - before) / 1024 / CONCURRENT_TURNS;
-    };
-    const t0 = performance.now();
-    const { peakHeapMiB } = await withHeapPeak(() => run(p, step), 2);
-    const ms = performance.now() - t0;
-    await o.cleanup?.(p);
-    if (r === 0 && ms > SLOW_RUN_MS) runs = 3;
-    if (r === 0 || probing) continue;
-    rates.push((CONCURRENT_TURNS * CONCURRENT_STEPS) / (ms / 1000));
-    heaps.push((peakHeapMiB * 2 ** 20 - before) / 1024 / CONCURRENT_TURNS);
+      const before = process.memoryUsage().heapUsed;
+      let steps = 0;
+      const step = !probing
+        ? () => {}
+        : () => {
+            if (++steps !== (CONCURRENT_TURNS * CONCURRENT_STEPS) / 2) return;
+            gc();
+            live[i] = (process.memoryUsage().heapUsed - before) / 1024 / CONCURRENT_TURNS;
+          };
+      const t0 = performance.now();
+      const { peakHeapMiB } = await withHeapPeak(() => c.run(p, step), 2);
+      const ms = performance.now() - t0;
+      await c.o.cleanup?.(p);
+      if (r === 0 && ms > SLOW_RUN_MS) runs = 3;
+      if (r === 0 || probing) continue;
+      rates[i]!.push((CONCURRENT_TURNS * CONCURRENT_STEPS) / (ms / 1000));
+      heaps[i]!.push((peakHeapMiB * 2 ** 20 - before) / 1024 / CONCURRENT_TURNS);
+    }
     if (r === runs && runs < STEP_RUNS) break; // (slow: no probe)
   }
-  const spread = (xs: number[]) => ({ min: round(Math.min(...xs), 1), max: round(Math.max(...xs), 1) });
-  report({
-    metric: o.metric, n: CONCURRENT_TURNS, unit: "steps/s", name: o.name, value: Math.round(median(rates)),
-    detail: { how: o.how, turns: CONCURRENT_TURNS, steps_per_turn: CONCURRENT_STEPS, runs_steps_per_s: rates.map((x) => Math.round(x)), ...spread(rates) },
-  });
-  report({
-    metric: o.heapMetric, n: CONCURRENT_TURNS, unit: "KB", name: o.name, value: round(median(heaps), 1),
-    detail: {
-      what: "peak heapUsed during a run above the heap before it, ÷ turns (garbage not yet collected included)",
-      live_halfway_kb: live === null ? null : round(live, 1), live_halfway_how: "one more run: gc() when half of all steps are done, heapUsed above the heap before the run, ÷ turns",
-      runs_kb: heaps.map((x) => round(x, 1)), ...spread(heaps),
-    },
-  });
+  const spread = (xs: number[], digits = 1) => ({ min: round(Math.min(...xs), digits), max: round(Math.max(...xs), digits) });
+  for (const [i, c] of contenders.entries()) {
+    const ratios = Object.fromEntries(
+      i > 0
+        ? []
+        : contenders.slice(1).map((other, j) => {
+            const per = rates[0]!.map((x, k) => x / rates[j + 1]![k]!);
+            return [`ratio_to_${other.o.name}`, { median: round(median(per), 2), ...spread(per, 2), rounds: per.map((x) => round(x, 2)) }];
+          }),
+    );
+    report({
+      metric: c.o.metric,
+      n: CONCURRENT_TURNS,
+      unit: "steps/s",
+      name: c.o.name,
+      value: Math.round(median(rates[i]!)),
+      detail: {
+        how: c.o.how,
+        turns: CONCURRENT_TURNS,
+        steps_per_turn: CONCURRENT_STEPS,
+        runs_steps_per_s: rates[i]!.map((x) => Math.round(x)),
+        ...spread(rates[i]!),
+        ...(contenders.length > 1
+          ? {
+              rounds: `interleaved with ${contenders
+                .filter((x) => x !== c)
+                .map((x) => x.o.name)
+                .join(", ")}, one run each per round`,
+            }
+          : {}),
+        ...ratios,
+      },
+    });
+    report({
+      metric: c.o.heapMetric,
+      n: CONCURRENT_TURNS,
+      unit: "KB",
+      name: c.o.name,
+      value: round(median(heaps[i]!), 1),
+      detail: {
+        what: "peak heapUsed during a run above the heap before it, ÷ turns (garbage not yet collected included)",
+        live_halfway_kb: live[i] === null ? null : round(live[i]!, 1),
+        live_halfway_how: "one more run: gc() when half of all steps are done, heapUsed above the heap before the run, ÷ turns",
+        runs_kb: heaps[i]!.map((x) => round(x, 1)),
+        ...spread(heaps[i]!),
+      },
+    });
+  }
 }

@@ -10,20 +10,17 @@
  *   figure, it is the loop's wall time ÷ its appends (a disk's occasional slow
  *   flush counts, as it does in a turn); the median single append, and the
  *   synchronous `fs.writeSync` + `fs.fsyncSync` pair, are in the detail.
- * - `bare append+fsync writers`: CONCURRENT_TURNS writers at once in this
- *   process, each opening a file of its own and appending CONCURRENT_STEPS
- *   such lines, each fsynced before the next: the floor of
- *   `concurrent_durable_steps_per_s` (one durable record per changing step).
+ * (`bare append+fsync writers`, the floor of `concurrent_durable_steps_per_s`,
+ * runs in ours-concurrent.ts, in the same rounds as our turns: lib/writers.ts.)
  */
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { line } from "../lib/writers.js";
 import { z } from "zod";
-import {
-  CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, concurrentRate, main, median, orderId, report, round, stepSeries, toolOutput,
-} from "../lib/measure.js";
+import { FINAL_TEXT, QUESTION, main, median, orderId, report, round, stepSeries, toolOutput } from "../lib/measure.js";
 
 type Msg =
   | { role: "user" | "assistant"; content: string; toolCalls?: { id: string; name: string; arguments: string }[] }
@@ -35,7 +32,11 @@ function scriptedModel(n: number) {
   return async (_messages: readonly Msg[]): Promise<Msg> => {
     const k = i++;
     if (k < n) {
-      return { role: "assistant", content: "", toolCalls: [{ id: `call_${k}`, name: "lookup_order", arguments: JSON.stringify({ order_id: orderId(k) }) }] };
+      return {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: `call_${k}`, name: "lookup_order", arguments: JSON.stringify({ order_id: orderId(k) }) }],
+      };
     }
     return { role: "assistant", content: FINAL_TEXT };
   };
@@ -65,18 +66,15 @@ async function plainLoop(model: (m: readonly Msg[]) => Promise<Msg>): Promise<{ 
 }
 
 async function stepOverhead(): Promise<void> {
-  await stepSeries("plain loop", (n) => scriptedModel(n), async (model, n) => {
-    const out = await plainLoop(model);
-    if (out.steps !== n || out.text !== FINAL_TEXT) throw new Error(`plain loop: ${out.steps} steps`);
-  });
+  await stepSeries(
+    "plain loop",
+    (n) => scriptedModel(n),
+    async (model, n) => {
+      const out = await plainLoop(model);
+      if (out.steps !== n || out.text !== FINAL_TEXT) throw new Error(`plain loop: ${out.steps} steps`);
+    },
+  );
 }
-
-/** A JSON line of about 200 bytes, like one journal record. */
-const line = (i: number) => {
-  const rec = { functai_conversation: 1, kind: "tool", seq: i, at: new Date(1_700_000_000_000 + i).toISOString(), turn: "t1", site: "answer#1", invocation: i, name: "lookup_order", state: "started", input: { order_id: orderId(i) } };
-  const s = JSON.stringify(rec);
-  return s + " ".repeat(Math.max(0, 199 - s.length)) + "\n";
-};
 
 async function appendFsync(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "functai-bench-fsync-"));
@@ -120,13 +118,18 @@ async function appendFsync(): Promise<void> {
     }
     const bytes = statSync(join(dir, "async-1.jsonl")).size / COUNT;
     report({
-      metric: "bare_append_fsync_us", n: null, unit: "us", name: "bare append+fsync",
+      metric: "bare_append_fsync_us",
+      n: null,
+      unit: "us",
+      name: "bare append+fsync",
       value: round(median(runs)),
       detail: {
         method: `fs.promises FileHandle.write + sync, ${COUNT} appends per run, wall time ÷ appends, median of 5 runs after 1 warm-up`,
-        bytes_per_line: bytes, runs_us: runs.map((x) => round(x)),
+        bytes_per_line: bytes,
+        runs_us: runs.map((x) => round(x)),
         median_single_append_us: round(median(medians)),
-        sync_api_us: round(median(syncRuns)), tmpdir: tmpdir(),
+        sync_api_us: round(median(syncRuns)),
+        tmpdir: tmpdir(),
       },
     });
   } finally {
@@ -134,30 +137,4 @@ async function appendFsync(): Promise<void> {
   }
 }
 
-async function concurrentWriters(): Promise<void> {
-  let run = 0;
-  await concurrentRate(
-    {
-      metric: "concurrent_durable_steps_per_s", heapMetric: "concurrent_heap_per_turn_kb", name: "bare append+fsync writers",
-      how: `${CONCURRENT_TURNS} writers at once, each: open its own file, ${CONCURRENT_STEPS} × (FileHandle.write of a ~200-byte line + sync), close; appends ÷ wall time`,
-      cleanup: (dir) => rmSync(dir, { recursive: true, force: true }),
-    },
-    () => mkdtempSync(join(tmpdir(), `functai-bench-writers-${run++}-`)),
-    async (dir, step) => {
-      await Promise.all(Array.from({ length: CONCURRENT_TURNS }, async (_, w) => {
-        const fh = await open(join(dir, `w${w}.jsonl`), "a", 0o600);
-        try {
-          for (let i = 0; i < CONCURRENT_STEPS; i++) {
-            await fh.write(line(i));
-            await fh.sync();
-            step();
-          }
-        } finally {
-          await fh.close();
-        }
-      }));
-    },
-  );
-}
-
-await main({ "plain-loop": stepOverhead, "append-fsync": appendFsync, "concurrent-writers": concurrentWriters });
+await main({ "plain-loop": stepOverhead, "append-fsync": appendFsync });
