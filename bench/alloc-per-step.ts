@@ -24,20 +24,13 @@ new PerformanceObserver((list) => {
   for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++;
 }).observe({ entryTypes: ["gc"] });
 
-const lookup = tool(
-  "lookup_order",
-  { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "reads" },
-  ({ order_id }) => toolOutput(order_id),
-);
+const lookup = tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "reads" }, ({ order_id }) => toolOutput(order_id));
 const settle = () => new Promise((r) => setTimeout(r, 50)); // (gc entries arrive on a later tick)
 
 for (const n of [50, 200, 1000]) {
   const fn = ai("answer", { description: "Answer.", input: { question: z.string() }, output: z.string(), tools: [lookup], maxSteps: n + 1 });
   const turn = async (id: string) => {
-    const replies = [
-      ...Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `call_${k}`, name: "lookup_order", input: { order_id: orderId(k) } }] })),
-      FINAL_TEXT,
-    ];
+    const replies = [...Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `call_${k}`, name: "lookup_order", input: { order_id: orderId(k) } }] })), FINAL_TEXT];
     if ((await fn.conversation(id, { store: memoryStore(), lm: scripted(replies) }).send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer");
   };
   for (let w = 0; w < 3; w++) await turn(`warm-${n}-${w}`);
@@ -45,7 +38,5 @@ for (const n of [50, 200, 1000]) {
   scavenges = 0;
   for (let r = 0; r < TOTAL / n; r++) await turn(`run-${n}-${r}`);
   await settle();
-  console.log(
-    `n=${n}: ${scavenges} scavenges in ${TOTAL} steps ≈ ${((scavenges * SEMI_SPACE_MIB * 1024) / TOTAL).toFixed(1)} KiB allocated per step`,
-  );
+  console.log(`n=${n}: ${scavenges} scavenges in ${TOTAL} steps ≈ ${((scavenges * SEMI_SPACE_MIB * 1024) / TOTAL).toFixed(1)} KiB allocated per step`);
 }

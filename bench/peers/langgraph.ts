@@ -37,42 +37,15 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  CONCURRENT_STEPS,
-  CONCURRENT_TURNS,
-  concurrentRate,
-  FINAL_TEXT,
-  QUESTION,
-  RESUME_N,
-  STEP_NS,
-  STREAM_DELTAS,
-  STREAM_FINAL_TEXT,
-  STREAM_N,
-  TEXT_STREAM_DELTAS,
-  TEXT_STREAM_N,
-  TEXT_STREAM_TEXT,
-  gc,
-  main,
-  median,
-  orderId,
-  peakRssMiB,
-  report,
-  round,
-  stepSeries,
-  timed,
-  toolOutput,
-  withHeapPeak,
-  streamRate,
+  CONCURRENT_STEPS, CONCURRENT_TURNS, concurrentRate, FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  gc, main, median, orderId, peakRssMiB, report, round, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
 } from "../lib/measure.js";
 import { runChild } from "../lib/child.js";
 
 const stepOf = (messages: readonly BaseMessage[]): number => (messages.length - 1) / 2;
 
 export class ScriptedChatModel extends BaseChatModel {
-  constructor(
-    readonly n: number,
-    readonly final = FINAL_TEXT,
-    readonly deltas: readonly string[] = STREAM_DELTAS,
-  ) {
+  constructor(readonly n: number, readonly final = FINAL_TEXT, readonly deltas: readonly string[] = STREAM_DELTAS) {
     super({});
   }
   _llmType(): string {
@@ -80,10 +53,7 @@ export class ScriptedChatModel extends BaseChatModel {
   }
   private message(k: number): AIMessage {
     if (k < this.n) {
-      return new AIMessage({
-        content: "",
-        tool_calls: [{ id: `call_${k}`, name: "lookup_order", args: { order_id: orderId(k) }, type: "tool_call" }],
-      });
+      return new AIMessage({ content: "", tool_calls: [{ id: `call_${k}`, name: "lookup_order", args: { order_id: orderId(k) }, type: "tool_call" }] });
     }
     return new AIMessage({ content: this.final });
   }
@@ -92,19 +62,12 @@ export class ScriptedChatModel extends BaseChatModel {
     return { generations: [{ message, text: typeof message.content === "string" ? message.content : "" }] };
   }
   // Like a provider's model (and LangChain's own FakeStreamingChatModel), each token is reported to the run's callbacks: that is what `streamMode: "messages"` streams.
-  async *_streamResponseChunks(
-    messages: BaseMessage[],
-    _options: this["ParsedCallOptions"],
-    runManager?: CallbackManagerForLLMRun,
-  ): AsyncGenerator<ChatGenerationChunk> {
+  async *_streamResponseChunks(messages: BaseMessage[], _options: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): AsyncGenerator<ChatGenerationChunk> {
     const k = stepOf(messages);
     if (k < this.n) {
       const args = JSON.stringify({ order_id: orderId(k) });
       yield new ChatGenerationChunk({
-        message: new AIMessageChunk({
-          content: "",
-          tool_call_chunks: [{ id: `call_${k}`, name: "lookup_order", args, index: 0, type: "tool_call_chunk" }],
-        }),
+        message: new AIMessageChunk({ content: "", tool_call_chunks: [{ id: `call_${k}`, name: "lookup_order", args, index: 0, type: "tool_call_chunk" }] }),
         text: "",
       });
       return;
@@ -189,8 +152,7 @@ function stepOverhead(kind: Saver) {
             { messages: [{ role: "user", content: QUESTION }] },
             { recursionLimit: 2 * n + 10, configurable: { thread_id: "t1" } },
           );
-          if (out.messages.length !== 2 * n + 2 || finalText(out.messages) !== FINAL_TEXT)
-            throw new Error(`langgraph: ${out.messages.length} messages`);
+          if (out.messages.length !== 2 * n + 2 || finalText(out.messages) !== FINAL_TEXT) throw new Error(`langgraph: ${out.messages.length} messages`);
         },
         () => (synchronous === undefined ? {} : { sqlite_synchronous: synchronous }),
       );
@@ -215,25 +177,15 @@ async function bytes(): Promise<void> {
       const file = join(dir, `bytes-${n}.db`);
       const db = await threadOf(file, n);
       db.pragma("wal_checkpoint(TRUNCATE)");
-      const rows = db.prepare("SELECT count(*) AS c, sum(length(checkpoint)) + sum(length(metadata)) AS b FROM checkpoints").get() as {
-        c: number;
-        b: number;
-      };
+      const rows = db.prepare("SELECT count(*) AS c, sum(length(checkpoint)) + sum(length(metadata)) AS b FROM checkpoints").get() as { c: number; b: number };
       const writes = db.prepare("SELECT count(*) AS c, sum(length(value)) AS b FROM writes").get() as { c: number; b: number | null };
       db.close();
       const fileBytes = statSync(file).size;
       report({
-        metric: `journal_bytes_${n}_steps`,
-        n,
-        unit: "bytes",
-        name: "langgraph (SqliteSaver)",
-        value: fileBytes,
+        metric: `journal_bytes_${n}_steps`, n, unit: "bytes", name: "langgraph (SqliteSaver)", value: fileBytes,
         detail: {
           what: "SQLite file after one thread of n tool steps + answer, WAL checkpointed into it",
-          checkpoints: rows.c,
-          checkpoint_payload_bytes: rows.b,
-          writes: writes.c,
-          writes_payload_bytes: writes.b ?? 0,
+          checkpoints: rows.c, checkpoint_payload_bytes: rows.b, writes: writes.c, writes_payload_bytes: writes.b ?? 0,
         },
       });
     }
@@ -273,16 +225,10 @@ async function resume(): Promise<void> {
       { warmup: 1 },
     );
     report({
-      metric: "resume_1000_steps_ms",
-      n: RESUME_N,
-      unit: "ms",
-      name: "langgraph (SqliteSaver)",
-      value: round(r.medianMs),
+      metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: "langgraph (SqliteSaver)", value: round(r.medianMs),
       detail: {
         how: "open the SQLite file anew + compile the graph + invoke(Command({ resume })) from the interrupt() on tool call 1000 to the final answer",
-        file_bytes: size,
-        runs_ms: r.runsMs.map((x) => round(x)),
-        first_run_to_interrupt_ms: round(buildMs),
+        file_bytes: size, runs_ms: r.runsMs.map((x) => round(x)), first_run_to_interrupt_ms: round(buildMs),
       },
     });
   } finally {
@@ -298,26 +244,22 @@ async function streamEvents(): Promise<void> {
 /** One streamed run of `steps` tool steps, then a reply streamed as `deltas` (token chunks); events/s through `for await`. */
 async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
   const how = `graph.stream(..., { streamMode: ["updates", "messages"] }), for await: ${steps} tool steps, then a reply of ${deltas.length} token chunks (a BaseChatModel's _streamResponseChunks)`;
-  await streamRate(
-    { metric, n, name: "langgraph", final, how },
-    () => buildGraph(new ScriptedChatModel(steps, final, deltas)),
-    async (graph) => {
-      const s = await graph.stream(
-        { messages: [{ role: "user", content: QUESTION }] },
-        { recursionLimit: 2 * steps + 10, streamMode: ["updates", "messages"] },
-      );
-      let events = 0;
-      let text = "";
-      for await (const [mode, chunk] of s) {
-        events++;
-        if (mode === "messages") {
-          const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
-          if (meta.langgraph_node === "agent" && typeof msg.content === "string") text += msg.content;
-        }
+  await streamRate({ metric, n, name: "langgraph", final, how }, () => buildGraph(new ScriptedChatModel(steps, final, deltas)), async (graph) => {
+    const s = await graph.stream(
+      { messages: [{ role: "user", content: QUESTION }] },
+      { recursionLimit: 2 * steps + 10, streamMode: ["updates", "messages"] },
+    );
+    let events = 0;
+    let text = "";
+    for await (const [mode, chunk] of s) {
+      events++;
+      if (mode === "messages") {
+        const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
+        if (meta.langgraph_node === "agent" && typeof msg.content === "string") text += msg.content;
       }
-      return { events, answer: text };
-    },
-  );
+    }
+    return { events, answer: text };
+  });
 }
 
 const TURNS = 10_000;
@@ -363,9 +305,7 @@ async function open10kRead(file: string): Promise<void> {
       return buildGraph(new ScriptedChatModel(0), s.saver);
     },
     async (graph) => {
-      const { value, peakHeapMiB } = await withHeapPeak(
-        async () => (await graph.getState({ configurable: { thread_id: "t1" } })).values.messages.length as number,
-      );
+      const { value, peakHeapMiB } = await withHeapPeak(async () => (await graph.getState({ configurable: { thread_id: "t1" } })).values.messages.length as number);
       if (value !== 2 * TURNS) throw new Error(`langgraph open10k: ${value} messages`);
       peakHeap = Math.max(peakHeap, peakHeapMiB);
     },
@@ -373,38 +313,9 @@ async function open10kRead(file: string): Promise<void> {
   );
   for (const db of dbs) db.close();
   const name = "langgraph (SqliteSaver)";
-  report({
-    metric: "open_10k_turn_conversation_ms",
-    n: TURNS,
-    unit: "ms",
-    name,
-    value: round(r.medianMs),
-    detail: {
-      how: "fresh SqliteSaver on the file + graph.getState(thread), in a process that did nothing else",
-      runs_ms: r.runsMs.map((x) => round(x)),
-    },
-  });
-  report({
-    metric: "open_10k_turn_conversation_peak_rss_mib",
-    n: TURNS,
-    unit: "MiB",
-    name,
-    value: round(peakRssMiB(), 1),
-    detail: {
-      what: "peak RSS (getrusage) of the process that only opened the thread (6 times)",
-      rss_before_opening_mib: round(rssBefore, 1),
-      peak_above_that_mib: round(peakRssMiB() - rssBefore, 1),
-      note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib",
-    },
-  });
-  report({
-    metric: "open_10k_turn_conversation_heap_mib",
-    n: TURNS,
-    unit: "MiB",
-    name,
-    value: round(peakHeap - heapBefore, 1),
-    detail: { what: "peak heapUsed during an open, above the heap before the opens" },
-  });
+  report({ metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name, value: round(r.medianMs), detail: { how: "fresh SqliteSaver on the file + graph.getState(thread), in a process that did nothing else", runs_ms: r.runsMs.map((x) => round(x)) } });
+  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the thread (6 times)", rss_before_opening_mib: round(rssBefore, 1), peak_above_that_mib: round(peakRssMiB() - rssBefore, 1), note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib" } });
+  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens" } });
 }
 
 /** CONCURRENT_TURNS threads at once on one saver; every step is checkpointed (LangGraph has no effects to tell a changing step by). */
@@ -413,13 +324,10 @@ function concurrent(kind: Saver) {
     const dir = tmp();
     let run = 0;
     let onStep = (): void => {};
-    const lookup = tool(
-      async ({ order_id }: { order_id: string }) => {
-        onStep();
-        return JSON.stringify(toolOutput(order_id));
-      },
-      { name: "lookup_order", description: "The order's item and shipping status.", schema: z.object({ order_id: z.string() }) },
-    );
+    const lookup = tool(async ({ order_id }: { order_id: string }) => {
+      onStep();
+      return JSON.stringify(toolOutput(order_id));
+    }, { name: "lookup_order", description: "The order's item and shipping status.", schema: z.object({ order_id: z.string() }) });
     const durable = kind === "sqlite" || kind === "sqlite-full";
     try {
       await concurrentRate(
@@ -445,14 +353,8 @@ function concurrent(kind: Saver) {
         },
         async ({ graph, run }, step) => {
           onStep = step;
-          const outs = await Promise.all(
-            Array.from({ length: CONCURRENT_TURNS }, (_, t) =>
-              graph.invoke(
-                { messages: [{ role: "user", content: QUESTION }] },
-                { recursionLimit: 2 * CONCURRENT_STEPS + 10, configurable: { thread_id: `t${run}-${t}` } },
-              ),
-            ),
-          );
+          const outs = await Promise.all(Array.from({ length: CONCURRENT_TURNS }, (_, t) =>
+            graph.invoke({ messages: [{ role: "user", content: QUESTION }] }, { recursionLimit: 2 * CONCURRENT_STEPS + 10, configurable: { thread_id: `t${run}-${t}` } })));
           const wrong = outs.filter((o) => finalText(o.messages) !== FINAL_TEXT).length;
           if (wrong > 0) throw new Error(`langgraph concurrent: ${wrong} wrong answers`);
         },
@@ -469,15 +371,15 @@ if (lgOpen) await open10kRead(lgOpen);
 // run as a benchmark file, not when bench/postgres.ts imports its graph
 else if (process.argv[1] === fileURLToPath(import.meta.url))
   await main({
-    step: stepOverhead("none"),
-    "step-memory": stepOverhead("memory"),
-    "step-sqlite": stepOverhead("sqlite"),
-    "step-sqlite-full": stepOverhead("sqlite-full"),
-    bytes,
-    stream: streamEvents,
-    resume,
-    open10k,
-    "concurrent-memory": concurrent("memory"),
-    "concurrent-sqlite": concurrent("sqlite"),
-    "concurrent-sqlite-full": concurrent("sqlite-full"),
-  });
+  step: stepOverhead("none"),
+  "step-memory": stepOverhead("memory"),
+  "step-sqlite": stepOverhead("sqlite"),
+  "step-sqlite-full": stepOverhead("sqlite-full"),
+  bytes,
+  stream: streamEvents,
+  resume,
+  open10k,
+  "concurrent-memory": concurrent("memory"),
+  "concurrent-sqlite": concurrent("sqlite"),
+  "concurrent-sqlite-full": concurrent("sqlite-full"),
+});

@@ -19,26 +19,8 @@ import { Agent, Runner, RunState, Usage, tool, type Model, type ModelRequest, ty
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  FINAL_TEXT,
-  QUESTION,
-  RESUME_N,
-  STEP_NS,
-  STREAM_DELTAS,
-  STREAM_FINAL_TEXT,
-  STREAM_N,
-  TEXT_STREAM_DELTAS,
-  TEXT_STREAM_N,
-  TEXT_STREAM_TEXT,
-  gc,
-  main,
-  median,
-  orderId,
-  report,
-  round,
-  stepSeries,
-  timed,
-  toolOutput,
-  streamRate,
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  gc, main, median, orderId, report, round, stepSeries, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "openai agents";
@@ -48,9 +30,7 @@ const stepOf = (req: ModelRequest): number =>
 
 function reply(k: number, n: number, final: string): ModelResponse["output"] {
   if (k < n) {
-    return [
-      { type: "function_call", callId: `call_${k}`, name: "lookup_order", arguments: JSON.stringify({ order_id: orderId(k) }), status: "completed" },
-    ];
+    return [{ type: "function_call", callId: `call_${k}`, name: "lookup_order", arguments: JSON.stringify({ order_id: orderId(k) }), status: "completed" }];
   }
   return [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: final }] }];
 }
@@ -58,18 +38,10 @@ function reply(k: number, n: number, final: string): ModelResponse["output"] {
 /** `stepOf` counts results in the input: O(steps) per call, the same scan for every step count. Kept because it makes resume honest. */
 class ScriptedModel implements Model {
   calls = 0;
-  constructor(
-    readonly n: number,
-    readonly deltas: readonly string[] = STREAM_DELTAS,
-    readonly streamed = STREAM_FINAL_TEXT,
-  ) {}
+  constructor(readonly n: number, readonly deltas: readonly string[] = STREAM_DELTAS, readonly streamed = STREAM_FINAL_TEXT) {}
   async getResponse(req: ModelRequest): Promise<ModelResponse> {
     this.calls++;
-    return {
-      usage: new Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 }),
-      output: reply(stepOf(req), this.n, FINAL_TEXT),
-      responseId: `resp_${this.calls}`,
-    };
+    return { usage: new Usage({ requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 }), output: reply(stepOf(req), this.n, FINAL_TEXT), responseId: `resp_${this.calls}` };
   }
   async *getStreamedResponse(req: ModelRequest): AsyncIterable<StreamEvent> {
     this.calls++;
@@ -78,11 +50,7 @@ class ScriptedModel implements Model {
     if (k >= this.n) for (const delta of this.deltas) yield { type: "output_text_delta", delta };
     yield {
       type: "response_done",
-      response: {
-        id: `resp_${this.calls}`,
-        usage: { requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 },
-        output: reply(k, this.n, this.streamed),
-      },
+      response: { id: `resp_${this.calls}`, usage: { requests: 1, inputTokens: 10, outputTokens: 5, totalTokens: 15 }, output: reply(k, this.n, this.streamed) },
     } as StreamEvent;
   }
 }
@@ -92,9 +60,7 @@ const lookupOrder = (approveLast?: number) =>
     name: "lookup_order",
     description: "The order's item and shipping status.",
     parameters: z.object({ order_id: z.string() }),
-    ...(approveLast === undefined
-      ? {}
-      : { needsApproval: async (_ctx: unknown, input: { order_id: string }) => input.order_id === orderId(approveLast) }),
+    ...(approveLast === undefined ? {} : { needsApproval: async (_ctx: unknown, input: { order_id: string }) => input.order_id === orderId(approveLast) }),
     execute: async ({ order_id }) => toolOutput(order_id),
   });
 
@@ -103,15 +69,10 @@ const agentFor = (model: Model, approveLast?: number) =>
   new Agent({ name: "answer", instructions: "Answer the customer's question. Look the order up first.", tools: [lookupOrder(approveLast)], model });
 
 async function stepOverhead(): Promise<void> {
-  await stepSeries(
-    NAME,
-    (n) => agentFor(new ScriptedModel(n)),
-    async (agent, n) => {
-      const out = await runner.run(agent, QUESTION, { maxTurns: n + 5 });
-      if (out.finalOutput !== FINAL_TEXT) throw new Error(`openai agents: final ${String(out.finalOutput)}`);
-    },
-    () => ({ tracing: "disabled" }),
-  );
+  await stepSeries(NAME, (n) => agentFor(new ScriptedModel(n)), async (agent, n) => {
+    const out = await runner.run(agent, QUESTION, { maxTurns: n + 5 });
+    if (out.finalOutput !== FINAL_TEXT) throw new Error(`openai agents: final ${String(out.finalOutput)}`);
+  }, () => ({ tracing: "disabled" }));
 }
 
 async function streamEvents(): Promise<void> {
@@ -122,17 +83,13 @@ async function streamEvents(): Promise<void> {
 /** One streamed run of `steps` tool steps, then a reply streamed as `deltas`; events/s through `for await`. */
 async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
   const how = `run(agent, q, { stream: true }), for await over the StreamedRunResult: ${steps} tool steps, then a reply of ${deltas.length} output_text_delta events from a fake Model`;
-  await streamRate(
-    { metric, n, name: NAME, final, how },
-    () => agentFor(new ScriptedModel(steps, deltas, final)),
-    async (agent) => {
-      const s = await runner.run(agent, QUESTION, { stream: true, maxTurns: steps + 5 });
-      let events = 0;
-      for await (const _e of s) events++;
-      await s.completed;
-      return { events, answer: s.finalOutput };
-    },
-  );
+  await streamRate({ metric, n, name: NAME, final, how }, () => agentFor(new ScriptedModel(steps, deltas, final)), async (agent) => {
+    const s = await runner.run(agent, QUESTION, { stream: true, maxTurns: steps + 5 });
+    let events = 0;
+    for await (const _e of s) events++;
+    await s.completed;
+    return { events, answer: s.finalOutput };
+  });
 }
 
 /** Runs n steps, the n-th tool call needing approval; returns the serialized state at the interruption. */
@@ -160,16 +117,10 @@ async function resume(): Promise<void> {
     { warmup: 2 },
   );
   report({
-    metric: "resume_1000_steps_ms",
-    n: RESUME_N,
-    unit: "ms",
-    name: NAME,
-    value: round(r.medianMs),
+    metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
     detail: {
       how: "RunState.fromString(serialized state at the approval on step 1000) + approve + run to the final answer",
-      state_bytes: Buffer.byteLength(saved),
-      runs_ms: r.runsMs.map((x) => round(x)),
-      first_run_to_interruption_ms: round(buildMs),
+      state_bytes: Buffer.byteLength(saved), runs_ms: r.runsMs.map((x) => round(x)), first_run_to_interruption_ms: round(buildMs),
     },
   });
 }
@@ -178,11 +129,7 @@ async function stateBytes(): Promise<void> {
   for (const n of [100, 200]) {
     const saved = await interruptedAt(n);
     report({
-      metric: `journal_bytes_${n}_steps`,
-      n,
-      unit: "bytes",
-      name: NAME,
-      value: Buffer.byteLength(saved),
+      metric: `journal_bytes_${n}_steps`, n, unit: "bytes", name: NAME, value: Buffer.byteLength(saved),
       detail: { what: `RunState.toString() at the approval on tool call ${n} (what a caller persists to resume)` },
     });
   }

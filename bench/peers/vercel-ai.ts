@@ -12,25 +12,8 @@ import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import type { LanguageModelV3GenerateResult, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
 import { z } from "zod";
 import {
-  FINAL_TEXT,
-  QUESTION,
-  STEP_NS,
-  STREAM_DELTAS,
-  STREAM_FINAL_TEXT,
-  STREAM_N,
-  TEXT_STREAM_DELTAS,
-  TEXT_STREAM_N,
-  TEXT_STREAM_TEXT,
-  gc,
-  main,
-  median,
-  orderId,
-  report,
-  round,
-  stepSeries,
-  timed,
-  toolOutput,
-  streamRate,
+  FINAL_TEXT, QUESTION, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  gc, main, median, orderId, report, round, stepSeries, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "vercel ai";
@@ -56,9 +39,7 @@ function scriptedModel(n: number, deltas: readonly string[] = STREAM_DELTAS): Mo
       if (k < n) {
         return {
           content: [{ type: "tool-call", toolCallId: `call_${k}`, toolName: "lookup_order", input: JSON.stringify({ order_id: orderId(k) }) }],
-          finishReason: { unified: "tool-calls", raw: "tool_calls" },
-          usage,
-          warnings: [],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" }, usage, warnings: [],
         };
       }
       return { content: [{ type: "text", text: FINAL_TEXT }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
@@ -82,14 +63,10 @@ function scriptedModel(n: number, deltas: readonly string[] = STREAM_DELTAS): Mo
 }
 
 async function stepOverhead(): Promise<void> {
-  await stepSeries(
-    NAME,
-    (n) => scriptedModel(n),
-    async (model, n) => {
-      const out = await generateText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(n + 1) });
-      if (out.steps.length !== n + 1 || out.text !== FINAL_TEXT) throw new Error(`vercel: ${out.steps.length} steps, text ${out.text}`);
-    },
-  );
+  await stepSeries(NAME, (n) => scriptedModel(n), async (model, n) => {
+    const out = await generateText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(n + 1) });
+    if (out.steps.length !== n + 1 || out.text !== FINAL_TEXT) throw new Error(`vercel: ${out.steps.length} steps, text ${out.text}`);
+  });
 }
 
 async function streamEvents(): Promise<void> {
@@ -100,21 +77,17 @@ async function streamEvents(): Promise<void> {
 /** One streamed run of `steps` tool steps, then a reply streamed as `deltas`; events/s through `for await`. */
 async function streamRun(metric: string, steps: number, n: number, deltas: readonly string[], final: string): Promise<void> {
   const how = `streamText(...).fullStream, for await: ${steps} tool steps, then a reply of ${deltas.length} text deltas (MockLanguageModelV3 doStream)`;
-  await streamRate(
-    { metric, n, name: NAME, final, how },
-    () => scriptedModel(steps, deltas),
-    async (model) => {
-      const s = streamText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(steps + 1) });
-      let events = 0;
-      let text = "";
-      for await (const part of s.fullStream) {
-        events++;
-        if (part.type === "text-delta") text += part.text;
-        if (part.type === "error") throw part.error;
-      }
-      return { events, answer: text };
-    },
-  );
+  await streamRate({ metric, n, name: NAME, final, how }, () => scriptedModel(steps, deltas), async (model) => {
+    const s = streamText({ model, tools, prompt: QUESTION, stopWhen: stepCountIs(steps + 1) });
+    let events = 0;
+    let text = "";
+    for await (const part of s.fullStream) {
+      events++;
+      if (part.type === "text-delta") text += part.text;
+      if (part.type === "error") throw part.error;
+    }
+    return { events, answer: text };
+  });
 }
 
 await main({ step: stepOverhead, stream: streamEvents });
