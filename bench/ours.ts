@@ -58,28 +58,8 @@ import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
 import { interleaved, spread, type Variant } from "./lib/interleave.js";
 import {
-  FINAL_TEXT,
-  QUESTION,
-  RESUME_N,
-  STEP_NS,
-  STREAM_FINAL_TEXT,
-  STREAM_N,
-  TEXT_STREAM_N,
-  TEXT_STREAM_TEXT,
-  LONG_N,
-  STEP_RUNS,
-  gc,
-  main,
-  median,
-  orderId,
-  peakRssMiB,
-  report,
-  round,
-  stepSeries,
-  timed,
-  toolOutput,
-  withHeapPeak,
-  streamRate,
+  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -95,13 +75,9 @@ const replies = (n: number, final = FINAL_TEXT, lastTool = "lookup_order") => [
 ];
 
 const lookupOrder = (effects: "reads" | "changes") =>
-  tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects }, ({ order_id }) =>
-    toolOutput(order_id),
-  );
+  tool("lookup_order", { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects }, ({ order_id }) => toolOutput(order_id));
 
-const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => ({
-  refunded: order_id,
-}));
+const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => ({ refunded: order_id }));
 
 const answerWith = (effects: "reads" | "changes", maxSteps: number) =>
   ai("answer", { description: DESCRIPTION, input: { question: z.string() }, output: z.string(), tools: [lookupOrder(effects), refund], maxSteps });
@@ -159,17 +135,10 @@ const flushCounter = await (async () => {
     };
   }
   syncBuiltinESMExports();
-  void fsync;
-  void fsyncSync; // (imported names are rebound by syncBuiltinESMExports)
+  void fsync; void fsyncSync; // (imported names are rebound by syncBuiltinESMExports)
   return {
-    start() {
-      count = 0;
-      counting = true;
-    },
-    stop() {
-      counting = false;
-      return count;
-    },
+    start() { count = 0; counting = true; },
+    stop() { counting = false; return count; },
   };
 })();
 
@@ -372,11 +341,7 @@ async function bytes(): Promise<void> {
       const file = journalOf(dir, id);
       const lines = fsModule.readFileSync(file, "utf8").split("\n").filter(Boolean).length;
       report({
-        metric: `journal_bytes_${n}_steps`,
-        n,
-        unit: "bytes",
-        name: NAME,
-        value: statSync(file).size,
+        metric: `journal_bytes_${n}_steps`, n, unit: "bytes", name: NAME, value: statSync(file).size,
         detail: { what: "the conversation's JSONL file after one turn of n tool steps (reads) + answer", records: lines },
       });
     } finally {
@@ -391,11 +356,7 @@ async function resume(): Promise<void> {
     const id = nextId();
     const fn = answerWith("reads", RESUME_N + 1);
     const t0 = performance.now();
-    const first = fn.conversation(id, {
-      store: fsStore(join(base, "seed")),
-      approve: "changes",
-      lm: scripted(replies(RESUME_N, FINAL_TEXT, "refund")),
-    });
+    const first = fn.conversation(id, { store: fsStore(join(base, "seed")), approve: "changes", lm: scripted(replies(RESUME_N, FINAL_TEXT, "refund")) });
     try {
       await first.send(QUESTION);
       throw new Error("ours: the turn did not wait for the refund approval");
@@ -421,16 +382,10 @@ async function resume(): Promise<void> {
       { warmup: 2 },
     );
     report({
-      metric: "resume_1000_steps_ms",
-      n: RESUME_N,
-      unit: "ms",
-      name: NAME,
-      value: round(r.medianMs),
+      metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
       detail: {
         how: "fresh fsStore on a copy of the waiting journal + conversation + turns() + approve() to the answer",
-        journal_bytes: seedBytes,
-        runs_ms: r.runsMs.map((x) => round(x)),
-        first_run_to_waiting_ms: round(seedMs),
+        journal_bytes: seedBytes, runs_ms: r.runsMs.map((x) => round(x)), first_run_to_waiting_ms: round(seedMs),
         dirs: readdirSync(base).length,
       },
     });
@@ -449,16 +404,12 @@ async function streamRun(metric: string, steps: number, n: number, text: string)
   const fn = answerWith("reads", steps + 1);
   const final = text.trim(); // a plain string answer is the reply's text, trimmed
   const how = `fn.stream(q, { lm }), for await, then await s: ${steps} tool steps, then a reply in the reply form (<result>…</result>, as a model is told to answer) that the scripted model streams word by word (onText)`;
-  await streamRate(
-    { metric, n, name: NAME, final, how },
-    () => scripted(replies(steps, text), { form: "reply" }),
-    async (lm) => {
-      const s = fn.stream(QUESTION, { lm });
-      let events = 0;
-      for await (const _e of s) events++;
-      return { events, answer: await s };
-    },
-  );
+  await streamRate({ metric, n, name: NAME, final, how }, () => scripted(replies(steps, text), { form: "reply" }), async (lm) => {
+    const s = fn.stream(QUESTION, { lm });
+    let events = 0;
+    for await (const _e of s) events++;
+    return { events, answer: await s };
+  });
 }
 
 const TURNS = 10_000;
@@ -485,16 +436,7 @@ async function open10k(): Promise<void> {
     const buildMs = performance.now() - t0;
     const out = await runChild(fileURLToPath(import.meta.url), [], { env: { FUNCTAI_BENCH_OPEN_DIR: dir, FUNCTAI_BENCH_OPEN_ID: id } });
     if (!out.ok) throw new Error(`ours open10k child: exit ${out.code ?? out.signal}\n${out.stderrTail}`);
-    for (const s of out.samples)
-      report({
-        ...s,
-        detail: {
-          ...s.detail,
-          build_ms: round(buildMs),
-          records: records.length,
-          built: "2 turns sent through the engine, the 2nd turn's records repeated (new turn id, parent, input, reply) for the rest",
-        },
-      });
+    for (const s of out.samples) report({ ...s, detail: { ...s.detail, build_ms: round(buildMs), records: records.length, built: "2 turns sent through the engine, the 2nd turn's records repeated (new turn id, parent, input, reply) for the rest" } });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -546,46 +488,15 @@ async function open10kRead(dir: string, id: string): Promise<void> {
   );
   if (turnsSeen !== TURNS) throw new Error(`ours open10k: ${turnsSeen} turns`);
   report({
-    metric: "open_10k_turn_conversation_ms",
-    n: TURNS,
-    unit: "ms",
-    name: NAME,
-    value: round(r.medianMs),
-    detail: {
-      how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else",
-      file_bytes: fileBytes,
-      runs_ms: r.runsMs.map((x) => round(x)),
-    },
+    metric: "open_10k_turn_conversation_ms", n: TURNS, unit: "ms", name: NAME, value: round(r.medianMs),
+    detail: { how: "fresh fsStore + conversation(id, { store }).turns(), in a process that did nothing else", file_bytes: fileBytes, runs_ms: r.runsMs.map((x) => round(x)) },
   });
-  report({
-    metric: "open_10k_turn_conversation_peak_rss_mib",
-    n: TURNS,
-    unit: "MiB",
-    name: NAME,
-    value: round(peakRssMiB(), 1),
-    detail: {
-      what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)",
-      rss_before_opening_mib: round(rssBefore, 1),
-      peak_above_that_mib: round(peakRssMiB() - rssBefore, 1),
-      note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib",
-    },
-  });
+  report({ metric: "open_10k_turn_conversation_peak_rss_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakRssMiB(), 1), detail: { what: "peak RSS (getrusage) of the process that only opened the conversation (6 times)", rss_before_opening_mib: round(rssBefore, 1), peak_above_that_mib: round(peakRssMiB() - rssBefore, 1), note: "the child runs under tsx (node --import tsx): its RSS before opening anything is rss_before_opening_mib" } });
   // what an open keeps: the turns (their handles) held, everything else collected
   const held = await fn.conversation(id, { store: fsStore(dir) }).turns();
   gc();
   const retained = process.memoryUsage().heapUsed / 2 ** 20 - heapBefore;
-  report({
-    metric: "open_10k_turn_conversation_heap_mib",
-    n: TURNS,
-    unit: "MiB",
-    name: NAME,
-    value: round(peakHeap - heapBefore, 1),
-    detail: {
-      what: "peak heapUsed during an open, above the heap before the opens",
-      retained_with_turns_held_mib: round(retained, 1),
-      turns_held: held.length,
-    },
-  });
+  report({ metric: "open_10k_turn_conversation_heap_mib", n: TURNS, unit: "MiB", name: NAME, value: round(peakHeap - heapBefore, 1), detail: { what: "peak heapUsed during an open, above the heap before the opens", retained_with_turns_held_mib: round(retained, 1), turns_held: held.length } });
 }
 
 const openDir = process.env.FUNCTAI_BENCH_OPEN_DIR;

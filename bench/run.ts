@@ -26,17 +26,20 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
 
 /** Files run, in order. `floor` columns are not SDKs: they never count as the best peer. */
-const PEER_FILES = ["peers/baseline.ts", "peers/vercel-ai.ts", "peers/openai-agents.ts", "peers/langgraph.ts", "postgres.ts"];
+const PEER_FILES = [
+  "peers/baseline.ts",
+  "peers/vercel-ai.ts",
+  "peers/openai-agents.ts",
+  "peers/langgraph.ts",
+  "postgres.ts",
+];
 /** Our side: every file reports `ours` figures (one line per file). */
-const OURS_FILES = ["ours.ts", "ours-concurrent.ts", "evaluate.ts"];
-const FLOORS = new Set([
-  "plain loop",
-  "bare append+fsync",
-  "bare append+fsync (sync API)",
-  "bare append+fsync writers",
-  "floor",
-  "bare insert+commit",
-]);
+const OURS_FILES = [
+  "ours.ts",
+  "ours-concurrent.ts",
+  "evaluate.ts",
+];
+const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync (sync API)", "bare append+fsync writers", "floor", "bare insert+commit"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
 const METRICS = [
@@ -62,13 +65,7 @@ const METRICS = [
   "postgres_durable_overhead_per_changing_tool_us",
   "postgres_concurrent_steps_per_s",
 ];
-const HIGHER_IS_BETTER = new Set([
-  "stream_events_per_s",
-  "stream_tool_step_events_per_s",
-  "concurrent_durable_steps_per_s",
-  "concurrent_memory_steps_per_s",
-  "postgres_concurrent_steps_per_s",
-]);
+const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s", "concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s", "postgres_concurrent_steps_per_s"]);
 /** Rows that are a floor only: ours has no figure there by design. */
 const OURS_NOT_APPLICABLE = new Set(["bare_append_fsync_us"]);
 
@@ -85,12 +82,7 @@ interface Row {
 }
 
 const args = process.argv.slice(2);
-const listArg = (name: string) =>
-  args
-    .find((a) => a.startsWith(`--${name}=`))
-    ?.slice(name.length + 3)
-    .split(",")
-    .filter(Boolean) ?? [];
+const listArg = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3).split(",").filter(Boolean) ?? [];
 const filters = listArg("filter");
 const skips = listArg("skip");
 const write = !args.includes("--no-write");
@@ -116,7 +108,7 @@ async function runFile(file: string, isOurs: boolean): Promise<void> {
     return;
   }
   const list = await runChild(abs, ["--list"], { timeoutMs: 120_000, cwd: root });
-  const variants = list.other.find((o): o is { variants: string[] } => typeof o === "object" && o !== null && "variants" in o)?.variants;
+  const variants = (list.other.find((o): o is { variants: string[] } => typeof o === "object" && o !== null && "variants" in o))?.variants;
   if (!list.ok || !variants) {
     const why = `could not load: exit ${list.code ?? list.signal}\n${list.stderrTail.split("\n").slice(-12).join("\n")}`;
     failures.push({ file, variant: "(load)", why });
@@ -158,9 +150,7 @@ function versionOf(pkg: string): string | null {
 function provenance(): { head: string | null; uncommitted_engine_files: number | null } {
   try {
     const head = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters"], { cwd: root, encoding: "utf8" })
-      .split("\n")
-      .filter(Boolean).length;
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "adapters"], { cwd: root, encoding: "utf8" }).split("\n").filter(Boolean).length;
     return { head, uncommitted_engine_files: dirty };
   } catch {
     return { head: null, uncommitted_engine_files: null };
@@ -186,9 +176,7 @@ function buildRows(): Row[] {
   // and LangGraph's durable checkpointer minus its in-memory one, per step.
   const fsync = [...byKey.values()].find((r) => r.metric === "bare_append_fsync_us")?.peers["bare append+fsync"];
   // (at the step counts the durable figures are measured at: not at the long turn)
-  const durableNs = samples
-    .filter((s) => (s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us") && s.n !== LONG_N)
-    .map((s) => s.n);
+  const durableNs = samples.filter((s) => (s.metric === "durable_overhead_per_changing_tool_us" || s.metric === "overhead_per_tool_step_us") && s.n !== LONG_N).map((s) => s.n);
   for (const n of new Set(durableNs)) {
     const step = byKey.get(key("overhead_per_tool_step_us", n));
     const full = step?.peers["langgraph (SqliteSaver, sync=FULL)"];
@@ -207,9 +195,7 @@ function buildRows(): Row[] {
     }
     if (full !== undefined && mem !== undefined) {
       row.peers["langgraph (SqliteSaver, sync=FULL)"] = Math.round((full - mem) * 1000) / 1000;
-      row.detail["langgraph (SqliteSaver, sync=FULL)"] = {
-        derived: `overhead_per_tool_step_us at n=${n}: SqliteSaver sync=FULL (${full}) minus MemorySaver (${mem}); LangGraph has no effects, every step is checkpointed`,
-      };
+      row.detail["langgraph (SqliteSaver, sync=FULL)"] = { derived: `overhead_per_tool_step_us at n=${n}: SqliteSaver sync=FULL (${full}) minus MemorySaver (${mem}); LangGraph has no effects, every step is checkpointed` };
     }
   }
   for (const flushes of [...byKey.values()].filter((r) => r.metric === "flushes_per_changing_tool")) {
@@ -221,9 +207,7 @@ function buildRows(): Row[] {
   for (const row of readingNs.map((n) => byKey.get(key("durable_overhead_per_step_reading_tool_us", n))))
     if (row && fsync !== undefined && row.peers["bare append+fsync"] === undefined) {
       row.peers["bare append+fsync"] = fsync;
-      row.detail["bare append+fsync"] = {
-        derived: "bare_append_fsync_us of this run: the floor, one flush per reading-tool step (before its paid model call)",
-      };
+      row.detail["bare append+fsync"] = { derived: "bare_append_fsync_us of this run: the floor, one flush per reading-tool step (before its paid model call)" };
     }
   for (const flushes of [...byKey.values()].filter((r) => r.metric === "flushes_per_step_reading_tool" && r.n !== null)) {
     flushes.peers["floor"] = Math.round(((flushes.n! + 2) / flushes.n!) * 1000) / 1000;
@@ -255,19 +239,12 @@ function table(rows: Row[]): string {
   for (const r of rows) for (const p of Object.keys(r.peers)) if (!peerNames.includes(p)) peerNames.push(p);
   const head = ["metric", "n", "unit", "ours", ...peerNames, "best peer", "ratio"];
   const body = rows.map((r) => [
-    r.metric,
-    r.n === null ? "" : String(r.n),
-    r.unit,
-    r.ours === null ? (OURS_NOT_APPLICABLE.has(r.metric) ? "n/a" : "not measured") : fmt(r.ours),
-    ...peerNames.map((p) => fmt(r.peers[p])),
-    r.best_peer ?? "",
-    r.ratio === null ? "" : `${r.ratio}×`,
+    r.metric, r.n === null ? "" : String(r.n), r.unit, r.ours === null ? (OURS_NOT_APPLICABLE.has(r.metric) ? "n/a" : "not measured") : fmt(r.ours),
+    ...peerNames.map((p) => fmt(r.peers[p])), r.best_peer ?? "", r.ratio === null ? "" : `${r.ratio}×`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => "| " + cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ") + " |";
-  return [line(head), "|" + widths.map((w, i) => (i < 3 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|", ...body.map(line)].join(
-    "\n",
-  );
+  return [line(head), "|" + widths.map((w, i) => (i < 3 ? "-".repeat(w + 2) : "-".repeat(w + 1) + ":")).join("|") + "|", ...body.map(line)].join("\n");
 }
 
 /**
@@ -282,7 +259,7 @@ function spreads(rows: Row[]): string {
   if (steps.length > 0) out.push("\noverhead_per_tool_step_us, median (min–max; median CPU time) µs per step, and n=1000 ÷ n=50 (wall; CPU):");
   for (const name of names) {
     const at = (n: number) => steps.find((r) => r.n === n);
-    const value = (r: Row | undefined) => (r === undefined ? undefined : name === "ours" ? (r.ours ?? undefined) : r.peers[name]);
+    const value = (r: Row | undefined) => (r === undefined ? undefined : name === "ours" ? r.ours ?? undefined : r.peers[name]);
     const cells = steps.map((r) => {
       const v = value(r);
       const d = r.detail[name] as { min_us?: number; max_us?: number; cpu_us?: number } | undefined;
@@ -295,8 +272,7 @@ function spreads(rows: Row[]): string {
     const cpu50 = cpu(at(50));
     const cpu1000 = cpu(at(1000));
     const cpuRatio = cpu50 !== undefined && cpu1000 !== undefined ? `; ${(cpu1000 / cpu50).toFixed(2)}` : "";
-    const ratio =
-      v50 !== undefined && v1000 !== undefined ? `n1000/n50 = ${(v1000 / v50).toFixed(2)}${cpuRatio}` : skipped ? `n=1000 skipped: ${skipped}` : "";
+    const ratio = v50 !== undefined && v1000 !== undefined ? `n1000/n50 = ${(v1000 / v50).toFixed(2)}${cpuRatio}` : skipped ? `n=1000 skipped: ${skipped}` : "";
     out.push(`  ${name}: ${cells.filter(Boolean).join("; ")}${ratio ? `; ${ratio}` : ""}`);
   }
   for (const metric of ["concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]) {
@@ -313,11 +289,7 @@ function spreads(rows: Row[]): string {
   return out.join("\n");
 }
 
-console.log(
-  `functai benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load ${loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ")}`,
-);
+console.log(`functai benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 for (const f of PEER_FILES) await runFile(f, false);
 for (const f of OURS_FILES) await runFile(f, true);
 if (oursStatuses.length > 0) {
@@ -329,7 +301,7 @@ const rows = buildRows();
 console.log("\n" + table(rows));
 console.log(
   "\nratio = best peer ÷ ours for costs (µs, ms, bytes, flushes), ours ÷ best peer for rates (events/s): above 1, ours is better." +
-    "\nFloors (plain loop, bare append+fsync, its writers, floor) are shown but never count as the best peer. Each figure: median of 5 runs after warm-up (7 for per-step and concurrency figures), each SDK variant in its own process.",
+  "\nFloors (plain loop, bare append+fsync, its writers, floor) are shown but never count as the best peer. Each figure: median of 5 runs after warm-up (7 for per-step and concurrency figures), each SDK variant in its own process.",
 );
 console.log(spreads(rows));
 if (oursStatus !== "measured") console.log(`\nours: not measured (${oursStatus}${oursStatus === "missing" ? ": bench/ours.ts does not exist" : ""})`);
@@ -337,26 +309,12 @@ for (const f of failures) console.log(`failed: ${f.file} ${f.variant}: ${f.why.s
 const loads = load.map((l) => l.loadavg1);
 if (loads.length) {
   const busy = Math.max(...loads) > cpus().length;
-  console.log(
-    `load average (1 min) before each variant: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${cpus().length} cores${busy ? ": the machine was busy, figures are noisier than usual" : ""}`,
-  );
+  console.log(`load average (1 min) before each variant: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} on ${cpus().length} cores${busy ? ": the machine was busy, figures are noisier than usual" : ""}`);
 }
-if (measuredCode.uncommitted_engine_files)
-  console.log(
-    `measured code: HEAD ${measuredCode.head?.slice(0, 12)} with ${measuredCode.uncommitted_engine_files} uncommitted file(s) under src/ and adapters/`,
-  );
+if (measuredCode.uncommitted_engine_files) console.log(`measured code: HEAD ${measuredCode.head?.slice(0, 12)} with ${measuredCode.uncommitted_engine_files} uncommitted file(s) under src/ and adapters/`);
 
 if (write) {
-  const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({
-    metric,
-    n,
-    unit,
-    ours,
-    peers,
-    best_peer,
-    ratio,
-    detail,
-  }));
+  const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
   writeFileSync(join(outDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
   const meta = {
     at: new Date().toISOString(),
@@ -366,29 +324,14 @@ if (write) {
     cpu: cpus()[0]?.model ?? null,
     memory_gib: Math.round(totalmem() / 2 ** 30),
     load_before_each: load,
-    filters,
-    skips,
+    filters, skips,
     ours: oursStatus,
     git: measuredCode,
     failures,
     versions: Object.fromEntries(
-      [
-        "ai",
-        "@ai-sdk/provider",
-        "@openai/agents-core",
-        "openai",
-        "@langchain/langgraph",
-        "@langchain/core",
-        "@langchain/langgraph-checkpoint",
-        "@langchain/langgraph-checkpoint-sqlite",
-        "better-sqlite3",
-        "zod",
-        "tsx",
-        "xstate",
-      ].map((p) => [p, versionOf(p)]),
+      ["ai", "@ai-sdk/provider", "@openai/agents-core", "openai", "@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3", "zod", "tsx", "xstate"].map((p) => [p, versionOf(p)]),
     ),
-    method:
-      "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs, then the median of 5 timed runs (7 for per-step and concurrency figures), gc() before each; per-step figures are total loop time ÷ steps, nothing subtracted",
+    method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs, then the median of 5 timed runs (7 for per-step and concurrency figures), gc() before each; per-step figures are total loop time ÷ steps, nothing subtracted",
   };
   writeFileSync(join(outDir, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
   console.log(`\nwrote ${relative(process.cwd(), join(outDir, "results.json"))} and results.meta.json`);
