@@ -158,32 +158,22 @@ export async function stepSeries<P>(
     if (n === LONG_N && longSkipped !== undefined) continue;
     const warmup = n === LONG_N ? 2 : 10;
     const cpuMs: number[] = [];
-    const r = await timed(
-      () => prepare(n),
-      async (p) => {
-        const c0 = process.cpuUsage();
-        await run(p, n);
-        const c = process.cpuUsage(c0);
-        cpuMs.push((c.user + c.system) / 1000);
-      },
-      { warmup, runs: STEP_RUNS },
-    );
+    const r = await timed(() => prepare(n), async (p) => {
+      const c0 = process.cpuUsage();
+      await run(p, n);
+      const c = process.cpuUsage(c0);
+      cpuMs.push((c.user + c.system) / 1000);
+    }, { warmup, runs: STEP_RUNS });
     const perStep = (ms: number) => round((ms * 1000) / n);
     const cpu = cpuMs.slice(-STEP_RUNS);
     const detail: Record<string, unknown> = {
-      ...extra(n),
-      runs_ms: r.runsMs.map((x) => round(x)),
-      min_us: perStep(Math.min(...r.runsMs)),
-      max_us: perStep(Math.max(...r.runsMs)),
+      ...extra(n), runs_ms: r.runsMs.map((x) => round(x)), min_us: perStep(Math.min(...r.runsMs)), max_us: perStep(Math.max(...r.runsMs)),
       // CPU time of the process (every thread) per step: on a loaded machine, wall time also counts the time it waited for a core
-      cpu_us: perStep(median(cpu)),
-      cpu_min_us: perStep(Math.min(...cpu)),
-      cpu_max_us: perStep(Math.max(...cpu)),
+      cpu_us: perStep(median(cpu)), cpu_min_us: perStep(Math.min(...cpu)), cpu_max_us: perStep(Math.max(...cpu)),
     };
     if (n === 200) {
       const guess = r.medianMs * (LONG_N / 200) ** 2 * (2 + STEP_RUNS);
-      if (guess > LONG_TIME_BOX_MS)
-        detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
+      if (guess > LONG_TIME_BOX_MS) detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
     }
     report({ metric: "overhead_per_tool_step_us", n, unit: "us", name, value: perStep(r.medianMs), detail });
   }
@@ -238,10 +228,7 @@ export async function streamRate<P>(
     if (r >= 2) runs.push({ eventsPerS: events / (ms / 1000), events, ms });
   }
   report({
-    metric: o.metric,
-    n: o.n,
-    unit: "events/s",
-    name: o.name,
+    metric: o.metric, n: o.n, unit: "events/s", name: o.name,
     value: Math.round(median(runs.map((x) => x.eventsPerS))),
     detail: { how: o.how, events_per_turn: runs[0]!.events, turn_ms_median: round(median(runs.map((x) => x.ms))) },
   });

@@ -20,7 +20,9 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { line } from "../lib/writers.js";
 import { z } from "zod";
-import { FINAL_TEXT, QUESTION, main, median, orderId, report, round, stepSeries, toolOutput } from "../lib/measure.js";
+import {
+  FINAL_TEXT, QUESTION, main, median, orderId, report, round, stepSeries, toolOutput,
+} from "../lib/measure.js";
 
 type Msg =
   | { role: "user" | "assistant"; content: string; toolCalls?: { id: string; name: string; arguments: string }[] }
@@ -32,11 +34,7 @@ function scriptedModel(n: number) {
   return async (_messages: readonly Msg[]): Promise<Msg> => {
     const k = i++;
     if (k < n) {
-      return {
-        role: "assistant",
-        content: "",
-        toolCalls: [{ id: `call_${k}`, name: "lookup_order", arguments: JSON.stringify({ order_id: orderId(k) }) }],
-      };
+      return { role: "assistant", content: "", toolCalls: [{ id: `call_${k}`, name: "lookup_order", arguments: JSON.stringify({ order_id: orderId(k) }) }] };
     }
     return { role: "assistant", content: FINAL_TEXT };
   };
@@ -66,14 +64,10 @@ async function plainLoop(model: (m: readonly Msg[]) => Promise<Msg>): Promise<{ 
 }
 
 async function stepOverhead(): Promise<void> {
-  await stepSeries(
-    "plain loop",
-    (n) => scriptedModel(n),
-    async (model, n) => {
-      const out = await plainLoop(model);
-      if (out.steps !== n || out.text !== FINAL_TEXT) throw new Error(`plain loop: ${out.steps} steps`);
-    },
-  );
+  await stepSeries("plain loop", (n) => scriptedModel(n), async (model, n) => {
+    const out = await plainLoop(model);
+    if (out.steps !== n || out.text !== FINAL_TEXT) throw new Error(`plain loop: ${out.steps} steps`);
+  });
 }
 
 async function appendFsync(): Promise<void> {
@@ -118,18 +112,13 @@ async function appendFsync(): Promise<void> {
     }
     const bytes = statSync(join(dir, "async-1.jsonl")).size / COUNT;
     report({
-      metric: "bare_append_fsync_us",
-      n: null,
-      unit: "us",
-      name: "bare append+fsync",
+      metric: "bare_append_fsync_us", n: null, unit: "us", name: "bare append+fsync",
       value: round(median(runs)),
       detail: {
         method: `fs.promises FileHandle.write + sync, ${COUNT} appends per run, wall time ÷ appends, median of 5 runs after 1 warm-up`,
-        bytes_per_line: bytes,
-        runs_us: runs.map((x) => round(x)),
+        bytes_per_line: bytes, runs_us: runs.map((x) => round(x)),
         median_single_append_us: round(median(medians)),
-        sync_api_us: round(median(syncRuns)),
-        tmpdir: tmpdir(),
+        sync_api_us: round(median(syncRuns)), tmpdir: tmpdir(),
       },
     });
   } finally {
