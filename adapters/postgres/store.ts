@@ -92,13 +92,19 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   });
   const advisory = db.session ? new AdvisoryLiveness({ ...db, session: db.session.bind(db) }, schema, checkConversationId) : null;
 
-  const appendOnce = (conversation: string, json: string, expect: number | null, fence: { text: string; pid: number } | null) =>
+  const appendOnce = (
+    conversation: string,
+    json: string,
+    expect: number | null,
+    fence: { text: string; session: readonly [number, number] } | null,
+  ) =>
     use(`append to ${conversation}`, async () => {
-      const { rows } = await db.query(`SELECT ${s}.append($1, $2::json, $3, $4, $5) AS length`, [
+      const { rows } = await db.query(`SELECT ${s}.append($1, $2::json, $3, $4, $5, $6) AS length`, [
         conversation,
         json,
         expect,
-        fence?.pid ?? null,
+        fence?.session[0] ?? null,
+        fence?.session[1] ?? null,
         fence?.text ?? null,
       ]);
       return Number(rows[0]!["length"]);
