@@ -225,6 +225,7 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   const goAt = await new Promise<number>((resolve) => process.stdin.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
   await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONVERSATIONS }, async (_, i) => {
       if (kind === "ours") {
@@ -233,13 +234,18 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
       } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
     }),
   );
-  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, end: Date.now() })}\n`);
+  const used = process.cpuUsage(cpu);
+  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, end: Date.now(), cpuUs: used.user + used.system })}\n`);
   await store.close();
   await pool.end();
 }
 
-/** PROCESSES workers of one kind, started together once all are ready: total steps ÷ seconds from the start to the last end. */
-async function fleet(kind: string, url: string, schema: string): Promise<number> {
+/**
+ * PROCESSES workers of one kind, started together once all are ready: total
+ * steps ÷ seconds from the start to the last end, and the workers' own CPU
+ * time per step (µs; what they take of the machine's 2 cores from the server).
+ */
+async function fleet(kind: string, url: string, schema: string): Promise<{ rate: number; cpuUsPerStep: number }> {
   const self = fileURLToPath(import.meta.url);
   const children = Array.from({ length: PROCESSES }, () => {
     const child = spawn(process.execPath, ["--conditions=functai-source", "--import", "tsx", self], {
@@ -259,8 +265,10 @@ async function fleet(kind: string, url: string, schema: string): Promise<number>
         if (line["ready"]) ready();
       }
     });
-    const done = new Promise<{ steps: number; end: number }>((resolve, reject) =>
-      child.on("close", (code) => (code === 0 ? resolve(lines.at(-1) as { steps: number; end: number }) : reject(new Error(`worker exit ${code}`)))),
+    const done = new Promise<{ steps: number; end: number; cpuUs: number }>((resolve, reject) =>
+      child.on("close", (code) =>
+        code === 0 ? resolve(lines.at(-1) as { steps: number; end: number; cpuUs: number }) : reject(new Error(`worker exit ${code}`)),
+      ),
     );
     done.catch(() => ready()); // a worker that dies before it is ready fails the fleet, not hangs it
     return { child, isReady, done };
@@ -270,7 +278,10 @@ async function fleet(kind: string, url: string, schema: string): Promise<number>
   for (const c of children) c.child.stdin.end(`${goAt}\n`);
   const ends = await Promise.all(children.map((c) => c.done));
   const steps = ends.reduce((a, e) => a + e.steps, 0);
-  return steps / ((Math.max(...ends.map((e) => e.end)) - goAt) / 1000);
+  return {
+    rate: steps / ((Math.max(...ends.map((e) => e.end)) - goAt) / 1000),
+    cpuUsPerStep: ends.reduce((a, e) => a + e.cpuUs, 0) / steps,
+  };
 }
 
 async function concurrent(): Promise<void> {
@@ -283,14 +294,20 @@ async function concurrent(): Promise<void> {
   try {
     const oursRuns: number[] = [];
     const bareRuns: number[] = [];
+    const oursCpu: number[] = [];
+    const bareCpu: number[] = [];
     let appendsPerTurn = 0;
     for (let run = 0; run < FLEETS; run++) {
-      oursRuns.push(await fleet("ours", url, schema));
+      const ours = await fleet("ours", url, schema);
+      oursRuns.push(ours.rate);
+      oursCpu.push(ours.cpuUsPerStep);
       if (run === 0) {
         const { rows } = await c.query(`SELECT count(*)::int AS n, count(DISTINCT conversation)::int AS c FROM "${schema}".records`);
         appendsPerTurn = Math.round(rows[0].n / rows[0].c);
       }
-      bareRuns.push(await fleet("bare", url, schema));
+      const bare = await fleet("bare", url, schema);
+      bareRuns.push(bare.rate);
+      bareCpu.push(bare.cpuUsPerStep);
     }
     const detail = {
       processes: PROCESSES,
@@ -306,7 +323,12 @@ async function concurrent(): Promise<void> {
       unit: "steps/s",
       name: "ours",
       value: round(median(oursRuns), 1),
-      detail: { ...detail, runs: oursRuns.map((x) => round(x, 1)), ratio_to_bare_per_run: ratios },
+      detail: {
+        ...detail,
+        runs: oursRuns.map((x) => round(x, 1)),
+        ratio_to_bare_per_run: ratios,
+        client_cpu_us_per_step: oursCpu.map((x) => round(x)),
+      },
     });
     report({
       metric: "postgres_concurrent_steps_per_s",
@@ -314,7 +336,12 @@ async function concurrent(): Promise<void> {
       unit: "steps/s",
       name: "bare insert+commit",
       value: round(median(bareRuns), 1),
-      detail: { ...detail, how: `each step one autocommit INSERT`, runs: bareRuns.map((x) => round(x, 1)) },
+      detail: {
+        ...detail,
+        how: `each step one autocommit INSERT`,
+        runs: bareRuns.map((x) => round(x, 1)),
+        client_cpu_us_per_step: bareCpu.map((x) => round(x)),
+      },
     });
   } finally {
     await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

@@ -54,18 +54,24 @@ BEGIN
     IF pg_try_advisory_xact_lock_shared(p_session_a, p_session_b) THEN RETURN -1; END IF; -- the session is gone
     IF pg_try_advisory_xact_lock_shared(hashtextextended(p_fence, 0)) THEN RETURN -1; END IF; -- the turn's lock is free
   END IF;
-  SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR UPDATE;
-  IF NOT FOUND THEN
-    IF p_expect IS NOT NULL AND p_expect <> 0 THEN RETURN -2; END IF;
-    IF n = 0 THEN RETURN 0; END IF;
-    INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, 0) ON CONFLICT (id) DO NOTHING;
-    SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR UPDATE;
+  IF n = 0 THEN
+    SELECT coalesce(max(length), 0) INTO cur FROM ${s}.conversations WHERE id = p_conversation;
+    RETURN CASE WHEN p_expect IS NULL OR p_expect = cur THEN cur ELSE -2 - cur END;
   END IF;
-  IF p_expect IS NOT NULL AND p_expect <> cur THEN RETURN -2 - cur; END IF;
-  IF n = 0 THEN RETURN cur; END IF;
+  -- the compare-and-set and the row lock in one statement (a changed row is compared again at its newest version)
+  FOR attempt IN 1..2 LOOP
+    UPDATE ${s}.conversations SET length = length + n, updated = now()
+      WHERE id = p_conversation AND (p_expect IS NULL OR length = p_expect) RETURNING length - n INTO cur;
+    EXIT WHEN FOUND;
+    SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation;
+    IF FOUND THEN RETURN -2 - cur; END IF; -- another length than expected
+    IF p_expect IS NOT NULL AND p_expect <> 0 THEN RETURN -2; END IF;
+    INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, n) ON CONFLICT (id) DO NOTHING;
+    IF FOUND THEN cur := 0; EXIT; END IF;
+    -- made meanwhile by another transaction: compare with it
+  END LOOP;
   INSERT INTO ${s}.records (conversation, seq, record)
     SELECT p_conversation, cur + t.ord, t.value FROM json_array_elements(p_records) WITH ORDINALITY AS t(value, ord);
-  UPDATE ${s}.conversations SET length = cur + n, updated = now() WHERE id = p_conversation;
   -- only when a store waits on it: a NOTIFY serializes the commits of every notifying transaction (WAL flush included)
   IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE conversation = p_conversation AND until > clock_timestamp()) THEN
     PERFORM pg_notify('${channelOf(schema)}', p_conversation || ' ' || (cur + n));

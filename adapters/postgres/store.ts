@@ -22,6 +22,9 @@ export type PostgresStore = Store & {
   close(): Promise<void>;
 };
 
+/** The append: one statement, prepared once per connection (it is most of what a turn sends). */
+const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6) AS length`;
+
 /** Rows per page when reading a long conversation or listing conversations. */
 const PAGE = 500;
 
@@ -99,14 +102,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     fence: { text: string; session: readonly [number, number] } | null,
   ) =>
     use(`append to ${conversation}`, async () => {
-      const { rows } = await db.query(`SELECT ${s}.append($1, $2::json, $3, $4, $5, $6) AS length`, [
-        conversation,
-        json,
-        expect,
-        fence?.session[0] ?? null,
-        fence?.session[1] ?? null,
-        fence?.text ?? null,
-      ]);
+      const values = [conversation, json, expect, fence?.session[0] ?? null, fence?.session[1] ?? null, fence?.text ?? null];
+      const { rows } = await db.query(APPEND(s), values, `functai.append.${schema}`);
       return Number(rows[0]!["length"]);
     });
 
