@@ -7,7 +7,9 @@
  *   a conversation turn of n changing-tool steps on `postgresStore` minus the
  *   same on `memoryStore`, ÷ n. Peer "bare insert+commit": one autocommit
  *   INSERT of a record's JSON per append the turn made, on one connection
- *   of the store's pool (the floor any durable SQL store pays).
+ *   of the store's pool (the floor any durable SQL store pays). The three
+ *   (memory, postgres, bare) are timed in turn, run by run, not one block
+ *   after another: a load that comes and goes weighs on each alike.
  * - langgraph: LangGraph's graph with `PostgresSaver` minus `MemorySaver`,
  *   per step, on the same server ("langgraph (PostgresSaver)").
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
@@ -29,7 +31,7 @@ import { z } from "zod";
 import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
-import { FINAL_TEXT, QUESTION, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
+import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, gc, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
 
 const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
@@ -88,6 +90,27 @@ function counting(inner: Store): Store & { appends: number; bytes: number } {
   return c as Store & { appends: number; bytes: number };
 }
 
+type Timing = { medianMs: number; runsMs: number[] };
+
+/** A variant of a timed figure: prepares (untimed) and hands back the run to time. */
+type Variant = () => () => Promise<void>;
+
+/** `timed` for several variants at once, their runs taken in turn (A B C A B C …): one result per variant. */
+async function interleaved(variants: readonly Variant[], opts: { warmup?: number; runs?: number } = {}): Promise<Timing[]> {
+  const warmup = opts.warmup ?? 10;
+  const runs = opts.runs ?? RUNS;
+  const all = variants.map((): number[] => []);
+  for (let i = 0; i < warmup + runs; i++)
+    for (const [k, prepare] of variants.entries()) {
+      const run = prepare();
+      gc();
+      const t0 = performance.now();
+      await run();
+      if (i >= warmup) all[k]!.push(performance.now() - t0);
+    }
+  return all.map((runsMs) => ({ medianMs: median(runsMs), runsMs }));
+}
+
 let seq = 0;
 const nextId = () => `b${process.pid}-${++seq}`;
 
@@ -101,35 +124,36 @@ async function ours(): Promise<void> {
   try {
     for (const n of STEP_NS) {
       const fn = answer(n);
-      const mem = await timed(
-        () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
-        async (chat) => {
-          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
-        },
-        timing,
-      );
       let appends = 0;
       let bytes = 0;
-      const pgRun = await timed(
-        () => {
-          const s = counting(store);
-          return { s, chat: fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) }) };
-        },
-        async ({ s, chat }) => {
-          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (postgres)");
-          appends = s.appends;
-          bytes = s.bytes;
-        },
+      // taken in turn (memory, postgres, bare, memory, …): a load that comes and goes weighs on each alike
+      const [mem, pgRun, bare] = (await interleaved(
+        [
+          () => {
+            const chat = fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) });
+            return async () => {
+              if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
+            };
+          },
+          () => {
+            const s = counting(store);
+            const chat = fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) });
+            return async () => {
+              if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (postgres)");
+              appends = s.appends;
+              bytes = s.bytes;
+            };
+          },
+          () => {
+            // the same number of appends as our last turn, each its average JSON size
+            const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
+            return async () => {
+              for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
+            };
+          },
+        ],
         timing,
-      );
-      const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
-      const bare = await timed(
-        () => undefined,
-        async () => {
-          for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
-        },
-        timing,
-      );
+      )) as [Timing, Timing, Timing];
       const perStep = ((pgRun.medianMs - mem.medianMs) * 1000) / n;
       report({
         metric: "postgres_durable_overhead_per_changing_tool_us",

@@ -139,7 +139,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         const rows = await page(conversation, at, PAGE);
         for (const r of rows) visit(r);
         if (rows.length > 0) at = rows[rows.length - 1]!.seq;
-        if (rows.length < PAGE) return rows.length > 0 || seen ? at : lengthOf(conversation);
+        // no record at all: the length is 0 (records are 1…length), not worth a query; none after `after` > 0: ask
+        if (rows.length < PAGE) return rows.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
       }
     },
 
