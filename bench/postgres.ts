@@ -18,6 +18,7 @@
  *   peer: 8 processes × 25 loops of STEPS bare INSERT+COMMITs (one per
  *   step). Each process uses one pool of POOL connections, ours and bare
  *   alike (8 × (5 + a lock session) stays well under max_connections = 100).
+ *   Each worker first does WARM_TURNS untimed rounds of its work (warm-up).
  *
  * `FUNCTAI_BENCH_PG_SMALL=1` runs a small version (2 processes × 5
  * conversations, one fleet each, fewer timed runs) to check it works.
@@ -38,6 +39,8 @@ const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
 const PROCESSES = SMALL ? 2 : 8;
 const CONVERSATIONS = SMALL ? 5 : 25;
 const STEPS = 10;
+/** Untimed rounds of each worker's work before the common start. */
+const WARM_TURNS = SMALL ? 1 : 2;
 /** Fleets of each kind, alternating ours and bare. */
 const FLEETS = SMALL ? 1 : 3;
 /** Connections per process in the concurrent variant (ours and bare alike). */
@@ -246,6 +249,15 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   const store = postgresStore({ pool }, { schema });
   await store.read("warm");
   const record = JSON.stringify([{ kind: "x", pad: "x".repeat(300) }]);
+  // warm-up (as every timed figure has): WARM_TURNS rounds of the same work before the common start, so the timed
+  // steps run tiered-up code, not the JIT's first passes (which weigh on a turn's engine far more than on an INSERT)
+  for (let w = 0; w < WARM_TURNS; w++)
+    await Promise.all(
+      Array.from({ length: CONVERSATIONS }, async (_, i) => {
+        if (kind === "ours") await fn.conversation(`warm${w}-${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
+        else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      }),
+    );
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   const goAt = await new Promise<number>((resolve) => process.stdin.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
   await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
