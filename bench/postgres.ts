@@ -7,7 +7,9 @@
  *   a conversation turn of n changing-tool steps on `postgresStore` minus the
  *   same on `memoryStore`, ÷ n. Peer "bare insert+commit": one autocommit
  *   INSERT of a record's JSON per append the turn made, on one connection
- *   of the store's pool (the floor any durable SQL store pays).
+ *   of the store's pool (the floor any durable SQL store pays). The three
+ *   (memory, postgres, bare) are timed in turn, run by run, not one block
+ *   after another: a load that comes and goes weighs on each alike.
  * - langgraph: LangGraph's graph with `PostgresSaver` minus `MemorySaver`,
  *   per step, on the same server ("langgraph (PostgresSaver)").
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
@@ -16,6 +18,7 @@
  *   peer: 8 processes × 25 loops of STEPS bare INSERT+COMMITs (one per
  *   step). Each process uses one pool of POOL connections, ours and bare
  *   alike (8 × (5 + a lock session) stays well under max_connections = 100).
+ *   Each worker first does WARM_TURNS untimed rounds of its work (warm-up).
  *
  * `FUNCTAI_BENCH_PG_SMALL=1` runs a small version (2 processes × 5
  * conversations, one fleet each, fewer timed runs) to check it works.
@@ -29,13 +32,15 @@ import { z } from "zod";
 import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
-import { FINAL_TEXT, QUESTION, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
+import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, gc, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
 
 const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
 const PROCESSES = SMALL ? 2 : 8;
 const CONVERSATIONS = SMALL ? 5 : 25;
 const STEPS = 10;
+/** Untimed rounds of each worker's work before the common start. */
+const WARM_TURNS = SMALL ? 1 : 2;
 /** Fleets of each kind, alternating ours and bare. */
 const FLEETS = SMALL ? 1 : 3;
 /** Connections per process in the concurrent variant (ours and bare alike). */
@@ -88,6 +93,27 @@ function counting(inner: Store): Store & { appends: number; bytes: number } {
   return c as Store & { appends: number; bytes: number };
 }
 
+type Timing = { medianMs: number; runsMs: number[] };
+
+/** A variant of a timed figure: prepares (untimed) and hands back the run to time. */
+type Variant = () => () => Promise<void>;
+
+/** `timed` for several variants at once, their runs taken in turn (A B C A B C …): one result per variant. */
+async function interleaved(variants: readonly Variant[], opts: { warmup?: number; runs?: number } = {}): Promise<Timing[]> {
+  const warmup = opts.warmup ?? 10;
+  const runs = opts.runs ?? RUNS;
+  const all = variants.map((): number[] => []);
+  for (let i = 0; i < warmup + runs; i++)
+    for (const [k, prepare] of variants.entries()) {
+      const run = prepare();
+      gc();
+      const t0 = performance.now();
+      await run();
+      if (i >= warmup) all[k]!.push(performance.now() - t0);
+    }
+  return all.map((runsMs) => ({ medianMs: median(runsMs), runsMs }));
+}
+
 let seq = 0;
 const nextId = () => `b${process.pid}-${++seq}`;
 
@@ -101,35 +127,36 @@ async function ours(): Promise<void> {
   try {
     for (const n of STEP_NS) {
       const fn = answer(n);
-      const mem = await timed(
-        () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
-        async (chat) => {
-          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
-        },
-        timing,
-      );
       let appends = 0;
       let bytes = 0;
-      const pgRun = await timed(
-        () => {
-          const s = counting(store);
-          return { s, chat: fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) }) };
-        },
-        async ({ s, chat }) => {
-          if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (postgres)");
-          appends = s.appends;
-          bytes = s.bytes;
-        },
+      // taken in turn (memory, postgres, bare, memory, …): a load that comes and goes weighs on each alike
+      const [mem, pgRun, bare] = (await interleaved(
+        [
+          () => {
+            const chat = fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) });
+            return async () => {
+              if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
+            };
+          },
+          () => {
+            const s = counting(store);
+            const chat = fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) });
+            return async () => {
+              if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (postgres)");
+              appends = s.appends;
+              bytes = s.bytes;
+            };
+          },
+          () => {
+            // the same number of appends as our last turn, each its average JSON size
+            const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
+            return async () => {
+              for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
+            };
+          },
+        ],
         timing,
-      );
-      const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
-      const bare = await timed(
-        () => undefined,
-        async () => {
-          for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
-        },
-        timing,
-      );
+      )) as [Timing, Timing, Timing];
       const perStep = ((pgRun.medianMs - mem.medianMs) * 1000) / n;
       report({
         metric: "postgres_durable_overhead_per_changing_tool_us",
@@ -222,9 +249,19 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   const store = postgresStore({ pool }, { schema });
   await store.read("warm");
   const record = JSON.stringify([{ kind: "x", pad: "x".repeat(300) }]);
+  // warm-up (as every timed figure has): WARM_TURNS rounds of the same work before the common start, so the timed
+  // steps run tiered-up code, not the JIT's first passes (which weigh on a turn's engine far more than on an INSERT)
+  for (let w = 0; w < WARM_TURNS; w++)
+    await Promise.all(
+      Array.from({ length: CONVERSATIONS }, async (_, i) => {
+        if (kind === "ours") await fn.conversation(`warm${w}-${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
+        else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      }),
+    );
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   const goAt = await new Promise<number>((resolve) => process.stdin.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
   await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
+  const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONVERSATIONS }, async (_, i) => {
       if (kind === "ours") {
@@ -233,13 +270,18 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
       } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
     }),
   );
-  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, end: Date.now() })}\n`);
+  const used = process.cpuUsage(cpu);
+  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, end: Date.now(), cpuUs: used.user + used.system })}\n`);
   await store.close();
   await pool.end();
 }
 
-/** PROCESSES workers of one kind, started together once all are ready: total steps ÷ seconds from the start to the last end. */
-async function fleet(kind: string, url: string, schema: string): Promise<number> {
+/**
+ * PROCESSES workers of one kind, started together once all are ready: total
+ * steps ÷ seconds from the start to the last end, and the workers' own CPU
+ * time per step (µs; what they take of the machine's 2 cores from the server).
+ */
+async function fleet(kind: string, url: string, schema: string): Promise<{ rate: number; cpuUsPerStep: number }> {
   const self = fileURLToPath(import.meta.url);
   const children = Array.from({ length: PROCESSES }, () => {
     const child = spawn(process.execPath, ["--conditions=functai-source", "--import", "tsx", self], {
@@ -259,8 +301,10 @@ async function fleet(kind: string, url: string, schema: string): Promise<number>
         if (line["ready"]) ready();
       }
     });
-    const done = new Promise<{ steps: number; end: number }>((resolve, reject) =>
-      child.on("close", (code) => (code === 0 ? resolve(lines.at(-1) as { steps: number; end: number }) : reject(new Error(`worker exit ${code}`)))),
+    const done = new Promise<{ steps: number; end: number; cpuUs: number }>((resolve, reject) =>
+      child.on("close", (code) =>
+        code === 0 ? resolve(lines.at(-1) as { steps: number; end: number; cpuUs: number }) : reject(new Error(`worker exit ${code}`)),
+      ),
     );
     done.catch(() => ready()); // a worker that dies before it is ready fails the fleet, not hangs it
     return { child, isReady, done };
@@ -270,7 +314,10 @@ async function fleet(kind: string, url: string, schema: string): Promise<number>
   for (const c of children) c.child.stdin.end(`${goAt}\n`);
   const ends = await Promise.all(children.map((c) => c.done));
   const steps = ends.reduce((a, e) => a + e.steps, 0);
-  return steps / ((Math.max(...ends.map((e) => e.end)) - goAt) / 1000);
+  return {
+    rate: steps / ((Math.max(...ends.map((e) => e.end)) - goAt) / 1000),
+    cpuUsPerStep: ends.reduce((a, e) => a + e.cpuUs, 0) / steps,
+  };
 }
 
 async function concurrent(): Promise<void> {
@@ -283,14 +330,20 @@ async function concurrent(): Promise<void> {
   try {
     const oursRuns: number[] = [];
     const bareRuns: number[] = [];
+    const oursCpu: number[] = [];
+    const bareCpu: number[] = [];
     let appendsPerTurn = 0;
     for (let run = 0; run < FLEETS; run++) {
-      oursRuns.push(await fleet("ours", url, schema));
+      const ours = await fleet("ours", url, schema);
+      oursRuns.push(ours.rate);
+      oursCpu.push(ours.cpuUsPerStep);
       if (run === 0) {
         const { rows } = await c.query(`SELECT count(*)::int AS n, count(DISTINCT conversation)::int AS c FROM "${schema}".records`);
         appendsPerTurn = Math.round(rows[0].n / rows[0].c);
       }
-      bareRuns.push(await fleet("bare", url, schema));
+      const bare = await fleet("bare", url, schema);
+      bareRuns.push(bare.rate);
+      bareCpu.push(bare.cpuUsPerStep);
     }
     const detail = {
       processes: PROCESSES,
@@ -306,7 +359,12 @@ async function concurrent(): Promise<void> {
       unit: "steps/s",
       name: "ours",
       value: round(median(oursRuns), 1),
-      detail: { ...detail, runs: oursRuns.map((x) => round(x, 1)), ratio_to_bare_per_run: ratios },
+      detail: {
+        ...detail,
+        runs: oursRuns.map((x) => round(x, 1)),
+        ratio_to_bare_per_run: ratios,
+        client_cpu_us_per_step: oursCpu.map((x) => round(x)),
+      },
     });
     report({
       metric: "postgres_concurrent_steps_per_s",
@@ -314,7 +372,12 @@ async function concurrent(): Promise<void> {
       unit: "steps/s",
       name: "bare insert+commit",
       value: round(median(bareRuns), 1),
-      detail: { ...detail, how: `each step one autocommit INSERT`, runs: bareRuns.map((x) => round(x, 1)) },
+      detail: {
+        ...detail,
+        how: `each step one autocommit INSERT`,
+        runs: bareRuns.map((x) => round(x, 1)),
+        client_cpu_us_per_step: bareCpu.map((x) => round(x)),
+      },
     });
   } finally {
     await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

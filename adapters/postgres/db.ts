@@ -17,8 +17,12 @@ export interface Session {
 }
 
 export interface Db {
-  /** One statement (its own transaction unless inside one). */
-  query(text: string, params?: readonly unknown[]): Promise<Rows>;
+  /**
+   * One statement (its own transaction unless inside one). With `name`, a
+   * statement run often: prepared once per connection under that name (a
+   * name always goes with the same text), where the database can.
+   */
+  query(text: string, params?: readonly unknown[], name?: string): Promise<Rows>;
   /** Several statements without parameters, run as one implicit transaction. */
   exec(sql: string): Promise<void>;
   /**

@@ -10,24 +10,33 @@ export const lockText = (schema: string, conversation: string, turn: string): st
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok";
 const UNLOCK = "SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS ok";
+/** The lock session's own key (two int4s: never the form of a turn's lock), held for its whole life. */
+const SESSION_LOCK = "SELECT pg_try_advisory_lock($1::int4, $2::int4) AS ok";
 const IS_HELD = `SELECT EXISTS (
   SELECT 1 FROM pg_locks
   WHERE locktype = 'advisory' AND objsubid = 1 AND granted
     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)) AS held`;
 
-/** The lock session of a store: opened once, shared by every turn it holds, replaced once its connection is lost. */
+/**
+ * The lock session of a store: opened once, shared by every turn it holds,
+ * replaced once its connection is lost. It holds its own random `key` as
+ * long as it lives: an append sees the session alive by that lock alone.
+ */
 interface Shared {
   session: Promise<Session>;
+  key: readonly [number, number];
   lost: boolean;
 }
 
-/** A held turn: the shared session its advisory lock was taken on, and that session's server process. */
+/** A held turn: the shared session its advisory lock was taken on. */
 interface Hold {
   shared: Shared;
-  pid: number;
   retaking: Promise<void> | null;
 }
+
+/** A random int4. */
+const int4 = (): number => (Math.random() * 2 ** 32) | 0;
 
 /** Kinds a person or another process may write for a running turn: never fenced. */
 const UNFENCED = new Set(["stop", "approval", "head"]);
@@ -66,7 +75,18 @@ export class AdvisoryLiveness {
   /** The shared lock session, opened on first use (and again after one was lost). */
   #current(): Shared {
     if (this.#shared === null) {
-      const shared: Shared = { session: this.db.session(), lost: false };
+      const key = [int4(), int4()] as const;
+      const opening = this.db.session().then(async (session) => {
+        let ok: unknown;
+        try {
+          ok = (await session.query(SESSION_LOCK, key)).rows[0]?.["ok"];
+        } finally {
+          if (ok !== true) await session.end();
+        }
+        if (ok !== true) throw new Error("the lock session's random key is held by another session");
+        return session;
+      });
+      const shared: Shared = { session: opening, key, lost: false };
       shared.session.catch(() => void this.#drop(shared));
       this.#shared = shared;
     }
@@ -85,7 +105,7 @@ export class AdvisoryLiveness {
   }
 
   /**
-   * Takes the lock on the shared session: its session and pid, or null when
+   * Takes the lock on the shared session: the session, or null when
    * another session holds it. A session already open whose query fails has
    * lost its connection (a restart, a terminated backend): a new one is opened.
    */
@@ -103,7 +123,7 @@ export class AdvisoryLiveness {
         if (reused && tries < 2 && !this.#closed) continue;
         throw storeIo(e, "take a turn's advisory lock", this.db.target);
       }
-      return ok === true ? { shared, pid: session.pid } : null;
+      return ok === true ? { shared } : null;
     }
   }
 
@@ -155,30 +175,31 @@ export class AdvisoryLiveness {
   }
 
   /** The held turn whose lock must stand for this batch to be written, if any. */
-  fence(conversation: string, records: readonly object[]): { text: string; pid: number; turn: string } | null {
+  fence(conversation: string, records: readonly object[]): { text: string; session: readonly [number, number]; turn: string } | null {
     for (const r of records) {
       const { kind, turn } = r as { kind?: unknown; turn?: unknown };
       if (typeof turn !== "string" || UNFENCED.has(String(kind))) continue;
       const text = lockText(this.schema, conversation, turn);
       const hold = this.#held.get(text);
-      if (hold) return { text, pid: hold.pid, turn };
+      if (hold) return { text, session: hold.shared.key, turn };
     }
     return null;
   }
 
   /**
    * The fence failed: the lock's session was lost (a server restart, a
-   * terminated backend). Takes the lock again on the shared session (a new
-   * one if need be) if nobody else holds it (the append's compare-and-set
+   * terminated backend), or only this turn's lock is no longer held. Takes
+   * the lock again if nobody else holds it (the append's compare-and-set
    * still shows whether another host ran the turn meanwhile); otherwise the
-   * turn is another's: lease-lost.
+   * turn is another's: lease-lost. The shared session is replaced only when
+   * it is lost (its query fails): one turn's fence never frees the others'
+   * locks.
    */
   retake(text: string, turn: string): Promise<void> {
     const hold = this.#held.get(text);
     if (!hold) return Promise.reject(new LeaseLost(`turn ${turn} is no longer held here`));
     hold.retaking ??= (async () => {
-      // the session may not know yet that it is lost: if it is still the shared one, its next query tells
-      if (hold.shared === this.#shared) void this.#drop(hold.shared);
+      // on the shared session while it answers (a lost one fails its query and is replaced): never dropped on a guess
       const got = await this.#tryLock(text);
       if (got === null) {
         if (this.#held.get(text) === hold) this.#held.delete(text);

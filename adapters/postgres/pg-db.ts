@@ -113,13 +113,14 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
 
   const db: Db = {
     target,
-    async query(text, params) {
+    async query(text, params, name) {
       // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
       const { pool } = await open();
       const client = await connecting(() => pool.connect(), reached);
       let broken: Error | undefined;
       try {
-        return (await client.query(text, params as unknown[] | undefined)) as Rows;
+        const values = params as unknown[] | undefined;
+        return (await (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] }))) as Rows;
       } catch (e) {
         if (!("severity" in (e as object))) broken = e as Error; // not the server's answer: the connection is suspect
         throw e;

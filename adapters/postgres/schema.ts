@@ -9,7 +9,7 @@ import { storeIo } from "./errors.js";
  * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
  * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
@@ -30,36 +30,48 @@ export const channelOf = (schema: string): string => `functai_${schema}`;
  * The append as one function, so that one statement (one round trip, its
  * own transaction) does the compare-and-set on the length, the rows, and
  * the notification delivered on commit. Returns the new length; -1 when the
- * fence failed (the advisory lock this host held for the turn is gone);
- * -2 - length on a length mismatch.
+ * fence failed; -2 - length on a length mismatch.
+ *
+ * The fence (a held turn's records): the store's lock session still holds
+ * its session key (a random pair only that session ever locks, so: that
+ * session is still alive, and with it every turn lock it took) and the
+ * turn's lock is still held. Each is a try of a shared transaction-level
+ * lock, which fails at once against the exclusive session-level lock: no
+ * scan of pg_locks (whose cost grows with every lock on the server, and
+ * which takes every lock-manager partition while it reads).
  */
 function appendFunction(schema: string): string {
   const s = `"${schema}"`;
   return `
-CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_fence_pid integer, p_fence text)
+DROP FUNCTION IF EXISTS ${s}.append(text, json, integer, integer, text);
+CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text)
 RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
   cur integer;
   n integer := json_array_length(p_records);
 BEGIN
-  IF p_fence_pid IS NOT NULL AND NOT EXISTS (
-    SELECT 1 FROM pg_locks
-    WHERE locktype = 'advisory' AND pid = p_fence_pid AND objsubid = 1 AND granted
-      AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(p_fence, 0)) THEN
-    RETURN -1;
+  IF p_fence IS NOT NULL THEN
+    IF pg_try_advisory_xact_lock_shared(p_session_a, p_session_b) THEN RETURN -1; END IF; -- the session is gone
+    IF pg_try_advisory_xact_lock_shared(hashtextextended(p_fence, 0)) THEN RETURN -1; END IF; -- the turn's lock is free
   END IF;
-  SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR UPDATE;
-  IF NOT FOUND THEN
+  IF n = 0 THEN
+    SELECT coalesce(max(length), 0) INTO cur FROM ${s}.conversations WHERE id = p_conversation;
+    RETURN CASE WHEN p_expect IS NULL OR p_expect = cur THEN cur ELSE -2 - cur END;
+  END IF;
+  -- the compare-and-set and the row lock in one statement (a changed row is compared again at its newest version)
+  FOR attempt IN 1..2 LOOP
+    UPDATE ${s}.conversations SET length = length + n, updated = now()
+      WHERE id = p_conversation AND (p_expect IS NULL OR length = p_expect) RETURNING length - n INTO cur;
+    EXIT WHEN FOUND;
+    SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation;
+    IF FOUND THEN RETURN -2 - cur; END IF; -- another length than expected
     IF p_expect IS NOT NULL AND p_expect <> 0 THEN RETURN -2; END IF;
-    IF n = 0 THEN RETURN 0; END IF;
-    INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, 0) ON CONFLICT (id) DO NOTHING;
-    SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation FOR UPDATE;
-  END IF;
-  IF p_expect IS NOT NULL AND p_expect <> cur THEN RETURN -2 - cur; END IF;
-  IF n = 0 THEN RETURN cur; END IF;
+    INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, n) ON CONFLICT (id) DO NOTHING;
+    IF FOUND THEN cur := 0; EXIT; END IF;
+    -- made meanwhile by another transaction: compare with it
+  END LOOP;
   INSERT INTO ${s}.records (conversation, seq, record)
     SELECT p_conversation, cur + t.ord, t.value FROM json_array_elements(p_records) WITH ORDINALITY AS t(value, ord);
-  UPDATE ${s}.conversations SET length = cur + n, updated = now() WHERE id = p_conversation;
   -- only when a store waits on it: a NOTIFY serializes the commits of every notifying transaction (WAL flush included)
   IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE conversation = p_conversation AND until > clock_timestamp()) THEN
     PERFORM pg_notify('${channelOf(schema)}', p_conversation || ' ' || (cur + n));
@@ -94,7 +106,7 @@ $fn$;`;
 }
 
 /**
- * Everything the store creates, version 2. Run as one implicit transaction
+ * Everything the store creates, version 3 (2 added the waiters; 3 fences by lock tries, not pg_locks). Run as one implicit transaction
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */
@@ -143,7 +155,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
   }
   if (version === null || version < SCHEMA_VERSION) {
-    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters)
+    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 had the older append)
     try {
       await db.exec(ddl(schema));
     } catch (e) {

@@ -22,6 +22,9 @@ export type PostgresStore = Store & {
   close(): Promise<void>;
 };
 
+/** The append: one statement, prepared once per connection (it is most of what a turn sends). */
+const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6) AS length`;
+
 /** Rows per page when reading a long conversation or listing conversations. */
 const PAGE = 500;
 
@@ -92,15 +95,15 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   });
   const advisory = db.session ? new AdvisoryLiveness({ ...db, session: db.session.bind(db) }, schema, checkConversationId) : null;
 
-  const appendOnce = (conversation: string, json: string, expect: number | null, fence: { text: string; pid: number } | null) =>
+  const appendOnce = (
+    conversation: string,
+    json: string,
+    expect: number | null,
+    fence: { text: string; session: readonly [number, number] } | null,
+  ) =>
     use(`append to ${conversation}`, async () => {
-      const { rows } = await db.query(`SELECT ${s}.append($1, $2::json, $3, $4, $5) AS length`, [
-        conversation,
-        json,
-        expect,
-        fence?.pid ?? null,
-        fence?.text ?? null,
-      ]);
+      const values = [conversation, json, expect, fence?.session[0] ?? null, fence?.session[1] ?? null, fence?.text ?? null];
+      const { rows } = await db.query(APPEND(s), values, `functai.append.${schema}`);
       return Number(rows[0]!["length"]);
     });
 
@@ -136,7 +139,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         const rows = await page(conversation, at, PAGE);
         for (const r of rows) visit(r);
         if (rows.length > 0) at = rows[rows.length - 1]!.seq;
-        if (rows.length < PAGE) return rows.length > 0 || seen ? at : lengthOf(conversation);
+        // no record at all: the length is 0 (records are 1…length), not worth a query; none after `after` > 0: ask
+        if (rows.length < PAGE) return rows.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
       }
     },
 

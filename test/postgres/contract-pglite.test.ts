@@ -43,6 +43,25 @@ describe("postgresStore on pglite, beyond the contract", () => {
     await store.close();
   });
 
+  it("migrates a version-2 schema (append fenced through pg_locks) on first use: only the new append is left", async () => {
+    const schema = freshSchema();
+    const old = storeOn(pgliteDb(pg), { schema });
+    await old.append("c", [rec()]);
+    await old.close();
+    await pg.exec(`DROP FUNCTION "${schema}".append(text, json, integer, integer, integer, text);
+      CREATE FUNCTION "${schema}".append(p_conversation text, p_records json, p_expect integer, p_fence_pid integer, p_fence text)
+        RETURNS integer LANGUAGE sql AS 'SELECT -1';
+      UPDATE "${schema}".meta SET value = '2' WHERE key = 'schema_version'`);
+    const store = storeOn(pgliteDb(pg), { schema });
+    expect(await store.append("c", [rec()], { expect: 1 })).toBe(2);
+    const { rows } = await pg.query<{ args: string }>(
+      `SELECT pg_get_function_identity_arguments(p.oid) AS args FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'append'`,
+      [schema],
+    );
+    expect(rows.map((r) => r.args.replace(/p_\w+ /g, ""))).toEqual(["text, json, integer, integer, integer, text"]);
+    await store.close();
+  });
+
   it("keeps records as given (json, not jsonb: key order and \\u0000 escapes too)", async () => {
     const schema = freshSchema();
     const store = storeOn(pgliteDb(pg), { schema });

@@ -11,7 +11,10 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import type { Session } from "../../adapters/postgres/db.js";
 import { lockText } from "../../adapters/postgres/liveness.js";
+import { pgDb } from "../../adapters/postgres/pg-db.js";
+import { storeOn } from "../../adapters/postgres/store.js";
 import { ai, tool } from "../../src/index.js";
 import { scripted, type ScriptedLM } from "../../src/testing/index.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
@@ -79,10 +82,10 @@ class Desk {
   }
 }
 
-/** The advisory locks held by the connections named `app`, per server process. */
+/** The turns' advisory locks (one bigint key each; the lock session's own key is a pair of int4s) held by the connections named `app`, per server process. */
 const lockers = (app: string) =>
   admin<{ pid: number; locks: number }>(
-    "SELECT l.pid, count(*)::int AS locks FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.application_name = $1 GROUP BY l.pid",
+    "SELECT l.pid, count(*)::int AS locks FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND a.application_name = $1 GROUP BY l.pid",
     [app],
   );
 const connections = async (app: string) =>
@@ -184,6 +187,60 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       expect(await connections(app)).toBeLessThanOrEqual(6); // the retakes shared one new lock session
     } finally {
       desk.open(all);
+      await thief.end();
+      await store.close();
+      await other.close();
+      await pool.end();
+      await dropSchema(schema);
+    }
+  });
+
+  it("one turn's lock freed while its session lives: that turn takes it again on the same session; the other turns' locks are never let go", async () => {
+    const schema = freshSchema();
+    const app = `lock-one-turn-${rand()}`;
+    const url = new URL(SERVER_URL!);
+    url.searchParams.set("application_name", app);
+    const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+    const db = pgDb({ pool });
+    const sessions: Session[] = [];
+    const open = db.session!.bind(db);
+    db.session = async () => {
+      const session = await open();
+      sessions.push(session);
+      return session;
+    };
+    const store = storeOn(db, { schema });
+    const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
+    const thief = new pg.Client({ connectionString: SERVER_URL! });
+    await thief.connect();
+    const desk = new Desk();
+    const [freed, kept] = ["freed", "kept"];
+    try {
+      const answers = desk.send(store, [freed, kept]);
+      await until("both turns wait in their tool", async () => desk.paused.size === 2);
+      const [session] = await lockers(app);
+      expect(session).toEqual({ pid: expect.any(Number), locks: 2 });
+      const [freedTurn, keptTurn] = [(await desk.lastTurn(other, freed)).id, (await desk.lastTurn(other, kept)).id];
+      // only this turn's lock goes (as if its session had let it go): the session itself lives on
+      expect(
+        (await sessions[0]!.query("SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS ok", [lockText(schema, freed, freedTurn)])).rows,
+      ).toEqual([{ ok: true }]);
+
+      desk.open([freed]);
+      expect(await answers[0]).toBe(`done ${freed}`);
+      expect(desk.charges.get(freed)).toBe(1);
+      expect(sessions).toHaveLength(1); // the freed turn took its lock again on the same session
+      // the other turn's lock stood all along: nobody else can take it, and it sits on the first session still
+      const { rows } = await thief.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [lockText(schema, kept, keptTurn)]);
+      expect(rows).toEqual([{ ok: false }]);
+      expect(await lockers(app)).toEqual([{ pid: session!.pid, locks: 1 }]);
+
+      desk.open([kept]);
+      expect(await answers[1]).toBe(`done ${kept}`);
+      expect(desk.charges.get(kept)).toBe(1);
+      expect(await lockers(app)).toEqual([]);
+    } finally {
+      desk.open([freed, kept]);
       await thief.end();
       await store.close();
       await other.close();
