@@ -32,8 +32,9 @@ import { z } from "zod";
 import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
-import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, gc, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
+import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
+import { interleaved, spread } from "./lib/interleave.js";
 
 const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
 const PROCESSES = SMALL ? 2 : 8;
@@ -47,6 +48,8 @@ const FLEETS = SMALL ? 1 : 3;
 const POOL = 5;
 /** Timed runs of a per-step figure (after warm-up). */
 const timing = SMALL ? { warmup: 2, runs: 3 } : {};
+/** The same, as interleaved rounds (lib/interleave.ts). */
+const rounds = SMALL ? { warmup: 2, rounds: 3 } : { warmup: 10, rounds: RUNS };
 
 /** The server's URL, or null (said on stderr) when none can be found or started. */
 function serverUrl(): string | null {
@@ -93,27 +96,6 @@ function counting(inner: Store): Store & { appends: number; bytes: number } {
   return c as Store & { appends: number; bytes: number };
 }
 
-type Timing = { medianMs: number; runsMs: number[] };
-
-/** A variant of a timed figure: prepares (untimed) and hands back the run to time. */
-type Variant = () => () => Promise<void>;
-
-/** `timed` for several variants at once, their runs taken in turn (A B C A B C …): one result per variant. */
-async function interleaved(variants: readonly Variant[], opts: { warmup?: number; runs?: number } = {}): Promise<Timing[]> {
-  const warmup = opts.warmup ?? 10;
-  const runs = opts.runs ?? RUNS;
-  const all = variants.map((): number[] => []);
-  for (let i = 0; i < warmup + runs; i++)
-    for (const [k, prepare] of variants.entries()) {
-      const run = prepare();
-      gc();
-      const t0 = performance.now();
-      await run();
-      if (i >= warmup) all[k]!.push(performance.now() - t0);
-    }
-  return all.map((runsMs) => ({ medianMs: median(runsMs), runsMs }));
-}
-
 let seq = 0;
 const nextId = () => `b${process.pid}-${++seq}`;
 
@@ -130,33 +112,40 @@ async function ours(): Promise<void> {
       let appends = 0;
       let bytes = 0;
       // taken in turn (memory, postgres, bare, memory, …): a load that comes and goes weighs on each alike
-      const [mem, pgRun, bare] = (await interleaved(
-        [
-          () => {
-            const chat = fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) });
-            return async () => {
+      const t = await interleaved(
+        {
+          memory: {
+            prepare: () => fn.conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }),
+            run: async (chat) => {
               if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (memory)");
-            };
+            },
           },
-          () => {
-            const s = counting(store);
-            const chat = fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) });
-            return async () => {
+          postgres: {
+            prepare: () => {
+              const s = counting(store);
+              return { s, chat: fn.conversation(nextId(), { store: s, lm: scripted(replies(n)) }) };
+            },
+            run: async ({ s, chat }) => {
               if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("wrong answer (postgres)");
               appends = s.appends;
               bytes = s.bytes;
-            };
+            },
           },
-          () => {
-            // the same number of appends as our last turn, each its average JSON size
-            const record = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
-            return async () => {
+          // the same number of appends as our last turn, each its average JSON size
+          bare: {
+            prepare: () => JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]),
+            run: async (record) => {
               for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
-            };
+            },
           },
-        ],
-        timing,
-      )) as [Timing, Timing, Timing];
+        },
+        rounds,
+      );
+      const mem = { medianMs: median(t.memory), runsMs: t.memory };
+      const pgRun = { medianMs: median(t.postgres), runsMs: t.postgres };
+      const bare = { medianMs: median(t.bare), runsMs: t.bare };
+      // each round's overhead ÷ that round's bare figure
+      const ratios = spread(t.postgres.map((x, i) => (x - t.memory[i]!) / t.bare[i]!), 2);
       const perStep = ((pgRun.medianMs - mem.medianMs) * 1000) / n;
       report({
         metric: "postgres_durable_overhead_per_changing_tool_us",
@@ -167,6 +156,7 @@ async function ours(): Promise<void> {
         detail: {
           how: "postgresStore turn minus memoryStore turn, ÷ n; pool of one connection; the server on this machine",
           appends_per_turn: appends,
+          ratio_to_bare_insert_commit: ratios,
           postgres_runs_ms: pgRun.runsMs.map((x) => round(x)),
           memory_runs_ms: mem.runsMs.map((x) => round(x)),
         },
