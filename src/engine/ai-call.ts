@@ -34,18 +34,28 @@ export interface EarlierTurn {
 export function lmOf(frame: Frame): LanguageModel {
   const lm = frame.settings.lm;
   if (lm === undefined)
-    throw new FunctaiError("lm-missing", `${frame.path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`);
+    throw new FunctaiError(
+      "lm-missing",
+      `${frame.path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`,
+    );
   return resolveLM(lm);
 }
 
-async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: string, step: number): Promise<{ response: LMResponse; replayed: boolean }> {
+async function ask(
+  frame: Frame,
+  lm: LanguageModel,
+  request: LMRequest,
+  key: string,
+  step: number,
+): Promise<{ response: LMResponse; replayed: boolean }> {
   const runtime = frame.runtime;
   const recorded = runtime.journal.takeReply(key);
   if (recorded) return { response: recorded, replayed: true };
   // a streamed turn lets its consumer read what was emitted before paying for a reply: a consumer that
   // stops at an event (break) stops the turn before its next model call, however many hops its reading takes
   if (runtime.streaming) await macrotask();
-  await runtime.beforeEffect();
+  const checked = runtime.beforeEffect();
+  if (checked) await checked; // (a lease renewal; no promise made when there is nothing to wait for)
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
   // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
@@ -83,7 +93,14 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const specs = fn.tools.map(toolSpec);
   const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, inputs, history);
   // extended by each message as it is added: step n hashes only what step n added (see requestKey)
-  const fingerprint = requestFingerprint({ site: frame.site, provider: lm.provider, model: lm.model, temperature: settings.temperature, maxTokens: settings.maxTokens, tools: specs });
+  const fingerprint = requestFingerprint({
+    site: frame.site,
+    provider: lm.provider,
+    model: lm.model,
+    temperature: settings.temperature,
+    maxTokens: settings.maxTokens,
+    tools: specs,
+  });
   for (const message of messages) fingerprint.add(message);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const push = (message: Message): void => {
@@ -104,7 +121,16 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     if (response.toolCalls.length === 0) {
       const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output);
       if (read.ok) {
-        remember({ at: new Date(runtime.clock.now()), name: fn.name, model: lm.model, messages, tools: fn.tools.map((t) => t.name), response: response.text, finishReason: response.finishReason, usage });
+        remember({
+          at: new Date(runtime.clock.now()),
+          name: fn.name,
+          model: lm.model,
+          messages,
+          tools: fn.tools.map((t) => t.name),
+          response: response.text,
+          finishReason: response.finishReason,
+          usage,
+        });
         return read.value;
       }
       if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
