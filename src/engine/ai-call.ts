@@ -41,16 +41,9 @@ export function lmOf(frame: Frame): LanguageModel {
   return resolveLM(lm);
 }
 
-async function ask(
-  frame: Frame,
-  lm: LanguageModel,
-  request: LMRequest,
-  key: string,
-  step: number,
-): Promise<{ response: LMResponse; replayed: boolean }> {
+/** Asks the model (a reply no earlier run recorded), durable before paying. */
+async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: string, step: number): Promise<LMResponse> {
   const runtime = frame.runtime;
-  const recorded = runtime.journal.takeReply(key);
-  if (recorded) return { response: recorded, replayed: true };
   // a streamed turn lets its consumer read what was emitted before paying for a reply: a consumer that
   // stops at an event (break) stops the turn before its next model call, however many hops its reading takes
   if (runtime.streaming) await macrotask();
@@ -79,7 +72,7 @@ async function ask(
     const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
     runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
   }
-  return { response, replayed: false };
+  return response;
 }
 
 /**
@@ -114,8 +107,11 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     const request: LMRequest = { messages: messagesView(messages, messages.length), tools: specs };
     if (settings.temperature !== undefined) request.temperature = settings.temperature;
     if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
-    const { response, replayed } = await ask(frame, lm, request, fingerprint.key(), step);
-    runtime.addStep({ site: frame.site, path: frame.path, request, response, replayed });
+    const key = fingerprint.key();
+    // a reply an earlier run recorded (each is used once) is taken without a promise: a replayed step runs through
+    const recorded = runtime.journal.takeReply(key);
+    const response = recorded ?? (await ask(frame, lm, request, key, step));
+    runtime.addStep({ site: frame.site, path: frame.path, request, response, replayed: recorded !== undefined });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     if (response.toolCalls.length === 0) {
@@ -140,7 +136,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
       continue;
     }
     push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
-    for (const result of await runToolCalls(frame, response.toolCalls, fn.toolMap)) push(result);
+    const results = runToolCalls(frame, response.toolCalls, fn.toolMap);
+    for (const result of results instanceof Promise ? await results : results) push(result);
   }
   throw new StepLimit(fn.name, maxSteps);
 }

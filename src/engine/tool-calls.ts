@@ -2,6 +2,7 @@ import { ApprovalError, ConversationError, FunctaiError, describeError } from ".
 import type { Message, ToolCall } from "../lm/types.js";
 import type { Plugin } from "../plugins/types.js";
 import { changesThings } from "../approval/rule.js";
+import type { Approval } from "../approval/types.js";
 import { outputText } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import { decide, type Decision } from "./approvals.js";
@@ -235,28 +236,63 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
  * message, in the order it made them, whatever happened to it. Approvals of
  * the whole step are settled before any of its tools runs.
  */
-export async function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>): Promise<Message[]> {
+export function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>): Message[] | Promise<Message[]> {
   const prepared: Prepared[] = [];
   for (const call of calls) {
     const p = prepare(frame, call, tools);
+    // a decision to wait for: the rest is prepared once it is made, one call at a time as here
+    if (p instanceof Promise) return prepareRest(frame, calls, tools, prepared, p);
+    prepared.push(p);
+  }
+  // a step whose calls were settled by an earlier run (a replay) is answered without a promise
+  return runPrepared(frame, prepared);
+}
+
+async function prepareRest(
+  frame: Frame,
+  calls: readonly ToolCall[],
+  tools: ReadonlyMap<string, ToolLike>,
+  prepared: Prepared[],
+  next: Promise<Prepared>,
+): Promise<Message[]> {
+  prepared.push(await next);
+  for (let i = prepared.length; i < calls.length; i++) {
+    const p = prepare(frame, calls[i]!, tools);
     prepared.push(p instanceof Promise ? await p : p);
   }
-  const pending = prepared.flatMap((p) => (p.decision?.kind === "pending" ? [p.decision.approval] : []));
-  if (pending.length > 0) {
+  return runPrepared(frame, prepared);
+}
+
+const merged = (e: unknown): unknown => (e instanceof Suspend ? Suspend.merge([e]) : e);
+
+function runPrepared(frame: Frame, prepared: readonly Prepared[]): Message[] | Promise<Message[]> {
+  let pending: Approval[] | undefined; // (no list made for a step that waits for nobody)
+  for (const p of prepared) if (p.decision?.kind === "pending") (pending ??= []).push(p.decision.approval);
+  if (pending !== undefined) {
     // a plain call has nobody to ask: refuse before anything of this step runs
     if (frame.runtime.mode === "plain") throw new ApprovalError(pending[0]!.path);
     // the `approval` events are shown by the runner once the whole turn waits (see turn/session.ts)
     throw new Suspend(pending);
   }
-  if (prepared.length === 1) {
-    // one call (most steps): its outcome as the general case below gives it, without settling a list
-    try {
-      const p = prepared[0]!;
-      return [settledMessage(frame, p) ?? (await run(frame, p, p.decision as Extract<Decision, { kind: "run" }>))];
-    } catch (e) {
-      throw e instanceof Suspend ? Suspend.merge([e]) : e;
-    }
+  if (prepared.length !== 1) return settleAll(frame, prepared);
+  // one call (most steps): its outcome as settleAll gives it, without settling a list
+  const p = prepared[0]!;
+  let message: Message | undefined;
+  try {
+    message = settledMessage(frame, p);
+  } catch (e) {
+    throw merged(e);
   }
+  if (message !== undefined) return [message];
+  return run(frame, p, p.decision as Extract<Decision, { kind: "run" }>).then(
+    (m) => [m],
+    (e: unknown) => {
+      throw merged(e);
+    },
+  );
+}
+
+async function settleAll(frame: Frame, prepared: readonly Prepared[]): Promise<Message[]> {
   const settled = await Promise.allSettled(prepared.map((p) => execute(frame, p)));
   const suspends: Suspend[] = [];
   let failure: unknown;
