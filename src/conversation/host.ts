@@ -13,7 +13,7 @@ import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { TurnEnd, TurnHost } from "../turn/session.js";
 import { DEFAULT_RENEW_MS, DEFAULT_TTL_MS, fence, Lease } from "./lease.js";
-import { ConversationLog } from "./log.js";
+import { ConversationLog, type AppendIfOptions } from "./log.js";
 import { waitingOf } from "./waiting.js";
 
 export interface HostOptions {
@@ -34,6 +34,10 @@ export interface HostOptions {
   /** Runs before the turn is claimed (what a person said of unfinished tools); a refusal there ends nothing. */
   prepare?: () => Promise<number | void>;
 }
+
+/** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
+const KEPT: AppendIfOptions = { readFirst: false, durable: true, maxTries: 21 };
+const RIDING: AppendIfOptions = { readFirst: false, durable: false, maxTries: 21 };
 
 /**
  * A conversation turn's host: journal on the store, a lease renewed while
@@ -101,9 +105,16 @@ export class ConversationHost implements TurnHost {
     const { attempt } = this.lease;
     const sink: JournalSink = {
       write: (batch, durable) =>
-        tail.appendIf(({ fresh }) => (fence(fresh, this.turn, attempt), { append: batch, value: undefined }), { readFirst: false, durable, maxTries: 21 }).then(() => undefined),
+        tail.appendIf(({ fresh }) => (fence(fresh, this.turn, attempt), { append: batch, value: undefined }), durable ? KEPT : RIDING),
     };
-    const journal = (this.#journal = new Journal({ turn: this.turn, attempt, records, sink, clock: log.clock, ...(this.#family && { family: this.#family }) }));
+    const journal = (this.#journal = new Journal({
+      turn: this.turn,
+      attempt,
+      records,
+      sink,
+      clock: log.clock,
+      ...(this.#family && { family: this.#family }),
+    }));
     await this.lease.start(async (until) => {
       await journal.add({ kind: "lease", holder: this.holder, until });
       await journal.flush();
@@ -162,6 +173,12 @@ export class ConversationHost implements TurnHost {
     const tail = this.#tail;
     if (!tail) return;
     const record = makeRecord("snapshot", { turn: this.turn, snapshot }, this.options.log.clock.now());
-    await tail.appendIf(({ fresh }) => (fence(fresh, this.turn, this.lease.attempt), { append: [record], value: undefined }), { readFirst: false, durable: false, maxTries: 21 }).catch(() => undefined);
+    await tail
+      .appendIf(({ fresh }) => (fence(fresh, this.turn, this.lease.attempt), { append: [record], value: undefined }), {
+        readFirst: false,
+        durable: false,
+        maxTries: 21,
+      })
+      .catch(() => undefined);
   }
 }

@@ -41,6 +41,8 @@ export interface AppendIfOptions {
   readFirst?: boolean;
 }
 
+const NOTHING: readonly ConversationRecord[] = Object.freeze([]);
+
 /** The earlier done turns of a branch, oldest first, ending at `parent`. */
 export function historyOf(state: ConversationState, parent: string | null): EarlierTurn[] {
   const out: EarlierTurn[] = [];
@@ -112,9 +114,10 @@ export class ConversationLog {
     const { maxTries = 20, durable = true, readFirst = true } = options;
     return this.#serial(async () => {
       for (let tries = 1; ; tries++) {
-        const fresh = tries > 1 || readFirst ? await this.#catchUp(tries > 1) : [];
+        const fresh = tries > 1 || readFirst ? await this.#catchUp(tries > 1) : NOTHING;
         const expect = this.#length;
-        const { append, value } = await decide({ fresh, length: expect, state: () => this.#state() });
+        const decision = decide({ fresh, length: expect, state: this.#stateNow });
+        const { append, value } = decision instanceof Promise ? await decision : decision;
         if (append.length === 0) return { value, length: expect };
         try {
           const length = await this.store.append(this.id, append, { expect, durable });
@@ -123,15 +126,26 @@ export class ConversationLog {
         } catch (e) {
           if (!isFunctaiError(e, "store-conflict")) throw e;
           if (tries >= maxTries)
-            throw new ConversationError("store-conflict", `conversation ${this.id}: ${tries} appends in a row lost a race with other writers; nothing was written`, { cause: e });
+            throw new ConversationError(
+              "store-conflict",
+              `conversation ${this.id}: ${tries} appends in a row lost a race with other writers; nothing was written`,
+              { cause: e },
+            );
         }
       }
     });
   }
 
+  /** What `state` a decision is shown (one function for every decision). */
+  readonly #stateNow = (): Promise<ConversationState> => this.#state();
+  /** Reads and appends taken and not yet settled. */
+  #taken = 0;
+
   #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(fn);
-    this.#queue = next.catch(() => undefined);
+    // nothing taken: this one starts now (the common case of a turn's own appends), else after the last one taken
+    const next = this.#taken++ === 0 ? fn() : this.#queue.then(fn);
+    const settled = (): void => void this.#taken--;
+    this.#queue = next.then(settled, settled);
     return next;
   }
 
@@ -167,7 +181,8 @@ export class ConversationLog {
     }
     const reader = this.#reader;
     if (reader !== null) {
-      if (fresh[0]!.seq !== reader.length + 1) this.#reader = null; // not the records after ours: walk it all again
+      if (fresh[0]!.seq !== reader.length + 1)
+        this.#reader = null; // not the records after ours: walk it all again
       else for (const r of fresh) this.#walk(reader, r);
     }
     this.#length = fresh[fresh.length - 1]!.seq;

@@ -34,18 +34,21 @@ export interface EarlierTurn {
 export function lmOf(frame: Frame): LanguageModel {
   const lm = frame.settings.lm;
   if (lm === undefined)
-    throw new FunctaiError("lm-missing", `${frame.path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`);
+    throw new FunctaiError(
+      "lm-missing",
+      `${frame.path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`,
+    );
   return resolveLM(lm);
 }
 
-async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: string, step: number): Promise<{ response: LMResponse; replayed: boolean }> {
+/** Asks the model (a reply no earlier run recorded), durable before paying. */
+async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: string, step: number): Promise<LMResponse> {
   const runtime = frame.runtime;
-  const recorded = runtime.journal.takeReply(key);
-  if (recorded) return { response: recorded, replayed: true };
   // a streamed turn lets its consumer read what was emitted before paying for a reply: a consumer that
   // stops at an event (break) stops the turn before its next model call, however many hops its reading takes
   if (runtime.streaming) await macrotask();
-  await runtime.beforeEffect();
+  const checked = runtime.beforeEffect();
+  if (checked) await checked; // (a lease renewal; no promise made when there is nothing to wait for)
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
   // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
@@ -69,7 +72,7 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
     const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
     runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
   }
-  return { response, replayed: false };
+  return response;
 }
 
 /**
@@ -83,7 +86,14 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const specs = fn.tools.map(toolSpec);
   const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, inputs, history);
   // extended by each message as it is added: step n hashes only what step n added (see requestKey)
-  const fingerprint = requestFingerprint({ site: frame.site, provider: lm.provider, model: lm.model, temperature: settings.temperature, maxTokens: settings.maxTokens, tools: specs });
+  const fingerprint = requestFingerprint({
+    site: frame.site,
+    provider: lm.provider,
+    model: lm.model,
+    temperature: settings.temperature,
+    maxTokens: settings.maxTokens,
+    tools: specs,
+  });
   for (const message of messages) fingerprint.add(message);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const push = (message: Message): void => {
@@ -97,14 +107,26 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     const request: LMRequest = { messages: messagesView(messages, messages.length), tools: specs };
     if (settings.temperature !== undefined) request.temperature = settings.temperature;
     if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
-    const { response, replayed } = await ask(frame, lm, request, fingerprint.key(), step);
-    runtime.addStep({ site: frame.site, path: frame.path, request, response, replayed });
+    const key = fingerprint.key();
+    // a reply an earlier run recorded (each is used once) is taken without a promise: a replayed step runs through
+    const recorded = runtime.journal.takeReply(key);
+    const response = recorded ?? (await ask(frame, lm, request, key, step));
+    runtime.addStep({ site: frame.site, path: frame.path, request, response, replayed: recorded !== undefined });
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     if (response.toolCalls.length === 0) {
       const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output);
       if (read.ok) {
-        remember({ at: new Date(runtime.clock.now()), name: fn.name, model: lm.model, messages, tools: fn.tools.map((t) => t.name), response: response.text, finishReason: response.finishReason, usage });
+        remember({
+          at: new Date(runtime.clock.now()),
+          name: fn.name,
+          model: lm.model,
+          messages,
+          tools: fn.tools.map((t) => t.name),
+          response: response.text,
+          finishReason: response.finishReason,
+          usage,
+        });
         return read.value;
       }
       if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
@@ -114,7 +136,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
       continue;
     }
     push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
-    for (const result of await runToolCalls(frame, response.toolCalls, fn.toolMap)) push(result);
+    const results = runToolCalls(frame, response.toolCalls, fn.toolMap);
+    for (const result of results instanceof Promise ? await results : results) push(result);
   }
   throw new StepLimit(fn.name, maxSteps);
 }

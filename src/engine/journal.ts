@@ -7,9 +7,9 @@ import type { ApprovalRecord, ConversationRecord, ToolRecord } from "../records/
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
 export type RecordBody = { kind: string } & Record<string, unknown>;
 
-/** Where a journal's new records go. `durable` batches must be kept before `write` resolves. */
+/** Where a journal's new records go. `durable` batches must be kept before `write` resolves (to anything). */
 export interface JournalSink {
-  write(records: object[], durable: boolean): Promise<void>;
+  write(records: object[], durable: boolean): Promise<unknown>;
 }
 
 const isReply = (r: object): boolean => (r as { kind?: unknown }).kind === "reply";
@@ -141,7 +141,7 @@ export class Journal {
    * before this resolves, with everything queued before them; others ride
    * along with the next flush.
    */
-  add(body: RecordBody, durable = false): Promise<void> | undefined {
+  add(body: RecordBody, durable = false): Promise<unknown> | undefined {
     if (!this.recording) return undefined;
     // checked before it is queued: a record that fails its schema is a bug of ours, never written
     const record = makeBodyRecord({ turn: this.turn, attempt: this.attempt, ...body }, this.#clock.now());
@@ -164,7 +164,7 @@ export class Journal {
    * tool already kept its reply with the tool's `started` record: then
    * nothing is flushed here (one flush per model call at most).
    */
-  keepBeforePaying(): Promise<void> {
+  keepBeforePaying(): Promise<unknown> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     if (this.#pending.some(isReply)) return this.flush(true);
     // a reply another call's flush is writing is kept once the store acknowledges it
@@ -202,10 +202,10 @@ export class Journal {
   }
 
   /** Flushes holding a reply that the store has not acknowledged yet. */
-  readonly #writing = new Set<Promise<void>>();
+  readonly #writing = new Set<Promise<unknown>>();
 
   /** Sends queued records to the sink. */
-  flush(durable = false): Promise<void> {
+  flush(durable = false): Promise<unknown> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     if (!this.#sink || this.#pending.length === 0) return Promise.resolve();
     const batch = this.#pending;

@@ -24,6 +24,22 @@ export function notJson(output: unknown): string | undefined {
   return text === undefined ? `a ${typeof output} has no JSON form` : undefined;
 }
 
+/**
+ * What the model reads of a tool's output (`outputText`), made with one
+ * `JSON.stringify` that also checks it can be kept; undefined when it cannot
+ * (`notJson` says why).
+ */
+export function keptText(output: unknown): string | undefined {
+  if (output === undefined) return "null";
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(output);
+  } catch {
+    return undefined;
+  }
+  return text === undefined ? undefined : typeof output === "string" ? output : text;
+}
+
 /** A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly. */
 export function thrownText(e: unknown): string {
   if (e === undefined || e === null) return `the tool threw ${String(e)} (not an Error)`;

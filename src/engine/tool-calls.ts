@@ -2,13 +2,15 @@ import { ApprovalError, ConversationError, FunctaiError, describeError } from ".
 import type { Message, ToolCall } from "../lm/types.js";
 import type { Plugin } from "../plugins/types.js";
 import { changesThings } from "../approval/rule.js";
+import type { Approval } from "../approval/types.js";
 import { outputText } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import { decide, type Decision } from "./approvals.js";
 import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, Suspend } from "./runtime.js";
-import { idempotencyKey, notJson, thrownText } from "./tool-boundary.js";
+import type { RecordBody } from "./journal.js";
+import { idempotencyKey, keptText, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -28,7 +30,8 @@ const toolMessage = (p: Prepared, content: string, isError = false): Message =>
     ? { role: "tool", toolCallId: p.call.id, name: p.call.name, content, isError: true }
     : { role: "tool", toolCallId: p.call.id, name: p.call.name, content };
 
-async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLike>): Promise<Prepared> {
+/** Numbers, checks and decides one call; a promise only when its decision is one (a plugin, a person). */
+function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLike>): Prepared | Promise<Prepared> {
   const invocation = ++frame.invocations;
   const tool = tools.get(call.name);
   const p: Prepared = { call, invocation, path: `${frame.path}/${call.name}`, tool };
@@ -38,7 +41,10 @@ async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, 
     return p;
   }
   if (record?.state === "started")
-    throw new ConversationError("turn-unfinished", `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`);
+    throw new ConversationError(
+      "turn-unfinished",
+      `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`,
+    );
   if (!tool) {
     p.problem = `Error: there is no tool named ${JSON.stringify(call.name)}. The tools are: ${[...tools.keys()].join(", ") || "(none)"}.`;
     return p;
@@ -54,15 +60,27 @@ async function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, 
     return p;
   }
   const runtime = frame.runtime;
-  runtime.emit(frame.path, { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects }, `tool_call:${frame.site}:${invocation}`);
+  if (runtime.streaming)
+    runtime.emit(
+      frame.path,
+      { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects },
+      `tool_call:${frame.site}:${invocation}`,
+    );
   const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
-  p.decision = decision instanceof Promise ? await decision : decision;
-  if (p.decision.kind === "run" && p.decision.input !== parsed.data) {
+  return decision instanceof Promise ? decision.then((d) => decided(p, tool, parsed.data, d)) : decided(p, tool, parsed.data, decision);
+}
+
+function decided(p: Prepared, tool: ToolLike, input: unknown, decision: Decision): Prepared {
+  p.decision = decision;
+  if (decision.kind === "run" && decision.input !== input) {
     // a plugin changed the input: the tool still only runs with an input it takes
-    const changed = tool.inputSchema.safeParse(p.decision.input);
+    const changed = tool.inputSchema.safeParse(decision.input);
     if (!changed.success)
-      throw new FunctaiError("plugin-failed", `a plugin changed the input of ${p.path} into one the tool does not take: ${changed.error.issues[0]?.message ?? "invalid"}`);
-    p.decision = { ...p.decision, input: changed.data };
+      throw new FunctaiError(
+        "plugin-failed",
+        `a plugin changed the input of ${p.path} into one the tool does not take: ${changed.error.issues[0]?.message ?? "invalid"}`,
+      );
+    p.decision = { ...decision, input: changed.data };
   }
   return p;
 }
@@ -76,7 +94,18 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
     const shown = "error" in outcome ? { error: outcome.error } : { output };
     try {
       const approved = p.decision?.kind === "run" ? (p.decision.approved ?? null) : null;
-      const changed = await hook({ name: p.call.name, input, effects: p.tool.toolEffects, path: p.path, site: frame.site, invocation: p.invocation, turn: frame.runtime.turn, id: p.call.id, approved, ...shown });
+      const changed = await hook({
+        name: p.call.name,
+        input,
+        effects: p.tool.toolEffects,
+        path: p.path,
+        site: frame.site,
+        invocation: p.invocation,
+        turn: frame.runtime.turn,
+        id: p.call.id,
+        approved,
+        ...shown,
+      });
       if (changed && "output" in changed && "output" in outcome) output = changed.output;
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
@@ -87,47 +116,86 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
 
 // never shown to the model as a tool's error: they stop the turn (a broken plugin or approve function too, at any depth)
 // the engine's own failures stop the turn at any depth: a journal that cannot be written is never a tool error the model sees
-const PROPAGATE = new Set(["turn-aborted", "turn-unfinished", "plugin-failed", "store-io", "store-conflict", "store-corrupt", "store-symlink", "lease-lost", "turn-claimed"]);
+const PROPAGATE = new Set([
+  "turn-aborted",
+  "turn-unfinished",
+  "plugin-failed",
+  "store-io",
+  "store-conflict",
+  "store-corrupt",
+  "store-symlink",
+  "lease-lost",
+  "turn-claimed",
+]);
 const mustPropagate = (e: unknown): boolean =>
   e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && PROPAGATE.has(e.code));
 
-async function execute(frame: Frame, p: Prepared): Promise<Message> {
-  const runtime = frame.runtime;
-  const { site } = frame;
-  const result = (output?: unknown, error?: string): void =>
-    runtime.emit(frame.path, error === undefined
-      ? { type: "tool_result", site, invocation: p.invocation, name: p.call.name, output }
-      : { type: "tool_result", site, invocation: p.invocation, name: p.call.name, error }, `tool_result:${site}:${p.invocation}`);
+/** Shows a call's `tool_result` (once: a replay does not show it again). */
+function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string): void {
+  const { runtime, site } = frame;
+  if (!runtime.streaming) return;
+  const { invocation } = p;
+  const { name } = p.call;
+  runtime.emit(
+    frame.path,
+    error === undefined ? { type: "tool_result", site, invocation, name, output } : { type: "tool_result", site, invocation, name, error },
+    `tool_result:${site}:${invocation}`,
+  );
+}
+
+/** The message of a call whose tool does not run now (settled by an earlier run, refused, or not runnable), else undefined. */
+function settledMessage(frame: Frame, p: Prepared): Message | undefined {
   if (p.recorded) {
     return p.recorded.error === undefined ? toolMessage(p, outputText(p.recorded.output)) : toolMessage(p, `Error: ${p.recorded.error}`, true);
   }
   if (p.problem !== undefined) {
-    result(undefined, p.problem);
+    showResult(frame, p, undefined, p.problem);
     return toolMessage(p, p.problem, true);
   }
   const decision = p.decision!;
   if (decision.kind === "refused") {
-    result(decision.text);
+    showResult(frame, p, decision.text);
     return toolMessage(p, decision.text);
   }
   if (decision.kind === "pending") throw new Suspend([decision.approval]);
+  return undefined;
+}
+
+/** The tool failed (it threw, or gave back what is not JSON): the model is told, or `tool-failed` with toolErrors "raise". */
+async function failed(frame: Frame, p: Prepared, input: unknown, base: RecordBody, message: string, cause: unknown): Promise<Message> {
+  void frame.runtime.journal.add({ ...base, state: "done", error: message });
+  await afterHooks(frame, p, input, { error: message });
+  showResult(frame, p, undefined, message);
+  if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause });
+  return toolMessage(p, `Error: ${message}`, true);
+}
+
+async function execute(frame: Frame, p: Prepared): Promise<Message> {
+  return settledMessage(frame, p) ?? run(frame, p, p.decision as Extract<Decision, { kind: "run" }>);
+}
+
+/** Runs a call's tool, journaling it (a changing tool's start kept before it runs), and hands back its message. */
+async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind: "run" }>): Promise<Message> {
+  const runtime = frame.runtime;
+  const { site } = frame;
   const tool = p.tool!;
   const input = decision.input as Record<string, unknown>;
   const leafChange = !tool.composite && changesThings(tool.toolEffects);
-  const base = { kind: "tool", site, invocation: p.invocation, id: p.call.id, name: p.call.name, path: p.path };
-  await runtime.beforeEffect();
+  const base: RecordBody = { kind: "tool", site, invocation: p.invocation, id: p.call.id, name: p.call.name, path: p.path };
+  const checked = runtime.beforeEffect();
+  if (checked) await checked;
   // the journal keeps a changing tool's start before it runs: a crash after this is "unfinished", never re-run on its own
   if (leafChange) await runtime.journal.add({ ...base, state: "started", input, effects: tool.toolEffects }, true);
   const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
-  const ctx = { invocation: p.invocation, path: p.path, site, signal: runtime.signal, idempotencyKey: idempotencyKey(runtime, site, p.invocation), frame: inner };
-  /** The tool failed (it threw, or gave back what is not JSON): the model is told, or `tool-failed` with toolErrors "raise". */
-  const failed = async (message: string, cause: unknown): Promise<Message> => {
-    void runtime.journal.add({ ...base, state: "done", error: message });
-    await afterHooks(frame, p, input, { error: message });
-    result(undefined, message);
-    if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause });
-    return toolMessage(p, `Error: ${message}`, true);
+  const ctx = {
+    invocation: p.invocation,
+    path: p.path,
+    site,
+    signal: runtime.signal,
+    idempotencyKey: idempotencyKey(runtime, site, p.invocation),
+    frame: inner,
   };
+
   let output: unknown;
   try {
     output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
@@ -136,24 +204,29 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
     if (e instanceof Suspend && leafChange) void runtime.journal.add({ ...base, state: "rerun" });
     if (mustPropagate(e)) throw e;
-    return failed(thrownText(e), e);
+    return failed(frame, p, input, base, thrownText(e), e);
   }
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
-  const problem = notJson(output);
-  if (problem !== undefined) return failed(`its output is not JSON (${problem}); return plain data`, undefined);
-  const ran = output === undefined ? null : output;
-  try {
-    if (frame.settings.plugins?.length) output = await afterHooks(frame, p, input, { output });
-    const changed = notJson(output);
-    if (changed !== undefined) throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${changed})`);
-  } catch (e) {
-    // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
-    void runtime.journal.add({ ...base, state: "done", output: ran });
-    throw e;
+  let text = keptText(output);
+  if (text === undefined)
+    return failed(frame, p, input, base, `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`, undefined);
+  if (frame.settings.plugins?.length) {
+    const ran = output === undefined ? null : output;
+    try {
+      output = await afterHooks(frame, p, input, { output });
+      const changed = notJson(output);
+      if (changed !== undefined)
+        throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${changed})`);
+    } catch (e) {
+      // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
+      void runtime.journal.add({ ...base, state: "done", output: ran });
+      throw e;
+    }
+    text = outputText(output);
   }
   void runtime.journal.add({ ...base, state: "done", output: output === undefined ? null : output });
-  result(output);
-  return toolMessage(p, outputText(output));
+  showResult(frame, p, output);
+  return toolMessage(p, text);
 }
 
 /**
@@ -161,16 +234,63 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
  * message, in the order it made them, whatever happened to it. Approvals of
  * the whole step are settled before any of its tools runs.
  */
-export async function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>): Promise<Message[]> {
+export function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>): Message[] | Promise<Message[]> {
   const prepared: Prepared[] = [];
-  for (const call of calls) prepared.push(await prepare(frame, call, tools));
-  const pending = prepared.flatMap((p) => (p.decision?.kind === "pending" ? [p.decision.approval] : []));
-  if (pending.length > 0) {
+  for (const call of calls) {
+    const p = prepare(frame, call, tools);
+    // a decision to wait for: the rest is prepared once it is made, one call at a time as here
+    if (p instanceof Promise) return prepareRest(frame, calls, tools, prepared, p);
+    prepared.push(p);
+  }
+  // a step whose calls were settled by an earlier run (a replay) is answered without a promise
+  return runPrepared(frame, prepared);
+}
+
+async function prepareRest(
+  frame: Frame,
+  calls: readonly ToolCall[],
+  tools: ReadonlyMap<string, ToolLike>,
+  prepared: Prepared[],
+  next: Promise<Prepared>,
+): Promise<Message[]> {
+  prepared.push(await next);
+  for (let i = prepared.length; i < calls.length; i++) {
+    const p = prepare(frame, calls[i]!, tools);
+    prepared.push(p instanceof Promise ? await p : p);
+  }
+  return runPrepared(frame, prepared);
+}
+
+const merged = (e: unknown): unknown => (e instanceof Suspend ? Suspend.merge([e]) : e);
+
+function runPrepared(frame: Frame, prepared: readonly Prepared[]): Message[] | Promise<Message[]> {
+  let pending: Approval[] | undefined; // (no list made for a step that waits for nobody)
+  for (const p of prepared) if (p.decision?.kind === "pending") (pending ??= []).push(p.decision.approval);
+  if (pending !== undefined) {
     // a plain call has nobody to ask: refuse before anything of this step runs
     if (frame.runtime.mode === "plain") throw new ApprovalError(pending[0]!.path);
     // the `approval` events are shown by the runner once the whole turn waits (see turn/session.ts)
     throw new Suspend(pending);
   }
+  if (prepared.length !== 1) return settleAll(frame, prepared);
+  // one call (most steps): its outcome as settleAll gives it, without settling a list
+  const p = prepared[0]!;
+  let message: Message | undefined;
+  try {
+    message = settledMessage(frame, p);
+  } catch (e) {
+    throw merged(e);
+  }
+  if (message !== undefined) return [message];
+  return run(frame, p, p.decision as Extract<Decision, { kind: "run" }>).then(
+    (m) => [m],
+    (e: unknown) => {
+      throw merged(e);
+    },
+  );
+}
+
+async function settleAll(frame: Frame, prepared: readonly Prepared[]): Promise<Message[]> {
   const settled = await Promise.allSettled(prepared.map((p) => execute(frame, p)));
   const suspends: Suspend[] = [];
   let failure: unknown;

@@ -14,8 +14,8 @@ function whyNot(r: unknown): string | undefined {
   const { text, toolCalls, usage } = r as Partial<Record<keyof LMResponse, unknown>>;
   if (typeof text !== "string") return `its text is ${shown(text)}, not a string`;
   if (!Array.isArray(toolCalls)) return `its toolCalls is ${shown(toolCalls)}, not an array`;
-  for (const [i, c] of toolCalls.entries()) {
-    const call = c as { id?: unknown; name?: unknown } | null;
+  for (let i = 0; i < toolCalls.length; i++) {
+    const call = toolCalls[i] as { id?: unknown; name?: unknown } | null;
     if (typeof call !== "object" || call === null || typeof call.id !== "string" || typeof call.name !== "string")
       return `its tool call ${i + 1} has no string id and name`;
   }
@@ -34,7 +34,9 @@ function whyNot(r: unknown): string | undefined {
 export function checkResponse(lm: LanguageModel, response: unknown): LMResponse {
   const problem = whyNot(response);
   if (problem === undefined) return response as LMResponse;
-  throw new ProviderError("provider-response", `${lm.provider} model ${lm.model} gave back a reply that cannot be used: ${problem}.`, { provider: lm.provider });
+  throw new ProviderError("provider-response", `${lm.provider} model ${lm.model} gave back a reply that cannot be used: ${problem}.`, {
+    provider: lm.provider,
+  });
 }
 
 /**

@@ -56,5 +56,14 @@ export const systemClock: Clock = {
   },
 };
 
-/** An instant as records write it (ISO 8601, UTC). */
-export const isoAt = (ms: number): string => new Date(ms).toISOString();
+let lastMs = Number.NaN;
+let lastIso = "";
+
+/** An instant as records write it (ISO 8601, UTC). The last one is kept: a step's records share their millisecond. */
+export const isoAt = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms; // (after: a time that does not convert throws, and is not kept)
+  }
+  return lastIso;
+};
