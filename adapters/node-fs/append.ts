@@ -32,7 +32,13 @@ export interface Appender {
  * conversation's new length, flushed, or the batch written with its flush
  * still to come after the lock (`Flushes.finish`). Call under the lock only.
  */
-export function appendLocked(a: Appender, conversation: string, file: string, bodies: readonly string[], expect: number | undefined): number | PendingFlush {
+export function appendLocked(
+  a: Appender,
+  conversation: string,
+  file: string,
+  bodies: readonly string[],
+  expect: number | undefined,
+): number | PendingFlush {
   const st = statOrUndefined(file);
   if (st?.isSymbolicLink()) throw symlinkRefused(file);
   let reused = a.handles.get(conversation);
@@ -46,7 +52,7 @@ export function appendLocked(a: Appender, conversation: string, file: string, bo
     if (expect !== undefined && expect !== 0) throw storeConflict(conversation, expect, 0);
     if (bodies.length === 0) return 0;
   }
-  const fd = reused?.fd ?? openChecked(a.root, file);
+  const fd = reused?.fd ?? openChecked(a.root, file, () => a.handles.dropUnused());
   let ok = false;
   try {
     const seen = scanFdSync(fd, file, a.known.get(conversation), reused !== undefined ? st! : fstatSync(fd));
@@ -67,7 +73,7 @@ export function appendLocked(a: Appender, conversation: string, file: string, bo
       } else {
         fsyncSync(fd);
         a.onFlush?.();
-        if (created) syncDirNow(a.root); // the new file's name survives a crash too
+        if (created) syncDirNow(a.root, () => a.handles.dropUnused()); // the new file's name survives a crash too
       }
     } catch (e) {
       // all or none: take back whatever part of the batch reached the file.
@@ -94,12 +100,14 @@ export function appendLocked(a: Appender, conversation: string, file: string, bo
 /**
  * Opens a conversation file anew: the folder must still be a folder (not a
  * link put there since the store made it), the file itself is never
- * followed as a link, and it must be a regular file.
+ * followed as a link, and it must be a regular file. Out of descriptors,
+ * the files kept open for later appends are closed (`full`) and the open
+ * tried once more.
  */
-function openChecked(root: string, file: string): number {
+function openChecked(root: string, file: string, full: () => void): number {
   const dir = statOrUndefined(root);
   if (dir?.isSymbolicLink()) throw symlinkRefused(root);
-  const fd = openForAppend(file);
+  const fd = openForAppend(file, full);
   if (!fstatSync(fd).isFile()) {
     closeFd(fd);
     throw new ConversationError("store-io", `${file} is not a regular file; the store keeps each conversation in a file of its own.`);

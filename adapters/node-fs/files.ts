@@ -126,12 +126,28 @@ export function openFdIfExists(file: string): number | undefined {
 }
 
 /** Opens (or creates, 0o600) a conversation file for appending, never through a symbolic link (`store-symlink`). */
-export function openForAppend(file: string): number {
+export function openForAppend(file: string, full?: () => void): number {
   try {
     // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.
-    return openSync(file, constants.O_RDWR | constants.O_CREAT | NOFOLLOW, 0o600);
+    return orFreeing(() => openSync(file, constants.O_RDWR | constants.O_CREAT | NOFOLLOW, 0o600), full);
   } catch (e) {
     throw io(file, e);
+  }
+}
+
+const outOfDescriptors = (e: unknown): boolean => ["EMFILE", "ENFILE"].includes((e as NodeJS.ErrnoException)?.code ?? "");
+
+/**
+ * Runs `open`; out of descriptors, calls `full` (which closes the files the
+ * store keeps open for later appends) and runs it once more.
+ */
+function orFreeing<T>(open: () => T, full: (() => void) | undefined): T {
+  try {
+    return open();
+  } catch (e) {
+    if (full === undefined || !outOfDescriptors(e)) throw e;
+    full();
+    return open();
   }
 }
 
@@ -178,8 +194,8 @@ export async function makeDir(dir: string): Promise<void> {
 }
 
 /** {@link syncDir} in this thread (three calls, no thread-pool round trips). */
-export function syncDirNow(dir: string): void {
-  const fd = openSync(dir, "r");
+export function syncDirNow(dir: string, full?: () => void): void {
+  const fd = orFreeing(() => openSync(dir, "r"), full);
   try {
     fsyncSync(fd);
   } finally {
@@ -188,8 +204,12 @@ export function syncDirNow(dir: string): void {
 }
 
 /** fsync of a directory: makes a file created in it (its name) durable. */
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
+export async function syncDir(dir: string, full?: () => void): Promise<void> {
+  const handle = await open(dir, "r").catch((e: unknown) => {
+    if (full === undefined || !outOfDescriptors(e)) throw e;
+    full();
+    return open(dir, "r");
+  });
   try {
     await handle.sync();
   } finally {

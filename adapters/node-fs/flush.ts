@@ -60,7 +60,7 @@ export class Flushes {
     try {
       await new Promise<void>((done, fail) => fsync(p.fd, (e) => (e ? fail(e) : done())));
       a.onFlush?.();
-      if (p.created) await syncDir(a.root);
+      if (p.created) await syncDir(a.root, () => a.handles.dropUnused());
       return p.length;
     } catch (e) {
       a.known.delete(p.conversation);

@@ -10,7 +10,9 @@ export interface Handle {
 /**
  * At most `max` open files, the most recently appended to; all closed after
  * `idleMs` without an append, and on `dropAll`. A handle is only used under
- * the lock, after an `lstat` of its path shows the same inode.
+ * the lock, after an `lstat` of its path shows the same inode. `max` should
+ * exceed the conversations that write at once: beyond it, every append of a
+ * round-robin of conversations reopens its file (open, fstat, close).
  */
 export class HandlePool {
   readonly #open = new Map<string, Handle>();
@@ -21,7 +23,7 @@ export class HandlePool {
   #used = false;
 
   constructor(
-    readonly max = 8,
+    readonly max = 256,
     readonly idleMs = 2_000,
   ) {}
 
@@ -52,6 +54,11 @@ export class HandlePool {
     if (left > 0) return void this.#pins.set(fd, left);
     this.#pins.delete(fd);
     if (this.#closeWhenDone.delete(fd)) closeFd(fd);
+  }
+
+  /** Closes every kept file no append is using (the process ran out of descriptors). */
+  dropUnused(): void {
+    for (const [id, h] of [...this.#open]) if (!this.#pins.has(h.fd)) this.drop(id);
   }
 
   dropAll(): void {

@@ -141,7 +141,11 @@ export function recordBody(conversation: string, record: object, index: number):
       body = JSON.stringify(rest);
     } else body = JSON.stringify(record);
   } catch (e) {
-    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error)?.message ?? String(e)}).`, { cause: e });
+    throw new FunctaiError(
+      "input-invalid",
+      `${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error)?.message ?? String(e)}).`,
+      { cause: e },
+    );
   }
   if (body === undefined || !body.startsWith("{")) {
     throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch does not serialise to a JSON object.`);

@@ -91,7 +91,7 @@ const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
  * ```
  */
 export async function withLock<T>(path: string, options: LockOptions, fn: () => T): Promise<T> {
-  if (!wanted(path)) {
+  if (!hot(path) || !wanted(path)) {
     const release = tryCreate(path); // the usual case: free, taken without waiting
     if (release !== undefined) return runThenRelease(fn, release);
   } else await yieldTo(path); // another process waits for it: let it in first
@@ -120,6 +120,25 @@ export async function withLock<T>(path: string, options: LockOptions, fn: () => 
  */
 const WANT = ".want";
 const YIELD_MS = 100;
+
+/**
+ * When this process let go of each lock it took again soon after (a burst):
+ * only a burst can starve a waiter, so only then is the `.want` mark looked
+ * at. A lock let go longer ago than HOT_MS was free for that long, and a
+ * waiter (backing off at most 50 ms, with jitter) had its chance to take it.
+ * A forgotten entry only costs one look.
+ */
+const released = new Map<string, number>();
+const HOT_MS = 20;
+const hot = (path: string): boolean => {
+  const at = released.get(path);
+  return at !== undefined && performance.now() - at < HOT_MS;
+};
+function noteRelease(path: string): void {
+  if (released.size >= 4096) released.clear();
+  released.delete(path); // (kept in order of release)
+  released.set(path, performance.now());
+}
 
 /** True when a waiter marked the lock as wanted (one `lstat`; no error object made for the usual answer). */
 function wanted(path: string): boolean {
@@ -206,6 +225,7 @@ function tryCreate(path: string): (() => void) | undefined {
   held.add(token);
   return () => {
     held.delete(token);
+    noteRelease(path);
     // Nobody breaks a lock whose holder lives, so the link is still ours.
     try {
       unlinkSync(path);
@@ -315,8 +335,7 @@ async function look(path: string, staleMs: number): Promise<"gone" | "live" | "s
 }
 
 /** Whether the holder's pids are ours to look up (this host, this pid namespace). */
-const sameHost = (holder: Holder): boolean =>
-  holder.format === "file" ? holder.hostName === HOST_NAME : holder.host === HOST; // (older lock files name the host only)
+const sameHost = (holder: Holder): boolean => (holder.format === "file" ? holder.hostName === HOST_NAME : holder.host === HOST); // (older lock files name the host only)
 
 function isDead(holder: Holder): boolean {
   if (!sameHost(holder)) return false; // another machine's (or container's) process: we cannot tell, so never break it
@@ -341,9 +360,13 @@ async function timedOut(path: string, timeoutMs: number): Promise<string> {
   if (holder === undefined || st === undefined) return `${waited}. Try again later.`;
   const since = new Date(st.mtimeMs).toISOString();
   if (!sameHost(holder)) {
-    return `${waited} (held by pid ${holder.pid} on ${holder.hostName ?? "another host"} since ${since}). ` +
-      "Whether that process lives cannot be told from here, so the lock is never broken from here: it is let go when that process's append ends.";
+    return (
+      `${waited} (held by pid ${holder.pid} on ${holder.hostName ?? "another host"} since ${since}). ` +
+      "Whether that process lives cannot be told from here, so the lock is never broken from here: it is let go when that process's append ends."
+    );
   }
-  return `${waited} (held by pid ${holder.pid} on this host since ${since}; that process is alive, only slow or paused). ` +
-    "Try again later: the lock is let go when its append ends, and broken at once if that process dies.";
+  return (
+    `${waited} (held by pid ${holder.pid} on this host since ${since}; that process is alive, only slow or paused). ` +
+    "Try again later: the lock is let go when its append ends, and broken at once if that process dies."
+  );
 }

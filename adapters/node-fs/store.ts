@@ -22,7 +22,7 @@ import { FileReads, SCAN_CHUNK } from "./reads.js";
  * looks, and how much it reads and keeps at a time.
  *
  * @example
- * const options: FsStoreOptions = { lockTimeoutMs: 10_000, readCacheBytes: 0 };
+ * const options: FsStoreOptions = { lockTimeoutMs: 10_000, readCacheBytes: 0, openFiles: 64 };
  * const store = fsStore("desk-chats/", options);
  */
 export interface FsStoreOptions {
@@ -37,6 +37,13 @@ export interface FsStoreOptions {
    * holder; one whose holder died is broken at once on its own host.
    */
   lockTimeoutMs?: number;
+  /**
+   * Conversation files kept open between appends, the most recently
+   * appended to (default 256; all are closed after 2 s without an append).
+   * More conversations than this writing at once reopen their files on every
+   * append. Out of descriptors, the store closes them and opens once more.
+   */
+  openFiles?: number;
   /** How often `wait` looks at the file's size (default 20 ms). */
   pollMs?: number;
   /**
@@ -80,7 +87,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
   const pollMs = options.pollMs ?? 20;
   const known = new Map<string, Known>(); // written only under the lock
-  const handles = new HandlePool();
+  const handles = new HandlePool(Math.max(1, Math.floor(options.openFiles ?? 256)));
   let closed = false;
   const appender: Appender = { root, known, handles, flushes: new Flushes(), closed: () => closed, onFlush: options.onFlush };
   const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)));
@@ -119,7 +126,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       let length: number;
       try {
         const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect));
-        length = typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
+        length =
+          typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
       } catch (e) {
         throw io(file, e);
       }
@@ -139,7 +147,10 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       let lastSize = -1;
       for (;;) {
         // Cheap poll: only scan when the size moved.
-        const size = await lstat(file).then((s) => s.size, () => 0);
+        const size = await lstat(file).then(
+          (s) => s.size,
+          () => 0,
+        );
         if (size !== lastSize) {
           lastSize = size;
           if ((await reads.count(conversation, file)) > after) return true;

@@ -1,7 +1,7 @@
 /**
- * One fs store serving many conversations at once (a server): it keeps only
- * a few file handles open between appends, so keeping a new one closes an
- * old one. A handle another conversation's append is using at that moment
+ * One fs store serving many conversations at once (a server), keeping fewer
+ * files open between appends than conversations write (`openFiles: 8`), so
+ * keeping a new one closes an old one. A handle another conversation's append is using at that moment
  * (its write or its fsync in flight) must not be closed under it: that
  * failed the append (EBADF), and a reused descriptor number could have sent
  * its bytes into another conversation's file.
@@ -21,7 +21,7 @@ describe("fsStore with many conversations appending at once", () => {
   it("every append lands whole in its own conversation's file, in order", async () => {
     const dir = mkdtempSync(join(tmpdir(), "functai-many-"));
     dirs.push(dir);
-    const store = fsStore(dir);
+    const store = fsStore(dir, { openFiles: 8 });
     const conversations = Array.from({ length: 60 }, (_, i) => `c${i}`);
     const rounds = 6;
     await Promise.all(
