@@ -20,6 +20,8 @@ export interface Appender {
   readonly root: string;
   /** What this store last saw of each file (size, records), checked against the file under the lock. */
   readonly known: Map<string, Known>;
+  /** What this store's reads last saw of a file (its records checked when parsed): where an append starts when `known` has nothing yet. */
+  readonly read: (conversation: string) => Known | undefined;
   readonly handles: HandlePool;
   readonly flushes: Flushes;
   /** True once the store is closed (then files are not kept open). */
@@ -55,7 +57,9 @@ export function appendLocked(
   const fd = reused?.fd ?? openChecked(a.root, file, () => a.handles.dropUnused());
   let ok = false;
   try {
-    const seen = scanFdSync(fd, file, a.known.get(conversation), reused !== undefined ? st! : fstatSync(fd));
+    // (a turn resumed on a fresh store read the file first: its first append reads on from there, not the whole file again)
+    const prior = a.known.get(conversation) ?? a.read(conversation);
+    const seen = scanFdSync(fd, file, prior, reused !== undefined ? st! : fstatSync(fd));
     a.known.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
     ok = true; // (the file is fine: refusals below keep it open)
     if (expect !== undefined && expect !== seen.count) throw storeConflict(conversation, expect, seen.count);

@@ -38,6 +38,12 @@ export class FileReads {
     this.#cachedBytes -= c.end;
   }
 
+  /** Where this store's last read or scan of a conversation ended (the same rule as an append's `known`). */
+  seen(conversation: string): Known | undefined {
+    const c = this.#parsed.get(conversation) ?? this.#marks.get(conversation);
+    return c === undefined ? undefined : { ino: c.ino, end: c.end, count: c.count };
+  }
+
   clear(): void {
     this.#parsed.clear();
     this.#marks.clear();

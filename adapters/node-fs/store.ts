@@ -89,8 +89,16 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const known = new Map<string, Known>(); // written only under the lock
   const handles = new HandlePool(Math.max(1, Math.floor(options.openFiles ?? 256)));
   let closed = false;
-  const appender: Appender = { root, known, handles, flushes: new Flushes(), closed: () => closed, onFlush: options.onFlush };
   const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)));
+  const appender: Appender = {
+    root,
+    known,
+    handles,
+    flushes: new Flushes(),
+    closed: () => closed,
+    onFlush: options.onFlush,
+    read: (id) => reads.seen(id),
+  };
   const wakers = new Set<() => void>();
   let dirReady: Promise<void> | undefined;
   let dirMade = false; // (then no await before the lock)

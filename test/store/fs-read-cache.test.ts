@@ -5,7 +5,7 @@
 import { appendFile, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { isFunctaiError } from "../../src/errors.js";
 
@@ -79,5 +79,39 @@ describe("fs store: read cache", () => {
       const error = await store.read(id).catch((e: unknown) => e);
       expect(isFunctaiError(error, "store-corrupt")).toBe(true);
     }
+  });
+
+  describe("a fresh store's first append after a read", () => {
+    const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => rec(`${tag}${i}`));
+
+    it("reads on from where the read ended: only what others appended since is parsed", async () => {
+      await fsStore(dir).append("c", lines(300, "old"));
+      const store = fsStore(dir);
+      expect(await store.read("c")).toHaveLength(300);
+      await fsStore(dir).append("c", lines(2, "new")); // another writer, after the read
+      const parse = vi.spyOn(JSON, "parse");
+      try {
+        expect(await store.append("c", [rec("mine")], { expect: 302 })).toBe(303);
+        expect(parse.mock.calls.length).toBeLessThanOrEqual(2); // the two new lines, not the 300 before
+      } finally {
+        parse.mockRestore();
+      }
+      const all = await fsStore(dir).read("c");
+      expect(all.map((r) => r.seq)).toEqual(Array.from({ length: 303 }, (_, i) => i + 1));
+      expect(texts(all.slice(-3))).toEqual(["new0", "new1", "mine"]);
+    });
+
+    it("a file replaced since the read (another inode) is read whole again: the length it checks is the new file's", async () => {
+      await fsStore(dir).append("c", lines(5, "old"));
+      const store = fsStore(dir);
+      expect(await store.read("c")).toHaveLength(5);
+      const other = fsStore(join(dir, "other"));
+      await other.append("c", lines(2, "other"));
+      await rename(join(dir, "other", "conversations", "c.jsonl"), file("c"));
+      const e = await store.append("c", [rec()], { expect: 5 }).catch((x: unknown) => x);
+      expect(isFunctaiError(e) && e.code).toBe("store-conflict");
+      expect(await store.append("c", [rec("third")], { expect: 2 })).toBe(3);
+      expect(texts(await fsStore(dir).read("c"))).toEqual(["other0", "other1", "third"]);
+    });
   });
 });
