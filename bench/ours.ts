@@ -57,10 +57,10 @@ import { Waiting, ai, memoryStore, tool } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
 import { fsStore } from "../adapters/node-fs/index.js";
 import { runChild } from "./lib/child.js";
-import { interleaved, spread, type Variant } from "./lib/interleave.js";
+import { interleaved, type Variant } from "./lib/interleave.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
+  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
 } from "./lib/measure.js";
 
 const NAME = "ours";

@@ -32,9 +32,9 @@ import { z } from "zod";
 import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
-import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, timed, toolOutput } from "./lib/measure.js";
+import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, spread, timed, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
-import { interleaved, spread } from "./lib/interleave.js";
+import { interleaved } from "./lib/interleave.js";
 
 const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
 const PROCESSES = SMALL ? 2 : 8;

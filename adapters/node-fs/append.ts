@@ -21,7 +21,7 @@ export interface Appender {
   /** What this store last saw of each file (size, records), checked against the file under the lock. */
   readonly known: Map<string, Known>;
   /** What this store's reads last saw of a file (its records checked when parsed): where an append starts when `known` has nothing yet. */
-  readonly read: (conversation: string) => Known | undefined;
+  readonly lastRead: (conversation: string) => Known | undefined;
   readonly handles: HandlePool;
   readonly flushes: Flushes;
   /** True once the store is closed (then files are not kept open). */
@@ -58,7 +58,7 @@ export function appendLocked(
   let ok = false;
   try {
     // (a turn resumed on a fresh store read the file first: its first append reads on from there, not the whole file again)
-    const prior = a.known.get(conversation) ?? a.read(conversation);
+    const prior = a.known.get(conversation) ?? a.lastRead(conversation);
     const seen = scanFdSync(fd, file, prior, reused !== undefined ? st! : fstatSync(fd));
     a.known.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
     ok = true; // (the file is fine: refusals below keep it open)

@@ -97,7 +97,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     flushes: new Flushes(),
     closed: () => closed,
     onFlush: options.onFlush,
-    read: (id) => reads.seen(id),
+    lastRead: (id) => reads.seen(id),
   };
   const wakers = new Set<() => void>();
   let dirReady: Promise<void> | undefined;

@@ -3,10 +3,10 @@
  * every variant once, in turn, so load that comes and goes over a run falls
  * on all of them alike (a block of one variant's runs, then a block of the
  * next, turns a load change into a false ratio). Ratios are taken per
- * round, and their median and range reported.
+ * round, and their median and range reported (`spread` in measure.ts).
  */
 import { performance } from "node:perf_hooks";
-import { gc, median, round } from "./measure.js";
+import { gc } from "./measure.js";
 
 /** One variant of a round: `prepare` untimed, `run` timed (ms). */
 export interface Variant<P> {
@@ -33,14 +33,4 @@ export async function interleaved<K extends string>(
     }
   }
   return times;
-}
-
-/** Median and range of per-round values, rounded for a report. */
-export function spread(xs: readonly number[], digits = 3): { median: number; min: number; max: number; rounds: number[] } {
-  return {
-    median: round(median(xs), digits),
-    min: round(Math.min(...xs), digits),
-    max: round(Math.max(...xs), digits),
-    rounds: xs.map((x) => round(x, digits)),
-  };
 }

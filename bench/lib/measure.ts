@@ -76,6 +76,11 @@ export function report(s: Sample): void {
   process.stdout.write(MARK + JSON.stringify(s) + "\n");
 }
 
+/** Median and range of per-round (or per-run) values, rounded for a report. */
+export function spread(xs: readonly number[], digits = 3): { median: number; min: number; max: number; rounds: number[] } {
+  return { median: round(median(xs), digits), min: round(Math.min(...xs), digits), max: round(Math.max(...xs), digits), rounds: xs.map((x) => round(x, digits)) };
+}
+
 /** Rounds for display and JSON: 3 significant decimals are plenty. */
 export function round(x: number, digits = 3): number {
   const f = 10 ** digits;
@@ -307,15 +312,13 @@ export async function concurrentRates(contenders: readonly Concurrent<any>[]): P
     }
     if (r === runs && runs < STEP_RUNS) break; // (slow: no probe)
   }
-  const spread = (xs: number[], digits = 1) => ({ min: round(Math.min(...xs), digits), max: round(Math.max(...xs), digits) });
+  const range = (xs: number[]) => {
+    const { min, max } = spread(xs, 1);
+    return { min, max };
+  };
   for (const [i, c] of contenders.entries()) {
     const ratios = Object.fromEntries(
-      i > 0
-        ? []
-        : contenders.slice(1).map((other, j) => {
-            const per = rates[0]!.map((x, k) => x / rates[j + 1]![k]!);
-            return [`ratio_to_${other.o.name}`, { median: round(median(per), 2), ...spread(per, 2), rounds: per.map((x) => round(x, 2)) }];
-          }),
+      i > 0 ? [] : contenders.slice(1).map((other, j) => [`ratio_to_${other.o.name}`, spread(rates[0]!.map((x, k) => x / rates[j + 1]![k]!), 2)]),
     );
     report({
       metric: c.o.metric,
@@ -328,7 +331,7 @@ export async function concurrentRates(contenders: readonly Concurrent<any>[]): P
         turns: CONCURRENT_TURNS,
         steps_per_turn: CONCURRENT_STEPS,
         runs_steps_per_s: rates[i]!.map((x) => Math.round(x)),
-        ...spread(rates[i]!),
+        ...range(rates[i]!),
         ...(contenders.length > 1
           ? {
               rounds: `interleaved with ${contenders
@@ -351,7 +354,7 @@ export async function concurrentRates(contenders: readonly Concurrent<any>[]): P
         live_halfway_kb: live[i] === null ? null : round(live[i]!, 1),
         live_halfway_how: "one more run: gc() when half of all steps are done, heapUsed above the heap before the run, ÷ turns",
         runs_kb: heaps[i]!.map((x) => round(x, 1)),
-        ...spread(heaps[i]!),
+        ...range(heaps[i]!),
       },
     });
   }

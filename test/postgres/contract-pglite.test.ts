@@ -19,35 +19,39 @@ storeContract("postgresStore on pglite", async () => {
 });
 
 describe("postgresStore on pglite, beyond the contract", () => {
-  it("makes versioned tables on first use, in its own schema", async () => {
-    const schema = freshSchema();
-    const store = storeOn(pgliteDb(pg), { schema });
-    expect(await store.read("c")).toEqual([]);
-    const { rows } = await pg.query<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    expect(rows).toEqual([{ value: String(SCHEMA_VERSION) }]);
-    await store.close();
-  });
-
-  it("migrates a version-1 schema (no waiters table) on first use, and wait works on it", async () => {
+  /** The version a schema's tables say they are at. */
+  const versionOf = async (schema: string): Promise<string | undefined> =>
+    (await pg.query<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`)).rows[0]?.value;
+  /** A fresh schema whose conversation "c" holds one record, its store closed (to be aged by hand into an older version). */
+  const withOneRecord = async (): Promise<string> => {
     const schema = freshSchema();
     const old = storeOn(pgliteDb(pg), { schema });
     await old.append("c", [rec()]);
     await old.close();
+    return schema;
+  };
+
+  it("makes versioned tables on first use, in its own schema", async () => {
+    const schema = freshSchema();
+    const store = storeOn(pgliteDb(pg), { schema });
+    expect(await store.read("c")).toEqual([]);
+    expect(await versionOf(schema)).toBe(String(SCHEMA_VERSION));
+    await store.close();
+  });
+
+  it("migrates a version-1 schema (no waiters table) on first use, and wait works on it", async () => {
+    const schema = await withOneRecord();
     await pg.exec(`DROP TABLE "${schema}".waiters; UPDATE "${schema}".meta SET value = '1' WHERE key = 'schema_version'`);
     const store = storeOn(pgliteDb(pg), { schema });
     const woke = store.wait!("c", 1, 10_000);
     await store.append("c", [rec()], { expect: 1 });
     expect(await woke).toBe(true);
-    const { rows } = await pg.query<{ value: string }>(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    expect(rows).toEqual([{ value: String(SCHEMA_VERSION) }]);
+    expect(await versionOf(schema)).toBe(String(SCHEMA_VERSION));
     await store.close();
   });
 
   it("migrates a version-2 schema (append fenced through pg_locks) on first use: only the new append is left", async () => {
-    const schema = freshSchema();
-    const old = storeOn(pgliteDb(pg), { schema });
-    await old.append("c", [rec()]);
-    await old.close();
+    const schema = await withOneRecord();
     await pg.exec(`DROP FUNCTION "${schema}".append(text, json, integer, integer, integer, text);
       CREATE FUNCTION "${schema}".append(p_conversation text, p_records json, p_expect integer, p_fence_pid integer, p_fence text)
         RETURNS integer LANGUAGE sql AS 'SELECT -1';
