@@ -385,7 +385,7 @@ async function resume(): Promise<void> {
         if (out !== FINAL_TEXT) throw new Error(`ours resume: answer ${String(out)}`);
         if (lm.requests.length !== 1) throw new Error(`ours resume: the model was asked ${lm.requests.length} times (want 1)`);
       },
-      { warmup: 3, runs: 11 }, // (a resume's few fsyncs swing it: more runs than the others)
+      { warmup: 3, runs: 11, gc: "each" }, // (a resume's few fsyncs swing it: more runs than the others)
     );
     report({
       metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
@@ -490,7 +490,7 @@ async function open10kRead(dir: string, id: string): Promise<void> {
       turnsSeen = value;
       peakHeap = Math.max(peakHeap, peakHeapMiB);
     },
-    { warmup: 1 },
+    { warmup: 1, gc: "each" },
   );
   if (turnsSeen !== TURNS) throw new Error(`ours open10k: ${turnsSeen} turns`);
   report({

@@ -4,6 +4,11 @@
  * on all of them alike (a block of one variant's runs, then a block of the
  * next, turns a load change into a false ratio). Ratios are taken per
  * round, and their median and range reported (`spread` in measure.ts).
+ *
+ * No forced `gc()` between runs (see the rules in measure.ts), once before
+ * the timed rounds only. A run may then collect the garbage of the run
+ * before it: each round runs the variants in an order turned by one, so
+ * every variant follows every other as often.
  */
 import { performance } from "node:perf_hooks";
 import { gc } from "./measure.js";
@@ -22,10 +27,11 @@ export async function interleaved<K extends string>(
   const names = Object.keys(variants) as K[];
   const times = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let r = 0; r < opts.warmup + opts.rounds; r++) {
-    for (const k of names) {
+    if (r === opts.warmup) gc();
+    for (let i = 0; i < names.length; i++) {
+      const k = names[(i + r) % names.length]!;
       const v = variants[k];
       const p = await v.prepare();
-      gc();
       const t0 = performance.now();
       await v.run(p);
       const ms = performance.now() - t0;

@@ -222,7 +222,7 @@ async function resume(): Promise<void> {
         const out = await graph.invoke(new Command({ resume: "yes" }), { recursionLimit: 2 * RESUME_N + 10, configurable: { thread_id: "t1" } });
         if (finalText(out.messages) !== FINAL_TEXT) throw new Error(`langgraph resume: ${finalText(out.messages)}`);
       },
-      { warmup: 1 },
+      { warmup: 1, gc: "each" },
     );
     report({
       metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: "langgraph (SqliteSaver)", value: round(r.medianMs),
@@ -309,7 +309,7 @@ async function open10kRead(file: string): Promise<void> {
       if (value !== 2 * TURNS) throw new Error(`langgraph open10k: ${value} messages`);
       peakHeap = Math.max(peakHeap, peakHeapMiB);
     },
-    { warmup: 1 },
+    { warmup: 1, gc: "each" },
   );
   for (const db of dbs) db.close();
   const name = "langgraph (SqliteSaver)";

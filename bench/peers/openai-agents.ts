@@ -114,7 +114,7 @@ async function resume(): Promise<void> {
       const out = await runner.run(agent, state, { maxTurns: RESUME_N + 5 });
       if (out.finalOutput !== FINAL_TEXT) throw new Error(`openai agents resume: ${String(out.finalOutput)}`);
     },
-    { warmup: 2 },
+    { warmup: 2, gc: "each" },
   );
   report({
     metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
