@@ -31,7 +31,6 @@ const PEER_FILES = [
   "peers/vercel-ai.ts",
   "peers/openai-agents.ts",
   "peers/langgraph.ts",
-  "postgres.ts",
 ];
 /** Our side: every file reports `ours` figures (one line per file). */
 const OURS_FILES = [
@@ -39,6 +38,12 @@ const OURS_FILES = [
   "ours-concurrent.ts",
   "evaluate.ts",
 ];
+/**
+ * Run last: its 8-process variant leaves the PostgreSQL server busy for a
+ * while after it (checkpoint, vacuum), on the same two cores, and whatever
+ * ran next was measured on a loaded machine (the runner saw load 15 there).
+ */
+const LAST_FILES = ["postgres.ts"];
 const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync (sync API)", "bare append+fsync writers", "floor", "bare insert+commit"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
@@ -292,6 +297,7 @@ function spreads(rows: Row[]): string {
 console.log(`functai benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 for (const f of PEER_FILES) await runFile(f, false);
 for (const f of OURS_FILES) await runFile(f, true);
+for (const f of LAST_FILES) await runFile(f, false);
 if (oursStatuses.length > 0) {
   const all = (s: OursStatus) => oursStatuses.every((x) => x === s);
   oursStatus = all("measured") ? "measured" : all("missing") ? "missing" : all("failed") ? "failed" : "partly failed";
