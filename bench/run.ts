@@ -15,7 +15,7 @@
  * says "ours: not measured" and `ours` is null: no number is ever made up.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -321,6 +321,7 @@ if (measuredCode.uncommitted_engine_files) console.log(`measured code: HEAD ${me
 
 if (write) {
   const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
+  mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
   const meta = {
     at: new Date().toISOString(),
