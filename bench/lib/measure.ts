@@ -18,7 +18,8 @@
  *   megabytes, every SDK alike): what one run parsed and kept to its end is
  *   old-generation garbage after it, and collecting it (tens of ms) would
  *   land in one later run or another, so each of those runs starts on a
- *   collected heap;
+ *   collected heap; and the concurrency rounds (`concurrentRates`), whose
+ *   heap figure is taken above a collected heap;
  * - nothing is subtracted from a per-step figure: total wall time of the
  *   loop divided by its number of steps.
  */
