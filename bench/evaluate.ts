@@ -12,8 +12,8 @@
 import { z } from "zod";
 import { ai, evaluate, type LMRequest } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
-import { performance } from "node:perf_hooks";
-import { gc, main, median, report, round } from "./lib/measure.js";
+import { interleaved } from "./lib/interleave.js";
+import { main, median, report, round } from "./lib/measure.js";
 
 const N = 1000;
 const CONCURRENCY = 8;
@@ -37,26 +37,21 @@ async function plainCalls(lm: ReturnType<typeof model>): Promise<void> {
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
 }
 
-/** Evaluate and the plain calls in turns (warm-up first), so a change in the machine's load falls on both alike. */
+/** Evaluate and the plain calls in rounds (lib/interleave.ts), so a change in the machine's load falls on both alike. */
 async function alternating(warmup = 5, runs = 7): Promise<{ ev: number[]; plain: number[] }> {
-  const ev: number[] = [];
-  const plain: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
-    let lm = model();
-    if (i === warmup) gc(); // once (see the rules in lib/measure.ts)
-    let t0 = performance.now();
-    const { score } = await evaluate(answer.using({ lm }), rows, { concurrency: CONCURRENCY });
-    const evMs = performance.now() - t0;
-    if (score !== 0.75) throw new Error(`evaluate scored ${score}, not 0.75: the workload is not what it says`);
-    lm = model();
-    t0 = performance.now();
-    await plainCalls(lm);
-    const plainMs = performance.now() - t0;
-    if (i >= warmup) {
-      ev.push(evMs);
-      plain.push(plainMs);
-    }
-  }
+  const { ev, plain } = await interleaved(
+    {
+      ev: {
+        prepare: model,
+        run: async (lm: ReturnType<typeof model>) => {
+          const { score } = await evaluate(answer.using({ lm }), rows, { concurrency: CONCURRENCY });
+          if (score !== 0.75) throw new Error(`evaluate scored ${score}, not 0.75: the workload is not what it says`);
+        },
+      },
+      plain: { prepare: model, run: plainCalls },
+    },
+    { warmup, rounds: runs },
+  );
   return { ev, plain };
 }
 
