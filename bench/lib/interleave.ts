@@ -6,7 +6,7 @@
  * round, and their median and range reported (`spread` in measure.ts).
  *
  * No forced `gc()` between runs (see the rules in measure.ts), once before
- * the timed rounds only. A run may then collect the garbage of the run
+ * the warm-up rounds only. A run may then collect the garbage of the run
  * before it: each round runs the variants in an order turned by one, so
  * every variant follows every other as often.
  */
@@ -27,7 +27,7 @@ export async function interleaved<K extends string>(
   const names = Object.keys(variants) as K[];
   const times = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
   for (let r = 0; r < opts.warmup + opts.rounds; r++) {
-    if (r === opts.warmup) gc();
+    if (r === 0) gc();
     for (let i = 0; i < names.length; i++) {
       const k = names[(i + r) % names.length]!;
       const v = variants[k];
