@@ -121,12 +121,14 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       const [first, rest] = [all.slice(0, 25), all.slice(25)];
       desk.open(first);
       expect(await Promise.all(answers.slice(0, 25))).toEqual(first.map((id) => `done ${id}`));
+      // a turn's unlock is sent as it ends, after its answer resolved: wait until those reached the server, then the others' stand
+      await until("the ended turns' unlocks reached the server", async () => (await lockers(app)).every((l) => l.locks <= rest.length));
       expect(await lockers(app)).toEqual([{ pid: held[0]!.pid, locks: rest.length }]); // the others' locks stand, on the same session
       for (const id of rest) expect((await desk.lastTurn(other, id)).state, id).toBe("running");
 
       desk.open(rest);
       expect(await Promise.all(answers.slice(25))).toEqual(rest.map((id) => `done ${id}`));
-      expect(await lockers(app)).toEqual([]);
+      await until("every turn's unlock reached the server", async () => (await lockers(app)).length === 0);
       expect([...desk.charges.values()]).toEqual(all.map(() => 1));
     } finally {
       desk.open(all);
@@ -233,12 +235,13 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       // the other turn's lock stood all along: nobody else can take it, and it sits on the first session still
       const { rows } = await thief.query("SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok", [lockText(schema, kept, keptTurn)]);
       expect(rows).toEqual([{ ok: false }]);
+      await until("the freed turn's unlock reached the server", async () => (await lockers(app)).every((l) => l.locks <= 1));
       expect(await lockers(app)).toEqual([{ pid: session!.pid, locks: 1 }]);
 
       desk.open([kept]);
       expect(await answers[1]).toBe(`done ${kept}`);
       expect(desk.charges.get(kept)).toBe(1);
-      expect(await lockers(app)).toEqual([]);
+      await until("the kept turn's unlock reached the server", async () => (await lockers(app)).length === 0);
     } finally {
       desk.open([freed, kept]);
       await thief.end();
