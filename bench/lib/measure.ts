@@ -13,12 +13,9 @@
  *   objects that no longer exist, which a collection that comes by itself
  *   keeps for the code optimized on them, so a run after a forced `gc()`
  *   deoptimizes and optimizes the hot code anew; the warm-up runs after it
- *   pay for that, the timed runs do not. (Until 2026-12-01 10:38 the one
- *   `gc()` came after the warm-up, so the first timed runs re-optimized:
- *   our 1,000-step turn read 36.6 and 39.5 µs per step that way in two runs
- *   and 26.8–31.4 in seven with the `gc()` first.) Each run pays for
- *   collecting garbage as it comes (its own and the run before's), as a
- *   process does. Except runs of one large operation (`gc: "each"`:
+ *   pay for that, the timed runs do not (measurements: bench/README.md,
+ *   Method). Each run pays for collecting garbage as it comes (its own and
+ *   the run before's), as a process does. Except runs of one large operation (`gc: "each"`:
  *   resuming or opening a journal of megabytes, every SDK alike): what one
  *   run parsed and kept to its end is old-generation garbage after it, and
  *   collecting it (tens of ms) would land in one later run or another, so
