@@ -10,6 +10,9 @@
  *   of the store's pool (the floor any durable SQL store pays). The three
  *   (memory, postgres, bare) are timed in turn, run by run, not one block
  *   after another: a load that comes and goes weighs on each alike.
+ *   Then `postgres_append_server_side_us`: pgbench (no Node client) running
+ *   our append function against the bare INSERT (see `serverSide`): the part
+ *   of the ratio the server and the wire account for.
  * - langgraph: LangGraph's graph with `PostgresSaver` minus `MemorySaver`,
  *   per step, on the same server ("langgraph (PostgresSaver)").
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
@@ -24,6 +27,9 @@
  * conversations, one fleet each, fewer timed runs) to check it works.
  */
 import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MemorySaver } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
@@ -106,6 +112,7 @@ async function ours(): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   const store = postgresStore({ pool }, { schema });
   await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}_bare (id bigserial PRIMARY KEY, record json NOT NULL)`);
+  let recordJson = "";
   try {
     for (const n of STEP_NS) {
       const fn = answer(n);
@@ -141,6 +148,7 @@ async function ours(): Promise<void> {
         },
         rounds,
       );
+      if (recordJson === "") recordJson = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
       const mem = { medianMs: median(t.memory), runsMs: t.memory };
       const pgRun = { medianMs: median(t.postgres), runsMs: t.postgres };
       const bare = { medianMs: median(t.bare), runsMs: t.bare };
@@ -173,12 +181,93 @@ async function ours(): Promise<void> {
         },
       });
     }
+    serverSide(url, schema, recordJson);
   } finally {
     await pool.query(`DROP TABLE IF EXISTS ${schema}_bare`).catch(() => undefined);
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await store.close();
     await pool.end();
   }
+}
+
+/** pgbench (it comes with Debian's postgresql, beside the server), or null. */
+function findPgbench(): string | null {
+  const dirs = existsSync("/usr/lib/postgresql") ? readdirSync("/usr/lib/postgresql").sort().reverse() : [];
+  for (const bin of ["pgbench", ...dirs.map((v) => `/usr/lib/postgresql/${v}/bin/pgbench`)]) {
+    try {
+      execFileSync(bin, ["--version"], { stdio: "ignore" });
+      return bin;
+    } catch {
+      // not this one
+    }
+  }
+  return null;
+}
+
+/** SERVER_RUNS rounds of pgbench, each SERVER_SECONDS per script. */
+const SERVER_RUNS = SMALL ? 1 : 3;
+const SERVER_SECONDS = SMALL ? 1 : 3;
+
+/**
+ * `postgres_append_server_side_us`: what the server (and the wire) take, no
+ * Node client at all: pgbench, one client, prepared statements, our append
+ * function against a bare INSERT+COMMIT of the same JSON (the average append
+ * of our n=200 turn), SERVER_SECONDS each, in turn, SERVER_RUNS rounds. The
+ * append runs without its fence (the fence's two lock tries need a held lock
+ * session, which pgbench has not): it compares and sets the length, inserts
+ * the rows and looks for waiters. This is the part of the overhead ratio
+ * that no client-side change can remove.
+ */
+function serverSide(url: string, schema: string, recordJson: string): void {
+  const bin = findPgbench();
+  if (!bin) {
+    console.error("bench/postgres: no pgbench (Debian: postgresql): the server-side figure is not measured");
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "functai-bench-pgbench-"));
+  const scripts = {
+    bare: `INSERT INTO ${schema}_bare (record) VALUES (:rec::json);\n`,
+    ours: `SELECT "${schema}".append(:conv, :rec::json, NULL, NULL, NULL, NULL);\n`,
+  };
+  const latencyUs = (which: keyof typeof scripts): number => {
+    const file = join(dir, `${which}.sql`);
+    writeFileSync(file, scripts[which]);
+    const out = execFileSync(
+      bin,
+      ["-n", "-M", "prepared", "-T", String(SERVER_SECONDS), "-f", file, "-D", `rec=${recordJson}`, "-D", `conv=pgbench-${process.pid}`, url],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    const ms = /latency average = ([\d.]+) ms/.exec(out)?.[1];
+    if (ms === undefined) throw new Error(`pgbench printed no latency:\n${out}`);
+    return Number(ms) * 1000;
+  };
+  const runs = { ours: [] as number[], bare: [] as number[] };
+  try {
+    for (let r = 0; r < SERVER_RUNS; r++) for (const which of ["bare", "ours"] as const) runs[which].push(latencyUs(which));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const how = `pgbench -M prepared, one client, ${SERVER_SECONDS} s per run, ${SERVER_RUNS} rounds (bare, ours in turn), ${recordJson.length} bytes of JSON per call: the server and the wire only, no Node client`;
+  report({
+    metric: "postgres_append_server_side_us",
+    n: null,
+    unit: "us",
+    name: "ours",
+    value: round(median(runs.ours)),
+    detail: {
+      how: `${how}; our append function without its fence (two lock tries, which need a held lock session)`,
+      runs_us: runs.ours.map((x) => round(x)),
+      ratio_to_bare_insert_commit: spread(runs.ours.map((x, i) => x / runs.bare[i]!), 2),
+    },
+  });
+  report({
+    metric: "postgres_append_server_side_us",
+    n: null,
+    unit: "us",
+    name: "bare insert+commit",
+    value: round(median(runs.bare)),
+    detail: { how: `${how}; one autocommit INSERT`, runs_us: runs.bare.map((x) => round(x)) },
+  });
 }
 
 async function langgraph(): Promise<void> {
