@@ -68,6 +68,7 @@ const METRICS = [
   "concurrent_memory_steps_per_s",
   "concurrent_memory_heap_per_turn_kb",
   "postgres_durable_overhead_per_changing_tool_us",
+  "postgres_append_server_side_us",
   "postgres_concurrent_steps_per_s",
 ];
 const HIGHER_IS_BETTER = new Set(["stream_events_per_s", "stream_tool_step_events_per_s", "concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s", "postgres_concurrent_steps_per_s"]);
