@@ -97,10 +97,17 @@ export class ConversationHost implements TurnHost {
       await this.lease.claim(claim);
       this.#length = claim.length;
     }
-    // a turn just sent has recorded nothing yet: no need to read
-    const records: ConversationRecord[] = this.#fresh ? [] : await log.store.read(log.id);
+    // a turn just sent has recorded nothing yet: no need to read; one the conversation has read goes on from its records
+    let records: ConversationRecord[] = [];
+    if (!this.#fresh) {
+      const walked = await log.turnRecords(this.turn);
+      if (walked) [records, this.#length] = [walked.records, walked.length];
+      else {
+        records = await log.store.read(log.id);
+        if (records.length > 0) this.#length = records[records.length - 1]!.seq;
+      }
+    }
     this.#fresh = false;
-    if (records.length > 0) this.#length = records[records.length - 1]!.seq;
     const tail = (this.#tail = this.#tailAt(this.#length));
     const { attempt } = this.lease;
     const sink: JournalSink = {

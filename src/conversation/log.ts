@@ -70,6 +70,12 @@ export class ConversationLog {
   #length: number;
   /** Turn ids by the `request_id` their turn records carry (as walked). */
   #requests = new Map<string, string>();
+  /**
+   * The records of each turn not ended, as walked (dropped at its `ended`):
+   * a host that goes on with one journals from them (`turnRecords`) instead
+   * of reading the whole conversation again.
+   */
+  #open = new Map<string, ConversationRecord[]>();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -161,7 +167,31 @@ export class ConversationLog {
     const rec = r as unknown as { kind: string; turn?: unknown; request_id?: unknown };
     if (rec.kind === "turn" && typeof rec.request_id === "string" && typeof rec.turn === "string" && !this.#requests.has(rec.request_id))
       this.#requests.set(rec.request_id, rec.turn);
+    if (typeof rec.turn === "string") {
+      if (rec.kind === "ended") this.#open.delete(rec.turn);
+      else {
+        const list = this.#open.get(rec.turn);
+        if (list) list.push(r);
+        else if (rec.kind === "turn") this.#open.set(rec.turn, [r]); // from its first record only: never a part of a turn
+      }
+    }
     reader.addOne(r);
+  }
+
+  /**
+   * A turn's records (not ended) and the conversation's length, read up to
+   * now: what a host going on with the turn journals from. Null for a turn
+   * this log has no records of (ended, unknown, or a running turn's tail log):
+   * the host then reads the store.
+   */
+  turnRecords(turn: string): Promise<{ records: ConversationRecord[]; length: number } | null> {
+    if (this.#tail) return Promise.resolve(null);
+    return this.#serial(async () => {
+      await this.#catchUp();
+      if (this.#reader === null) await this.#walkAll(); // (what came was not the records after ours: walked again)
+      const records = this.#open.get(turn);
+      return records ? { records: records.slice(), length: this.#length } : null;
+    });
   }
 
   /** Reads what was appended since this log last looked (a log that keeps the state walks the whole log the first time). */
@@ -192,6 +222,7 @@ export class ConversationLog {
   async #walkAll(): Promise<ConversationReader> {
     const walked = new ConversationReader();
     this.#requests = new Map();
+    this.#open = new Map();
     const visit = (r: ConversationRecord): void => this.#walk(walked, r);
     // a store that can stream a long conversation is not asked for all of it at once
     if (this.store.scan) await this.store.scan(this.id, 0, visit);

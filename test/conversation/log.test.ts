@@ -69,3 +69,55 @@ describe("ConversationLog.appendIf", () => {
     expect((await log.read()).length).toBe(1);
   });
 });
+
+describe("ConversationLog.turnRecords", () => {
+  const turnRecord = (turn: string) => makeRecord("turn", { turn, parent: null, program: "p", inputs: {} }, Date.now());
+  const lease = (turn: string) => makeRecord("lease", { turn, holder: "h", until: new Date(Date.now() + 60_000).toISOString(), attempt: 1 }, Date.now());
+  const ended = (turn: string) => makeRecord("ended", { turn, state: "abandoned" }, Date.now());
+  const turnsOf = (records: readonly object[]) => records.map((r) => `${(r as { kind: string }).kind}:${(r as { turn?: string }).turn}`);
+
+  it("gives a turn's records as walked, with what another writer appended since, and the conversation's length", async () => {
+    const store = memoryStore();
+    await store.append("c", [turnRecord("t1"), lease("t1"), turnRecord("t2"), stop("t2")]);
+    const log = new ConversationLog(store, "c");
+    await log.read();
+    await store.append("c", [lease("t1"), lease("t2")]); // another process, after this log read
+    const got = await log.turnRecords("t1");
+    expect(got?.length).toBe(6);
+    expect(turnsOf(got!.records)).toEqual(["turn:t1", "lease:t1", "lease:t1"]);
+    expect(got!.records.map((r) => r.seq)).toEqual([1, 2, 5]);
+    // the log's own appends are in it too (walked without reading them back)
+    await log.appendIf(() => ({ append: [stop("t1")], value: undefined }), { readFirst: false });
+    expect(turnsOf((await log.turnRecords("t1"))!.records)).toEqual(["turn:t1", "lease:t1", "lease:t1", "stop:t1"]);
+  });
+
+  it("has none for an ended turn, a turn it never saw begin, or a running turn's tail log (the host reads the store)", async () => {
+    const store = memoryStore();
+    await store.append("c", [turnRecord("t1"), ended("t1"), stop("t1"), lease("t9")]);
+    const log = new ConversationLog(store, "c");
+    expect(await log.turnRecords("t1")).toBeNull(); // ended: a later record of it does not start a list
+    expect(await log.turnRecords("t9")).toBeNull(); // no turn record: never a part of a turn
+    expect(await log.turnRecords("nobody")).toBeNull();
+    expect(await new ConversationLog(store, "c", undefined, 4).turnRecords("t9")).toBeNull();
+  });
+
+  it("walks the whole log again when what came was not the records after its own, and still gives the turn's records", async () => {
+    const base = memoryStore();
+    await base.append("c", [turnRecord("t1")]);
+    const log = new ConversationLog(base, "c");
+    await log.read();
+    // an append that lands after another writer's record: the log's own records are not the ones after what it saw
+    const store: Store = {
+      read: (id, after) => base.read(id, after),
+      append: async (id, records, opts) => {
+        await base.append(id, [lease("t1")]);
+        return base.append(id, records);
+      },
+    };
+    const racing = new ConversationLog(store, "c");
+    await racing.read();
+    await racing.appendIf(() => ({ append: [stop("t1")], value: undefined }), { readFirst: false });
+    expect(turnsOf((await racing.turnRecords("t1"))!.records)).toEqual(["turn:t1", "lease:t1", "stop:t1"]);
+    expect((await racing.turnRecords("t1"))!.length).toBe(3);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Going on with a turn the conversation has read: the turn journals from
+ * the records its conversation walked, and reads only what came since (never
+ * the whole conversation again: on a store without a read cache, such as
+ * PostgreSQL, that is every record of the turn once more). What another
+ * process appended after the read is in the journal all the same.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, memoryStore, tool, Waiting, type Store } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
+
+/** A store that notes from where every read and scan starts. */
+function noting(inner: Store): Store & { from: number[] } {
+  const from: number[] = [];
+  const store: Store & { from: number[] } = Object.assign(Object.create(inner) as Store, {
+    from,
+    read: (id: string, after?: number) => (from.push(after ?? 0), inner.read(id, after)),
+  });
+  const scan = inner.scan?.bind(inner);
+  if (scan) store.scan = (id, after, visit) => (from.push(after), scan(id, after, visit));
+  return store;
+}
+
+const lookups = (n: number) => Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `look-${k}`, name: "look", input: { k } }] }));
+
+function desk(ran: string[]) {
+  const look = tool("look", { description: "Look.", input: { k: z.number() }, effects: "reads" }, ({ k }) => (ran.push(`look ${k}`), `seen ${k}`));
+  const pay = tool("pay", { description: "Pay.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (ran.push(`pay ${amount}`), `paid ${amount}`));
+  return ai("desk", { description: "Look, then pay.", input: { ask: z.string() }, tools: [look, pay], maxSteps: 10 });
+}
+
+describe("going on with a turn the conversation read", () => {
+  it("replays from the records it walked: no read from the start, no reply paid again, no tool run again", async () => {
+    const ran: string[] = [];
+    const fn = desk(ran);
+    const base = memoryStore();
+    const first = fn.conversation("r", { store: base, approve: "changes" });
+    const steps = [...lookups(3), { toolCalls: [{ id: "pay-1", name: "pay", input: { amount: 5 } }] }];
+    await expect(first.send("pay 5", { lm: scripted(steps) })).rejects.toBeInstanceOf(Waiting);
+    expect(ran).toEqual(["look 0", "look 1", "look 2"]);
+
+    const store = noting(base);
+    const lm = scripted(["paid 5 after 3 looks"]);
+    const [turn] = await fn.conversation("r", { store, lm }).turns();
+    expect(store.from).toEqual([0]); // the conversation read once, whole
+    store.from.length = 0;
+    expect(await turn!.approve({ by: "sam" })).toBe("paid 5 after 3 looks");
+    expect(store.from.length).toBeGreaterThan(0);
+    expect(store.from.filter((after) => after === 0)).toEqual([]);
+    expect(lm.requests).toHaveLength(1); // the recorded replies were not asked for again
+    expect(ran).toEqual(["look 0", "look 1", "look 2", "pay 5"]);
+  });
+
+  it("has in its journal what another process appended after the read (its approval of one of two calls)", async () => {
+    const ran: string[] = [];
+    const fn = desk(ran);
+    const base = memoryStore();
+    const both = { toolCalls: [{ id: "pay-1", name: "pay", input: { amount: 1 } }, { id: "pay-2", name: "pay", input: { amount: 2 } }] };
+    await expect(fn.conversation("r", { store: base, approve: "changes" }).send("pay both", { lm: scripted([...lookups(1), both]) })).rejects.toBeInstanceOf(Waiting);
+
+    const store = noting(base);
+    const lm = scripted(["paid both"]);
+    const [mine] = await fn.conversation("r", { store, lm }).turns();
+    const [theirs] = await fn.conversation("r", { store: base }).turns(); // another process
+    const [one, two] = theirs!.waiting;
+    await expect(theirs!.approve({ by: "ana", id: one!.id })).rejects.toBeInstanceOf(Waiting); // one of two: it still waits
+    store.from.length = 0;
+    expect(await mine!.approve({ by: "sam", id: two!.id })).toBe("paid both");
+    expect(store.from.filter((after) => after === 0)).toEqual([]);
+    expect(lm.requests).toHaveLength(1);
+    expect(ran).toEqual(["look 0", "pay 1", "pay 2"]); // ana's approval was in the journal: both ran, once each
+  });
+});
