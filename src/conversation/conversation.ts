@@ -124,7 +124,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...layers, own);
   const store = resolveStore(options.store ?? settingsNow().store);
   const clock = options.clock ?? systemClock;
-  const log = new ConversationLog(store, id, clock);
+  const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
   const version = `fa:${digest(JSON.stringify([def.kind, def.name, def.describe()]))}`;
 

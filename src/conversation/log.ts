@@ -71,9 +71,9 @@ export class ConversationLog {
   /** Turn ids by the `request_id` their turn records carry (as walked). */
   #requests = new Map<string, string>();
   /**
-   * The records of each turn not ended, as walked (dropped at its `ended`):
-   * a host that goes on with one journals from them (`turnRecords`) instead
-   * of reading the whole conversation again.
+   * The records of each turn not ended, as walked (dropped at its `ended`),
+   * when `keepsTurns`: a host that goes on with one journals from them
+   * (`turnRecords`) instead of reading the whole conversation again.
    */
   #open = new Map<string, ConversationRecord[]>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -84,6 +84,8 @@ export class ConversationLog {
     readonly clock: Clock = systemClock,
     /** A running turn's log: it appends after this known length and reads only what comes after (never the whole log). */
     tail?: number,
+    /** Keeps the records of each turn not ended, for `turnRecords` (a conversation's own log; not a watcher's, which reads many). */
+    readonly keepsTurns = false,
   ) {
     this.#tail = tail !== undefined;
     this.#length = tail ?? 0;
@@ -167,7 +169,7 @@ export class ConversationLog {
     const rec = r as unknown as { kind: string; turn?: unknown; request_id?: unknown };
     if (rec.kind === "turn" && typeof rec.request_id === "string" && typeof rec.turn === "string" && !this.#requests.has(rec.request_id))
       this.#requests.set(rec.request_id, rec.turn);
-    if (typeof rec.turn === "string") {
+    if (this.keepsTurns && typeof rec.turn === "string") {
       if (rec.kind === "ended") this.#open.delete(rec.turn);
       else {
         const list = this.#open.get(rec.turn);
@@ -181,11 +183,11 @@ export class ConversationLog {
   /**
    * A turn's records (not ended) and the conversation's length, read up to
    * now: what a host going on with the turn journals from. Null for a turn
-   * this log has no records of (ended, unknown, or a running turn's tail log):
-   * the host then reads the store.
+   * this log has no records of (ended, unknown, a running turn's tail log, a
+   * log that keeps none): the host then reads the store.
    */
   turnRecords(turn: string): Promise<{ records: ConversationRecord[]; length: number } | null> {
-    if (this.#tail) return Promise.resolve(null);
+    if (this.#tail || !this.keepsTurns) return Promise.resolve(null);
     return this.#serial(async () => {
       await this.#catchUp();
       if (this.#reader === null) await this.#walkAll(); // (what came was not the records after ours: walked again)

@@ -79,7 +79,7 @@ describe("ConversationLog.turnRecords", () => {
   it("gives a turn's records as walked, with what another writer appended since, and the conversation's length", async () => {
     const store = memoryStore();
     await store.append("c", [turnRecord("t1"), lease("t1"), turnRecord("t2"), stop("t2")]);
-    const log = new ConversationLog(store, "c");
+    const log = new ConversationLog(store, "c", undefined, undefined, true);
     await log.read();
     await store.append("c", [lease("t1"), lease("t2")]); // another process, after this log read
     const got = await log.turnRecords("t1");
@@ -91,20 +91,24 @@ describe("ConversationLog.turnRecords", () => {
     expect(turnsOf((await log.turnRecords("t1"))!.records)).toEqual(["turn:t1", "lease:t1", "lease:t1", "stop:t1"]);
   });
 
-  it("has none for an ended turn, a turn it never saw begin, or a running turn's tail log (the host reads the store)", async () => {
+  it("has none for an ended turn, a turn it never saw begin, a running turn's tail log, or a log that keeps none (the host reads the store)", async () => {
     const store = memoryStore();
     await store.append("c", [turnRecord("t1"), ended("t1"), stop("t1"), lease("t9")]);
-    const log = new ConversationLog(store, "c");
+    const log = new ConversationLog(store, "c", undefined, undefined, true);
     expect(await log.turnRecords("t1")).toBeNull(); // ended: a later record of it does not start a list
     expect(await log.turnRecords("t9")).toBeNull(); // no turn record: never a part of a turn
     expect(await log.turnRecords("nobody")).toBeNull();
-    expect(await new ConversationLog(store, "c", undefined, 4).turnRecords("t9")).toBeNull();
+    // a log that keeps no turns' records (a watcher's, which reads many conversations) has none
+    await store.append("c", [turnRecord("t2")]);
+    expect(await log.turnRecords("t2")).not.toBeNull();
+    expect(await new ConversationLog(store, "c").turnRecords("t2")).toBeNull();
+    expect(await new ConversationLog(store, "c", undefined, 4, true).turnRecords("t9")).toBeNull();
   });
 
   it("walks the whole log again when what came was not the records after its own, and still gives the turn's records", async () => {
     const base = memoryStore();
     await base.append("c", [turnRecord("t1")]);
-    const log = new ConversationLog(base, "c");
+    const log = new ConversationLog(base, "c", undefined, undefined, true);
     await log.read();
     // an append that lands after another writer's record: the log's own records are not the ones after what it saw
     const store: Store = {
@@ -114,7 +118,7 @@ describe("ConversationLog.turnRecords", () => {
         return base.append(id, records);
       },
     };
-    const racing = new ConversationLog(store, "c");
+    const racing = new ConversationLog(store, "c", undefined, undefined, true);
     await racing.read();
     await racing.appendIf(() => ({ append: [stop("t1")], value: undefined }), { readFirst: false });
     expect(turnsOf((await racing.turnRecords("t1"))!.records)).toEqual(["turn:t1", "lease:t1", "stop:t1"]);
