@@ -10,23 +10,35 @@ import { recordAnswer } from "./answers.js";
 import { continueTurn, type ConversationContext } from "./driver.js";
 import { ConversationStream } from "./stream.js";
 
-/** A turn handle's insides. */
-export interface TurnInside {
-  readonly ctx: ConversationContext;
+/** A turn handle's insides, for any handle (one set of functions, not one per handle: a conversation may hold 10,000 turns). */
+export interface TurnInsides {
+  /** Whether `turn` is a conversation turn handle. */
+  is(turn: object): boolean;
+  ctx(turn: object): ConversationContext;
   /** The state and turn as the handle last read them. */
-  seen(): { state: ConversationState; info: TurnInfo };
-  update(state: ConversationState, info: TurnInfo): void;
+  seen(turn: object): { state: ConversationState; info: TurnInfo };
+  update(turn: object, state: ConversationState, info: TurnInfo): void;
   /** What the turn rejects with when it stops for a person. */
-  waiting(): Promise<Error>;
+  waiting(turn: object): Promise<Error>;
 }
 
-/** Each turn handle's insides (set by the handle itself). */
-export const inside = new WeakMap<object, TurnInside>();
+let insides: TurnInsides | null = null;
 
-function insideOf(turn: object): TurnInside {
-  const found = inside.get(turn);
-  if (!found) throw new TypeError("not a conversation turn handle");
-  return found;
+/** Given once, by the `Turn` class itself (it alone reaches its private fields). */
+export function provideInsides(given: TurnInsides): void {
+  insides = given;
+}
+
+/** A handle's insides, bound to it. */
+function insideOf(turn: object) {
+  if (insides === null || !insides.is(turn)) throw new TypeError("not a conversation turn handle");
+  const own = insides;
+  return {
+    ctx: own.ctx(turn),
+    seen: () => own.seen(turn),
+    update: (state: ConversationState, info: TurnInfo) => own.update(turn, state, info),
+    waiting: () => own.waiting(turn),
+  };
 }
 
 /**

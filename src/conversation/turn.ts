@@ -6,7 +6,7 @@ import type { TurnState } from "../records/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type ResumeOptions } from "./answers.js";
 import { continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
-import { inside } from "./internal.js";
+import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
 import { approvalOf } from "./waiting.js";
 
@@ -49,11 +49,16 @@ export class Turn<O = unknown> {
     this.#state = state;
     this.#info = info;
     this.#update(state, info);
-    inside.set(this, {
-      ctx,
-      seen: () => ({ state: this.#state, info: this.#info }),
-      update: (s, i) => this.#update(s, i),
-      waiting: () => this.#waiting(),
+  }
+
+  static {
+    // what the WebSocket server needs inside a handle (internal.ts), given once for every handle
+    provideInsides({
+      is: (turn) => #info in turn,
+      ctx: (turn) => (turn as Turn).#ctx,
+      seen: (turn) => ({ state: (turn as Turn).#state, info: (turn as Turn).#info }),
+      update: (turn, state, info) => (turn as Turn).#update(state, info),
+      waiting: (turn) => (turn as Turn).#waiting(),
     });
   }
 

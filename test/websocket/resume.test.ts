@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { faultyStore, memoryStore } from "../../src/testing/index.js";
-import { recordAnswerOf } from "../../src/conversation/internal.js";
+import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
 import { desk, deskModel, until, waitingDesk } from "./fixtures.js";
 
 const open: { close(): Promise<void> }[] = [];
@@ -84,5 +84,11 @@ describe("a turn answered but never run on (its answerer died in between)", () =
     expect(types).toEqual(expect.arrayContaining(["tool_call", "tool_result", "done"])); // nothing unfinished: its events stream
     expect(await s).toBe("The last tool said: refunded 39.00 for A-1042");
     expect(d.REFUNDS).toHaveLength(1);
+  });
+
+  it("the server's way inside a turn handle refuses anything else, before it reads or writes", async () => {
+    const lookalike = { id: "01JX0000000000000000000000" };
+    expect(() => streamOn(lookalike)).toThrow(new TypeError("not a conversation turn handle"));
+    await expect(recordAnswerOf(lookalike, { verdict: "yes", by: "maria", reason: null })).rejects.toThrow("not a conversation turn handle");
   });
 });
