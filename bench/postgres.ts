@@ -102,6 +102,9 @@ function counting(inner: Store): Store & { appends: number; bytes: number } {
   return c as Store & { appends: number; bytes: number };
 }
 
+/** A one-record append's JSON of about `bytes` bytes (the bare inserts' and pgbench's record). */
+const recordOfSize = (bytes: number): string => JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes) - 30)) }]);
+
 let seq = 0;
 const nextId = () => `b${process.pid}-${++seq}`;
 
@@ -140,7 +143,7 @@ async function ours(): Promise<void> {
           },
           // the same number of appends as our last turn, each its average JSON size
           bare: {
-            prepare: () => JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]),
+            prepare: () => recordOfSize(bytes / appends),
             run: async (record) => {
               for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
             },
@@ -148,7 +151,7 @@ async function ours(): Promise<void> {
         },
         rounds,
       );
-      if (recordJson === "") recordJson = JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes / appends) - 30)) }]);
+      if (recordJson === "") recordJson = recordOfSize(bytes / appends);
       const mem = { medianMs: median(t.memory), runsMs: t.memory };
       const pgRun = { medianMs: median(t.postgres), runsMs: t.postgres };
       const bare = { medianMs: median(t.bare), runsMs: t.bare };
@@ -327,7 +330,7 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   const pool = new pg.Pool({ connectionString: url, max: POOL });
   const store = postgresStore({ pool }, { schema });
   await store.read("warm");
-  const record = JSON.stringify([{ kind: "x", pad: "x".repeat(300) }]);
+  const record = recordOfSize(330);
   // warm-up (as every timed figure has): WARM_TURNS rounds of the same work before the common start, so the timed
   // steps run tiered-up code, not the JIT's first passes (which weigh on a turn's engine far more than on an INSERT)
   for (let w = 0; w < WARM_TURNS; w++)

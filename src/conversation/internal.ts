@@ -29,16 +29,10 @@ export function provideInsides(given: TurnInsides): void {
   insides = given;
 }
 
-/** A handle's insides, bound to it. */
-function insideOf(turn: object) {
+/** The insides, once `turn` is known to be a handle. */
+function insidesFor(turn: object): TurnInsides {
   if (insides === null || !insides.is(turn)) throw new TypeError("not a conversation turn handle");
-  const own = insides;
-  return {
-    ctx: own.ctx(turn),
-    seen: () => own.seen(turn),
-    update: (state: ConversationState, info: TurnInfo) => own.update(turn, state, info),
-    waiting: () => own.waiting(turn),
-  };
+  return insides;
 }
 
 /**
@@ -49,16 +43,17 @@ export async function recordAnswerOf(
   turn: { readonly id: string },
   answer: { verdict: "yes" | "no"; by: string | null; reason: string | null; id?: string | undefined },
 ): Promise<{ chosen: Approval[]; rest: number }> {
-  const own = insideOf(turn);
-  const { state, info, chosen } = await recordAnswer(own.ctx.log, turn.id, answer);
-  own.update(state, info);
+  const own = insidesFor(turn);
+  const { state, info, chosen } = await recordAnswer(own.ctx(turn).log, turn.id, answer);
+  own.update(turn, state, info);
   return { chosen, rest: info.waiting.length - chosen.length };
 }
 
 /** Goes on with the turn here as a stream, from where the handle last saw it (what it had already shown is not shown again). */
 export function streamOn(turn: { readonly id: string }): TurnStream<unknown> {
-  const own = insideOf(turn);
-  const { state, info } = own.seen();
-  const session = continueTurn(own.ctx, state, info, info.state === "interrupted" ? "interrupted" : undefined, { streaming: true });
-  return new ConversationStream(session, own.ctx.log, () => own.waiting());
+  const own = insidesFor(turn);
+  const ctx = own.ctx(turn);
+  const { state, info } = own.seen(turn);
+  const session = continueTurn(ctx, state, info, info.state === "interrupted" ? "interrupted" : undefined, { streaming: true });
+  return new ConversationStream(session, ctx.log, () => own.waiting(turn));
 }
