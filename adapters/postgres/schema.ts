@@ -9,7 +9,7 @@ import { storeIo } from "./errors.js";
  * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
  * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
@@ -59,17 +59,23 @@ BEGIN
     RETURN CASE WHEN p_expect IS NULL OR p_expect = cur THEN cur ELSE -2 - cur END;
   END IF;
   -- the compare-and-set and the row lock in one statement (a changed row is compared again at its newest version)
-  FOR attempt IN 1..2 LOOP
+  cur := NULL;
+  FOR attempt IN 1..3 LOOP
     UPDATE ${s}.conversations SET length = length + n, updated = now()
       WHERE id = p_conversation AND (p_expect IS NULL OR length = p_expect) RETURNING length - n INTO cur;
     EXIT WHEN FOUND;
     SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation;
-    IF FOUND THEN RETURN -2 - cur; END IF; -- another length than expected
+    IF FOUND THEN
+      IF p_expect IS NOT NULL AND cur <> p_expect THEN RETURN -2 - cur; END IF; -- another length than expected
+      cur := NULL;
+      CONTINUE; -- a row another transaction committed after the UPDATE looked (a first append, a watch): update it
+    END IF;
     IF p_expect IS NOT NULL AND p_expect <> 0 THEN RETURN -2; END IF;
     INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, n) ON CONFLICT (id) DO NOTHING;
     IF FOUND THEN cur := 0; EXIT; END IF;
     -- made meanwhile by another transaction: compare with it
   END LOOP;
+  IF cur IS NULL THEN RAISE EXCEPTION 'functai: the row of conversation % kept changing under this append; nothing was written', p_conversation; END IF;
   INSERT INTO ${s}.records (conversation, seq, record)
     SELECT p_conversation, cur + t.ord, t.value FROM json_array_elements(p_records) WITH ORDINALITY AS t(value, ord);
   -- only when a store waits on it: a NOTIFY serializes the commits of every notifying transaction (WAL flush included)
@@ -106,7 +112,8 @@ $fn$;`;
 }
 
 /**
- * Everything the store creates, version 3 (2 added the waiters; 3 fences by lock tries, not pg_locks). Run as one implicit transaction
+ * Everything the store creates, version 4 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
+ * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict). Run as one implicit transaction
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */
@@ -155,7 +162,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
   }
   if (version === null || version < SCHEMA_VERSION) {
-    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 had the older append)
+    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 and 3 had older appends)
     try {
       await db.exec(ddl(schema));
     } catch (e) {

@@ -66,6 +66,18 @@ describe("postgresStore on pglite, beyond the contract", () => {
     await store.close();
   });
 
+  it("migrates a version-3 schema on first use: its append is replaced by this release's", async () => {
+    const schema = await withOneRecord();
+    // version 3's append, as far as this test needs it: one of the same signature that this release must replace
+    await pg.exec(`CREATE OR REPLACE FUNCTION "${schema}".append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text)
+        RETURNS integer LANGUAGE sql AS 'SELECT -1';
+      UPDATE "${schema}".meta SET value = '3' WHERE key = 'schema_version'`);
+    const store = storeOn(pgliteDb(pg), { schema });
+    expect(await store.append("c", [rec()], { expect: 1 })).toBe(2);
+    expect(await versionOf(schema)).toBe(String(SCHEMA_VERSION));
+    await store.close();
+  });
+
   it("keeps records as given (json, not jsonb: key order and \\u0000 escapes too)", async () => {
     const schema = freshSchema();
     const store = storeOn(pgliteDb(pg), { schema });

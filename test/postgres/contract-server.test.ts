@@ -38,6 +38,19 @@ describe.skipIf(NO_SERVER !== null)("on a real PostgreSQL server", () => {
     await dropSchema(schema);
   });
 
+  it("appends without an expected length racing on new conversations all land (none reads another's new row as a conflict)", async () => {
+    const schema = freshSchema();
+    const stores = Array.from({ length: 8 }, () => postgresStore({ connectionString: url }, { schema }));
+    await stores[0]!.append("warm", [rec()]); // the tables made first: this races appends, not the schema
+    for (let round = 0; round < 25; round++) {
+      const id = `new-${round}`;
+      const lengths = await Promise.all(stores.map((s, i) => s.append(id, [rec("x", { i })])));
+      expect([...lengths].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    }
+    await Promise.all(stores.map((s) => s.close()));
+    await dropSchema(schema);
+  });
+
   it("an append notifies only while some store waits on its conversation (a NOTIFY serializes commits)", async () => {
     const schema = freshSchema();
     const a = postgresStore({ connectionString: url }, { schema });
