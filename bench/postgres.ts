@@ -14,7 +14,8 @@
  *   our append function against the bare INSERT (see `serverSide`): the part
  *   of the ratio the server and the wire account for.
  * - langgraph: LangGraph's graph with `PostgresSaver` minus `MemorySaver`,
- *   per step, on the same server ("langgraph (PostgresSaver)").
+ *   per step, on the same server ("langgraph (PostgresSaver)"), the two
+ *   timed in turn as ours are.
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
  *   conversations at once, each a turn of STEPS changing-tool steps: total
  *   steps ÷ wall time from a common start (every process ready first);
@@ -38,7 +39,7 @@ import { z } from "zod";
 import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
-import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, spread, timed, toolOutput } from "./lib/measure.js";
+import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, spread, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
 import { interleaved } from "./lib/interleave.js";
 
@@ -52,9 +53,7 @@ const WARM_TURNS = SMALL ? 1 : 2;
 const FLEETS = SMALL ? 1 : 3;
 /** Connections per process in the concurrent variant (ours and bare alike). */
 const POOL = 5;
-/** Timed runs of a per-step figure (after warm-up). */
-const timing = SMALL ? { warmup: 2, runs: 3 } : {};
-/** The same, as interleaved rounds (lib/interleave.ts). */
+/** Timed rounds of a per-step figure, after warm-up rounds (lib/interleave.ts). */
 const rounds = SMALL ? { warmup: 2, rounds: 3 } : { warmup: 10, rounds: RUNS };
 
 /** The server's URL, or null (said on stderr) when none can be found or started. */
@@ -184,7 +183,8 @@ async function ours(): Promise<void> {
         },
       });
     }
-    serverSide(url, schema, recordJson);
+    // (the runner's paired rounds want the durable figures only: FUNCTAI_BENCH_PG_DURABLE_ONLY)
+    if (process.env["FUNCTAI_BENCH_PG_DURABLE_ONLY"] !== "1") serverSide(url, schema, recordJson);
   } finally {
     await pool.query(`DROP TABLE IF EXISTS ${schema}_bare`).catch(() => undefined);
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
@@ -289,26 +289,24 @@ async function langgraph(): Promise<void> {
         );
         if (finalText(out.messages) !== FINAL_TEXT) throw new Error("langgraph: wrong answer");
       };
-      const mem = await timed(
-        () => buildGraph(new ScriptedChatModel(n), new MemorySaver()),
-        (g) => run(g)(),
-        timing,
-      );
-      const pgr = await timed(
-        () => buildGraph(new ScriptedChatModel(n), saver),
-        (g) => run(g)(),
-        timing,
+      // taken in turn, as ours (memory, postgres, memory, …)
+      const t = await interleaved(
+        {
+          memory: { prepare: () => buildGraph(new ScriptedChatModel(n), new MemorySaver()), run: (g) => run(g)() },
+          postgres: { prepare: () => buildGraph(new ScriptedChatModel(n), saver), run: (g) => run(g)() },
+        },
+        rounds,
       );
       report({
         metric: "postgres_durable_overhead_per_changing_tool_us",
         n,
         unit: "us",
         name: "langgraph (PostgresSaver)",
-        value: round(((pgr.medianMs - mem.medianMs) * 1000) / n),
+        value: round(((median(t.postgres) - median(t.memory)) * 1000) / n),
         detail: {
-          how: "graph with PostgresSaver minus MemorySaver, ÷ n (every step checkpointed; LangGraph has no effects)",
-          postgres_runs_ms: pgr.runsMs.map((x) => round(x)),
-          memory_runs_ms: mem.runsMs.map((x) => round(x)),
+          how: "graph with PostgresSaver minus MemorySaver, ÷ n (every step checkpointed; LangGraph has no effects), the two taken in turn",
+          postgres_runs_ms: t.postgres.map((x) => round(x)),
+          memory_runs_ms: t.memory.map((x) => round(x)),
         },
       });
     }

@@ -20,7 +20,8 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runChild } from "./lib/child.js";
-import { LONG_N, type Sample } from "./lib/measure.js";
+import { LONG_N, STEP_NS, STEP_RUNS, type Sample } from "./lib/measure.js";
+import { pairedDetail, runPairs, type Paired, type Pairing } from "./lib/pairs.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -44,6 +45,30 @@ const OURS_FILES = [
  * ran next was measured on a loaded machine (the runner saw load 15 there).
  */
 const LAST_FILES = ["postgres.ts"];
+/**
+ * Paired rounds (lib/pairs.ts): ours and each SDK one process after another,
+ * the ratio taken within each round. Per-step at n=200 after our files; the
+ * Postgres durable overhead (ours without its pgbench part, LangGraph's
+ * PostgresSaver) after postgres.ts, the server's last user.
+ */
+const STEP_PAIRING: Pairing = {
+  id: "pairs:step-200",
+  metric: "overhead_per_tool_step_us",
+  ns: [200],
+  rounds: 5,
+  contenders: ["ours.ts:step", "peers/vercel-ai.ts:step", "peers/openai-agents.ts:step", "peers/langgraph.ts:step"],
+  env: { FUNCTAI_BENCH_STEP_N: "200" },
+  how: `each its n=200 series only, the main figures' warm-up and ${STEP_RUNS} runs`,
+};
+const POSTGRES_PAIRING: Pairing = {
+  id: "pairs:postgres-durable",
+  metric: "postgres_durable_overhead_per_changing_tool_us",
+  ns: STEP_NS,
+  rounds: 3,
+  contenders: ["postgres.ts:ours", "postgres.ts:langgraph"],
+  env: { FUNCTAI_BENCH_PG_DURABLE_ONLY: "1" },
+  how: "each its durable overhead at n = 200 and 50 as in the main figures, ours without the pgbench part",
+};
 const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync (sync API)", "bare append+fsync writers", "floor", "bare insert+commit"]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
@@ -144,6 +169,26 @@ async function runFile(file: string, isOurs: boolean): Promise<void> {
   if (isOurs && ran > 0) oursStatuses.push(failed === 0 ? "measured" : failed === ran ? "failed" : "partly failed");
 }
 
+const pairedRuns: Paired[] = [];
+
+async function runPairing(pairing: Pairing): Promise<void> {
+  if (!wanted(pairing.id)) return;
+  load.push({ at: pairing.id, loadavg1: loadavg()[0]! });
+  const paired = await runPairs(pairing, here, root, fmt);
+  failures.push(...paired.failures);
+  pairedRuns.push(paired);
+}
+
+/** Each paired metric and n with its detail (lib/pairs.ts). */
+function pairedDetails(): { metric: string; n: number; detail: Record<string, unknown> }[] {
+  return pairedRuns.flatMap((p) =>
+    p.pairing.ns.flatMap((n) => {
+      const detail = pairedDetail(p, n, (name) => FLOORS.has(name));
+      return detail ? [{ metric: p.pairing.metric, n, detail }] : [];
+    }),
+  );
+}
+
 function versionOf(pkg: string): string | null {
   try {
     return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
@@ -219,6 +264,10 @@ function buildRows(): Row[] {
     flushes.peers["floor"] = Math.round(((flushes.n! + 2) / flushes.n!) * 1000) / 1000;
     flushes.detail["floor"] = { derived: "DESIGN.md: one flush per step (before each paid model call), plus the turn's start and end: (n + 2) ÷ n" };
   }
+  for (const p of pairedDetails()) {
+    const row = byKey.get(key(p.metric, p.n));
+    if (row) row.detail["paired rounds"] = p.detail;
+  }
   const order = (m: string) => (METRICS.indexOf(m) < 0 ? METRICS.length : METRICS.indexOf(m));
   const rows = [...byKey.values()].sort((a, b) => order(a.metric) - order(b.metric) || (a.n ?? 0) - (b.n ?? 0));
   for (const r of rows) {
@@ -281,6 +330,10 @@ function spreads(rows: Row[]): string {
     const ratio = v50 !== undefined && v1000 !== undefined ? `n1000/n50 = ${(v1000 / v50).toFixed(2)}${cpuRatio}` : skipped ? `n=1000 skipped: ${skipped}` : "";
     out.push(`  ${name}: ${cells.filter(Boolean).join("; ")}${ratio ? `; ${ratio}` : ""}`);
   }
+  for (const p of pairedDetails()) {
+    const r = p.detail["ratio"] as { median: number; min: number; max: number; rounds: number[] } | null;
+    if (r) out.push(`\n${p.metric} at n=${p.n} in paired rounds, fastest SDK ÷ ours per round: ${r.rounds.map((x) => `${fmt(x)}×`).join(", ")} (median ${fmt(r.median)}×, ${fmt(r.min)}–${fmt(r.max)})`);
+  }
   for (const metric of ["concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]) {
     const r = rows.find((x) => x.metric === metric);
     const floor = rows.find((x) => x.metric === "concurrent_durable_steps_per_s")?.peers["bare append+fsync writers"];
@@ -298,7 +351,9 @@ function spreads(rows: Row[]): string {
 console.log(`functai benchmarks — node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "?"}, load ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
 for (const f of PEER_FILES) await runFile(f, false);
 for (const f of OURS_FILES) await runFile(f, true);
+await runPairing(STEP_PAIRING);
 for (const f of LAST_FILES) await runFile(f, false);
+await runPairing(POSTGRES_PAIRING);
 if (oursStatuses.length > 0) {
   const all = (s: OursStatus) => oursStatuses.every((x) => x === s);
   oursStatus = all("measured") ? "measured" : all("missing") ? "missing" : all("failed") ? "failed" : "partly failed";
@@ -336,6 +391,8 @@ if (write) {
     ours: oursStatus,
     git: measuredCode,
     failures,
+    // (also in the detail of their rows, when the run measured those rows)
+    paired_rounds: pairedDetails(),
     versions: Object.fromEntries(
       ["ai", "@ai-sdk/provider", "@openai/agents-core", "openai", "@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3", "zod", "tsx", "xstate"].map((p) => [p, versionOf(p)]),
     ),

@@ -159,6 +159,15 @@ export const STEP_RUNS = 7;
 /** A long-turn figure is only measured when its runs are expected to take less than this. */
 export const LONG_TIME_BOX_MS = 120_000;
 
+/** The step counts a series measures: every one, or the one FUNCTAI_BENCH_STEP_N names. */
+function stepNs(): number[] {
+  const only = process.env.FUNCTAI_BENCH_STEP_N;
+  if (only === undefined || only === "") return [...STEP_NS, LONG_N];
+  const n = Number(only);
+  if (!(STEP_NS as readonly number[]).includes(n)) throw new Error(`FUNCTAI_BENCH_STEP_N=${only}: not one of ${STEP_NS.join(", ")}`);
+  return [n];
+}
+
 /**
  * `overhead_per_tool_step_us` for one SDK (variant) at n = 200, 50, then
  * LONG_N: `prepare(n)` untimed, `run` timed, STEP_RUNS runs after warm-up,
@@ -166,6 +175,9 @@ export const LONG_TIME_BOX_MS = 120_000;
  * The long turn is measured only if the n=200 median, scaled as if the cost
  * per step grew linearly with n (the whole turn quadratically: ×25), fits
  * LONG_TIME_BOX_MS over its runs; otherwise a `skipped` line says why.
+ *
+ * With FUNCTAI_BENCH_STEP_N set (one of STEP_NS), only that n is measured,
+ * with the same warm-up and runs: the runner's paired rounds (bench/run.ts).
  */
 export async function stepSeries<P>(
   name: string,
@@ -174,7 +186,7 @@ export async function stepSeries<P>(
   extra: (n: number) => Record<string, unknown> = () => ({}),
 ): Promise<void> {
   let longSkipped: string | undefined;
-  for (const n of [...STEP_NS, LONG_N]) {
+  for (const n of stepNs()) {
     if (n === LONG_N && longSkipped !== undefined) continue;
     const warmup = n === LONG_N ? 2 : 10;
     const cpuMs: number[] = [];
