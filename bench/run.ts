@@ -47,9 +47,9 @@ const OURS_FILES = [
 const LAST_FILES = ["postgres.ts"];
 /**
  * Paired rounds (lib/pairs.ts): ours and each SDK one process after another,
- * the ratio taken within each round. Per-step at n=200 after our files; the
- * Postgres durable overhead (ours without its pgbench part, LangGraph's
- * PostgresSaver) after postgres.ts, the server's last user.
+ * the ratio taken within each round, after our files: per-step at n=200,
+ * then the Postgres durable overhead (ours without its pgbench part,
+ * LangGraph's PostgresSaver).
  */
 const STEP_PAIRING: Pairing = {
   id: "pairs:step-200",
@@ -352,8 +352,9 @@ console.log(`functai benchmarks — node ${process.version}, ${cpus().length} ×
 for (const f of PEER_FILES) await runFile(f, false);
 for (const f of OURS_FILES) await runFile(f, true);
 await runPairing(STEP_PAIRING);
-for (const f of LAST_FILES) await runFile(f, false);
+// (before postgres.ts: its 8-process variant leaves the server busy for a while)
 await runPairing(POSTGRES_PAIRING);
+for (const f of LAST_FILES) await runFile(f, false);
 if (oursStatuses.length > 0) {
   const all = (s: OursStatus) => oursStatuses.every((x) => x === s);
   oursStatus = all("measured") ? "measured" : all("missing") ? "missing" : all("failed") ? "failed" : "partly failed";
