@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark file, each variant in a process of its
- * own, one after another (never two at once), then one table with ratios,
+ * own, one after another (never two at once), and paired rounds of ours and
+ * the peers (lib/pairs.ts), then one table with ratios,
  * written to bench/results.json as `[{ metric, n, unit, ours, peers }]`
  * (plus `best_peer`, `ratio`, `detail`), and the run's setting (versions,
  * machine, load, failures) to bench/results.meta.json.
