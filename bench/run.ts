@@ -22,7 +22,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runChild } from "./lib/child.js";
 import { LONG_N, STEP_NS, STEP_RUNS, type Sample } from "./lib/measure.js";
-import { pairedDetail, runPairs, type Paired, type Pairing } from "./lib/pairs.js";
+import { pairedDetail, runPairs, type Paired, type PairedDetail, type Pairing } from "./lib/pairs.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -181,7 +181,7 @@ async function runPairing(pairing: Pairing): Promise<void> {
 }
 
 /** Each paired metric and n with its detail (lib/pairs.ts). */
-function pairedDetails(): { metric: string; n: number; detail: Record<string, unknown> }[] {
+function pairedDetails(): { metric: string; n: number; detail: PairedDetail }[] {
   return pairedRuns.flatMap((p) =>
     p.pairing.ns.flatMap((n) => {
       const detail = pairedDetail(p, n, (name) => FLOORS.has(name));
@@ -332,7 +332,7 @@ function spreads(rows: Row[]): string {
     out.push(`  ${name}: ${cells.filter(Boolean).join("; ")}${ratio ? `; ${ratio}` : ""}`);
   }
   for (const p of pairedDetails()) {
-    const r = p.detail["ratio"] as { median: number; min: number; max: number; rounds: number[] } | null;
+    const r = p.detail.ratio;
     if (r) out.push(`\n${p.metric} at n=${p.n} in paired rounds, fastest SDK ÷ ours per round: ${r.rounds.map((x) => `${fmt(x)}×`).join(", ")} (median ${fmt(r.median)}×, ${fmt(r.min)}–${fmt(r.max)})`);
   }
   for (const metric of ["concurrent_durable_steps_per_s", "concurrent_memory_steps_per_s"]) {

@@ -71,8 +71,17 @@ export async function runPairs(pairing: Pairing, benchDir: string, cwd: string, 
   return { pairing, figures, failures };
 }
 
+/** A paired metric at one n, as the row's detail and results.meta.json keep it. */
+export interface PairedDetail {
+  how: string;
+  figures: Record<string, (number | null)[] | null>;
+  fastest_per_round: (string | null)[];
+  /** Fastest SDK ÷ ours, per round (null: no round had both). */
+  ratio: ReturnType<typeof spread> | null;
+}
+
 /** At one n: every figure, which SDK was fastest in each round, and its figure ÷ ours per round. */
-export function pairedDetail(paired: Paired, n: number, isFloor: (name: string) => boolean): Record<string, unknown> | null {
+export function pairedDetail(paired: Paired, n: number, isFloor: (name: string) => boolean): PairedDetail | null {
   const { pairing, figures } = paired;
   const ours = figures.get("ours")?.get(n);
   if (!ours) return null;
