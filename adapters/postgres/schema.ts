@@ -9,7 +9,7 @@ import { storeIo } from "./errors.js";
  * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
  * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
@@ -28,9 +28,14 @@ export const channelOf = (schema: string): string => `functai_${schema}`;
 
 /**
  * The append as one function, so that one statement (one round trip, its
- * own transaction) does the compare-and-set on the length, the rows, and
- * the notification delivered on commit. Returns the new length; -1 when the
- * fence failed; -2 - length on a length mismatch.
+ * own transaction) does the compare-and-set on the length, the batch's row,
+ * and the notification delivered on commit. `p_n` is the number of records
+ * in `p_records` (the client counts them: the server does not parse the
+ * JSON again to count). Returns the new length; -1 when the fence failed;
+ * -2 - length on a length mismatch.
+ *
+ * One row per append (a batch: the records first…last as one JSON array, as
+ * the client wrote them): one tuple and one index entry, not one per record.
  *
  * The fence (a held turn's records): the store's lock session still holds
  * its session key (a random pair only that session ever locks, so: that
@@ -44,11 +49,11 @@ function appendFunction(schema: string): string {
   const s = `"${schema}"`;
   return `
 DROP FUNCTION IF EXISTS ${s}.append(text, json, integer, integer, text);
-CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text)
+CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text, p_n integer)
 RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
   cur integer;
-  n integer := json_array_length(p_records);
+  n integer := p_n;
 BEGIN
   IF p_fence IS NOT NULL THEN
     IF pg_try_advisory_xact_lock_shared(p_session_a, p_session_b) THEN RETURN -1; END IF; -- the session is gone
@@ -59,7 +64,6 @@ BEGIN
     RETURN CASE WHEN p_expect IS NULL OR p_expect = cur THEN cur ELSE -2 - cur END;
   END IF;
   -- the compare-and-set and the row lock in one statement (a changed row is compared again at its newest version)
-  cur := NULL;
   FOR attempt IN 1..3 LOOP
     UPDATE ${s}.conversations SET length = length + n, updated = now()
       WHERE id = p_conversation AND (p_expect IS NULL OR length = p_expect) RETURNING length - n INTO cur;
@@ -73,17 +77,21 @@ BEGIN
     IF p_expect IS NOT NULL AND p_expect <> 0 THEN RETURN -2; END IF;
     INSERT INTO ${s}.conversations (id, length) VALUES (p_conversation, n) ON CONFLICT (id) DO NOTHING;
     IF FOUND THEN cur := 0; EXIT; END IF;
-    -- made meanwhile by another transaction: compare with it
+    -- made meanwhile by another transaction: compare with it (cur is NULL again, as after every miss above)
   END LOOP;
   IF cur IS NULL THEN RAISE EXCEPTION 'functai: the row of conversation % kept changing under this append; nothing was written', p_conversation; END IF;
-  INSERT INTO ${s}.records (conversation, seq, record)
-    SELECT p_conversation, cur + t.ord, t.value FROM json_array_elements(p_records) WITH ORDINALITY AS t(value, ord);
+  INSERT INTO ${s}.batches (conversation, last, first, records) VALUES (p_conversation, cur + n, cur + 1, p_records);
   -- only when a store waits on it: a NOTIFY serializes the commits of every notifying transaction (WAL flush included)
   IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE conversation = p_conversation AND until > clock_timestamp()) THEN
     PERFORM pg_notify('${channelOf(schema)}', p_conversation || ' ' || (cur + n));
   END IF;
   RETURN cur + n;
 END
+$fn$;
+-- version 4's signature, for a process of that release still running while another migrates (a rolling upgrade)
+CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text)
+RETURNS integer LANGUAGE sql AS $fn$
+  SELECT ${s}.append(p_conversation, p_records, p_expect, p_session_a, p_session_b, p_fence, json_array_length(p_records));
 $fn$;`;
 }
 
@@ -112,8 +120,9 @@ $fn$;`;
 }
 
 /**
- * Everything the store creates, version 4 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
- * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict). Run as one implicit transaction
+ * Everything the store creates, version 5 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
+ * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
+ * per append in \`batches\`, and \`records\` a view of them, for the readers of a release before it). Run as one implicit transaction
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */
@@ -129,12 +138,23 @@ CREATE TABLE IF NOT EXISTS ${s}.conversations (
   created timestamptz NOT NULL DEFAULT now(),
   updated timestamptz NOT NULL DEFAULT now()
 );
-CREATE TABLE IF NOT EXISTS ${s}.records (
+CREATE TABLE IF NOT EXISTS ${s}.batches (
   conversation text COLLATE "C" NOT NULL,
-  seq integer NOT NULL,
-  record json NOT NULL,
-  PRIMARY KEY (conversation, seq)
+  last integer NOT NULL,
+  first integer NOT NULL,
+  records json NOT NULL,
+  PRIMARY KEY (conversation, last)
 );
+DO $mig$ BEGIN
+  -- a release before version 5 kept one row per record: each becomes a batch of one, and the table a view
+  IF EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${quote(schema)} AND c.relname = 'records' AND c.relkind = 'r') THEN
+    INSERT INTO ${s}.batches (conversation, last, first, records) SELECT conversation, seq, seq, json_build_array(record) FROM ${s}.records;
+    DROP TABLE ${s}.records;
+  END IF;
+END $mig$;
+CREATE OR REPLACE VIEW ${s}.records AS
+  SELECT b.conversation, b.first + (t.ord - 1)::integer AS seq, t.value AS record
+  FROM ${s}.batches b CROSS JOIN LATERAL json_array_elements(b.records) WITH ORDINALITY AS t(value, ord);
 CREATE TABLE IF NOT EXISTS ${s}.waiters (
   conversation text COLLATE "C" NOT NULL,
   token text NOT NULL,
@@ -162,7 +182,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
   }
   if (version === null || version < SCHEMA_VERSION) {
-    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 and 3 had older appends)
+    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 to 4 had older appends, 1 to 4 a row per record)
     try {
       await db.exec(ddl(schema));
     } catch (e) {

@@ -23,10 +23,30 @@ export type PostgresStore = Store & {
 };
 
 /** The append: one statement, prepared once per connection (it is most of what a turn sends). */
-const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6) AS length`;
+const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length`;
 
-/** Rows per page when reading a long conversation or listing conversations. */
+/** Rows (batches, or conversations) per page when reading a long conversation or listing conversations. */
 const PAGE = 500;
+
+/**
+ * Adds to `into` the records of one batch row after `after`, each with its
+ * seq (first…last). A row that is not an array of `last - first + 1` plain
+ * objects is refused (store-io), never read as something else.
+ */
+function unbatch(conversation: string, row: Record<string, unknown>, after: number, into: ConversationRecord[]): void {
+  const first = Number(row["first"]);
+  const last = Number(row["last"]);
+  const records: unknown = JSON.parse(String(row["records"]));
+  if (!Array.isArray(records) || records.length !== last - first + 1)
+    throw new Error(`the batch of records ${first}…${last} of ${conversation} does not hold ${last - first + 1} records`);
+  for (let i = Math.max(0, after - first + 1); i < records.length; i++) {
+    const record: unknown = records[i];
+    if (typeof record !== "object" || record === null || Array.isArray(record))
+      throw new Error(`record ${first + i} of ${conversation} is not an object`);
+    (record as Record<string, unknown>)["seq"] = first + i;
+    into.push(record as ConversationRecord);
+  }
+}
 
 /**
  * The Postgres store on any `Db` (pg's pool, or PostgreSQL in process).
@@ -64,19 +84,17 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       return rows.length > 0 ? Number(rows[0]!["length"]) : 0;
     });
 
-  const page = (conversation: string, after: number, limit: number | null): Promise<ConversationRecord[]> =>
+  /** The records after `after` from at most `limit` batches, and how many batches were read (a short page is the last). */
+  const page = (conversation: string, after: number, limit: number | null): Promise<{ records: ConversationRecord[]; batches: number }> =>
     use(`read ${conversation}`, async () => {
       const { rows } = await db.query(
-        `SELECT seq, record::text AS record FROM ${s}.records WHERE conversation = $1 AND seq > $2 ORDER BY seq${limit === null ? "" : ` LIMIT ${limit}`}`,
+        `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last${limit === null ? "" : ` LIMIT ${limit}`}`,
         [conversation, after],
       );
-      return rows.map((row) => {
-        const record = JSON.parse(String(row["record"])) as Record<string, unknown>;
-        record["seq"] = Number(row["seq"]);
-        return record as ConversationRecord;
-      });
+      const records: ConversationRecord[] = [];
+      for (const row of rows) unbatch(conversation, row, after, records);
+      return { records, batches: rows.length };
     });
-
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.floor(after) : 0);
 
   const wakeups = new Wakeups(db, channelOf(schema), {
@@ -98,11 +116,12 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const appendOnce = (
     conversation: string,
     json: string,
+    count: number,
     expect: number | null,
     fence: { text: string; session: readonly [number, number] } | null,
   ) =>
     use(`append to ${conversation}`, async () => {
-      const values = [conversation, json, expect, fence?.session[0] ?? null, fence?.session[1] ?? null, fence?.text ?? null];
+      const values = [conversation, json, expect, fence?.session[0] ?? null, fence?.session[1] ?? null, fence?.text ?? null, count];
       const { rows } = await db.query(APPEND(s), values, `functai.append.${schema}`);
       return Number(rows[0]!["length"]);
     });
@@ -118,7 +137,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0)) throw storeConflict(conversation, expect, await lengthOf(conversation));
       for (let retaken = false; ; retaken = true) {
         const fence = advisory?.fence(conversation, records) ?? null;
-        const length = await appendOnce(conversation, json, expect, fence);
+        const length = await appendOnce(conversation, json, records.length, expect, fence);
         if (length >= 0) return length;
         if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
         if (retaken || !fence)
@@ -129,18 +148,18 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
 
     async read(conversation, after) {
       checkConversationId(conversation);
-      return page(conversation, afterOf(after), null);
+      return (await page(conversation, afterOf(after), null)).records;
     },
 
     async scan(conversation, after, visit) {
       checkConversationId(conversation);
       let at = afterOf(after);
       for (let seen = false; ; seen = true) {
-        const rows = await page(conversation, at, PAGE);
-        for (const r of rows) visit(r);
-        if (rows.length > 0) at = rows[rows.length - 1]!.seq;
+        const { records, batches } = await page(conversation, at, PAGE);
+        for (const r of records) visit(r);
+        if (records.length > 0) at = records[records.length - 1]!.seq;
         // no record at all: the length is 0 (records are 1…length), not worth a query; none after `after` > 0: ask
-        if (rows.length < PAGE) return rows.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
+        if (batches < PAGE) return records.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
       }
     },
 

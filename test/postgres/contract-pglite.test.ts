@@ -62,7 +62,11 @@ describe("postgresStore on pglite, beyond the contract", () => {
       `SELECT pg_get_function_identity_arguments(p.oid) AS args FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = 'append'`,
       [schema],
     );
-    expect(rows.map((r) => r.args.replace(/p_\w+ /g, ""))).toEqual(["text, json, integer, integer, integer, text"]);
+    // this release's append, and version 4's signature (for a process of that release during a rolling upgrade)
+    expect(rows.map((r) => r.args.replace(/p_\w+ /g, "")).sort()).toEqual([
+      "text, json, integer, integer, integer, text",
+      "text, json, integer, integer, integer, text, integer",
+    ]);
     await store.close();
   });
 
@@ -76,6 +80,63 @@ describe("postgresStore on pglite, beyond the contract", () => {
     expect(await store.append("c", [rec()], { expect: 1 })).toBe(2);
     expect(await versionOf(schema)).toBe(String(SCHEMA_VERSION));
     await store.close();
+  });
+
+  it("migrates a version-4 schema (a row per record) on first use: the records read the same, and appends go on", async () => {
+    const schema = freshSchema();
+    const c = [rec("a"), rec("b", { text: "two" }), rec("c")];
+    const d = [rec("d")];
+    // version 4's tables as far as this test needs them (its append is replaced as version 3's is above)
+    await pg.exec(`CREATE SCHEMA "${schema}";
+      CREATE TABLE "${schema}".meta (key text PRIMARY KEY, value text NOT NULL);
+      INSERT INTO "${schema}".meta VALUES ('schema_version', '4');
+      CREATE TABLE "${schema}".conversations (id text COLLATE "C" PRIMARY KEY, length integer NOT NULL,
+        created timestamptz NOT NULL DEFAULT now(), updated timestamptz NOT NULL DEFAULT now());
+      CREATE TABLE "${schema}".records (conversation text COLLATE "C" NOT NULL, seq integer NOT NULL, record json NOT NULL, PRIMARY KEY (conversation, seq));
+      CREATE TABLE "${schema}".waiters (conversation text COLLATE "C" NOT NULL, token text NOT NULL, until timestamptz NOT NULL, PRIMARY KEY (conversation, token));
+      INSERT INTO "${schema}".conversations (id, length) VALUES ('c', 3), ('d', 1);`);
+    for (const [id, records] of [["c", c], ["d", d]] as const)
+      for (const [i, r] of records.entries())
+        await pg.query(`INSERT INTO "${schema}".records VALUES ($1, $2, $3::json)`, [id, i + 1, JSON.stringify(r)]);
+    const store = storeOn(pgliteDb(pg), { schema });
+    expect(await store.read("c")).toEqual(c.map((r, i) => ({ ...r, seq: i + 1 })));
+    expect(await store.read("c", 1)).toEqual(c.slice(1).map((r, i) => ({ ...r, seq: i + 2 })));
+    expect(await store.read("d")).toEqual([{ ...d[0], seq: 1 }]);
+    expect(await versionOf(schema)).toBe(String(SCHEMA_VERSION));
+    const more = [rec("e"), rec("f")];
+    expect(await store.append("c", more, { expect: 3 })).toBe(5);
+    expect(await store.read("c", 2)).toEqual([...c.slice(2), ...more].map((r, i) => ({ ...r, seq: i + 3 })));
+    // one row per append from now on; \`records\` is a view of them, row per record, for older readers
+    const batches = await pg.query<{ first: number; last: number }>(`SELECT first, last FROM "${schema}".batches WHERE conversation = 'c' ORDER BY last`);
+    expect(batches.rows).toEqual([{ first: 1, last: 1 }, { first: 2, last: 2 }, { first: 3, last: 3 }, { first: 4, last: 5 }]);
+    const view = await pg.query<{ seq: number; record: string }>(`SELECT seq, record::text AS record FROM "${schema}".records WHERE conversation = 'c' ORDER BY seq`);
+    expect(view.rows).toEqual([...c, ...more].map((r, i) => ({ seq: i + 1, record: JSON.stringify(r) })));
+    await store.close();
+  });
+
+  it("takes an append through version 4's signature (a process of that release, still running): one batch", async () => {
+    const schema = await withOneRecord();
+    const later = rec("later");
+    const { rows } = await pg.query<{ length: number }>(`SELECT "${schema}".append($1, $2::json, $3, NULL, NULL, NULL) AS length`, [
+      "c",
+      JSON.stringify([later, later]),
+      1,
+    ]);
+    expect(rows[0]!.length).toBe(3);
+    const store = storeOn(pgliteDb(pg), { schema });
+    expect((await store.read("c", 1)).map((r) => r.seq)).toEqual([2, 3]);
+    await store.close();
+  });
+
+  it("refuses a batch that is not what its row says (store-io), never reads it as something else", async () => {
+    for (const bad of [`[{"kind":"note"}]`, `[{"kind":"note"}, 7]`, `{"kind":"note"}`]) {
+      const schema = await withOneRecord();
+      // a second batch whose row says records 2…3
+      await pg.query(`INSERT INTO "${schema}".batches (conversation, last, first, records) VALUES ('c', 3, 2, $1::json)`, [bad]);
+      const store = storeOn(pgliteDb(pg), { schema });
+      await expect(store.read("c")).rejects.toMatchObject({ code: "store-io", message: expect.stringMatching(/records 2…3 of c|record 3 of c/) });
+      await store.close();
+    }
   });
 
   it("keeps records as given (json, not jsonb: key order and \\u0000 escapes too)", async () => {

@@ -16,7 +16,7 @@ crashProperty("Postgres store (pglite)", {
     const store = storeOn(pgliteDb(pg), { schema });
     if (!made) await store.read("prop"); // makes the tables
     made = true;
-    await pg.exec(`TRUNCATE "${schema}".records, "${schema}".conversations`);
+    await pg.exec(`TRUNCATE "${schema}".batches, "${schema}".conversations`);
     return store;
   },
   timeLimitMs: 30_000,
