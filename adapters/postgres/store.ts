@@ -30,12 +30,17 @@ const PAGE = 500;
 
 /**
  * Adds to `into` the records of one batch row after `after`, each with its
- * seq (first…last). A row that is not an array of `last - first + 1` plain
- * objects is refused (store-io), never read as something else.
+ * seq (first…last), and returns the seq the next batch must start at. A row
+ * that does not start at `next` (a gap), or is not an array of
+ * `last - first + 1` plain objects, is refused (store-io), never read as
+ * something else.
  */
-function unbatch(conversation: string, row: Record<string, unknown>, after: number, into: ConversationRecord[]): void {
+function unbatch(conversation: string, row: Record<string, unknown>, after: number, next: number, into: ConversationRecord[]): number {
   const first = Number(row["first"]);
   const last = Number(row["last"]);
+  // the first batch read holds record after + 1 (its last is above `after`); each next one starts where the one before ended
+  if (into.length === 0 ? first > next : first !== next)
+    throw new Error(`the records of ${conversation} skip from ${next - 1} to a batch of ${first}…${last}`);
   const records: unknown = JSON.parse(String(row["records"]));
   if (!Array.isArray(records) || records.length !== last - first + 1)
     throw new Error(`the batch of records ${first}…${last} of ${conversation} does not hold ${last - first + 1} records`);
@@ -46,6 +51,7 @@ function unbatch(conversation: string, row: Record<string, unknown>, after: numb
     (record as Record<string, unknown>)["seq"] = first + i;
     into.push(record as ConversationRecord);
   }
+  return last + 1;
 }
 
 /**
@@ -92,9 +98,11 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         [conversation, after],
       );
       const records: ConversationRecord[] = [];
-      for (const row of rows) unbatch(conversation, row, after, records);
+      let next = after + 1;
+      for (const row of rows) next = unbatch(conversation, row, after, next, records);
       return { records, batches: rows.length };
     });
+
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.floor(after) : 0);
 
   const wakeups = new Wakeups(db, channelOf(schema), {

@@ -137,6 +137,14 @@ describe("postgresStore on pglite, beyond the contract", () => {
       await expect(store.read("c")).rejects.toMatchObject({ code: "store-io", message: expect.stringMatching(/records 2…3 of c|record 3 of c/) });
       await store.close();
     }
+    // a gap: record 2 missing between the batches 1…1 and 3…4, read from the start and from after 1
+    const schema = await withOneRecord();
+    await pg.query(`INSERT INTO "${schema}".batches (conversation, last, first, records) VALUES ('c', 4, 3, $1::json)`, [`[{"kind":"a"},{"kind":"b"}]`]);
+    const store = storeOn(pgliteDb(pg), { schema });
+    for (const after of [0, 1])
+      await expect(store.read("c", after)).rejects.toMatchObject({ code: "store-io", message: expect.stringContaining("skip from") });
+    expect((await store.read("c", 3)).map((r) => r.seq)).toEqual([4]); // from inside the batch after the gap: what is there
+    await store.close();
   });
 
   it("keeps records as given (json, not jsonb: key order and \\u0000 escapes too)", async () => {
