@@ -122,7 +122,7 @@ $fn$;`;
 /**
  * Everything the store creates, version 5 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
  * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
- * per append in \`batches\`, and \`records\` a view of them, for the readers of a release before it). Run as one implicit transaction
+ * per append in `batches`, and `records` a view of them, for the readers of a release before it). Run as one implicit transaction
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */

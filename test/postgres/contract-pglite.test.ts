@@ -50,7 +50,7 @@ describe("postgresStore on pglite, beyond the contract", () => {
     await store.close();
   });
 
-  it("migrates a version-2 schema (append fenced through pg_locks) on first use: only the new append is left", async () => {
+  it("migrates a version-2 schema (append fenced through pg_locks) on first use: its append is dropped, this release's and version 4's signature are left", async () => {
     const schema = await withOneRecord();
     await pg.exec(`DROP FUNCTION "${schema}".append(text, json, integer, integer, integer, text);
       CREATE FUNCTION "${schema}".append(p_conversation text, p_records json, p_expect integer, p_fence_pid integer, p_fence text)
@@ -106,7 +106,7 @@ describe("postgresStore on pglite, beyond the contract", () => {
     const more = [rec("e"), rec("f")];
     expect(await store.append("c", more, { expect: 3 })).toBe(5);
     expect(await store.read("c", 2)).toEqual([...c.slice(2), ...more].map((r, i) => ({ ...r, seq: i + 3 })));
-    // one row per append from now on; \`records\` is a view of them, row per record, for older readers
+    // one row per append from now on; `records` is a view of them, row per record, for older readers
     const batches = await pg.query<{ first: number; last: number }>(`SELECT first, last FROM "${schema}".batches WHERE conversation = 'c' ORDER BY last`);
     expect(batches.rows).toEqual([{ first: 1, last: 1 }, { first: 2, last: 2 }, { first: 3, last: 3 }, { first: 4, last: 5 }]);
     const view = await pg.query<{ seq: number; record: string }>(`SELECT seq, record::text AS record FROM "${schema}".records WHERE conversation = 'c' ORDER BY seq`);
