@@ -31,16 +31,22 @@ const PAGE = 500;
 /**
  * Adds to `into` the records of one batch row after `after`, each with its
  * seq (first…last), and returns the seq the next batch must start at. A row
- * that does not start at `next` (a gap), or is not an array of
+ * that does not start at `next` (a gap; the first row read only has to hold
+ * `next`, its last being above `after`), or is not an array of
  * `last - first + 1` plain objects, is refused (store-io), never read as
  * something else.
  */
-function unbatch(conversation: string, row: Record<string, unknown>, after: number, next: number, into: ConversationRecord[]): number {
+function unbatch(
+  conversation: string,
+  row: Record<string, unknown>,
+  after: number,
+  next: { seq: number; firstRow: boolean },
+  into: ConversationRecord[],
+): number {
   const first = Number(row["first"]);
   const last = Number(row["last"]);
-  // the first batch read holds record after + 1 (its last is above `after`); each next one starts where the one before ended
-  if (into.length === 0 ? first > next : first !== next)
-    throw new Error(`the records of ${conversation} skip from ${next - 1} to a batch of ${first}…${last}`);
+  if (next.firstRow ? first > next.seq : first !== next.seq)
+    throw new Error(`the records of ${conversation} skip from ${next.seq - 1} to a batch of ${first}…${last}`);
   const records: unknown = JSON.parse(String(row["records"]));
   if (!Array.isArray(records) || records.length !== last - first + 1)
     throw new Error(`the batch of records ${first}…${last} of ${conversation} does not hold ${last - first + 1} records`);
@@ -99,7 +105,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       );
       const records: ConversationRecord[] = [];
       let next = after + 1;
-      for (const row of rows) next = unbatch(conversation, row, after, next, records);
+      for (const [i, row] of rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
       return { records, batches: rows.length };
     });
 
