@@ -108,7 +108,6 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       for (const [i, row] of rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
       return { records, batches: rows.length };
     });
-
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.floor(after) : 0);
 
   const wakeups = new Wakeups(db, channelOf(schema), {
