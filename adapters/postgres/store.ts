@@ -4,6 +4,7 @@ import { checkConversationId, checkRecords, storeConflict } from "../../src/stor
 import type { Store } from "../../src/store/types.js";
 import type { Db } from "./db.js";
 import { storeIo } from "./errors.js";
+import { AppendGroup, type GroupedAppend } from "./group.js";
 import { AdvisoryLiveness } from "./liveness.js";
 import { channelOf, checkSchema, ensureSchema } from "./schema.js";
 import { Wakeups } from "./wake.js";
@@ -24,6 +25,33 @@ export type PostgresStore = Store & {
 
 /** The append: one statement, prepared once per connection (it is most of what a turn sends). */
 const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length`;
+
+/**
+ * Several appends as one statement (group.ts): the same function on each, in
+ * the order given, in one transaction. They come as one JSON array of
+ * `[conversation, records, expect, session_a, session_b, fence, count]`, the
+ * records as the client wrote them (`->` keeps a json value's text).
+ */
+const APPEND_MANY = (s: string) =>
+  `SELECT ${s}.append(t.a->>0, t.a->1, (t.a->>2)::int4, (t.a->>3)::int4, (t.a->>4)::int4, t.a->>5, (t.a->>6)::int4) AS length
+   FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
+
+/** The argument of APPEND_MANY: each append's records go in as they are (already JSON), the rest as JSON values. */
+const manyArgument = (items: readonly GroupedAppend[]): string =>
+  `[${items
+    .map(
+      (a) =>
+        `[${JSON.stringify(a.conversation)},${a.json},${a.expect ?? "null"},${a.fence?.session[0] ?? "null"},${a.fence?.session[1] ?? "null"},${a.fence ? JSON.stringify(a.fence.text) : "null"},${a.count}]`,
+    )
+    .join(",")}]`;
+
+/**
+ * Append statements a store has out at once; appends that come meanwhile go
+ * together in the next (group.ts). Two: a second conversation's append does
+ * not wait for the first's commit; with 25 turns at once in each of 8
+ * processes, 1 and 2 gave the same throughput (bench/postgres.ts, concurrent).
+ */
+const APPEND_LANES = 2;
 
 /** Rows (batches, or conversations) per page when reading a long conversation or listing conversations. */
 const PAGE = 500;
@@ -126,18 +154,21 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   });
   const advisory = db.session ? new AdvisoryLiveness({ ...db, session: db.session.bind(db) }, schema, checkConversationId) : null;
 
-  const appendOnce = (
-    conversation: string,
-    json: string,
-    count: number,
-    expect: number | null,
-    fence: { text: string; session: readonly [number, number] } | null,
-  ) =>
-    use(`append to ${conversation}`, async () => {
-      const values = [conversation, json, expect, fence?.session[0] ?? null, fence?.session[1] ?? null, fence?.text ?? null, count];
-      const { rows } = await db.query(APPEND(s), values, `functai.append.${schema}`);
-      return Number(rows[0]!["length"]);
-    });
+  const group = new AppendGroup(
+    {
+      one: async (a) => {
+        const values = [a.conversation, a.json, a.expect, a.fence?.session[0] ?? null, a.fence?.session[1] ?? null, a.fence?.text ?? null, a.count];
+        const { rows } = await db.query(APPEND(s), values, `functai.append.${schema}`);
+        return Number(rows[0]!["length"]);
+      },
+      many: async (items) => {
+        const { rows } = await db.query(APPEND_MANY(s), [manyArgument(items)], `functai.append_many.${schema}`);
+        return rows.map((row) => Number(row["length"]));
+      },
+    },
+    APPEND_LANES,
+  );
+  const appendOnce = (item: GroupedAppend) => use(`append to ${item.conversation}`, () => group.append(item));
 
   const store: PostgresStore = {
     durability: "disk",
@@ -150,7 +181,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0)) throw storeConflict(conversation, expect, await lengthOf(conversation));
       for (let retaken = false; ; retaken = true) {
         const fence = advisory?.fence(conversation, records) ?? null;
-        const length = await appendOnce(conversation, json, records.length, expect, fence);
+        const length = await appendOnce({ conversation, json, count: records.length, expect, fence });
         if (length >= 0) return length;
         if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
         if (retaken || !fence)

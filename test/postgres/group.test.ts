@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { AppendGroup, type AppendSender, type GroupedAppend } from "../../adapters/postgres/group.js";
+
+/** A statement the test answers by hand. */
+interface Sent {
+  items: GroupedAppend[];
+  grouped: boolean;
+  answer(lengths: number[]): void;
+  fail(e: unknown): void;
+}
+
+/** A sender that records each statement and lets the test answer it; `one` answers at once when `auto` says how. */
+function manual(auto?: (item: GroupedAppend) => number | Error): { send: AppendSender; sent: Sent[] } {
+  const sent: Sent[] = [];
+  const statement = (items: GroupedAppend[], grouped: boolean) =>
+    new Promise<number[]>((resolve, reject) => sent.push({ items, grouped, answer: resolve, fail: reject }));
+  return {
+    sent,
+    send: {
+      one: async (item) => {
+        if (auto) {
+          const r = auto(item);
+          if (r instanceof Error) throw r;
+          return r;
+        }
+        return (await statement([item], false))[0]!;
+      },
+      many: (items) => statement([...items], true),
+    },
+  };
+}
+
+const item = (conversation: string, expect: number | null = null): GroupedAppend => ({
+  conversation,
+  json: `[{"kind":"x","from":${JSON.stringify(conversation)}}]`,
+  count: 1,
+  expect,
+  fence: null,
+});
+
+const settled = <T>(p: Promise<T>) =>
+  p.then(
+    (v) => ({ ok: true as const, v }),
+    (e: unknown) => ({ ok: false as const, e }),
+  );
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/** An error the server answered a statement with (its transaction rolled back), as pg gives it. */
+const serverError = (message: string) => Object.assign(new Error(message), { severity: "ERROR", code: "P0001" });
+
+describe("AppendGroup (group commit of appends)", () => {
+  it("sends a lone append at once, alone", async () => {
+    const { send, sent } = manual();
+    const group = new AppendGroup(send, 1);
+    const done = group.append(item("a"));
+    expect(sent.map((s) => [s.grouped, s.items.map((i) => i.conversation)])).toEqual([[false, ["a"]]]);
+    sent[0]!.answer([7]);
+    expect(await done).toBe(7);
+  });
+
+  it("appends that come while every lane is out wait, then go as one statement, each with its own result", async () => {
+    const { send, sent } = manual();
+    const group = new AppendGroup(send, 2);
+    const first = [group.append(item("a")), group.append(item("b"))];
+    const later = [group.append(item("d")), group.append(item("c", 4)), group.append(item("c", 5))];
+    expect(sent).toHaveLength(2); // two lanes out; the three wait
+    sent[1]!.answer([1]);
+    await tick();
+    expect(sent).toHaveLength(3);
+    // ordered by conversation (every host takes the rows' locks in one order), one conversation's in the order they came
+    expect(sent[2]!.grouped).toBe(true);
+    expect(sent[2]!.items.map((i) => [i.conversation, i.expect])).toEqual([
+      ["c", 4],
+      ["c", 5],
+      ["d", null],
+    ]);
+    sent[2]!.answer([5, -2 - 5, 9]); // c's second finds another length: its own outcome only
+    expect(await later[0]).toBe(9);
+    expect(await later[1]).toBe(5);
+    expect(await later[2]).toBe(-7);
+    expect(await first[1]).toBe(1);
+    sent[0]!.answer([3]);
+    expect(await first[0]).toBe(3);
+  });
+
+  it("a group the server refused whole (nothing written) is sent again one by one: one append's error stays its own", async () => {
+    const { send, sent } = manual();
+    const group = new AppendGroup(send, 1);
+    const lone = group.append(item("first"));
+    const results = [group.append(item("ok1")), group.append(item("bad")), group.append(item("ok2"))].map(settled);
+    sent[0]!.answer([1]);
+    expect(await lone).toBe(1);
+    await tick();
+    expect(sent.map((s) => s.grouped)).toEqual([false, true]);
+    sent[1]!.fail(serverError("functai: the row of conversation bad kept changing"));
+    // again, alone, in the group's order, one after another
+    for (const [k, answer] of [
+      [2, () => sent[2]!.fail(serverError("bad row"))],
+      [3, () => sent[3]!.answer([3])],
+      [4, () => sent[4]!.answer([5])],
+    ] as const) {
+      await tick();
+      expect(sent).toHaveLength(k + 1);
+      expect(sent[k]!.grouped).toBe(false);
+      answer();
+    }
+    expect(sent.slice(2).map((s) => s.items[0]!.conversation)).toEqual(["bad", "ok1", "ok2"]);
+    const [ok1, bad, ok2] = await Promise.all(results);
+    expect(ok1).toEqual({ ok: true, v: 3 });
+    expect(bad).toMatchObject({ ok: false, e: { message: "bad row" } });
+    expect(ok2).toEqual({ ok: true, v: 5 });
+  });
+
+  it("a group whose outcome is unknown (the connection was lost) fails every append of it and sends none again", async () => {
+    const { send, sent } = manual();
+    const group = new AppendGroup(send, 1);
+    const lone = group.append(item("first"));
+    const results = [group.append(item("a")), group.append(item("b"))].map(settled);
+    sent[0]!.answer([1]);
+    await lone;
+    await tick();
+    const lost = Object.assign(new Error("Connection terminated unexpectedly"), {});
+    sent[1]!.fail(lost);
+    expect(await Promise.all(results)).toEqual([
+      { ok: false, e: lost },
+      { ok: false, e: lost },
+    ]);
+    // a FATAL answer (the backend terminated) is not a refusal of the statement either
+    const fatal = Object.assign(new Error("terminating connection due to administrator command"), { severity: "FATAL", code: "57P01" });
+    const next = group.append(item("c"));
+    const more = [group.append(item("d")), group.append(item("e"))].map(settled);
+    sent[2]!.answer([2]);
+    await next;
+    await tick();
+    sent[3]!.fail(fatal);
+    expect((await Promise.all(more)).map((r) => r.ok)).toEqual([false, false]);
+    expect(sent).toHaveLength(4);
+  });
+
+  it("a group answered with the wrong number of results fails every append of it (never guesses which is which)", async () => {
+    const { send, sent } = manual();
+    const group = new AppendGroup(send, 1);
+    const lone = group.append(item("first"));
+    const results = [group.append(item("a")), group.append(item("b"))].map(settled);
+    sent[0]!.answer([1]);
+    await lone;
+    await tick();
+    sent[1]!.answer([4]);
+    const out = await Promise.all(results);
+    expect(out.map((r) => r.ok)).toEqual([false, false]);
+    expect((out[0] as { e: Error }).e.message).toMatch(/1 results for 2 appends/);
+    expect(sent).toHaveLength(2);
+  });
+});
