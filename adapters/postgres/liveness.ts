@@ -10,6 +10,13 @@ export const lockText = (schema: string, conversation: string, turn: string): st
 
 const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok";
 const UNLOCK = "SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS ok";
+/**
+ * Several takes and releases as one statement, in the order given: `$1` is a
+ * JSON array of `[take, text]` (take: true to try the lock, false to let it go).
+ */
+const LOCKS = `SELECT CASE WHEN (t.a->>0)::bool THEN pg_try_advisory_lock(hashtextextended(t.a->>1, 0))
+  ELSE pg_advisory_unlock(hashtextextended(t.a->>1, 0)) END AS ok
+  FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
 /** The lock session's own key (two int4s: never the form of a turn's lock), held for its whole life. */
 const SESSION_LOCK = "SELECT pg_try_advisory_lock($1::int4, $2::int4) AS ok";
 const IS_HELD = `SELECT EXISTS (
@@ -27,6 +34,68 @@ interface Shared {
   session: Promise<Session>;
   key: readonly [number, number];
   lost: boolean;
+  locks: LockStatements;
+}
+
+/** A take or release of a turn's lock waiting for its statement. */
+interface LockOp {
+  readonly take: boolean;
+  readonly text: string;
+  resolve(ok: boolean): void;
+  reject(e: unknown): void;
+}
+
+/**
+ * The takes and releases of one lock session's turn locks. One goes at once
+ * when the session has none out; those that come meanwhile (other turns
+ * starting and ending) go together in the next statement. A statement that
+ * fails fails each of its takes and releases, whose callers drop the session
+ * (a session-level lock taken by a failed statement stays taken: only ending
+ * the session surely frees it).
+ */
+class LockStatements {
+  #out = false;
+  #waiting: LockOp[] = [];
+
+  constructor(readonly session: Promise<Session>) {}
+
+  /** Tries the lock (`take`) or lets it go; resolves to the server's answer (true: taken, or let go). */
+  run(take: boolean, text: string): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      this.#waiting.push({ take, text, resolve, reject });
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    if (this.#out || this.#waiting.length === 0) return;
+    const ops = this.#waiting;
+    this.#waiting = [];
+    this.#out = true;
+    void this.#send(ops).finally(() => {
+      this.#out = false;
+      this.#next();
+    });
+  }
+
+  async #send(ops: LockOp[]): Promise<void> {
+    let oks: unknown[];
+    try {
+      const session = await this.session;
+      if (ops.length === 1) {
+        const [op] = ops as [LockOp];
+        oks = [(await session.query(op.take ? TRY_LOCK : UNLOCK, [op.text])).rows[0]?.["ok"]];
+      } else {
+        const { rows } = await session.query(LOCKS, [JSON.stringify(ops.map((op) => [op.take, op.text]))]);
+        oks = rows.map((row) => row["ok"]);
+        if (oks.length !== ops.length) throw new Error(`the lock statement answered ${oks.length} results for ${ops.length} locks`);
+      }
+    } catch (e) {
+      for (const op of ops) op.reject(e);
+      return;
+    }
+    ops.forEach((op, i) => op.resolve(oks[i] === true));
+  }
 }
 
 /** A held turn: the shared session its advisory lock was taken on. */
@@ -86,7 +155,7 @@ export class AdvisoryLiveness {
         if (ok !== true) throw new Error("the lock session's random key is held by another session");
         return session;
       });
-      const shared: Shared = { session: opening, key, lost: false };
+      const shared: Shared = { session: opening, key, lost: false, locks: new LockStatements(opening) };
       shared.session.catch(() => void this.#drop(shared));
       this.#shared = shared;
     }
@@ -113,17 +182,15 @@ export class AdvisoryLiveness {
     for (let tries = 0; ; tries++) {
       const reused = this.#shared !== null;
       const shared = this.#current();
-      let session: Session;
-      let ok: unknown;
+      let ok: boolean;
       try {
-        session = await shared.session;
-        ok = (await session.query(TRY_LOCK, [text])).rows[0]?.["ok"];
+        ok = await shared.locks.run(true, text);
       } catch (e) {
         void this.#drop(shared);
         if (reused && tries < 2 && !this.#closed) continue;
         throw storeIo(e, "take a turn's advisory lock", this.db.target);
       }
-      return ok === true ? { shared } : null;
+      return ok ? { shared } : null;
     }
   }
 
@@ -168,7 +235,7 @@ export class AdvisoryLiveness {
     await hold.retaking?.catch(() => undefined);
     if (hold.shared.lost || this.#closed) return; // a lost connection freed the lock already
     try {
-      await (await hold.shared.session).query(UNLOCK, [text]);
+      await hold.shared.locks.run(false, text);
     } catch {
       void this.#drop(hold.shared); // the connection is gone, and every lock on it: the other turns retake theirs at their next append
     }

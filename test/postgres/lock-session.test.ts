@@ -251,4 +251,51 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+
+  it("takes and releases that come while one is out go together in one statement; each turn holds exactly its own lock, then none", async () => {
+    const schema = freshSchema();
+    const app = `lock-group-${rand()}`;
+    const url = new URL(SERVER_URL!);
+    url.searchParams.set("application_name", app);
+    const db = pgDb({ connectionString: url.toString() });
+    /** Per statement on the lock session that takes or lets go of turn locks: how many it carried. */
+    const statements: number[] = [];
+    const counted = {
+      ...db,
+      session: async (): Promise<Session> => {
+        const session = await db.session!();
+        return {
+          ...session,
+          query: (text, params) => {
+            if (text.includes("json_array_elements")) statements.push((JSON.parse(String(params![0])) as unknown[]).length);
+            else if (/pg_try_advisory_lock\(hashtextextended|pg_advisory_unlock/.test(text)) statements.push(1);
+            return session.query(text, params);
+          },
+        };
+      },
+    };
+    const store = storeOn(counted, { schema });
+    const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
+    const desk = new Desk();
+    const all = ids(30, "group");
+    try {
+      const answers = desk.send(store, all);
+      await until("every turn waits in its tool", async () => desk.paused.size === all.length);
+      expect(await lockers(app)).toEqual([{ pid: expect.any(Number), locks: all.length }]);
+      expect(statements.reduce((a, b) => a + b, 0)).toBe(all.length); // one take per turn…
+      expect(statements.length).toBeLessThan(all.length); // …in fewer statements: some carried several
+      for (const id of all) expect((await desk.lastTurn(other, id)).state, id).toBe("running");
+
+      desk.open(all);
+      expect(await Promise.all(answers)).toEqual(all.map((id) => `done ${id}`));
+      await until("every turn's unlock reached the server", async () => (await lockers(app)).length === 0);
+      expect(statements.reduce((a, b) => a + b, 0)).toBe(2 * all.length); // and one release each
+      expect([...desk.charges.values()]).toEqual(all.map(() => 1));
+    } finally {
+      desk.open(all);
+      await store.close();
+      await other.close();
+      await dropSchema(schema);
+    }
+  });
 });
