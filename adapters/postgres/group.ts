@@ -38,7 +38,7 @@ interface Waiting {
 }
 
 /** Whether the server answered the statement with an error: its transaction was rolled back (a lost connection is not that). */
-export const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | null)?.severity === "ERROR";
+const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | null)?.severity === "ERROR";
 
 /**
  * The appends waiting for the next statement, ordered for it: by
@@ -46,7 +46,7 @@ export const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown 
  * order), so that every host's grouped statements take the rows' locks in
  * one order and never wait on each other in a circle.
  */
-export function ordered(waiting: readonly Waiting[]): Waiting[] {
+function ordered(waiting: readonly Waiting[]): Waiting[] {
   return waiting
     .map((w, i) => ({ w, i }))
     .sort((a, b) => (a.w.item.conversation < b.w.item.conversation ? -1 : a.w.item.conversation > b.w.item.conversation ? 1 : a.i - b.i))
