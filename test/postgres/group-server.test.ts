@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import pg from "pg";
-import { postgresStore } from "../../adapters/postgres/index.js";
+import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { codeOf, rec } from "../store/contract.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
@@ -27,80 +27,77 @@ function countingPool(max: number): { pool: pg.Pool; count: { alone: number; gro
   return { pool, count };
 }
 
+/** Runs `body` on a fresh schema's store over a counting pool of 5 (tables made first), then cleans up. */
+async function onStore(body: (t: { store: PostgresStore; count: ReturnType<typeof countingPool>["count"]; schema: string }) => Promise<void>) {
+  const schema = freshSchema();
+  const { pool, count } = countingPool(5);
+  const store = postgresStore({ pool }, { schema });
+  try {
+    await store.append("warm", [rec()]); // the tables made first: the appends below race each other, not the schema
+    await body({ store, count, schema });
+  } finally {
+    await store.close();
+    await pool.end();
+    await dropSchema(schema);
+  }
+}
+
 describe.skipIf(NO_SERVER !== null)("group commit on a real PostgreSQL server", () => {
-  it("appends of many conversations at once share statements, and each lands once, at its own length", async () => {
-    const schema = freshSchema();
-    const { pool, count } = countingPool(5);
-    const store = postgresStore({ pool }, { schema });
-    await store.append("warm", [rec()]);
-    const ids = Array.from({ length: 40 }, (_, i) => `c${i}`);
-    for (let round = 0; round < 3; round++) {
-      const lengths = await Promise.all(ids.map((id, i) => store.append(id, [rec("x", { i, round }), rec("y")], { expect: 2 * round })));
-      expect(lengths).toEqual(ids.map(() => 2 * round + 2));
-    }
-    // fewer statements than appends: they went in groups (the first alone, the rest while it was out)
-    expect(count.grouped).toBeGreaterThan(0);
-    expect(count.alone + count.grouped).toBeLessThan(1 + 3 * ids.length);
-    for (const [i, id] of ids.entries()) {
-      const records = await store.read(id);
-      expect(records.map((r) => [r.seq, r.kind, (r as { i?: unknown }).i ?? null])).toEqual([
-        [1, "x", i],
-        [2, "y", null],
-        [3, "x", i],
-        [4, "y", null],
-        [5, "x", i],
-        [6, "y", null],
-      ]);
-    }
-    await store.close();
-    await pool.end();
-    await dropSchema(schema);
-  });
+  it("appends of many conversations at once share statements, and each lands once, at its own length", () =>
+    onStore(async ({ store, count }) => {
+      const ids = Array.from({ length: 40 }, (_, i) => `c${i}`);
+      for (let round = 0; round < 3; round++) {
+        const lengths = await Promise.all(ids.map((id, i) => store.append(id, [rec("x", { i, round }), rec("y")], { expect: 2 * round })));
+        expect(lengths).toEqual(ids.map(() => 2 * round + 2));
+      }
+      // fewer statements than appends: they went in groups (the first alone, the rest while it was out)
+      expect(count.grouped).toBeGreaterThan(0);
+      expect(count.alone + count.grouped).toBeLessThan(1 + 3 * ids.length);
+      for (const [i, id] of ids.entries()) {
+        const records = await store.read(id);
+        expect(records.map((r) => [r.seq, r.kind, (r as { i?: unknown }).i ?? null])).toEqual([
+          [1, "x", i],
+          [2, "y", null],
+          [3, "x", i],
+          [4, "y", null],
+          [5, "x", i],
+          [6, "y", null],
+        ]);
+      }
+    }));
 
-  it("an append of a group that finds another length fails alone (store-conflict); the others of its group land", async () => {
-    const schema = freshSchema();
-    const { pool, count } = countingPool(5);
-    const store = postgresStore({ pool }, { schema });
-    await store.append("warm", [rec()]);
-    const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
-    await Promise.all(ids.map((id) => store.append(id, [rec()])));
-    const grouped = count.grouped;
-    const outcomes = await Promise.all(
-      ids.map((id, i) => (i === 5 ? codeOf(() => store.append(id, [rec()], { expect: 0 })) : store.append(id, [rec()], { expect: 1 }))),
-    );
-    expect(count.grouped).toBeGreaterThan(grouped);
-    expect(outcomes).toEqual(ids.map((_, i) => (i === 5 ? "store-conflict" : 2)));
-    expect(await Promise.all(ids.map(async (id) => (await store.read(id)).length))).toEqual(ids.map((_, i) => (i === 5 ? 1 : 2)));
-    await store.close();
-    await pool.end();
-    await dropSchema(schema);
-  });
+  it("an append of a group that finds another length fails alone (store-conflict); the others of its group land", () =>
+    onStore(async ({ store, count }) => {
+      const ids = Array.from({ length: 12 }, (_, i) => `c${i}`);
+      await Promise.all(ids.map((id) => store.append(id, [rec()])));
+      const grouped = count.grouped;
+      const outcomes = await Promise.all(
+        ids.map((id, i) => (i === 5 ? codeOf(() => store.append(id, [rec()], { expect: 0 })) : store.append(id, [rec()], { expect: 1 }))),
+      );
+      expect(count.grouped).toBeGreaterThan(grouped);
+      expect(outcomes).toEqual(ids.map((_, i) => (i === 5 ? "store-conflict" : 2)));
+      expect(await Promise.all(ids.map(async (id) => (await store.read(id)).length))).toEqual(ids.map((_, i) => (i === 5 ? 1 : 2)));
+    }));
 
-  it("an append the server refuses does not take its group down: it fails alone with its error, the others land once", async () => {
-    const schema = freshSchema();
-    const { pool, count } = countingPool(5);
-    const store = postgresStore({ pool }, { schema });
-    await store.append("warm", [rec()]);
-    // the server refuses any batch of conversation "bad" (as it would a row it cannot take)
-    await admin(`CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+  it("an append the server refuses does not take its group down: it fails alone with its error, the others land once", () =>
+    onStore(async ({ store, count, schema }) => {
+      // the server refuses any batch of conversation "bad" (as it would a row it cannot take)
+      await admin(`CREATE FUNCTION "${schema}".refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.conversation = 'bad' THEN RAISE EXCEPTION 'no rows for bad here'; END IF; RETURN NEW; END $$;
       CREATE TRIGGER refuse BEFORE INSERT ON "${schema}".batches FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse()`);
-    const ids = ["a", "b", "c", "bad", "d", "e", "f", "g"]; // (the first two go alone, while nothing else is out)
-    for (let round = 0; round < 3; round++) {
-      const outcomes = await Promise.all(
-        ids.map((id) =>
-          store.append(id, [rec("x", { round })]).then(
-            (length) => length,
-            (e: { code?: string; message?: string }) => `${e.code}: ${/no rows for bad here/.test(String(e.message))}`,
+      const ids = ["a", "b", "c", "bad", "d", "e", "f", "g"]; // (the first two go alone, while nothing else is out)
+      for (let round = 0; round < 3; round++) {
+        const outcomes = await Promise.all(
+          ids.map((id) =>
+            store.append(id, [rec("x", { round })]).then(
+              (length) => length,
+              (e: { code?: string; message?: string }) => `${e.code}: ${/no rows for bad here/.test(String(e.message))}`,
+            ),
           ),
-        ),
-      );
-      expect(outcomes).toEqual(ids.map((id) => (id === "bad" ? "store-io: true" : round + 1)));
-    }
-    expect(count.groupsRefused).toBe(3); // each round's refusal came from a group, whose appends then went one by one
-    expect(await Promise.all(ids.map(async (id) => (await store.read(id)).length))).toEqual(ids.map((id) => (id === "bad" ? 0 : 3)));
-    await store.close();
-    await pool.end();
-    await dropSchema(schema);
-  });
+        );
+        expect(outcomes).toEqual(ids.map((id) => (id === "bad" ? "store-io: true" : round + 1)));
+      }
+      expect(count.groupsRefused).toBe(3); // each round's refusal came from a group, whose appends then went one by one
+      expect(await Promise.all(ids.map(async (id) => (await store.read(id)).length))).toEqual(ids.map((id) => (id === "bad" ? 0 : 3)));
+    }));
 });

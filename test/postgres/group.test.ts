@@ -45,6 +45,19 @@ const settled = <T>(p: Promise<T>) =>
   );
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
+/**
+ * A lone append (out at once, answered with 1), and `ids` appended while it
+ * was out: resolves once their group is out, to their outcomes to come.
+ */
+async function groupOut(group: AppendGroup, sent: Sent[], ids: readonly string[]) {
+  const lone = group.append(item(`lone-${sent.length}`));
+  const results = ids.map((id) => settled(group.append(item(id))));
+  sent.at(-1)!.answer([1]);
+  expect(await lone).toBe(1);
+  await tick();
+  return results;
+}
+
 /** An error the server answered a statement with (its transaction rolled back), as pg gives it. */
 const serverError = (message: string) => Object.assign(new Error(message), { severity: "ERROR", code: "P0001" });
 
@@ -85,12 +98,7 @@ describe("AppendGroup (group commit of appends)", () => {
 
   it("a group the server refused whole (nothing written) is sent again one by one: one append's error stays its own", async () => {
     const { send, sent } = manual();
-    const group = new AppendGroup(send, 1);
-    const lone = group.append(item("first"));
-    const results = [group.append(item("ok1")), group.append(item("bad")), group.append(item("ok2"))].map(settled);
-    sent[0]!.answer([1]);
-    expect(await lone).toBe(1);
-    await tick();
+    const results = await groupOut(new AppendGroup(send, 1), sent, ["ok1", "bad", "ok2"]);
     expect(sent.map((s) => s.grouped)).toEqual([false, true]);
     sent[1]!.fail(serverError("functai: the row of conversation bad kept changing"));
     // again, alone, in the group's order, one after another
@@ -114,12 +122,8 @@ describe("AppendGroup (group commit of appends)", () => {
   it("a group whose outcome is unknown (the connection was lost) fails every append of it and sends none again", async () => {
     const { send, sent } = manual();
     const group = new AppendGroup(send, 1);
-    const lone = group.append(item("first"));
-    const results = [group.append(item("a")), group.append(item("b"))].map(settled);
-    sent[0]!.answer([1]);
-    await lone;
-    await tick();
-    const lost = Object.assign(new Error("Connection terminated unexpectedly"), {});
+    const results = await groupOut(group, sent, ["a", "b"]);
+    const lost = new Error("Connection terminated unexpectedly");
     sent[1]!.fail(lost);
     expect(await Promise.all(results)).toEqual([
       { ok: false, e: lost },
@@ -127,11 +131,7 @@ describe("AppendGroup (group commit of appends)", () => {
     ]);
     // a FATAL answer (the backend terminated) is not a refusal of the statement either
     const fatal = Object.assign(new Error("terminating connection due to administrator command"), { severity: "FATAL", code: "57P01" });
-    const next = group.append(item("c"));
-    const more = [group.append(item("d")), group.append(item("e"))].map(settled);
-    sent[2]!.answer([2]);
-    await next;
-    await tick();
+    const more = await groupOut(group, sent, ["d", "e"]);
     sent[3]!.fail(fatal);
     expect((await Promise.all(more)).map((r) => r.ok)).toEqual([false, false]);
     expect(sent).toHaveLength(4);
@@ -139,12 +139,7 @@ describe("AppendGroup (group commit of appends)", () => {
 
   it("a group answered with the wrong number of results fails every append of it (never guesses which is which)", async () => {
     const { send, sent } = manual();
-    const group = new AppendGroup(send, 1);
-    const lone = group.append(item("first"));
-    const results = [group.append(item("a")), group.append(item("b"))].map(settled);
-    sent[0]!.answer([1]);
-    await lone;
-    await tick();
+    const results = await groupOut(new AppendGroup(send, 1), sent, ["a", "b"]);
     sent[1]!.answer([4]);
     const out = await Promise.all(results);
     expect(out.map((r) => r.ok)).toEqual([false, false]);

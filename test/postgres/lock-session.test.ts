@@ -76,6 +76,13 @@ class Desk {
     });
   }
 
+  /** Sends one turn per id (as `send`) and resolves once every one of them waits in its `pause` tool. */
+  async sendAndPause(store: PostgresStore, ids: readonly string[]): Promise<Promise<string>[]> {
+    const answers = this.send(store, ids);
+    await until("every turn waits in its tool", async () => ids.every((id) => this.paused.has(id)));
+    return answers;
+  }
+
   /** The last turn of `id` as another store reads it. */
   async lastTurn(store: PostgresStore, id: string) {
     return (await this.fn.conversation(id, { store, lm: scripted([]) }).turns()).at(-1)!;
@@ -110,8 +117,7 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     const desk = new Desk();
     const all = ids(50, "many");
     try {
-      const answers = desk.send(store, all);
-      await until("every turn waits in its tool", async () => desk.paused.size === all.length);
+      const answers = await desk.sendAndPause(store, all);
       // the pool's 4, the lock session, at most a listener: never one per turn
       expect(await connections(app)).toBeLessThanOrEqual(6);
       const held = await lockers(app);
@@ -156,8 +162,7 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     const taken = all.filter((_, i) => i % 2 === 0);
     const free = all.filter((_, i) => i % 2 === 1);
     try {
-      const answers = desk.send(store, all);
-      await until("every turn waits in its tool", async () => desk.paused.size === all.length);
+      const answers = await desk.sendAndPause(store, all);
       const [session] = await lockers(app);
       expect(session).toEqual({ pid: expect.any(Number), locks: all.length });
       expect(await admin("SELECT pg_terminate_backend($1) AS ok", [session!.pid])).toEqual([{ ok: true }]);
@@ -279,8 +284,7 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     const desk = new Desk();
     const all = ids(30, "group");
     try {
-      const answers = desk.send(store, all);
-      await until("every turn waits in its tool", async () => desk.paused.size === all.length);
+      const answers = await desk.sendAndPause(store, all);
       expect(await lockers(app)).toEqual([{ pid: expect.any(Number), locks: all.length }]);
       expect(statements.reduce((a, b) => a + b, 0)).toBe(all.length); // one take per turn…
       expect(statements.length).toBeLessThan(all.length); // …in fewer statements: some carried several
