@@ -14,6 +14,8 @@
  * single one would: none is sent twice.
  */
 
+import { type Call, Grouped } from "./grouped.js";
+
 /** One append: the arguments of the `append` SQL function. */
 export interface GroupedAppend {
   readonly conversation: string;
@@ -31,12 +33,6 @@ export interface AppendSender {
   many(items: readonly GroupedAppend[]): Promise<number[]>;
 }
 
-interface Waiting {
-  readonly item: GroupedAppend;
-  resolve(length: number): void;
-  reject(e: unknown): void;
-}
-
 /** Whether the server answered the statement with an error: its transaction was rolled back (a lost connection is not that). */
 const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | null)?.severity === "ERROR";
 
@@ -46,65 +42,43 @@ const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | nul
  * order), so that every host's grouped statements take the rows' locks in
  * one order and never wait on each other in a circle.
  */
-function ordered(waiting: readonly Waiting[]): Waiting[] {
-  return waiting
-    .map((w, i) => ({ w, i }))
-    .sort((a, b) => (a.w.item.conversation < b.w.item.conversation ? -1 : a.w.item.conversation > b.w.item.conversation ? 1 : a.i - b.i))
-    .map(({ w }) => w);
+function ordered<T extends { item: GroupedAppend }>(calls: readonly T[]): T[] {
+  return calls
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => (a.c.item.conversation < b.c.item.conversation ? -1 : a.c.item.conversation > b.c.item.conversation ? 1 : a.i - b.i))
+    .map(({ c }) => c);
 }
 
-export class AppendGroup {
-  #out = 0;
-  #waiting: Waiting[] = [];
+/** Sends the appends of one statement and settles each (see the top of this file). */
+async function sendAppends(send: AppendSender, calls: Call<GroupedAppend, number>[]): Promise<void> {
+  if (calls.length === 1) {
+    const [c] = calls as [Call<GroupedAppend, number>];
+    await send.one(c.item).then(c.resolve, c.reject);
+    return;
+  }
+  const sorted = ordered(calls);
+  let lengths: number[];
+  try {
+    lengths = await send.many(sorted.map((c) => c.item));
+  } catch (e) {
+    if (!refusedWhole(e)) throw e; // the outcome is not known: each fails with it
+    // nothing was written: each again on its own, one after another (one conversation's keep their order)
+    for (const c of sorted) await send.one(c.item).then(c.resolve, c.reject);
+    return;
+  }
+  if (lengths.length !== sorted.length) throw new Error(`the grouped append answered ${lengths.length} results for ${sorted.length} appends`);
+  sorted.forEach((c, i) => c.resolve(lengths[i]!));
+}
 
-  /** `lanes`: how many statements may be out at once (the rest wait and go together). */
-  constructor(
-    readonly send: AppendSender,
-    readonly lanes: number,
-  ) {}
+/** Appends through `send`, at most `lanes` statements out at once; the appends that come meanwhile go together. */
+export class AppendGroup {
+  readonly #grouped: Grouped<GroupedAppend, number>;
+
+  constructor(send: AppendSender, lanes: number) {
+    this.#grouped = new Grouped(lanes, (calls) => sendAppends(send, calls));
+  }
 
   append(item: GroupedAppend): Promise<number> {
-    return new Promise<number>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject });
-      this.#next();
-    });
-  }
-
-  #next(): void {
-    if (this.#out >= this.lanes || this.#waiting.length === 0) return;
-    const group = this.#waiting;
-    this.#waiting = [];
-    this.#out++;
-    void this.#run(group).finally(() => {
-      this.#out--;
-      this.#next();
-    });
-  }
-
-  async #run(group: Waiting[]): Promise<void> {
-    if (group.length === 1) {
-      const [w] = group as [Waiting];
-      await this.send.one(w.item).then(w.resolve, w.reject);
-      return;
-    }
-    const sorted = ordered(group);
-    let lengths: number[];
-    try {
-      lengths = await this.send.many(sorted.map((w) => w.item));
-    } catch (e) {
-      if (!refusedWhole(e)) {
-        for (const w of sorted) w.reject(e);
-        return;
-      }
-      // nothing was written: each again on its own, one after another (one conversation's keep their order)
-      for (const w of sorted) await this.send.one(w.item).then(w.resolve, w.reject);
-      return;
-    }
-    if (lengths.length !== sorted.length) {
-      const e = new Error(`the grouped append answered ${lengths.length} results for ${sorted.length} appends`);
-      for (const w of sorted) w.reject(e);
-      return;
-    }
-    sorted.forEach((w, i) => w.resolve(lengths[i]!));
+    return this.#grouped.run(item);
   }
 }

@@ -2,6 +2,7 @@ import { LeaseLost } from "../../src/engine/runtime.js";
 import type { Store } from "../../src/store/types.js";
 import type { Db, Session } from "./db.js";
 import { storeIo } from "./errors.js";
+import { type Call, Grouped } from "./grouped.js";
 
 export type Liveness = NonNullable<Store["liveness"]>;
 
@@ -34,69 +35,38 @@ interface Shared {
   session: Promise<Session>;
   key: readonly [number, number];
   lost: boolean;
-  locks: LockStatements;
+  locks: Grouped<LockOp, boolean>;
 }
 
-/** A take or release of a turn's lock waiting for its statement. */
+/** A take (`take`: try the lock) or release of a turn's lock. */
 interface LockOp {
   readonly take: boolean;
   readonly text: string;
-  resolve(ok: boolean): void;
-  reject(e: unknown): void;
 }
 
 /**
- * The takes and releases of one lock session's turn locks. One goes at once
- * when the session has none out; those that come meanwhile (other turns
- * starting and ending) go together in the next statement. A statement that
- * fails fails each of its takes and releases, whose callers drop the session
- * (a session-level lock taken by a failed statement stays taken: only ending
- * the session surely frees it).
+ * The takes and releases of one lock session's turn locks, grouped
+ * (grouped.ts): one goes at once when the session has none out; those that
+ * come meanwhile (other turns starting and ending) go together in the next
+ * statement. Each resolves to the server's answer (true: taken, or let go).
+ * A statement that fails fails each of them, whose callers drop the session
+ * (a session-level lock taken by a failed statement stays taken: only
+ * ending the session surely frees it).
  */
-class LockStatements {
-  #out = false;
-  #waiting: LockOp[] = [];
-
-  constructor(readonly session: Promise<Session>) {}
-
-  /** Tries the lock (`take`) or lets it go; resolves to the server's answer (true: taken, or let go). */
-  run(take: boolean, text: string): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      this.#waiting.push({ take, text, resolve, reject });
-      this.#next();
-    });
-  }
-
-  #next(): void {
-    if (this.#out || this.#waiting.length === 0) return;
-    const ops = this.#waiting;
-    this.#waiting = [];
-    this.#out = true;
-    void this.#send(ops).finally(() => {
-      this.#out = false;
-      this.#next();
-    });
-  }
-
-  async #send(ops: LockOp[]): Promise<void> {
+const lockStatements = (session: Promise<Session>): Grouped<LockOp, boolean> =>
+  new Grouped(1, async (calls: Call<LockOp, boolean>[]) => {
+    const s = await session;
     let oks: unknown[];
-    try {
-      const session = await this.session;
-      if (ops.length === 1) {
-        const [op] = ops as [LockOp];
-        oks = [(await session.query(op.take ? TRY_LOCK : UNLOCK, [op.text])).rows[0]?.["ok"]];
-      } else {
-        const { rows } = await session.query(LOCKS, [JSON.stringify(ops.map((op) => [op.take, op.text]))]);
-        oks = rows.map((row) => row["ok"]);
-        if (oks.length !== ops.length) throw new Error(`the lock statement answered ${oks.length} results for ${ops.length} locks`);
-      }
-    } catch (e) {
-      for (const op of ops) op.reject(e);
-      return;
+    if (calls.length === 1) {
+      const { take, text } = calls[0]!.item;
+      oks = [(await s.query(take ? TRY_LOCK : UNLOCK, [text])).rows[0]?.["ok"]];
+    } else {
+      const { rows } = await s.query(LOCKS, [JSON.stringify(calls.map(({ item }) => [item.take, item.text]))]);
+      oks = rows.map((row) => row["ok"]);
+      if (oks.length !== calls.length) throw new Error(`the lock statement answered ${oks.length} results for ${calls.length} locks`);
     }
-    ops.forEach((op, i) => op.resolve(oks[i] === true));
-  }
-}
+    calls.forEach((c, i) => c.resolve(oks[i] === true));
+  });
 
 /** A held turn: the shared session its advisory lock was taken on. */
 interface Hold {
@@ -155,7 +125,7 @@ export class AdvisoryLiveness {
         if (ok !== true) throw new Error("the lock session's random key is held by another session");
         return session;
       });
-      const shared: Shared = { session: opening, key, lost: false, locks: new LockStatements(opening) };
+      const shared: Shared = { session: opening, key, lost: false, locks: lockStatements(opening) };
       shared.session.catch(() => void this.#drop(shared));
       this.#shared = shared;
     }
@@ -184,7 +154,7 @@ export class AdvisoryLiveness {
       const shared = this.#current();
       let ok: boolean;
       try {
-        ok = await shared.locks.run(true, text);
+        ok = await shared.locks.run({ take: true, text });
       } catch (e) {
         void this.#drop(shared);
         if (reused && tries < 2 && !this.#closed) continue;
@@ -235,7 +205,7 @@ export class AdvisoryLiveness {
     await hold.retaking?.catch(() => undefined);
     if (hold.shared.lost || this.#closed) return; // a lost connection freed the lock already
     try {
-      await hold.shared.locks.run(false, text);
+      await hold.shared.locks.run({ take: false, text });
     } catch {
       void this.#drop(hold.shared); // the connection is gone, and every lock on it: the other turns retake theirs at their next append
     }
