@@ -100,4 +100,24 @@ describe.skipIf(NO_SERVER !== null)("group commit on a real PostgreSQL server", 
       expect(count.groupsRefused).toBe(3); // each round's refusal came from a group, whose appends then went one by one
       expect(await Promise.all(ids.map(async (id) => (await store.read(id)).length))).toEqual(ids.map((id) => (id === "bad" ? 0 : 3)));
     }));
+
+  it("two hosts' groups on the same conversations never wait on each other in a circle: no group is refused, every append lands", async () => {
+    const schema = freshSchema();
+    const hosts = [countingPool(5), countingPool(5)];
+    const stores = hosts.map(({ pool }) => postgresStore({ pool }, { schema }));
+    try {
+      await stores[0]!.append("warm", [rec()]);
+      const ids = Array.from({ length: 30 }, (_, i) => `c${String(i).padStart(2, "0")}`);
+      const orders = [ids, [...ids].reverse()]; // each host appends in its own order: the rows' locks are taken in the group's
+      for (let round = 0; round < 5; round++)
+        await Promise.all(stores.flatMap((store, h) => orders[h]!.map((id) => store.append(id, [rec("x", { h, round })]))));
+      expect(hosts.map(({ count }) => count.grouped).every((n) => n > 0)).toBe(true);
+      expect(hosts.map(({ count }) => count.groupsRefused)).toEqual([0, 0]); // (a deadlock would refuse a group: 40P01)
+      expect(await Promise.all(ids.map(async (id) => (await stores[0]!.read(id)).length))).toEqual(ids.map(() => 10));
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+      await Promise.all(hosts.map(({ pool }) => pool.end()));
+      await dropSchema(schema);
+    }
+  });
 });
