@@ -43,3 +43,44 @@ export class Grouped<I, R> {
       });
   }
 }
+
+/** A grouped statement's two forms: one call alone, or several in one statement (their results in the order given). */
+export interface OneOrMany<I, R> {
+  one(item: I): Promise<R>;
+  many(items: readonly I[]): Promise<R[]>;
+}
+
+/** Whether the server answered the statement with an error: its transaction was rolled back (a lost connection is not that). */
+const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | null)?.severity === "ERROR";
+
+/**
+ * The sender of a {@link Grouped} on a statement's two forms: one call goes
+ * as `one`; several go as `many`, in `order`. When the server refuses that
+ * statement whole (nothing of it took effect), each call is sent again
+ * alone, one after another, so one call's error is its own and never
+ * another's. When its outcome is not known (the connection was lost), each
+ * call fails with that error, and none is sent twice.
+ */
+export function oneOrMany<I, R>(
+  send: OneOrMany<I, R>,
+  order: (calls: Call<I, R>[]) => Call<I, R>[] = (calls) => calls,
+): (calls: Call<I, R>[]) => Promise<void> {
+  return async (calls) => {
+    if (calls.length === 1) {
+      const [c] = calls as [Call<I, R>];
+      await send.one(c.item).then(c.resolve, c.reject);
+      return;
+    }
+    const ordered = order(calls);
+    let results: R[];
+    try {
+      results = await send.many(ordered.map((c) => c.item));
+    } catch (e) {
+      if (!refusedWhole(e)) throw e;
+      for (const c of ordered) await send.one(c.item).then(c.resolve, c.reject);
+      return;
+    }
+    if (results.length !== ordered.length) throw new Error(`a grouped statement answered ${results.length} results for ${ordered.length} calls`);
+    ordered.forEach((c, i) => c.resolve(results[i]!));
+  };
+}

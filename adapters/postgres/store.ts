@@ -5,6 +5,7 @@ import type { Store } from "../../src/store/types.js";
 import type { Db } from "./db.js";
 import { storeIo } from "./errors.js";
 import { AppendGroup, type GroupedAppend } from "./group.js";
+import { Grouped, oneOrMany } from "./grouped.js";
 import { AdvisoryLiveness } from "./liveness.js";
 import { channelOf, checkSchema, ensureSchema } from "./schema.js";
 import { Wakeups } from "./wake.js";
@@ -52,6 +53,30 @@ const manyArgument = (items: readonly GroupedAppend[]): string =>
  * processes, 1 and 2 gave the same throughput (bench/postgres.ts, concurrent).
  */
 const APPEND_LANES = 2;
+
+/**
+ * Several reads as one statement (grouped.ts): `$1` is a JSON array of
+ * `[conversation, after, limit]` (limit null: every batch after `after`);
+ * each row says which read it answers (`ord`, from 1).
+ */
+const READ_MANY = (s: string) =>
+  `SELECT t.ord, b.first, b.last, b.records::text AS records
+   FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord)
+   CROSS JOIN LATERAL (SELECT first, last, records FROM ${s}.batches
+     WHERE conversation = t.a->>0 AND last > (t.a->>1)::int4 ORDER BY last LIMIT (t.a->>2)::int4) b
+   ORDER BY t.ord, b.last`;
+
+/** Read statements a store has out at once (as APPEND_LANES). */
+const READ_LANES = 2;
+
+/** One read of batch rows: a conversation's after `after`, at most `limit` (null: all). */
+interface PageAsk {
+  conversation: string;
+  after: number;
+  limit: number | null;
+}
+
+type Row = Record<string, unknown>;
 
 /** Rows (batches, or conversations) per page when reading a long conversation or listing conversations. */
 const PAGE = 500;
@@ -124,13 +149,38 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       return rows.length > 0 ? Number(rows[0]!["length"]) : 0;
     });
 
+  /** Batch rows of one conversation after `after`, at most `limit` of them; the reads that come while two are out go together. */
+  const pages = new Grouped<PageAsk, Row[]>(
+    READ_LANES,
+    oneOrMany({
+      one: async ({ conversation, after, limit }) =>
+        (
+          await db.query(
+            `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last${limit === null ? "" : ` LIMIT ${limit}`}`,
+            [conversation, after],
+          )
+        ).rows,
+      many: async (asks) => {
+        const { rows } = await db.query(
+          READ_MANY(s),
+          [JSON.stringify(asks.map((a) => [a.conversation, a.after, a.limit]))],
+          `functai.read_many.${schema}`,
+        );
+        const each: Row[][] = asks.map(() => []);
+        for (const row of rows) {
+          const at = Number(row["ord"]) - 1;
+          if (!(at >= 0 && at < each.length)) throw new Error(`a grouped read answered a row for read ${at + 1} of ${each.length}`);
+          each[at]!.push(row);
+        }
+        return each;
+      },
+    }),
+  );
+
   /** The records after `after` from at most `limit` batches, and how many batches were read (a short page is the last). */
   const page = (conversation: string, after: number, limit: number | null): Promise<{ records: ConversationRecord[]; batches: number }> =>
     use(`read ${conversation}`, async () => {
-      const { rows } = await db.query(
-        `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last${limit === null ? "" : ` LIMIT ${limit}`}`,
-        [conversation, after],
-      );
+      const rows = await pages.run({ conversation, after, limit });
       const records: ConversationRecord[] = [];
       let next = after + 1;
       for (const [i, row] of rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);

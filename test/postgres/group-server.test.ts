@@ -7,9 +7,9 @@ import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.
 const url = SERVER_URL ?? "";
 
 /** A pool that counts the append statements its connections run: alone, grouped (several appends in one), and grouped ones refused. */
-function countingPool(max: number): { pool: pg.Pool; count: { alone: number; grouped: number; groupsRefused: number } } {
+function countingPool(max: number): { pool: pg.Pool; count: { alone: number; grouped: number; groupsRefused: number; readsGrouped: number } } {
   const pool = new pg.Pool({ connectionString: url, max });
-  const count = { alone: 0, grouped: 0, groupsRefused: 0 };
+  const count = { alone: 0, grouped: 0, groupsRefused: 0, readsGrouped: 0 };
   pool.on("connect", (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -21,6 +21,7 @@ function countingPool(max: number): { pool: pg.Pool; count: { alone: number; gro
         return answer;
       }
       if (name.startsWith("functai.append.")) count.alone++;
+      if (name.startsWith("functai.read_many.")) count.readsGrouped++;
       return query(...args);
     };
   });
@@ -120,4 +121,24 @@ describe.skipIf(NO_SERVER !== null)("group commit on a real PostgreSQL server", 
       await dropSchema(schema);
     }
   });
+
+  it("reads of many conversations at once share statements; each gets its own records, an empty one none", () =>
+    onStore(async ({ store, count }) => {
+      const ids = Array.from({ length: 24 }, (_, i) => `r${i}`);
+      // conversation i holds i % 4 batches of two records (every fourth none at all)
+      for (let b = 1; b <= 3; b++) await Promise.all(ids.map((id, i) => (i % 4 >= b ? store.append(id, [rec("x", { i, b }), rec("y")]) : null)));
+      const afters = ids.map((_, i) => (i % 3 === 0 ? 0 : 1)); // some from the start, some after the first record
+      const read = await Promise.all(ids.map((id, i) => store.read(id, afters[i])));
+      expect(count.readsGrouped).toBeGreaterThan(0);
+      read.forEach((records, i) => {
+        const all = Array.from({ length: i % 4 }, (_, k) => [
+          [2 * k + 1, "x", i],
+          [2 * k + 2, "y", null],
+        ]).flat();
+        expect(
+          records.map((r) => [r.seq, r.kind, (r as { i?: unknown }).i ?? null]),
+          ids[i],
+        ).toEqual(all.filter(([seq]) => (seq as number) > afters[i]!));
+      });
+    }));
 });

@@ -143,7 +143,7 @@ describe("AppendGroup (group commit of appends)", () => {
     sent[1]!.answer([4]);
     const out = await Promise.all(results);
     expect(out.map((r) => r.ok)).toEqual([false, false]);
-    expect((out[0] as { e: Error }).e.message).toMatch(/1 results for 2 appends/);
+    expect((out[0] as { e: Error }).e.message).toMatch(/1 results for 2 calls/);
     expect(sent).toHaveLength(2);
   });
 });
