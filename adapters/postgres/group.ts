@@ -1,17 +1,12 @@
 /**
- * Group commit for appends: while a store's append statement is out, the
- * appends that come meanwhile (other conversations' turns) wait here and
- * then go together as ONE statement: one round trip and one commit for all
- * of them. An append that finds nothing out goes at once, alone, so a lone
- * turn waits for nothing.
- *
- * Each append keeps its own outcome (its length, conflict or fence result).
- * When the server refuses the shared statement (an error it answered with:
- * the statement's transaction is rolled back, nothing of it was written),
- * each append is sent again alone, so one append's error is its own and
- * never another conversation's. When the outcome is not known (the
- * connection was lost), every append of the group gets that error, as a
- * single one would: none is sent twice.
+ * Group commit for appends (on grouped.ts): while a store's append
+ * statements are out (at most `lanes`), the appends that come meanwhile
+ * (other conversations' turns) wait and then go together as ONE statement:
+ * one round trip and one commit for all of them. An append that finds a
+ * lane free goes at once, alone, so a lone turn waits for nothing. Each
+ * append keeps its own outcome (its length, conflict or fence result);
+ * what a refused group or one of unknown outcome means is `oneOrMany`'s.
+ * A group goes in conversation order (`ordered`).
  */
 
 import { type Call, Grouped, type OneOrMany, oneOrMany } from "./grouped.js";
