@@ -37,15 +37,5 @@ function ordered(calls: Call<GroupedAppend, number>[]): Call<GroupedAppend, numb
     .map(({ c }) => c);
 }
 
-/** Appends through `send`, at most `lanes` statements out at once; the appends that come meanwhile go together. */
-export class AppendGroup {
-  readonly #grouped: Grouped<GroupedAppend, number>;
-
-  constructor(send: AppendSender, lanes: number) {
-    this.#grouped = new Grouped(lanes, oneOrMany(send, ordered));
-  }
-
-  append(item: GroupedAppend): Promise<number> {
-    return this.#grouped.run(item);
-  }
-}
+/** Appends through `send`, at most `lanes` statements out at once; the appends that come meanwhile go together, in conversation order. */
+export const appendGroup = (send: AppendSender, lanes: number): Grouped<GroupedAppend, number> => new Grouped(lanes, oneOrMany(send, ordered));

@@ -4,7 +4,7 @@ import { checkConversationId, checkRecords, storeConflict } from "../../src/stor
 import type { Store } from "../../src/store/types.js";
 import type { Db } from "./db.js";
 import { storeIo } from "./errors.js";
-import { AppendGroup, type GroupedAppend } from "./group.js";
+import { appendGroup, type GroupedAppend } from "./group.js";
 import { Grouped, oneOrMany } from "./grouped.js";
 import { AdvisoryLiveness } from "./liveness.js";
 import { channelOf, checkSchema, ensureSchema } from "./schema.js";
@@ -204,7 +204,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   });
   const advisory = db.session ? new AdvisoryLiveness({ ...db, session: db.session.bind(db) }, schema, checkConversationId) : null;
 
-  const group = new AppendGroup(
+  const appends = appendGroup(
     {
       one: async (a) => {
         const values = [a.conversation, a.json, a.expect, a.fence?.session[0] ?? null, a.fence?.session[1] ?? null, a.fence?.text ?? null, a.count];
@@ -218,7 +218,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     },
     APPEND_LANES,
   );
-  const appendOnce = (item: GroupedAppend) => use(`append to ${item.conversation}`, () => group.append(item));
+  const appendOnce = (item: GroupedAppend) => use(`append to ${item.conversation}`, () => appends.run(item));
 
   const store: PostgresStore = {
     durability: "disk",

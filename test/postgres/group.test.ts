@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AppendGroup, type AppendSender, type GroupedAppend } from "../../adapters/postgres/group.js";
+import { type AppendSender, type GroupedAppend, appendGroup } from "../../adapters/postgres/group.js";
+import type { Grouped } from "../../adapters/postgres/grouped.js";
+
+type AppendGroup = Grouped<GroupedAppend, number>;
 
 /** A statement the test answers by hand. */
 interface Sent {
@@ -50,8 +53,8 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
  * was out: resolves once their group is out, to their outcomes to come.
  */
 async function groupOut(group: AppendGroup, sent: Sent[], ids: readonly string[]) {
-  const lone = group.append(item(`lone-${sent.length}`));
-  const results = ids.map((id) => settled(group.append(item(id))));
+  const lone = group.run(item(`lone-${sent.length}`));
+  const results = ids.map((id) => settled(group.run(item(id))));
   sent.at(-1)!.answer([1]);
   expect(await lone).toBe(1);
   await tick();
@@ -61,11 +64,11 @@ async function groupOut(group: AppendGroup, sent: Sent[], ids: readonly string[]
 /** An error the server answered a statement with (its transaction rolled back), as pg gives it. */
 const serverError = (message: string) => Object.assign(new Error(message), { severity: "ERROR", code: "P0001" });
 
-describe("AppendGroup (group commit of appends)", () => {
+describe("appendGroup (group commit of appends)", () => {
   it("sends a lone append at once, alone", async () => {
     const { send, sent } = manual();
-    const group = new AppendGroup(send, 1);
-    const done = group.append(item("a"));
+    const group = appendGroup(send, 1);
+    const done = group.run(item("a"));
     expect(sent.map((s) => [s.grouped, s.items.map((i) => i.conversation)])).toEqual([[false, ["a"]]]);
     sent[0]!.answer([7]);
     expect(await done).toBe(7);
@@ -73,9 +76,9 @@ describe("AppendGroup (group commit of appends)", () => {
 
   it("appends that come while every lane is out wait, then go as one statement, each with its own result", async () => {
     const { send, sent } = manual();
-    const group = new AppendGroup(send, 2);
-    const first = [group.append(item("a")), group.append(item("b"))];
-    const later = [group.append(item("d")), group.append(item("c", 4)), group.append(item("c", 5))];
+    const group = appendGroup(send, 2);
+    const first = [group.run(item("a")), group.run(item("b"))];
+    const later = [group.run(item("d")), group.run(item("c", 4)), group.run(item("c", 5))];
     expect(sent).toHaveLength(2); // two lanes out; the three wait
     sent[1]!.answer([1]);
     await tick();
@@ -98,7 +101,7 @@ describe("AppendGroup (group commit of appends)", () => {
 
   it("a group the server refused whole (nothing written) is sent again one by one: one append's error stays its own", async () => {
     const { send, sent } = manual();
-    const results = await groupOut(new AppendGroup(send, 1), sent, ["ok1", "bad", "ok2"]);
+    const results = await groupOut(appendGroup(send, 1), sent, ["ok1", "bad", "ok2"]);
     expect(sent.map((s) => s.grouped)).toEqual([false, true]);
     sent[1]!.fail(serverError("functai: the row of conversation bad kept changing"));
     // again, alone, in the group's order, one after another
@@ -121,7 +124,7 @@ describe("AppendGroup (group commit of appends)", () => {
 
   it("a group whose outcome is unknown (the connection was lost) fails every append of it and sends none again", async () => {
     const { send, sent } = manual();
-    const group = new AppendGroup(send, 1);
+    const group = appendGroup(send, 1);
     const results = await groupOut(group, sent, ["a", "b"]);
     const lost = new Error("Connection terminated unexpectedly");
     sent[1]!.fail(lost);
@@ -139,7 +142,7 @@ describe("AppendGroup (group commit of appends)", () => {
 
   it("a group answered with the wrong number of results fails every append of it (never guesses which is which)", async () => {
     const { send, sent } = manual();
-    const results = await groupOut(new AppendGroup(send, 1), sent, ["a", "b"]);
+    const results = await groupOut(appendGroup(send, 1), sent, ["a", "b"]);
     sent[1]!.answer([4]);
     const out = await Promise.all(results);
     expect(out.map((r) => r.ok)).toEqual([false, false]);
