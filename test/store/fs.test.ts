@@ -140,6 +140,26 @@ describe("fs store, on disk", () => {
       });
     }
 
+    it("reads text of several bytes per character, cut across chunks, and appends after a torn one at its byte", async () => {
+      const words = ["日本語", "😀 émoji", "a", "Ωμέγα ☃", "x".repeat(40) + "—"];
+      for (const [chunk, cache] of [[3, 0], [5, 0], [1 << 20, undefined]] as const) {
+        const id = `u${chunk}`;
+        const store = fsStore(dir, { scanChunkBytes: chunk, ...(cache === undefined ? {} : { readCacheBytes: cache }) });
+        const note = (text: string) => rec("note", { text });
+        await store.append(id, [note(words[0]!), note(words[1]!)]);
+        await store.append(id, [note(words[2]!), note(words[3]!), note(words[4]!)]);
+        expect((await visited(store, id, 1)).out.map((r) => r.text)).toEqual(words.slice(1));
+        expect((await fsStore(dir, { readCacheBytes: 0 }).read(id)).map((r) => (r as { text?: string }).text)).toEqual(words);
+        // a torn last line that ends inside a character: left out, and cut at its first byte by the next append
+        const torn = Buffer.from('{"functai_conversation":1,"kind":"note","seq":6,"text":"日本', "utf8");
+        await appendFile(file(id), torn.subarray(0, torn.length - 1));
+        expect((await visited(fsStore(dir, { scanChunkBytes: chunk, readCacheBytes: 0 }), id)).length).toBe(5);
+        expect(await fsStore(dir, { scanChunkBytes: chunk }).append(id, [note("ünd")], { expect: 5 })).toBe(6);
+        const texts = (await lines(id)).filter(Boolean).map((l) => (JSON.parse(l) as { text: string }).text);
+        expect(texts).toEqual([...words, "ünd"]);
+      }
+    });
+
     it("leaves a torn tail out, and refuses damage before the last line (store-corrupt)", async () => {
       const store = fsStore(dir, { scanChunkBytes: 16, readCacheBytes: 0 });
       await store.append("c", [rec("a"), rec("b")]);
