@@ -140,7 +140,7 @@ describe("fs store, on disk", () => {
       });
     }
 
-    it("reads text of several bytes per character, cut across chunks, and appends after a torn one at its byte", async () => {
+    it("reads text of several bytes per character cut across chunks; an append after a torn line ending inside a character cuts it at the line's first byte", async () => {
       const words = ["日本語", "😀 émoji", "a", "Ωμέγα ☃", "x".repeat(40) + "—"];
       for (const [chunk, cache] of [[3, 0], [5, 0], [1 << 20, undefined]] as const) {
         const id = `u${chunk}`;
