@@ -58,12 +58,15 @@ const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | nul
  * as `one`; several go as `many`, in `order`. When the server refuses that
  * statement whole (nothing of it took effect), each call is sent again
  * alone, one after another, so one call's error is its own and never
- * another's. When its outcome is not known (the connection was lost), each
- * call fails with that error, and none is sent twice.
+ * another's (unless `resendRefused` is false: calls whose effects outlive
+ * a rolled-back transaction, such as session-level advisory locks, then
+ * fail with that error too). When its outcome is not known (the connection
+ * was lost), each call fails with that error, and none is sent twice.
  */
 export function oneOrMany<I, R>(
   send: OneOrMany<I, R>,
   order: (calls: Call<I, R>[]) => Call<I, R>[] = (calls) => calls,
+  resendRefused = true,
 ): (calls: Call<I, R>[]) => Promise<void> {
   return async (calls) => {
     if (calls.length === 1) {
@@ -76,7 +79,7 @@ export function oneOrMany<I, R>(
     try {
       results = await send.many(ordered.map((c) => c.item));
     } catch (e) {
-      if (!refusedWhole(e)) throw e;
+      if (!resendRefused || !refusedWhole(e)) throw e;
       for (const c of ordered) await send.one(c.item).then(c.resolve, c.reject);
       return;
     }

@@ -2,7 +2,7 @@ import { LeaseLost } from "../../src/engine/runtime.js";
 import type { Store } from "../../src/store/types.js";
 import type { Db, Session } from "./db.js";
 import { storeIo } from "./errors.js";
-import { type Call, Grouped } from "./grouped.js";
+import { Grouped, oneOrMany } from "./grouped.js";
 
 export type Liveness = NonNullable<Store["liveness"]>;
 
@@ -49,24 +49,25 @@ interface LockOp {
  * (grouped.ts): one goes at once when the session has none out; those that
  * come meanwhile (other turns starting and ending) go together in the next
  * statement. Each resolves to the server's answer (true: taken, or let go).
- * A statement that fails fails each of them, whose callers drop the session
- * (a session-level lock taken by a failed statement stays taken: only
- * ending the session surely frees it).
+ * A statement that fails fails each of them, and is never resent: a
+ * session-level lock taken by a failed statement stays taken, so the
+ * callers drop the session (only ending it surely frees it).
  */
 const lockStatements = (session: Promise<Session>): Grouped<LockOp, boolean> =>
-  new Grouped(1, async (calls: Call<LockOp, boolean>[]) => {
-    const s = await session;
-    let oks: unknown[];
-    if (calls.length === 1) {
-      const { take, text } = calls[0]!.item;
-      oks = [(await s.query(take ? TRY_LOCK : UNLOCK, [text])).rows[0]?.["ok"]];
-    } else {
-      const { rows } = await s.query(LOCKS, [JSON.stringify(calls.map(({ item }) => [item.take, item.text]))]);
-      oks = rows.map((row) => row["ok"]);
-      if (oks.length !== calls.length) throw new Error(`the lock statement answered ${oks.length} results for ${calls.length} locks`);
-    }
-    calls.forEach((c, i) => c.resolve(oks[i] === true));
-  });
+  new Grouped(
+    1,
+    oneOrMany(
+      {
+        one: async ({ take, text }) => (await (await session).query(take ? TRY_LOCK : UNLOCK, [text])).rows[0]?.["ok"] === true,
+        many: async (ops) => {
+          const { rows } = await (await session).query(LOCKS, [JSON.stringify(ops.map((op) => [op.take, op.text]))]);
+          return rows.map((row) => row["ok"] === true);
+        },
+      },
+      undefined,
+      false,
+    ),
+  );
 
 /** A held turn: the shared session its advisory lock was taken on. */
 interface Hold {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AppendSender, type GroupedAppend, appendGroup } from "../../adapters/postgres/group.js";
-import type { Grouped } from "../../adapters/postgres/grouped.js";
+import { Grouped, oneOrMany } from "../../adapters/postgres/grouped.js";
 
 type AppendGroup = Grouped<GroupedAppend, number>;
 
@@ -138,6 +138,19 @@ describe("appendGroup (group commit of appends)", () => {
     sent[3]!.fail(fatal);
     expect((await Promise.all(more)).map((r) => r.ok)).toEqual([false, false]);
     expect(sent).toHaveLength(4);
+  });
+
+  it("without resending (calls whose effects outlive a rollback, such as session locks), a refused group fails each call and sends none again", async () => {
+    const { send, sent } = manual();
+    const results = await groupOut(new Grouped(1, oneOrMany(send, undefined, false)), sent, ["a", "b"]);
+    const refused = serverError("refused");
+    sent[1]!.fail(refused);
+    expect(await Promise.all(results)).toEqual([
+      { ok: false, e: refused },
+      { ok: false, e: refused },
+    ]);
+    await tick();
+    expect(sent).toHaveLength(2);
   });
 
   it("a group answered with the wrong number of results fails every append of it (never guesses which is which)", async () => {
