@@ -22,7 +22,8 @@
  *   peer: 8 processes × 25 loops of STEPS bare INSERT+COMMITs (one per
  *   step). Each process uses one pool of POOL connections, ours and bare
  *   alike (8 × (5 + a lock session) stays well under max_connections = 100).
- *   Each worker first does WARM_TURNS untimed rounds of its work (warm-up).
+ *   Each worker first does WARM_TURNS (40) untimed rounds of its work
+ *   (warm-up: until its CPU per step stops falling).
  *
  * `FUNCTAI_BENCH_PG_SMALL=1` runs a small version (2 processes × 5
  * conversations, one fleet each, fewer timed runs) to check it works.
@@ -47,8 +48,15 @@ const SMALL = process.env["FUNCTAI_BENCH_PG_SMALL"] === "1";
 const PROCESSES = SMALL ? 2 : 8;
 const CONVERSATIONS = SMALL ? 5 : 25;
 const STEPS = 10;
-/** Untimed rounds of each worker's work before the common start. */
-const WARM_TURNS = SMALL ? 1 : 2;
+/**
+ * Untimed rounds of each worker's work before the common start: enough for
+ * the steady state a serving process runs in. With 8 processes on two
+ * cores the JIT tiers up slowly; a worker's CPU per step of ours, in fleets
+ * of 2026-12-02 (3 each): 1.00–1.15 ms after 2 rounds, 0.67–0.71 after 10,
+ * 0.59–0.65 after 20, 0.34–0.51 after 40, 0.36–0.44 after 80 (the bare
+ * INSERTs': 0.43–0.49, 0.32–0.40, 0.27–0.37, 0.24–0.31, 0.29–0.31).
+ */
+const WARM_TURNS = SMALL ? 1 : 40;
 /** Fleets of each kind, alternating ours and bare. */
 const FLEETS = SMALL ? 1 : 3;
 /** Connections per process in the concurrent variant (ours and bare alike). */
