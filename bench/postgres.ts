@@ -51,10 +51,9 @@ const STEPS = 10;
 /**
  * Untimed rounds of each worker's work before the common start: enough for
  * the steady state a serving process runs in. With 8 processes on two
- * cores the JIT tiers up slowly; a worker's CPU per step of ours, in fleets
- * of 2026-12-02 (3 each): 1.00–1.15 ms after 2 rounds, 0.67–0.71 after 10,
- * 0.59–0.65 after 20, 0.34–0.51 after 40, 0.36–0.44 after 80 (the bare
- * INSERTs': 0.43–0.49, 0.32–0.40, 0.27–0.37, 0.24–0.31, 0.29–0.31).
+ * cores the JIT tiers up slowly: a worker's CPU per step stops falling by
+ * about 40 rounds (measured round count by round count: the README's
+ * "Warm-up", under the benchmark notes).
  */
 const WARM_TURNS = SMALL ? 1 : 40;
 /** Fleets of each kind, alternating ours and bare. */
