@@ -17,13 +17,14 @@
  *   per step, on the same server ("langgraph (PostgresSaver)"), the two
  *   timed in turn as ours are.
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
- *   conversations at once, each a turn of STEPS changing-tool steps: total
- *   steps ÷ wall time from a common start (every process ready first);
- *   peer: 8 processes × 25 loops of STEPS bare INSERT+COMMITs (one per
- *   step). Each process uses one pool of POOL connections, ours and bare
+ *   conversations at once, each running turns of STEPS changing-tool
+ *   steps: total steps ÷ wall time from a common start (every process
+ *   ready first); peer: 8 processes × 25 loops of bare INSERT+COMMITs (one
+ *   per step, STEPS per turn). Each process uses one pool of POOL connections, ours and bare
  *   alike (8 × (5 + a lock session) stays well under max_connections = 100).
  *   Each worker first does WARM_TURNS (40) untimed rounds of its work
- *   (warm-up: until its CPU per step stops falling).
+ *   (warm-up: until its CPU per step stops falling), then each of its
+ *   conversations runs TIMED_TURNS (4) turns one after another, timed.
  *
  * `FUNCTAI_BENCH_PG_SMALL=1` runs a small version (2 processes × 5
  * conversations, one fleet each, fewer timed runs) to check it works.
@@ -56,6 +57,13 @@ const STEPS = 10;
  * "Warm-up", under the benchmark notes).
  */
 const WARM_TURNS = SMALL ? 1 : 40;
+/**
+ * Timed turns each of a worker's conversations runs, one after another (on
+ * a new conversation each): a window of a few seconds, not one turn's
+ * second, whose start and tail weighed on each fleet's figure (the README's
+ * "Warm-up").
+ */
+const TIMED_TURNS = SMALL ? 1 : 4;
 /** Fleets of each kind, alternating ours and bare. */
 const FLEETS = SMALL ? 1 : 3;
 /** Connections per process in the concurrent variant (ours and bare alike). */
@@ -355,14 +363,16 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONVERSATIONS }, async (_, i) => {
-      if (kind === "ours") {
-        const out = await fn.conversation(`w${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
-        if (out !== FINAL_TEXT) throw new Error("wrong answer");
-      } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      for (let t = 0; t < TIMED_TURNS; t++) {
+        if (kind === "ours") {
+          const out = await fn.conversation(`w${t}-${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
+          if (out !== FINAL_TEXT) throw new Error("wrong answer");
+        } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      }
     }),
   );
   const used = process.cpuUsage(cpu);
-  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS, end: Date.now(), cpuUs: used.user + used.system })}\n`);
+  process.stdout.write(`${JSON.stringify({ steps: CONVERSATIONS * STEPS * TIMED_TURNS, end: Date.now(), cpuUs: used.user + used.system })}\n`);
   await store.close();
   await pool.end();
 }
@@ -439,6 +449,8 @@ async function concurrent(): Promise<void> {
     const detail = {
       processes: PROCESSES,
       conversations_each: CONVERSATIONS,
+      timed_turns_each: TIMED_TURNS,
+      warm_rounds: WARM_TURNS,
       steps_per_turn: STEPS,
       records_per_turn: appendsPerTurn,
       pool_per_process: POOL,
