@@ -20,8 +20,9 @@
  *   conversations at once, each running turns of STEPS changing-tool
  *   steps: total steps ÷ wall time from a common start (every process
  *   ready first); peer: 8 processes × 25 loops of bare INSERT+COMMITs (one
- *   per step, STEPS per turn). Each process uses one pool of POOL connections, ours and bare
- *   alike (8 × (5 + a lock session) stays well under max_connections = 100).
+ *   per step, STEPS per turn). Each process uses one pool of POOL
+ *   connections, ours and bare alike (8 × (5 + a lock session) stays well
+ *   under max_connections = 100).
  *   Each worker first does WARM_TURNS (40) untimed rounds of its work
  *   (warm-up: until its CPU per step stops falling), then each of its
  *   conversations runs TIMED_TURNS (4) turns one after another, timed.
@@ -61,7 +62,7 @@ const WARM_TURNS = SMALL ? 1 : 40;
  * Timed turns each of a worker's conversations runs, one after another (on
  * a new conversation each): a window of a few seconds, not one turn's
  * second, whose start and tail weighed on each fleet's figure (the README's
- * "Warm-up").
+ * "Timed window").
  */
 const TIMED_TURNS = SMALL ? 1 : 4;
 /** Fleets of each kind, alternating ours and bare. */
