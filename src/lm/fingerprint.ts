@@ -8,33 +8,22 @@
 import type { LMRequest, Message } from "./types.js";
 
 // cyrb53-style string hash, two 32-bit lanes per seed, deterministic across platforms. Both seeds (1
-// and 2) run in one pass over the text, which may come in two pieces (hashed as if joined, never joined).
-const lanes = new Int32Array(4);
-function hash53x2(head: string, tail: string): void {
-  let a1 = 0xdeadbeef ^ 1;
-  let a2 = 0x41c6ce57 ^ 1;
-  let b1 = 0xdeadbeef ^ 2;
-  let b2 = 0x41c6ce57 ^ 2;
-  for (let part = 0; part < 2; part++) {
-    const text = part === 0 ? head : tail;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      a1 = Math.imul(a1 ^ ch, 2654435761);
-      a2 = Math.imul(a2 ^ ch, 1597334677);
-      b1 = Math.imul(b1 ^ ch, 2654435761);
-      b2 = Math.imul(b2 ^ ch, 1597334677);
-    }
-  }
-  lanes[0] = a1;
-  lanes[1] = a2;
-  lanes[2] = b1;
-  lanes[3] = b2;
+// and 2) run in one pass over the text, which is fed in pieces (hashed as if joined, never joined): a
+// digest's lanes are these, reset, fed, then finished.
+let a1 = 0;
+let a2 = 0;
+let b1 = 0;
+let b2 = 0;
+
+function reset(): void {
+  a1 = 0xdeadbeef ^ 1;
+  a2 = 0x41c6ce57 ^ 1;
+  b1 = 0xdeadbeef ^ 2;
+  b2 = 0x41c6ce57 ^ 2;
 }
 
-/** The 53-bit hash of one seed's lanes (`lanes[at]`, `lanes[at + 1]`). */
-function finish(at: number): number {
-  let h1 = lanes[at]!;
-  let h2 = lanes[at + 1]!;
+/** The 53-bit hash of one seed's two lanes. */
+function finish(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
@@ -63,15 +52,181 @@ function base36(n: number): string {
   return "00000".slice(high.length) + high + "000000".slice(low.length) + low;
 }
 
+/** The digest of everything fed since the last reset. */
+const fedDigest = (): string => base36(finish(a1, a2)) + base36(finish(b1, b2));
+
 /** The digest of `head + tail`, without joining them. */
 function digest2(head: string, tail: string): string {
-  hash53x2(head, tail);
-  return base36(finish(0)) + base36(finish(2));
+  reset();
+  feed(head);
+  feed(tail);
+  return fedDigest();
 }
 
 /** A 106-bit digest of `text`, as 22 base-36 characters. */
 export function digest(text: string): string {
   return digest2(text, "");
+}
+
+/** Feeds `text` as it is. */
+function feed(text: string): void {
+  let x1 = a1;
+  let x2 = a2;
+  let y1 = b1;
+  let y2 = b2;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    x1 = Math.imul(x1 ^ ch, 2654435761);
+    x2 = Math.imul(x2 ^ ch, 1597334677);
+    y1 = Math.imul(y1 ^ ch, 2654435761);
+    y2 = Math.imul(y2 ^ ch, 1597334677);
+  }
+  a1 = x1;
+  a2 = x2;
+  b1 = y1;
+  b2 = y2;
+}
+
+function feedChar(ch: number): void {
+  a1 = Math.imul(a1 ^ ch, 2654435761);
+  a2 = Math.imul(a2 ^ ch, 1597334677);
+  b1 = Math.imul(b1 ^ ch, 2654435761);
+  b2 = Math.imul(b2 ^ ch, 1597334677);
+}
+
+const HEX = "0123456789abcdef";
+const SHORT_ESCAPES: Record<number, number> = { 8: 98, 9: 116, 10: 110, 12: 102, 13: 114 }; // \b \t \n \f \r
+
+/** `\uXXXX` (lowercase hex), as JSON.stringify writes a control character or a lone surrogate. */
+function feedUnicodeEscape(ch: number): void {
+  feedChar(92);
+  feedChar(117);
+  for (let shift = 12; shift >= 0; shift -= 4) feedChar(HEX.charCodeAt((ch >> shift) & 15));
+}
+
+/** Feeds `text` as a JSON string: quoted and escaped exactly as JSON.stringify does (lone surrogates as `\uXXXX`). */
+function feedString(text: string): void {
+  feedChar(34);
+  let x1 = a1;
+  let x2 = a2;
+  let y1 = b1;
+  let y2 = b2;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch >= 0x20 && ch !== 34 && ch !== 92 && (ch < 0xd800 || ch > 0xdfff)) {
+      x1 = Math.imul(x1 ^ ch, 2654435761);
+      x2 = Math.imul(x2 ^ ch, 1597334677);
+      y1 = Math.imul(y1 ^ ch, 2654435761);
+      y2 = Math.imul(y2 ^ ch, 1597334677);
+      continue;
+    }
+    a1 = x1;
+    a2 = x2;
+    b1 = y1;
+    b2 = y2;
+    if (ch === 34 || ch === 92) {
+      feedChar(92);
+      feedChar(ch);
+    } else if (ch < 0x20) {
+      const short = SHORT_ESCAPES[ch];
+      if (short === undefined) feedUnicodeEscape(ch);
+      else {
+        feedChar(92);
+        feedChar(short);
+      }
+    } else {
+      // a surrogate: kept when it is half of a pair, escaped when it stands alone
+      const paired =
+        ch <= 0xdbff ? i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+      if (paired) feedChar(ch);
+      else feedUnicodeEscape(ch);
+    }
+    x1 = a1;
+    x2 = a2;
+    y1 = b1;
+    y2 = b2;
+  }
+  a1 = x1;
+  a2 = x2;
+  b1 = y1;
+  b2 = y2;
+  feedChar(34);
+}
+
+/** Deeper than this, the JSON text is made after all (JSON.stringify reports a cycle as it always did). */
+const MAX_DEPTH = 64;
+
+/** A value JSON.stringify leaves out of an object, and writes as `null` in an array. */
+const omitted = (v: unknown): boolean => v === undefined || typeof v === "function" || typeof v === "symbol";
+
+/**
+ * Feeds `value` as JSON.stringify would write it. False (part of it fed)
+ * for what it does not write itself: an object with `toJSON` (a Date), or
+ * other than a plain object or array (a Map, a boxed string), a bigint, or
+ * nesting deeper than MAX_DEPTH; the caller then hashes the JSON text.
+ */
+function feedJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case "string":
+      feedString(value);
+      return true;
+    case "number":
+      feed(Number.isFinite(value) ? String(value) : "null");
+      return true;
+    case "boolean":
+      feed(value ? "true" : "false");
+      return true;
+    case "object": {
+      if (value === null) {
+        feed("null");
+        return true;
+      }
+      if (depth > MAX_DEPTH) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+        feedChar(91);
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) feedChar(44);
+          const item: unknown = value[i];
+          if (omitted(item)) feed("null");
+          else if (!feedJson(item, depth + 1)) return false;
+        }
+        feedChar(93);
+        return true;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+      feedChar(123);
+      let first = true;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const item: unknown = (value as Record<string, unknown>)[key];
+        if (omitted(item)) continue;
+        if (!first) feedChar(44);
+        first = false;
+        feedString(key);
+        feedChar(58);
+        if (!feedJson(item, depth + 1)) return false;
+      }
+      feedChar(125);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * `digest2(head, JSON.stringify(value))`, the same string, without making
+ * the JSON text of a plain object or array (anything else: made and hashed).
+ */
+function digestJson(head: string, value: unknown): string {
+  if (typeof value === "object" && value !== null) {
+    reset();
+    feed(head);
+    if (feedJson(value, 0)) return fedDigest();
+  }
+  return digest2(head, JSON.stringify(value));
 }
 
 /** An incremental fingerprint: `add` each part once; `key()` names everything added so far. */
@@ -81,11 +236,11 @@ export class Fingerprint {
     this.#state = digest(seed);
   }
   add(part: unknown): this {
-    this.#state = digest2(this.#state, JSON.stringify(part));
+    this.#state = digestJson(this.#state, part);
     return this;
   }
   key(extra?: unknown): string {
-    return extra === undefined ? this.#state : digest2(this.#state, JSON.stringify(extra));
+    return extra === undefined ? this.#state : digestJson(this.#state, extra);
   }
 }
 
