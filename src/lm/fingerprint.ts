@@ -68,14 +68,20 @@ export function digest(text: string): string {
   return digest2(text, "");
 }
 
-/** Feeds `text` as it is. */
-function feed(text: string): void {
+/**
+ * Feeds `text` from `from` on, up to its end or the first character a JSON
+ * string must escape (a quote, a backslash, a control character, a
+ * surrogate); returns where it stopped.
+ */
+function feedRun(text: string, from: number): number {
   let x1 = a1;
   let x2 = a2;
   let y1 = b1;
   let y2 = b2;
-  for (let i = 0; i < text.length; i++) {
+  let i = from;
+  for (; i < text.length; i++) {
     const ch = text.charCodeAt(i);
+    if (ch < 0x20 || ch === 34 || ch === 92 || (ch & 0xf800) === 0xd800) break;
     x1 = Math.imul(x1 ^ ch, 2654435761);
     x2 = Math.imul(x2 ^ ch, 1597334677);
     y1 = Math.imul(y1 ^ ch, 2654435761);
@@ -85,6 +91,12 @@ function feed(text: string): void {
   a2 = x2;
   b1 = y1;
   b2 = y2;
+  return i;
+}
+
+/** Feeds `text` as it is. */
+function feed(text: string): void {
+  for (let i = feedRun(text, 0); i < text.length; i = feedRun(text, i + 1)) feedChar(text.charCodeAt(i));
 }
 
 function feedChar(ch: number): void {
@@ -104,52 +116,32 @@ function feedUnicodeEscape(ch: number): void {
   for (let shift = 12; shift >= 0; shift -= 4) feedChar(HEX.charCodeAt((ch >> shift) & 15));
 }
 
+/** Feeds `text[i]`, a character feedRun stopped at, as JSON.stringify writes it. */
+function feedEscaped(text: string, i: number): void {
+  const ch = text.charCodeAt(i);
+  if (ch === 34 || ch === 92) {
+    feedChar(92);
+    feedChar(ch);
+  } else if (ch < 0x20) {
+    const short = SHORT_ESCAPES[ch];
+    if (short === undefined) feedUnicodeEscape(ch);
+    else {
+      feedChar(92);
+      feedChar(short);
+    }
+  } else {
+    // a surrogate: kept when it is half of a pair, escaped when it stands alone
+    const paired =
+      ch <= 0xdbff ? i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
+    if (paired) feedChar(ch);
+    else feedUnicodeEscape(ch);
+  }
+}
+
 /** Feeds `text` as a JSON string: quoted and escaped exactly as JSON.stringify does (lone surrogates as `\uXXXX`). */
 function feedString(text: string): void {
   feedChar(34);
-  let x1 = a1;
-  let x2 = a2;
-  let y1 = b1;
-  let y2 = b2;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch >= 0x20 && ch !== 34 && ch !== 92 && (ch < 0xd800 || ch > 0xdfff)) {
-      x1 = Math.imul(x1 ^ ch, 2654435761);
-      x2 = Math.imul(x2 ^ ch, 1597334677);
-      y1 = Math.imul(y1 ^ ch, 2654435761);
-      y2 = Math.imul(y2 ^ ch, 1597334677);
-      continue;
-    }
-    a1 = x1;
-    a2 = x2;
-    b1 = y1;
-    b2 = y2;
-    if (ch === 34 || ch === 92) {
-      feedChar(92);
-      feedChar(ch);
-    } else if (ch < 0x20) {
-      const short = SHORT_ESCAPES[ch];
-      if (short === undefined) feedUnicodeEscape(ch);
-      else {
-        feedChar(92);
-        feedChar(short);
-      }
-    } else {
-      // a surrogate: kept when it is half of a pair, escaped when it stands alone
-      const paired =
-        ch <= 0xdbff ? i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 : i > 0 && (text.charCodeAt(i - 1) & 0xfc00) === 0xd800;
-      if (paired) feedChar(ch);
-      else feedUnicodeEscape(ch);
-    }
-    x1 = a1;
-    x2 = a2;
-    y1 = b1;
-    y2 = b2;
-  }
-  a1 = x1;
-  a2 = x2;
-  b1 = y1;
-  b2 = y2;
+  for (let i = feedRun(text, 0); i < text.length; i = feedRun(text, i + 1)) feedEscaped(text, i);
   feedChar(34);
 }
 
