@@ -101,6 +101,21 @@ describe("Fingerprint.add hashes a value as its JSON text", () => {
     for (const part of parts) expect(streamed("s", [part])).toBe(byText("s", [part]));
   });
 
+  it("gives the same key when reading a value runs code that makes a digest of its own (a getter)", () => {
+    const inner: string[] = [];
+    const part = {
+      before: "text before",
+      get computed() {
+        inner.push(new Fingerprint("inner").add({ nested: ["a", 1] }).key());
+        return "computed";
+      },
+      after: [1, 2, 3],
+    };
+    expect(streamed("s", [part])).toBe(byText("s", [part]));
+    expect(inner.length).toBeGreaterThan(0);
+    for (const key of inner) expect(key).toBe(byText("inner", [{ nested: ["a", 1] }]));
+  });
+
   it("fails as JSON.stringify does on what has no JSON text (a cycle, a bigint)", () => {
     const cycle: { a: number; self?: unknown } = { a: 1 };
     cycle.self = cycle;
