@@ -5,7 +5,7 @@
  * across reruns.
  */
 import { describeError } from "../errors.js";
-import { digest } from "../lm/fingerprint.js";
+import { digest } from "../lm/digest.js";
 import type { TurnRuntime } from "./runtime.js";
 
 /**

@@ -3,7 +3,7 @@ import { SEND_ONCE, type ConversationInternals } from "../conversation/conversat
 import type { CallInput } from "./input.js";
 import { LeaseLost } from "../engine/runtime.js";
 import { isFunctaiError, type FunctaiError } from "../errors.js";
-import { digest } from "../lm/fingerprint.js";
+import { digest } from "../lm/digest.js";
 import { readConversation } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { digest } from "../../src/lm/fingerprint.js";
+import { digest } from "../../src/lm/digest.js";
 
 describe("digest", () => {
   it("gives the strings journals already hold", () => {

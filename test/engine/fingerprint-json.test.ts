@@ -8,7 +8,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Fingerprint, digest } from "../../src/lm/fingerprint.js";
+import { digest } from "../../src/lm/digest.js";
+import { Fingerprint } from "../../src/lm/fingerprint.js";
 
 /** The key as every earlier version made it: the JSON text, hashed after the state. */
 const byText = (seed: string, parts: unknown[]): string => {
