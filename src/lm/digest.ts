@@ -12,11 +12,11 @@ let a1 = 0;
 let a2 = 0;
 let b1 = 0;
 let b2 = 0;
-/** How many digests were begun: one begun inside another (a getter that digests) is seen by it (see digestJson). */
+/** How many digests were begun (mod 2^32): one begun inside another (a getter that digests) is seen by it (see digestJson). */
 let begun = 0;
 
 function reset(): void {
-  begun++;
+  begun = (begun + 1) | 0;
   a1 = 0xdeadbeef ^ 1;
   a2 = 0x41c6ce57 ^ 1;
   b1 = 0xdeadbeef ^ 2;
