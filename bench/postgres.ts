@@ -349,27 +349,23 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   const store = postgresStore({ pool }, { schema });
   await store.read("warm");
   const record = recordOfSize(330);
+  /** One turn of a conversation's work: ours, a turn of STEPS changing-tool steps; bare, STEPS INSERT+COMMITs. */
+  const turn = async (id: string): Promise<void> => {
+    if (kind === "ours") {
+      const out = await fn.conversation(id, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
+      if (out !== FINAL_TEXT) throw new Error("wrong answer");
+    } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+  };
   // warm-up (as every timed figure has): WARM_TURNS rounds of the same work before the common start, so the timed
   // steps run tiered-up code, not the JIT's first passes (which weigh on a turn's engine far more than on an INSERT)
-  for (let w = 0; w < WARM_TURNS; w++)
-    await Promise.all(
-      Array.from({ length: CONVERSATIONS }, async (_, i) => {
-        if (kind === "ours") await fn.conversation(`warm${w}-${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
-        else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
-      }),
-    );
+  for (let w = 0; w < WARM_TURNS; w++) await Promise.all(Array.from({ length: CONVERSATIONS }, (_, i) => turn(`warm${w}-${process.pid}-${i}`)));
   process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
   const goAt = await new Promise<number>((resolve) => process.stdin.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))));
   await new Promise((r) => setTimeout(r, Math.max(0, goAt - Date.now())));
   const cpu = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONVERSATIONS }, async (_, i) => {
-      for (let t = 0; t < TIMED_TURNS; t++) {
-        if (kind === "ours") {
-          const out = await fn.conversation(`w${t}-${process.pid}-${i}`, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
-          if (out !== FINAL_TEXT) throw new Error("wrong answer");
-        } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
-      }
+      for (let t = 0; t < TIMED_TURNS; t++) await turn(`w${t}-${process.pid}-${i}`);
     }),
   );
   const used = process.cpuUsage(cpu);
