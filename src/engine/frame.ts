@@ -14,14 +14,14 @@ export interface Frame {
   readonly settings: Settings;
   /** The last tool invocation number given out (AI functions number their tool calls 1, 2, … across steps). */
   invocations: number;
-  /** How many direct calls of each name this frame made (programs and tool bodies). */
-  readonly children: Map<string, number>;
+  /** How many direct calls of each name this frame made (programs and tool bodies); made at the first. */
+  children?: Map<string, number>;
   /** The turn's outermost call. */
   readonly root?: boolean;
 }
 
 export function rootFrame(runtime: TurnRuntime, name: string, settings: Settings): Frame {
-  return { runtime, name, site: `${name}#1`, path: name, settings, invocations: 0, children: new Map(), root: true };
+  return { runtime, name, site: `${name}#1`, path: name, settings, invocations: 0, root: true };
 }
 
 /** The turn's `started` event, from its outermost call (a replayed run does not show it again). */
@@ -39,8 +39,9 @@ export function announceStart(frame: Frame, input: Record<string, unknown>): voi
 export function childFrame(parent: Frame, name: string, settings: Settings, invocation?: number): Frame {
   let occurrence = invocation;
   if (occurrence === undefined) {
-    occurrence = (parent.children.get(name) ?? 0) + 1;
-    parent.children.set(name, occurrence);
+    const children = (parent.children ??= new Map());
+    occurrence = (children.get(name) ?? 0) + 1;
+    children.set(name, occurrence);
   }
   return {
     runtime: parent.runtime,
@@ -49,9 +50,8 @@ export function childFrame(parent: Frame, name: string, settings: Settings, invo
     path: `${parent.path}/${name}`,
     settings,
     invocations: 0,
-    children: new Map(),
   };
 }
 
-/** The same place in the tree, with other settings (a composite tool's own layers). */
-export const reframe = (frame: Frame, settings: Settings): Frame => ({ ...frame, settings, children: frame.children });
+/** The same place in the tree, with other settings (a composite tool's own layers): both count their calls in one map. */
+export const reframe = (frame: Frame, settings: Settings): Frame => ({ ...frame, settings, children: (frame.children ??= new Map()) });

@@ -144,7 +144,7 @@ export class Journal {
   add(body: RecordBody, durable = false): Promise<unknown> | undefined {
     if (!this.recording) return undefined;
     // checked before it is queued: a record that fails its schema is a bug of ours, never written
-    const record = makeBodyRecord({ turn: this.turn, attempt: this.attempt, ...body }, this.#clock.now());
+    const record = makeBodyRecord(this.turn, this.attempt, body, this.#clock.now());
     if (this.#keep) this.records.push(record);
     if (!this.#sink) return undefined;
     this.#pending.push(record);

@@ -33,9 +33,18 @@ export function makeRecord<K extends KnownKind>(kind: K, fields: RecordFields<K>
   return checked({ functai_conversation: 1, kind, at: isoAt(at), ...fields }) as unknown as MadeRecord<K>;
 }
 
-/** A record the engine describes by its body (`{ kind, … }`): stamped and checked like any other. */
-export function makeBodyRecord(body: { kind: string } & Record<string, unknown>, at: number): Record<string, unknown> {
-  return checked({ functai_conversation: 1, at: isoAt(at), ...body });
+/**
+ * A turn's record that the engine describes by its body (`{ kind, … }`):
+ * stamped with the turn and attempt and checked like any other, made with
+ * one copy of the body (what the body says wins, as in a spread after them).
+ */
+export function makeBodyRecord(
+  turn: string,
+  attempt: number,
+  body: { kind: string } & Record<string, unknown>,
+  at: number,
+): Record<string, unknown> {
+  return checked({ functai_conversation: 1, at: isoAt(at), turn, attempt, ...body });
 }
 
 function checked<R extends Record<string, unknown>>(record: R): R {
