@@ -22,6 +22,7 @@ function whyNot(r: unknown): string | undefined {
   const u = usage as { inputTokens?: unknown; outputTokens?: unknown } | null | undefined;
   if (typeof u !== "object" || u === null || !Number.isFinite(u.inputTokens) || !Number.isFinite(u.outputTokens))
     return "its usage has no inputTokens and outputTokens";
+  if (plainData(r)) return undefined; // (what it cannot tell, JSON.stringify does)
   try {
     JSON.stringify(r);
   } catch (e) {
@@ -47,4 +48,46 @@ export function checkResponse(lm: LanguageModel, response: unknown): LMResponse 
 export function modelFailure(lm: LanguageModel, e: unknown): unknown {
   if (e instanceof FunctaiError) return e;
   return new ProviderError("provider-response", `${lm.provider} model ${lm.model} failed: ${describeError(e)}`, { provider: lm.provider, cause: e });
+}
+
+/** Deeper than this, or more values than that, `plainData` cannot tell (JSON.stringify then says whether there is a cycle). */
+const MAX_DEPTH = 64;
+const MAX_VALUES = 100_000;
+/** Values the running walk may still look at (a shared object is looked at each time it is met, as JSON.stringify writes it each time). */
+let left = 0;
+
+/**
+ * True when JSON.stringify surely writes `value` without throwing, told by a
+ * walk over plain data: strings, numbers, booleans, null, what JSON leaves
+ * out (undefined, functions, symbols), and plain objects and arrays without
+ * `toJSON`, at most MAX_DEPTH deep and MAX_VALUES in all. False when it
+ * cannot tell (a bigint, a Date or other object, more nesting or values, a
+ * getter that throws): then the caller asks JSON.stringify itself, which
+ * reads the value again. A reply is plain data, and this walk costs a
+ * fraction of making its text.
+ */
+function plainData(value: unknown): boolean {
+  left = MAX_VALUES;
+  try {
+    return walk(value, 0);
+  } catch {
+    return false;
+  }
+}
+
+function walk(value: unknown, depth: number): boolean {
+  if (typeof value !== "object" || value === null) return typeof value !== "bigint";
+  if (depth >= MAX_DEPTH || --left < 0) return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+    for (let i = 0; i < value.length; i++) if (!walk(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && !walk((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
 }
