@@ -56,6 +56,68 @@ function base36(n: number): string {
 /** The digest of everything fed since the last reset. */
 const fedDigest = (): string => base36(finish(a1, a2)) + base36(finish(b1, b2));
 
+/** A digest's 22 characters as character codes: what a hash chain feeds on, made into a string only when asked. */
+export type DigestCodes = Uint8Array;
+/** How many characters a digest has. */
+export const DIGEST_LENGTH = 22;
+
+const DIGIT_CODES = Uint8Array.from("0123456789abcdefghijklmnopqrstuvwxyz", (c) => c.charCodeAt(0));
+
+/** `base36(n)`'s 11 character codes, written to `out` from `at` on. */
+function writeBase36(n: number, out: DigestCodes, at: number): void {
+  let q = Math.floor(n / SIX);
+  let r = n - q * SIX;
+  if (r < 0) {
+    q -= 1;
+    r += SIX;
+  } else if (r >= SIX) {
+    q += 1;
+    r -= SIX;
+  }
+  // r < 36^6 < 2^32 and q < 36^5: exact in unsigned 32-bit division
+  for (let i = at + 10; i > at + 4; i--) {
+    out[i] = DIGIT_CODES[r % 36]!;
+    r = (r / 36) >>> 0;
+  }
+  for (let i = at + 4; i >= at; i--) {
+    out[i] = DIGIT_CODES[q % 36]!;
+    q = (q / 36) >>> 0;
+  }
+}
+
+/** The digest of everything fed since the last reset, as character codes in `out`. */
+function fedCodes(out: DigestCodes): void {
+  writeBase36(finish(a1, a2), out, 0);
+  writeBase36(finish(b1, b2), out, 11);
+}
+
+/** Feeds a digest's characters, given as codes (none of them needs an escape). */
+function feedCodes(codes: DigestCodes): void {
+  let x1 = a1;
+  let x2 = a2;
+  let y1 = b1;
+  let y2 = b2;
+  for (let i = 0; i < codes.length; i++) {
+    const ch = codes[i]!;
+    x1 = Math.imul(x1 ^ ch, 2654435761);
+    x2 = Math.imul(x2 ^ ch, 1597334677);
+    y1 = Math.imul(y1 ^ ch, 2654435761);
+    y2 = Math.imul(y2 ^ ch, 1597334677);
+  }
+  a1 = x1;
+  a2 = x2;
+  b1 = y1;
+  b2 = y2;
+}
+
+/** A digest's characters as codes, in `out` (for `digestJsonCodes`). */
+export function digestCodes(digest: string, out: DigestCodes): void {
+  for (let i = 0; i < DIGEST_LENGTH; i++) out[i] = digest.charCodeAt(i);
+}
+
+/** The string of a digest given as codes. */
+export const codesText = (codes: DigestCodes): string => String.fromCharCode.apply(null, codes as unknown as number[]);
+
 /** The digest of `head + tail`, without joining them. */
 function digest2(head: string, tail: string): string {
   reset();
@@ -224,5 +286,24 @@ export function digestJson(head: string, value: unknown): string {
     if (feedJson(value, 0) && begun === mine) return fedDigest();
   }
   return digest2(head, JSON.stringify(value));
+}
+
+/**
+ * `digestJson(head, value)` for a `head` given as a digest's codes, the
+ * result written to `out` as codes (it may be `head` itself): a hash chain
+ * (fingerprint.ts) extends its last digest without making its string.
+ */
+export function digestJsonCodes(head: DigestCodes, value: unknown, out: DigestCodes): void {
+  if (typeof value === "object" && value !== null) {
+    reset();
+    const mine = begun;
+    feedCodes(head);
+    if (feedJson(value, 0) && begun === mine) return fedCodes(out);
+  }
+  const text = JSON.stringify(value); // (made before the lanes are reset: a toJSON or getter may digest too)
+  reset();
+  feedCodes(head);
+  feed(text);
+  fedCodes(out);
 }
 

@@ -5,21 +5,30 @@
  * still a pure function of the request (`requestKey` computes it from
  * scratch): resuming finds a reply by it, in any process, in any version.
  */
-import { digest, digestJson } from "./digest.js";
+import { DIGEST_LENGTH, codesText, digest, digestCodes, digestJson, digestJsonCodes } from "./digest.js";
 import type { LMRequest, Message } from "./types.js";
 
-/** An incremental fingerprint: `add` each part once; `key()` names everything added so far. */
+/**
+ * An incremental fingerprint: `add` each part once; `key()` names everything
+ * added so far. The chain's state is the last digest's characters, kept as
+ * codes: a step adds two messages and asks one key, so only the key is made
+ * into a string.
+ */
 export class Fingerprint {
-  #state: string;
+  readonly #state = new Uint8Array(DIGEST_LENGTH);
+  #key: string | undefined;
   constructor(seed: string) {
-    this.#state = digest(seed);
+    this.#key = digest(seed);
+    digestCodes(this.#key, this.#state);
   }
   add(part: unknown): this {
-    this.#state = digestJson(this.#state, part);
+    digestJsonCodes(this.#state, part, this.#state);
+    this.#key = undefined;
     return this;
   }
   key(extra?: unknown): string {
-    return extra === undefined ? this.#state : digestJson(this.#state, extra);
+    const key = (this.#key ??= codesText(this.#state));
+    return extra === undefined ? key : digestJson(key, extra);
   }
 }
 
