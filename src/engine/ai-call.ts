@@ -9,7 +9,7 @@ import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
 import type { LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
 import { observeModelCall } from "../plugins/hooks.js";
 import { resolveLM } from "../providers/resolve.js";
-import { DEFAULT_MAX_STEPS } from "../settings.js";
+import { DEFAULT_MAX_STEPS, type Settings } from "../settings.js";
 import { toolSpec } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Frame } from "./frame.js";
@@ -75,6 +75,14 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   return response;
 }
 
+/** The request of the next step: the history so far, not copied (each step costs the same however many came before). */
+function requestOf(messages: readonly Message[], tools: LMRequest["tools"], settings: Settings): LMRequest {
+  const request: LMRequest = { messages: messagesView(messages, messages.length), tools };
+  if (settings.temperature !== undefined) request.temperature = settings.temperature;
+  if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
+  return request;
+}
+
 /**
  * The tool loop: ask the model, run the tools it asks for, until it answers
  * (at most `maxSteps` model calls). An unreadable answer is asked for again
@@ -103,15 +111,13 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const maxSteps = settings.maxSteps ?? DEFAULT_MAX_STEPS;
   let askedAgain = false;
   for (let step = 1; step <= maxSteps; step++) {
-    // the history so far, not copied: each step costs the same however many came before
-    const request: LMRequest = { messages: messagesView(messages, messages.length), tools: specs };
-    if (settings.temperature !== undefined) request.temperature = settings.temperature;
-    if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
     const key = fingerprint.key();
     // a reply an earlier run recorded (each is used once) is taken without a promise: a replayed step runs through
     const recorded = runtime.journal.takeReply(key);
-    const response = recorded ?? (await ask(frame, lm, request, key, step));
-    runtime.addStep({ site: frame.site, path: frame.path, request, response, replayed: recorded !== undefined });
+    // made to be sent, or kept for `predict`: a replayed step whose request nobody keeps makes none
+    const request = recorded === undefined || runtime.keepsSteps ? requestOf(messages, specs, settings) : undefined;
+    const response = recorded ?? (await ask(frame, lm, request!, key, step));
+    runtime.addStep(frame, request, response, recorded !== undefined);
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     if (response.toolCalls.length === 0) {

@@ -112,11 +112,16 @@ export class TurnRuntime {
     return this.#beforeEffect?.();
   }
 
-  /** Counts a model call's usage; keeps the call itself when asked to (`keepSteps`). */
-  addStep(step: Step): void {
-    if (this.#keepSteps) this.steps.push(step);
-    this.usage.inputTokens += step.response.usage.inputTokens;
-    this.usage.outputTokens += step.response.usage.outputTokens;
+  /** Whether model calls are kept in `steps` (then each step makes its request, replayed or not). */
+  get keepsSteps(): boolean {
+    return this.#keepSteps;
+  }
+
+  /** Counts a model call's usage; keeps the call itself when asked to (`keepSteps`: then `request` is given). */
+  addStep(frame: { site: string; path: string }, request: LMRequest | undefined, response: LMResponse, replayed: boolean): void {
+    if (this.#keepSteps) this.steps.push({ site: frame.site, path: frame.path, request: request!, response, replayed });
+    this.usage.inputTokens += response.usage.inputTokens;
+    this.usage.outputTokens += response.usage.outputTokens;
   }
 }
 
