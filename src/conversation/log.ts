@@ -148,12 +148,13 @@ export class ConversationLog {
   readonly #stateNow = (): Promise<ConversationState> => this.#state();
   /** Reads and appends taken and not yet settled. */
   #taken = 0;
+  /** One taken read or append settled (one function for all of them). */
+  readonly #settled = (): void => void this.#taken--;
 
   #serial<T>(fn: () => Promise<T>): Promise<T> {
     // nothing taken: this one starts now (the common case of a turn's own appends), else after the last one taken
     const next = this.#taken++ === 0 ? fn() : this.#queue.then(fn);
-    const settled = (): void => void this.#taken--;
-    this.#queue = next.then(settled, settled);
+    this.#queue = next.then(this.#settled, this.#settled);
     return next;
   }
 
