@@ -93,21 +93,7 @@ function fedCodes(out: DigestCodes): void {
 
 /** Feeds a digest's characters, given as codes (none of them needs an escape). */
 function feedCodes(codes: DigestCodes): void {
-  let x1 = a1;
-  let x2 = a2;
-  let y1 = b1;
-  let y2 = b2;
-  for (let i = 0; i < codes.length; i++) {
-    const ch = codes[i]!;
-    x1 = Math.imul(x1 ^ ch, 2654435761);
-    x2 = Math.imul(x2 ^ ch, 1597334677);
-    y1 = Math.imul(y1 ^ ch, 2654435761);
-    y2 = Math.imul(y2 ^ ch, 1597334677);
-  }
-  a1 = x1;
-  a2 = x2;
-  b1 = y1;
-  b2 = y2;
+  for (let i = 0; i < codes.length; i++) feedChar(codes[i]!);
 }
 
 /** A digest's characters as codes, in `out` (for `digestJsonCodes`). */
