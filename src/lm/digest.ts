@@ -292,4 +292,3 @@ export function digestJsonCodes(head: DigestCodes, value: unknown, out: DigestCo
   feed(text);
   fedCodes(out);
 }
-
