@@ -32,6 +32,13 @@ function finish(h1: number, h2: number): number {
 
 const SIX = 36 ** 6; // 2,176,782,336: below it, six base-36 digits
 
+/** `Math.floor(n / 36⁶)` exactly: the float quotient's rounding corrected by the remainder's range. */
+function highSix(n: number): number {
+  const q = Math.floor(n / SIX);
+  const r = n - q * SIX;
+  return r < 0 ? q - 1 : r >= SIX ? q + 1 : q;
+}
+
 /**
  * `n.toString(36).padStart(11, "0")` for an integer 0 ≤ n < 2^53, the same
  * string, several times faster: V8's radix conversion of a large double is
@@ -39,15 +46,8 @@ const SIX = 36 ** 6; // 2,176,782,336: below it, six base-36 digits
  * float rounding is corrected by r's range), q < 2^53 / 36⁶ < 36⁵.
  */
 function base36(n: number): string {
-  let q = Math.floor(n / SIX);
-  let r = n - q * SIX;
-  if (r < 0) {
-    q -= 1;
-    r += SIX;
-  } else if (r >= SIX) {
-    q += 1;
-    r -= SIX;
-  }
+  const q = highSix(n);
+  const r = n - q * SIX;
   const high = q.toString(36);
   const low = r.toString(36);
   return "00000".slice(high.length) + high + "000000".slice(low.length) + low;
@@ -65,15 +65,8 @@ const DIGIT_CODES = Uint8Array.from("0123456789abcdefghijklmnopqrstuvwxyz", (c) 
 
 /** `base36(n)`'s 11 character codes, written to `out` from `at` on. */
 function writeBase36(n: number, out: DigestCodes, at: number): void {
-  let q = Math.floor(n / SIX);
+  let q = highSix(n);
   let r = n - q * SIX;
-  if (r < 0) {
-    q -= 1;
-    r += SIX;
-  } else if (r >= SIX) {
-    q += 1;
-    r -= SIX;
-  }
   // r < 36^6 < 2^32 and q < 36^5: exact in unsigned 32-bit division
   for (let i = at + 10; i > at + 4; i--) {
     out[i] = DIGIT_CODES[r % 36]!;
