@@ -1,4 +1,4 @@
-import { assign, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
+import { assign, emit, enqueueActions, fromCallback, setup, type AnyEventObject } from "xstate";
 import type { Approval } from "../approval/types.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
@@ -97,20 +97,16 @@ export const turnMachine = setup({
       }
       enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
     }),
-    /** Keeps what a runner report says and emits its event. */
-    report: enqueueActions(({ context, event: e, enqueue }) => {
-      const kept = reportOf(e);
-      if (!kept) return;
-      const seq = context.seq + 1;
-      enqueue.assign({ ...kept.patch, seq });
-      enqueue.emit(event(context, context.name, kept.body, seq, at(e)));
-    }),
-    /** Emits the state the actor entered. */
-    stateEvent: enqueueActions(({ context, event: e, enqueue }, params: { state: MachineState }) => {
-      const seq = context.seq + 1;
-      enqueue.assign({ seq });
-      enqueue.emit(event(context, context.name, { type: "state", state: params.state }, seq, at(e as { at?: string; input?: { at?: string } })));
-    }),
+    /** Keeps what a runner report says (its next seq included)... */
+    keepReport: assign(({ context, event: e }) => ({ ...reportOf(e)?.patch, seq: context.seq + 1 })),
+    /** ...and emits its event, after `keepReport` (an assign and an emit: no `enqueueActions` for a fixed pair). */
+    showReport: emit(({ context, event: e }) => event(context, context.name, reportOf(e)!.body, context.seq, at(e))),
+    /** The next seq, for the event the next action emits. */
+    nextSeq: assign({ seq: ({ context }) => context.seq + 1 }),
+    /** Emits the state the actor entered, after `nextSeq`. */
+    stateEvent: emit(({ context, event: e }, params: { state: MachineState }) =>
+      event(context, context.name, { type: "state", state: params.state }, context.seq, at(e as { at?: string; input?: { at?: string } })),
+    ),
   },
 }).createMachine({
   id: "turn",
@@ -136,7 +132,7 @@ export const turnMachine = setup({
       ],
     },
     running: {
-      entry: [assign({ runs: ({ context }) => context.runs + 1 }), { type: "stateEvent", params: { state: "running" } }],
+      entry: [assign({ runs: ({ context }) => context.runs + 1, seq: ({ context }) => context.seq + 1 }), { type: "stateEvent", params: { state: "running" } }],
       invoke: {
         src: "runner",
         input: ({ context }) => ({ turn: context.turn, answers: context.answers, run: context.runs }),
@@ -151,16 +147,16 @@ export const turnMachine = setup({
             enqueue.assign({ seq });
           }),
         },
-        "RUNNER.WAIT": { target: "awaitingApproval", actions: "report" },
-        "RUNNER.DONE": { target: "done", actions: "report" },
-        "RUNNER.FAILED": { target: "failed", actions: "report" },
-        "RUNNER.INTERRUPTED": { target: "interrupted", actions: "report" },
+        "RUNNER.WAIT": { target: "awaitingApproval", actions: ["keepReport", "showReport"] },
+        "RUNNER.DONE": { target: "done", actions: ["keepReport", "showReport"] },
+        "RUNNER.FAILED": { target: "failed", actions: ["keepReport", "showReport"] },
+        "RUNNER.INTERRUPTED": { target: "interrupted", actions: ["keepReport", "showReport"] },
         "RUNNER.STOPPED": { target: "stopped" },
         STOP: { target: "stopped" },
       },
     },
     awaitingApproval: {
-      entry: { type: "stateEvent", params: { state: "awaitingApproval" } },
+      entry: ["nextSeq", { type: "stateEvent", params: { state: "awaitingApproval" } }],
       always: { guard: "nothingPending", target: "running" },
       on: {
         APPROVE: { actions: { type: "answer", params: { verdict: "yes" } } },
@@ -171,17 +167,17 @@ export const turnMachine = setup({
       },
     },
     interrupted: {
-      entry: { type: "stateEvent", params: { state: "interrupted" } },
+      entry: ["nextSeq", { type: "stateEvent", params: { state: "interrupted" } }],
       on: {
         RESUME: { target: "running" },
         ABANDON: { target: "abandoned" },
         STOP: { target: "stopped" },
       },
     },
-    done: { type: "final", entry: { type: "stateEvent", params: { state: "done" } } },
-    failed: { type: "final", entry: { type: "stateEvent", params: { state: "failed" } } },
-    abandoned: { type: "final", entry: { type: "stateEvent", params: { state: "abandoned" } } },
-    stopped: { type: "final", entry: { type: "stateEvent", params: { state: "stopped" } } },
+    done: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "done" } }] },
+    failed: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "failed" } }] },
+    abandoned: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "abandoned" } }] },
+    stopped: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "stopped" } }] },
   },
 });
 
