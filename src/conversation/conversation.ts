@@ -116,6 +116,14 @@ export interface ConversationOf {
 /** A turn about to be sent: wait behind the running head, or append these records (and run it with this host). */
 type Begun = { waits: true } | { waits: false; host: ConversationHost };
 
+/** A definition's program version (its kind, name and interface, hashed), made once per definition: a definition never changes. */
+const versions = new WeakMap<Definition, string>();
+function programVersion(def: Definition): string {
+  let version = versions.get(def);
+  if (version === undefined) versions.set(def, (version = `fa:${digest(JSON.stringify([def.kind, def.name, def.describe()]))}`));
+  return version;
+}
+
 /** Opens a conversation of a function (checks the id; nothing is read until a call). */
 export function openConversation<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[], id: string, options: ConversationOptions): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> {
   if (!isConversationId(id))
@@ -126,7 +134,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   const clock = options.clock ?? systemClock;
   const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
-  const version = `fa:${digest(JSON.stringify([def.kind, def.name, def.describe()]))}`;
+  const version = programVersion(def);
 
   /** The records of a new turn under `parent` (a program record first when this version is new). */
   function firstRecords(state: ConversationState, turn: string, parent: string | null, inputs: Record<string, unknown>, settings: Settings, host: ConversationHost, once?: Once, caller?: TurnCaller): object[] {
