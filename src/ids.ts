@@ -10,6 +10,9 @@ function randomInto(bytes: Uint8Array): void {
   used += bytes.length;
 }
 
+/** Each byte's two hex digits. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
 /** A time-ordered id (UUID version 7): turns sort by when they were sent. */
 export function newTurnId(now = Date.now()): string {
   const bytes = new Uint8Array(16);
@@ -21,8 +24,9 @@ export function newTurnId(now = Date.now()): string {
   }
   bytes[6] = (bytes[6]! & 0x0f) | 0x70;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let id = "";
+  for (let i = 0; i < 16; i++) id += (i === 4 || i === 6 || i === 8 || i === 10 ? "-" : "") + HEX[bytes[i]!];
+  return id;
 }
 
 /** Who holds a lease: this process (or tab) and a random part. */

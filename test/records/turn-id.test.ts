@@ -1,0 +1,38 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { newTurnId } from "../../src/ids.js";
+
+/** RFC 9562 UUID version 7: 48 bits of milliseconds, version 7, variant 10, random bits. */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("turn ids", () => {
+  it("are UUID version 7 whose first 48 bits are the time in milliseconds", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), (now) => {
+        const id = newTurnId(now);
+        expect(id).toMatch(UUID_V7);
+        expect(Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(now);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("sort by the time they were made, and differ within one millisecond", () => {
+    const at = 1_764_633_600_000;
+    const ids = [newTurnId(at + 1), newTurnId(at), newTurnId(at + 256), newTurnId(at), newTurnId(at + 65_536)];
+    const sorted = [...ids].sort();
+    expect(new Set(sorted.slice(0, 2))).toEqual(new Set([ids[1], ids[3]]));
+    expect(sorted.slice(2)).toEqual([ids[0], ids[2], ids[4]]);
+    expect(new Set(Array.from({ length: 1000 }, () => newTurnId(at))).size).toBe(1000);
+  });
+
+  it("carry random bits in every position but the version and variant", () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 400; i++) {
+      const hex = newTurnId(0).replaceAll("-", "");
+      for (let k = 13; k < 32; k++) if (k !== 16) seen.add(`${k}:${hex[k]}`);
+    }
+    // 18 free hex digits (the 13th is the version; the 17th carries the variant): each took all 16 values
+    expect(seen.size).toBe(18 * 16);
+  });
+});
