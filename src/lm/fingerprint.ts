@@ -9,6 +9,25 @@ import { DIGEST_LENGTH, codesText, digest, digestCodes, digestJson, digestJsonCo
 import type { LMRequest, Message } from "./types.js";
 
 /**
+ * The digests of recent seeds. A function's turns share theirs (its site,
+ * model and tools' schemas), so a turn does not hash them again. A few, of
+ * bounded size: a seed longer than that is hashed each time.
+ */
+const seedDigests = new Map<string, string>();
+const SEEDS_KEPT = 32;
+const SEED_KEPT_CHARS = 32_768;
+function seedDigest(seed: string): string {
+  let key = seedDigests.get(seed);
+  if (key !== undefined) return key;
+  key = digest(seed);
+  if (seed.length <= SEED_KEPT_CHARS) {
+    if (seedDigests.size >= SEEDS_KEPT) seedDigests.clear();
+    seedDigests.set(seed, key);
+  }
+  return key;
+}
+
+/**
  * An incremental fingerprint: `add` each part once; `key()` names everything
  * added so far. The chain's state is the last digest's characters, kept as
  * codes: a step adds two messages and asks one key, so only the key is made
@@ -18,7 +37,7 @@ export class Fingerprint {
   readonly #state = new Uint8Array(DIGEST_LENGTH);
   #key: string | undefined;
   constructor(seed: string) {
-    this.#key = digest(seed);
+    this.#key = seedDigest(seed);
     digestCodes(this.#key, this.#state);
   }
   add(part: unknown): this {
