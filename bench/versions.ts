@@ -16,7 +16,10 @@
  * conversations each running a CONCURRENT_STEPS-step turn of changing tools
  * at once on one memory store, steps/s), `resume` (bench/ours.ts's resume of
  * a 1,000-step turn waiting for an approval, from a copy of its file-store
- * journal, a gc() before each, ms). `--rounds=` sets the timed rounds.
+ * journal, a gc() before each, ms), `turn` (200 conversations one after
+ * another on one memory store, each one turn of `--n` reads steps, 0 by
+ * default: µs per turn, what a turn costs besides its steps). `--rounds=`
+ * sets the timed rounds.
  * A second worktree of the same revision as base gives the method's own
  * noise (A/A; this checkout itself as base would share its modules).
  * Prints each version's median and the median of the per-round ratios
@@ -79,6 +82,24 @@ function concurrentRun({ m, testing }: Api): Run {
   };
 }
 
+/** TURNS conversations, one after another, each sending one turn of `--n` (default 0) reads steps: µs per turn (what a turn costs besides its steps). */
+const TURNS = 200;
+function turnRun({ m, testing }: Api): Run {
+  const count = Number(arg("n") ?? 0);
+  const lookup = m.tool("lookup_order", { description: "The order.", input: { order_id: z.string() }, effects: "reads" }, ({ order_id }: { order_id: string }) => toolOutput(order_id));
+  const fn = m.ai("answer", { description: "Answer.", input: { question: z.string() }, output: z.string(), tools: [lookup], maxSteps: count + 1 });
+  let c = 0;
+  return async () => {
+    const store = m.memoryStore();
+    const t0 = performance.now();
+    for (let i = 0; i < TURNS; i++) {
+      const chat = fn.conversation(`c${++c}`, { store, lm: testing.scripted(steps(count)) });
+      if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("turn: wrong answer");
+    }
+    return ((performance.now() - t0) * 1000) / TURNS;
+  };
+}
+
 const dirs: string[] = [];
 async function resumeRun({ m, testing, node }: Api): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), "functai-versions-"));
@@ -113,6 +134,7 @@ async function resumeRun({ m, testing, node }: Api): Promise<Run> {
 
 const workloads: Record<string, { make: (api: Api) => Run | Promise<Run>; unit: string; warmup: number; rounds: number }> = {
   step: { make: stepRun, unit: "µs/step", warmup: 5, rounds: 40 },
+  turn: { make: turnRun, unit: "µs/turn", warmup: 10, rounds: 40 },
   "concurrent-memory": { make: concurrentRun, unit: "steps/s", warmup: 8, rounds: 30 },
   resume: { make: resumeRun, unit: "ms", warmup: 3, rounds: 15 },
 };
@@ -138,7 +160,7 @@ try {
   }
   const shown = (x: number) => x.toFixed(w.unit === "steps/s" ? 0 : 1);
   console.log(
-    `${variant}${variant === "step" ? ` n=${n}` : ""}, ${rounds} rounds: base ${shown(median(as))} ${w.unit}, this checkout ${shown(median(bs))} ${w.unit}; ` +
+    `${variant}${variant === "step" || (variant === "turn" && arg("n") !== undefined) ? ` n=${n}` : ""}, ${rounds} rounds: base ${shown(median(as))} ${w.unit}, this checkout ${shown(median(bs))} ${w.unit}; ` +
       `this ÷ base, median of the rounds: ${median(ratios).toFixed(3)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
   );
 } finally {
