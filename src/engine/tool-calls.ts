@@ -187,12 +187,16 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   // the journal keeps a changing tool's start before it runs: a crash after this is "unfinished", never re-run on its own
   if (leafChange) await runtime.journal.add({ ...base, state: "started", input, effects: tool.toolEffects }, true);
   const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
+  let key: string | undefined;
   const ctx = {
     invocation: p.invocation,
     path: p.path,
     site,
     signal: runtime.signal,
-    idempotencyKey: idempotencyKey(runtime, site, p.invocation),
+    // made when first read (most tools never do): a digest per call otherwise; an own property still, so `{ ...ctx }` keeps it
+    get idempotencyKey(): string {
+      return (key ??= idempotencyKey(runtime, site, p.invocation));
+    },
     frame: inner,
   };
 

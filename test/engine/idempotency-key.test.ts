@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
-import { memoryStore } from "../../src/index.js";
+import { z } from "zod";
+import { ai, memoryStore, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { spawnScript } from "../store/fs-children.js";
 import { keyedDesk, LEASE, PAY_CALL } from "./children/keyed.js";
@@ -62,5 +63,21 @@ describe("ctx.idempotencyKey", () => {
     expect(keys).toHaveLength(5);
     for (const k of keys) expect(k).toMatch(KEY);
     expect(new Set(keys).size).toBe(5);
+  });
+
+  it("is the same value however it is read: again, from a copy of ctx, from its JSON", async () => {
+    const seen: Record<string, unknown>[] = [];
+    const pay = tool("pay", { description: "Pay.", input: { amount: z.number() }, effects: "changes" }, (_input, ctx) => {
+      const copy = { ...ctx };
+      seen.push({ first: ctx.idempotencyKey, again: ctx.idempotencyKey, copy: copy.idempotencyKey, json: JSON.parse(JSON.stringify({ ...ctx, signal: null, frame: null })).idempotencyKey, keys: Object.keys(ctx) });
+      return "paid";
+    });
+    const desk = ai("desk", { description: "Pay.", input: { message: z.string() }, tools: [pay] });
+    await desk.conversation("copy", { store: memoryStore(), lm: scripted([PAY_CALL, "done"]) }).send("pay");
+    expect(seen).toHaveLength(1);
+    const [s] = seen;
+    expect(s!.first).toMatch(KEY);
+    expect([s!.again, s!.copy, s!.json]).toEqual([s!.first, s!.first, s!.first]);
+    expect(s!.keys).toEqual(["invocation", "path", "site", "signal", "idempotencyKey", "frame"]);
   });
 });
