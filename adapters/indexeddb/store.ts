@@ -1,6 +1,7 @@
 import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
+import { withSeq } from "../../src/records/with-seq.js";
 import { checkConversationId, checkRecords, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
@@ -117,7 +118,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       records.forEach((r, i) => {
         const seq = before + i + 1;
         // A record that cannot be cloned throws here, synchronously.
-        pending.push(store.put({ ...r, seq } as ConversationRecord, [conversation, seq]));
+        pending.push(store.put(withSeq(r, seq) as ConversationRecord, [conversation, seq]));
       });
       pending.push(tx.objectStore("lengths").put(newLength, conversation));
       await Promise.all(pending);

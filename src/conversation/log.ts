@@ -9,6 +9,7 @@ import type { EarlierTurn } from "../engine/ai-call.js";
 import { ConversationError, isFunctaiError } from "../errors.js";
 import { ConversationReader, doneOn, type ConversationState, type TurnInfo } from "../records/read-conversation.js";
 import type { ConversationRecord } from "../records/types.js";
+import { withSeq } from "../records/with-seq.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Store } from "../store/types.js";
 import { holderAlive } from "./holder.js";
@@ -163,7 +164,7 @@ export class ConversationLog {
     this.#length = length;
     if (this.#reader === null) return;
     if (length !== expect + records.length) return void (this.#reader = null); // not only ours: walk again at the next state
-    records.forEach((r, i) => this.#walk(this.#reader!, { ...(r as ConversationRecord), seq: expect + i + 1 }));
+    records.forEach((r, i) => this.#walk(this.#reader!, withSeq(r as ConversationRecord, expect + i + 1)));
   }
 
   #walk(reader: ConversationReader, r: ConversationRecord): void {

@@ -1,5 +1,6 @@
 import { checkConversationId, checkRecords, storeConflict } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
+import { withSeq } from "../records/with-seq.js";
 import type { Store } from "./types.js";
 
 /**
@@ -41,7 +42,7 @@ export function memoryStore(): Store {
       // all or none: copy the whole batch (a getter may throw) before anything is pushed.
       const copies = new Array<ConversationRecord>(records.length);
       for (let i = 0; i < records.length; i++) {
-        copies[i] = Object.freeze({ ...records[i], seq: length + i + 1 }) as ConversationRecord;
+        copies[i] = Object.freeze(withSeq(records[i]!, length + i + 1)) as ConversationRecord;
       }
       if (list === undefined) conversations.set(conversation, (list = []));
       for (const copy of copies) list.push(copy);

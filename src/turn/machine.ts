@@ -98,7 +98,11 @@ export const turnMachine = setup({
       enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
     }),
     /** Keeps what a runner report says (its next seq included)... */
-    keepReport: assign(({ context, event: e }) => ({ ...reportOf(e)?.patch, seq: context.seq + 1 })),
+    keepReport: assign(({ context, event: e }) => {
+      const patch = reportOf(e)?.patch ?? {}; // (a fresh object: its seq is set on it, not spread after it)
+      patch.seq = context.seq + 1;
+      return patch;
+    }),
     /** ...and emits its event, after `keepReport` (an assign and an emit: no `enqueueActions` for a fixed pair). */
     showReport: emit(({ context, event: e }) => event(context, context.name, reportOf(e)!.body, context.seq, at(e))),
     /** The next seq, for the event the next action emits. */
