@@ -9,6 +9,17 @@
  * file written with the holder's JSON costs three calls and a data block,
  * and every fsync of the conversation file then commits that too.)
  *
+ * The link is made as a hard link (`link(2)`) to this process's holder link
+ * in the same folder: a symbolic link `.holder-<host>-<pid>-<nonce>` naming
+ * this process, made once (holderLink). Making a symbolic link allocates an
+ * inode, and with many conversations flushing at once that waited on the
+ * file system's journal, 76–230 µs a lock against 21–31 µs for the hard
+ * link (200 files, each a dozen lock, write, unlock and fsync cycles,
+ * 2026-12-02); the lock is the same symbolic link to every reader, of this
+ * version or an earlier one. Where a hard link to a symbolic link cannot be
+ * made (a link(2) that follows links, a file system without hard links),
+ * each lock is a symbolic link of its own, as before.
+ *
  * Waiters back off with jitter, and mark the lock wanted so that a process
  * appending without a pause steps aside for them. A lock older than `staleMs` whose holder is
  * dead (its pid is gone on this host, or it names no holder) is broken.
@@ -17,9 +28,10 @@
  * honoured and broken by the same rules.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { lstat, open, readlink, symlink, unlink } from "node:fs/promises";
+import { closeSync, constants, linkSync, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { lstat, open, readdir, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
+import { dirname, join } from "node:path";
 import { ConversationError } from "../../src/errors.js";
 
 export interface LockOptions {
@@ -72,6 +84,9 @@ const nextToken = (): string => NONCE + (issued++ >>> 0).toString(16).padStart(8
 
 /** Tokens of the locks this process holds: a lock with our pid but a token not here was left by a dead process that had our pid. */
 const held = new Set<string>();
+/** The token the holder links name: locks linked to them are held while this counts them. */
+const LINKED_TOKEN = nextToken();
+let linkedHeld = 0;
 /** Same-process callers wait in line here first, so they do not spin on the lock file against each other. */
 const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
 
@@ -207,12 +222,103 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
 /** Errors of a file system (or OS) that makes no symbolic links: the lock is then a regular file. */
 const NO_SYMLINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
+/** This process's holder link in each folder it locks in, or null where locks cannot be hard links to it. */
+const holderLinks = new Map<string, string | null>();
+const HOLDER_NAME = /^\.holder-([0-9a-f]{8})-(\d{1,10})-([0-9a-f]{8})(\.probe)?$/;
+let exitHooked = false;
+
 /**
- * Creates the lock (synchronously on purpose: one `symlink` that touches no
- * data block, cheaper than a thread-pool round trip); its release, or
- * undefined when another holder has it.
+ * This process's holder link in `dir`, made the first time: a symbolic link
+ * naming this process with LINKED_TOKEN. Null when a hard link to it would
+ * not be a symbolic link itself (checked once, on a probe) or cannot be made.
+ * A process's holder links are removed when it exits; those of processes
+ * that died on this host are swept when a process makes its own.
+ */
+function holderLink(dir: string): string | null {
+  const known = holderLinks.get(dir);
+  if (known !== undefined) return known;
+  const link = join(dir, `.holder-${HOST}-${process.pid}-${NONCE}`);
+  try {
+    symlinkSync(target(LINKED_TOKEN), link);
+  } catch (e) {
+    // no symbolic links here: never (each lock is then made as a file); else (the folder gone) not now
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (NO_SYMLINKS.has(code)) holderLinks.set(dir, null);
+    else if (code === "EEXIST") unlinkQuietly(link); // ours (our pid and nonce) from an earlier try: made again next time
+    return null;
+  }
+  let usable = false;
+  try {
+    const probe = `${link}.probe`;
+    linkSync(link, probe);
+    usable = lstatSync(probe).isSymbolicLink(); // (a link(2) that follows links made a link to its target)
+    unlinkSync(probe);
+  } catch {
+    // no hard links here
+  }
+  if (!usable) {
+    unlinkQuietly(link);
+    holderLinks.set(dir, null);
+    return null;
+  }
+  holderLinks.set(dir, link);
+  if (!exitHooked) process.once("exit", removeHolderLinks);
+  exitHooked = true;
+  void sweepHolderLinks(dir);
+  return link;
+}
+
+function removeHolderLinks(): void {
+  for (const link of holderLinks.values()) if (link !== null) unlinkQuietly(link);
+}
+
+/** Removes the holder links that processes of this host left when they died (a lock still linked to one stays, and is broken as any dead holder's). */
+async function sweepHolderLinks(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = HOLDER_NAME.exec(name);
+    if (!m || m[1] !== HOST) continue;
+    const pid = Number(m[2]);
+    const dead = pid === process.pid ? m[3] !== NONCE : isDead({ pid, host: HOST, token: "", format: "link" });
+    if (dead) await unlink(join(dir, name)).catch(() => undefined);
+  }
+}
+
+/**
+ * Takes the lock as a hard link to this process's holder link: its release,
+ * undefined when another holder has it, or null when that cannot be done
+ * here (the lock is then made as a symbolic link of its own).
+ */
+function tryLink(path: string): (() => void) | undefined | null {
+  const dir = dirname(path);
+  const holder = holderLink(dir);
+  if (holder === null) return null;
+  try {
+    linkSync(holder, path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return undefined;
+    // our holder link removed (made again next time), or the folder: this lock is made the other way, which says what is wrong
+    unlinkQuietly(holder);
+    holderLinks.delete(dir);
+    return null;
+  }
+  linkedHeld++;
+  return () => {
+    linkedHeld--;
+    noteRelease(path);
+    // Nobody breaks a lock whose holder lives, so the link is still ours.
+    unlinkQuietly(path);
+  };
+}
+
+/**
+ * Creates the lock (synchronously on purpose: one `link`, or one `symlink`,
+ * that touches no data block, cheaper than a thread-pool round trip); its
+ * release, or undefined when another holder has it.
  */
 function tryCreate(path: string): (() => void) | undefined {
+  const linked = tryLink(path);
+  if (linked !== null) return linked;
   const token = nextToken();
   try {
     symlinkSync(target(token), path);
@@ -339,7 +445,7 @@ const sameHost = (holder: Holder): boolean => (holder.format === "file" ? holder
 
 function isDead(holder: Holder): boolean {
   if (!sameHost(holder)) return false; // another machine's (or container's) process: we cannot tell, so never break it
-  if (holder.pid === process.pid) return !held.has(holder.token);
+  if (holder.pid === process.pid) return holder.token === LINKED_TOKEN ? linkedHeld === 0 : !held.has(holder.token);
   try {
     process.kill(holder.pid, 0);
     return false;
@@ -358,7 +464,8 @@ async function timedOut(path: string, timeoutMs: number): Promise<string> {
   const [holder, st] = await Promise.all([readHolder(path), lstat(path).catch(() => undefined)]);
   const waited = `another process kept this conversation's lock for all of the ${timeoutMs} ms this append waited`;
   if (holder === undefined || st === undefined) return `${waited}. Try again later.`;
-  const since = new Date(st.mtimeMs).toISOString();
+  // (the inode's last change: a lock linked to a holder link shares that link's inode, made when its process first locked here)
+  const since = new Date(Math.max(st.mtimeMs, st.ctimeMs)).toISOString();
   if (!sameHost(holder)) {
     return (
       `${waited} (held by pid ${holder.pid} on ${holder.hostName ?? "another host"} since ${since}). ` +

@@ -49,7 +49,13 @@ describe("fs store, on disk", () => {
       expect(((await stat(d)).mode & 0o777).toString(8), d).toBe("700");
     }
     expect(((await stat(join(nested, "conversations", "c.jsonl"))).mode & 0o777).toString(8)).toBe("600");
-    expect(await readdir(join(nested, "conversations"))).toEqual(["c.jsonl"]);
+    // besides the file, only this process's holder link (locks are hard links to it while held): no lock left behind
+    const entries = await readdir(join(nested, "conversations"));
+    expect(entries.filter((n) => !n.startsWith(".holder-"))).toEqual(["c.jsonl"]);
+    for (const n of entries.filter((e) => e.startsWith(".holder-"))) {
+      expect(n).toMatch(new RegExp(`^\\.holder-[0-9a-f]{8}-${process.pid}-[0-9a-f]{8}$`));
+      expect(parseTarget(await readlink(join(nested, "conversations", n)))?.pid).toBe(process.pid);
+    }
   });
 
   it("writes one JSON record per line with its seq; a batch's lines are marked until its last", async () => {
@@ -533,6 +539,33 @@ describe("fs store across processes", () => {
     const t0 = Date.now();
     expect(await fsStore(dir, { lockStaleMs: 500 }).append("c", [rec()], { expect: 1 })).toBe(2);
     expect(Date.now() - t0).toBeLessThan(5_000);
+  });
+
+  it("a lock is a hard link to its process's holder link; the link goes when its process exits, a killed one's with the next process to lock there", async () => {
+    await fsStore(dir).append("c", [rec()]);
+    const folder = join(dir, "conversations");
+    const linksOf = async (pid: number): Promise<string[]> => (await readdir(folder)).filter((n) => n.startsWith(".holder-") && n.split("-")[2] === String(pid));
+    const holder = run("hold", dir, "c");
+    await holder.saw((l) => l === "locked");
+    const pid = holder.proc.pid!;
+    const lock = join(folder, "c.jsonl.lock");
+    const st = await lstat(lock);
+    expect(st.isSymbolicLink()).toBe(true);
+    expect(st.nlink).toBe(2); // the lock and the holder's link: one inode
+    expect(parseTarget(await readlink(lock))?.pid).toBe(pid);
+    const [link] = await linksOf(pid);
+    expect(link).toBeDefined();
+    expect((await lstat(join(folder, link!))).ino).toBe(st.ino);
+    holder.proc.kill("SIGKILL");
+    await holder.exited;
+    expect(await linksOf(pid)).toEqual([link]); // nobody has looked yet
+    // a process that locks here next: it breaks the dead holder's lock, sweeps its link, and takes its own away when it exits
+    const next = run("append", dir, "c", "2", "next", "500");
+    expect(await next.exited).toBe(0);
+    expect(await linksOf(pid)).toEqual([]);
+    expect(await linksOf(next.proc.pid!)).toEqual([]);
+    await expect(lstat(lock)).rejects.toThrow();
+    expect(await fsStore(dir).length!("c")).toBe(1 + 1 + 2);
   });
 
   it("a writer killed mid-stream: the others finish, nothing acknowledged is lost, no batch is half there", async () => {
