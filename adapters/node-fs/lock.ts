@@ -272,15 +272,20 @@ function removeHolderLinks(): void {
   for (const link of holderLinks.values()) if (link !== null) unlinkQuietly(link);
 }
 
-/** Removes the holder links that processes of this host left when they died (a lock still linked to one stays, and is broken as any dead holder's). */
+/**
+ * Removes the holder links that processes of this host left when they died
+ * (a lock still linked to one stays, and is broken as any dead holder's).
+ * Links with this process's pid are left alone: worker threads of this
+ * process make their own (each its own nonce), and one left by an earlier
+ * process with our pid goes once we are gone too.
+ */
 async function sweepHolderLinks(dir: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const m = HOLDER_NAME.exec(name);
     if (!m || m[1] !== HOST) continue;
     const pid = Number(m[2]);
-    const dead = pid === process.pid ? m[3] !== NONCE : isDead({ pid, host: HOST, token: "", format: "link" });
-    if (dead) await unlink(join(dir, name)).catch(() => undefined);
+    if (pid !== process.pid && isDead({ pid, host: HOST, token: "", format: "link" })) await unlink(join(dir, name)).catch(() => undefined);
   }
 }
 
