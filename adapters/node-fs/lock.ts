@@ -28,10 +28,11 @@
  * honoured and broken by the same rules.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, linkSync, lstatSync, openSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { lstat, open, readdir, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
+import { threadId } from "node:worker_threads";
 import { ConversationError } from "../../src/errors.js";
 
 export interface LockOptions {
@@ -74,13 +75,33 @@ const TARGET = /^fl1:(\d{1,10}):([0-9a-f]{8}):([0-9a-f]{16})$/;
 /** The symlink target naming this process as holder, with a fresh token. */
 const target = (token: string): string => `fl1:${process.pid}:${HOST}:${token}`;
 /**
- * Tokens: random per process, then a counter. Unique among this process's
- * locks, and unlike an earlier process's that had the same pid (that is all a
- * token is for); a counter saves a call into the random source per lock.
+ * This process, the same in each of its worker threads (each loads this
+ * module) and unlike an earlier process that had its pid: on Linux, 8 hex
+ * digits of a hash of its pid and start time (`/proc/self/stat`);
+ * elsewhere random (there, each thread of a process looks like a process
+ * of its own).
  */
-const NONCE = randomBytes(4).toString("hex");
+const PROCESS_TAG = ((): string => {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]; // field 22, starttime
+    if (start !== undefined && /^\d+$/.test(start)) return createHash("sha256").update(`${process.pid}:${start}`).digest("hex").slice(0, 8);
+  } catch {
+    // no /proc
+  }
+  return randomBytes(4).toString("hex");
+})();
+/** This thread among the process's (3 hex digits). */
+const THREAD = (threadId % 0x1000).toString(16).padStart(3, "0");
+/**
+ * Tokens: the process, the thread, then a counter (16 hex digits in all).
+ * Unique among this process's locks, and unlike an earlier process's that
+ * had the same pid (that is all a token is for); a counter saves a call into
+ * the random source per lock.
+ */
+const NONCE = PROCESS_TAG + THREAD;
 let issued = 0;
-const nextToken = (): string => NONCE + (issued++ >>> 0).toString(16).padStart(8, "0");
+const nextToken = (): string => NONCE + (issued++ % 0x100000).toString(16).padStart(5, "0");
 
 /** Tokens of the locks this process holds: a lock with our pid but a token not here was left by a dead process that had our pid. */
 const held = new Set<string>();
@@ -224,7 +245,7 @@ const NO_SYMLINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
 /** This process's holder link in each folder it locks in, or null where locks cannot be hard links to it. */
 const holderLinks = new Map<string, string | null>();
-const HOLDER_NAME = /^\.holder-([0-9a-f]{8})-(\d{1,10})-([0-9a-f]{8})(\.probe)?$/;
+const HOLDER_NAME = /^\.holder-([0-9a-f]{8})-(\d{1,10})-([0-9a-f]{11})(\.probe)?$/;
 let exitHooked = false;
 
 /**
@@ -450,7 +471,11 @@ const sameHost = (holder: Holder): boolean => (holder.format === "file" ? holder
 
 function isDead(holder: Holder): boolean {
   if (!sameHost(holder)) return false; // another machine's (or container's) process: we cannot tell, so never break it
-  if (holder.pid === process.pid) return holder.token === LINKED_TOKEN ? linkedHeld === 0 : !held.has(holder.token);
+  if (holder.pid === process.pid) {
+    if (!holder.token.startsWith(PROCESS_TAG)) return true; // an earlier process that had our pid
+    if (holder.token.slice(8, 11) !== THREAD) return false; // another thread of this process: alive while we are
+    return holder.token === LINKED_TOKEN ? linkedHeld === 0 : !held.has(holder.token);
+  }
   try {
     process.kill(holder.pid, 0);
     return false;

@@ -50,6 +50,28 @@ if (mode === "hold") {
     process.stdout.write(`ack ${batch} ${size}\n`);
   }
   process.stdout.write("done\n");
+} else if (mode === "thread-hold") {
+  // a worker thread of this process holds the lock ("hold", below); then this thread appends, with a short timeout
+  const { Worker } = await import("node:worker_threads");
+  // (a worker does not inherit tsx's loader: it registers it, then runs this file)
+  const boot = `import("tsx/esm/api").then((tsx) => tsx.register()).then(() => import(${JSON.stringify(import.meta.url)}))`;
+  const worker = new Worker(boot, { eval: true, argv: ["hold", dir, conversation], stdout: true });
+  await new Promise<void>((locked, failed) => {
+    let out = "";
+    worker.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (out.includes("locked\n")) locked();
+    });
+    worker.on("error", failed);
+  });
+  const outcome = await fsStore(dir, { lockTimeoutMs: 300, lockStaleMs: 100 })
+    .append(conversation, [{ functai_conversation: 1, kind: "test", at: new Date().toISOString() }])
+    .then(
+      () => "appended",
+      (e: unknown) => (isFunctaiError(e, "store-io") ? "store-io" : `error ${String(e)}`),
+    );
+  process.stdout.write(`append ${outcome}\n`);
+  await worker.terminate();
 } else if (mode === "burst") {
   const store = fsStore(dir);
   const mine = (n: number) => ({ functai_conversation: 1, kind: "burst", at: new Date().toISOString(), n });

@@ -53,7 +53,7 @@ describe("fs store, on disk", () => {
     const entries = await readdir(join(nested, "conversations"));
     expect(entries.filter((n) => !n.startsWith(".holder-"))).toEqual(["c.jsonl"]);
     for (const n of entries.filter((e) => e.startsWith(".holder-"))) {
-      expect(n).toMatch(new RegExp(`^\\.holder-[0-9a-f]{8}-${process.pid}-[0-9a-f]{8}$`));
+      expect(n).toMatch(new RegExp(`^\\.holder-[0-9a-f]{8}-${process.pid}-[0-9a-f]{11}$`));
       expect(parseTarget(await readlink(join(nested, "conversations", n)))?.pid).toBe(process.pid);
     }
   });
@@ -512,6 +512,14 @@ describe("fs store across processes", () => {
     // batch sizes cycle 1, 2, 3
     const perWriter = Array.from({ length: 25 }, (_, b) => 1 + (b % 3)).reduce((a, b) => a + b, 0);
     expect(await fsStore(dir).length!("shared")).toBe(4 * perWriter);
+  });
+
+  it("a lock held by another thread of the same process is waited for, never broken as a dead process's", async () => {
+    await fsStore(dir).append("c", [rec()]);
+    const child = run("thread-hold", dir, "c");
+    expect(await child.line((l) => l.startsWith("append "))).toBe("append store-io");
+    expect(await child.exited).toBe(0);
+    expect(await fsStore(dir).length!("c")).toBe(1);
   });
 
   it("a process appending without a pause lets the lock go after each append and steps aside for a waiting process", async () => {
