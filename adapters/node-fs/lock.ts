@@ -101,12 +101,12 @@ const THREAD = (threadId % 0x1000).toString(16).padStart(3, "0");
  */
 const NONCE = PROCESS_TAG + THREAD;
 let issued = 0;
-const nextToken = (): string => NONCE + (issued++ % 0x100000).toString(16).padStart(5, "0");
+const nextToken = (): string => NONCE + (issued++ % 0xfffff).toString(16).padStart(5, "0"); // (never fffff: the holder links')
 
 /** Tokens of the locks this process holds: a lock with our pid but a token not here was left by a dead process that had our pid. */
 const held = new Set<string>();
 /** The token the holder links name: locks linked to them are held while this counts them. */
-const LINKED_TOKEN = nextToken();
+const LINKED_TOKEN = `${NONCE}fffff`;
 let linkedHeld = 0;
 /** Same-process callers wait in line here first, so they do not spin on the lock file against each other. */
 const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
