@@ -104,10 +104,15 @@ let issued = 0;
 const nextToken = (): string => NONCE + (issued++ % 0xfffff).toString(16).padStart(5, "0"); // (never fffff: the holder links')
 
 /** Tokens of the locks this process holds: a lock with our pid but a token not here was left by a dead process that had our pid. */
-const held = new Set<string>();
-/** The token the holder links name: locks linked to them are held while this counts them. */
+const held = new Map<string, number>();
+const hold = (token: string): void => void held.set(token, (held.get(token) ?? 0) + 1);
+function letGo(token: string): void {
+  const n = held.get(token)! - 1;
+  if (n === 0) held.delete(token);
+  else held.set(token, n);
+}
+/** The token the holder links name: every lock linked to them holds it (counted). */
 const LINKED_TOKEN = `${NONCE}fffff`;
-let linkedHeld = 0;
 /** Same-process callers wait in line here first, so they do not spin on the lock file against each other. */
 const lines = new Map<string, { busy: boolean; waiting: (() => void)[] }>();
 
@@ -328,9 +333,9 @@ function tryLink(path: string): (() => void) | undefined | null {
     holderLinks.delete(dir);
     return null;
   }
-  linkedHeld++;
+  hold(LINKED_TOKEN);
   return () => {
-    linkedHeld--;
+    letGo(LINKED_TOKEN);
     noteRelease(path);
     // Nobody breaks a lock whose holder lives, so the link is still ours.
     unlinkQuietly(path);
@@ -354,9 +359,9 @@ function tryCreate(path: string): (() => void) | undefined {
     if (!NO_SYMLINKS.has(code)) throw new ConversationError("store-io", `${path}: cannot create the lock (${(e as Error).message})`, { cause: e });
     if (!createFile(path, token)) return undefined; // held (as a file)
   }
-  held.add(token);
+  hold(token);
   return () => {
-    held.delete(token);
+    letGo(token);
     noteRelease(path);
     // Nobody breaks a lock whose holder lives, so the link is still ours.
     try {
@@ -474,7 +479,7 @@ function isDead(holder: Holder): boolean {
   if (holder.pid === process.pid) {
     if (!holder.token.startsWith(PROCESS_TAG)) return true; // an earlier process that had our pid
     if (holder.token.slice(8, 11) !== THREAD) return false; // another thread of this process: alive while we are
-    return holder.token === LINKED_TOKEN ? linkedHeld === 0 : !held.has(holder.token);
+    return !held.has(holder.token);
   }
   try {
     process.kill(holder.pid, 0);

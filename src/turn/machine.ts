@@ -37,21 +37,38 @@ function event(context: TurnContext, path: string, body: TurnEventBody, seq: num
   return Object.assign({ turn: context.turn, seq, at: when, path }, body) as TurnEvent;
 }
 
-/** What a runner report keeps in the context, and the event it is shown as. */
-function reportOf(e: TurnMachineEvent): { patch: Partial<TurnContext>; body: TurnEventBody } | null {
+/** What a runner report keeps in the context (a fresh object: the report's seq is set on it). */
+function keptOf(e: TurnMachineEvent): Partial<TurnContext> {
   switch (e.type) {
     case "RUNNER.WAIT":
-      return { patch: { pending: e.approvals }, body: { type: "waiting", approvals: e.approvals } };
+      return { pending: e.approvals };
     case "RUNNER.DONE":
-      return { patch: { result: e.result, usage: e.usage }, body: { type: "done", result: e.result, usage: e.usage } };
+      return { result: e.result, usage: e.usage };
     case "RUNNER.FAILED":
-      return { patch: { error: e.error }, body: { type: "failed", error: e.error } };
-    case "RUNNER.INTERRUPTED":
-      return { patch: {}, body: { type: "interrupted", reason: e.reason } };
+      return { error: e.error };
     default:
-      return null;
+      return {};
   }
 }
+
+/** The event a runner report is shown as (the reports that end `running`). */
+function shownOf(e: TurnMachineEvent): TurnEventBody {
+  switch (e.type) {
+    case "RUNNER.WAIT":
+      return { type: "waiting", approvals: e.approvals };
+    case "RUNNER.DONE":
+      return { type: "done", result: e.result, usage: e.usage };
+    case "RUNNER.FAILED":
+      return { type: "failed", error: e.error };
+    case "RUNNER.INTERRUPTED":
+      return { type: "interrupted", reason: e.reason };
+    default:
+      throw new Error(`turnMachine: ${e.type} is not a report that is shown`);
+  }
+}
+
+/** A state's entry: the next seq, then its `state` event. */
+const entered = (state: MachineState) => ["nextSeq", { type: "stateEvent", params: { state } }] as const;
 
 /**
  * Every turn is one of these actors. The runner (model calls, tools, store
@@ -99,12 +116,12 @@ export const turnMachine = setup({
     }),
     /** Keeps what a runner report says (its next seq included)... */
     keepReport: assign(({ context, event: e }) => {
-      const patch = reportOf(e)?.patch ?? {}; // (a fresh object: its seq is set on it, not spread after it)
-      patch.seq = context.seq + 1;
-      return patch;
+      const kept = keptOf(e); // (its seq set on it, not spread after it: V8 11 builds that slowly)
+      kept.seq = context.seq + 1;
+      return kept;
     }),
     /** ...and emits its event, after `keepReport` (an assign and an emit: no `enqueueActions` for a fixed pair). */
-    showReport: emit(({ context, event: e }) => event(context, context.name, reportOf(e)!.body, context.seq, at(e))),
+    showReport: emit(({ context, event: e }) => event(context, context.name, shownOf(e), context.seq, at(e))),
     /** The next seq, for the event the next action emits. */
     nextSeq: assign({ seq: ({ context }) => context.seq + 1 }),
     /** Emits the state the actor entered, after `nextSeq`. */
@@ -160,7 +177,7 @@ export const turnMachine = setup({
       },
     },
     awaitingApproval: {
-      entry: ["nextSeq", { type: "stateEvent", params: { state: "awaitingApproval" } }],
+      entry: entered("awaitingApproval"),
       always: { guard: "nothingPending", target: "running" },
       on: {
         APPROVE: { actions: { type: "answer", params: { verdict: "yes" } } },
@@ -171,17 +188,17 @@ export const turnMachine = setup({
       },
     },
     interrupted: {
-      entry: ["nextSeq", { type: "stateEvent", params: { state: "interrupted" } }],
+      entry: entered("interrupted"),
       on: {
         RESUME: { target: "running" },
         ABANDON: { target: "abandoned" },
         STOP: { target: "stopped" },
       },
     },
-    done: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "done" } }] },
-    failed: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "failed" } }] },
-    abandoned: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "abandoned" } }] },
-    stopped: { type: "final", entry: ["nextSeq", { type: "stateEvent", params: { state: "stopped" } }] },
+    done: { type: "final", entry: entered("done") },
+    failed: { type: "final", entry: entered("failed") },
+    abandoned: { type: "final", entry: entered("abandoned") },
+    stopped: { type: "final", entry: entered("stopped") },
   },
 });
 
