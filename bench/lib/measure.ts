@@ -53,9 +53,18 @@ export function gc(): void {
   if (g) g();
 }
 
+/** The most warm-up runs a time-based warm-up (`warmupMs`) makes. */
+export const WARMUP_MAX_RUNS = 100;
+
 export interface TimedOptions {
-  /** Warm-up runs, not recorded. Default 3. */
+  /** Warm-up runs, not recorded. Default 10. */
   warmup?: number;
+  /**
+   * Go on warming up after `warmup` runs until the warm-up took this long
+   * (at most WARMUP_MAX_RUNS runs): a slow SDK still gets its `warmup` runs,
+   * a fast one enough to reach its steady state. Default 0.
+   */
+  warmupMs?: number;
   /** Timed runs. Default RUNS (5). */
   runs?: number;
   /** `gc()` once before the warm-up (default), or before each run: for runs of one large operation (see the rules above). */
@@ -72,19 +81,25 @@ export async function timed<P>(
   prepare: () => P | Promise<P>,
   run: (p: P) => unknown | Promise<unknown>,
   opts: TimedOptions = {},
-): Promise<{ medianMs: number; runsMs: number[] }> {
+): Promise<{ medianMs: number; runsMs: number[]; warmupRuns: number }> {
   const warmup = opts.warmup ?? 10; // every SDK alike: fewer left the JIT tiering up inside the timed runs
   const runs = opts.runs ?? RUNS;
   const all: number[] = [];
-  for (let i = 0; i < warmup + runs; i++) {
+  let warmed = 0;
+  let warmMs = 0;
+  const warming = () => warmed < warmup || (warmMs < (opts.warmupMs ?? 0) && warmed < WARMUP_MAX_RUNS);
+  while (all.length < runs) {
     const p = await prepare();
-    if (i === 0 || opts.gc === "each") gc(); // (see the rules above)
+    if (warmed + all.length === 0 || opts.gc === "each") gc(); // (see the rules above)
     const t0 = performance.now();
     await run(p);
     const ms = performance.now() - t0;
-    if (i >= warmup) all.push(ms);
+    if (warming()) {
+      warmed++;
+      warmMs += ms;
+    } else all.push(ms);
   }
-  return { medianMs: median(all), runsMs: all };
+  return { medianMs: median(all), runsMs: all, warmupRuns: warmed };
 }
 
 export function report(s: Sample): void {
@@ -156,6 +171,12 @@ export const STEP_NS = [200, 50] as const;
 export const LONG_N = 1000;
 /** Timed runs of each per-step figure (its median and min–max are reported). */
 export const STEP_RUNS = 7;
+/**
+ * The long turn's warm-up: at least 2 runs (a peer's run can take seconds),
+ * and on until 1.5 s of runs (a fast SDK's first runs at n = 1,000 still
+ * grow the heap and tier up code the shorter turns did not reach).
+ */
+export const LONG_WARMUP = { runs: 2, ms: 1_500 } as const;
 /** A long-turn figure is only measured when its runs are expected to take less than this. */
 export const LONG_TIME_BOX_MS = 120_000;
 
@@ -188,23 +209,25 @@ export async function stepSeries<P>(
   let longSkipped: string | undefined;
   for (const n of stepNs()) {
     if (n === LONG_N && longSkipped !== undefined) continue;
-    const warmup = n === LONG_N ? 2 : 10;
     const cpuMs: number[] = [];
     const r = await timed(() => prepare(n), async (p) => {
       const c0 = process.cpuUsage();
       await run(p, n);
       const c = process.cpuUsage(c0);
       cpuMs.push((c.user + c.system) / 1000);
-    }, { warmup, runs: STEP_RUNS });
+    }, n === LONG_N ? { warmup: LONG_WARMUP.runs, warmupMs: LONG_WARMUP.ms, runs: STEP_RUNS } : { warmup: 10, runs: STEP_RUNS });
     const perStep = (ms: number) => round((ms * 1000) / n);
     const cpu = cpuMs.slice(-STEP_RUNS);
     const detail: Record<string, unknown> = {
       ...extra(n), runs_ms: r.runsMs.map((x) => round(x)), min_us: perStep(Math.min(...r.runsMs)), max_us: perStep(Math.max(...r.runsMs)),
       // CPU time of the process (every thread) per step: on a loaded machine, wall time also counts the time it waited for a core
       cpu_us: perStep(median(cpu)), cpu_min_us: perStep(Math.min(...cpu)), cpu_max_us: perStep(Math.max(...cpu)),
+      warmup_runs: r.warmupRuns,
     };
     if (n === 200) {
-      const guess = r.medianMs * (LONG_N / 200) ** 2 * (2 + STEP_RUNS);
+      const perRun = r.medianMs * (LONG_N / 200) ** 2;
+      // the warm-up: its runs, or on until its time is up (one run more at most)
+      const guess = Math.max(LONG_WARMUP.runs * perRun, LONG_WARMUP.ms + perRun) + STEP_RUNS * perRun;
       if (guess > LONG_TIME_BOX_MS) detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
     }
     report({ metric: "overhead_per_tool_step_us", n, unit: "us", name, value: perStep(r.medianMs), detail });
