@@ -47,6 +47,13 @@ export class Journal {
   readonly #clock: Clock;
   /** Shared with the journals of the turns this one's delegated calls run (see `paying`). */
   readonly family: JournalFamily;
+  /**
+   * Whether this journal made its family (a turn's own) and so stays in it
+   * once its replies are kept (a journal that joined its caller's leaves it):
+   * a kept journal in its family is only asked and answers at once, and not
+   * leaving and joining again at every step spares the set a new table each time.
+   */
+  readonly #ownsFamily: boolean;
   #pending: object[] = [];
   /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
   #failed: unknown = undefined;
@@ -64,6 +71,7 @@ export class Journal {
   }) {
     this.#clock = options.clock ?? systemClock;
     this.family = options.family ?? new Set();
+    this.#ownsFamily = options.family === undefined;
     this.turn = options.turn;
     this.attempt = options.attempt;
     this.#sink = options.sink;
@@ -168,7 +176,7 @@ export class Journal {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     if (this.#pending.some(isReply)) return this.flush(true);
     // a reply another call's flush is writing is kept once the store acknowledges it
-    return this.#writing.size > 0 ? Promise.all(this.#writing).then(() => undefined) : Promise.resolve();
+    return this.#writing.length > 0 ? Promise.all(this.#writing).then(() => undefined) : Promise.resolve();
   }
 
   /**
@@ -183,12 +191,19 @@ export class Journal {
     do {
       await this.keepBeforePaying();
       // another turn's failed flush is that turn's to report: here it only must not be waited for forever
-      for (const other of this.family) if (other !== this) await other.keepBeforePaying().catch(() => other.family.delete(other));
+      if (!this.#alone()) for (const other of this.family) if (other !== this) await other.keepBeforePaying().catch(() => other.family.delete(other));
     } while (this.#familyUnkept());
     return send();
   }
 
+  /** No other journal in the family (most turns: no delegated call running): nothing to walk. */
+  #alone(): boolean {
+    const size = this.family.size;
+    return size === 0 || (size === 1 && this.family.has(this));
+  }
+
   #familyUnkept(): boolean {
+    if (this.#alone()) return this.family.size === 1 && this.#unkept();
     for (const j of this.family) if (j.#unkept()) return true;
     return false;
   }
@@ -196,13 +211,13 @@ export class Journal {
   /** Whether a reply of this journal is queued or being written (then it stays in its family). */
   #unkept(): boolean {
     if (this.#failed !== undefined) return false;
-    const unkept = this.#writing.size > 0 || this.#pending.some(isReply);
-    if (!unkept) this.family.delete(this);
+    const unkept = this.#writing.length > 0 || this.#pending.some(isReply);
+    if (!unkept && !this.#ownsFamily) this.family.delete(this);
     return unkept;
   }
 
-  /** Flushes holding a reply that the store has not acknowledged yet. */
-  readonly #writing = new Set<Promise<unknown>>();
+  /** Flushes holding a reply that the store has not acknowledged yet (in no order; an array, which a removal leaves as it is, where a set would make a new table as it empties). */
+  readonly #writing: Promise<unknown>[] = [];
 
   /** Sends queued records to the sink. */
   flush(durable = false): Promise<unknown> {
@@ -212,8 +227,14 @@ export class Journal {
     this.#pending = [];
     const written = this.#sink.write(batch, durable);
     if (batch.some(isReply)) {
-      const settled = (): void => void this.#writing.delete(written);
-      this.#writing.add(written);
+      const writing = this.#writing;
+      const settled = (): void => {
+        const at = writing.indexOf(written);
+        if (at < 0) return;
+        writing[at] = writing[writing.length - 1]!;
+        writing.pop();
+      };
+      writing.push(written);
       written.then(settled, settled);
     }
     return written;
