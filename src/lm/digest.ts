@@ -94,8 +94,16 @@ export function digestCodes(digest: string, out: DigestCodes): void {
   for (let i = 0; i < DIGEST_LENGTH; i++) out[i] = digest.charCodeAt(i);
 }
 
-/** The string of a digest given as codes. */
-export const codesText = (codes: DigestCodes): string => String.fromCharCode.apply(null, codes as unknown as number[]);
+/**
+ * The string of a digest given as codes. A digest's 22 are passed as
+ * arguments: `fromCharCode.apply` with a typed array copies it into an
+ * argument list first (about 3× the time, and an array per key).
+ */
+export function codesText(codes: DigestCodes): string {
+  if (codes.length !== DIGEST_LENGTH) return String.fromCharCode.apply(null, codes as unknown as number[]);
+  const c = codes as unknown as number[];
+  return String.fromCharCode(c[0]!, c[1]!, c[2]!, c[3]!, c[4]!, c[5]!, c[6]!, c[7]!, c[8]!, c[9]!, c[10]!, c[11]!, c[12]!, c[13]!, c[14]!, c[15]!, c[16]!, c[17]!, c[18]!, c[19]!, c[20]!, c[21]!);
+}
 
 /** The digest of `head + tail`, without joining them. */
 function digest2(head: string, tail: string): string {
