@@ -83,6 +83,7 @@ export function observeModelCall(
   request: LMRequest,
   generate: () => Promise<LMResponse>,
 ): Promise<LMResponse> {
+  if (!frame.settings.plugins?.length) return generate(); // (most calls: no list filtered out of none at every step)
   const plugins = pluginsOf(frame).filter((p) => p.hooks.modelRequest || p.hooks.modelResponse);
   return plugins.length === 0 ? generate() : watchedModelCall(frame, lm, step, request, generate, plugins);
 }
