@@ -478,7 +478,7 @@ function isDead(holder: Holder): boolean {
   if (!sameHost(holder)) return false; // another machine's (or container's) process: we cannot tell, so never break it
   if (holder.pid === process.pid) {
     if (!holder.token.startsWith(PROCESS_TAG)) return true; // an earlier process that had our pid
-    if (holder.token.slice(8, 11) !== THREAD) return false; // another thread of this process: alive while we are
+    if (!holder.token.startsWith(NONCE)) return false; // another thread of this process: alive while we are
     return !held.has(holder.token);
   }
   try {

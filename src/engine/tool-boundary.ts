@@ -83,19 +83,16 @@ export class ToolCallContext implements ToolContext {
     self.path = path;
     self.site = site;
     self.signal = runtime.signal;
-    Object.defineProperty(this, "idempotencyKey", KEY_PROPERTY);
+    Object.defineProperty(this, "idempotencyKey", ToolCallContext.#KEY);
     self.frame = frame;
   }
 
-  static keyOf(ctx: ToolCallContext): string {
-    return (ctx.#key ??= idempotencyKey(ctx.#runtime, ctx.site, ctx.invocation));
-  }
+  /** The one descriptor of every context's `idempotencyKey`. */
+  static readonly #KEY: PropertyDescriptor = {
+    get(this: ToolCallContext): string {
+      return (this.#key ??= idempotencyKey(this.#runtime, this.site, this.invocation));
+    },
+    enumerable: true,
+    configurable: false,
+  };
 }
-
-const KEY_PROPERTY: PropertyDescriptor = {
-  get(this: ToolCallContext): string {
-    return ToolCallContext.keyOf(this);
-  },
-  enumerable: true,
-  configurable: false,
-};
