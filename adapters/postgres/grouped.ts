@@ -4,7 +4,9 @@
  * come meanwhile wait and go together in the next one. The sender gets the
  * calls of one statement in the order they came and settles each of them:
  * each call keeps its own outcome. (A call the sender left unsettled when
- * it throws gets that error.)
+ * it throws gets that error.) A sender with a `one` form (oneOrMany's)
+ * gets a call that goes alone straight through it: the outcome a statement
+ * of that call alone would give, without a batch made around it.
  */
 export interface Call<I, R> {
   readonly item: I;
@@ -12,16 +14,37 @@ export interface Call<I, R> {
   reject(e: unknown): void;
 }
 
+/** What sends a {@link Grouped}'s statements: the calls of one statement; and, where it has one, a call alone. */
+export type GroupSender<I, R> = ((calls: Call<I, R>[]) => Promise<void>) & { readonly one?: (item: I) => Promise<R> };
+
 export class Grouped<I, R> {
   #out = 0;
   #waiting: Call<I, R>[] = [];
+  /** A statement settled: its lane is free for the calls waiting. */
+  readonly #settled = (): void => {
+    this.#out--;
+    this.#next();
+  };
 
   constructor(
     readonly lanes: number,
-    readonly send: (calls: Call<I, R>[]) => Promise<void>,
+    readonly send: GroupSender<I, R>,
   ) {}
 
   run(item: I): Promise<R> {
+    const one = this.send.one;
+    if (one !== undefined && this.#out < this.lanes && this.#waiting.length === 0) {
+      // a lane is free and nothing waits: the call goes now, alone (most calls of a store that serves one turn)
+      this.#out++;
+      let sent: Promise<R>;
+      try {
+        sent = one(item);
+      } catch (e) {
+        sent = Promise.reject(e);
+      }
+      sent.then(this.#settled, this.#settled);
+      return sent;
+    }
     return new Promise<R>((resolve, reject) => {
       this.#waiting.push({ item, resolve, reject });
       this.#next();
@@ -37,10 +60,7 @@ export class Grouped<I, R> {
       .catch((e: unknown) => {
         for (const c of calls) c.reject(e); // (a settled one stays as it was)
       })
-      .finally(() => {
-        this.#out--;
-        this.#next();
-      });
+      .finally(this.#settled);
   }
 }
 
@@ -67,8 +87,8 @@ export function oneOrMany<I, R>(
   send: OneOrMany<I, R>,
   order: (calls: Call<I, R>[]) => Call<I, R>[] = (calls) => calls,
   resendRefused = true,
-): (calls: Call<I, R>[]) => Promise<void> {
-  return async (calls) => {
+): GroupSender<I, R> {
+  const sender = async (calls: Call<I, R>[]): Promise<void> => {
     if (calls.length === 1) {
       const [c] = calls as [Call<I, R>];
       await send.one(c.item).then(c.resolve, c.reject);
@@ -86,4 +106,5 @@ export function oneOrMany<I, R>(
     if (results.length !== ordered.length) throw new Error(`a grouped statement answered ${results.length} results for ${ordered.length} calls`);
     ordered.forEach((c, i) => c.resolve(results[i]!));
   };
+  return Object.assign(sender, { one: send.one });
 }

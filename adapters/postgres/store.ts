@@ -66,6 +66,13 @@ const READ_MANY = (s: string) =>
      WHERE conversation = t.a->>0 AND last > (t.a->>1)::int4 ORDER BY last LIMIT (t.a->>2)::int4) b
    ORDER BY t.ord, b.last`;
 
+/**
+ * One read of batch rows (a conversation's after `$2`, at most `$3`; a null
+ * limit is none): prepared once per connection, as the append is (a turn
+ * starts with one).
+ */
+const READ = (s: string) => `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last LIMIT $3`;
+
 /** Read statements a store has out at once (as APPEND_LANES). */
 const READ_LANES = 2;
 
@@ -123,24 +130,40 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   checkSchema(schema);
   const s = `"${schema}"`;
   let ready: Promise<void> | null = null;
+  /** The tables were found or made (every use after that goes straight to its statement). */
+  let made = false;
   let closed = false;
 
-  /** Runs `fn` once the tables exist; a failed first use is tried again next time. */
-  const use = async <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
-    if (closed) throw new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`);
+  /** `fn`'s outcome, a failure as `store-io` saying what was being done. */
+  const doingIt = <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
+    let running: Promise<T>;
+    try {
+      running = fn();
+    } catch (e) {
+      running = Promise.reject(e);
+    }
+    return running.catch((e: unknown) => {
+      throw storeIo(e, doing, db.target);
+    });
+  };
+
+  /** Runs `fn` once the tables exist (with no wait once they do); a failed first use is tried again next time. */
+  const use = <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`));
+    if (made) return doingIt(doing, fn);
     if (ready === null) {
       const making = ensureSchema(db, schema);
       ready = making;
-      making.catch(() => {
-        if (ready === making) ready = null;
-      });
+      making.then(
+        () => {
+          if (ready === making) made = true;
+        },
+        () => {
+          if (ready === making) ready = null;
+        },
+      );
     }
-    await ready;
-    try {
-      return await fn();
-    } catch (e) {
-      throw storeIo(e, doing, db.target);
-    }
+    return ready.then(() => doingIt(doing, fn));
   };
 
   const lengthOf = (conversation: string): Promise<number> =>
@@ -153,13 +176,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const pages = new Grouped<PageAsk, Row[]>(
     READ_LANES,
     oneOrMany({
-      one: async ({ conversation, after, limit }) =>
-        (
-          await db.query(
-            `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last${limit === null ? "" : ` LIMIT ${limit}`}`,
-            [conversation, after],
-          )
-        ).rows,
+      one: async ({ conversation, after, limit }) => (await db.query(READ(s), [conversation, after, limit], `functai.read.${schema}`)).rows,
       many: async (asks) => {
         const { rows } = await db.query(
           READ_MANY(s),
