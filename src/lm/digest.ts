@@ -84,9 +84,23 @@ function fedCodes(out: DigestCodes): void {
   writeBase36(finish(b1, b2), out, 11);
 }
 
-/** Feeds a digest's characters, given as codes (none of them needs an escape). */
+/** Feeds a digest's characters, given as codes (none of them needs an escape), with the lanes in locals. */
 function feedCodes(codes: DigestCodes): void {
-  for (let i = 0; i < codes.length; i++) feedChar(codes[i]!);
+  let x1 = a1;
+  let x2 = a2;
+  let y1 = b1;
+  let y2 = b2;
+  for (let i = 0; i < codes.length; i++) {
+    const ch = codes[i]!;
+    x1 = Math.imul(x1 ^ ch, 2654435761);
+    x2 = Math.imul(x2 ^ ch, 1597334677);
+    y1 = Math.imul(y1 ^ ch, 2654435761);
+    y2 = Math.imul(y2 ^ ch, 1597334677);
+  }
+  a1 = x1;
+  a2 = x2;
+  b1 = y1;
+  b2 = y2;
 }
 
 /** A digest's characters as codes, in `out` (for `digestJsonCodes`). */
@@ -188,11 +202,47 @@ function feedEscaped(text: string, i: number): void {
   }
 }
 
-/** Feeds `text` as a JSON string: quoted and escaped exactly as JSON.stringify does (lone surrogates as `\uXXXX`). */
+/**
+ * Feeds `text` as a JSON string: quoted and escaped exactly as JSON.stringify
+ * does (lone surrogates as `\uXXXX`). One pass with the lanes in locals: a
+ * quote or a backslash (JSON text inside a string, as a tool's output in a
+ * message, is full of them) is escaped in the loop; only a control
+ * character or a surrogate leaves it (feedEscaped).
+ */
 function feedString(text: string): void {
-  feedChar(34);
-  for (let i = feedRun(text, 0); i < text.length; i = feedRun(text, i + 1)) feedEscaped(text, i);
-  feedChar(34);
+  let x1 = Math.imul(a1 ^ 34, 2654435761);
+  let x2 = Math.imul(a2 ^ 34, 1597334677);
+  let y1 = Math.imul(b1 ^ 34, 2654435761);
+  let y2 = Math.imul(b2 ^ 34, 1597334677);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch < 0x20 || (ch & 0xf800) === 0xd800) {
+      a1 = x1;
+      a2 = x2;
+      b1 = y1;
+      b2 = y2;
+      feedEscaped(text, i);
+      x1 = a1;
+      x2 = a2;
+      y1 = b1;
+      y2 = b2;
+      continue;
+    }
+    if (ch === 34 || ch === 92) {
+      x1 = Math.imul(x1 ^ 92, 2654435761);
+      x2 = Math.imul(x2 ^ 92, 1597334677);
+      y1 = Math.imul(y1 ^ 92, 2654435761);
+      y2 = Math.imul(y2 ^ 92, 1597334677);
+    }
+    x1 = Math.imul(x1 ^ ch, 2654435761);
+    x2 = Math.imul(x2 ^ ch, 1597334677);
+    y1 = Math.imul(y1 ^ ch, 2654435761);
+    y2 = Math.imul(y2 ^ ch, 1597334677);
+  }
+  a1 = Math.imul(x1 ^ 34, 2654435761);
+  a2 = Math.imul(x2 ^ 34, 1597334677);
+  b1 = Math.imul(y1 ^ 34, 2654435761);
+  b2 = Math.imul(y2 ^ 34, 1597334677);
 }
 
 /** Deeper than this, the JSON text is made after all (JSON.stringify reports a cycle as it always did). */
