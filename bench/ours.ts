@@ -49,7 +49,7 @@ import fsModule from "node:fs";
 import { open } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
@@ -370,7 +370,10 @@ async function resume(): Promise<void> {
     const r = await timed(
       () => {
         const dir = join(base, `run-${k++}`);
-        cpSync(join(base, "seed"), dir, { recursive: true });
+        // without the holder link this process made when it wrote the seed (its locks are hard links to it): a journal
+        // being resumed was written by a process now gone, or in a folder this one has locked in, never beside a copy of its own link
+        // (with one, the first append finds "its" link under a name it never made there, removes it and makes it again)
+        cpSync(join(base, "seed"), dir, { recursive: true, filter: (src) => !basename(src).startsWith(".holder-") });
         // the copy on disk before the clock starts, as a journal being resumed is: else the
         // turn's first fsync writes the whole copied file and the figure is the disk's
         const copy = fsModule.openSync(journalOf(dir, id), "r+");
