@@ -106,5 +106,5 @@ export function oneOrMany<I, R>(
     if (results.length !== ordered.length) throw new Error(`a grouped statement answered ${results.length} results for ${ordered.length} calls`);
     ordered.forEach((c, i) => c.resolve(results[i]!));
   };
-  return Object.assign(sender, { one: send.one });
+  return Object.assign(sender, { one: (item: I) => send.one(item) });
 }
