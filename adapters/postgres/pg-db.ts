@@ -87,6 +87,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   const owned = !("pool" in connection);
   const target = describeTarget(owned ? connection.connectionString : undefined);
   let opening: Promise<Opened> | null = null;
+  /** What `opening` resolved to, once it has. */
+  let opened: Opened | undefined;
   const open = (): Promise<Opened> =>
     (opening ??= loadPg().then(
       (pg) => {
@@ -96,7 +98,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
         // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
         pool.on("connect", (client) => client.on("error", noop));
-        return { pg, pool, config: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(pool.options as pg.ClientConfig) } };
+        opened = { pg, pool, config: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(pool.options as pg.ClientConfig) } };
+        return opened;
       },
       (e: unknown) => {
         opening = null;
@@ -111,22 +114,43 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   const listeners = new Set<Listener>();
   const reached = { ever: false };
 
+  /** One statement on a client of the pool, which goes back to the pool after it (dropped when its connection is suspect). */
+  const runOn = (client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined): Promise<Rows> => {
+    let running: Promise<Rows>;
+    try {
+      const values = params as unknown[] | undefined;
+      running = (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>;
+    } catch (e) {
+      running = Promise.reject(e);
+    }
+    return running.then(
+      (rows) => {
+        client.release();
+        return rows;
+      },
+      (e: unknown) => {
+        // not the server's answer: the connection is suspect
+        client.release("severity" in (e as object) ? undefined : (e as Error));
+        throw e;
+      },
+    );
+  };
+
   const db: Db = {
     target,
-    async query(text, params, name) {
+    query(text, params, name) {
       // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
-      const { pool } = await open();
-      const client = await connecting(() => pool.connect(), reached);
-      let broken: Error | undefined;
-      try {
-        const values = params as unknown[] | undefined;
-        return (await (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] }))) as Rows;
-      } catch (e) {
-        if (!("severity" in (e as object))) broken = e as Error; // not the server's answer: the connection is suspect
-        throw e;
-      } finally {
-        client.release(broken);
+      const ready = opened;
+      if (ready !== undefined && reached.ever) {
+        // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
+        return ready.pool.connect().then(
+          (client) => runOn(client, text, params, name),
+          () => connecting(() => ready.pool.connect(), reached).then((client) => runOn(client, text, params, name)),
+        );
       }
+      return open()
+        .then(({ pool }) => connecting(() => pool.connect(), reached))
+        .then((client) => runOn(client, text, params, name));
     },
     async exec(sql) {
       await db.query(sql);
