@@ -27,7 +27,7 @@
  */
 import { cpSync, fsyncSync, mkdtempSync, openSync, closeSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, RESUME_N, median, orderId, toolOutput } from "./lib/measure.js";
@@ -117,7 +117,7 @@ async function resumeRun({ m, testing, node }: Api): Promise<Run> {
   let k = 0;
   return async () => {
     const copy = join(dir, `run-${k++}`);
-    cpSync(seed, copy, { recursive: true });
+    cpSync(seed, copy, { recursive: true, filter: (src) => !basename(src).startsWith(".holder-") }); // (as ours.ts's resume: no copy of this process's own holder link)
     const fd = openSync(join(copy, "conversations", "c1.jsonl"), "r+"); // (on disk before the clock starts)
     fsyncSync(fd);
     closeSync(fd);
