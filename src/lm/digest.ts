@@ -84,25 +84,6 @@ function fedCodes(out: DigestCodes): void {
   writeBase36(finish(b1, b2), out, 11);
 }
 
-/** Feeds a digest's characters, given as codes (none of them needs an escape), with the lanes in locals. */
-function feedCodes(codes: DigestCodes): void {
-  let x1 = a1;
-  let x2 = a2;
-  let y1 = b1;
-  let y2 = b2;
-  for (let i = 0; i < codes.length; i++) {
-    const ch = codes[i]!;
-    x1 = Math.imul(x1 ^ ch, 2654435761);
-    x2 = Math.imul(x2 ^ ch, 1597334677);
-    y1 = Math.imul(y1 ^ ch, 2654435761);
-    y2 = Math.imul(y2 ^ ch, 1597334677);
-  }
-  a1 = x1;
-  a2 = x2;
-  b1 = y1;
-  b2 = y2;
-}
-
 /** A digest's characters as codes, in `out` (for `digestJsonCodes`). */
 export function digestCodes(digest: string, out: DigestCodes): void {
   for (let i = 0; i < DIGEST_LENGTH; i++) out[i] = digest.charCodeAt(i);
@@ -133,19 +114,17 @@ export function digest(text: string): string {
 }
 
 /**
- * Feeds `text` from `from` on, up to its end or the first character a JSON
- * string must escape (a quote, a backslash, a control character, a
- * surrogate); returns where it stopped.
+ * Feeds every character of `text` as it is (a string, or a digest's
+ * characters given as codes), with the lanes in locals.
  */
-function feedRun(text: string, from: number): number {
+function feed(text: string | DigestCodes): void {
+  const codes = typeof text === "string" ? undefined : text;
   let x1 = a1;
   let x2 = a2;
   let y1 = b1;
   let y2 = b2;
-  let i = from;
-  for (; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (ch < 0x20 || ch === 34 || ch === 92 || (ch & 0xf800) === 0xd800) break;
+  for (let i = 0; i < text.length; i++) {
+    const ch = codes === undefined ? (text as string).charCodeAt(i) : codes[i]!;
     x1 = Math.imul(x1 ^ ch, 2654435761);
     x2 = Math.imul(x2 ^ ch, 1597334677);
     y1 = Math.imul(y1 ^ ch, 2654435761);
@@ -155,12 +134,6 @@ function feedRun(text: string, from: number): number {
   a2 = x2;
   b1 = y1;
   b2 = y2;
-  return i;
-}
-
-/** Feeds `text` as it is. */
-function feed(text: string): void {
-  for (let i = feedRun(text, 0); i < text.length; i = feedRun(text, i + 1)) feedChar(text.charCodeAt(i));
 }
 
 function feedChar(ch: number): void {
@@ -180,7 +153,7 @@ function feedUnicodeEscape(ch: number): void {
   for (let shift = 12; shift >= 0; shift -= 4) feedChar(HEX.charCodeAt((ch >> shift) & 15));
 }
 
-/** Feeds `text[i]`, a character feedRun stopped at, as JSON.stringify writes it. */
+/** Feeds `text[i]`, a character that JSON.stringify escapes (feedString leaves control characters and surrogates to it), as JSON.stringify writes it. */
 function feedEscaped(text: string, i: number): void {
   const ch = text.charCodeAt(i);
   if (ch === 34 || ch === 92) {
@@ -334,12 +307,12 @@ export function digestJsonCodes(head: DigestCodes, value: unknown, out: DigestCo
   if (typeof value === "object" && value !== null) {
     reset();
     const mine = begun;
-    feedCodes(head);
+    feed(head);
     if (feedJson(value, 0) && begun === mine) return fedCodes(out);
   }
   const text = JSON.stringify(value); // (made before the lanes are reset: a toJSON or getter may digest too)
   reset();
-  feedCodes(head);
+  feed(head);
   feed(text);
   fedCodes(out);
 }
