@@ -153,13 +153,10 @@ function feedUnicodeEscape(ch: number): void {
   for (let shift = 12; shift >= 0; shift -= 4) feedChar(HEX.charCodeAt((ch >> shift) & 15));
 }
 
-/** Feeds `text[i]`, a character that JSON.stringify escapes (feedString leaves control characters and surrogates to it), as JSON.stringify writes it. */
+/** Feeds `text[i]`, a control character or a surrogate (feedString's loop escapes the rest itself), as JSON.stringify writes it. */
 function feedEscaped(text: string, i: number): void {
   const ch = text.charCodeAt(i);
-  if (ch === 34 || ch === 92) {
-    feedChar(92);
-    feedChar(ch);
-  } else if (ch < 0x20) {
+  if (ch < 0x20) {
     const short = SHORT_ESCAPES[ch];
     if (short === undefined) feedUnicodeEscape(ch);
     else {
