@@ -8,6 +8,8 @@
  * gets a call that goes alone straight through it: the outcome a statement
  * of that call alone would give, without a batch made around it.
  */
+import { called } from "./called.js";
+
 export interface Call<I, R> {
   readonly item: I;
   resolve(result: R): void;
@@ -36,12 +38,7 @@ export class Grouped<I, R> {
     if (one !== undefined && this.#out < this.lanes && this.#waiting.length === 0) {
       // a lane is free and nothing waits: the call goes now, alone (most calls of a store that serves one turn)
       this.#out++;
-      let sent: Promise<R>;
-      try {
-        sent = one(item);
-      } catch (e) {
-        sent = Promise.reject(e);
-      }
+      const sent = called(() => one(item));
       sent.then(this.#settled, this.#settled);
       return sent;
     }

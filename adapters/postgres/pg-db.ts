@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { FunctaiError, describeError } from "../../src/errors.js";
+import { called } from "./called.js";
 import type { Db, Rows, Session } from "./db.js";
 import { describeTarget, storeIo } from "./errors.js";
 import { Listener } from "./pg-listener.js";
@@ -116,14 +117,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
 
   /** One statement on a client of the pool, which goes back to the pool after it (dropped when its connection is suspect). */
   const runOn = (client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined): Promise<Rows> => {
-    let running: Promise<Rows>;
-    try {
-      const values = params as unknown[] | undefined;
-      running = (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>;
-    } catch (e) {
-      running = Promise.reject(e);
-    }
-    return running.then(
+    const values = params as unknown[] | undefined;
+    return called(() => (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>).then(
       (rows) => {
         client.release();
         return rows;

@@ -2,6 +2,7 @@ import { ConversationError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { checkConversationId, checkRecords, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
+import { called } from "./called.js";
 import type { Db } from "./db.js";
 import { storeIo } from "./errors.js";
 import { appendGroup, type GroupedAppend } from "./group.js";
@@ -135,17 +136,10 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   let closed = false;
 
   /** `fn`'s outcome, a failure as `store-io` saying what was being done. */
-  const doingIt = <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
-    let running: Promise<T>;
-    try {
-      running = fn();
-    } catch (e) {
-      running = Promise.reject(e);
-    }
-    return running.catch((e: unknown) => {
+  const doingIt = <T>(doing: string, fn: () => Promise<T>): Promise<T> =>
+    called(fn).catch((e: unknown) => {
       throw storeIo(e, doing, db.target);
     });
-  };
 
   /** Runs `fn` once the tables exist (with no wait once they do); a failed first use is tried again next time. */
   const use = <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
