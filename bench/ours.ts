@@ -44,12 +44,12 @@
  *   peak heap seen during one open.
  */
 import { randomUUID } from "node:crypto";
-import { cpSync, fsync, fsyncSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { fsync, fsyncSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import fsModule from "node:fs";
 import { open } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
@@ -60,7 +60,7 @@ import { runChild } from "./lib/child.js";
 import { interleaved, type Variant } from "./lib/interleave.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate,
+  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate, copyWaitingJournal,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -370,15 +370,7 @@ async function resume(): Promise<void> {
     const r = await timed(
       () => {
         const dir = join(base, `run-${k++}`);
-        // without the holder link this process made when it wrote the seed (its locks are hard links to it): a journal
-        // being resumed was written by a process now gone, or in a folder this one has locked in, never beside a copy of its own link
-        // (with one, the first append finds "its" link under a name it never made there, removes it and makes it again)
-        cpSync(join(base, "seed"), dir, { recursive: true, filter: (src) => !basename(src).startsWith(".holder-") });
-        // the copy on disk before the clock starts, as a journal being resumed is: else the
-        // turn's first fsync writes the whole copied file and the figure is the disk's
-        const copy = fsModule.openSync(journalOf(dir, id), "r+");
-        fsModule.fsyncSync(copy);
-        fsModule.closeSync(copy);
+        copyWaitingJournal(join(base, "seed"), dir, journalOf(dir, id));
         return { dir, lm: scripted([FINAL_TEXT]) };
       },
       async ({ dir, lm }) => {

@@ -25,12 +25,12 @@
  * Prints each version's median and the median of the per-round ratios
  * (this checkout ÷ base: below 1 is faster for times, above 1 for rates).
  */
-import { cpSync, fsyncSync, mkdtempSync, openSync, closeSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, RESUME_N, median, orderId, toolOutput } from "./lib/measure.js";
+import { CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, RESUME_N, copyWaitingJournal, median, orderId, toolOutput } from "./lib/measure.js";
 
 const arg = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -117,10 +117,7 @@ async function resumeRun({ m, testing, node }: Api): Promise<Run> {
   let k = 0;
   return async () => {
     const copy = join(dir, `run-${k++}`);
-    cpSync(seed, copy, { recursive: true, filter: (src) => !basename(src).startsWith(".holder-") }); // (as ours.ts's resume: no copy of this process's own holder link)
-    const fd = openSync(join(copy, "conversations", "c1.jsonl"), "r+"); // (on disk before the clock starts)
-    fsyncSync(fd);
-    closeSync(fd);
+    copyWaitingJournal(seed, copy, join(copy, "conversations", "c1.jsonl"));
     (globalThis as { gc?: () => void }).gc?.();
     const t0 = performance.now();
     const chat = fn.conversation("c1", { store: node.fsStore(copy), approve: "changes", lm: testing.scripted([FINAL_TEXT]) });

@@ -25,7 +25,30 @@
  * - nothing is subtracted from a per-step figure: total wall time of the
  *   loop divided by its number of steps.
  */
+import fsModule from "node:fs";
+import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
+
+/**
+ * A timed resume's folder: the store folder `seed` copied to `dir`, and the
+ * journal `file` of the copy flushed, so that it is on disk before the clock
+ * starts, as a journal being resumed is (else the turn's first fsync writes the
+ * whole copied file, and the figure is the disk's). The copy leaves out the
+ * holder link the benchmark's own process made while writing the seed (its
+ * file locks are hard links to it): a journal being resumed was written by a
+ * process now gone, or in a folder the resuming one locks in already, never
+ * beside a copy of its own link (with one, the first append found "its" link
+ * under a name it never made there, removed it and made it again).
+ */
+export function copyWaitingJournal(seed: string, dir: string, file: string): void {
+  fsModule.cpSync(seed, dir, { recursive: true, filter: (src) => !basename(src).startsWith(".holder-") });
+  const fd = fsModule.openSync(file, "r+");
+  try {
+    fsModule.fsyncSync(fd);
+  } finally {
+    fsModule.closeSync(fd);
+  }
+}
 
 export const RUNS = 5;
 export const MARK = "@@bench ";
