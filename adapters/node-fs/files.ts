@@ -169,6 +169,15 @@ export async function checkDir(dir: string): Promise<void> {
   if (!st.isDirectory()) throw new ConversationError("store-io", `${dir} is not a folder.`);
 }
 
+/** Whether `dir` is a folder itself (not a link to one), in this thread; false when it is not there or cannot be looked at (`checkDir` then says why). */
+export function isFolder(dir: string): boolean {
+  try {
+    return lstatSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Closes a file descriptor, ignoring errors (it is only read, or already synced). */
 export function closeFd(fd: number): void {
   try {

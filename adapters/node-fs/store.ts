@@ -10,7 +10,7 @@ import { checkConversationId, checkRecords } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
-import { checkDir, io, makeDir, type Known } from "./files.js";
+import { checkDir, io, isFolder, makeDir, type Known } from "./files.js";
 import { Flushes } from "./flush.js";
 import { HandlePool } from "./handles.js";
 import { recordBody } from "./jsonl.js";
@@ -110,6 +110,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   /** Makes the folder once (and refuses a link there); later appends go straight to the lock. */
   const ensureDir = (): Promise<void> | undefined => {
     if (dirMade) return undefined;
+    // a folder already there (a conversation read before its first append here): one lstat, no thread-pool round trips
+    if (dirReady === undefined && isFolder(root)) return void (dirMade = true);
     dirReady ??= makeDir(root)
       .then(() => checkDir(root))
       .then(
