@@ -72,18 +72,23 @@ export class FileReads {
       return [];
     }
     try {
+      const st = fstatSync(fd);
+      // Nothing after `from`: the file ends where this store's own last append left it (the usual read after a
+      // turn's own appends). Its records are not read back; the cache, if any, reads on from where it stood.
+      const own = this.known.get(conversation);
+      if (own !== undefined && own.ino === st.ino && own.end === st.size && from >= own.count) return [];
       const mark = this.#marks.get(conversation);
       if (mark !== undefined && from >= mark.count && !this.#parsed.has(conversation)) {
         // Reading on after a scan: only the bytes after it (all of them when the file changed otherwise).
-        const seen = await scanFd(fd, file, mark, from, true);
+        const seen = await scanFd(fd, file, mark, from, true, st);
         this.#marks.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
         return seen.records;
       }
-      if (this.cacheMax <= 0) return (await scanFd(fd, file, undefined, from)).records;
+      if (this.cacheMax <= 0) return (await scanFd(fd, file, undefined, from, false, st)).records;
       const cached = this.#parsed.get(conversation);
       this.#forget(conversation); // re-added below, as the most recently read
       // Only the bytes after what was parsed before are read and parsed (all of them when the file changed otherwise).
-      const seen = await scanFd(fd, file, cached, 0, true);
+      const seen = await scanFd(fd, file, cached, 0, true, st);
       const fresh = seen.records;
       for (const r of fresh) Object.freeze(r); // shared by every later read: nobody edits the journal
       const records = cached !== undefined && seen.base === cached.end ? cached.records : [];

@@ -2,7 +2,7 @@
  * The fs store's read cache: a read parses only what was appended since the
  * last read, and never returns what the file no longer holds.
  */
-import { appendFile, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -32,6 +32,31 @@ describe("fs store: read cache", () => {
     expect(texts(await reader.read("c", 1))).toEqual(["b", "c"]);
     expect(texts(await reader.read("c", 3))).toEqual([]);
     expect((await reader.read("c")).map((r) => r.seq)).toEqual([1, 2, 3]);
+  });
+
+  it("after its own append, a read from the end finds nothing; what another writer adds after it, earlier records and a replaced file are read", async () => {
+    const store = fsStore(dir);
+    const other = fsStore(dir);
+    await store.append("c", [rec("a")]);
+    await store.read("c"); // (cached up to "a")
+    expect(await store.append("c", [rec("b")])).toBe(2);
+    expect(await store.read("c", 2)).toEqual([]); // the file ends where our append left it
+    expect(texts(await store.read("c", 1))).toEqual(["b"]);
+    expect(texts(await store.read("c"))).toEqual(["a", "b"]);
+    await other.append("c", [rec("c")]);
+    expect(texts(await store.read("c", 2))).toEqual(["c"]);
+    // a file of the same size in its place (another inode, more records) is read anew
+    await store.append("c", [rec("d".repeat(300))]);
+    const elsewhere = fsStore(join(dir, "elsewhere"));
+    await elsewhere.append("c", [rec("v"), rec("w"), rec("x"), rec("y"), rec("z")]);
+    const theirs = join(dir, "elsewhere", "conversations", "c.jsonl");
+    const text = await readFile(theirs, "utf8");
+    const pad = (await stat(file("c"))).size - Buffer.byteLength(text);
+    expect(pad).toBeGreaterThan(0);
+    await writeFile(theirs, text.replace('"text":"z"', `"text":"z${"_".repeat(pad)}"`));
+    expect((await stat(theirs)).size).toBe((await stat(file("c"))).size);
+    await rename(theirs, file("c"));
+    expect(texts(await store.read("c", 4))).toEqual([`z${"_".repeat(pad)}`]);
   });
 
   it("returns frozen records and a fresh array each time", async () => {
