@@ -9,6 +9,7 @@ import { ConversationError, isFunctaiError } from "../errors.js";
 import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
+import type { Lease } from "./lease.js";
 import type { ConversationLog } from "./log.js";
 import { approvalOf } from "./waiting.js";
 
@@ -45,14 +46,25 @@ export function stalledError(info: TurnInfo): ConversationError {
   return new ConversationError("turn-state", `turn ${info.id} is stalled: its lease ran out (${info.leaseUntil ?? "no lease"}) but its holder (${info.holder ?? "unknown"}) is a process on this host that is still alive (paused or busy): it goes on when it wakes, so it cannot be resumed here; abandon() it to end it`);
 }
 
-/** Records a yes or no to one waiting approval (`id`), or all, conditionally: an approval is answered once. */
-export async function recordAnswer(
-  log: ConversationLog,
-  turn: string,
-  answer: { verdict: "yes" | "no"; by: string | null; reason: string | null; id?: string | undefined },
-): Promise<Answered & { chosen: Approval[] }> {
+/** A person's yes or no to one waiting approval (`id`), or to all. */
+export interface Answer {
+  verdict: "yes" | "no";
+  by: string | null;
+  reason: string | null;
+  id?: string | undefined;
+}
+
+/**
+ * Records a yes or no to one waiting approval (`id`), or all, conditionally:
+ * an approval is answered once. With `claim` (an answer to all of them, the
+ * turn going on here) the same append holds the claim's lease record, after
+ * the answers: answered and claimed at once, one write.
+ */
+export async function recordAnswer(log: ConversationLog, turn: string, answer: Answer, claim?: Lease): Promise<Answered & { chosen: Approval[] }> {
   const { verdict, by, reason, id } = answer;
+  let attempt = 0;
   const { value, length } = await log.appendIf(async (view) => {
+    attempt = 0;
     const state = await view.state();
     const info = turnIn(state, log, turn);
     const waiting = info.waiting.map(approvalOf);
@@ -66,10 +78,13 @@ export async function recordAnswer(
       throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
     }
     const now = log.clock.now();
-    const append = chosen.map((a) =>
+    const append: object[] = chosen.map((a) =>
       makeRecord("approval", { turn, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now));
+    // (a waiting turn is claimed by nobody: its last lease is the latest attempt)
+    if (claim !== undefined && chosen.length === waiting.length) append.push(claim.record((attempt = info.attempt + 1)));
     return { append, value: { state, info, chosen } };
   }, { maxTries: 100 });
+  if (attempt > 0) claim!.won(attempt);
   return { ...value, length };
 }
 

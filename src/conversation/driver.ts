@@ -12,7 +12,7 @@ import type { Settings } from "../settings.js";
 import { snapshotWhere } from "../turn/actor.js";
 import { startTurn, tell, type TurnSession } from "../turn/session.js";
 import type { StreamControls } from "../turn/stream.js";
-import { recordAnswer } from "./answers.js";
+import { recordAnswer, type Answer } from "./answers.js";
 import { ConversationHost } from "./host.js";
 import { historyOf, type ConversationLog } from "./log.js";
 import { approvalOf } from "./waiting.js";
@@ -124,6 +124,8 @@ export interface ContinueOptions {
   prepare?: () => Promise<number | void>;
   /** The conversation's length as last read: the claim expects it (a stale one costs a re-read). */
   length?: number;
+  /** A person's answer to all of the turn's waiting approvals: recorded with the claim, in one append. */
+  answer?: Answer;
 }
 
 /** A session that continues a turn (it claims the turn at its first run). Started. */
@@ -135,6 +137,7 @@ export function continueTurn(ctx: ConversationContext, state: ConversationState,
   const host = new ConversationHost({
     def: ctx.def, settings, log: ctx.log, turn: info.id, inputs: info.inputs, history: historyOf(state, info.parent),
     attempt: info.attempt, claimed: false, length: options.length ?? 0, ...(options.prepare ? { prepare: options.prepare } : {}),
+    ...(options.answer ? { answer: options.answer } : {}),
   });
   const snapshot = start !== "interrupted" ? restorable(info.snapshot) : null;
   // answered here (a stream): the actor waits with the turn's unanswered approvals

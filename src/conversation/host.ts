@@ -12,6 +12,7 @@ import type { Clock } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { TurnEnd, TurnHost } from "../turn/session.js";
+import { recordAnswer, type Answer } from "./answers.js";
 import { DEFAULT_RENEW_MS, DEFAULT_TTL_MS, fence, Lease } from "./lease.js";
 import { ConversationLog, type AppendIfOptions } from "./log.js";
 import { waitingOf } from "./waiting.js";
@@ -33,6 +34,8 @@ export interface HostOptions {
   holder?: string;
   /** Runs before the turn is claimed (what a person said of unfinished tools); a refusal there ends nothing. */
   prepare?: () => Promise<number | void>;
+  /** A person's answer to all of the turn's waiting approvals, recorded in the claim's own append (a refusal there ends nothing). */
+  answer?: Answer;
 }
 
 /** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
@@ -85,13 +88,18 @@ export class ConversationHost implements TurnHost {
   }
 
   async journal(): Promise<Journal> {
-    const { log, prepare } = this.options;
+    const { log, prepare, answer } = this.options;
     if (prepare) {
       delete this.options.prepare;
       const length = await prepare();
       if (typeof length === "number") this.#length = length;
     }
     await this.lease.holdLock();
+    if (answer && !this.lease.held) {
+      // answered and claimed in one append, on what the conversation's log reads now
+      delete this.options.answer;
+      this.#length = (await recordAnswer(log, this.turn, answer, this.lease)).length;
+    }
     if (!this.lease.held) {
       const claim = this.#tailAt(this.#length);
       await this.lease.claim(claim);

@@ -72,8 +72,13 @@ export class Lease {
       }
       return { append: [this.record(attempt)], value: undefined };
     }, { readFirst: false, maxTries: 50 });
+    this.won(attempt);
+  }
+
+  /** This holder's lease record of `attempt` was appended (by `claim`, or with a person's answer): the turn is its own. */
+  won(attempt: number): void {
     this.attempt = attempt;
-    this.#until = log.clock.now() + this.timing.ttlMs;
+    this.#until = this.log.clock.now() + this.timing.ttlMs;
     this.held = true;
   }
 

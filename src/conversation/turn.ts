@@ -4,7 +4,7 @@ import { unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnState } from "../records/types.js";
 import type { TurnStream } from "../turn/stream.js";
-import { abandonTurn, recordAnswer, recordResults, turnIn, type ResumeOptions } from "./answers.js";
+import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
 import { continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
@@ -98,7 +98,9 @@ export class Turn<O = unknown> {
     return this.#answer({ verdict: "no", by: options.by ?? null, reason: options.reason ?? null, id: options.id });
   }
 
-  async #answer(answer: Parameters<typeof recordAnswer>[2]): Promise<O> {
+  async #answer(answer: Answer): Promise<O> {
+    // an answer to all of them: recorded by the run itself, in the append that claims the turn (one write, not two)
+    if (answer.id === undefined) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
     const { state, info, chosen, length } = await recordAnswer(this.#ctx.log, this.id, answer).catch(async (e: unknown) => {
       await this.refresh().catch(() => undefined);
       throw e;
@@ -157,8 +159,8 @@ export class Turn<O = unknown> {
   }
 
   /** Continues the turn here: rehydrates its actor and replays its journal. */
-  async #goOn(state: ConversationState, info: TurnInfo, start: "interrupted" | undefined, length: number): Promise<O> {
-    const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length });
+  async #goOn(state: ConversationState, info: TurnInfo, start: "interrupted" | undefined, length: number, answer?: Answer): Promise<O> {
+    const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length, ...(answer ? { answer } : {}) });
     try {
       return (await resultOrWait(session, () => this.#waiting())) as O;
     } finally {

@@ -71,4 +71,31 @@ describe("going on with a turn the conversation read", () => {
     expect(lm.requests).toHaveLength(1);
     expect(ran).toEqual(["look 0", "pay 1", "pay 2"]); // ana's approval was in the journal: both ran, once each
   });
+
+  it("an answer to all of a turn's approvals is written in the append that claims the turn (one write); a stale handle's answer is refused", async () => {
+    const ran: string[] = [];
+    const fn = desk(ran);
+    const base = memoryStore();
+    const both = { toolCalls: [{ id: "pay-1", name: "pay", input: { amount: 1 } }, { id: "pay-2", name: "pay", input: { amount: 2 } }] };
+    await expect(fn.conversation("r", { store: base, approve: "changes" }).send("pay both", { lm: scripted([...lookups(1), both]) })).rejects.toBeInstanceOf(Waiting);
+    const appends: string[][] = [];
+    const store: Store = Object.assign(Object.create(base) as Store, {
+      append: (id: string, records: readonly object[], options?: { expect?: number }) => (
+        appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
+      ),
+    });
+    const [mine] = await fn.conversation("r", { store, lm: scripted(["paid both"]) }).turns();
+    const [stale] = await fn.conversation("r", { store: base }).turns(); // read while it waits, answered after
+    expect(await mine!.deny({ by: "sam", reason: "not today" })).toBe("paid both");
+    expect(appends[0]).toEqual(["approval", "approval", "lease"]);
+    expect(appends.flat().filter((k) => k === "lease")).toEqual(["lease"]);
+    expect(mine!.state).toBe("done");
+    expect(ran).toEqual(["look 0"]); // denied: neither ran
+    const records = await base.read("r");
+    const lease = records.filter((r) => (r as { kind: string }).kind === "lease").at(-1) as unknown as { attempt: number };
+    expect(lease.attempt).toBe(2);
+    await expect(stale!.approve({ by: "ana" })).rejects.toMatchObject({ code: "approval-answered" });
+    expect(await base.read("r")).toHaveLength(records.length); // the refusal wrote nothing
+    expect(stale!.state).toBe("done");
+  });
 });
