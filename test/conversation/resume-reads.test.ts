@@ -30,6 +30,16 @@ function desk(ran: string[]) {
   return ai("desk", { description: "Look, then pay.", input: { ask: z.string() }, tools: [look, pay], maxSteps: 10 });
 }
 
+/** A conversation "r" on a memory store whose turn looked once, then waits for two payments to be approved. */
+async function waitingOnTwoPayments() {
+  const ran: string[] = [];
+  const fn = desk(ran);
+  const base = memoryStore();
+  const both = { toolCalls: [{ id: "pay-1", name: "pay", input: { amount: 1 } }, { id: "pay-2", name: "pay", input: { amount: 2 } }] };
+  await expect(fn.conversation("r", { store: base, approve: "changes" }).send("pay both", { lm: scripted([...lookups(1), both]) })).rejects.toBeInstanceOf(Waiting);
+  return { ran, fn, base };
+}
+
 describe("going on with a turn the conversation read", () => {
   it("replays from the records it walked: no read from the start, no reply paid again, no tool run again", async () => {
     const ran: string[] = [];
@@ -53,11 +63,7 @@ describe("going on with a turn the conversation read", () => {
   });
 
   it("has in its journal what another process appended after the read (its approval of one of two calls)", async () => {
-    const ran: string[] = [];
-    const fn = desk(ran);
-    const base = memoryStore();
-    const both = { toolCalls: [{ id: "pay-1", name: "pay", input: { amount: 1 } }, { id: "pay-2", name: "pay", input: { amount: 2 } }] };
-    await expect(fn.conversation("r", { store: base, approve: "changes" }).send("pay both", { lm: scripted([...lookups(1), both]) })).rejects.toBeInstanceOf(Waiting);
+    const { ran, fn, base } = await waitingOnTwoPayments();
 
     const store = noting(base);
     const lm = scripted(["paid both"]);
@@ -73,11 +79,7 @@ describe("going on with a turn the conversation read", () => {
   });
 
   it("an answer to all of a turn's approvals is written in the append that claims the turn (one write); a stale handle's answer is refused", async () => {
-    const ran: string[] = [];
-    const fn = desk(ran);
-    const base = memoryStore();
-    const both = { toolCalls: [{ id: "pay-1", name: "pay", input: { amount: 1 } }, { id: "pay-2", name: "pay", input: { amount: 2 } }] };
-    await expect(fn.conversation("r", { store: base, approve: "changes" }).send("pay both", { lm: scripted([...lookups(1), both]) })).rejects.toBeInstanceOf(Waiting);
+    const { ran, fn, base } = await waitingOnTwoPayments();
     const appends: string[][] = [];
     const store: Store = Object.assign(Object.create(base) as Store, {
       append: (id: string, records: readonly object[], options?: { expect?: number }) => (
