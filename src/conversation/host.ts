@@ -34,7 +34,10 @@ export interface HostOptions {
   holder?: string;
   /** Runs before the turn is claimed (what a person said of unfinished tools); a refusal there ends nothing. */
   prepare?: () => Promise<number | void>;
-  /** A person's answer to all of the turn's waiting approvals, recorded in the claim's own append (a refusal there ends nothing). */
+  /**
+   * A person's answer to all of the turn's waiting approvals, recorded in the claim's own append (a refusal there ends
+   * nothing). Only for a store without `liveness`: its lock is taken before the append and is not let go on a refusal.
+   */
   answer?: Answer;
 }
 

@@ -100,4 +100,28 @@ describe("going on with a turn the conversation read", () => {
     expect(await base.read("r")).toHaveLength(records.length); // the refusal wrote nothing
     expect(stale!.state).toBe("done");
   });
+
+  it("on a store whose lock proves a holder alive, the answer is written on its own first, and a refused answer takes no lock", async () => {
+    const { ran, fn, base } = await waitingOnTwoPayments();
+    const appends: string[][] = [];
+    const held: string[] = [];
+    const store: Store = Object.assign(Object.create(base) as Store, {
+      append: (id: string, records: readonly object[], options?: { expect?: number }) => (
+        appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
+      ),
+      liveness: {
+        hold: async (_conversation: string, turn: string) => (held.push(turn), () => void held.splice(held.indexOf(turn), 1)),
+        isHeld: async (_conversation: string, turn: string) => held.includes(turn),
+      },
+    });
+    const [mine] = await fn.conversation("r", { store, lm: scripted(["paid both"]) }).turns();
+    const [stale] = await fn.conversation("r", { store }).turns();
+    expect(await mine!.approve({ by: "sam" })).toBe("paid both");
+    expect(appends[0]).toEqual(["approval", "approval"]);
+    expect(appends[1]).toEqual(["lease"]);
+    expect(ran).toEqual(["look 0", "pay 1", "pay 2"]);
+    expect(held).toEqual([]); // let go when the turn ended
+    await expect(stale!.approve({ by: "ana" })).rejects.toMatchObject({ code: "approval-answered" });
+    expect(held).toEqual([]);
+  });
 });
