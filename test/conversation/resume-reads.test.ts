@@ -101,6 +101,25 @@ describe("going on with a turn the conversation read", () => {
     expect(stale!.state).toBe("done");
   });
 
+  it("an answer to all, from a handle read before another process answered one of them, answers the rest and claims in one append", async () => {
+    const { ran, fn, base } = await waitingOnTwoPayments();
+    const appends: string[][] = [];
+    const store: Store = Object.assign(Object.create(base) as Store, {
+      append: (id: string, records: readonly object[], options?: { expect?: number }) => (
+        appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
+      ),
+    });
+    const [mine] = await fn.conversation("r", { store, lm: scripted(["paid both"]) }).turns();
+    const [theirs] = await fn.conversation("r", { store: base }).turns();
+    await expect(theirs!.approve({ by: "ana", id: theirs!.waiting[0]!.id })).rejects.toBeInstanceOf(Waiting);
+    expect(mine!.waiting).toHaveLength(2); // (read before ana answered)
+    expect(await mine!.deny({ by: "sam", reason: "one is enough" })).toBe("paid both");
+    expect(appends[0]).toEqual(["approval", "lease"]); // only the call still waiting is answered here
+    expect(ran).toEqual(["look 0", "pay 1"]); // ana's yes ran, sam's no did not
+    const answers = (await base.read("r")).filter((r) => (r as { kind: string }).kind === "approval") as unknown as { by: string; verdict: string }[];
+    expect(answers.map((a) => [a.by, a.verdict])).toEqual([["ana", "yes"], ["sam", "no"]]);
+  });
+
   it("on a store whose lock proves a holder alive, the answer is written on its own first, and a refused answer takes no lock", async () => {
     const { ran, fn, base } = await waitingOnTwoPayments();
     const appends: string[][] = [];
