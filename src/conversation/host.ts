@@ -98,6 +98,17 @@ export class ConversationHost implements TurnHost {
       if (typeof length === "number") this.#length = length;
     }
     await this.lease.holdLock();
+    try {
+      return await this.#claimAndOpen(log, answer);
+    } catch (e) {
+      // the turn does not run: a liveness lock taken for it goes (a lease it won then reads interrupted, not alive)
+      this.lease.stop();
+      this.lease.releaseLock();
+      throw e;
+    }
+  }
+
+  async #claimAndOpen(log: ConversationLog, answer: Answer | undefined): Promise<Journal> {
     if (answer && !this.lease.held) {
       // answered and claimed in one append, on what the conversation's log reads now
       delete this.options.answer;

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, memoryStore, tool, Waiting, type Store } from "../../src/index.js";
+import { ConversationError, ai, memoryStore, tool, Waiting, type Store } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 
 /** A store that notes from where every read and scan starts. */
@@ -142,5 +142,27 @@ describe("going on with a turn the conversation read", () => {
     expect(held).toEqual([]); // let go when the turn ended
     await expect(stale!.approve({ by: "ana" })).rejects.toMatchObject({ code: "approval-answered" });
     expect(held).toEqual([]);
+  });
+
+  it("a claim the store fails (store-io) lets go of the liveness lock taken for it: the answered turn goes on elsewhere", async () => {
+    const { ran, fn, base } = await waitingOnTwoPayments();
+    const held: string[] = [];
+    const store: Store = Object.assign(Object.create(base) as Store, {
+      append: (id: string, records: readonly object[], options?: { expect?: number }) =>
+        records.some((r) => (r as { kind: string }).kind === "lease")
+          ? Promise.reject(new ConversationError("store-io", "the disk is gone"))
+          : base.append(id, records, options),
+      liveness: {
+        hold: async (_conversation: string, turn: string) => (held.push(turn), () => void held.splice(held.indexOf(turn), 1)),
+        isHeld: async (_conversation: string, turn: string) => held.includes(turn),
+      },
+    });
+    const [turn] = await fn.conversation("r", { store, lm: scripted([]) }).turns();
+    await expect(turn!.approve({ by: "sam" })).rejects.toMatchObject({ code: "store-io" });
+    expect(held).toEqual([]);
+    const [later] = await fn.conversation("r", { store: base, lm: scripted(["paid both"]) }).turns();
+    expect([later!.state, later!.waiting]).toEqual(["waiting", []]); // answered, never claimed
+    expect(await later!.resume()).toBe("paid both");
+    expect(ran).toEqual(["look 0", "pay 1", "pay 2"]);
   });
 });
