@@ -40,6 +40,30 @@ async function waitingOnTwoPayments() {
   return { ran, fn, base };
 }
 
+/** `base`, with the kinds of each batch appended noted in `appends`, and any other members given (`liveness`). */
+function notingAppends(base: Store, more: Partial<Store> = {}): { store: Store; appends: string[][] } {
+  const appends: string[][] = [];
+  const store: Store = Object.assign(Object.create(base) as Store, {
+    append: (id: string, records: readonly object[], options?: { expect?: number }) => (
+      appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
+    ),
+    ...more,
+  });
+  return { store, appends };
+}
+
+/** A store's liveness as a list of the turns held now (a tab's Web Lock, a database session's lock, in memory). */
+function heldTurns(): { liveness: NonNullable<Store["liveness"]>; held: string[] } {
+  const held: string[] = [];
+  return {
+    held,
+    liveness: {
+      hold: async (_conversation, turn) => (held.push(turn), () => void held.splice(held.indexOf(turn), 1)),
+      isHeld: async (_conversation, turn) => held.includes(turn),
+    },
+  };
+}
+
 describe("going on with a turn the conversation read", () => {
   it("replays from the records it walked: no read from the start, no reply paid again, no tool run again", async () => {
     const ran: string[] = [];
@@ -80,12 +104,7 @@ describe("going on with a turn the conversation read", () => {
 
   it("an answer to all of a turn's approvals is written in the append that claims the turn (one write); a stale handle's answer is refused", async () => {
     const { ran, fn, base } = await waitingOnTwoPayments();
-    const appends: string[][] = [];
-    const store: Store = Object.assign(Object.create(base) as Store, {
-      append: (id: string, records: readonly object[], options?: { expect?: number }) => (
-        appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
-      ),
-    });
+    const { store, appends } = notingAppends(base);
     const [mine] = await fn.conversation("r", { store, lm: scripted(["paid both"]) }).turns();
     const [stale] = await fn.conversation("r", { store: base }).turns(); // read while it waits, answered after
     expect(await mine!.deny({ by: "sam", reason: "not today" })).toBe("paid both");
@@ -103,12 +122,7 @@ describe("going on with a turn the conversation read", () => {
 
   it("an answer to all, from a handle read before another process answered one of them, answers the rest and claims in one append", async () => {
     const { ran, fn, base } = await waitingOnTwoPayments();
-    const appends: string[][] = [];
-    const store: Store = Object.assign(Object.create(base) as Store, {
-      append: (id: string, records: readonly object[], options?: { expect?: number }) => (
-        appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
-      ),
-    });
+    const { store, appends } = notingAppends(base);
     const [mine] = await fn.conversation("r", { store, lm: scripted(["paid both"]) }).turns();
     const [theirs] = await fn.conversation("r", { store: base }).turns();
     await expect(theirs!.approve({ by: "ana", id: theirs!.waiting[0]!.id })).rejects.toBeInstanceOf(Waiting);
@@ -122,17 +136,8 @@ describe("going on with a turn the conversation read", () => {
 
   it("on a store whose lock proves a holder alive, the answer is written on its own first, and a refused answer takes no lock", async () => {
     const { ran, fn, base } = await waitingOnTwoPayments();
-    const appends: string[][] = [];
-    const held: string[] = [];
-    const store: Store = Object.assign(Object.create(base) as Store, {
-      append: (id: string, records: readonly object[], options?: { expect?: number }) => (
-        appends.push(records.map((r) => (r as { kind: string }).kind)), base.append(id, records, options)
-      ),
-      liveness: {
-        hold: async (_conversation: string, turn: string) => (held.push(turn), () => void held.splice(held.indexOf(turn), 1)),
-        isHeld: async (_conversation: string, turn: string) => held.includes(turn),
-      },
-    });
+    const { liveness, held } = heldTurns();
+    const { store, appends } = notingAppends(base, { liveness });
     const [mine] = await fn.conversation("r", { store, lm: scripted(["paid both"]) }).turns();
     const [stale] = await fn.conversation("r", { store }).turns();
     expect(await mine!.approve({ by: "sam" })).toBe("paid both");
@@ -146,16 +151,13 @@ describe("going on with a turn the conversation read", () => {
 
   it("a claim the store fails (store-io) lets go of the liveness lock taken for it: the answered turn goes on elsewhere", async () => {
     const { ran, fn, base } = await waitingOnTwoPayments();
-    const held: string[] = [];
+    const { liveness, held } = heldTurns();
     const store: Store = Object.assign(Object.create(base) as Store, {
       append: (id: string, records: readonly object[], options?: { expect?: number }) =>
         records.some((r) => (r as { kind: string }).kind === "lease")
           ? Promise.reject(new ConversationError("store-io", "the disk is gone"))
           : base.append(id, records, options),
-      liveness: {
-        hold: async (_conversation: string, turn: string) => (held.push(turn), () => void held.splice(held.indexOf(turn), 1)),
-        isHeld: async (_conversation: string, turn: string) => held.includes(turn),
-      },
+      liveness,
     });
     const [turn] = await fn.conversation("r", { store, lm: scripted([]) }).turns();
     await expect(turn!.approve({ by: "sam" })).rejects.toMatchObject({ code: "store-io" });
