@@ -36,7 +36,8 @@ export interface HostOptions {
   prepare?: () => Promise<number | void>;
   /**
    * A person's answer to all of the turn's waiting approvals, recorded in the claim's own append (a refusal there ends
-   * nothing). Only for a store without `liveness`: its lock is taken before the append and is not let go on a refusal.
+   * nothing). Only for a store without `liveness` (see Turn's answers): there the lock is taken before any lease is
+   * written, so an answer given while the turn runs elsewhere would be refused as `turn-claimed`, not `approval-answered`.
    */
   answer?: Answer;
 }

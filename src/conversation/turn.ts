@@ -101,7 +101,8 @@ export class Turn<O = unknown> {
   async #answer(answer: Answer): Promise<O> {
     // an answer to all of them: recorded by the run itself, in the append that claims the turn (one write, not two).
     // Not where a lock proves a holder alive (a tab's Web Lock, a database session's): that lock is taken before a
-    // lease is written, and an answer refused (already answered, not waiting) must neither take nor keep it
+    // lease is written, so an answer given while the turn runs elsewhere would meet the lock (turn-claimed) before
+    // its own check (approval-answered); there the answer is written first, as its own append
     if (answer.id === undefined && !this.#ctx.log.store.liveness) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
     const { state, info, chosen, length } = await recordAnswer(this.#ctx.log, this.id, answer).catch(async (e: unknown) => {
       await this.refresh().catch(() => undefined);
