@@ -135,17 +135,11 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     target,
     query(text, params, name) {
       // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
+      const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => pool.connect(), reached).then((client) => runOn(client, text, params, name));
       const ready = opened;
-      if (ready !== undefined && reached.ever) {
-        // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
-        return ready.pool.connect().then(
-          (client) => runOn(client, text, params, name),
-          () => connecting(() => ready.pool.connect(), reached).then((client) => runOn(client, text, params, name)),
-        );
-      }
-      return open()
-        .then(({ pool }) => connecting(() => pool.connect(), reached))
-        .then((client) => runOn(client, text, params, name));
+      // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
+      if (ready !== undefined && reached.ever) return ready.pool.connect().then((client) => runOn(client, text, params, name), () => waited(ready.pool));
+      return open().then(({ pool }) => waited(pool));
     },
     async exec(sql) {
       await db.query(sql);
