@@ -10,6 +10,7 @@
  */
 import { fsync, ftruncateSync, fstatSync, fsyncSync } from "node:fs";
 import { syncDir, type Known } from "./files.js";
+import { FolderSync } from "./folder-sync.js";
 import type { HandlePool } from "./handles.js";
 
 /** What a late flush touches of its store (the store's appender has these). */
@@ -36,6 +37,7 @@ export interface PendingFlush {
 export class Flushes {
   #inFlight = 0;
   #last: string | undefined;
+  readonly #folder = new FolderSync(syncDir);
 
   /** Whether an append to `conversation` should flush after the lock: another flush is in flight, or another conversation wrote last. */
   overlap(conversation: string): boolean {
@@ -60,7 +62,7 @@ export class Flushes {
     try {
       await new Promise<void>((done, fail) => fsync(p.fd, (e) => (e ? fail(e) : done())));
       a.onFlush?.();
-      if (p.created) await syncDir(a.root, () => a.handles.dropUnused());
+      if (p.created) await this.#folder.after(a.root, () => a.handles.dropUnused()); // shared with the files created alongside
       return p.length;
     } catch (e) {
       a.known.delete(p.conversation);
