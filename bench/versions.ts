@@ -14,7 +14,8 @@
  * Variants: `step` (one turn of n `reads` tool steps on the memory store, µs
  * per step; `--n=1000` by default), `concurrent-memory` (CONCURRENT_TURNS
  * conversations each running a CONCURRENT_STEPS-step turn of changing tools
- * at once on one memory store, steps/s), `resume` (bench/ours.ts's resume of
+ * at once on one memory store, steps/s), `concurrent-fs` (the same on one
+ * file store in a fresh temp folder), `resume` (bench/ours.ts's resume of
  * a 1,000-step turn waiting for an approval, from a copy of its file-store
  * journal, a gc() before each, ms), `turn` (200 conversations one after
  * another on one memory store, each one turn of `--n` reads steps, 0 by
@@ -67,20 +68,27 @@ function stepRun({ m, testing }: Api): Run {
   };
 }
 
-function concurrentRun({ m, testing }: Api): Run {
-  const update = m.tool("update_order", { description: "Mark the order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }: { order_id: string }) => toolOutput(order_id));
-  const fn = m.ai("answer", { description: "Answer.", input: { question: z.string() }, output: z.string(), tools: [update], maxSteps: CONCURRENT_STEPS + 1 });
-  let round = 0;
-  return async () => {
-    const store = m.memoryStore();
-    const r = ++round;
-    const chats = Array.from({ length: CONCURRENT_TURNS }, (_, i) => fn.conversation(`c${r}-${i}`, { store, lm: testing.scripted(steps(CONCURRENT_STEPS)) }));
-    const t0 = performance.now();
-    const answers: unknown[] = await Promise.all(chats.map((chat) => chat.send(QUESTION)));
-    if (answers.some((a) => a !== FINAL_TEXT)) throw new Error("concurrent-memory: wrong answer");
-    return (CONCURRENT_TURNS * CONCURRENT_STEPS) / ((performance.now() - t0) / 1000);
+/** CONCURRENT_TURNS conversations at once on one store: a memory store, or a file store in a fresh temp folder (removed after the run, outside the timing). */
+const concurrentRun =
+  (onFiles: boolean) =>
+  ({ m, testing, node }: Api): Run => {
+    const update = m.tool("update_order", { description: "Mark the order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }: { order_id: string }) => toolOutput(order_id));
+    const fn = m.ai("answer", { description: "Answer.", input: { question: z.string() }, output: z.string(), tools: [update], maxSteps: CONCURRENT_STEPS + 1 });
+    let round = 0;
+    return async () => {
+      const dir = onFiles ? mkdtempSync(join(tmpdir(), "functai-versions-conc-")) : undefined;
+      const store = dir === undefined ? m.memoryStore() : node.fsStore(dir);
+      const r = ++round;
+      const chats = Array.from({ length: CONCURRENT_TURNS }, (_, i) => fn.conversation(`c${r}-${i}`, { store, lm: testing.scripted(steps(CONCURRENT_STEPS)) }));
+      const t0 = performance.now();
+      const answers: unknown[] = await Promise.all(chats.map((chat) => chat.send(QUESTION)));
+      const rate = (CONCURRENT_TURNS * CONCURRENT_STEPS) / ((performance.now() - t0) / 1000);
+      if (answers.some((a) => a !== FINAL_TEXT)) throw new Error("concurrent: wrong answer");
+      await store.close?.();
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      return rate;
+    };
   };
-}
 
 /** TURNS conversations, one after another, each sending one turn of `--n` (default 0) reads steps: µs per turn (what a turn costs besides its steps). */
 const TURNS = 200;
@@ -132,7 +140,8 @@ async function resumeRun({ m, testing, node }: Api): Promise<Run> {
 const workloads: Record<string, { make: (api: Api) => Run | Promise<Run>; unit: string; warmup: number; rounds: number }> = {
   step: { make: stepRun, unit: "µs/step", warmup: 5, rounds: 40 },
   turn: { make: turnRun, unit: "µs/turn", warmup: 10, rounds: 40 },
-  "concurrent-memory": { make: concurrentRun, unit: "steps/s", warmup: 8, rounds: 30 },
+  "concurrent-memory": { make: concurrentRun(false), unit: "steps/s", warmup: 8, rounds: 30 },
+  "concurrent-fs": { make: concurrentRun(true), unit: "steps/s", warmup: 4, rounds: 20 },
   resume: { make: resumeRun, unit: "ms", warmup: 3, rounds: 15 },
 };
 const w = workloads[variant];
