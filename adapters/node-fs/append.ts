@@ -2,7 +2,8 @@
  * One append to a conversation file, under its lock, from start to end
  * without yielding: an `lstat` of the path, the file's new bytes when
  * another process appended (usually none), one write, one fsync (or, while
- * other conversations flush too, the fsync after the lock: flush.ts).
+ * other conversations flush too, the fsync after the lock: flush.ts; none
+ * for a batch that need not be durable, which the next fsync keeps).
  * Nothing here awaits, so no other code of the process (a tool, a plugin, a
  * timer) runs while the lock is held.
  */
@@ -33,6 +34,8 @@ export interface Appender {
  * Appends `bodies` (records' JSON without `seq`) to `file`: the
  * conversation's new length, flushed, or the batch written with its flush
  * still to come after the lock (`Flushes.finish`). Call under the lock only.
+ * Not `durable`: written and not flushed (the next flush of the file keeps
+ * it), unless it makes the file (whose name a folder flush keeps).
  */
 export function appendLocked(
   a: Appender,
@@ -40,6 +43,7 @@ export function appendLocked(
   file: string,
   bodies: readonly string[],
   expect: number | undefined,
+  durable = true,
 ): number | PendingFlush {
   const st = statOrUndefined(file);
   if (st?.isSymbolicLink()) throw symlinkRefused(file);
@@ -72,12 +76,15 @@ export function appendLocked(
     try {
       for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
       const length = seen.count + bodies.length;
-      if (a.flushes.overlap(conversation)) {
-        pending = a.flushes.begin(a, { conversation, fd, from: seen.end, to: seen.end + data.length, length, created });
-      } else {
-        fsyncSync(fd);
-        a.onFlush?.();
-        if (created) syncDirNow(a.root, () => a.handles.dropUnused()); // the new file's name survives a crash too
+      // (not durable: written, in the file for every reader and past this process's death; the next durable batch flushes it)
+      if (durable || created) {
+        if (a.flushes.overlap(conversation)) {
+          pending = a.flushes.begin(a, { conversation, fd, from: seen.end, to: seen.end + data.length, length, created });
+        } else {
+          fsyncSync(fd);
+          a.onFlush?.();
+          if (created) syncDirNow(a.root, () => a.handles.dropUnused()); // the new file's name survives a crash too
+        }
       }
     } catch (e) {
       // all or none: take back whatever part of the batch reached the file.

@@ -135,7 +135,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       if (made !== undefined) await made;
       let length: number;
       try {
-        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect));
+        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect, opts?.durable !== false));
         length =
           typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
       } catch (e) {

@@ -169,14 +169,19 @@ export class Journal {
    * reply waits in the queue (with what its step's reading tools returned),
    * everything queued is kept first, so a crash during the request never
    * makes a resume pay for a reply that had arrived. A step with a changing
-   * tool already kept its reply with the tool's `started` record: then
-   * nothing is flushed here (one flush per model call at most).
+   * tool already kept its reply with the tool's `started` record: then what
+   * came after it (the tool's `done`, with its result) is written without
+   * waiting for a flush (the next durable batch flushes it: one flush per
+   * model call at most), so a process that dies during the request leaves
+   * the tool done, not unfinished for a person to settle.
    */
   keepBeforePaying(): Promise<unknown> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     if (this.#pending.some(isReply)) return this.flush(true);
+    const written = this.#pending.length > 0 ? this.flush(false) : undefined;
     // a reply another call's flush is writing is kept once the store acknowledges it
-    return this.#writing.length > 0 ? Promise.all(this.#writing).then(() => undefined) : Promise.resolve();
+    if (this.#writing.length === 0) return written ?? Promise.resolve();
+    return Promise.all(written ? [written, ...this.#writing] : this.#writing).then(() => undefined);
   }
 
   /**

@@ -99,11 +99,12 @@ describe("a turn's own writes", () => {
   /** A memory store that counts the conditional appends refused as store-conflict, and the reads. */
   const counting = () => {
     const base = memoryStore();
-    const seen = { appends: 0, conflicts: 0, reads: 0 };
+    const seen = { appends: 0, durable: 0, conflicts: 0, reads: 0 };
     const store: Store = {
       ...base,
       append: async (id, records, opts) => {
         seen.appends++;
+        if (opts?.durable) seen.durable++;
         try {
           return await base.append(id, records, opts);
         } catch (e) {
@@ -123,8 +124,9 @@ describe("a turn's own writes", () => {
     const { store, seen } = counting();
     const chat = desk.conversation("own-writes", { store });
     expect(await chat.send("pay 3", { lm: steps(3) })).toBe("paid");
-    // one read to open, the first records, one append per step, the last one with the end
-    expect(seen).toEqual({ appends: 1 + 3 + 1, conflicts: 0, reads: 1 });
+    // one read to open; kept: the first records, one batch per step (its reply and its tool's started), the last one
+    // with the end; and before each request after a step, what the tool returned (written, not waiting for a flush)
+    expect(seen).toEqual({ appends: 1 + 3 + 3 + 1, durable: 1 + 3 + 1, conflicts: 0, reads: 1 });
     expect(await chat.send("pay 1", { lm: steps(1) })).toBe("paid");
     expect(seen.conflicts).toBe(0);
   });

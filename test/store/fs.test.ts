@@ -91,6 +91,20 @@ describe("fs store, on disk", () => {
     expect(flushes).toBe(2);
   });
 
+  it("an append told durable: false is written without an fsync (another store reads it at once), unless it makes the file", async () => {
+    let flushes = 0;
+    const store = fsStore(dir, { onFlush: () => flushes++ });
+    const note = (text: string) => rec("note", { text });
+    await store.append("c", [note("made")], { durable: false }); // the file's first batch: flushed, its name with it
+    expect(flushes).toBe(1);
+    expect(await store.append("c", [note("rides")], { durable: false, expect: 1 })).toBe(2);
+    expect(flushes).toBe(1);
+    expect((await fsStore(dir).read("c")).map((r) => get(r, "text"))).toEqual(["made", "rides"]);
+    await store.append("c", [note("kept")], { expect: 2 }); // its fsync keeps the batch before it too
+    expect(flushes).toBe(2);
+    expect(await codeOf(() => store.append("c", [note("late")], { durable: false, expect: 2 }))).toBe("store-conflict");
+  });
+
   describe("open files kept between appends", () => {
     it("a file moved away meanwhile is made anew; the moved one is not written to", async () => {
       const store = fsStore(dir);
