@@ -19,6 +19,8 @@ export interface GroupedAppend {
   readonly count: number;
   readonly expect: number | null;
   readonly fence: { readonly text: string; readonly session: readonly [number, number] } | null;
+  /** Need not be durable when it resolves (`durable: false`): committed without waiting for the WAL flush. */
+  readonly relaxed?: boolean;
 }
 
 /** One append alone, or several in one statement (their results, the `append` function's, in the order given). */

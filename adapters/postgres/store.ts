@@ -29,13 +29,22 @@ export type PostgresStore = Store & {
 const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length`;
 
 /**
+ * What makes an append's own transaction commit without waiting for its WAL
+ * flush (`durable: false`): visible to every session at commit, and durable
+ * once any later commit's flush is done (the WAL is flushed in order), or
+ * within the WAL writer's delay. A column of the statement itself, so
+ * still one round trip; set for this transaction only.
+ */
+const RELAXED = `, set_config('synchronous_commit', 'off', true) AS relaxed`;
+
+/**
  * Several appends as one statement (group.ts): the same function on each, in
  * the order given, in one transaction. They come as one JSON array of
  * `[conversation, records, expect, session_a, session_b, fence, count]`, the
  * records as the client wrote them (`->` keeps a json value's text).
  */
-const APPEND_MANY = (s: string) =>
-  `SELECT ${s}.append(t.a->>0, t.a->1, (t.a->>2)::int4, (t.a->>3)::int4, (t.a->>4)::int4, t.a->>5, (t.a->>6)::int4) AS length
+const APPEND_MANY = (s: string, relaxed: boolean) =>
+  `SELECT ${s}.append(t.a->>0, t.a->1, (t.a->>2)::int4, (t.a->>3)::int4, (t.a->>4)::int4, t.a->>5, (t.a->>6)::int4) AS length${relaxed ? RELAXED : ""}
    FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
 
 /** The argument of APPEND_MANY: each append's records go in as they are (already JSON), the rest as JSON values. */
@@ -219,11 +228,16 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     {
       one: async (a) => {
         const values = [a.conversation, a.json, a.expect, a.fence?.session[0] ?? null, a.fence?.session[1] ?? null, a.fence?.text ?? null, a.count];
-        const { rows } = await db.query(APPEND(s), values, `functai.append.${schema}`);
+        const { rows } = a.relaxed
+          ? await db.query(APPEND(s) + RELAXED, values, `functai.append_relaxed.${schema}`)
+          : await db.query(APPEND(s), values, `functai.append.${schema}`);
         return Number(rows[0]!["length"]);
       },
       many: async (items) => {
-        const { rows } = await db.query(APPEND_MANY(s), [manyArgument(items)], `functai.append_many.${schema}`);
+        // relaxed only when each is: one that must be durable waits for the flush of the whole statement
+        const relaxed = items.every((a) => a.relaxed === true);
+        const name = `functai.append_many${relaxed ? "_relaxed" : ""}.${schema}`;
+        const { rows } = await db.query(APPEND_MANY(s, relaxed), [manyArgument(items)], name);
         return rows.map((row) => Number(row["length"]));
       },
     },
@@ -242,7 +256,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0)) throw storeConflict(conversation, expect, await lengthOf(conversation));
       for (let retaken = false; ; retaken = true) {
         const fence = advisory?.fence(conversation, records) ?? null;
-        const length = await appendOnce({ conversation, json, count: records.length, expect, fence });
+        const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: opts?.durable === false });
         if (length >= 0) return length;
         if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
         if (retaken || !fence)

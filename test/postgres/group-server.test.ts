@@ -141,4 +141,43 @@ describe.skipIf(NO_SERVER !== null)("group commit on a real PostgreSQL server", 
         ).toEqual(all.filter(([seq]) => (seq as number) > afters[i]!));
       });
     }));
+
+  it("an append told durable: false commits without waiting for its flush, for its own transaction only; grouped with a durable one, it waits", async () => {
+    const schema = freshSchema();
+    const pool = new pg.Pool({ connectionString: url, max: 1 }); // one connection: a setting left on it would show below
+    const names: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const name = (args[0] as { name?: unknown } | null)?.name;
+        if (typeof name === "string") names.push(name.slice(0, name.lastIndexOf(".")));
+        return query(...args);
+      };
+    });
+    const store = postgresStore({ pool }, { schema });
+    const other = postgresStore({ connectionString: url }, { schema });
+    const setting = async () => (await pool.query("SELECT current_setting('synchronous_commit') AS s")).rows[0].s;
+    try {
+      await store.append("c", [rec("x", { i: 1 })]);
+      expect(await store.append("c", [rec("x", { i: 2 })], { durable: false, expect: 1 })).toBe(2);
+      expect((await other.read("c")).map((r) => (r as { i?: unknown }).i)).toEqual([1, 2]); // committed: every session reads it
+      expect(await setting()).toBe("on"); // the connection's own setting is untouched
+      expect(names.filter((n) => n.startsWith("functai.append")).slice(-2)).toEqual(["functai.append", "functai.append_relaxed"]);
+
+      // while both of the store's statements are out (a, a2), a relaxed and a durable append go together: the group waits for the flush
+      await Promise.all([store.append("a", [rec()]), store.append("a2", [rec()]), store.append("b", [rec()], { durable: false }), store.append("d", [rec()])]);
+      expect(names.filter((n) => n.startsWith("functai.append_many"))).toEqual(["functai.append_many"]);
+      // a group of relaxed ones only is relaxed
+      await Promise.all([store.append("e", [rec()]), store.append("e2", [rec()]), store.append("f", [rec()], { durable: false }), store.append("g", [rec()], { durable: false })]);
+      expect(names.filter((n) => n.startsWith("functai.append_many"))).toEqual(["functai.append_many", "functai.append_many_relaxed"]);
+      expect(await setting()).toBe("on");
+      const ids = ["a", "a2", "b", "d", "e", "e2", "f", "g"];
+      expect(await Promise.all(ids.map(async (id) => (await other.read(id)).length))).toEqual(ids.map(() => 1));
+    } finally {
+      await store.close();
+      await other.close();
+      await pool.end();
+      await dropSchema(schema);
+    }
+  });
 });
