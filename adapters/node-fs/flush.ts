@@ -37,7 +37,8 @@ export interface PendingFlush {
 export class Flushes {
   #inFlight = 0;
   #last: string | undefined;
-  readonly #folder = new FolderSync(syncDir);
+  /** The folder's flushes, grouped (made at the first file a late flush created: the store's one folder). */
+  #folder: FolderSync | undefined;
 
   /** Whether an append to `conversation` should flush after the lock: another flush is in flight, or another conversation wrote last. */
   overlap(conversation: string): boolean {
@@ -62,7 +63,7 @@ export class Flushes {
     try {
       await new Promise<void>((done, fail) => fsync(p.fd, (e) => (e ? fail(e) : done())));
       a.onFlush?.();
-      if (p.created) await this.#folder.after(a.root, () => a.handles.dropUnused()); // shared with the files created alongside
+      if (p.created) await (this.#folder ??= new FolderSync(() => syncDir(a.root, () => a.handles.dropUnused()))).after(); // shared with the files created alongside
       return p.length;
     } catch (e) {
       a.known.delete(p.conversation);

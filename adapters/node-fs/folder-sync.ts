@@ -10,30 +10,27 @@ export class FolderSync {
   #running: Promise<void> | undefined;
   #next: Promise<void> | undefined;
 
-  /** `sync` flushes a folder (`full`: what to do when out of descriptors). */
-  constructor(private readonly sync: (dir: string, full: () => void) => Promise<void>) {}
+  /** `sync` flushes the one folder this groups the flushes of. */
+  constructor(private readonly sync: () => Promise<void>) {}
 
-  /** Resolves once an fsync of `dir` that began after this call is done; rejects with its error. One store, one folder. */
-  after(dir: string, full: () => void): Promise<void> {
+  /** Resolves once a flush of the folder that began after this call is done; rejects with its error. */
+  after(): Promise<void> {
     if (this.#next !== undefined) return this.#next;
     const running = this.#running;
-    if (running === undefined) return this.#start(dir, full);
+    if (running === undefined) return this.#start();
     // the flush in flight may have begun before the caller's file was made: the next one is the caller's
-    const next = running.then(
-      () => this.#startNext(dir, full),
-      () => this.#startNext(dir, full),
-    );
+    const next = running.then(this.#startNext, this.#startNext);
     this.#next = next;
     return next;
   }
 
-  #startNext(dir: string, full: () => void): Promise<void> {
+  readonly #startNext = (): Promise<void> => {
     this.#next = undefined;
-    return this.#start(dir, full);
-  }
+    return this.#start();
+  };
 
-  #start(dir: string, full: () => void): Promise<void> {
-    const run = this.sync(dir, full).finally(() => {
+  #start(): Promise<void> {
+    const run = this.sync().finally(() => {
       if (this.#running === run) this.#running = undefined;
     });
     this.#running = run;

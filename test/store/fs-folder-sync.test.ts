@@ -44,7 +44,7 @@ function harness() {
     const file = ++state.made;
     const told = { file, settled: "no" as "no" | "ok" | "failed", covered: false };
     folder
-      .after("/dir", () => {})
+      .after()
       .then(
         () => {
           told.settled = "ok";
