@@ -25,9 +25,6 @@ export type PostgresStore = Store & {
   close(): Promise<void>;
 };
 
-/** The append: one statement, prepared once per connection (it is most of what a turn sends). */
-const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length`;
-
 /**
  * What makes an append's own transaction commit without waiting for its WAL
  * flush (`durable: false`): visible to every session at commit, and durable
@@ -36,6 +33,9 @@ const APPEND = (s: string) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, 
  * still one round trip; set for this transaction only.
  */
 const RELAXED = `, set_config('synchronous_commit', 'off', true) AS relaxed`;
+
+/** The append: one statement, prepared once per connection (it is most of what a turn sends). */
+const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length${relaxed ? RELAXED : ""}`;
 
 /**
  * Several appends as one statement (group.ts): the same function on each, in
@@ -228,9 +228,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     {
       one: async (a) => {
         const values = [a.conversation, a.json, a.expect, a.fence?.session[0] ?? null, a.fence?.session[1] ?? null, a.fence?.text ?? null, a.count];
-        const { rows } = a.relaxed
-          ? await db.query(APPEND(s) + RELAXED, values, `functai.append_relaxed.${schema}`)
-          : await db.query(APPEND(s), values, `functai.append.${schema}`);
+        const relaxed = a.relaxed === true;
+        const { rows } = await db.query(APPEND(s, relaxed), values, `functai.append${relaxed ? "_relaxed" : ""}.${schema}`);
         return Number(rows[0]!["length"]);
       },
       many: async (items) => {
