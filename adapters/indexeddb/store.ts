@@ -95,7 +95,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const append: Store["append"] = async (conversation, records, opts = {}) => {
     check(conversation);
     checkRecords(conversation, records);
-    const { expect, durable = false } = opts;
+    const { expect, durable = true } = opts; // (the contract's default: kept on disk unless told durable: false)
     const begin = async (): Promise<AppendTx> =>
       (await open()).transaction(["records", "lengths"], "readwrite", { durability: durable ? "strict" : "relaxed" });
     const tx = await begin().catch((e: unknown) => Promise.reject(fail("append", e)));

@@ -15,10 +15,10 @@ export interface Store {
    * (1-based position). With `expect`, appends only if the conversation
    * holds exactly that many records, else throws
    * `ConversationError("store-conflict")`. Returns the new length.
-   * `durable: true`: kept on disk before it resolves. Otherwise a store
-   * may resolve once every reader sees the records, and keeps them with the
-   * next durable append at the latest (the file store and the Postgres
-   * store keep each append unless told `durable: false`).
+   * Durable unless told `durable: false` (in every adapter): kept on disk
+   * before it resolves. `durable: false`: a store may resolve once every
+   * reader sees the records, and keeps them with the next durable append at
+   * the latest.
    */
   append(conversation: string, records: readonly object[], opts?: { expect?: number; durable?: boolean }): Promise<number>;
   /** The records with `seq > after` (all when `after` is 0 or left out), in order. */

@@ -33,7 +33,7 @@ export interface FaultyStoreStats {
   calls: number;
   /** Batches the inner store wrote (non-empty appends it accepted). */
   appends: number;
-  /** Of those, batches asked to be `durable`. */
+  /** Of those, durable batches: every batch not told `durable: false`. */
   durableAppends: number;
   /** Records written. */
   records: number;
@@ -108,7 +108,7 @@ export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
         conversation,
         records,
         expect: opts?.expect,
-        durable: opts?.durable === true,
+        durable: opts?.durable !== false, // (the contract's default: durable unless told false)
       };
       alive(c.call);
       await delay(c);

@@ -17,8 +17,8 @@ describe("faultyStore", () => {
     expect((error as InjectedFault).fault).toBe("before-write");
     expect((error as InjectedFault).call).toBe(2);
     expect(await store.inner.length!("c")).toBe(1);
-    expect(await store.append("c", [rec()])).toBe(2);
-    expect(store.stats).toEqual({ calls: 3, appends: 2, durableAppends: 0, records: 2, faults: 1 });
+    expect(await store.append("c", [rec()], { durable: false })).toBe(2);
+    expect(store.stats).toEqual({ calls: 3, appends: 2, durableAppends: 1, records: 2, faults: 1 });
   });
 
   it("after-write: the batch is written, then the append throws before acknowledging", async () => {
@@ -52,24 +52,27 @@ describe("faultyStore", () => {
         return c.durable ? "before-write" : undefined;
       },
     });
-    await store.append("a", [rec()], { expect: 0 });
+    await store.append("a", [rec()], { expect: 0, durable: false });
     await codeOf(() => store.append("b", [rec(), rec()], { durable: true }));
-    await store.append("b", [rec()]);
+    await codeOf(() => store.append("b", [rec()])); // no flag: durable, the contract's default
+    await store.append("b", [rec()], { durable: false });
     expect(seen).toEqual([
       [1, "a", 1, 0, false],
       [2, "b", 2, undefined, true],
-      [3, "b", 1, undefined, false],
+      [3, "b", 1, undefined, true],
+      [4, "b", 1, undefined, false],
     ]);
-    expect(store.stats).toMatchObject({ appends: 2, durableAppends: 0, records: 2, faults: 1 });
+    expect(store.stats).toMatchObject({ appends: 2, durableAppends: 0, records: 2, faults: 2 });
   });
 
   it("counts batches, durable batches and records; empty and conflicting appends write nothing", async () => {
     const store = faultyStore(memoryStore());
     await store.append("c", [rec(), rec(), rec()], { durable: true });
-    await store.append("c", [rec()]);
+    await store.append("c", [rec()]); // no flag: durable, the contract's default
+    await store.append("c", [rec()], { durable: false });
     await store.append("c", []);
     await codeOf(() => store.append("c", [rec()], { expect: 0 }));
-    expect(store.stats).toEqual({ calls: 4, appends: 2, durableAppends: 1, records: 4, faults: 0 });
+    expect(store.stats).toEqual({ calls: 5, appends: 3, durableAppends: 2, records: 5, faults: 0 });
   });
 
   it("delays appends and reads", async () => {

@@ -62,15 +62,16 @@ export function indexedDBCases(): void {
       expect((await b.read("sam")).map((r) => textOf(r))).toEqual(["kept"]);
     });
 
-    it("durable appends open a strict transaction, the others a relaxed one", async () => {
+    it("an append opens a strict transaction unless told durable: false (the contract's default), then a relaxed one", async () => {
       const s = h.open();
       await s.length!("sam"); // opened before spying: only appends are seen
       const spy = vi.spyOn(IDBDatabase.prototype, "transaction");
       try {
         await s.append("sam", [note("started")], { durable: true });
-        await s.append("sam", [note("reply")]);
+        await s.append("sam", [note("unsaid")]);
+        await s.append("sam", [note("reply")], { durable: false });
         const modes = spy.mock.calls.filter((c) => c[1] === "readwrite").map((c) => c[2]?.durability);
-        expect(modes).toEqual(["strict", "relaxed"]);
+        expect(modes).toEqual(["strict", "strict", "relaxed"]);
       } finally {
         spy.mockRestore();
       }
