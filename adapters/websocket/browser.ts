@@ -10,15 +10,7 @@
  */
 import { FunctaiError } from "../../src/errors.js";
 
-export { connect, Companion, type ConnectOptions } from "./client/connect.js";
-export { RemoteStream } from "./client/remote-stream.js";
-export { RemoteError } from "./shared/errors.js";
-export type { SocketConstructor, SocketLike } from "./client/socket.js";
-export {
-  PROTOCOL_VERSION, SUPPORTED_VERSIONS, clientMessageSchema, serverMessageSchema, approvalSchema, waitingEntrySchema,
-  unfinishedSchema, outcomeSchema, statusSchema, wireEventSchema, wireErrorSchema,
-  type ClientMessage, type ClientMessageInput, type ServerMessage, type WaitingEntry, type WireEvent, type WireError, type Outcome, type TurnStatus,
-} from "./shared/protocol.js";
+export * from "./companion.js";
 
 /**
  * Serving runs in Node only.

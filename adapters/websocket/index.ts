@@ -13,14 +13,6 @@
  * await server.close();
  */
 export { serve, type ServeOptions, type WebSocketServerHandle } from "./server/serve.js";
-export { connect, Companion, type ConnectOptions } from "./client/connect.js";
-export { RemoteStream } from "./client/remote-stream.js";
-export { RemoteError } from "./shared/errors.js";
 export type { KeySpec } from "./server/keys.js";
 export type { RateOptions } from "./server/limits.js";
-export type { SocketConstructor, SocketLike } from "./client/socket.js";
-export {
-  PROTOCOL_VERSION, SUPPORTED_VERSIONS, clientMessageSchema, serverMessageSchema, approvalSchema, waitingEntrySchema,
-  unfinishedSchema, outcomeSchema, statusSchema, wireEventSchema, wireErrorSchema,
-  type ClientMessage, type ClientMessageInput, type ServerMessage, type WaitingEntry, type WireEvent, type WireError, type Outcome, type TurnStatus,
-} from "./shared/protocol.js";
+export * from "./companion.js";
