@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import { RemoteError } from "../shared/errors.js";
-import { outcomeSchema, PROTOCOL_VERSION, serverMessageSchema, statusSchema, waitingEntrySchema, type ClientMessageInput, type ServerMessage, type TurnStatus, type WaitingEntry, type WireError } from "../shared/protocol.js";
+import { outcomeSchema, PROTOCOL_VERSION, statusSchema, waitingEntrySchema, type ClientMessageInput, type ServerMessage, type TurnStatus, type WaitingEntry, type WireError } from "../shared/protocol.js";
 import { RemoteStream } from "./remote-stream.js";
 import { Link, type LinkOptions } from "./link.js";
 
