@@ -15,6 +15,7 @@ export interface AppendCall {
   conversation: string;
   records: readonly object[];
   expect: number | undefined;
+  /** False only for an append told `durable: false` (a missing flag is durable, as in every store). */
   durable: boolean;
 }
 
