@@ -43,6 +43,7 @@ import pg from "pg";
 import { z } from "zod";
 import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
+import { isDurable } from "../src/store/checks.js";
 import { scripted } from "../src/testing/index.js";
 import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, spread, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
@@ -119,7 +120,7 @@ const answer = (n: number) =>
 function counting(inner: Store, sizing: boolean): Store & { appends: number; written: number; bytes: number } {
   const c = Object.assign(Object.create(inner) as Store, { appends: 0, written: 0, bytes: 0 });
   c.append = (id, records, opts) => {
-    if (opts?.durable === false) c.written++;
+    if (!isDurable(opts)) c.written++;
     else {
       c.appends++;
       if (sizing) c.bytes += JSON.stringify(records).length;

@@ -2,7 +2,7 @@ import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
-import { checkConversationId, checkRecords, storeConflict } from "../../src/store/checks.js";
+import { checkConversationId, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
@@ -95,7 +95,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const append: Store["append"] = async (conversation, records, opts = {}) => {
     check(conversation);
     checkRecords(conversation, records);
-    const { expect, durable = true } = opts; // (the contract's default: kept on disk unless told durable: false)
+    const { expect } = opts;
+    const durable = isDurable(opts);
     const begin = async (): Promise<AppendTx> =>
       (await open()).transaction(["records", "lengths"], "readwrite", { durability: durable ? "strict" : "relaxed" });
     const tx = await begin().catch((e: unknown) => Promise.reject(fail("append", e)));

@@ -6,7 +6,7 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { checkConversationId, checkRecords } from "../../src/store/checks.js";
+import { checkConversationId, checkRecords, isDurable } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
@@ -135,7 +135,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       if (made !== undefined) await made;
       let length: number;
       try {
-        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect, opts?.durable !== false));
+        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect, isDurable(opts)));
         length =
           typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
       } catch (e) {

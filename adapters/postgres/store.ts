@@ -1,6 +1,6 @@
 import { ConversationError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { checkConversationId, checkRecords, storeConflict } from "../../src/store/checks.js";
+import { checkConversationId, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { called } from "./called.js";
 import type { Db } from "./db.js";
@@ -255,7 +255,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0)) throw storeConflict(conversation, expect, await lengthOf(conversation));
       for (let retaken = false; ; retaken = true) {
         const fence = advisory?.fence(conversation, records) ?? null;
-        const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: opts?.durable === false });
+        const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: !isDurable(opts) });
         if (length >= 0) return length;
         if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
         if (retaken || !fence)

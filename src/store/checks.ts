@@ -27,6 +27,9 @@ export function checkRecords(conversation: string, records: readonly object[]): 
   }
 }
 
+/** Whether an append must be kept on disk before it resolves: the contract's default, unless told `durable: false`. Shared by the stores. */
+export const isDurable = (opts: { durable?: boolean } | undefined): boolean => opts?.durable !== false;
+
 /** The `store-conflict` error, worded the same by every store. */
 export function storeConflict(conversation: string, expected: number, actual: number): ConversationError {
   return new ConversationError(

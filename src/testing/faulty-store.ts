@@ -1,5 +1,6 @@
 import { FunctaiError } from "../errors.js";
 import type { Store } from "../store/types.js";
+import { isDurable } from "../store/checks.js";
 
 /**
  * How an injected fault strikes an append:
@@ -109,7 +110,7 @@ export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
         conversation,
         records,
         expect: opts?.expect,
-        durable: opts?.durable !== false, // (the contract's default: durable unless told false)
+        durable: isDurable(opts),
       };
       alive(c.call);
       await delay(c);

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, ConversationError, isFunctaiError, memoryStore, tool, Waiting, type LanguageModel, type LMRequest, type Store } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { isDurable } from "../../src/store/checks.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
 const DESK: ProgSpec = {
@@ -104,7 +105,7 @@ describe("a turn's own writes", () => {
       ...base,
       append: async (id, records, opts) => {
         seen.appends++;
-        if (opts?.durable) seen.durable++;
+        if (isDurable(opts)) seen.durable++;
         try {
           return await base.append(id, records, opts);
         } catch (e) {
