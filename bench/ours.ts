@@ -60,7 +60,7 @@ import { runChild } from "./lib/child.js";
 import { interleaved, type Variant } from "./lib/interleave.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  LONG_N, STEP_RUNS, gc, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate, copyWaitingJournal,
+  LONG_N, STEP_RUNS, gc, stepWarmup, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate, copyWaitingJournal,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -96,7 +96,7 @@ async function stepOverhead(): Promise<void> {
         const out = await fn(QUESTION, { lm });
         if (out !== FINAL_TEXT) throw new Error(`ours (plain call): answer ${String(out)}`);
       },
-      { warmup: n === LONG_N ? 2 : 10, runs: STEP_RUNS },
+      { ...stepWarmup(n), runs: STEP_RUNS },
     );
     plainUs.set(n, round((plain.medianMs * 1000) / n));
   }

@@ -195,11 +195,16 @@ export const LONG_N = 1000;
 /** Timed runs of each per-step figure (its median and min–max are reported). */
 export const STEP_RUNS = 7;
 /**
- * The long turn's warm-up: at least 2 runs (a peer's run can take seconds),
- * and on until 1.5 s of runs (a fast SDK's first runs at n = 1,000 still
- * grow the heap and tier up code the shorter turns did not reach).
+ * The warm-up of every per-step series: at least `runs` runs (10 at
+ * n = 50 and 200; 2 at n = 1,000, where a peer's run can take seconds),
+ * and on until `ms` of runs (at most WARMUP_MAX_RUNS): a slow SDK gets its
+ * runs, a fast one enough to reach its steady state (its first runs still
+ * tier up code and grow the heap: 10 runs of a 50-step turn, 500 steps,
+ * left ours at 32–75 µs a step where it settles at 22).
  */
-export const LONG_WARMUP = { runs: 2, ms: 1_500 } as const;
+export const STEP_WARMUP = { runs: 10, longRuns: 2, ms: 1_500 } as const;
+/** The warm-up `timed` options of a per-step series at n steps. */
+export const stepWarmup = (n: number) => ({ warmup: n === LONG_N ? STEP_WARMUP.longRuns : STEP_WARMUP.runs, warmupMs: STEP_WARMUP.ms });
 /** A long-turn figure is only measured when its runs are expected to take less than this. */
 export const LONG_TIME_BOX_MS = 120_000;
 
@@ -238,7 +243,7 @@ export async function stepSeries<P>(
       await run(p, n);
       const c = process.cpuUsage(c0);
       cpuMs.push((c.user + c.system) / 1000);
-    }, n === LONG_N ? { warmup: LONG_WARMUP.runs, warmupMs: LONG_WARMUP.ms, runs: STEP_RUNS } : { warmup: 10, runs: STEP_RUNS });
+    }, { ...stepWarmup(n), runs: STEP_RUNS });
     const perStep = (ms: number) => round((ms * 1000) / n);
     const cpu = cpuMs.slice(-STEP_RUNS);
     const detail: Record<string, unknown> = {
@@ -250,7 +255,7 @@ export async function stepSeries<P>(
     if (n === 200) {
       const perRun = r.medianMs * (LONG_N / 200) ** 2;
       // the warm-up: its runs, or on until its time is up (one run more at most)
-      const guess = Math.max(LONG_WARMUP.runs * perRun, LONG_WARMUP.ms + perRun) + STEP_RUNS * perRun;
+      const guess = Math.max(STEP_WARMUP.longRuns * perRun, STEP_WARMUP.ms + perRun) + STEP_RUNS * perRun;
       if (guess > LONG_TIME_BOX_MS) detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
     }
     report({ metric: "overhead_per_tool_step_us", n, unit: "us", name, value: perStep(r.medianMs), detail });
