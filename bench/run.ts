@@ -398,7 +398,7 @@ if (write) {
     versions: Object.fromEntries(
       ["ai", "@ai-sdk/provider", "@openai/agents-core", "openai", "@langchain/langgraph", "@langchain/core", "@langchain/langgraph-checkpoint", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3", "zod", "tsx", "xstate"].map((p) => [p, versionOf(p)]),
     ),
-    method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs (n = 1,000 steps: at least 2, on until 1.5 s), then the median of 5 timed runs (7 for per-step and concurrency figures), one gc() before the warm-up, none between nor just before timed runs (a forced gc() drops the hidden classes the optimized code relies on: the warm-up re-optimizes after it), except runs of one large operation (resume, open: gc() before each); per-step figures are total loop time ÷ steps, nothing subtracted",
+    method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs (per-step series: at least 10, 2 at n = 1,000 steps, and on until 1.5 s), then the median of 5 timed runs (7 for per-step and concurrency figures), one gc() before the warm-up, none between nor just before timed runs (a forced gc() drops the hidden classes the optimized code relies on: the warm-up re-optimizes after it), except runs of one large operation (resume, open: gc() before each); per-step figures are total loop time ÷ steps, nothing subtracted",
   };
   writeFileSync(join(outDir, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
   console.log(`\nwrote ${relative(process.cwd(), join(outDir, "results.json"))} and results.meta.json`);
