@@ -202,7 +202,7 @@ export const STEP_RUNS = 7;
  * tier up code and grow the heap: 10 runs of a 50-step turn, 500 steps,
  * left ours at 32–75 µs a step where it settles at 22).
  */
-export const STEP_WARMUP = { runs: 10, longRuns: 2, ms: 1_500 } as const;
+const STEP_WARMUP = { runs: 10, longRuns: 2, ms: 1_500 } as const;
 /** The warm-up `timed` options of a per-step series at n steps. */
 export const stepWarmup = (n: number) => ({ warmup: n === LONG_N ? STEP_WARMUP.longRuns : STEP_WARMUP.runs, warmupMs: STEP_WARMUP.ms });
 /** A long-turn figure is only measured when its runs are expected to take less than this. */
@@ -255,7 +255,8 @@ export async function stepSeries<P>(
     if (n === 200) {
       const perRun = r.medianMs * (LONG_N / 200) ** 2;
       // the warm-up: its runs, or on until its time is up (one run more at most)
-      const guess = Math.max(STEP_WARMUP.longRuns * perRun, STEP_WARMUP.ms + perRun) + STEP_RUNS * perRun;
+      const long = stepWarmup(LONG_N);
+      const guess = Math.max(long.warmup * perRun, long.warmupMs + perRun) + STEP_RUNS * perRun;
       if (guess > LONG_TIME_BOX_MS) detail[`n${LONG_N}_skipped`] = longSkipped = `expected ${Math.round(guess / 1000)} s > time box ${LONG_TIME_BOX_MS / 1000} s`;
     }
     report({ metric: "overhead_per_tool_step_us", n, unit: "us", name, value: perStep(r.medianMs), detail });
