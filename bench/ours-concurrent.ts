@@ -16,67 +16,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
-import { ai, memoryStore, tool, type Store } from "../src/index.js";
-import { scripted } from "../src/testing/index.js";
+import { memoryStore } from "../src/index.js";
 import { fsStore } from "../adapters/node-fs/index.js";
-import {
-  CONCURRENT_STEPS,
-  CONCURRENT_TURNS,
-  FINAL_TEXT,
-  QUESTION,
-  concurrentRate,
-  concurrentRates,
-  main,
-  orderId,
-  toolOutput,
-} from "./lib/measure.js";
+import { sendAll, turns, type Turns } from "./lib/concurrent-turns.js";
+import { CONCURRENT_STEPS, CONCURRENT_TURNS, concurrentRate, concurrentRates, main } from "./lib/measure.js";
 import { bareWriters } from "./lib/writers.js";
 
-let onStep = (): void => {};
-const updateOrder = tool(
-  "update_order",
-  { description: "Mark the order as checked.", input: { order_id: z.string() }, effects: "changes" },
-  ({ order_id }) => {
-    onStep();
-    return toolOutput(order_id);
-  },
-);
-const fn = ai("answer", {
-  description: "Answer the customer's question. Update each order.",
-  input: { question: z.string() },
-  output: z.string(),
-  tools: [updateOrder],
-  maxSteps: CONCURRENT_STEPS + 1,
-});
-const replies = () => [
-  ...Array.from({ length: CONCURRENT_STEPS }, (_, k) => ({
-    toolCalls: [{ id: `call_${k}`, name: "update_order", input: { order_id: orderId(k) } }],
-  })),
-  FINAL_TEXT,
-];
-
-let seq = 0;
-interface Prepared {
-  store: Store;
-  dir?: string;
-  chats: { send: (q: string) => Promise<unknown> }[];
-}
-
-function turns(store: Store, dir?: string): Prepared {
-  const run = ++seq;
-  const chats = Array.from({ length: CONCURRENT_TURNS }, (_, i) => fn.conversation(`c${run}-${i}`, { store, lm: scripted(replies()) }));
-  return dir === undefined ? { store, chats } : { store, dir, chats };
-}
-
-async function all(p: Prepared, step: () => void): Promise<void> {
-  onStep = step;
-  const answers = await Promise.all(p.chats.map((chat) => chat.send(QUESTION)));
-  const wrong = answers.filter((a) => a !== FINAL_TEXT).length;
-  if (wrong > 0) throw new Error(`ours concurrent: ${wrong} wrong answers`);
-}
-
-async function cleanup(p: Prepared): Promise<void> {
+async function cleanup(p: Turns): Promise<void> {
   await p.store.close?.();
   if (p.dir !== undefined) rmSync(p.dir, { recursive: true, force: true });
 }
@@ -93,7 +39,7 @@ async function fs(): Promise<void> {
         const dir = mkdtempSync(join(tmpdir(), "functai-bench-conc-"));
         return turns(fsStore(dir), dir);
       },
-      run: all,
+      run: sendAll,
     },
     bareWriters(),
   ]);
@@ -103,7 +49,7 @@ async function memory(): Promise<void> {
   await concurrentRate(
     { metric: "concurrent_memory_steps_per_s", heapMetric: "concurrent_memory_heap_per_turn_kb", name: "ours", how: how("memoryStore"), cleanup },
     () => turns(memoryStore()),
-    all,
+    sendAll,
   );
 }
 
