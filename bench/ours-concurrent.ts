@@ -13,19 +13,10 @@
  * - memory: the same on one `memoryStore()`: the SDK's own cost under
  *   concurrency (`concurrent_memory_steps_per_s`, `concurrent_memory_heap_per_turn_kb`).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { memoryStore } from "../src/index.js";
-import { fsStore } from "../adapters/node-fs/index.js";
-import { sendAll, turns, type Turns } from "./lib/concurrent-turns.js";
+import { dropStore as cleanup, sendAll, tempFsStore, turns } from "./lib/concurrent-turns.js";
 import { CONCURRENT_STEPS, CONCURRENT_TURNS, concurrentRate, concurrentRates, main } from "./lib/measure.js";
 import { bareWriters } from "./lib/writers.js";
-
-async function cleanup(p: Turns): Promise<void> {
-  await p.store.close?.();
-  if (p.dir !== undefined) rmSync(p.dir, { recursive: true, force: true });
-}
 
 const how = (store: string) =>
   `${CONCURRENT_TURNS} conversations on one ${store}, each send() of a turn of ${CONCURRENT_STEPS} changing tool steps, all started at once; steps ÷ wall time`;
@@ -35,10 +26,7 @@ async function fs(): Promise<void> {
   await concurrentRates([
     {
       o: { metric: "concurrent_durable_steps_per_s", heapMetric: "concurrent_heap_per_turn_kb", name: "ours", how: how("fsStore"), cleanup },
-      prepare: () => {
-        const dir = mkdtempSync(join(tmpdir(), "functai-bench-conc-"));
-        return turns(fsStore(dir), dir);
-      },
+      prepare: () => turns(tempFsStore()),
       run: sendAll,
     },
     bareWriters(),
@@ -48,7 +36,7 @@ async function fs(): Promise<void> {
 async function memory(): Promise<void> {
   await concurrentRate(
     { metric: "concurrent_memory_steps_per_s", heapMetric: "concurrent_memory_heap_per_turn_kb", name: "ours", how: how("memoryStore"), cleanup },
-    () => turns(memoryStore()),
+    () => turns({ store: memoryStore() }),
     sendAll,
   );
 }

@@ -20,14 +20,10 @@
  * (`performance.eventLoopUtilization`): the bare writers leave their work to
  * libuv's pool, the file store does its locked write on the main thread.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fsStore } from "../adapters/node-fs/index.js";
 import { isDurable } from "../src/store/checks.js";
 import { memoryStore, type Store } from "../src/index.js";
-import { sendAll, turns } from "./lib/concurrent-turns.js";
+import { dropStore, sendAll, tempFsStore, turns, type Placed, type Turns } from "./lib/concurrent-turns.js";
 import { interleaved } from "./lib/interleave.js";
 import { CONCURRENT_STEPS, CONCURRENT_TURNS, STEP_RUNS, median, spread } from "./lib/measure.js";
 import { bareWriters } from "./lib/writers.js";
@@ -39,19 +35,18 @@ interface Batch {
   durable: boolean;
 }
 
-/** The batches one conversation's turn appends, in order: recorded from the workload on a memory store. */
+/** The batches one turn of the workload appends, in order: recorded from a turn on a memory store. */
 async function recordBatches(): Promise<Batch[]> {
   const inner = memoryStore();
-  const byConversation = new Map<string, Batch[]>();
+  const batches: Batch[] = [];
   const recording: Store = Object.assign(Object.create(inner) as Store, {
     append: (id: string, records: readonly object[], opts?: { expect?: number; durable?: boolean }) => {
-      byConversation.set(id, [...(byConversation.get(id) ?? []), { records: structuredClone(records), durable: isDurable(opts) }]);
+      batches.push({ records: structuredClone(records), durable: isDurable(opts) });
       return inner.append(id, records, opts);
     },
   });
-  await sendAll(turns(recording), () => {});
-  const [batches] = byConversation.values();
-  if (batches === undefined) throw new Error("store-alone: the turn appended nothing");
+  await sendAll(turns({ store: recording }, 1), () => {});
+  if (batches.length === 0) throw new Error("store-alone: the turn appended nothing");
   return batches;
 }
 
@@ -78,14 +73,6 @@ const kept = batches.filter((b) => b.durable).length;
 const names = ["bare writers", "store alone", "ours"] as const;
 const figures = Object.fromEntries(names.map((n) => [n, { rate: [], mainUs: [] } as Figures])) as Record<(typeof names)[number], Figures>;
 const bare = bareWriters();
-const tempStore = () => {
-  const dir = mkdtempSync(join(tmpdir(), "functai-bench-alone-"));
-  return { dir, store: fsStore(dir) };
-};
-const drop = async ({ dir, store }: { dir: string; store: Store }) => {
-  await store.close?.();
-  rmSync(dir, { recursive: true, force: true });
-};
 let run = 0;
 
 await interleaved(
@@ -100,8 +87,8 @@ await interleaved(
         ),
     },
     "store alone": {
-      prepare: tempStore,
-      run: (t: { dir: string; store: Store }) =>
+      prepare: tempFsStore,
+      run: (t: Placed) =>
         measured(
           figures["store alone"],
           async () => {
@@ -114,19 +101,16 @@ await interleaved(
               }),
             );
           },
-          () => drop(t),
+          () => dropStore(t),
         ),
     },
     ours: {
-      prepare: () => {
-        const t = tempStore();
-        return { ...t, turns: turns(t.store, t.dir) };
-      },
-      run: (t: { dir: string; store: Store; turns: ReturnType<typeof turns> }) =>
+      prepare: () => turns(tempFsStore()),
+      run: (t: Turns) =>
         measured(
           figures.ours,
-          () => sendAll(t.turns, () => {}),
-          () => drop(t),
+          () => sendAll(t, () => {}),
+          () => dropStore(t),
         ),
     },
   },

@@ -5,7 +5,11 @@
  * public API. Shared by ours-concurrent.ts (the figures) and
  * store-alone.ts (the file store's part of them).
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { z } from "zod";
+import { fsStore } from "../../adapters/node-fs/index.js";
 import { ai, tool, type Store } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { CONCURRENT_STEPS, CONCURRENT_TURNS, FINAL_TEXT, QUESTION, orderId, toolOutput } from "./measure.js";
@@ -35,17 +39,33 @@ const replies = () => [
 
 let seq = 0;
 
-/** CONCURRENT_TURNS conversations on `store`, ready to send (`dir`: the store's folder, removed by the caller). */
-export interface Turns {
+/** A store, and the temp folder it keeps its files in (none for a memory store). */
+export interface Placed {
   store: Store;
   dir?: string;
+}
+
+/** `count` conversations (CONCURRENT_TURNS by default) on a store, ready to send. */
+export interface Turns extends Placed {
   chats: { send: (q: string) => Promise<unknown> }[];
 }
 
-export function turns(store: Store, dir?: string): Turns {
+export function turns({ store, dir }: Placed, count = CONCURRENT_TURNS): Turns {
   const run = ++seq;
-  const chats = Array.from({ length: CONCURRENT_TURNS }, (_, i) => fn.conversation(`c${run}-${i}`, { store, lm: scripted(replies()) }));
+  const chats = Array.from({ length: count }, (_, i) => fn.conversation(`c${run}-${i}`, { store, lm: scripted(replies()) }));
   return dir === undefined ? { store, chats } : { store, dir, chats };
+}
+
+/** An `fsStore` on a fresh temp folder. */
+export function tempFsStore(): Placed & { dir: string } {
+  const dir = mkdtempSync(join(tmpdir(), "functai-bench-conc-"));
+  return { store: fsStore(dir), dir };
+}
+
+/** Closes the store and removes its folder. */
+export async function dropStore(p: Placed): Promise<void> {
+  await p.store.close?.();
+  if (p.dir !== undefined) rmSync(p.dir, { recursive: true, force: true });
 }
 
 /** Sends every turn at once; `step` is called as each changing tool runs. */
