@@ -16,6 +16,7 @@ import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
 import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
+import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
 import { Turn, Waiting } from "./turn.js";
@@ -154,6 +155,16 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
 
   /** Appends the new turn, conditionally; waits behind a running head. */
   async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(clock.now()), once?: Once, caller?: TurnCaller): Promise<ConversationHost> {
+    // the new turn's lock, asked for now: it overlaps the read below (a turn no one knows of yet blocks no one)
+    const early = store.liveness ? new EarlyLock(store.liveness, id, turn) : undefined;
+    try {
+      return await beginWith(inputs, settings, turn, early, once, caller);
+    } finally {
+      early?.drop(); // (a lock no try took: a refused or failed send)
+    }
+  }
+
+  async function beginWith(inputs: Record<string, unknown>, settings: Settings, turn: string, early: EarlyLock | undefined, once?: Once, caller?: TurnCaller): Promise<ConversationHost> {
     for (;;) {
       let host: ConversationHost | null = null;
       let begun: { value: Begun; length: number };
@@ -172,7 +183,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
           }
           if ("waits" in next) return { append: [], value: { waits: true } };
           host = new ConversationHost({ def, settings, log, turn, inputs, history: historyOf(state, next.parent), attempt: 1, claimed: true, length: 0 });
-          await host.lease.holdLock(); // the lock before the lease: a lease of a live tab never stands without it
+          await host.lease.holdLock(early); // the lock before the lease: a lease of a live tab never stands without it
           return { append: firstRecords(state, turn, next.parent, inputs, settings, host, once, caller), value: { waits: false, host } };
         }, { maxTries: 50 });
       } catch (e) {

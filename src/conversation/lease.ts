@@ -26,6 +26,42 @@ export function fence(fresh: readonly ConversationRecord[], turn: string, attemp
   }
 }
 
+/**
+ * The liveness lock of a turn not yet written, asked for before the
+ * conversation is read: its key is a turn id nobody else knows yet, so it
+ * stands in nobody's way, and its round trip (a database session's lock, a
+ * Web Lock) overlaps the read instead of following it. The first lease to
+ * `take` it owns it; `drop` lets go of one nobody took.
+ */
+export class EarlyLock {
+  readonly #asked: Promise<{ release: () => void } | { error: unknown }>;
+  #taken = false;
+
+  constructor(liveness: NonNullable<ConversationLog["store"]["liveness"]>, conversation: string, turn: string) {
+    // never rejects by itself: a failure is thrown to whoever takes it, or dropped with it
+    this.#asked = liveness.hold(conversation, turn).then(
+      (release) => ({ release }),
+      (error: unknown) => ({ error }),
+    );
+  }
+
+  /** The lock's release, once (later calls: undefined, and the caller asks anew); throws why it could not be had. */
+  async take(): Promise<(() => void) | undefined> {
+    if (this.#taken) return undefined;
+    this.#taken = true;
+    const got = await this.#asked;
+    if ("error" in got) throw got.error;
+    return got.release;
+  }
+
+  /** Lets go of the lock, unless a lease took it. */
+  drop(): void {
+    if (this.#taken) return;
+    this.#taken = true;
+    void this.#asked.then((got) => ("release" in got ? got.release() : undefined));
+  }
+}
+
 export class Lease {
   readonly holder: string;
   attempt: number;
@@ -85,11 +121,17 @@ export class Lease {
   /**
    * Takes the turn's Web Lock (browsers) before any lease is written, so a
    * lease of this holder never stands without the lock: a tab that closes
-   * frees it at once, and readers find the turn interrupted.
+   * frees it at once, and readers find the turn interrupted. A new turn's
+   * lock may already be on its way (`early`): then that one is taken.
    */
-  async holdLock(): Promise<void> {
+  async holdLock(early?: EarlyLock): Promise<void> {
     const liveness = this.log.store.liveness;
     if (!liveness || this.#release) return;
+    const taken = await early?.take();
+    if (taken) {
+      this.#release = taken;
+      return;
+    }
     if (!this.held && (await liveness.isHeld(this.log.id, this.turn)))
       throw new LeaseLost(`turn ${this.turn} is running in another tab`, false, "turn-claimed");
     this.#release = await liveness.hold(this.log.id, this.turn);

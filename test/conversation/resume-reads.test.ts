@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConversationError, ai, memoryStore, tool, Waiting, type Store } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { heldTurns } from "./fixtures/held-turns.js";
 
 /** A store that notes from where every read and scan starts. */
 function noting(inner: Store): Store & { from: number[] } {
@@ -50,18 +51,6 @@ function notingAppends(base: Store, more: Partial<Store> = {}): { store: Store; 
     ...more,
   });
   return { store, appends };
-}
-
-/** A store's liveness as a list of the turns held now (a tab's Web Lock, a database session's lock, in memory). */
-function heldTurns(): { liveness: NonNullable<Store["liveness"]>; held: string[] } {
-  const held: string[] = [];
-  return {
-    held,
-    liveness: {
-      hold: async (_conversation, turn) => (held.push(turn), () => void held.splice(held.indexOf(turn), 1)),
-      isHeld: async (_conversation, turn) => held.includes(turn),
-    },
-  };
 }
 
 describe("going on with a turn the conversation read", () => {
