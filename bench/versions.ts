@@ -19,13 +19,17 @@
  * a 1,000-step turn waiting for an approval, from a copy of its file-store
  * journal, a gc() before each, ms), `turn` (200 conversations one after
  * another on one memory store, each one turn of `--n` reads steps, 0 by
- * default: µs per turn, what a turn costs besides its steps). `--rounds=`
+ * default: µs per turn, what a turn costs besides its steps),
+ * `postgres-turn` (one turn of `--n` changing-tool steps, 10 by default, on
+ * `postgresStore` against the server .ci/postgres.sh finds or starts, each
+ * version on a schema of its own: ms per turn). `--rounds=`
  * sets the timed rounds.
  * A second worktree of the same revision as base gives the method's own
  * noise (A/A; this checkout itself as base would share its modules).
  * Prints each version's median and the median of the per-round ratios
  * (this checkout ÷ base: below 1 is faster for times, above 1 for rates).
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -43,12 +47,13 @@ const n = Number(arg("n") ?? 1000);
 /** One timed run of the workload on one version: its figure. */
 type Run = () => Promise<number>;
 // biome-ignore lint/suspicious/noExplicitAny: each checkout's own module types; only the public API is used
-type Api = { m: any; testing: any; node: any };
+type Api = { m: any; testing: any; node: any; postgres: () => Promise<any> };
 
 const load = async (dir: string): Promise<Api> => ({
   m: await import(join(resolve(dir), "src/index.ts")),
   testing: await import(join(resolve(dir), "src/testing/index.ts")),
   node: await import(join(resolve(dir), "adapters/node-fs/index.ts")),
+  postgres: () => import(join(resolve(dir), "adapters/postgres/index.ts")),
 });
 
 const steps = (count: number, last = "lookup_order") => [
@@ -137,12 +142,45 @@ async function resumeRun({ m, testing, node }: Api): Promise<Run> {
   };
 }
 
+/** What the runs leave behind (a Postgres schema, a store to close), undone at the end. */
+const cleanups: (() => Promise<void>)[] = [];
+let schemas = 0;
+
+/**
+ * One turn of `--n` (default 10) changing-tool steps on `postgresStore`, a
+ * new conversation each run, on the server .ci/postgres.sh finds or starts
+ * (each version its own schema, dropped at the end): ms per turn.
+ */
+async function postgresTurnRun({ m, testing, postgres }: Api): Promise<Run> {
+  const count = Number(arg("n") ?? 10);
+  const url = execFileSync(join(here, ".ci/postgres.sh"), [], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim();
+  const schema = `versions_${process.pid}_${++schemas}`;
+  const store = (await postgres()).postgresStore({ connectionString: url }, { schema });
+  cleanups.push(async () => {
+    await store.close();
+    const { default: pg } = await import("pg");
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => client.end());
+  });
+  const update = m.tool("update_order", { description: "Mark the order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }: { order_id: string }) => toolOutput(order_id));
+  const fn = m.ai("answer", { description: "Answer.", input: { question: z.string() }, output: z.string(), tools: [update], maxSteps: count + 1 });
+  let c = 0;
+  return async () => {
+    const chat = fn.conversation(`c${++c}`, { store, lm: testing.scripted(steps(count)) });
+    const t0 = performance.now();
+    if ((await chat.send(QUESTION)) !== FINAL_TEXT) throw new Error("postgres-turn: wrong answer");
+    return performance.now() - t0;
+  };
+}
+
 const workloads: Record<string, { make: (api: Api) => Run | Promise<Run>; unit: string; warmup: number; rounds: number }> = {
   step: { make: stepRun, unit: "µs/step", warmup: 5, rounds: 40 },
   turn: { make: turnRun, unit: "µs/turn", warmup: 10, rounds: 40 },
   "concurrent-memory": { make: concurrentRun(false), unit: "steps/s", warmup: 8, rounds: 30 },
   "concurrent-fs": { make: concurrentRun(true), unit: "steps/s", warmup: 4, rounds: 20 },
   resume: { make: resumeRun, unit: "ms", warmup: 3, rounds: 15 },
+  "postgres-turn": { make: postgresTurnRun, unit: "ms/turn", warmup: 30, rounds: 60 },
 };
 const w = workloads[variant];
 if (!w) throw new Error(`bench/versions.ts: no variant ${variant} (${Object.keys(workloads).join(", ")})`);
@@ -171,4 +209,5 @@ try {
   );
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  for (const undo of cleanups) await undo();
 }
