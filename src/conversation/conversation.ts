@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseInput } from "../functions/definition.js";
 import type { CallInput, CallOptions } from "../functions/input.js";
-import { ConversationError, FunctaiError, isFunctaiError } from "../errors.js";
+import { ConversationError, FunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
