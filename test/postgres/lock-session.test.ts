@@ -15,7 +15,7 @@ import type { Session } from "../../adapters/postgres/db.js";
 import { lockText } from "../../adapters/postgres/liveness.js";
 import { pgDb } from "../../adapters/postgres/pg-db.js";
 import { storeOn } from "../../adapters/postgres/store.js";
-import { ai, tool } from "../../src/index.js";
+import { Waiting, ai, tool } from "../../src/index.js";
 import { scripted, type ScriptedLM } from "../../src/testing/index.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
@@ -299,6 +299,37 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       desk.open(all);
       await store.close();
       await other.close();
+      await dropSchema(schema);
+    }
+  });
+  it("sends refused while a turn waits for a person (each asked for its new turn's lock before it read the conversation) leave no advisory lock behind; the answered turn then runs and lets go of its own", async () => {
+    const schema = freshSchema();
+    const app = `lock-early-${rand()}`;
+    const url = new URL(SERVER_URL!);
+    url.searchParams.set("application_name", app);
+    const store = postgresStore({ connectionString: url.toString() }, { schema });
+    const paid: number[] = [];
+    const payer = ai("payer", {
+      description: "Pays.",
+      input: { amount: z.number() },
+      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
+    });
+    const conv = (lm: ScriptedLM) => payer.conversation("early", { store, approve: "changes", lm, lease: LONG_LEASE });
+    try {
+      const asked = conv(scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]));
+      await expect(asked.send({ amount: 5 })).rejects.toBeInstanceOf(Waiting);
+      const refused = await Promise.all(
+        [6, 7, 8, 9].map((amount) => conv(scripted([])).send({ amount }).then(String, (e: { code?: string }) => `error ${e.code ?? String(e)}`)),
+      );
+      expect(refused).toEqual(refused.map(() => "error conversation-busy"));
+      await until("the refused sends' unlocks reached the server", async () => (await lockers(app)).length === 0);
+      expect(await lockers(app)).toEqual([]);
+      const [turn] = await asked.turns();
+      expect(await turn!.approve({ by: "sam" })).toBe("paid 5");
+      expect(paid).toEqual([5]);
+      await until("the turn's unlock reached the server", async () => (await lockers(app)).length === 0);
+    } finally {
+      await store.close();
       await dropSchema(schema);
     }
   });
