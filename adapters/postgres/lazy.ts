@@ -43,6 +43,7 @@ export function lazyPostgresStore(url: string): Store {
     list: async () => (await load()).list!(),
     length: async (c) => (await load()).length!(c),
     liveness: {
+      refusesAtOnce: true, // the store's own (liveness.ts): a try of the lock
       hold: async (c, turn) => (await load()).liveness!.hold(c, turn),
       isHeld: async (c, turn) => (await load()).liveness!.isHeld(c, turn),
     },

@@ -166,6 +166,7 @@ export class AdvisoryLiveness {
   }
 
   readonly liveness: Liveness = {
+    refusesAtOnce: true, // a try of the lock: another session holding it is a turn-claimed at once
     hold: async (conversation, turn) => {
       const text = this.#text(conversation, turn);
       await this.#releasing.get(text);

@@ -132,7 +132,8 @@ export class Lease {
       this.#release = taken;
       return;
     }
-    if (!this.held && (await liveness.isHeld(this.log.id, this.turn)))
+    // (a hold that refuses at once while another holds the turn says so itself: no need to ask first)
+    if (!this.held && !liveness.refusesAtOnce && (await liveness.isHeld(this.log.id, this.turn)))
       throw new LeaseLost(`turn ${this.turn} is running in another tab`, false, "turn-claimed");
     this.#release = await liveness.hold(this.log.id, this.turn);
   }

@@ -47,6 +47,13 @@ export interface Store {
     hold(conversation: string, turn: string): Promise<() => void>;
     /** Whether a live process or tab holds the turn. */
     isHeld(conversation: string, turn: string): Promise<boolean>;
+    /**
+     * True when `hold` never waits for another holder: it refuses at once
+     * (`turn-claimed`) while one holds the turn (a database's try-lock). A
+     * claim then holds without asking `isHeld` first, one round trip less;
+     * otherwise (a Web Lock request waits for its holder) it asks first.
+     */
+    readonly refusesAtOnce?: boolean;
   };
   /** Releases handles and timers (optional). */
   close?(): Promise<void>;

@@ -333,4 +333,85 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+  it("a person's answer claims the turn with one try of its lock, without first asking pg_locks whether another holds it (a try that fails is the refusal: hosts.test.ts races 8 hosts for one turn)", async () => {
+    const schema = freshSchema();
+    const db = pgDb({ connectionString: SERVER_URL! });
+    /** The statements that read pg_locks, on the pool and on the lock session. */
+    const asked: string[] = [];
+    const counted = {
+      ...db,
+      query: ((text: string, params?: readonly unknown[], name?: string) => {
+        if (text.includes("pg_locks")) asked.push(text);
+        return db.query(text, params, name);
+      }) as typeof db.query,
+      session: async (): Promise<Session> => {
+        const session = await db.session!();
+        return {
+          ...session,
+          query: (text, params) => {
+            if (text.includes("pg_locks")) asked.push(text);
+            return session.query(text, params);
+          },
+        };
+      },
+    };
+    const store = storeOn(counted, { schema });
+    const paid: number[] = [];
+    const payer = ai("payer", {
+      description: "Pays.",
+      input: { amount: z.number() },
+      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
+    });
+    try {
+      const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
+      const conv = payer.conversation("claim", { store, approve: "changes", lm, lease: LONG_LEASE });
+      await expect(conv.send({ amount: 5 })).rejects.toBeInstanceOf(Waiting);
+      const [turn] = await conv.turns();
+      asked.length = 0;
+      expect(await turn!.approve({ by: "sam" })).toBe("paid 5");
+      expect(asked).toEqual([]);
+      expect(paid).toEqual([5]);
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  });
+  it("a turn answered in the process where it just went waiting is claimed there, while that process's unlock of it is still on its way (never refused as held by another)", async () => {
+    const schema = freshSchema();
+    const db = pgDb({ connectionString: SERVER_URL! });
+    // the lock session's unlocks reach the server 100 ms late (a busy session): the turn's own lock still stands when the answer comes
+    const slowUnlocks = {
+      ...db,
+      session: async (): Promise<Session> => {
+        const session = await db.session!();
+        return {
+          ...session,
+          query: async (text, params) => {
+            if (text.includes("pg_advisory_unlock")) await new Promise((r) => setTimeout(r, 100));
+            return session.query(text, params);
+          },
+        };
+      },
+    };
+    const store = storeOn(slowUnlocks, { schema });
+    const paid: number[] = [];
+    const payer = ai("payer", {
+      description: "Pays.",
+      input: { amount: z.number() },
+      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
+    });
+    try {
+      for (const amount of [5, 6, 7]) {
+        const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount } }] }, { text: `paid ${amount}` }]);
+        const conv = payer.conversation(`answered-${amount}`, { store, approve: "changes", lm, lease: LONG_LEASE });
+        await expect(conv.send({ amount })).rejects.toBeInstanceOf(Waiting);
+        const [turn] = await conv.turns();
+        expect(await turn!.approve({ by: "sam" })).toBe(`paid ${amount}`);
+      }
+      expect(paid).toEqual([5, 6, 7]);
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  });
 });
