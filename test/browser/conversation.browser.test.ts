@@ -3,7 +3,7 @@ import { deleteDB } from "idb";
 import { afterEach, describe, expect, it } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
 import { type ConversationError, Waiting, type Store, type Turn } from "../../src/index.js";
-import { desk, firstTab, MESSAGE, secondTab } from "./desk.js";
+import { desk, firstTab, MESSAGE, oneTab, secondTab } from "./desk.js";
 
 const LEASE = { renewMs: 200, ttlMs: 1_000 };
 
@@ -65,6 +65,19 @@ describe("a conversation in IndexedDB, across handles (tabs)", () => {
     // an approval is answered once
     const again = await turn.approve({ by: "kim" }).catch((e: unknown) => e);
     expect((again as ConversationError).code).toBe("approval-answered");
+  });
+
+  it("a turn answered in the tab where it just went waiting, at once, is claimed there: its own Web Lock, let go as it waited, never reads as another tab's", async () => {
+    const store = open(freshName());
+    const { fn, REFUNDS } = desk();
+    for (let i = 0; i < 10; i++) {
+      const lm = oneTab();
+      const chat = fn.conversation(`sam-${i}`, { store, approve: "changes", lm, lease: LEASE });
+      const waiting = await chat.send(MESSAGE).catch((e: unknown) => e);
+      expect(waiting).toBeInstanceOf(Waiting);
+      expect(await (waiting as Waiting).turn.approve({ by: "maria" })).toBe("The last tool said: refunded 39.00 for A-1042");
+    }
+    expect(REFUNDS).toHaveLength(10);
   });
 
   it("a tab that dies mid-refund leaves the turn interrupted; another handle gives the result and resumes it", async () => {

@@ -31,12 +31,16 @@ export function desk(options: { hang?: boolean } = {}) {
 /** The model's last reply: what the last tool said. */
 const last = (req: LMRequest): string => `The last tool said: ${req.messages.at(-1)!.content}`;
 
+const ASKS = [
+  { toolCalls: [{ name: "find_order", input: { order_id: "A-1042" } }] },
+  { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
+];
+
 /** The first tab's model: it asks for the order, then the refund; nothing more. */
-export const firstTab = () =>
-  scripted([
-    { toolCalls: [{ name: "find_order", input: { order_id: "A-1042" } }] },
-    { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
-  ]);
+export const firstTab = () => scripted(ASKS);
+
+/** One tab's model for the whole turn: the order, the refund, then what the last tool said. */
+export const oneTab = () => scripted([...ASKS, last]);
 
 /** The second tab's model: only the last reply. Asked for an earlier one, it would answer wrongly or run out. */
 export const secondTab = () => scripted([last]);
