@@ -194,6 +194,8 @@ export class AdvisoryLiveness {
     },
     isHeld: async (conversation, turn) => {
       const text = this.#text(conversation, turn);
+      // this process's own unlock of it still on its way is let reach the server first: a turn that stopped here reads as let go, not as held
+      await this.#releasing.get(text);
       try {
         return (await this.db.query(IS_HELD, [text])).rows[0]?.["held"] === true;
       } catch (e) {

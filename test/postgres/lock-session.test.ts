@@ -414,4 +414,47 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+  it("a turn stopped by a failing append reads interrupted at once in its own process, though that process's unlock of it is still on its way; resumed there, it runs its tool once", async () => {
+    const schema = freshSchema();
+    const db = pgDb({ connectionString: SERVER_URL! });
+    const failing = { appends: false };
+    const flaky = {
+      ...db,
+      // appends fail while `failing.appends` (a database that went away for a moment)
+      query: ((text: string, params?: readonly unknown[], name?: string) =>
+        failing.appends && text.includes(".append(") ? Promise.reject(new Error("the connection dropped")) : db.query(text, params, name)) as typeof db.query,
+      // the lock session's unlocks reach the server 100 ms late (a busy session)
+      session: async (): Promise<Session> => {
+        const session = await db.session!();
+        return {
+          ...session,
+          query: async (text, params) => {
+            if (text.includes("pg_advisory_unlock")) await new Promise((r) => setTimeout(r, 100));
+            return session.query(text, params);
+          },
+        };
+      },
+    };
+    const store = storeOn(flaky, { schema });
+    const paid: number[] = [];
+    const payer = ai("payer", {
+      description: "Pays.",
+      input: { amount: z.number() },
+      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
+    });
+    try {
+      const lm = scripted([() => ((failing.appends = true), { toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }), { toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
+      const conv = payer.conversation("stopped", { store, lm, lease: LONG_LEASE });
+      await expect(conv.send({ amount: 5 })).rejects.toMatchObject({ code: "store-io" });
+      expect(paid).toEqual([]); // its started record was never kept: the tool did not run
+      failing.appends = false;
+      const [turn] = await conv.turns();
+      expect(turn!.state).toBe("interrupted");
+      expect(await turn!.resume()).toBe("paid 5");
+      expect(paid).toEqual([5]);
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  });
 });
