@@ -15,6 +15,14 @@ const NONCE = Math.random().toString(36).slice(2, 8).padEnd(6, "0");
 let issued = 0;
 /** Holders found gone (a pid that died stays dead, for the same start): not looked up again. Bounded. */
 const gone = new Set<string>();
+/** The holders of this process's leases whose turns run here now (from the lease won to the turn let go). */
+const runningHere = new Set<string>();
+
+/** Notes that a lease of this process runs its turn here now (`runs`), or has let it go. */
+export function runsHere(holder: string, runs: boolean): void {
+  if (runs) runningHere.add(holder);
+  else runningHere.delete(holder);
+}
 
 /** A new holder id for a lease of this process. */
 export function leaseHolder(): string {
@@ -26,8 +34,9 @@ export function leaseHolder(): string {
 /**
  * Whether the process named by `holder` runs: true (provably alive: same
  * host and pid namespace, and its pid runs), false (provably gone), or
- * undefined (cannot tell: another host, another kind of holder, or this very
- * process, whose own leases say whether its turns run).
+ * undefined (cannot tell: another host, another kind of holder). A holder of
+ * this very process is gone once its turn stopped here (a store that failed
+ * mid-turn left its lease standing), else its lease tells (undefined).
  */
 export function holderAlive(holder: string | null): boolean | undefined {
   const processes = platform.processes;
@@ -36,7 +45,7 @@ export function holderAlive(holder: string | null): boolean | undefined {
   const [, pid, start, place, token] = m as unknown as [string, string, string, string, string];
   const { self } = processes;
   if (place !== self.place) return undefined;
-  if (Number(pid) === self.pid && start === self.start) return token.startsWith(NONCE) ? undefined : false;
+  if (Number(pid) === self.pid && start === self.start) return token.startsWith(NONCE) && runningHere.has(holder!) ? undefined : false;
   if (gone.has(m[0])) return false;
   if (processes.runs(Number(pid), start)) return true;
   if (gone.size >= 4096) gone.clear();

@@ -9,7 +9,7 @@ import { describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import { isoAt, type ClockTimer } from "../runtime/clock.js";
-import { leaseHolder } from "./holder.js";
+import { leaseHolder, runsHere } from "./holder.js";
 import { WEB_LOCK, type ConversationLog } from "./log.js";
 
 export const DEFAULT_RENEW_MS = 10_000;
@@ -87,7 +87,10 @@ export class Lease {
     this.holder = holder ?? (log.store.liveness ? `${leaseHolder()}${WEB_LOCK}` : leaseHolder());
     this.attempt = attempt;
     this.held = held;
-    if (held) this.#until = log.clock.now() + timing.ttlMs;
+    if (held) {
+      this.#until = log.clock.now() + timing.ttlMs;
+      runsHere(this.holder, true);
+    }
   }
 
   /** A lease record for this holder, from now. */
@@ -116,6 +119,7 @@ export class Lease {
     this.attempt = attempt;
     this.#until = this.log.clock.now() + this.timing.ttlMs;
     this.held = true;
+    runsHere(this.holder, true);
   }
 
   /**
@@ -138,7 +142,9 @@ export class Lease {
     this.#release = await liveness.hold(this.log.id, this.turn);
   }
 
+  /** Lets go of the turn here: its liveness lock, and (this process's holders) its place among the turns running here. */
   releaseLock(): void {
+    runsHere(this.holder, false);
     this.#release?.();
     this.#release = null;
   }
