@@ -99,6 +99,36 @@ const connections = async (app: string) =>
   (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
 const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
+/** A function whose one tool pays (a changing tool), and what it paid. */
+function payDesk() {
+  const paid: number[] = [];
+  const payer = ai("payer", {
+    description: "Pays.",
+    input: { amount: z.number() },
+    tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
+  });
+  return { payer, paid };
+}
+
+/** `db`'s lock sessions, each statement shown to `see` (which may hold it up) before it is sent. */
+const sessionSeeing =
+  (db: ReturnType<typeof pgDb>, see: (text: string) => void | Promise<void>) =>
+  async (): Promise<Session> => {
+    const session = await db.session!();
+    return {
+      ...session,
+      query: async (text, params) => {
+        await see(text);
+        return session.query(text, params);
+      },
+    };
+  };
+
+/** Holds an unlock of the lock session up 100 ms (a busy session). */
+const unlocksLate = async (text: string): Promise<void> => {
+  if (text.includes("pg_advisory_unlock")) await new Promise((r) => setTimeout(r, 100));
+};
+
 describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", () => {
   it("50 turns running at once hold their locks on one connection, under a role allowed 8 connections; a turn that ends frees only its own", async () => {
     const role = `lockone_${rand()}`;
@@ -302,18 +332,14 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+
   it("sends refused while a turn waits for a person (each asked for its new turn's lock before it read the conversation) leave no advisory lock behind; the answered turn then runs and lets go of its own", async () => {
     const schema = freshSchema();
     const app = `lock-early-${rand()}`;
     const url = new URL(SERVER_URL!);
     url.searchParams.set("application_name", app);
     const store = postgresStore({ connectionString: url.toString() }, { schema });
-    const paid: number[] = [];
-    const payer = ai("payer", {
-      description: "Pays.",
-      input: { amount: z.number() },
-      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
-    });
+    const { payer, paid } = payDesk();
     const conv = (lm: ScriptedLM) => payer.conversation("early", { store, approve: "changes", lm, lease: LONG_LEASE });
     try {
       const asked = conv(scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]));
@@ -333,6 +359,7 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+
   it("a person's answer claims the turn with one try of its lock, without first asking pg_locks whether another holds it (a try that fails is the refusal: hosts.test.ts races 8 hosts for one turn)", async () => {
     const schema = freshSchema();
     const db = pgDb({ connectionString: SERVER_URL! });
@@ -344,24 +371,10 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
         if (text.includes("pg_locks")) asked.push(text);
         return db.query(text, params, name);
       }) as typeof db.query,
-      session: async (): Promise<Session> => {
-        const session = await db.session!();
-        return {
-          ...session,
-          query: (text, params) => {
-            if (text.includes("pg_locks")) asked.push(text);
-            return session.query(text, params);
-          },
-        };
-      },
+      session: sessionSeeing(db, (text) => void (text.includes("pg_locks") && asked.push(text))),
     };
     const store = storeOn(counted, { schema });
-    const paid: number[] = [];
-    const payer = ai("payer", {
-      description: "Pays.",
-      input: { amount: z.number() },
-      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
-    });
+    const { payer, paid } = payDesk();
     try {
       const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
       const conv = payer.conversation("claim", { store, approve: "changes", lm, lease: LONG_LEASE });
@@ -376,30 +389,14 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+
   it("a turn answered in the process where it just went waiting is claimed there, while that process's unlock of it is still on its way (never refused as held by another)", async () => {
     const schema = freshSchema();
     const db = pgDb({ connectionString: SERVER_URL! });
     // the lock session's unlocks reach the server 100 ms late (a busy session): the turn's own lock still stands when the answer comes
-    const slowUnlocks = {
-      ...db,
-      session: async (): Promise<Session> => {
-        const session = await db.session!();
-        return {
-          ...session,
-          query: async (text, params) => {
-            if (text.includes("pg_advisory_unlock")) await new Promise((r) => setTimeout(r, 100));
-            return session.query(text, params);
-          },
-        };
-      },
-    };
+    const slowUnlocks = { ...db, session: sessionSeeing(db, unlocksLate) };
     const store = storeOn(slowUnlocks, { schema });
-    const paid: number[] = [];
-    const payer = ai("payer", {
-      description: "Pays.",
-      input: { amount: z.number() },
-      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
-    });
+    const { payer, paid } = payDesk();
     try {
       for (const amount of [5, 6, 7]) {
         const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount } }] }, { text: `paid ${amount}` }]);
@@ -414,6 +411,7 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+
   it("a turn stopped by a failing append reads interrupted at once in its own process, though that process's unlock of it is still on its way; resumed there, it runs its tool once", async () => {
     const schema = freshSchema();
     const db = pgDb({ connectionString: SERVER_URL! });
@@ -424,24 +422,10 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       query: ((text: string, params?: readonly unknown[], name?: string) =>
         failing.appends && text.includes(".append(") ? Promise.reject(new Error("the connection dropped")) : db.query(text, params, name)) as typeof db.query,
       // the lock session's unlocks reach the server 100 ms late (a busy session)
-      session: async (): Promise<Session> => {
-        const session = await db.session!();
-        return {
-          ...session,
-          query: async (text, params) => {
-            if (text.includes("pg_advisory_unlock")) await new Promise((r) => setTimeout(r, 100));
-            return session.query(text, params);
-          },
-        };
-      },
+      session: sessionSeeing(db, unlocksLate),
     };
     const store = storeOn(flaky, { schema });
-    const paid: number[] = [];
-    const payer = ai("payer", {
-      description: "Pays.",
-      input: { amount: z.number() },
-      tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
-    });
+    const { payer, paid } = payDesk();
     try {
       const lm = scripted([() => ((failing.appends = true), { toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }), { toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
       const conv = payer.conversation("stopped", { store, lm, lease: LONG_LEASE });
