@@ -4,11 +4,11 @@ import type { EarlierTurn } from "../engine/ai-call.js";
 import { frameCarrier } from "../engine/carrier.js";
 import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
-import type { LeaseLost, TurnRuntime } from "../engine/runtime.js";
+import { LeaseLost, type TurnRuntime } from "../engine/runtime.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
-import type { Clock } from "../runtime/clock.js";
+import { isoAt, type Clock } from "../runtime/clock.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { TurnEnd, TurnHost } from "../turn/session.js";
@@ -44,6 +44,10 @@ export interface HostOptions {
 
 /** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
 const KEPT: AppendIfOptions = { readFirst: false, durable: true, maxTries: 21 };
+/** The holder of a lease that says this process let the turn go: it names no process, so nobody reads it alive. */
+export const LET_GO = "let-go:";
+/** How long a turn let go here keeps trying to say so, while the store refuses. */
+const LET_GO_FOR_MS = 10 * 60_000;
 const RIDING: AppendIfOptions = { readFirst: false, durable: false, maxTries: 21 };
 
 /**
@@ -165,7 +169,14 @@ export class ConversationHost implements TurnHost {
     this.lease.stop();
     const journal = this.#journal!;
     void journal.add({ kind: "waiting", approvals: approvals.map(waitingOf) });
-    await journal.flush(true);
+    try {
+      await journal.flush(true);
+    } catch (e) {
+      // not kept: the turn stops here all the same (interrupted, not waiting), and its lock goes with it
+      this.#letGo();
+      this.lease.releaseLock();
+      throw e;
+    }
     this.lease.releaseLock(); // only once the waiting record is kept
     this.lease.held = false;
     this.#length = this.#tail!.length;
@@ -184,6 +195,9 @@ export class ConversationHost implements TurnHost {
     } else void journal.add({ kind: "ended", state: "stopped", error: { code: "turn-aborted", message: end.reason }, usage });
     try {
       await journal.flush(true);
+    } catch (e) {
+      this.#letGo();
+      throw e;
     } finally {
       this.lease.releaseLock();
     }
@@ -195,7 +209,43 @@ export class ConversationHost implements TurnHost {
 
   onInterrupt(_error?: LeaseLost): void {
     this.lease.stop();
+    if (this.lease.lostToStore) this.#letGo();
     this.lease.releaseLock();
+  }
+
+  /**
+   * The turn stops here without its end or its wait kept (the store failed
+   * under it), its lease still standing and naming this process, which
+   * lives: other processes would read it running (stalled, once the lease
+   * runs out) for as long as this process lives. So, once the store takes
+   * it, a lease that names no process and ends now says that nobody runs
+   * it: they read it interrupted, and a person may resume it. Tried in the
+   * background (after 1 s, doubling to 30 s, for LET_GO_FOR_MS); given up on
+   * a newer claim, a stop or an end (the fence), or when the record that
+   * failed got through after all. Stores whose lock tells liveness need none.
+   */
+  #letGo(): void {
+    const tail = this.#tail;
+    if (!tail || !this.lease.held || this.conversation.store.liveness) return;
+    const { turn, clock } = this;
+    const { attempt } = this.lease;
+    const holder = `${LET_GO}${this.holder}`;
+    const giveUpAt = clock.now() + LET_GO_FOR_MS;
+    const kept = (r: ConversationRecord): boolean => (r as { turn?: unknown }).turn === turn && (r.kind === "waiting" || r.kind === "ended");
+    const attemptOnce = async (delay: number): Promise<void> => {
+      const now = clock.now();
+      try {
+        await tail.appendIf(({ fresh }) => {
+          fence(fresh, turn, attempt);
+          if (fresh.some(kept)) return { append: [], value: undefined }; // its wait or end was written after all
+          return { append: [makeRecord("lease", { turn, holder, until: isoAt(now), attempt }, now)], value: undefined };
+        }, KEPT);
+      } catch (e) {
+        if (e instanceof LeaseLost || now + delay > giveUpAt) return; // taken, stopped or ended meanwhile; or given up
+        setTimeout(() => void attemptOnce(Math.min(delay * 2, 30_000)), delay).unref?.();
+      }
+    };
+    void attemptOnce(1_000);
   }
 
   /** Appends the actor's persisted snapshot after the turn's records; best effort, never blocks the turn. */

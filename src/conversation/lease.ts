@@ -72,6 +72,8 @@ export class Lease {
   #release: (() => void) | null = null;
   #lost: LeaseLost | null = null;
   #renewing: Promise<void> | null = null;
+  /** Whether the lease was lost because the store refused a renewal (not to a newer claim, a stop or an end). */
+  lostToStore = false;
   /** Told when a renewal finds the lease lost (the turn's host aborts its running tools' signal). */
   onLost: ((lost: LeaseLost) => void) | null = null;
 
@@ -179,6 +181,7 @@ export class Lease {
       this.#until = until;
     } catch (e) {
       // a renewal that fails or finds another holder stops the turn before its next side effect
+      if (!(e instanceof LeaseLost)) this.lostToStore = true;
       const lost = (this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} could not be renewed: ${describeError(e)}`));
       this.stop();
       this.onLost?.(lost);

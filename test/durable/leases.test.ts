@@ -5,7 +5,8 @@
  * its next side effect.
  */
 import { describe, expect, it } from "vitest";
-import { memoryStore, type Store } from "../../src/index.js";
+import { memoryStore, readConversation, type Store } from "../../src/index.js";
+import { LET_GO } from "../../src/conversation/host.js";
 import { faultyStore } from "../../src/testing/index.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
@@ -88,6 +89,30 @@ describe("leases", () => {
     await expect(turn.resume()).rejects.toMatchObject({ code: "turn-unfinished" });
     expect(typeof (await turn.resume({ rerun: [2] }))).toBe("string");
     expect([...effects.all()].filter(([k]) => k.startsWith("pay|")).map(([, n]) => n)).toEqual([1]);
+  });
+
+  it("a turn stopped by a renewal the store refused says it let go (a lease naming no process, run out at once) once the store takes it: every reader finds it interrupted", async () => {
+    const base = memoryStore();
+    // the store refuses the turn's renewals (a lease after its first records), and takes the rest
+    const isRenewal = (records: readonly object[]) =>
+      records.some((r) => (r as { kind?: string }).kind === "lease" && !(r as { holder: string }).holder.startsWith(LET_GO)) &&
+      !records.some((r) => (r as { kind?: string }).kind === "turn");
+    const store = faultyStore(base, { failOn: (c) => (isRenewal(c.records) ? "before-write" : undefined) });
+    const effects = memoryLog();
+    const world = new World({ effects, latencyMs: 150 }); // a tool call long enough for a renewal or two
+    const chat = build(SLOW, world).conversation("lease", { store, lm: worldLM(world, SLOW), lease: { renewMs: 40, ttlMs: 60_000 } });
+    await expect(chat.send({ text: "go" })).rejects.toMatchObject({ code: "lease-lost", message: /could not be renewed/ });
+    let records = await base.read("lease");
+    for (let i = 0; i < 40 && !records.some((r) => r.kind === "lease" && String((r as { holder?: unknown }).holder).startsWith(LET_GO)); i++) {
+      await sleep(25);
+      records = await base.read("lease");
+    }
+    const last = records.filter((r) => r.kind === "lease").at(-1) as unknown as { holder: string; until: string; attempt: number };
+    expect(last.holder.startsWith(LET_GO)).toBe(true);
+    expect(last.attempt).toBe(1);
+    // read as any process reads it, by the records alone
+    const turn = [...readConversation(records, { now: Date.now() }).turns.values()][0]!;
+    expect(turn.state).toBe("interrupted");
   });
 
   it("a renewal that finds another holder stops the turn before its next side effect", async () => {

@@ -441,4 +441,44 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+  it("a turn whose waiting record the store refused lets go of its advisory lock: once the store is back, another host reads it interrupted and resumes it", async () => {
+    const schema = freshSchema();
+    const app = `lock-wait-${rand()}`;
+    const url = new URL(SERVER_URL!);
+    url.searchParams.set("application_name", app);
+    const db = pgDb({ connectionString: url.toString() });
+    const failing = { waits: false };
+    // the append that carries the turn's waiting record fails while `failing.waits` (the database went away just then)
+    const flaky = {
+      ...db,
+      query: ((text: string, params?: readonly unknown[], name?: string) =>
+        failing.waits && text.includes(".append(") && JSON.stringify(params ?? []).includes('\\"kind\\":\\"waiting\\"')
+          ? Promise.reject(new Error("the connection dropped"))
+          : db.query(text, params, name)) as typeof db.query,
+    };
+    const store = storeOn(flaky, { schema });
+    const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
+    const { payer, paid } = payDesk();
+    try {
+      failing.waits = true;
+      const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }]);
+      await expect(payer.conversation("unkept", { store, approve: "changes", lm, lease: LONG_LEASE }).send({ amount: 5 })).rejects.toMatchObject({ code: "store-io" });
+      failing.waits = false;
+      await until("the turn's unlock reached the server", async () => (await lockers(app)).length === 0);
+      // the reply that asked for the pay was in the refused append with the waiting record: asked for again there
+      const lmElsewhere = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
+      const elsewhere = payer.conversation("unkept", { store: other, approve: "changes", lm: lmElsewhere });
+      const [turn] = await elsewhere.turns();
+      expect(turn!.state).toBe("interrupted");
+      await expect(turn!.resume()).rejects.toBeInstanceOf(Waiting); // the pay waits for a person again
+      expect(paid).toEqual([]);
+      const [asked] = await elsewhere.turns();
+      expect(await asked!.approve({ by: "sam" })).toBe("paid 5");
+      expect(paid).toEqual([5]);
+    } finally {
+      await store.close();
+      await other.close();
+      await dropSchema(schema);
+    }
+  });
 });
