@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { LET_GO } from "../../src/conversation/host.js";
-import { letGoDesk, PAY_CALL } from "./fixtures/let-go-desk.js";
+import { payDesk, PAY_CALL } from "./fixtures/pay-desk.js";
 import { bundled, fixture, removeBundles } from "./fixtures/spawn.js";
 
 afterAll(removeBundles);
@@ -34,9 +34,9 @@ describe("a turn let go by a process that lives on (real processes)", () => {
       expect(JSON.parse(out.split("\n")[0]!)).toEqual({ error: "store-io" });
       expect(existsSync(down)).toBe(true);
       rmSync(down); // the disk has room again
-      const { fn, paid } = letGoDesk();
+      const { payer, paid } = payDesk();
       const store = fsStore(dir);
-      const chat = fn.conversation("let-go", { store, lm: scripted([PAY_CALL, { text: "paid 5" }]), lease: LONG_LEASE });
+      const chat = payer.conversation("let-go", { store, lm: scripted([PAY_CALL, { text: "paid 5" }]), lease: LONG_LEASE });
       let [turn] = await chat.turns();
       for (let i = 0; i < 200 && turn!.state !== "interrupted"; i++) {
         await new Promise((r) => setTimeout(r, 25));

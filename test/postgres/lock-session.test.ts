@@ -17,6 +17,7 @@ import { pgDb } from "../../adapters/postgres/pg-db.js";
 import { storeOn } from "../../adapters/postgres/store.js";
 import { Waiting, ai, tool } from "../../src/index.js";
 import { scripted, type ScriptedLM } from "../../src/testing/index.js";
+import { payDesk } from "../durable/fixtures/pay-desk.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
@@ -98,17 +99,6 @@ const lockers = (app: string) =>
 const connections = async (app: string) =>
   (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
 const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-
-/** A function whose one tool pays (a changing tool), and what it paid. */
-function payDesk() {
-  const paid: number[] = [];
-  const payer = ai("payer", {
-    description: "Pays.",
-    input: { amount: z.number() },
-    tools: [tool("pay", { description: "Pays.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => (paid.push(amount), `paid ${amount}`))],
-  });
-  return { payer, paid };
-}
 
 /** `db`'s lock sessions, each statement shown to `see` (which may hold it up) before it is sent. */
 const sessionSeeing =
