@@ -44,11 +44,11 @@ export interface HostOptions {
 
 /** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
 const KEPT: AppendIfOptions = { readFirst: false, durable: true, maxTries: 21 };
+const RIDING: AppendIfOptions = { readFirst: false, durable: false, maxTries: 21 };
 /** The holder of a lease that says this process let the turn go: it names no process, so nobody reads it alive. */
 export const LET_GO = "let-go:";
 /** How long a turn let go here keeps trying to say so, while the store refuses. */
 const LET_GO_FOR_MS = 10 * 60_000;
-const RIDING: AppendIfOptions = { readFirst: false, durable: false, maxTries: 21 };
 
 /**
  * A conversation turn's host: journal on the store, a lease renewed while
