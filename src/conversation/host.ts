@@ -108,6 +108,7 @@ export class ConversationHost implements TurnHost {
     } catch (e) {
       // the turn does not run: a liveness lock taken for it goes (a lease it won then reads interrupted, not alive)
       this.lease.stop();
+      if (this.lease.held) this.#letGo(); // won, then failed (a read the store refused): others are told it runs nowhere
       this.lease.releaseLock();
       throw e;
     }
@@ -218,15 +219,15 @@ export class ConversationHost implements TurnHost {
    * under it), its lease still standing and naming this process, which
    * lives: other processes would read it running (stalled, once the lease
    * runs out) for as long as this process lives. So, once the store takes
-   * it, a lease that names no process and ends now says that nobody runs
+   * it, a lease that names no process and has run out says that nobody runs
    * it: they read it interrupted, and a person may resume it. Tried in the
    * background (after 1 s, doubling to 30 s, for LET_GO_FOR_MS); given up on
    * a newer claim, a stop or an end (the fence), or when the record that
    * failed got through after all. Stores whose lock tells liveness need none.
    */
   #letGo(): void {
-    const tail = this.#tail;
-    if (!tail || !this.lease.held || this.conversation.store.liveness) return;
+    if (!this.lease.held || this.conversation.store.liveness) return;
+    const tail = this.#tail ?? this.#tailAt(this.#length); // (none yet: the claim's own length)
     const { turn, clock } = this;
     const { attempt } = this.lease;
     const holder = `${LET_GO}${this.holder}`;
@@ -238,7 +239,8 @@ export class ConversationHost implements TurnHost {
         await tail.appendIf(({ fresh }) => {
           fence(fresh, turn, attempt);
           if (fresh.some(kept)) return { append: [], value: undefined }; // its wait or end was written after all
-          return { append: [makeRecord("lease", { turn, holder, until: isoAt(now), attempt }, now)], value: undefined };
+          // run out already when written (a reader in the same millisecond reads it run out too)
+          return { append: [makeRecord("lease", { turn, holder, until: isoAt(now - 1), attempt }, now)], value: undefined };
         }, KEPT);
       } catch (e) {
         if (e instanceof LeaseLost || now + delay > giveUpAt) return; // taken, stopped or ended meanwhile; or given up

@@ -5,9 +5,10 @@
  * its next side effect.
  */
 import { describe, expect, it } from "vitest";
-import { memoryStore, readConversation, type Store } from "../../src/index.js";
+import { ConversationError, Waiting, memoryStore, readConversation, type Store } from "../../src/index.js";
 import { LET_GO } from "../../src/conversation/host.js";
-import { faultyStore } from "../../src/testing/index.js";
+import { faultyStore, scripted } from "../../src/testing/index.js";
+import { PAY_CALL, payDesk } from "./fixtures/pay-desk.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -91,7 +92,7 @@ describe("leases", () => {
     expect([...effects.all()].filter(([k]) => k.startsWith("pay|")).map(([, n]) => n)).toEqual([1]);
   });
 
-  it("a turn stopped by a renewal the store refused says it let go (a lease naming no process, run out at once) once the store takes it: every reader finds it interrupted", async () => {
+  it("a turn stopped by a renewal the store refused says it let go (a lease naming no process, already run out) once the store takes it: every reader finds it interrupted", async () => {
     const base = memoryStore();
     // the store refuses the turn's renewals (a lease after its first records), and takes the rest
     const isRenewal = (records: readonly object[]) =>
@@ -113,6 +114,40 @@ describe("leases", () => {
     // read as any process reads it, by the records alone
     const turn = [...readConversation(records, { now: Date.now() }).turns.values()][0]!;
     expect(turn.state).toBe("interrupted");
+  });
+
+  it("a claim won, then a read the store refused: the answer fails, and the turn is let go (a let-go lease), so every reader finds it interrupted, not running", async () => {
+    const base = memoryStore();
+    const { payer, paid } = payDesk();
+    const lm = scripted([PAY_CALL, { text: "paid 5" }]);
+    await expect(payer.conversation("claimed", { store: base, approve: "changes", lm }).send({ amount: 5 })).rejects.toBeInstanceOf(Waiting);
+    let failNextRead = false;
+    // the read after the claim fails once: the claim's lease (attempt 2) is in, the journal never opens
+    const store: Store = Object.assign(Object.create(base) as Store, {
+      append: async (id: string, records: readonly object[], opts?: { expect?: number; durable?: boolean }) => {
+        const length = await base.append(id, records, opts);
+        if (records.some((r) => (r as { kind?: string; attempt?: number }).kind === "lease" && (r as { attempt?: number }).attempt === 2)) failNextRead = true;
+        return length;
+      },
+      read: (id: string, after?: number) => {
+        if (!failNextRead) return base.read(id, after);
+        failNextRead = false;
+        return Promise.reject(new ConversationError("store-io", "the disk is gone"));
+      },
+    });
+    const [turn] = await payer.conversation("claimed", { store, approve: "changes", lm }).turns();
+    await expect(turn!.approve({ by: "sam" })).rejects.toMatchObject({ code: "store-io" });
+    let records = await base.read("claimed");
+    for (let i = 0; i < 40 && !records.some((r) => r.kind === "lease" && String((r as { holder?: unknown }).holder).startsWith(LET_GO)); i++) {
+      await sleep(25);
+      records = await base.read("claimed");
+    }
+    const last = records.filter((r) => r.kind === "lease").at(-1) as unknown as { holder: string; attempt: number };
+    expect([last.holder.startsWith(LET_GO), last.attempt]).toEqual([true, 2]);
+    expect([...readConversation(records, { now: Date.now() }).turns.values()][0]!.state).toBe("interrupted");
+    const [again] = await payer.conversation("claimed", { store: base, approve: "changes", lm }).turns();
+    expect(await again!.resume()).toBe("paid 5"); // its answer stands: the pay runs, once
+    expect(paid).toEqual([5]);
   });
 
   it("a renewal that finds another holder stops the turn before its next side effect", async () => {

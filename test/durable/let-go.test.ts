@@ -2,7 +2,7 @@
  * A turn that stopped in a process that lives on (its store failed under
  * it) is not left running for everyone else while that process lives: once
  * the store takes records again, the process says it let the turn go (a
- * lease that names no process, run out at once). Another process then reads
+ * lease that names no process, already run out). Another process then reads
  * the turn interrupted, long before the turn's lease would run out, and
  * resumes it; nothing is paid or run twice.
  */
