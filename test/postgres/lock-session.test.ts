@@ -17,7 +17,7 @@ import { pgDb } from "../../adapters/postgres/pg-db.js";
 import { storeOn } from "../../adapters/postgres/store.js";
 import { Waiting, ai, tool } from "../../src/index.js";
 import { scripted, type ScriptedLM } from "../../src/testing/index.js";
-import { payDesk } from "../durable/fixtures/pay-desk.js";
+import { PAY_CALL, payDesk } from "../durable/fixtures/pay-desk.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
@@ -102,17 +102,31 @@ const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `
 
 /** `db`'s lock sessions, each statement shown to `see` (which may hold it up) before it is sent. */
 const sessionSeeing =
-  (db: ReturnType<typeof pgDb>, see: (text: string) => void | Promise<void>) =>
+  (db: ReturnType<typeof pgDb>, see: (text: string, params?: readonly unknown[]) => void | Promise<void>) =>
   async (): Promise<Session> => {
     const session = await db.session!();
     return {
       ...session,
       query: async (text, params) => {
-        await see(text);
+        await see(text, params);
         return session.query(text, params);
       },
     };
   };
+
+/** `db`'s pool statements, each shown to `see` first; one it says true of fails as a dropped connection would, unsent. */
+const queriesSeeing =
+  (db: ReturnType<typeof pgDb>, see: (text: string, params?: readonly unknown[]) => boolean | void): typeof db.query =>
+  (text, params, name) =>
+    see(text, params) === true ? Promise.reject(new Error("the connection dropped")) : db.query(text, params, name);
+
+/** A URL of the test server naming the connections made with it (`application_name`), and that name. */
+const namedApp = (prefix: string): { app: string; url: string } => {
+  const app = `${prefix}-${rand()}`;
+  const url = new URL(SERVER_URL!);
+  url.searchParams.set("application_name", app);
+  return { app, url: url.toString() };
+};
 
 /** Holds an unlock of the lock session up 100 ms (a busy session). */
 const unlocksLate = async (text: string): Promise<void> => {
@@ -169,10 +183,8 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
 
   it("the lock session terminated: every turn it held is fenced before its next record; those whose lock another took stop with lease-lost, the others retake theirs and go on", async () => {
     const schema = freshSchema();
-    const app = `lock-cut-${rand()}`;
-    const url = new URL(SERVER_URL!);
-    url.searchParams.set("application_name", app);
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+    const { app, url } = namedApp("lock-cut");
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
     const store = postgresStore({ pool }, { schema });
     const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
     const thief = new pg.Client({ connectionString: SERVER_URL! }); // another host that takes some of the locks
@@ -224,10 +236,8 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
 
   it("one turn's lock freed while its session lives: that turn takes it again on the same session; the other turns' locks are never let go", async () => {
     const schema = freshSchema();
-    const app = `lock-one-turn-${rand()}`;
-    const url = new URL(SERVER_URL!);
-    url.searchParams.set("application_name", app);
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+    const { app, url } = namedApp("lock-one-turn");
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
     const db = pgDb({ pool });
     const sessions: Session[] = [];
     const open = db.session!.bind(db);
@@ -279,25 +289,16 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
 
   it("takes and releases that come while one is out go together in one statement; each turn holds exactly its own lock, then none", async () => {
     const schema = freshSchema();
-    const app = `lock-group-${rand()}`;
-    const url = new URL(SERVER_URL!);
-    url.searchParams.set("application_name", app);
-    const db = pgDb({ connectionString: url.toString() });
+    const { app, url } = namedApp("lock-group");
+    const db = pgDb({ connectionString: url });
     /** Per statement on the lock session that takes or lets go of turn locks: how many it carried. */
     const statements: number[] = [];
     const counted = {
       ...db,
-      session: async (): Promise<Session> => {
-        const session = await db.session!();
-        return {
-          ...session,
-          query: (text, params) => {
-            if (text.includes("json_array_elements")) statements.push((JSON.parse(String(params![0])) as unknown[]).length);
-            else if (/pg_try_advisory_lock\(hashtextextended|pg_advisory_unlock/.test(text)) statements.push(1);
-            return session.query(text, params);
-          },
-        };
-      },
+      session: sessionSeeing(db, (text, params) => {
+        if (text.includes("json_array_elements")) statements.push((JSON.parse(String(params![0])) as unknown[]).length);
+        else if (/pg_try_advisory_lock\(hashtextextended|pg_advisory_unlock/.test(text)) statements.push(1);
+      }),
     };
     const store = storeOn(counted, { schema });
     const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
@@ -325,14 +326,12 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
 
   it("sends refused while a turn waits for a person (each asked for its new turn's lock before it read the conversation) leave no advisory lock behind; the answered turn then runs and lets go of its own", async () => {
     const schema = freshSchema();
-    const app = `lock-early-${rand()}`;
-    const url = new URL(SERVER_URL!);
-    url.searchParams.set("application_name", app);
-    const store = postgresStore({ connectionString: url.toString() }, { schema });
+    const { app, url } = namedApp("lock-early");
+    const store = postgresStore({ connectionString: url }, { schema });
     const { payer, paid } = payDesk();
     const conv = (lm: ScriptedLM) => payer.conversation("early", { store, approve: "changes", lm, lease: LONG_LEASE });
     try {
-      const asked = conv(scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]));
+      const asked = conv(scripted([PAY_CALL, { text: "paid 5" }]));
       await expect(asked.send({ amount: 5 })).rejects.toBeInstanceOf(Waiting);
       const refused = await Promise.all(
         [6, 7, 8, 9].map((amount) => conv(scripted([])).send({ amount }).then(String, (e: { code?: string }) => `error ${e.code ?? String(e)}`)),
@@ -357,16 +356,13 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     const asked: string[] = [];
     const counted = {
       ...db,
-      query: ((text: string, params?: readonly unknown[], name?: string) => {
-        if (text.includes("pg_locks")) asked.push(text);
-        return db.query(text, params, name);
-      }) as typeof db.query,
+      query: queriesSeeing(db, (text) => void (text.includes("pg_locks") && asked.push(text))),
       session: sessionSeeing(db, (text) => void (text.includes("pg_locks") && asked.push(text))),
     };
     const store = storeOn(counted, { schema });
     const { payer, paid } = payDesk();
     try {
-      const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
+      const lm = scripted([PAY_CALL, { text: "paid 5" }]);
       const conv = payer.conversation("claim", { store, approve: "changes", lm, lease: LONG_LEASE });
       await expect(conv.send({ amount: 5 })).rejects.toBeInstanceOf(Waiting);
       const [turn] = await conv.turns();
@@ -409,15 +405,14 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     const flaky = {
       ...db,
       // appends fail while `failing.appends` (a database that went away for a moment)
-      query: ((text: string, params?: readonly unknown[], name?: string) =>
-        failing.appends && text.includes(".append(") ? Promise.reject(new Error("the connection dropped")) : db.query(text, params, name)) as typeof db.query,
+      query: queriesSeeing(db, (text) => failing.appends && text.includes(".append(")),
       // the lock session's unlocks reach the server 100 ms late (a busy session)
       session: sessionSeeing(db, unlocksLate),
     };
     const store = storeOn(flaky, { schema });
     const { payer, paid } = payDesk();
     try {
-      const lm = scripted([() => ((failing.appends = true), { toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }), { toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
+      const lm = scripted([() => ((failing.appends = true), PAY_CALL), PAY_CALL, { text: "paid 5" }]);
       const conv = payer.conversation("stopped", { store, lm, lease: LONG_LEASE });
       await expect(conv.send({ amount: 5 })).rejects.toMatchObject({ code: "store-io" });
       expect(paid).toEqual([]); // its started record was never kept: the tool did not run
@@ -431,32 +426,28 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       await dropSchema(schema);
     }
   });
+
   it("a turn whose waiting record the store refused lets go of its advisory lock: once the store is back, another host reads it interrupted and resumes it", async () => {
     const schema = freshSchema();
-    const app = `lock-wait-${rand()}`;
-    const url = new URL(SERVER_URL!);
-    url.searchParams.set("application_name", app);
-    const db = pgDb({ connectionString: url.toString() });
+    const { app, url } = namedApp("lock-wait");
+    const db = pgDb({ connectionString: url });
     const failing = { waits: false };
     // the append that carries the turn's waiting record fails while `failing.waits` (the database went away just then)
     const flaky = {
       ...db,
-      query: ((text: string, params?: readonly unknown[], name?: string) =>
-        failing.waits && text.includes(".append(") && JSON.stringify(params ?? []).includes('\\"kind\\":\\"waiting\\"')
-          ? Promise.reject(new Error("the connection dropped"))
-          : db.query(text, params, name)) as typeof db.query,
+      query: queriesSeeing(db, (text, params) => failing.waits && text.includes(".append(") && JSON.stringify(params ?? []).includes('\\"kind\\":\\"waiting\\"')),
     };
     const store = storeOn(flaky, { schema });
     const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
     const { payer, paid } = payDesk();
     try {
       failing.waits = true;
-      const lm = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }]);
+      const lm = scripted([PAY_CALL]);
       await expect(payer.conversation("unkept", { store, approve: "changes", lm, lease: LONG_LEASE }).send({ amount: 5 })).rejects.toMatchObject({ code: "store-io" });
       failing.waits = false;
       await until("the turn's unlock reached the server", async () => (await lockers(app)).length === 0);
       // the reply that asked for the pay was in the refused append with the waiting record: asked for again there
-      const lmElsewhere = scripted([{ toolCalls: [{ id: "p", name: "pay", input: { amount: 5 } }] }, { text: "paid 5" }]);
+      const lmElsewhere = scripted([PAY_CALL, { text: "paid 5" }]);
       const elsewhere = payer.conversation("unkept", { store: other, approve: "changes", lm: lmElsewhere });
       const [turn] = await elsewhere.turns();
       expect(turn!.state).toBe("interrupted");
