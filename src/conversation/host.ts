@@ -244,7 +244,7 @@ export class ConversationHost implements TurnHost {
         }, KEPT);
       } catch (e) {
         if (e instanceof LeaseLost || now + delay > giveUpAt) return; // taken, stopped or ended meanwhile; or given up
-        setTimeout(() => void attemptOnce(Math.min(delay * 2, 30_000)), delay).unref?.();
+        clock.after(delay, () => void attemptOnce(Math.min(delay * 2, 30_000))); // (the turn's clock: never keeps a process alive)
       }
     };
     void attemptOnce(1_000);
