@@ -9,9 +9,12 @@
  *   INSERT of a record's JSON per append the turn kept before it resolved
  *   (not those only written, `durable: false`: a changing tool's result
  *   before the next request, which count as our overhead), on one
- *   connection of the store's pool (the floor any durable SQL store pays). The three
- *   (memory, postgres, bare) are timed in turn, run by run, not one block
- *   after another: a load that comes and goes weighs on each alike.
+ *   connection of the store's pool (the floor any durable SQL store pays).
+ *   Peer PG_RULE_FLOOR: those INSERTs, and one with synchronous_commit off
+ *   per append the turn only wrote (the floor of DESIGN's rules, two
+ *   commits a changing step). The four (memory, postgres, bare, floor) are
+ *   timed in turn, run by run, not one block after another: a load that
+ *   comes and goes weighs on each alike.
  *   Then `postgres_append_server_side_us`: pgbench (no Node client) running
  *   our append function against the bare INSERT (see `serverSide`): the part
  *   of the ratio the server and the wire account for.
@@ -21,8 +24,9 @@
  * - concurrent: `postgres_concurrent_steps_per_s`: 8 processes × 25
  *   conversations at once, each running turns of STEPS changing-tool
  *   steps: total steps ÷ wall time from a common start (every process
- *   ready first); peer: 8 processes × 25 loops of bare INSERT+COMMITs (one
- *   per step, STEPS per turn). Each process uses one pool of POOL
+ *   ready first); peers: 8 processes × 25 loops of bare INSERT+COMMITs (one
+ *   per step, STEPS per turn), and the same with a relaxed INSERT after
+ *   each (PG_RULE_FLOOR). Each process uses one pool of POOL
  *   connections, ours and bare alike (8 × (5 + a lock session) stays well
  *   under max_connections = 100).
  *   Each worker first does WARM_TURNS (40) untimed rounds of its work
@@ -45,7 +49,7 @@ import { postgresStore } from "../adapters/postgres/index.js";
 import { ai, memoryStore, tool, type Store } from "../src/index.js";
 import { isDurable } from "../src/store/checks.js";
 import { scripted } from "../src/testing/index.js";
-import { FINAL_TEXT, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, spread, toolOutput } from "./lib/measure.js";
+import { FINAL_TEXT, PG_RULE_FLOOR, QUESTION, RUNS, STEP_NS, main, median, orderId, report, round, spread, toolOutput } from "./lib/measure.js";
 import { ScriptedChatModel, buildGraph, finalText } from "./peers/langgraph.js";
 import { interleaved } from "./lib/interleave.js";
 
@@ -133,6 +137,10 @@ function counting(inner: Store, sizing: boolean): Store & { appends: number; wri
 /** A one-record append's JSON of about `bytes` bytes (the bare inserts' and pgbench's record). */
 const recordOfSize = (bytes: number): string => JSON.stringify([{ kind: "x", pad: "x".repeat(Math.max(0, Math.round(bytes) - 30)) }]);
 
+/** An autocommit INSERT whose commit does not wait for the WAL flush (set for its own transaction only). */
+const relaxedInsert = (table: string): string =>
+  `WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) INSERT INTO ${table} (record) SELECT $1::json FROM relaxed`;
+
 let seq = 0;
 const nextId = () => `b${process.pid}-${++seq}`;
 
@@ -178,6 +186,17 @@ async function ours(): Promise<void> {
               for (let i = 0; i < appends; i++) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
             },
           },
+          // the same, and one relaxed INSERT per append our turn only wrote: the floor of DESIGN's rules (PG_RULE_FLOOR)
+          floor: {
+            prepare: () => recordOfSize(bytesPerAppend),
+            run: async (record) => {
+              // (one of each in turn, as a turn's steps go: a relaxed commit's WAL is flushed by the next durable one)
+              for (let i = 0; i < Math.max(appends, written); i++) {
+                if (i < appends) await pool.query(`INSERT INTO ${schema}_bare (record) VALUES ($1::json)`, [record]);
+                if (i < written) await pool.query(relaxedInsert(`${schema}_bare`), [record]);
+              }
+            },
+          },
         },
         rounds,
       );
@@ -185,8 +204,10 @@ async function ours(): Promise<void> {
       const mem = { medianMs: median(t.memory), runsMs: t.memory };
       const pgRun = { medianMs: median(t.postgres), runsMs: t.postgres };
       const bare = { medianMs: median(t.bare), runsMs: t.bare };
-      // each round's overhead ÷ that round's bare figure
+      // each round's overhead ÷ that round's bare figure, and ÷ its floor figure
       const ratios = spread(t.postgres.map((x, i) => (x - t.memory[i]!) / t.bare[i]!), 2);
+      const toFloor = spread(t.postgres.map((x, i) => (x - t.memory[i]!) / t.floor[i]!), 2);
+      const floorToBare = spread(t.floor.map((x, i) => x / t.bare[i]!), 2);
       const perStep = ((pgRun.medianMs - mem.medianMs) * 1000) / n;
       report({
         metric: "postgres_durable_overhead_per_changing_tool_us",
@@ -199,6 +220,7 @@ async function ours(): Promise<void> {
           appends_per_turn: appends,
           written_not_flushed_per_turn: written,
           ratio_to_bare_insert_commit: ratios,
+          ratio_to_floor: toFloor,
           postgres_runs_ms: pgRun.runsMs.map((x) => round(x)),
           memory_runs_ms: mem.runsMs.map((x) => round(x)),
         },
@@ -212,6 +234,18 @@ async function ours(): Promise<void> {
         detail: {
           how: `${appends} autocommit INSERTs (one per append our turn kept durably before it resolved: not its ${written} written without waiting for the flush; their JSON size) on the same connection, ÷ n`,
           runs_ms: bare.runsMs.map((x) => round(x)),
+        },
+      });
+      report({
+        metric: "postgres_durable_overhead_per_changing_tool_us",
+        n,
+        unit: "us",
+        name: PG_RULE_FLOOR,
+        value: round((median(t.floor) * 1000) / n),
+        detail: {
+          how: `the ${appends} autocommit INSERTs of "bare insert+commit" and, one after each in turn, ${written} with synchronous_commit off (one per append our turn wrote without waiting for the flush: a changing tool's result, committed before the next request), on the same connection, ÷ n`,
+          ratio_to_bare_insert_commit: floorToBare,
+          runs_ms: t.floor.map((x) => round(x)),
         },
       });
     }
@@ -361,12 +395,21 @@ async function worker(kind: string, url: string, schema: string): Promise<void> 
   const store = postgresStore({ pool }, { schema });
   await store.read("warm");
   const record = recordOfSize(330);
-  /** One turn of a conversation's work: ours, a turn of STEPS changing-tool steps; bare, STEPS INSERT+COMMITs. */
+  /**
+   * One turn of a conversation's work: ours, a turn of STEPS changing-tool
+   * steps; bare, STEPS INSERT+COMMITs; floor (PG_RULE_FLOOR), STEPS pairs of
+   * an INSERT+COMMIT and a relaxed one.
+   */
   const turn = async (id: string): Promise<void> => {
     if (kind === "ours") {
       const out = await fn.conversation(id, { store, lm: scripted(replies(STEPS)) }).send(QUESTION);
       if (out !== FINAL_TEXT) throw new Error("wrong answer");
-    } else for (let k = 0; k < STEPS; k++) await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      return;
+    }
+    for (let k = 0; k < STEPS; k++) {
+      await pool.query(`INSERT INTO "${schema}".bare (record) VALUES ($1::json)`, [record]);
+      if (kind === "floor") await pool.query(relaxedInsert(`"${schema}".bare`), [record]);
+    }
   };
   // warm-up (as every timed figure has): WARM_TURNS rounds of the same work before the common start, so the timed
   // steps run tiered-up code, not the JIT's first passes (which weigh on a turn's engine far more than on an INSERT)
@@ -442,6 +485,7 @@ async function concurrent(): Promise<void> {
     const bareRuns: number[] = [];
     const oursCpu: number[] = [];
     const bareCpu: number[] = [];
+    const floorRuns: number[] = [];
     let appendsPerTurn = 0;
     for (let run = 0; run < FLEETS; run++) {
       const ours = await fleet("ours", url, schema);
@@ -454,6 +498,7 @@ async function concurrent(): Promise<void> {
       const bare = await fleet("bare", url, schema);
       bareRuns.push(bare.rate);
       bareCpu.push(bare.cpuUsPerStep);
+      floorRuns.push((await fleet("floor", url, schema)).rate);
     }
     const detail = {
       processes: PROCESSES,
@@ -475,6 +520,7 @@ async function concurrent(): Promise<void> {
         ...detail,
         runs: oursRuns.map((x) => round(x, 1)),
         ratio_to_bare_per_run: ratios,
+        ratio_to_floor_per_run: oursRuns.map((x, i) => round(x / floorRuns[i]!, 3)),
         client_cpu_us_per_step: oursCpu.map((x) => round(x)),
       },
     });
@@ -489,6 +535,19 @@ async function concurrent(): Promise<void> {
         how: `each step one autocommit INSERT`,
         runs: bareRuns.map((x) => round(x, 1)),
         client_cpu_us_per_step: bareCpu.map((x) => round(x)),
+      },
+    });
+    report({
+      metric: "postgres_concurrent_steps_per_s",
+      n: PROCESSES * CONVERSATIONS,
+      unit: "steps/s",
+      name: PG_RULE_FLOOR,
+      value: round(median(floorRuns), 1),
+      detail: {
+        ...detail,
+        how: "each step an autocommit INSERT, then one with synchronous_commit off (a changing step's two commits under DESIGN's rules)",
+        runs: floorRuns.map((x) => round(x, 1)),
+        ratio_to_bare_per_run: floorRuns.map((x, i) => round(x / bareRuns[i]!, 3)),
       },
     });
   } finally {

@@ -21,7 +21,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runChild } from "./lib/child.js";
-import { LONG_N, STEP_NS, STEP_RUNS, type Sample } from "./lib/measure.js";
+import { LONG_N, PG_RULE_FLOOR, STEP_NS, STEP_RUNS, type Sample } from "./lib/measure.js";
 import { pairedDetail, runPairs, type Paired, type PairedDetail, type Pairing } from "./lib/pairs.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -70,7 +70,7 @@ const POSTGRES_PAIRING: Pairing = {
   env: { FUNCTAI_BENCH_PG_DURABLE_ONLY: "1" },
   how: "each its durable overhead at n = 200 and 50 as in the main figures, ours without the pgbench part",
 };
-const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync (sync API)", "bare append+fsync writers", "floor", "bare insert+commit"]);
+const FLOORS = new Set(["plain loop", "bare append+fsync", "bare append+fsync (sync API)", "bare append+fsync writers", "floor", "bare insert+commit", PG_RULE_FLOOR]);
 
 /** Metric order and direction (lower is better unless listed as a rate). */
 const METRICS = [

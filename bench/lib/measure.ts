@@ -192,6 +192,16 @@ export async function main(variants: Record<string, () => Promise<void>>): Promi
 export const STEP_NS = [200, 50] as const;
 /** The long turn, measured after STEP_NS where it fits the time box (see `stepSeries`). */
 export const LONG_N = 1000;
+
+/**
+ * A peer of bench/postgres.ts that is the floor of DESIGN's rules for a
+ * changing step, not an SDK: its reply with the tool's `started` record kept
+ * (flushed) before the tool runs, then the tool's result committed before
+ * the next model request (without waiting for the flush, as ours does: the
+ * next flush keeps it). Two round trips a step, where "bare insert+commit"
+ * counts one: the distance between the two is the rules', above it ours.
+ */
+export const PG_RULE_FLOOR = "floor: insert+commit, then a relaxed one";
 /** Timed runs of each per-step figure (its median and min–max are reported). */
 export const STEP_RUNS = 7;
 /**
