@@ -9,6 +9,7 @@ import { z } from "zod";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import type { WaitingEntry } from "../../adapters/websocket/shared/protocol.js";
 import { ai, tool, Waiting } from "../../src/index.js";
+import type { LMRequest } from "../../src/lm/types.js";
 import { scripted } from "../../src/testing/index.js";
 import { until, waitingDesk } from "./fixtures.js";
 
@@ -108,6 +109,29 @@ function idle(url: string): Promise<WebSocket> {
 const closed = (ws: WebSocket): Promise<number> =>
   ws.readyState === ws.CLOSED ? Promise.resolve(4400) : new Promise((r) => ws.once("close", (code: number) => r(code)));
 
+describe("a key limited to some programs calls only into their conversations", () => {
+  it("an owner call may not start a turn in a conversation that holds another program's turns (its model would read them; theirs would read it)", async () => {
+    const d = await waitingDesk(["sam"]);
+    // a model that repeats what it was given, as a real one asked to would
+    const echo = scripted(Array.from({ length: 6 }, () => (req: LMRequest) => req.messages.filter((m) => m.role !== "system").map((m) => JSON.stringify(m.content)).join(" ")));
+    const notes = ai("notes", { description: "Take notes.", input: { message: z.string() } }).using({ lm: echo });
+    const server = keep(await serve({ store: d.store, programs: [d.served, notes], keys: ["k-all", { key: "k-notes", programs: ["notes"] }], port: 0 }));
+    const full = keep(await connect(server.url, { key: "k-all" }));
+    const [sam] = await full.waiting();
+    await full.approve({ conversation: "sam", turn: sam!.turn, by: "maria" }); // desk's turn is done: it is sam's history now
+    const before = await d.store.read("sam");
+    const limited = keep(await connect(server.url, { key: "k-notes" }));
+    const answer = await Promise.resolve(limited.call("notes", "What was said before?", { conversation: "sam" })).catch((e: unknown) => e);
+    expect(JSON.stringify(answer)).not.toContain("A-1042");
+    expect(answer).toMatchObject({ code: "remote-forbidden" });
+    expect(await d.store.read("sam")).toEqual(before);
+    expect(echo.requests).toHaveLength(0);
+    // a new conversation, then one holding only its program's turns, it calls in
+    expect(await limited.call("notes", "Note one.", { conversation: "notes-1" })).toContain("Note one.");
+    expect(await limited.call("notes", "Note two.", { conversation: "notes-1" })).toContain("Note one.");
+  });
+});
+
 describe("sockets that never say hello", () => {
   it("300 idle sockets do not lock out a real companion with a key; at most maxPending of them are kept", async () => {
     const { store, served } = await waitingDesk(["sam"]);
@@ -173,5 +197,23 @@ describe("malformed frames", () => {
       expect.objectContaining({ id: "b", code: "remote-protocol" }),
     ]);
     expect(ws.readyState).toBe(ws.OPEN);
+  });
+});
+
+describe("the rate limit", () => {
+  it("a request refused for the rate is answered by its id: the companion's call settles (remote-rate-limit)", async () => {
+    const { store, served } = await waitingDesk(["sam"]);
+    const server = keep(await serve({ store, programs: [served], keys: ["k1"], port: 0, rate: { perSecond: 0.1, burst: 5, strikes: 20 } }));
+    const app = keep(await connect(server.url, { key: "k1", reconnect: false }));
+    const settled = await Promise.race([
+      Promise.allSettled(Array.from({ length: 10 }, () => app.waiting())),
+      new Promise<"hung">((r) => setTimeout(() => r("hung"), 3000)),
+    ]);
+    expect(settled).not.toBe("hung");
+    const results = settled as PromiseSettledResult<WaitingEntry[]>[];
+    const answered = results.filter((r) => r.status === "fulfilled");
+    expect(answered.length).toBe(4); // the burst, less the hello's token
+    for (const r of answered) expect((r as PromiseFulfilledResult<WaitingEntry[]>).value.map((w) => w.conversation)).toEqual(["sam"]);
+    expect(results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(Array(6).fill("remote-rate-limit"));
   });
 });

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { WebSocket as WsSocket } from "ws";
+import { WebSocketServer, WebSocket as WsSocket } from "ws";
 import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
 import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/server/keys.js";
 import { TokenBucket } from "../../adapters/websocket/server/limits.js";
@@ -118,6 +118,37 @@ describe("parts", () => {
       await app.close();
     } finally {
       await server.close();
+      await new Promise((r) => http.close(r));
+    }
+  });
+
+  it("attached with a path, it leaves the server's other WebSocket endpoints alone", async () => {
+    const d = await waitingDesk(["sam"]);
+    const http = createServer();
+    // the app's own endpoint at /live, attached the way ws documents for sharing a server
+    const live = new WebSocketServer({ noServer: true });
+    live.on("connection", (ws) => ws.on("message", (m) => ws.send(`echo ${String(m)}`)));
+    http.on("upgrade", (req, socket, head) => {
+      if (req.url === "/live") live.handleUpgrade(req, socket, head, (ws) => live.emit("connection", ws, req));
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const server = await serve({ store: d.store, programs: [d.served], server: http, path: "/functai" });
+    try {
+      const { port } = http.address() as AddressInfo;
+      const echoed = await new Promise<string>((resolve, reject) => {
+        const ws = new WsSocket(`ws://127.0.0.1:${port}/live`);
+        ws.on("error", reject);
+        ws.on("open", () => ws.send("hi"));
+        ws.on("message", (m) => (resolve(String(m)), ws.close()));
+      });
+      expect(echoed).toBe("echo hi");
+      const app = await connect(server.url);
+      expect((await app.waiting()).map((w) => w.conversation)).toEqual(["sam"]);
+      await app.close();
+    } finally {
+      await server.close();
+      live.close();
+      http.closeAllConnections();
       await new Promise((r) => http.close(r));
     }
   });

@@ -149,7 +149,14 @@ export class Companion {
     return new Promise((resolve, reject) => {
       const pending: Pending = { resolve, reject, ...(stream ? { stream } : {}) };
       this.#pending.set(id, pending);
-      if (!this.#link.send({ ...msg, id })) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
+      let sent: boolean;
+      try {
+        sent = this.#link.send({ ...msg, id });
+      } catch (e) {
+        // a value JSON cannot say (a BigInt, a cycle) in what the caller gave: refused here, like any input the server would not take
+        return this.#fail(id, pending, { code: "input-invalid", message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300) });
+      }
+      if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
     });
   }
 

@@ -32,6 +32,8 @@ const AUTH_CLOSE = 4401;
 
 export class Link {
   #socket: SocketLike | null = null;
+  /** A socket open but not welcomed yet (a connect or reconnect saying hello): `close()` closes it too. */
+  #opening: SocketLike | null = null;
   #closing = false;
   #retry: ReturnType<typeof setTimeout> | null = null;
   #attempts = 0;
@@ -56,7 +58,7 @@ export class Link {
   async close(): Promise<void> {
     this.#closing = true;
     if (this.#retry) clearTimeout(this.#retry);
-    const socket = this.#socket;
+    const socket = this.#socket ?? this.#opening;
     if (!socket || socket.readyState > OPEN) return;
     await new Promise<void>((resolve) => {
       socket.addEventListener("close", () => resolve());
@@ -68,6 +70,7 @@ export class Link {
     const Socket = await socketConstructor(this.options.WebSocket);
     const socket = await openSocket(Socket, this.url);
     if (this.#closing) return socket.close(1000, "bye");
+    this.#opening = socket;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
@@ -78,8 +81,10 @@ export class Link {
         const m = parse(e.data);
         if (!m) return;
         if (!welcomed && m.type === "welcome") {
+          if (this.#closing) return; // closed while saying hello: this socket is being closed, never adopted
           welcomed = true;
           clearTimeout(timer);
+          this.#opening = null;
           this.#socket = socket;
           this.#attempts = 0;
           resolve();
@@ -91,6 +96,7 @@ export class Link {
       });
       socket.addEventListener("close", (e) => {
         clearTimeout(timer);
+        if (this.#opening === socket) this.#opening = null;
         if (!welcomed) return reject(new RemoteError({ code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed", message: `the server closed the connection (${e.code})` }));
         if (this.#socket === socket) this.#socket = null;
         this.events.down({ code: e.code, reason: e.reason });

@@ -2,6 +2,8 @@
  * The WebSocket a companion uses: the browser's own, or `ws` in Node (loaded
  * only when there is no global WebSocket, so bundles for browsers never need it).
  */
+import { FunctaiError } from "../../../src/errors.js";
+import { RemoteError } from "../shared/errors.js";
 
 /**
  * The part of the WebSocket API both the browser's and `ws`'s share, and that `connect` uses.
@@ -43,17 +45,26 @@ export async function socketConstructor(given?: SocketConstructor): Promise<Sock
   return ws.WebSocket as unknown as SocketConstructor;
 }
 
-/** Opens a socket; rejects when it closes before opening. */
+/**
+ * Opens a socket; rejects when it closes before opening (`remote-closed`), or
+ * when `url` is not one a WebSocket takes (`settings-invalid`): a user sees
+ * a FunctaiError with a code, never the socket's own.
+ */
 export function openSocket(Socket: SocketConstructor, url: string): Promise<SocketLike> {
   return new Promise((resolve, reject) => {
-    const socket = new Socket(url);
+    let socket: SocketLike;
+    try {
+      socket = new Socket(url);
+    } catch (e) {
+      return reject(new FunctaiError("settings-invalid", `connect: ${JSON.stringify(url.slice(0, 200))} is not a WebSocket URL (ws:// or wss://)`, { cause: e }));
+    }
     let opened = false;
     socket.addEventListener("open", () => {
       opened = true;
       resolve(socket);
     });
     socket.addEventListener("close", (e) => {
-      if (!opened) reject(new Error(`could not connect to ${url} (${e.code})`));
+      if (!opened) reject(new RemoteError({ code: "remote-closed", message: `could not connect to ${url} (${e.code})` }));
     });
     socket.addEventListener("error", () => undefined);
   });

@@ -95,18 +95,22 @@ export class Connection {
   }
 
   #onMessage(data: unknown, isBinary: boolean): void {
-    // the bucket first: a flood costs no parsing
-    if (!this.#bucket.take()) return this.strike(null, wireError("remote-rate-limit", "too many messages: slow down"));
-    if (isBinary) return this.strike(null, wireError("remote-protocol", "text frames only"));
+    // a closing connection (refused, abusive, revoked) reads no more: what a flood left in its buffer costs nothing
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    const limited = !this.#bucket.take();
+    const slow = wireError("remote-rate-limit", "too many messages: slow down");
+    if (isBinary) return this.strike(null, limited ? slow : wireError("remote-protocol", "text frames only"));
     let raw: unknown;
     try {
       raw = JSON.parse(String(data));
     } catch {
-      return this.strike(null, wireError("remote-protocol", "not JSON"));
+      return this.strike(null, limited ? slow : wireError("remote-protocol", "not JSON"));
     }
-    const parsed = clientMessageSchema.safeParse(raw);
     const rawId = typeof raw === "object" && raw !== null ? (raw as { id?: unknown }).id : undefined;
     const id = typeof rawId === "string" && rawId.length > 0 && rawId.length <= 64 ? rawId : null;
+    // refused by its id, so the companion's call settles; each refusal is a strike, so a flood is parsed only until it is closed
+    if (limited) return this.strike(id, slow);
+    const parsed = clientMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return this.strike(id, wireError("remote-protocol", `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300)));

@@ -7,7 +7,7 @@ import type { TurnEvent } from "../../../src/turn/events.js";
 import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "../shared/errors.js";
 import { allowsConversation, allowsProgram } from "./keys.js";
-import { allowsTurn, programOfTurn, visibleTo } from "./scope.js";
+import { allowsTurn, mayJoin, programOfTurn, visibleTo } from "./scope.js";
 import type { ClientMessage, Outcome, WireEvent } from "../shared/protocol.js";
 import { startCall } from "./calls.js";
 import { abandon, answer, resume, status } from "./runner.js";
@@ -108,6 +108,15 @@ async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "c
   // a key limited to some conversations may only run owner calls in one of them
   if (grant.conversations !== null && (msg.approvals !== "owner" || msg.conversation === undefined))
     return conn.error(msg.id, wireError("remote-forbidden", "this key is limited to some conversations: call with approvals \"owner\" and one of them"));
+  if (msg.approvals === "owner" && msg.conversation !== undefined) {
+    let joins: boolean;
+    try {
+      joins = await mayJoin(grant, hub.store, msg.conversation, hub.clock);
+    } catch (e) {
+      return conn.error(msg.id, toWireError(e));
+    }
+    if (!joins) return conn.error(msg.id, wireError("remote-forbidden", `this key may not call into conversation ${msg.conversation}: it holds turns of programs the key may not use`));
+  }
   let conversation: string | null = null;
   await run(hub, conn, msg.id, async () => {
     const started = startCall(hub, msg, emitter(hub, conn, msg.id, () => conversation, msg.program));

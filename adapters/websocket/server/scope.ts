@@ -32,3 +32,21 @@ export async function programOfTurn(store: Store, watcher: WaitingWatcher, conve
   const info = state.turns.get(turn);
   return info === undefined ? null : (state.programs.get(info.program)?.name ?? null);
 }
+
+/**
+ * Whether `grant` may start a turn in `conversation` (an owner call naming
+ * it): a key limited to some programs, only where every turn is one of
+ * theirs (a new conversation has none). A new turn reads the turns before
+ * it as its history, and later turns read it: a turn in another program's
+ * conversation would show that program's turns to this key's model (and so
+ * to its caller), and put words in theirs.
+ */
+export async function mayJoin(grant: Grant, store: Store, conversation: string, clock: Clock): Promise<boolean> {
+  const programs = grant.programs;
+  if (programs === null) return true;
+  const state = readConversation(await store.read(conversation), { now: clock.now() });
+  return [...state.turns.values()].every((info) => {
+    const name = state.programs.get(info.program)?.name;
+    return name !== undefined && programs.has(name);
+  });
+}

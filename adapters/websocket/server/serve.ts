@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { systemClock } from "../../../src/runtime/clock.js";
 import { resolveStore } from "../../../src/runtime/stores.js";
@@ -87,6 +88,42 @@ export interface WebSocketServerHandle {
   close(): Promise<void>;
 }
 
+/** How long `close()` lets companions answer its close before it cuts their sockets. */
+const CLOSE_GRACE_MS = 1000;
+
+/** Listens; rejects on the server's error (a port in use, one out of range, a host it cannot bind), then stops hearing it. */
+function listen(http: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (e: unknown): void => reject(e);
+    http.once("error", failed);
+    try {
+      http.listen(port, host, () => {
+        http.off("error", failed);
+        resolve();
+      });
+    } catch (e) {
+      http.off("error", failed);
+      reject(e);
+    }
+  });
+}
+
+/**
+ * Hands the upgrades meant for `wss` (its path, or any without one) to it. A
+ * server attached to may have other WebSocket endpoints: an upgrade for
+ * another path is theirs, left alone (`ws` in server mode would refuse it,
+ * 400, breaking them); with no other listener it is refused here.
+ */
+function upgradeHandler(wss: WebSocketServer, http: HttpServer) {
+  const upgrades = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (wss.shouldHandle(req)) return wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    if (http.listeners("upgrade").some((l) => l !== upgrades)) return;
+    socket.on("error", () => undefined); // (a peer gone already: nothing to tell it)
+    socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  };
+  return upgrades;
+}
+
 const programMap = (programs: ServeOptions["programs"]): Map<string, AnyProgram> =>
   new Map(Array.isArray(programs) ? programs.map((p: AnyProgram) => [p.name, p]) : Object.entries(programs));
 
@@ -126,24 +163,38 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   await watcher.start();
 
   const http = attached ?? createServer((_req, res) => res.writeHead(426, { "content-type": "text/plain" }).end("WebSocket only\n"));
+  if (!attached) {
+    try {
+      await listen(http, options.port ?? 0, host);
+    } catch (e) {
+      watcher.stop(); // a server that never listened leaves nothing polling the store
+      throw new FunctaiError("settings-invalid", `serve: cannot listen on ${host}:${options.port ?? 0}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+  // (made once it listens, in the same tick: no upgrade can come in between)
   const origins = new Set(options.origins ?? []);
   const wss = new WebSocketServer({
-    server: http, maxPayload: options.maxPayload ?? 64 * 1024, ...(options.path ? { path: options.path } : {}),
+    noServer: true, maxPayload: options.maxPayload ?? 64 * 1024, ...(options.path ? { path: options.path } : {}),
     // without keys, a web page the user visits must not reach a loopback server (cross-site WebSocket hijacking)
     verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
   });
+  const upgrades = upgradeHandler(wss, http);
+  http.on("upgrade", upgrades);
+  if (!attached) http.on("error", (e) => log("the HTTP server failed", e)); // (an accept that failed, say: never the process's end)
   const handle = requestHandler(hub);
   const limits = { maxConnections: options.maxConnections ?? 256, maxPending: options.maxPending ?? 32, maxPerAddress: options.maxPerAddress ?? 32 };
   const helloTimeoutMs = options.helloTimeoutMs ?? 5_000;
   wss.on("connection", (socket, req) => {
     const address = req.socket.remoteAddress ?? "";
-    if (!admit(hub.connections, address, limits, (c) => c.close(CLOSE.protocol, "no hello yet: room made for a newer connection")))
+    if (!admit(hub.connections, address, limits, (c) => c.close(CLOSE.protocol, "no hello yet: room made for a newer connection"))) {
+      // a refused socket reads on until its close completes: a broken frame then emits 'error', which unheard would end the process
+      socket.on("error", () => undefined);
       return socket.close(CLOSE.full, "too many connections");
+    }
     hub.connections.add(new Connection(hub, socket, handle, helloTimeoutMs, address));
   });
   wss.on("error", (e) => log("the WebSocket server failed", e));
 
-  if (!attached) await new Promise<void>((resolve, reject) => http.once("error", reject).listen(options.port ?? 0, host, () => resolve()));
   const address = http.address() as AddressInfo;
   const heartbeat = setInterval(() => {
     for (const conn of hub.connections) {
@@ -180,8 +231,11 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     clearInterval(heartbeat);
     watcher.stop();
     for (const conn of hub.connections) conn.close(CLOSE.shutdown, "server closing");
+    // wss.close waits for every socket's close handshake: a peer that never answers (asleep, stuck) would hold it for ws's 30 s
+    const cut = setTimeout(() => wss.clients.forEach((s) => s.terminate()), CLOSE_GRACE_MS);
+    http.off("upgrade", upgrades);
     await new Promise<void>((resolve) => wss.close(() => resolve()));
-    for (const s of wss.clients) s.terminate();
+    clearTimeout(cut);
     const bounded = new Promise((r) => setTimeout(r, 5000).unref());
     await Promise.race([Promise.allSettled([...tasks]), bounded]);
     if (!attached) {
