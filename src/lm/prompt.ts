@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { partialTag } from "./reply-text.js";
 import type { Message } from "./types.js";
 
 /**
@@ -59,7 +60,28 @@ export function baseMessages(
 }
 
 const RESULT = /<result>\s*([\s\S]*?)\s*<\/result>/;
+const OPEN = "<result>";
+const CLOSE = "</result>";
 const FENCE = /^```[A-Za-z]*\s*([\s\S]*?)\s*```$/;
+
+/** JSON text as a model may fence it (```json … ```), without the fence; other text as it is. */
+export const unfenced = (text: string): string => text.replace(FENCE, "$1");
+
+/**
+ * The body of the reply's first `<result>` block, trimmed; undefined when
+ * there is none. A block never closed (the reply hit its length limit, or
+ * the model left the tag out) runs to the reply's end, without a piece of
+ * `</result>` there: the tags are never part of the answer (and the answer
+ * is what its streamed text showed: see reply-text.ts).
+ */
+function resultBody(text: string): string | undefined {
+  const match = RESULT.exec(text);
+  if (match) return match[1]!;
+  const open = text.indexOf(OPEN);
+  if (open < 0) return undefined;
+  const body = text.slice(open + OPEN.length).trimEnd();
+  return body.slice(0, body.length - partialTag(body, CLOSE)).trim();
+}
 
 export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string };
 
@@ -69,8 +91,7 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * reply, trimmed (models often answer plainly).
  */
 export function readOutput(text: string, output: z.ZodType): ReadResult {
-  const match = RESULT.exec(text);
-  const body = match ? match[1]! : text.trim();
+  const body = resultBody(text) ?? text.trim();
   if (isStringOutput(output)) {
     const checked = output.safeParse(body);
     return checked.success ? { ok: true, value: checked.data } : { ok: false, detail: checked.error.issues[0]?.message ?? "invalid" };
@@ -79,7 +100,7 @@ export function readOutput(text: string, output: z.ZodType): ReadResult {
   const candidates: unknown[] = [];
   try {
     // models often fence JSON (```json … ```) even inside the block
-    candidates.push(JSON.parse(body.replace(FENCE, "$1")));
+    candidates.push(JSON.parse(unfenced(body)));
   } catch {
     // not JSON: an enum or a bare word may still be the answer
   }

@@ -9,7 +9,9 @@
  *   trimmed). Whitespace inside the body is held only until the next
  *   visible character, and a possible start of `</result>` only until the
  *   next chunk shows whether it is the tag. Everything after `</result>` is
- *   dropped (the answer is the first block).
+ *   dropped (the answer is the first block). A block the reply never
+ *   closes (cut off by its length limit) ends with the reply, a piece of
+ *   `</result>` at its very end dropped.
  * - Before any `<result>`: held, because it may be the model's preamble
  *   ("Here it is:") or a plain answer. If a `<result>` opens, it was
  *   preamble and is dropped; if the reply ends with none, it was the answer
@@ -36,8 +38,8 @@ export interface ReplyText {
   end(): void;
 }
 
-/** The length of the longest end of `text` that is a start of `tag` (a tag a chunk may have split). */
-function partialTag(text: string, tag: string): number {
+/** The length of the longest end of `text` that is a start of `tag` (a tag a chunk may have split, or a reply cut off). */
+export function partialTag(text: string, tag: string): number {
   for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (text.endsWith(tag.slice(0, n))) return n;
   return 0;
 }

@@ -1,3 +1,4 @@
+import { unfenced } from "./prompt.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
 
 /**
@@ -45,7 +46,11 @@ export function toTextRequest(request: LMRequest): LMRequest {
   return out;
 }
 
-/** Reads tool calls back from a text reply; a block that is not valid JSON becomes a call with `inputError`. */
+/**
+ * Reads tool calls back from a text reply; a block that is not valid JSON
+ * becomes a call with `inputError`. JSON the model fenced inside the block is
+ * read as a fenced `<result>` is (models fence JSON out of habit).
+ */
 export function fromTextResponse(response: LMResponse): LMResponse {
   const calls: ToolCall[] = [];
   let n = 0;
@@ -53,7 +58,7 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     n += 1;
     const id = `call_${n}`;
     try {
-      const parsed = JSON.parse(body) as { name?: unknown; input?: unknown; arguments?: unknown };
+      const parsed = JSON.parse(unfenced(body)) as { name?: unknown; input?: unknown; arguments?: unknown };
       const name = typeof parsed.name === "string" ? parsed.name : "";
       calls.push({ id, name, input: parsed.input ?? parsed.arguments ?? {} });
     } catch (e) {

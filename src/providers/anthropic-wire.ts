@@ -19,8 +19,8 @@ const inputObject = (call: ToolCall): Record<string, unknown> =>
     : {};
 
 function blocksOf(m: Exclude<Message, { role: "system" }>): ContentBlockParam[] {
-  // Anthropic refuses empty text blocks.
-  const text: ContentBlockParam[] = m.content === "" || m.role === "tool" ? [] : [{ type: "text", text: m.content }];
+  // Anthropic refuses text blocks that are empty or only whitespace (a model's reply may be just "\n\n").
+  const text: ContentBlockParam[] = m.content.trim() === "" || m.role === "tool" ? [] : [{ type: "text", text: m.content }];
   if (m.role === "assistant") {
     return [...text, ...(m.toolCalls ?? []).map((c): ContentBlockParam => ({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c) }))];
   }
@@ -116,7 +116,11 @@ export class EventAccumulator {
   private reason: string | null = null;
   private usage = { inputTokens: 0, outputTokens: 0 };
   private model: string | undefined;
-  /** Whether `message_stop` came: a stream cut short must not pass for a whole reply. */
+  /**
+   * Whether the reply is whole: its stop reason came (in `message_delta`,
+   * with the final usage; only `message_stop` follows). A stream cut short
+   * must not pass for a whole reply, and a whole one is not asked for again.
+   */
   complete = false;
 
   /** Adds one event; returns its text delta ("" when none). */
@@ -143,6 +147,7 @@ export class EventAccumulator {
       }
       case "message_delta":
         this.reason = event.delta.stop_reason ?? this.reason;
+        if (this.reason !== null) this.complete = true;
         // Output counts are cumulative; input counts appear here only in newer streams.
         this.usage.outputTokens = event.usage.output_tokens;
         if (event.usage.input_tokens !== null && event.usage.input_tokens !== undefined) this.usage.inputTokens = promptTokens(event.usage);

@@ -3,10 +3,11 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
-import { drainStream, toProviderError } from "./errors.js";
+import { drainStream, received, toProviderError } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -37,6 +38,15 @@ export interface AnthropicOptions {
 }
 
 type Body = Omit<MessageCreateParamsNonStreaming, "stream">;
+
+/**
+ * The SDK found no credentials (no key, token, profile or config) and says
+ * so with a plain Error before any request. We leave finding them to the
+ * SDK (it knows more places than the environment), so its refusal is read
+ * afterwards: by its words, as it has no class or code of its own.
+ */
+const noCredentials = (e: unknown): boolean =>
+  e instanceof Error && !("status" in e) && e.message.startsWith("Could not resolve authentication method");
 
 /**
  * The SDK refuses non-streamed requests that may outlast its 10-minute timeout
@@ -93,11 +103,15 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
     const attempt = async (): Promise<LMResponse> => {
       try {
         const sdk = await client();
-        if (!stream) return fromMessage(await sdk.messages.create({ ...body, stream: false }, { signal }));
-        const events = await sdk.messages.create({ ...body, stream: true }, { signal });
+        if (!stream) return fromMessage(await received("anthropic", sdk.messages.create({ ...body, stream: false }, { signal })));
+        const events = await received("anthropic", sdk.messages.create({ ...body, stream: true }, { signal }));
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
         return await drainStream("anthropic", events, new EventAccumulator(), { signal, onText, shown: () => (streamed = true) });
       } catch (e) {
+        if (noCredentials(e)) {
+          const message = "anthropic: no API key. Pass anthropic({ apiKey }) or set ANTHROPIC_API_KEY.";
+          throw new ProviderError("provider-auth", message, { provider: "anthropic", cause: e });
+        }
         throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey() });
       }
     };

@@ -93,6 +93,37 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
   return new ProviderError(code, message, { provider, status: e.status, retryAfterMs, cause: e });
 }
 
+/**
+ * A response body that stops arriving (a reset, a dropped connection) fails,
+ * by the Fetch standard, with a TypeError ("terminated" in Node, "network
+ * error" or "Load failed" in browsers). The SDKs make a failure before the
+ * response a connection error, but let one while its body is read through
+ * as it is: so a TypeError out of an SDK call or its stream is the
+ * connection lost mid-reply (worth a retry, like a stream cut short).
+ */
+export const connectionLost = (provider: string, e: unknown): unknown =>
+  e instanceof TypeError
+    ? new ProviderError("provider-network", `${provider}: the connection was lost during the reply (${e.message}).`, { provider, cause: e })
+    : e;
+
+/** An SDK call's response, a connection lost while it was read being `provider-network`. */
+export async function received<T>(provider: string, call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw connectionLost(provider, e);
+  }
+}
+
+/** A stream's events, a connection lost between them being `provider-network` (what the caller's own code throws passes as it is). */
+async function* arriving<E>(provider: string, events: AsyncIterable<E>): AsyncGenerator<E> {
+  try {
+    yield* events;
+  } catch (e) {
+    throw connectionLost(provider, e);
+  }
+}
+
 /** A stream that ended without its final event: the connection dropped mid-reply (worth a retry). */
 export const streamCutShort = (provider: string): ProviderError =>
   new ProviderError("provider-network", `${provider}: the response stream ended before the reply was complete.`, { provider });
@@ -117,12 +148,18 @@ export async function drainStream<E>(
   reply: StreamAccumulator<E>,
   { signal, onText, shown }: { signal?: AbortSignal | undefined; onText?: ((delta: string) => void) | undefined; shown: () => void },
 ): Promise<LMResponse> {
-  for await (const event of events) {
-    const delta = reply.add(event);
-    if (delta !== "" && onText !== undefined) {
-      shown();
-      onText(delta);
+  try {
+    for await (const event of arriving(provider, events)) {
+      const delta = reply.add(event);
+      if (delta !== "" && onText !== undefined) {
+        shown();
+        onText(delta);
+      }
     }
+  } catch (e) {
+    // A reply already whole when the connection went (only its trailer lost: OpenAI's usage chunk) is
+    // kept: asking again would pay for it twice.
+    if (!(e instanceof ProviderError && e.code === "provider-network" && reply.complete)) throw e;
   }
   // The SDK ends an aborted stream quietly; the caller must see the abort.
   signal?.throwIfAborted();

@@ -78,13 +78,28 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   };
 }
 
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
 /**
  * Builds an `LMResponse` from stream chunks. Tool calls arrive as deltas keyed
  * by `index`: the id and name in the first, argument fragments after.
+ * Compatible servers bend this: Ollama labels every call of a reply index 0,
+ * and some servers send no index at all. So a delta that starts a call (a
+ * name with an id other than the open call's) opens a new one even where its
+ * index already has one; any other delta continues the call its index (or
+ * the missing index) last opened. (A new id alone does not: some servers
+ * change the id between the pieces of one call.)
  */
 export class ChunkAccumulator {
   private text = "";
-  private readonly calls = new Map<number, { id: string; name: string; args: string }>();
+  /** In the order they opened (which is index order where the server numbers them). */
+  private readonly calls: PendingCall[] = [];
+  /** The call each index is on now. */
+  private readonly open = new Map<number | undefined, PendingCall>();
   private reason: string | null = null;
   private inputTokens = 0;
   private outputTokens = 0;
@@ -106,12 +121,17 @@ export class ChunkAccumulator {
     if (choice === undefined) return "";
     if (choice.finish_reason) this.reason = choice.finish_reason;
     for (const d of choice.delta?.tool_calls ?? []) {
-      const call = this.calls.get(d.index) ?? { id: "", name: "", args: "" };
+      const index: number | undefined = d.index; // (typed as always there; not so on every server)
+      let call = this.open.get(index);
+      if (call === undefined || (d.id && d.function?.name && call.id !== "" && d.id !== call.id)) {
+        call = { id: "", name: "", args: "" };
+        this.calls.push(call);
+        this.open.set(index, call);
+      }
       if (d.id) call.id = d.id;
       // Some compatible servers repeat the name in every delta: keep the first.
       if (d.function?.name && call.name === "") call.name = d.function.name;
       call.args += d.function?.arguments ?? "";
-      this.calls.set(d.index, call);
     }
     const delta = choice.delta?.content ?? "";
     this.text += delta;
@@ -119,9 +139,7 @@ export class ChunkAccumulator {
   }
 
   response(): LMResponse {
-    const toolCalls = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, c]) => toolCallFromText(c.id || `call_${index}`, c.name, c.args));
+    const toolCalls = this.calls.map((c, i) => toolCallFromText(c.id || `call_${i}`, c.name, c.args));
     return {
       text: this.text,
       toolCalls,

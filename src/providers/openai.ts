@@ -8,7 +8,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { drainStream, toProviderError } from "./errors.js";
+import { drainStream, received, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -92,11 +92,11 @@ export function openai(options: OpenAIOptions): LanguageModel {
       try {
         const sdk = await client();
         if (onText === undefined) {
-          return fromCompletion(await sdk.chat.completions.create({ ...body, stream: false }, { signal }));
+          return fromCompletion(await received("openai", sdk.chat.completions.create({ ...body, stream: false }, { signal })));
         }
-        const stream = await sdk.chat.completions.create(
-          { ...body, stream: true, stream_options: { include_usage: true } },
-          { signal },
+        const stream = await received(
+          "openai",
+          sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal }),
         );
         return await drainStream("openai", stream, new ChunkAccumulator(), { signal, onText, shown: () => (streamed = true) });
       } catch (e) {

@@ -42,12 +42,19 @@ const plainAnswer = answer.filter((s) => !s.includes("<"));
 const preamble = fc.constantFrom("Sure, here it is:\n", "Thinking… a < b and c > d.\n\n", "<re", "", "  ");
 const cuts = fc.array(fc.nat(200), { maxLength: 25 });
 
+/** Whether `text` ends in a start of `</result>` (a tag a cut-off reply may have begun). */
+const endsInCloseTag = (text: string): boolean => [..."</result"].some((_, i) => text.endsWith("</result".slice(0, i + 1)));
+
 /** What a reply of each kind looks like, and the answer it carries. */
 const reply = fc.oneof(
   fc.tuple(answer, fc.constantFrom("\n", "", "  \n")).map(([a, ws]) => ({ text: `<result>${ws}${a}${ws}</result>`, answer: a })),
   fc.tuple(preamble, answer).map(([p, a]) => ({ text: `${p}<result>\n${a}\n</result>`, answer: a })),
   fc.tuple(answer, fc.constantFrom("", "\nHope this helps!", "\n<result>\nagain\n</result>")).map(([a, after]) => ({ text: `<result>\n${a}\n</result>${after}`, answer: a })),
   plainAnswer.map((a) => ({ text: `\n${a}  `, answer: a })),
+  // a block never closed (the reply hit its length limit, or the model left the tag out), perhaps cut inside `</result>`
+  fc
+    .tuple(answer.filter((a) => !endsInCloseTag(a)), fc.constantFrom("", "\n", "\n</", "\n</resu", " </result"))
+    .map(([a, cut]) => ({ text: `<result>\n${a}${cut}`, answer: a })),
 );
 
 /** A delta holding a piece of a tag that is not in the answer itself. */
@@ -100,6 +107,14 @@ describe("replyText: the answer's text out of streamed chunks", () => {
   it("drops tool calls written as text; keeps the model's own words", () => {
     const reply = 'Let me look.\n<tool_call>\n{"name":"find_order","input":{"id":"A-1"}}\n</tool_call>';
     expect(run(chunked(reply, [3, 17, 20, 44])).join("")).toBe("Let me look.");
+  });
+
+  it("a block never closed (cut off by the length limit) is read as its body, without the tags, as it streamed", () => {
+    const cut = "<result>\nOrder A-1042 shipped on Mon\n</res";
+    const deltas = run(chunked(cut, [4, 9, 20, 33]));
+    expect(deltas.join("")).toBe("Order A-1042 shipped on Mon");
+    expect(readOutput(cut, z.string())).toEqual({ ok: true, value: "Order A-1042 shipped on Mon" });
+    expect(readOutput('<result>\n{"a": 1}', z.object({ a: z.number() }))).toEqual({ ok: true, value: { a: 1 } });
   });
 
   it("a non-string output streams the JSON in its block, never a tag", () => {

@@ -1,5 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
 import { ProviderError } from "../../src/errors.js";
+import { ai } from "../../src/index.js";
 import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer, failure } from "./server.js";
@@ -147,6 +149,42 @@ describe("anthropic: JSON replies", () => {
   });
 });
 
+/** Text the Messages API refuses: a message or text block with nothing but whitespace (400 "text content blocks must contain non-whitespace text"). */
+const blankTexts = (messages: unknown): unknown[] =>
+  (messages as { content: string | { type: string; text?: string }[] }[]).flatMap((m): unknown[] =>
+    typeof m.content === "string"
+      ? m.content.trim() === "" ? [m] : []
+      : m.content.filter((b) => b.type === "text" && (b.text ?? "").trim() === ""),
+  );
+
+describe("anthropic: whitespace-only text in the history", () => {
+  it("a reply of only whitespace is asked again without sending that whitespace back", async () => {
+    const blank = { ...message("text.json"), content: [{ type: "text", text: "\n\n" }] };
+    const answered = { ...message("text.json"), content: [{ type: "text", text: "<result>\nShipped on Monday.\n</result>" }] };
+    server.reply({ json: blank }, { json: answered });
+    const answer = ai("answer", { description: "Answer the customer's question.", input: { question: z.string() } });
+    expect(await answer("Where is A-1042?", { lm: lm() })).toBe("Shipped on Monday.");
+    expect(server.requests).toHaveLength(2);
+    expect(blankTexts(server.requests[1]!.body.messages)).toEqual([]);
+  });
+
+  it("whitespace beside tool calls is left out; the tool_use blocks stay", async () => {
+    server.reply({ json: message("text.json") });
+    const call = { id: "toolu_01BlankText0000000001", name: "lookup_order", input: { order_id: "A-1042" } };
+    await lm().generate({
+      messages: [
+        ...ask("Where is A-1042?", [lookupOrder]).messages,
+        { role: "assistant", content: "\n\n", toolCalls: [call] },
+        { role: "tool", toolCallId: call.id, name: call.name, content: '{"status":"shipped"}' },
+      ],
+      tools: [lookupOrder],
+    });
+    const sent = server.requests[0]!.body.messages as { role: string; content: unknown }[];
+    expect(blankTexts(sent)).toEqual([]);
+    expect(sent[1]).toEqual({ role: "assistant", content: [{ type: "tool_use", ...call }] });
+  });
+});
+
 describe("anthropic: streaming", () => {
   it("streams text deltas in order; usage counts cached prompt tokens and the final output count", async () => {
     const sse = fixture("anthropic/stream-text.sse");
@@ -264,6 +302,45 @@ describe("anthropic: errors and retries", () => {
     expect(res.text).toBe(deltas.join(""));
     expect(res.text).toBe("Order A-1042 shipped on Monday.");
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("a connection dropped mid-stream or mid-body → provider-network, retried while no text was shown", async () => {
+    const events = fixture("anthropic/stream-text.sse").split(/(?<=\n\n)/);
+    server.reply({ sse: events.slice(0, 2).join(""), reset: true }, { sse: fixture("anthropic/stream-text.sse") });
+    const deltas: string[] = [];
+    const res = await lm().generate(ask("x"), { onText: (d) => deltas.push(d) });
+    expect(res.text).toBe("Order A-1042 shipped on Monday.");
+    expect(deltas.join("")).toBe(res.text);
+    expect(server.requests).toHaveLength(2);
+
+    server.reply({ partial: JSON.stringify(message("text.json")).slice(0, 40) });
+    const e = await failure(lm({ maxRetries: 0 }).generate(ask("x")));
+    expect(e.code).toBe("provider-network");
+  });
+
+  it("a stream that ends after its stop reason without message_stop keeps the whole reply: not asked for again", async () => {
+    const events = fixture("anthropic/stream-tools.sse").split(/(?<=\n\n)/);
+    const head = events.filter((e) => !e.includes("message_stop")).join("");
+    server.reply({ sse: head, reset: true }, { sse: head }, { sse: fixture("anthropic/stream-tools.sse") });
+    for (let i = 0; i < 2; i++) {
+      const res = await lm().generate(ask("Refund B-2210, check A-1042", [lookupOrder, refund]), { onText: () => {} });
+      expect(res.toolCalls.map((c) => c.name)).toEqual(["lookup_order", "refund"]);
+      expect(res.usage).toEqual({ inputTokens: 377, outputTokens: 89 });
+    }
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("no credentials anywhere → provider-auth naming what to set, before any request", async () => {
+    vi.stubEnv("ANTHROPIC_API_KEY", "");
+    vi.stubEnv("ANTHROPIC_AUTH_TOKEN", "");
+    try {
+      const e = await failure(anthropic({ model: "claude-haiku-4-5", baseURL: server.url, maxRetries: 0 }).generate(ask("x")));
+      expect(e.code).toBe("provider-auth");
+      expect(e.message).toContain("ANTHROPIC_API_KEY");
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("connection refused → provider-network", async () => {

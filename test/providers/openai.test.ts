@@ -168,6 +168,75 @@ describe("openai: streaming", () => {
   });
 });
 
+/** A chat-completion stream of the given deltas, then `finish` and a usage chunk, as a compatible server sends it. */
+function compatibleStream(deltas: Record<string, unknown>[], finish: string): string {
+  const chunk = (choices: unknown[], usage: unknown = null) =>
+    `data: ${JSON.stringify({ id: "chatcmpl-local", object: "chat.completion.chunk", created: 1764400020, model: "qwen3:8b", system_fingerprint: "fp_local", choices, usage })}\n\n`;
+  const body = deltas.map((delta) => chunk([{ index: 0, delta, finish_reason: null }])).join("");
+  const end = chunk([{ index: 0, delta: {}, finish_reason: finish }]) + chunk([], { prompt_tokens: 80, completion_tokens: 30, total_tokens: 110 });
+  return `${body}${end}data: [DONE]\n\n`;
+}
+
+describe("openai: OpenAI-compatible servers' streamed tool calls", () => {
+  const wanted = [
+    { id: "call_lq1", name: "lookup_order", input: { order_id: "A-1042" } },
+    { id: "call_rf2", name: "refund", input: { order_id: "B-2210" } },
+  ];
+  const whole = (index: number | undefined, c: (typeof wanted)[number]) => ({
+    ...(index === undefined ? {} : { index }),
+    id: c.id,
+    type: "function",
+    function: { name: c.name, arguments: JSON.stringify(c.input) },
+  });
+
+  it("two calls both labelled index 0 (as Ollama labels them) stay two calls, in one chunk or in two", async () => {
+    server.reply(
+      { sse: compatibleStream([{ role: "assistant", content: "", tool_calls: [whole(0, wanted[0]!)] }, { tool_calls: [whole(0, wanted[1]!)] }], "tool_calls") },
+      { sse: compatibleStream([{ role: "assistant", content: "", tool_calls: wanted.map((c) => whole(0, c)) }], "tool_calls") },
+    );
+    for (let i = 0; i < 2; i++) {
+      const res = await lm().generate(ask("Check A-1042, refund B-2210", [lookupOrder, refund]), { onText: () => {} });
+      expect(res.toolCalls).toEqual(wanted);
+      expect(res.finishReason).toBe("tool_calls");
+    }
+  });
+
+  it("calls without an index (as some compatible servers send them): each id opens a call, argument pieces without one continue it", async () => {
+    const [a, b] = wanted;
+    const piece = (args: string) => ({ tool_calls: [{ function: { arguments: args } }] });
+    server.reply({
+      sse: compatibleStream(
+        [
+          { role: "assistant", content: null, tool_calls: [{ id: a!.id, type: "function", function: { name: a!.name, arguments: '{"order_' } }] },
+          piece('id":"A-1042"}'),
+          { tool_calls: [{ id: b!.id, type: "function", function: { name: b!.name, arguments: "" } }] },
+          piece('{"order_id":'),
+          piece('"B-2210"}'),
+        ],
+        "tool_calls",
+      ),
+    });
+    const res = await lm().generate(ask("Check A-1042, refund B-2210", [lookupOrder, refund]), { onText: () => {} });
+    expect(res.toolCalls).toEqual(wanted);
+  });
+
+  it("argument pieces of one call under a changing id (as some servers send them) stay one call", async () => {
+    const [a] = wanted;
+    server.reply({
+      sse: compatibleStream(
+        [
+          { role: "assistant", tool_calls: [{ index: 0, id: a!.id, type: "function", function: { name: a!.name, arguments: "" } }] },
+          { tool_calls: [{ index: 0, id: "call_piece2", function: { arguments: '{"order_id":' } }] },
+          { tool_calls: [{ index: 0, id: "call_piece3", function: { arguments: '"A-1042"}' } }] },
+        ],
+        "tool_calls",
+      ),
+    });
+    const res = await lm().generate(ask("Check A-1042", [lookupOrder]), { onText: () => {} });
+    expect(res.toolCalls.map(({ name, input }) => ({ name, input }))).toEqual([{ name: a!.name, input: a!.input }]);
+  });
+});
+
 describe("openai: errors and retries", () => {
   it("400 → provider-bad-request with the provider's message, not retried", async () => {
     server.reply({ status: 400, json: fixtureJson("openai/error-400.json") });
@@ -236,6 +305,44 @@ describe("openai: errors and retries", () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+
+  it("a connection dropped mid-stream before any text → provider-network, retried; after text shown → provider-network, not retried", async () => {
+    const events = fixture("openai/stream-text.sse").split(/(?<=\n\n)/);
+    server.reply({ sse: events.slice(0, 1).join(""), reset: true }, { sse: fixture("openai/stream-text.sse") });
+    const deltas: string[] = [];
+    const res = await lm().generate(ask("x"), { onText: (d) => deltas.push(d) });
+    expect(server.requests).toHaveLength(2);
+    expect(deltas.join("")).toBe(res.text);
+
+    server.reply({ sse: events.slice(0, 3).join(""), reset: true }, { sse: fixture("openai/stream-text.sse") });
+    const shown: string[] = [];
+    const e = await failure(lm().generate(ask("x"), { onText: (d) => shown.push(d) }));
+    expect(e.code).toBe("provider-network");
+    expect(shown.length).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("a connection dropped after the finish reason (only the usage chunk lost) keeps the whole reply: not asked for again", async () => {
+    const events = fixture("openai/stream-tools.sse").split(/(?<=\n\n)/);
+    const finished = events.findIndex((e) => e.includes('"finish_reason":"tool_calls"'));
+    server.reply({ sse: events.slice(0, finished + 1).join(""), reset: true }, { sse: fixture("openai/stream-tools.sse") });
+    const res = await lm().generate(ask("Refund B-2210 and check A-1042", [lookupOrder, refund]), { onText: () => {} });
+    expect(res.toolCalls.map((c) => c.name)).toEqual(["lookup_order", "refund"]);
+    expect(res.finishReason).toBe("tool_calls");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a connection dropped while a JSON reply's body is read → provider-network, retried", async () => {
+    const whole = JSON.stringify(chat("text.json"));
+    server.reply({ partial: whole.slice(0, 40) }, { json: chat("text.json") });
+    const res = await lm().generate(ask("x"));
+    expect(res.text).toBe(chat("text.json").choices[0]!.message.content);
+    expect(server.requests).toHaveLength(2);
+
+    server.reply({ partial: whole.slice(0, 40) });
+    const e = await failure(lm({ maxRetries: 0 }).generate(ask("x")));
+    expect(e.code).toBe("provider-network");
   });
 
   it("connection refused → provider-network", async () => {

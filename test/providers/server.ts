@@ -28,8 +28,10 @@ export interface Recorded {
 
 export type Reply =
   | { json: unknown; status?: number; headers?: Record<string, string> }
-  /** Events are written one by one; with `hang`, the response stays open after them. */
-  | { sse: string; status?: number; hang?: boolean }
+  /** Events are written one by one; with `hang`, the response stays open after them; with `reset`, the connection is dropped after them. */
+  | { sse: string; status?: number; hang?: boolean; reset?: boolean }
+  /** A JSON response whose body stops after `partial` (its length promised whole): the connection is dropped mid-body. */
+  | { partial: string }
   /** Never answers. */
   | { hang: true };
 
@@ -40,13 +42,16 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-async function writeSse(res: ServerResponse, text: string, hang: boolean): Promise<void> {
+const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 1));
+
+async function writeSse(res: ServerResponse, text: string, end: "end" | "hang" | "reset"): Promise<void> {
   for (const event of text.split(/(?<=\n\n)/)) {
     res.write(event);
     // Let each event leave as its own chunk, as a real server's would.
-    await new Promise((r) => setTimeout(r, 1));
+    await tick();
   }
-  if (!hang) res.end();
+  if (end === "end") res.end();
+  else if (end === "reset") res.socket?.destroy();
 }
 
 export async function mockServer(): Promise<MockServer> {
@@ -66,7 +71,11 @@ export async function mockServer(): Promise<MockServer> {
         res.end(JSON.stringify(reply.json));
       } else if ("sse" in reply) {
         res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        void writeSse(res, reply.sse, reply.hang === true);
+        void writeSse(res, reply.sse, reply.reset === true ? "reset" : reply.hang === true ? "hang" : "end");
+      } else if ("partial" in reply) {
+        res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(reply.partial) + 100) });
+        res.write(reply.partial);
+        void tick().then(() => res.socket?.destroy());
       }
       // { hang: true }: no answer at all.
     });
