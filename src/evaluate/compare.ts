@@ -1,5 +1,6 @@
 import { FunctaiError } from "../errors.js";
 import type { Evaluation } from "./evaluate.js";
+import { sameData } from "./exact-match.js";
 import { tRange } from "./mean-range.js";
 
 /**
@@ -37,6 +38,9 @@ export function compare(before: Evaluation, after: Evaluation): Comparison[] {
   if (!Array.isArray(before?.rows) || !Array.isArray(after?.rows)) throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
   if (before.rows.length !== after.rows.length)
     throw new FunctaiError("input-invalid", `compare pairs rows: the evaluations have ${before.rows.length} and ${after.rows.length} rows`);
+  // pairing other rows would give a paired range of nothing: each row must be the same data (copies are fine)
+  const other = before.rows.findIndex((r, i) => r.row !== after.rows[i]!.row && !sameData(r.row, after.rows[i]!.row));
+  if (other >= 0) throw new FunctaiError("input-invalid", `compare pairs each row with itself: row ${other + 1} is not the same in both evaluations`);
   return before.metrics
     .filter((metric) => after.metrics.includes(metric))
     .map((metric) => {

@@ -5,7 +5,7 @@ import { meanRange } from "./mean-range.js";
 import { makeScorer, type MetricOption, type Scorer } from "./metrics.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
-import { checkExpected, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
+import { checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 
 /**
  * How far a run is: rows done (answered or failed) of all, and how many failed.
@@ -36,7 +36,7 @@ export interface EvaluateOptions {
   concurrency?: number;
   /** Stops the run: no new row starts, the running calls are stopped, `evaluate` rejects with `turn-aborted`. */
   signal?: AbortSignal;
-  /** Called after each row, so a host can draw a bar. */
+  /** Called after each row, so a host can draw a bar. If it throws, no new row starts and `evaluate` rejects with that error once the running rows end. */
   onProgress?: (progress: Progress) => void;
   /** Keep each row's call as a one-turn conversation (`<run>-<n>`) of this store; its turn record names the run (`caller`). */
   store?: Store | string;
@@ -100,6 +100,7 @@ export interface Evaluation {
 function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions) {
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
+  checkInputs(fn, shape, rows);
   const scorer = makeScorer(options.metric);
   if (!scorer.custom) checkExpected(shape, rows);
   const concurrency = options.concurrency ?? 8;
@@ -109,21 +110,26 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
   return { shape, rows, scorer, concurrency };
 }
 
-/** Scores a row's outcome; a metric that throws fails that row (its error), never the run. */
-export function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape): RowResult {
+/** Scores a row's outcome; a metric that throws (or rejects) fails that row (its error), never the run. */
+export async function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape): Promise<RowResult> {
   if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
   const outputs = outputsOf(shape, outcome.value);
   try {
-    return { row, outputs, scores: scorer.score(row, expected, outputs), error: null, turn: outcome.turn };
+    return { row, outputs, scores: await scorer.score(row, expected, outputs), error: null, turn: outcome.turn };
   } catch (e) {
     return { row, outputs, scores: scorer.zeros(expected), error: errorText(e), turn: outcome.turn };
   }
 }
 
-/** Each metric's mean and range; a failed row counts 0 on every metric of the run. */
-export function summarize(results: RowResult[]): { metrics: string[]; summary: MetricSummary[] } {
+/**
+ * Each metric's mean and range; a failed row counts 0 on every metric of
+ * the run. The metrics are the names the rows were scored under, in row
+ * order; when no row was, `fallback` (a custom metric's own names).
+ */
+export function summarize(results: RowResult[], fallback: readonly string[] = []): { metrics: string[]; summary: MetricSummary[] } {
   const metrics: string[] = [];
   for (const r of results) for (const k of Object.keys(r.scores)) if (!metrics.includes(k)) metrics.push(k);
+  if (metrics.length === 0 && results.some((r) => r.error !== null)) metrics.push(...fallback);
   for (const r of results) if (r.error !== null) for (const k of metrics) r.scores[k] ??= 0;
   const summary = metrics.map((metric) => {
     const scored = results.filter((r) => metric in r.scores);
@@ -136,8 +142,9 @@ export function summarize(results: RowResult[]): { metrics: string[]; summary: M
  * Measures a function on rows of data: calls it on each row's inputs (as
  * any call: the same approvals; a call that fails fails only its row),
  * scores the outputs, and gives each metric's mean with a 95% range.
- * Throws only for bad arguments (`input-invalid`, before any model call) or
- * when `signal` stops it (`turn-aborted`).
+ * Throws only for bad arguments (`input-invalid`, before any model call),
+ * when `signal` stops it (`turn-aborted`), or with what `onProgress` threw
+ * (no new row starts then, and the running ones end first).
  *
  * @example
  * const ev = await evaluate(answer, [{ question: "Where is A-1042?", result: "Stuck at the carrier." }]);
@@ -152,14 +159,14 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   let failed = 0;
   await pool(rows.length, concurrency, async (i) => {
     const row = rows[i]!;
-    const result = scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape);
+    const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape);
     results[i] = result;
     done += 1;
     if (result.error !== null) failed += 1;
     options.onProgress?.({ done, total: rows.length, failed });
   }, { signal: options.signal });
   if (options.signal?.aborted) throw new FunctaiError("turn-aborted", `evaluation ${run} was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
-  const { metrics, summary } = summarize(results);
+  const { metrics, summary } = summarize(results, scorer.fallback);
   const main = summary[0];
   return { run, score: main?.mean ?? null, low: main?.low ?? null, high: main?.high ?? null, rows: results, summary, metrics };
 }

@@ -19,7 +19,7 @@ function numberIn(text: string): number | null {
 }
 
 /** Inside lists and objects nothing is folded: item by item, exactly (numbers by value). */
-function sameData(a: unknown, b: unknown): boolean {
+export function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
@@ -53,9 +53,13 @@ export function sameAnswer(expected: unknown, predicted: unknown): boolean {
  * // { exact_match: 0, summary_match: 1, result_match: 0 }
  */
 export function exactMatch(answers: Record<string, unknown>, prediction: Record<string, unknown>): MatchScores {
-  const names = Object.keys(answers ?? {});
+  // plain values would be read as records of their letters ("0", "1", …) and score nonsense
+  for (const [which, value] of [["answers", answers], ["prediction", prediction]] as const)
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new FunctaiError("input-invalid", `exactMatch: ${which} is a record of outputs ({ result: … }), not ${Array.isArray(value) ? "a list" : JSON.stringify(value) ?? String(value)}`);
+  const names = Object.keys(answers);
   if (names.length === 0) throw new FunctaiError("input-invalid", "exactMatch: no expected output to compare (answers is empty)");
-  const each = names.map((name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction ?? {}, name) ? prediction[name] : undefined) ? 1 : 0] as const);
+  const each = names.map((name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction, name) ? prediction[name] : undefined) ? 1 : 0] as const);
   const scores: Record<string, number> = { exact_match: each.every(([, s]) => s === 1) ? 1 : 0 };
   if (names.length > 1) for (const [name, s] of each) scores[`${name}_match`] = s;
   return scores as MatchScores;

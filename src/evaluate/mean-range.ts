@@ -1,3 +1,4 @@
+import { FunctaiError } from "../errors.js";
 import { tQuantile975, Z_975 } from "./t-table.js";
 
 /**
@@ -51,6 +52,10 @@ export function tRange(values: readonly number[]): MeanRange {
  * meanRange([0.2, 0.9, 0.5, 0.7]);             // { mean: 0.575, low: 0.0999…, high: 1.0501… }
  */
 export function meanRange(values: readonly number[]): MeanRange {
+  if (!Array.isArray(values)) throw new FunctaiError("input-invalid", `meanRange takes a list of numbers, not ${typeof values}`);
+  // a NaN or an infinity would make every bound NaN: refused, naming the value
+  const bad = values.findIndex((v) => typeof v !== "number" || !Number.isFinite(v));
+  if (bad >= 0) throw new FunctaiError("input-invalid", `meanRange: value ${bad + 1} is ${typeof values[bad] === "number" ? String(values[bad]) : JSON.stringify(values[bad])}, not a finite number`);
   if (values.length === 0) return { mean: null, low: null, high: null };
   if (values.length === 1) return { mean: values[0]!, low: null, high: null };
   return values.every((v) => v === 0 || v === 1) ? wilson(values) : tRange(values);

@@ -3,15 +3,24 @@ import { exactMatch } from "./exact-match.js";
 import type { Row } from "./rows.js";
 
 /**
+ * What a metric gives for one row: a number, a boolean (1 or 0), or a record of named scores.
+ *
+ * @example
+ * const scores: Score = { exact_match: 1, short: true };
+ */
+export type Score = number | boolean | Readonly<Record<string, number | boolean>>;
+
+/**
  * A metric scores one row: `(row, prediction) => number` (a boolean counts
- * as 1 or 0), or a record of scores. `prediction` holds the call's outputs
+ * as 1 or 0), or a record of scores, or a promise of either (a judge that
+ * calls a model is awaited). `prediction` holds the call's outputs
  * (`result`, and each field of an object output).
  *
  * @example
  * const mentionsCarrier: Metric = (row, prediction) => String(prediction.result).includes(String(row.carrier));
  * const ev = await evaluate(answer, rows, { metric: mentionsCarrier });
  */
-export type Metric = (row: Row, prediction: Row) => number | boolean | Record<string, number | boolean>;
+export type Metric = (row: Row, prediction: Row) => Score | Promise<Score>;
 
 /**
  * One metric, or a record of named metrics (the first is the main score).
@@ -28,31 +37,47 @@ export type MetricOption = Metric | Readonly<Record<string, Metric>>;
 
 /** How a run scores its rows. */
 export interface Scorer {
-  /** The scores of a row whose call answered; throws `metric-failed` when a metric throws or gives no number. */
-  score(row: Row, expected: Row, outputs: Row): Record<string, number>;
-  /** The scores of a row that failed: 0 on every metric. */
+  /** The scores of a row whose call answered; rejects `metric-failed` when a metric throws or gives no score. */
+  score(row: Row, expected: Row, outputs: Row): Promise<Record<string, number>>;
+  /**
+   * The scores of a row that failed: 0 on every metric known before any
+   * row is scored. A custom metric may give a record whose names only a
+   * scored row shows, so its failed rows get their zeros when the run is
+   * summed up (`summarize`), from the names the scored rows have.
+   */
   zeros(expected: Row): Record<string, number>;
+  /** The names a failed row is scored under when no row scored (a custom metric's own names). */
+  readonly fallback: readonly string[];
   readonly custom: boolean;
 }
 
 /** The name a single metric's number is kept under. */
 export const SCORE = "score";
 
+const said = (value: unknown): string => (typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value)));
+
 function asScore(name: string, value: unknown): number {
   if (typeof value === "boolean") return value ? 1 : 0;
   if (typeof value === "number" && Number.isFinite(value)) return value;
-  throw new FunctaiError("metric-failed", `metric ${name} gave ${JSON.stringify(value) ?? String(value)}, not a finite number`);
+  throw new FunctaiError("metric-failed", `metric ${name} gave ${said(value)}, not a finite number`);
 }
 
-function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>): void {
+async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>): Promise<void> {
   let value: unknown;
   try {
-    value = metric(row, outputs);
+    value = await metric(row, outputs);
   } catch (e) {
     throw new FunctaiError("metric-failed", `metric ${name} threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
-  if (typeof value === "object" && value !== null) for (const [k, v] of Object.entries(value)) into[k] = asScore(k, v);
-  else into[name] = asScore(name, value);
+  if (Array.isArray(value)) throw new FunctaiError("metric-failed", `metric ${name} gave a list (${said(value)}), not a number or a record of numbers`);
+  if (typeof value !== "object" || value === null) {
+    into[name] = asScore(name, value);
+    return;
+  }
+  const entries = Object.entries(value);
+  // an empty record would leave the row with no score at all: the run's mean would quietly skip it
+  if (entries.length === 0) throw new FunctaiError("metric-failed", `metric ${name} gave no score (an empty record)`);
+  for (const [k, v] of entries) into[k] = asScore(k, v);
 }
 
 /** Checks the metric option (bad arguments are refused up front) and makes the scorer. */
@@ -60,8 +85,9 @@ export function makeScorer(metric: MetricOption | undefined): Scorer {
   if (metric === undefined) {
     return {
       custom: false,
-      score: (_row, expected, outputs) => exactMatch(expected, outputs),
+      score: async (_row, expected, outputs) => exactMatch(expected, outputs),
       zeros: (expected) => Object.fromEntries(Object.keys(exactMatch(expected, {})).map((k) => [k, 0])),
+      fallback: [],
     };
   }
   const named: [string, Metric][] = typeof metric === "function" ? [[SCORE, metric]] : Object.entries(metric ?? {});
@@ -69,11 +95,12 @@ export function makeScorer(metric: MetricOption | undefined): Scorer {
     throw new FunctaiError("input-invalid", "metric is a function (row, prediction) => number, or a record of such functions");
   return {
     custom: true,
-    score: (row, _expected, outputs) => {
+    score: async (row, _expected, outputs) => {
       const scores: Record<string, number> = {};
-      for (const [name, m] of named) run(name, m, row, outputs, scores);
+      for (const [name, m] of named) await run(name, m, row, outputs, scores);
       return scores;
     },
-    zeros: () => Object.fromEntries(named.map(([name]) => [name, 0])),
+    zeros: () => ({}),
+    fallback: named.map(([name]) => name),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Callable } from "../functions/callable.js";
+import type { Definition } from "../functions/definition.js";
 import { FunctaiError } from "../errors.js";
 
 /**
@@ -18,9 +19,11 @@ export type Row = Record<string, unknown>;
 export interface RowShape {
   name: string;
   inputs: readonly string[];
+  /** The inputs a row must hold (the others are optional). */
+  required: readonly string[];
   /** Output name → the column that holds its expected value. */
   expected: Readonly<Record<string, string>>;
-  /** The fields of an object output (each is an output of its own), else none. */
+  /** The fields of an object output (each is an output of its own; one named `result` stands for `result`), else none. */
   fields: readonly string[];
 }
 
@@ -35,8 +38,9 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> =>
 export function rowShape(fn: Callable<any, any>, expected: string | Record<string, string> | undefined): RowShape {
   const def = fn?.definition;
   if (!def) throw new FunctaiError("input-invalid", "evaluate: the first argument is an AI function or a program");
-  const fields = def.output instanceof z.ZodObject ? Object.keys(def.output.shape).filter((k) => k !== "result") : [];
-  const outputs = ["result", ...fields];
+  const fields = def.output instanceof z.ZodObject ? Object.keys(def.output.shape) : [];
+  // an object output's own `result` field is that output: its column is compared with the field, not the whole object
+  const outputs = ["result", ...fields.filter((f) => f !== "result")];
   let columns: Record<string, string>;
   if (expected === undefined) columns = Object.fromEntries(outputs.map((o) => [o, o]));
   else if (typeof expected === "string" && expected !== "") columns = { result: expected };
@@ -46,7 +50,9 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
       throw new FunctaiError("input-invalid", `${def.name}: expected names ${unknown.join(", ")}, not an output (outputs: ${outputs.join(", ")})`);
     columns = expected as Record<string, string>;
   } else throw new FunctaiError("input-invalid", `${def.name}: expected is a column name or { output: column }, not ${JSON.stringify(expected)}`);
-  return { name: def.name, inputs: Object.keys(def.inputSchema.shape), expected: columns, fields };
+  const shapeOfInputs = def.inputSchema.shape as Record<string, z.ZodType>;
+  const required = Object.keys(shapeOfInputs).filter((k) => !shapeOfInputs[k]!.safeParse(undefined).success);
+  return { name: def.name, inputs: Object.keys(shapeOfInputs), required, expected: columns, fields };
 }
 
 /** Checks the rows are a list of objects (a user's data: refused before any model call). */
@@ -54,6 +60,26 @@ export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[]
   if (!Array.isArray(rows)) throw new FunctaiError("input-invalid", `${shape.name}: rows are a list of objects, not ${typeof rows}`);
   const bad = rows.findIndex((r) => !isPlainObject(r));
   if (bad >= 0) throw new FunctaiError("input-invalid", `${shape.name}: row ${bad + 1} is not an object`);
+}
+
+/**
+ * Checks each row's inputs as the call would (the function's input schema),
+ * so a misspelt or wrongly typed column is refused up front, naming the
+ * row, before any model call; and a one-input function is never handed a
+ * row that lacks its required input (it would read the row's empty inputs
+ * as the value).
+ */
+export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSchema"> }, shape: RowShape, rows: readonly Row[]): void {
+  const schema = fn.definition.inputSchema;
+  rows.forEach((row, i) => {
+    const parsed = schema.safeParse(inputsOf(shape, row));
+    if (parsed.success) return;
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ");
+    throw new FunctaiError(
+      "input-invalid",
+      `${shape.name}: row ${i + 1} has wrong inputs (${issues}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
+    );
+  });
 }
 
 /** The row's columns named like the function's inputs. */
@@ -64,7 +90,7 @@ export const inputsOf = (shape: RowShape, row: Row): Row =>
 export const expectedOf = (shape: RowShape, row: Row): Row =>
   Object.fromEntries(Object.entries(shape.expected).filter(([, c]) => Object.hasOwn(row, c)).map(([o, c]) => [o, row[c]]));
 
-/** A call's answer as named outputs: `result`, and each field of an object output. */
+/** A call's answer as named outputs: `result`, and each field of an object output (a field named `result` is `result`). */
 export function outputsOf(shape: RowShape, value: unknown): Row {
   const outputs: Row = { result: value };
   if (isPlainObject(value)) for (const f of shape.fields) if (Object.hasOwn(value, f)) outputs[f] = value[f];

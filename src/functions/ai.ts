@@ -105,7 +105,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       toolEffects,
       demos,
       withState: (state) => {
-        const loaded = parseState(name, state);
+        const loaded = parseState(name, state, { inputSchema });
         return define(loaded.instructions, copyDemos(loaded.demos));
       },
       execute: (frame, input, history) =>

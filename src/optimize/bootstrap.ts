@@ -7,7 +7,7 @@ import { scoreRow } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
 import { pool } from "../evaluate/pool.js";
 import { callRow, newRunId, type RowCall } from "../evaluate/run-row.js";
-import { checkExpected, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
+import { checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
 import type { LanguageModel } from "../lm/types.js";
 import type { InputShape } from "../tools/types.js";
 import { stepsFrom, type Demo } from "./demo.js";
@@ -77,6 +77,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
 ): Promise<AIFunction<S, O>> {
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
+  checkInputs(fn, shape, rows);
   const scorer = makeScorer(options.metric);
   if (!scorer.custom) checkExpected(shape, rows);
   const maxBootstrapped = count("maxBootstrapped", options.maxBootstrapped, 4);
@@ -86,6 +87,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   if (concurrency < 1) throw new FunctaiError("input-invalid", "concurrency is a whole number ≥ 1, not 0");
   const { threshold } = options;
   if (threshold !== undefined && !Number.isFinite(threshold)) throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
+  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new FunctaiError("input-invalid", "onProgress is a function");
   const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
   const call: RowCall = { fn: student, shape, caller: { optimization: newRunId("opt") }, signal: options.signal, keepSteps: true };
 
@@ -96,7 +98,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   await pool(rows.length, concurrency, async (i) => {
     const row = rows[i]!;
     const outcome = await callRow(call, row, i);
-    const result = scoreRow(scorer, row, expectedOf(shape, row), outcome, shape);
+    const result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape);
     const main = Object.values(result.scores)[0] ?? 0;
     if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
       found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FunctaiError } from "../errors.js";
+import type { Definition } from "../functions/definition.js";
 import type { Message } from "../lm/types.js";
 
 /**
@@ -58,14 +59,41 @@ const demo = z.strictObject({
 });
 const stateSchema = z.strictObject({ instructions: z.string(), demos: z.array(demo) });
 
-/** Checks a saved state (a user's data: wrong is `input-invalid`, naming what is wrong). */
-export function parseState(name: string, state: unknown): AIState {
+const issuesOf = (error: z.ZodError, under: string): string =>
+  error.issues.map((i) => `${[under, ...i.path].join(".")}: ${i.message}`).join("; ");
+
+/**
+ * Why a demo's inputs do not fit a signature (an input it does not take, one
+ * missing or of the wrong type), or null. The answer is not checked against
+ * the output type: a labeled row's answer is shown as written (`4` for a
+ * text output), which a model reads as well.
+ */
+function misfit(demo: Demo, signature: Pick<Definition, "inputSchema">): string | null {
+  const foreign = Object.keys(demo.inputs).filter((k) => !Object.hasOwn(signature.inputSchema.shape, k));
+  if (foreign.length > 0) return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
+  const inputs = signature.inputSchema.safeParse(demo.inputs);
+  return inputs.success ? null : issuesOf(inputs.error, "inputs");
+}
+
+/**
+ * Checks a saved state (a user's data: wrong is `input-invalid`, naming what
+ * is wrong). Given the function's signature, each example's inputs must fit
+ * it too: a state saved from another function would otherwise be shown to
+ * the model as if it were this one's (other input tags).
+ */
+export function parseState(name: string, state: unknown, signature?: Pick<Definition, "inputSchema">): AIState {
   const parsed = stateSchema.safeParse(state);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "state"}: ${i.message}`).join("; ");
     throw new FunctaiError("input-invalid", `${name}.withState: not a saved state { instructions, demos } (${issues})`);
   }
-  return parsed.data as AIState;
+  const loaded = parsed.data as AIState;
+  if (signature)
+    loaded.demos.forEach((demo, i) => {
+      const why = misfit(demo, signature);
+      if (why !== null) throw new FunctaiError("input-invalid", `${name}.withState: example ${i + 1} does not fit ${name}'s signature (${why}); was the state saved from another function?`);
+    });
+  return loaded;
 }
 
 /**

@@ -23,12 +23,13 @@ export interface LabeledOptions {
   expected?: string | Record<string, string>;
 }
 
-/** A row as a labeled example: its inputs and its expected answer; `null` when it lacks either. */
+/** A row as a labeled example: its inputs and its expected answer; `null` when it lacks either (an optional input may be left out). */
 export function labeledDemo(shape: RowShape, row: Row): Demo | null {
+  if (!shape.required.every((k) => Object.hasOwn(row, k))) return null;
   const inputs = inputsOf(shape, row);
-  if (Object.keys(inputs).length < shape.inputs.length) return null;
   const expected = expectedOf(shape, row);
-  if ("result" in expected) return { inputs, outputs: { result: expected.result } };
+  // the whole answer in one column, unless the output has a field named result (that column is the field)
+  if ("result" in expected && !shape.fields.includes("result")) return { inputs, outputs: { result: expected.result } };
   // an object output given field by field
   if (shape.fields.length > 0 && shape.fields.every((f) => f in expected))
     return { inputs, outputs: { result: Object.fromEntries(shape.fields.map((f) => [f, expected[f]])) } };
@@ -58,6 +59,6 @@ export function labeledFewShot<S extends InputShape, O extends z.ZodType>(fn: AI
   const seed = count("seed", options.seed, 0);
   const demos = rows.map((row) => labeledDemo(shape, row)).filter((d): d is Demo => d !== null);
   if (rows.length > 0 && demos.length === 0)
-    throw new FunctaiError("input-invalid", `${shape.name}: no row has every input (${shape.inputs.join(", ")}) and an expected answer`);
+    throw new FunctaiError("input-invalid", `${shape.name}: no row has every required input (${shape.required.join(", ")}) and an expected answer`);
   return fn.withState({ instructions: fn.state().instructions, demos: sample(demos, k, seed) });
 }

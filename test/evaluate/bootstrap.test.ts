@@ -34,5 +34,8 @@ describe("bootstrapFewShot", () => {
     await expect(bootstrapFewShot(status, rows, { maxBootstrapped: -1 })).rejects.toMatchObject({ code: "input-invalid" });
     await expect(bootstrapFewShot(status, rows, { concurrency: 0 })).rejects.toMatchObject({ code: "input-invalid" });
     await expect(bootstrapFewShot(status, rows, { threshold: Number.NaN })).rejects.toMatchObject({ code: "input-invalid" });
+    const unused = teacher();
+    await expect(bootstrapFewShot(status, rows, { teacher: unused, onProgress: "bar" as never })).rejects.toMatchObject({ code: "input-invalid" });
+    expect(unused.requests).toHaveLength(0);
   });
 });

@@ -1,7 +1,7 @@
 /** evaluate's contract: arguments checked up front, rows fail alone, approvals as for any call, signal, progress, records. */
 import { z } from "zod";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ai, bootstrapFewShot, compare, evaluate, memoryStore, meanRange, type Progress } from "../../src/index.js";
+import { ai, bootstrapFewShot, compare, evaluate, labeledFewShot, memoryStore, meanRange, tool, type LMRequest, type Progress } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { lookups, refunds, rows, status, teacher } from "./desk.js";
 
@@ -78,6 +78,24 @@ describe("evaluate: rows", () => {
     expect(tri.metrics).toEqual(["exact_match", "summary_match", "label_match"]);
   });
 
+  it("an object output with a field named result: the row's result column is that field, not the whole object", async () => {
+    const graded = ai("graded", {
+      description: "Answer, and say how sure you are.",
+      input: { question: z.string() },
+      output: z.object({ result: z.string(), sure: z.boolean() }),
+    });
+    const lm = scripted(['<result>\n{"result":"Paris","sure":true}\n</result>', '<result>\n{"result":"Lyon","sure":false}\n</result>']);
+    const ev = await evaluate(graded.using({ lm }), [
+      { question: "Capital of France?", result: "paris" },
+      { question: "Capital of Italy?", result: "Rome" },
+    ], { concurrency: 1 });
+    expect(ev.rows.map((r) => r.scores)).toEqual([{ exact_match: 1 }, { exact_match: 0 }]);
+    expect(ev.rows[0]!.outputs).toEqual({ result: "Paris", sure: true });
+    // labeled, such a row is an example only with every field, shown as the object
+    const shown = labeledFewShot(graded, [{ question: "Capital of Spain?", result: "Madrid", sure: true }, { question: "Capital of Peru?", result: "Lima" }]);
+    expect(shown.demos).toEqual([{ inputs: { question: "Capital of Spain?" }, outputs: { result: { result: "Madrid", sure: true } } }]);
+  });
+
   it("a rule on a plain call fails the rows that need a person (approval-required); the rest go on", async () => {
     const mixed = [rows[0]!, { question: "Please refund B-2210.", result: "refunded B-2210" }, rows[2]!];
     const progress: Progress[] = [];
@@ -134,6 +152,48 @@ describe("evaluate: rows", () => {
     expect(waiting.rows[0]!.error).toMatch(/^turn-waiting: /);
     expect(waiting.rows[0]!.turn).toEqual(expect.any(String));
     expect(refunds).toEqual([]);
+  });
+});
+
+describe("evaluate: a progress callback that throws", () => {
+  it("starts no new row, lets the running ones end, then rejects: no call of the run goes on after it settled", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slow = tool("slow", { description: "Waits.", input: {}, effects: "reads" }, async () => {
+      await gate;
+      return "done";
+    });
+    const fn = ai("waiter", { description: "Answer; call slow when asked to wait.", input: { question: z.string() }, tools: [slow] });
+    const reply = (r: LMRequest) => {
+      const last = r.messages.at(-1)!;
+      if (last.role === "tool") return "<result>\nwaited\n</result>";
+      return last.content.includes("wait") ? { toolCalls: [{ name: "slow", input: {} }] } : "<result>\nquick\n</result>";
+    };
+    const lm = scripted(Array.from({ length: 20 }, () => reply));
+    const data = [{ question: "quick" }, { question: "please wait" }, { question: "quick" }, { question: "quick" }];
+    let settled = false;
+    const run = evaluate(fn.using({ lm }), data, {
+      metric: () => 1,
+      concurrency: 2,
+      onProgress: () => {
+        throw new Error("the bar broke");
+      },
+    }).finally(() => {
+      settled = true;
+    });
+    run.catch(() => {});
+    // the quick row ends and its progress throws while the slow row's tool still waits
+    await expect.poll(() => lm.requests.length).toBe(2);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(settled).toBe(false);
+    open();
+    await expect(run).rejects.toThrow("the bar broke");
+    const sent = lm.requests.length;
+    expect(sent).toBe(3); // the slow row's answer, and no row after the throw
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lm.requests.length).toBe(sent);
   });
 });
 

@@ -1,6 +1,7 @@
 /** fn.state() / fn.withState(): a saved state, reloaded, makes byte-identical requests; examples stay out of conversations. */
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { bootstrapFewShot, memoryStore } from "../../src/index.js";
+import { ai, bootstrapFewShot, labeledFewShot, memoryStore, type AIState } from "../../src/index.js";
 import { lookups, rows, status, student, teacher } from "./desk.js";
 
 describe("state", () => {
@@ -48,5 +49,22 @@ describe("state", () => {
     expect(records).not.toContain("example_");
     expect(records).not.toContain("A-1042");
     expect(records).not.toContain("B-2210");
+  });
+
+  it("a labeled row may leave out an optional input: it is still an example", () => {
+    const hinted = ai("hinted", { description: "Answer.", input: { question: z.string(), hint: z.string().optional() } });
+    const shown = labeledFewShot(hinted, [{ question: "q", result: "a" }, { question: "r", hint: "h", result: "b" }, { hint: "no question", result: "c" }]);
+    expect(shown.demos.map((d) => d.inputs)).toEqual(expect.arrayContaining([{ question: "q" }, { question: "r", hint: "h" }]));
+    expect(shown.demos).toHaveLength(2);
+  });
+
+  it("a state made for another signature is refused, naming the example, never shown as if it fitted", () => {
+    const triage = ai("triage", { description: "Sort.", input: { message: z.string() }, output: z.object({ label: z.enum(["billing", "shipping"]) }) });
+    const foreign: AIState = { instructions: "Sort.", demos: [{ inputs: { question: "Where is A-1042?" }, outputs: { result: "stuck at the carrier" } }] };
+    expect(() => triage.withState(foreign)).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringMatching(/example 1.*question/) }));
+    const wrongType: AIState = { instructions: "Sort.", demos: [{ inputs: { message: 42 }, outputs: { result: { label: "billing" } } }] };
+    expect(() => triage.withState(wrongType)).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringMatching(/example 1.*inputs\.message/) }));
+    const fits: AIState = { instructions: "Sort.", demos: [{ inputs: { message: "charged twice" }, outputs: { result: { label: "billing" } } }] };
+    expect(triage.withState(fits).state()).toEqual(fits);
   });
 });
