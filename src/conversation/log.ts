@@ -44,6 +44,23 @@ export interface AppendIfOptions {
 
 const NOTHING: readonly ConversationRecord[] = Object.freeze([]);
 
+/**
+ * A conversation holding records of a kind this version knows that fail
+ * their schema: refused, naming them. The pure reader skips them (and lists
+ * them), but a conversation read without them is misread (a turn whose
+ * `ended` record is skipped reads interrupted, and could run again), so
+ * nothing is decided, sent or written on it until they are mended.
+ */
+function malformed(conversation: string, skipped: ConversationState["skipped"]): ConversationError {
+  const first = skipped[0]!;
+  const where = first.seq === null ? "a record without a seq" : `record ${first.seq}`;
+  const more = skipped.length > 1 ? ` (and ${skipped.length - 1} more)` : "";
+  return new ConversationError(
+    "store-corrupt",
+    `conversation ${conversation}: ${where} is not a valid record of its kind (${first.error})${more}; nothing is read, sent or written on it until it is mended.`,
+  );
+}
+
 /** The earlier done turns of a branch, oldest first, ending at `parent`. */
 export function historyOf(state: ConversationState, parent: string | null): EarlierTurn[] {
   const out: EarlierTurn[] = [];
@@ -240,6 +257,7 @@ export class ConversationLog {
   async #state(): Promise<ConversationState> {
     const reader = this.#reader ?? (await this.#walkAll());
     const state = reader.state(this.clock.now());
+    if (state.skipped.length > 0) throw malformed(this.id, state.skipped);
     const liveness = this.store.liveness;
     for (const info of state.turns.values()) {
       if (info.state !== "running" && info.state !== "interrupted") continue;

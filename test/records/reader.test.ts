@@ -24,8 +24,9 @@ async function conversation(): Promise<object[]> {
   await expect(chat.send("pay 2", { lm: scripted([call("pay", { amount: 2 })]) })).rejects.toBeInstanceOf(Waiting);
   [, , second] = await desk.conversation("r", { store, lm: scripted(["not paid"]) }).turns();
   expect(await second!.deny({ by: "sam", reason: "no" })).toBe("not paid");
-  await store.append("r", [{ functai_conversation: 1, kind: "lease", at: "not a time", turn: second!.id }]); // malformed: skipped
   await expect(chat.send("pay 3", { lm: scripted([call("pay", { amount: 3 })]) })).rejects.toBeInstanceOf(Waiting);
+  // malformed: the pure reader skips it and lists it (a conversation refuses it: test/conversation/malformed-records.test.ts)
+  await store.append("r", [{ functai_conversation: 1, kind: "lease", at: "not a time", turn: second!.id }]);
   return store.read("r");
 }
 
