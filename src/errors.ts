@@ -55,6 +55,28 @@ export type ErrorCode =
   | "remote-internal"
   | "turn-failed";
 
+/** Every code of `ErrorCode` (a code added there fails to compile here until listed). */
+const CODES: Record<ErrorCode, true> = {
+  "input-invalid": true, "output-invalid": true, "step-limit": true, "tool-failed": true, "tool-unknown": true,
+  "approval-required": true, "approval-answered": true, "approval-unknown": true, "turn-waiting": true, "turn-unfinished": true,
+  "turn-state": true, "turn-claimed": true, "turn-aborted": true, "turn-failed": true, "lease-lost": true, "conversation-busy": true,
+  "conversation-id": true, "store-conflict": true, "store-corrupt": true, "store-io": true, "store-symlink": true, "record-invalid": true,
+  "metric-failed": true, "package-missing": true, "lm-script-ended": true, "lm-missing": true, "lm-unknown": true, "settings-invalid": true,
+  "plugin-failed": true, "plugin-invalid": true, "provider-rate-limit": true, "provider-overloaded": true, "provider-bad-request": true,
+  "provider-auth": true, "provider-network": true, "provider-server": true, "provider-response": true, "remote-protocol": true,
+  "remote-auth": true, "remote-rate-limit": true, "remote-closed": true, "remote-unknown-program": true, "remote-forbidden": true,
+  "remote-internal": true,
+};
+
+/**
+ * Whether `code` is one of this version's codes (a code sent by a server, or
+ * recorded by a process, of another version may not be).
+ *
+ * @example
+ * const code = isErrorCode(recorded.code) ? recorded.code : "turn-failed";
+ */
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === "string" && Object.hasOwn(CODES, code);
+
 /**
  * Options of every functai error: the error that caused it, when there was one.
  *

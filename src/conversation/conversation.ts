@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseInput } from "../functions/definition.js";
 import type { CallInput, CallOptions } from "../functions/input.js";
-import { ConversationError, FunctaiError } from "../errors.js";
+import { ConversationError, FunctaiError, isErrorCode } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
@@ -107,6 +107,19 @@ class AlreadySent extends Error {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What a send of a request id whose turn ended without an answer throws: as
+ * that turn did (its recorded code and message: a client retrying after a
+ * network error sees what the first send threw), `turn-state` for a turn
+ * abandoned, or ended with a code this version does not know.
+ */
+function endedError(conversation: string, turn: { id: string; state: string; error: unknown }, requestId: string): FunctaiError {
+  const recorded = turn.error as { code?: unknown; message?: unknown } | undefined;
+  if (isErrorCode(recorded?.code) && typeof recorded.message === "string") return new FunctaiError(recorded.code, recorded.message);
+  const why = turn.error ? `: ${JSON.stringify(turn.error)}` : "";
+  return new ConversationError("turn-state", `conversation ${conversation}: turn ${turn.id} (request ${requestId}) ${turn.state}${why}`);
+}
 
 /** What a conversation is opened from: the function's definition and its settings layers. */
 export interface ConversationOf {
@@ -227,7 +240,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       if (turn.state === "done") return turn.value as O;
       if (turn.state === "waiting" && once.parent === undefined) throw new Waiting(turn); // a send's key: as that turn answers
       if (turn.state === "waiting" || turn.state === "interrupted") return turn.resume();
-      if (turn.state !== "running") throw new ConversationError("turn-state", `conversation ${id}: turn ${turn.id} (request ${once.requestId}) ${turn.state}${turn.error ? `: ${JSON.stringify(turn.error)}` : ""}`);
+      if (turn.state !== "running") throw endedError(id, turn, once.requestId);
       // another run of it goes on (or its lease has not run out yet): wait for it
       if (store.wait) await store.wait(id, (await store.read(id)).length, 200);
       else await sleep(100);

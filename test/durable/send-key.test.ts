@@ -57,6 +57,20 @@ describe("send with a key", () => {
     expect(lm.requests).toHaveLength(1);
   });
 
+  it("the key of a failed turn: the same error again (its code and message), nothing new starts", async () => {
+    const store = memoryStore();
+    const counting = ai("count", { description: "Count.", input: { text: z.string() }, output: z.number() });
+    const lm = scripted(["many", "a lot"]); // read twice, then refused: output-invalid
+    const chat = counting.conversation("keyed-failed", { store, lm });
+    const first = await chat.send("how many?", { key: "count-1" }).catch((e: unknown) => e);
+    expect(first).toMatchObject({ code: "output-invalid" });
+    const again = await chat.send("how many?", { key: "count-1" }).catch((e: unknown) => e);
+    expect(again).toMatchObject({ code: "output-invalid", message: (first as Error).message });
+    expect(isFunctaiError(again)).toBe(true);
+    expect(lm.requests).toHaveLength(2);
+    expect(await turnRecords(store, "keyed-failed")).toHaveLength(1);
+  });
+
   it.each(["", "k".repeat(201), 7])("refuses the key %j with input-invalid", async (key) => {
     const chat = desk.conversation("keyed-bad", { store: memoryStore(), lm: scripted(["x"]) });
     await expect(chat.send("hi", { key: key as string })).rejects.toMatchObject({ code: "input-invalid" });

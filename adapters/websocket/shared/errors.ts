@@ -3,21 +3,8 @@
  * stack, no cause); the client turns them back into a `FunctaiError`.
  */
 import type { Approval } from "../../../src/approval/types.js";
-import { FunctaiError, type ErrorCode } from "../../../src/errors.js";
+import { FunctaiError, isErrorCode, type ErrorCode } from "../../../src/errors.js";
 import type { WireError } from "./protocol.js";
-
-/** Every code of `ErrorCode` (a code added there fails to compile here until listed): a server sends only these. */
-const CODES: Record<ErrorCode, true> = {
-  "input-invalid": true, "output-invalid": true, "step-limit": true, "tool-failed": true, "tool-unknown": true,
-  "approval-required": true, "approval-answered": true, "approval-unknown": true, "turn-waiting": true, "turn-unfinished": true,
-  "turn-state": true, "turn-claimed": true, "turn-aborted": true, "turn-failed": true, "lease-lost": true, "conversation-busy": true,
-  "conversation-id": true, "store-conflict": true, "store-corrupt": true, "store-io": true, "store-symlink": true, "record-invalid": true, "metric-failed": true, "package-missing": true, "lm-script-ended": true, "lm-missing": true,
-  "lm-unknown": true, "settings-invalid": true, "plugin-failed": true, "plugin-invalid": true, "provider-rate-limit": true,
-  "provider-overloaded": true, "provider-bad-request": true, "provider-auth": true, "provider-network": true, "provider-server": true,
-  "provider-response": true, "remote-protocol": true, "remote-auth": true, "remote-rate-limit": true, "remote-closed": true,
-  "remote-unknown-program": true, "remote-forbidden": true, "remote-internal": true,
-};
-const KNOWN: ReadonlySet<string> = new Set(Object.keys(CODES));
 
 /**
  * An error a functai server sent (or the connection's end). `code` is the
@@ -32,7 +19,7 @@ export class RemoteError extends FunctaiError {
   readonly wireCode: string;
   readonly approvals: Approval[];
   constructor(error: WireError, approvals: Approval[] = []) {
-    super(KNOWN.has(error.code) ? (error.code as ErrorCode) : "remote-protocol", error.message);
+    super(isErrorCode(error.code) ? error.code : "remote-protocol", error.message);
     this.name = "RemoteError";
     this.wireCode = error.code;
     this.approvals = approvals;
