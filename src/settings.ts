@@ -3,6 +3,7 @@ import { FunctaiError } from "./errors.js";
 import type { LanguageModel } from "./lm/types.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
+import { NAME } from "./tools/tool.js";
 
 /**
  * How a running turn's lease is renewed (the `lease` setting).
@@ -70,10 +71,17 @@ function check(settings: Settings): Settings {
   return settings;
 }
 
-/** Fails closed: a misspelt rule ("change") would otherwise ask nobody about anything. */
+/**
+ * A rule entry a call can match: a name, or names joined by `/` (a path or
+ * its ending). Anything else (`"/refund"`, `"desk/refund/"`, `" refund"`)
+ * matches no call ever, so it would ask nobody.
+ */
+const isRuleEntry = (entry: unknown): boolean => typeof entry === "string" && entry.split("/").every((name) => NAME.test(name));
+
+/** Fails closed: a misspelt rule ("change", "/refund") would otherwise ask nobody about anything. */
 function checkApprove(approve: unknown): void {
   if (approve === undefined || approve === null || typeof approve === "function" || approve === "changes" || approve === "all") return;
-  if (Array.isArray(approve) && approve.every((entry) => typeof entry === "string" && entry !== "")) return;
+  if (Array.isArray(approve) && approve.every(isRuleEntry)) return;
   throw new FunctaiError(
     "settings-invalid",
     `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${JSON.stringify(approve) ?? String(approve)}`,

@@ -84,6 +84,26 @@ function requestOf(messages: readonly Message[], tools: LMRequest["tools"], sett
 }
 
 /**
+ * The inputs as the journal keeps them (JSON): a left-out optional input
+ * (`undefined`) is not there, a Date a zod transform made is its string, and
+ * so on. A resumed turn reads its inputs back from the journal: laid out
+ * from anything else, its requests would not match the replies recorded for
+ * them, which would be paid for again. Strings (most inputs) are kept as they are.
+ */
+function asKept(inputs: Record<string, unknown>): Record<string, unknown> {
+  let kept: Record<string, unknown> | undefined;
+  for (const key in inputs) {
+    const value = inputs[key];
+    if (typeof value === "string") continue;
+    kept ??= { ...inputs };
+    const text = JSON.stringify(value); // (checked when the call began: it can be written)
+    if (text === undefined) delete kept[key];
+    else kept[key] = JSON.parse(text) as unknown;
+  }
+  return kept ?? inputs;
+}
+
+/**
  * The tool loop: ask the model, run the tools it asks for, until it answers
  * (at most `maxSteps` model calls). An unreadable answer is asked for again
  * once, then refused.
@@ -92,7 +112,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const lm = lmOf(frame);
   const { settings, runtime } = frame;
   const specs = fn.tools.map(toolSpec);
-  const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, inputs, history);
+  const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, asKept(inputs), history);
   // extended by each message as it is added: step n hashes only what step n added (see requestKey)
   const fingerprint = requestFingerprint({
     site: frame.site,

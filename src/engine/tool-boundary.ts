@@ -12,8 +12,9 @@ import type { TurnRuntime } from "./runtime.js";
 
 /**
  * Why `output` cannot be kept as JSON (a BigInt, a cycle, a throwing
- * `toJSON`, a function), or undefined when it can. `undefined` itself is
- * fine: it is kept as `null`.
+ * `toJSON`, a function, or what JSON would write as `{}`: a Map, a Set, a
+ * promise), or undefined when it can. `undefined` itself is fine: it is kept
+ * as `null`.
  */
 export function notJson(output: unknown): string | undefined {
   if (output === undefined) return undefined;
@@ -23,7 +24,7 @@ export function notJson(output: unknown): string | undefined {
   } catch (e) {
     return describeError(e);
   }
-  return text === undefined ? `a ${typeof output} has no JSON form` : undefined;
+  return text === undefined ? `a ${typeof output} has no JSON form` : lostIn(text, output);
 }
 
 /**
@@ -39,7 +40,37 @@ export function keptText(output: unknown): string | undefined {
   } catch {
     return undefined;
   }
-  return text === undefined ? undefined : typeof output === "string" ? output : text;
+  if (text === undefined || lostIn(text, output) !== undefined) return undefined;
+  return typeof output === "string" ? output : text;
+}
+
+/**
+ * What JSON.stringify wrote as `{}` though it holds something: a Map or a
+ * Set (their entries are not own keys), or a promise (an `await` left out),
+ * found anywhere in `value`. Looked for only when the text has a `{}` in it,
+ * so plain outputs cost nothing more.
+ */
+function lostIn(text: string, value: unknown): string | undefined {
+  if (!text.includes("{}")) return undefined;
+  try {
+    return lostObject(value, new Set());
+  } catch (e) {
+    return describeError(e); // (a getter that threw the second time it was read)
+  }
+}
+
+function lostObject(value: unknown, seen: Set<object>): string | undefined {
+  if (typeof value !== "object" || value === null || seen.has(value)) return undefined;
+  seen.add(value);
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return undefined; // it writes itself
+  if (value instanceof Map) return "a Map is written as {}";
+  if (value instanceof Set) return "a Set is written as {}";
+  if (typeof (value as { then?: unknown }).then === "function") return "a promise is written as {} (an await is missing)";
+  for (const item of Object.values(value)) {
+    const found = lostObject(item, seen);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly. */

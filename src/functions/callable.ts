@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, reframe, type Frame } from "../engine/frame.js";
+import { abortError } from "../engine/runtime.js";
 import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
@@ -49,6 +50,8 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     mergeSettings(ambientSettings(), ownSettings(), checkSettings(pickSettings(options)));
 
   async function nested<T>(parent: Frame, input: Record<string, unknown>, options: CallOptions | undefined): Promise<T> {
+    // a call made once its turn was stopped does not begin: a program's body is user code, and would run
+    if (parent.runtime.signal.aborted) throw abortError(parent.runtime.signal);
     // a withSettings block inside a program or tool body is nearer than the caller's settings
     const settings = mergeSettings(parent.settings, blockSettings(), ownSettings(), checkSettings(pickSettings(options)));
     return (await def.execute(childFrame(parent, def.name, settings), input, [])) as T;

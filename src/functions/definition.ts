@@ -51,18 +51,33 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
 
 function readInput(def: Definition, input: unknown): Record<string, unknown> {
   const keys = Object.keys(def.inputSchema.shape);
-  let value = input;
-  if (keys.length === 1) {
-    const key = keys[0]!;
-    const objectForm = isPlainObject(input) && Object.keys(input).length === 1 && key in input;
-    if (!objectForm) value = { [key]: input };
-  } else if (keys.length === 0 && input === undefined) value = {};
-  const parsed = def.inputSchema.safeParse(value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-    throw new FunctaiError("input-invalid", `${def.name}: wrong input (${issues}). Nothing was sent to the model.`);
+  let forms: unknown[] = [input];
+  if (keys.length === 1) forms = singleInputForms(keys[0]!, input);
+  else if (keys.length === 0 && input === undefined) forms = [{}];
+  let first: z.core.$ZodIssue[] | undefined;
+  for (const form of forms) {
+    const parsed = def.inputSchema.safeParse(form);
+    if (parsed.success) return parsed.data as Record<string, unknown>;
+    first ??= parsed.error.issues;
   }
-  return parsed.data as Record<string, unknown>;
+  const issues = first!.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+  throw new FunctaiError("input-invalid", `${def.name}: wrong input (${issues}). Nothing was sent to the model.`);
+}
+
+/**
+ * How a single input's call may be read, most likely first: `{ q }` is the
+ * object form, anything else the value alone. An object that has no other
+ * key is read both ways, so that the value alone may itself be such an
+ * object, and `{}` leaves out an optional input (as `z.input` types it, and
+ * as a delegate passes on a call the model made without it): the form that
+ * fits is taken, `{}` being a value first, as it always was.
+ */
+function singleInputForms(key: string, input: unknown): unknown[] {
+  const alone = { [key]: input };
+  if (!isPlainObject(input)) return [alone];
+  const own = Object.keys(input);
+  if (own.length === 1 && own[0] === key) return [input, alone];
+  return own.length === 0 ? [alone, input] : [alone];
 }
 
 /** Shapes made so far, by type: a type's shape is made once (each new conversation records it). */

@@ -3,7 +3,7 @@ import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
-import { LeaseLost, Suspend, TurnRuntime, type TurnMode } from "../engine/runtime.js";
+import { LeaseLost, Suspend, TurnRuntime, abortError, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
 import type { TurnEventBody } from "./events.js";
@@ -109,6 +109,8 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         if (host.keepSteps) options.keepSteps = true;
         runtime = new TurnRuntime(options);
         session.runtime = runtime;
+        // stopped before it began (a call given an aborted signal, a stream left at once): no user code runs, a program's body neither
+        if (controller.signal.aborted) throw abortError(controller.signal);
         const result = await host.execute(runtime);
         await host.onEnd?.({ state: "done", result, usage: runtime.usage }, runtime);
         report({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });

@@ -107,6 +107,19 @@ describe("settings are checked where they are given (deciders fail closed)", () 
     expect(t.REFUNDS).toEqual([]);
   });
 
+  it("a rule entry no tool name or approval path can ever be is refused, not read as 'ask nobody'", async () => {
+    const { desk, lm, t } = setup();
+    const l = lm();
+    for (const entry of ["/refund", "desk/refund/", "desk//refund", " refund", "desk/ refund", "desk\\refund", "desk#1/refund"]) {
+      expect(() => desk.using({ approve: [entry] })).toThrow(expect.objectContaining({ code: "settings-invalid" }));
+      await expect(desk("go", { lm: l, approve: [entry] })).rejects.toMatchObject({ code: "settings-invalid" });
+    }
+    expect(l.requests).toHaveLength(0);
+    expect(t.REFUNDS).toEqual([]);
+    // names, full paths and endings are taken, as they were
+    for (const approve of [["refund"], ["desk/refund"], ["support/desk/refund", "answer/refund"]]) expect(() => desk.using({ approve })).not.toThrow();
+  });
+
   it("a plugin without a name, version or function hooks is refused (plugin-invalid)", () => {
     const { desk } = setup();
     for (const plugin of [{ version: "1", hooks: {} }, { name: "p", hooks: {} }, { name: "p", version: "1", hooks: { toolCall: "no" } }, { name: "p", version: "1", hooks: { onCall: () => undefined } }])

@@ -1,8 +1,9 @@
 /**
  * A tool output that is not JSON (a BigInt, a cycle, a throwing `toJSON`, a
- * function) is the tool's error, caught where it leaves the tool: the model
- * is told (or `tool-failed` with toolErrors "raise"), and the journal never
- * sees it, so the batch holding the model's reply is written, and a resume
+ * function, or what JSON would write as `{}`: a Map, a Set, a promise) is
+ * the tool's error, caught where it leaves the tool: the model is told (or
+ * `tool-failed` with toolErrors "raise"), and the journal never sees it, so
+ * the batch holding the model's reply is written, and a resume
  * replays the recorded error instead of running the tool again.
  */
 import { mkdtemp, rm } from "node:fs/promises";
@@ -25,6 +26,10 @@ const OUTPUTS: [string, () => unknown, RegExp][] = [
   ["a cycle", cyclic, /circular/i],
   ["a toJSON that throws", () => ({ toJSON: () => { throw new Error("no JSON for you"); } }), /no JSON for you/],
   ["a function", () => () => 1, /function has no JSON form/],
+  // JSON.stringify writes these as {}: the model would see nothing, and the journal keep nothing
+  ["a Map", () => ({ orders: new Map([["A-1", "kettle"]]) }), /a Map is written as \{\}/],
+  ["a Set", () => new Set(["A-1"]), /a Set is written as \{\}/],
+  ["a promise left unawaited", () => ({ order: Promise.resolve("kettle") }), /a promise is written as \{\} \(an await is missing\)/],
 ];
 
 let dir: string;
