@@ -5,7 +5,7 @@
  * and the controls a stream answers it with.
  */
 import type { ApprovalRule } from "../approval/types.js";
-import type { Definition } from "../functions/definition.js";
+import { keptInputs, type Definition } from "../functions/definition.js";
 import { resultOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
@@ -135,7 +135,7 @@ export function continueTurn(ctx: ConversationContext, state: ConversationState,
   if (settings.approve === undefined && (typeof info.approve === "string" || Array.isArray(info.approve)))
     settings.approve = info.approve === "function" ? "changes" : (info.approve as ApprovalRule);
   const host = new ConversationHost({
-    def: ctx.def, settings, log: ctx.log, turn: info.id, inputs: info.inputs, history: historyOf(state, info.parent),
+    def: ctx.def, settings, log: ctx.log, turn: info.id, inputs: keptInputs(ctx.def, info.inputs), history: historyOf(state, info.parent),
     attempt: info.attempt, claimed: false, length: options.length ?? 0, ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.answer ? { answer: options.answer } : {}),
   });

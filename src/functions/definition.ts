@@ -49,6 +49,25 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
   return data;
 }
 
+/**
+ * A turn's inputs as its record kept them (JSON), given back as its first run
+ * had them: parsed again by the input schema when that gives the same JSON
+ * (a coerced or transformed Date is a Date again, for a program's body that
+ * runs again on resume). Otherwise as kept: parsing again could change them
+ * (a transform that is not idempotent) or fail (a type JSON does not keep).
+ */
+export function keptInputs(def: Pick<Definition, "inputSchema">, kept: Record<string, unknown>): Record<string, unknown> {
+  let parsed: ReturnType<Definition["inputSchema"]["safeParse"]>;
+  try {
+    parsed = def.inputSchema.safeParse(kept);
+  } catch {
+    return kept; // (a refinement that throws: the inputs as kept)
+  }
+  if (!parsed.success) return kept;
+  const again = parsed.data as Record<string, unknown>;
+  return JSON.stringify(again) === JSON.stringify(kept) ? again : kept;
+}
+
 function readInput(def: Definition, input: unknown): Record<string, unknown> {
   const keys = Object.keys(def.inputSchema.shape);
   let forms: unknown[] = [input];
