@@ -39,6 +39,11 @@ export function webLockLiveness(
         // Waits while another holder has it, like any exclusive lock request.
         locks
           .request(name, { mode: "exclusive", signal: closing.signal }, () => {
+            // A grant already on its way when the store closed is not withdrawn by the signal: let it go at once.
+            if (closing.signal.aborted) {
+              reject(closing.signal.reason);
+              return undefined;
+            }
             let free!: () => void;
             // The lock is held exactly as long as this promise is pending.
             const held = new Promise<void>((r) => (free = r));

@@ -3,7 +3,8 @@ import { ConversationError, FunctaiError, describeError } from "../../src/errors
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
 import { checkConversationId, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
-import type { Store } from "../../src/store/types.js";
+import { isConversationId, type Store } from "../../src/store/types.js";
+import { checkedRecords, corrupt, storedLength } from "./damage.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
 import { Wakeups } from "./wake.js";
@@ -36,7 +37,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * `functai-store:<name>`; a running turn's Web Lock (`liveness`) tells other
  * tabs that its tab is alive even when its throttled timers let the lease lapse.
  * `liveness.hold` waits while another holder has the lock; `close` frees the
- * locks this handle holds and withdraws its waiting holds.
+ * locks this handle holds and withdraws its waiting holds. What it reads is
+ * checked (see damage.ts): a length or record it did not write so is
+ * `store-corrupt`, never misread, and an append never overwrites a record.
  *
  * @example
  * ```ts
@@ -62,6 +65,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       ? e
       : new ConversationError("store-io", `IndexedDB store "${name}": ${what} failed: ${describeError(e)}`, { cause: e });
 
+  const closedError = (): ConversationError => new ConversationError("store-io", `IndexedDB store "${name}" is closed.`);
+
   const check: (conversation: string) => void = checkConversationId;
 
   const checkAfter = (after: number): void => {
@@ -70,7 +75,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   /** The open database, opened again after another tab's upgrade or the browser closed it. */
   const open = (): Promise<StoreDB> => {
-    if (closed) return Promise.reject(new ConversationError("store-io", `IndexedDB store "${name}" is closed.`));
+    if (closed) return Promise.reject(closedError());
     if (db === undefined) {
       const opening: Promise<StoreDB> = openStoreDB(name, () => {
         if (db === opening) db = undefined;
@@ -86,7 +91,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const length = async (conversation: string): Promise<number> => {
     check(conversation);
     try {
-      return (await (await open()).get("lengths", conversation)) ?? 0;
+      return storedLength(name, conversation, await (await open()).get("lengths", conversation));
     } catch (e) {
       throw fail("length", e);
     }
@@ -104,7 +109,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     const pending: Promise<unknown>[] = [tx.done];
     let newLength: number;
     try {
-      const before = (await tx.objectStore("lengths").get(conversation)) ?? 0;
+      const before = storedLength(name, conversation, await tx.objectStore("lengths").get(conversation));
       // The check and the writes share one transaction: no other append (any tab) runs between them.
       if (expect !== undefined && expect !== before) {
         throw storeConflict(conversation, expect, before);
@@ -118,8 +123,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       const store = tx.objectStore("records");
       records.forEach((r, i) => {
         const seq = before + i + 1;
-        // A record that cannot be cloned throws here, synchronously.
-        pending.push(store.put(withSeq(r, seq) as ConversationRecord, [conversation, seq]));
+        // A record that cannot be cloned throws here, synchronously. `add`, not `put`: a record already
+        // standing past the length (damage) fails the append instead of being overwritten.
+        pending.push(store.add(withSeq(r, seq) as ConversationRecord, [conversation, seq]));
       });
       pending.push(tx.objectStore("lengths").put(newLength, conversation));
       await Promise.all(pending);
@@ -130,6 +136,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
         tx.abort();
       } catch {
         // already aborted (a failed request aborts it) or finished
+      }
+      if ((e as { name?: unknown } | null)?.name === "ConstraintError") {
+        throw corrupt(name, conversation, "a record already stands past its stored length");
       }
       throw fail("append", e);
     }
@@ -144,7 +153,10 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     if (after === Infinity) return [];
     try {
       const range = IDBKeyRange.bound([conversation, after], [conversation, Infinity], true, false);
-      return await (await open()).getAll("records", range);
+      // The length and the records in one transaction: a record missing or past the length is seen, not misread.
+      const tx = (await open()).transaction(["records", "lengths"], "readonly");
+      const [stored, records] = await Promise.all([tx.objectStore("lengths").get(conversation), tx.objectStore("records").getAll(range), tx.done]);
+      return checkedRecords(name, conversation, after, storedLength(name, conversation, stored), records);
     } catch (e) {
       throw fail("read", e);
     }
@@ -153,6 +165,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const wait = async (conversation: string, after: number, timeoutMs: number): Promise<boolean> => {
     check(conversation);
     checkAfter(after);
+    if (closed) throw closedError();
     return new Promise<boolean>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       let poll: ReturnType<typeof setInterval> | undefined;
@@ -180,7 +193,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   const list = async (): Promise<string[]> => {
     try {
-      return await (await open()).getAllKeys("lengths");
+      // Only conversation ids: a key another program of the origin put there names no conversation of ours.
+      return (await (await open()).getAllKeys("lengths")).filter(isConversationId);
     } catch (e) {
       throw fail("list", e);
     }

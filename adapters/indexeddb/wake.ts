@@ -27,6 +27,7 @@ export class Wakeups {
   readonly #name: string;
   readonly #waiters = new Set<Waiter>();
   #channel: BroadcastChannel | undefined;
+  #closed = false;
 
   constructor(channelName: string) {
     this.#name = channelName;
@@ -39,7 +40,7 @@ export class Wakeups {
 
   /** Opens the channel on first use, so a store that never waits nor appends holds none. */
   #open(): BroadcastChannel | undefined {
-    if (this.#channel === undefined && this.crossTab) {
+    if (this.#channel === undefined && this.crossTab && !this.#closed) {
       const channel = new BroadcastChannel(this.#name);
       channel.onmessage = (event: MessageEvent<unknown>) => {
         if (isNotice(event.data)) this.#deliver(event.data);
@@ -60,16 +61,29 @@ export class Wakeups {
   /** Tells this handle's waiters and every other handle that `conversation` now holds `length` records. */
   announce(notice: AppendNotice): void {
     this.#deliver(notice);
-    this.#open()?.postMessage(notice);
+    if (!this.#closed) {
+      this.#open()?.postMessage(notice);
+    } else if (this.crossTab) {
+      // An append under way when its handle closed commits all the same: other tabs are told of it on a
+      // channel of its own, closed at once (a message posted before the close is still delivered).
+      const once = new BroadcastChannel(this.#name);
+      once.postMessage(notice);
+      once.close();
+    }
   }
 
   /**
    * Calls `settle(true)` on the first notice that `conversation` grew past
    * `after`, or `settle(false)` if this handle closes first. Returns a
    * function that stops listening. Listen before checking the length, so an
-   * append between the check and the listening is never missed.
+   * append between the check and the listening is never missed. Once this
+   * handle is closed, settles false at once and opens nothing.
    */
   listen(conversation: string, after: number, settle: (grew: boolean) => void): () => void {
+    if (this.#closed) {
+      settle(false);
+      return () => {};
+    }
     this.#open();
     const waiter: Waiter = { conversation, after, settle };
     this.#waiters.add(waiter);
@@ -78,6 +92,7 @@ export class Wakeups {
 
   /** Settles every waiter with false and closes the channel. */
   close(): void {
+    this.#closed = true;
     for (const w of [...this.#waiters]) w.settle(false);
     this.#waiters.clear();
     this.#channel?.close();

@@ -3,7 +3,7 @@
  * (indexeddb.browser.test.ts) and on fake-indexeddb in Node
  * (indexeddb.node.test.ts). The shared contract (contract.ts) runs beside them.
  */
-import { deleteDB } from "idb";
+import { deleteDB, openDB, unwrap } from "idb";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
 import { isFunctaiError } from "../../src/errors.js";
@@ -31,6 +31,25 @@ export function handles(): { open(name?: string): Store } {
       return store;
     },
   };
+}
+
+/**
+ * Writes into a store's database behind its back, as another program of the
+ * origin, an older version with a bug, or a hand in devtools could.
+ */
+export async function tamper(name: string, write: (records: IDBObjectStore, lengths: IDBObjectStore) => void): Promise<void> {
+  const db = unwrap(await openDB(name));
+  try {
+    const tx = db.transaction(["records", "lengths"], "readwrite");
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onabort = () => reject(tx.error);
+    });
+    write(tx.objectStore("records"), tx.objectStore("lengths"));
+    await done;
+  } finally {
+    db.close();
+  }
 }
 
 const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
@@ -109,6 +128,85 @@ export function indexedDBCases(): void {
     });
   });
 
+  describe("indexedDBStore: damage is refused (store-corrupt), never misread", () => {
+    /** A store `name` holding "sam": a, b, c (seq 1–3), damaged by `write`. */
+    const damaged = async (write: (records: IDBObjectStore, lengths: IDBObjectStore) => void): Promise<{ s: Store; name: string }> => {
+      const name = freshName();
+      const s = h.open(name);
+      await s.append("sam", [note("a"), note("b"), note("c")]);
+      await tamper(name, write);
+      return { s, name };
+    };
+    const code = async (p: Promise<unknown>): Promise<unknown> => {
+      const e = await rejection(p);
+      return isFunctaiError(e) ? e.code : e;
+    };
+
+    it("a stored record that is not an object", async () => {
+      for (const bad of ["text", 42, null, [1, 2]]) {
+        const { s } = await damaged((records) => records.put(bad, ["sam", 2]));
+        expect(await code(s.read("sam"))).toBe("store-corrupt");
+        expect(await code(s.read("sam", 1))).toBe("store-corrupt");
+        expect((await s.read("sam", 2)).map((r) => r.seq)).toEqual([3]); // what lies after the damage reads
+      }
+    });
+
+    it("a stored record whose seq is not its place (wrong, missing, a string)", async () => {
+      for (const seq of [7, undefined, "2"]) {
+        const { s } = await damaged((records) => records.put({ ...note("b?"), seq }, ["sam", 2]));
+        expect(await code(s.read("sam"))).toBe("store-corrupt");
+      }
+    });
+
+    it("a record missing from the middle or the end is not read as a shorter conversation", async () => {
+      for (const gone of [2, 3]) {
+        const { s } = await damaged((records) => records.delete(["sam", gone]));
+        expect(await code(s.read("sam"))).toBe("store-corrupt");
+        expect(await code(s.read("sam", 1))).toBe("store-corrupt");
+      }
+    });
+
+    it("a record past the conversation's length is refused, and never overwritten by an append", async () => {
+      const { s, name } = await damaged((records) => records.put({ ...note("stray"), seq: 4 }, ["sam", 4]));
+      expect(await code(s.read("sam"))).toBe("store-corrupt");
+      expect(await code(s.append("sam", [note("d")]))).toBe("store-corrupt");
+      expect(await code(s.append("sam", [note("d")], { expect: 3 }))).toBe("store-corrupt");
+      // the stray record is still there, as it was
+      const db = await openDB(name);
+      try {
+        expect(textOf((await db.get("records", ["sam", 4])) as object)).toBe("stray");
+        expect(await db.get("lengths", "sam")).toBe(3);
+      } finally {
+        db.close();
+      }
+    });
+
+    it("a stored length that is not a count: refused by length, read, wait and append, which writes nothing", async () => {
+      for (const bad of ["3", -1, 1.5, Number.NaN, { n: 3 }]) {
+        const { s, name } = await damaged((_records, lengths) => lengths.put(bad, "sam"));
+        expect(await code(s.length!("sam"))).toBe("store-corrupt");
+        expect(await code(s.read("sam"))).toBe("store-corrupt");
+        expect(await code(s.wait!("sam", 3, 50))).toBe("store-corrupt");
+        expect(await code(s.append("sam", [note("d")]))).toBe("store-corrupt");
+        const db = await openDB(name);
+        try {
+          expect(await db.count("records")).toBe(3); // nothing written
+        } finally {
+          db.close();
+        }
+      }
+    });
+
+    it("list names only conversation ids (not another program's keys)", async () => {
+      const { s } = await damaged((_records, lengths) => {
+        lengths.put(1, "../etc");
+        lengths.put(1, 42);
+        lengths.put(1, ["kim"]);
+      });
+      expect(await s.list!()).toEqual(["sam"]);
+    });
+  });
+
   describe("indexedDBStore: two handles of one database (two tabs)", () => {
     it("racing appends with the same expect: exactly one wins each round", async () => {
       const name = freshName();
@@ -184,6 +282,68 @@ export function indexedDBCases(): void {
       await s.close!();
       expect(await waiting).toBe(false);
       expect(isFunctaiError(await rejection(s.read("sam")), "store-io")).toBe(true);
+    });
+  });
+
+  describe("indexedDBStore: closing", () => {
+    it("an append that commits as its handle closes still wakes other handles; a closed handle keeps no channel open", async () => {
+      const open = new Set<BroadcastChannel>();
+      class Counted extends BroadcastChannel {
+        constructor(name: string) {
+          super(name);
+          open.add(this);
+        }
+        override close(): void {
+          open.delete(this);
+          super.close();
+        }
+      }
+      vi.stubGlobal("BroadcastChannel", Counted);
+      try {
+        const name = freshName();
+        const [a, b] = [h.open(name), h.open(name)];
+        await a.length!("sam"); // its database is open: the append below starts before the close
+        const started = performance.now();
+        const waiting = b.wait!("sam", 0, 20_000);
+        await new Promise((r) => setTimeout(r, 20));
+        const appended = a.append("sam", [note("last")]);
+        await a.close!();
+        expect(await appended).toBe(1); // it was under way: it commits
+        expect(await waiting).toBe(true);
+        expect(performance.now() - started).toBeLessThan(5_000); // told, not timed out
+        expect(isFunctaiError(await rejection(a.wait!("sam", 0, 20_000)), "store-io")).toBe(true);
+        await b.close!();
+        expect(open.size).toBe(0);
+      } finally {
+        vi.unstubAllGlobals();
+      }
+    });
+  });
+
+  describe("indexedDBStore: another tab deletes or upgrades the database", () => {
+    it("a deletion is not blocked by an open handle, which then starts afresh", async () => {
+      const name = freshName();
+      const s = h.open(name);
+      await s.append("sam", [note("a")]);
+      let blocked = false;
+      await deleteDB(name, { blocked: () => (blocked = true) });
+      expect(blocked).toBe(false);
+      expect(await s.read("sam")).toEqual([]);
+      expect(await s.append("sam", [note("b")], { expect: 0 })).toBe(1);
+    });
+
+    it("an upgrade by a newer version is not blocked; this handle then refuses (store-io), never writes to it", async () => {
+      const name = freshName();
+      const s = h.open(name);
+      await s.append("sam", [note("a")]);
+      const newer = await openDB(name, 2, { upgrade: (db) => db.createObjectStore("newer") });
+      try {
+        expect(isFunctaiError(await rejection(s.append("sam", [note("b")])), "store-io")).toBe(true);
+        expect(isFunctaiError(await rejection(s.read("sam")), "store-io")).toBe(true);
+        expect(await newer.get("lengths", "sam")).toBe(1);
+      } finally {
+        newer.close();
+      }
     });
   });
 

@@ -98,6 +98,26 @@ describe("indexedDBStore: Web Lock liveness", () => {
     releaseA();
   });
 
+  // Chromium's abort comes too late when the grant is already on its way (seen: hold() then close() at once, the
+  // callback ran after the close). This lock manager grants late and ignores the signal, as such a grant does.
+  it("a hold granted as its handle closes is refused (store-io) and let go, not kept by the closed handle", async () => {
+    const name = freshName();
+    const late = {
+      request: (lock: string, options: LockOptions, callback: (l: Lock | null) => unknown) =>
+        new Promise((r) => setTimeout(r, 30)).then(() => navigator.locks.request(lock, { mode: options.mode ?? "exclusive" }, callback)),
+      query: () => navigator.locks.query(),
+    } as unknown as LockManager;
+    const a = indexedDBStore(name, { locks: late });
+    const hold = a.liveness!.hold("sam", "t1").then(
+      () => "granted",
+      (e: unknown) => (isFunctaiError(e, "store-io") ? "refused" : e),
+    );
+    await a.close!();
+    expect(await hold).toBe("refused");
+    const b = h.open(name);
+    expect(await until(async () => !(await b.liveness!.isHeld("sam", "t1")), 1_000)).toBe(true);
+  });
+
   it("is absent when told there are no Web Locks", async () => {
     const s = indexedDBStore(freshName(), { locks: null });
     expect("liveness" in s).toBe(false);
