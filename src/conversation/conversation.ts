@@ -93,6 +93,8 @@ export interface Once {
   requestId: string;
   /** Where the new turn goes (its earlier turns), instead of the head (a send's key: after the head). */
   parent?: string | null;
+  /** The input was parsed by this function's input schema already (a delegate's, by the tool loop): not parsed again (a transform is applied once). */
+  parsed?: boolean;
 }
 
 export interface ConversationInternals<I, O> {
@@ -227,7 +229,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
-    const inputs = parseInput(def, input);
+    const inputs = once.parsed ? (input as Record<string, unknown>) : parseInput(def, input);
     const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
     for (let tries = 0; tries < 600; tries++) {
       let turn: Turn<O>;

@@ -82,7 +82,8 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
     async runAsTool(input, ctx) {
       const runtime = ctx.frame.runtime;
       const conversation = runtime.conversation;
-      if (!conversation || runtime.mode !== "conversation") return target(input as never, { ctx });
+      // (the tool loop parsed the input by the program's schema already: not parsed again, so a transform runs once)
+      if (!conversation || runtime.mode !== "conversation") return target.runAsTool(input, ctx);
       const id = delegatedId(conversation.id, name);
       // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
       const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
@@ -94,7 +95,7 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       await runtime.journal.flush();
       const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id, runtime.clock.now());
       try {
-        return await chat[SEND_ONCE](input as never, { requestId, parent });
+        return await chat[SEND_ONCE](input as never, { requestId, parent, parsed: true });
       } catch (e) {
         if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting")) throw e;
         await runtime.journal.flush(); // what this run learned is kept: replies are not paid for again

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, delegate, LM_SPEC, memoryStore, tool, type LanguageModel, type LMRequest, type Store } from "../../src/index.js";
+import { ai, delegate, LM_SPEC, memoryStore, program, tool, type LanguageModel, type LMRequest, type Store } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
 
 const inner = (content: string): string => /<\w+>\n([\s\S]*?)\n<\/\w+>/.exec(content)?.[1] ?? content;
 
@@ -151,5 +152,24 @@ describe("delegate", () => {
     const { desk, lm, charges } = programs();
     expect(await desk("hello", { lm })).toBe('desk: billing heard [] now hello');
     expect(charges).toEqual(["hello"]);
+  });
+});
+
+describe("a delegate's input", () => {
+  it("is parsed once, as a program used as a tool's is: a transform is not applied twice (in a conversation and in a plain call)", async () => {
+    const seen: string[] = [];
+    const shout = program("shout", { description: "Shouts.", input: { text: z.string().transform((s) => `${s}!`) }, effects: "reads" }, async ({ text }) => {
+      seen.push(text);
+      return text;
+    });
+    const asked = () => scripted([{ toolCalls: [{ id: "c1", name: "shout", input: { text: "hi" } }] }, "done"]);
+    const desk = ai("desk", { description: "Shout it.", input: { ask: z.string() }, tools: [delegate(shout)] });
+    const lm = asked();
+    expect(await desk.conversation("loud", { store: memoryStore(), lm }).send("shout hi")).toBe("done");
+    expect(lm.requests[1]!.messages.at(-1)!.content).toBe("hi!");
+    const plain = asked();
+    expect(await desk("shout hi", { lm: plain })).toBe("done");
+    expect(plain.requests[1]!.messages.at(-1)!.content).toBe("hi!");
+    expect(seen).toEqual(["hi!", "hi!"]);
   });
 });
