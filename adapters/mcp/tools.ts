@@ -64,13 +64,32 @@ export interface McpTool extends ToolLike {
  */
 export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.readOnlyHint === true ? "reads" : "changes");
 
+/** The SDK's code for a connection that closed (`ErrorCode.ConnectionClosed`), read without loading the SDK here. */
+const CONNECTION_CLOSED = -32000;
+
+/** A listing that failed, as a FunctaiError: the connection is gone (closed, or never made), or the server answered with an error. */
+function listingFailed(e: unknown): FunctaiError {
+  const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED || (e instanceof Error && e.message === "Not connected");
+  return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${describeError(e)}`, { cause: e });
+}
+
+/** Every page of the server's tools. A cursor given twice means the pages go round in a circle: refused, not followed forever. */
 async function listAll(client: McpClient): Promise<McpToolInfo[]> {
   const tools: McpToolInfo[] = [];
+  const cursors = new Set<string>();
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    let page: Awaited<ReturnType<McpClient["listTools"]>>;
+    try {
+      page = await client.listTools(cursor === undefined ? {} : { cursor });
+    } catch (e) {
+      throw listingFailed(e);
+    }
     tools.push(...page.tools);
     cursor = page.nextCursor;
+    if (cursor !== undefined && cursors.has(cursor))
+      throw new FunctaiError("remote-protocol", `the MCP server's tool list goes round in a circle: it gave the cursor ${JSON.stringify(cursor)} twice`);
+    if (cursor !== undefined) cursors.add(cursor);
   } while (cursor !== undefined);
   return tools;
 }
@@ -95,7 +114,9 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
  * `effects` says otherwise. A result's structured content, else its text, is
  * what the model sees; `isError` is a tool error the model sees. The tools
  * are journaled, approved and resumed like any tool; a stopped turn cancels
- * the request.
+ * the request. A listing that fails is `remote-closed` (the connection is
+ * gone) or `remote-protocol` (the server answered with an error, or its
+ * pages go round in a circle).
  *
  * @example
  * import { Client } from "@modelcontextprotocol/sdk/client/index.js";

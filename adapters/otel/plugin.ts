@@ -1,6 +1,9 @@
-import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import { frameCarrier } from "../../src/engine/carrier.js";
+import type { Usage } from "../../src/lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { quietly } from "./quiet.js";
 import { Run } from "./run.js";
 
 /**
@@ -53,8 +56,13 @@ function failSpan(span: Span, errorType: string, message: string | undefined, co
   span.setStatus(content && message !== undefined ? { code: SpanStatusCode.ERROR, message } : { code: SpanStatusCode.ERROR });
 }
 
-function endTurnSpan(span: Span, end: PluginTurnEnd, content: boolean): void {
-  span.setAttributes({ [FUNCTAI.state]: end.state, [GEN_AI.inputTokens]: end.usage.inputTokens, [GEN_AI.outputTokens]: end.usage.outputTokens });
+/**
+ * Ends a run's span. Its usage is that of the model calls this run made (its
+ * chat spans'): `end.usage` also counts the replies it replayed from the
+ * journal, which an earlier run paid for and its span already counts.
+ */
+function endTurnSpan(span: Span, end: PluginTurnEnd, usage: Usage, content: boolean): void {
+  span.setAttributes({ [FUNCTAI.state]: end.state, [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens });
   if (end.state === "waiting") {
     span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.approvals]: end.approvals.map((a) => a.path), [FUNCTAI.approvalIds]: end.approvals.map((a) => a.id) });
   } else if (end.state !== "done") {
@@ -83,8 +91,10 @@ function requestAttributes(r: PluginModelRequest, content: boolean): Attributes 
  * for each model call, `execute_tool <name>` for each tool that runs. A turn
  * that waits for a person ends its span with a `functai.wait` event; its
  * span context is kept in the turn's records, so the run that goes on (in
- * this process or another) links to it. Message contents are recorded only
- * with `content: true`.
+ * this process or another) links to it. A turn started inside a tool call
+ * (a delegated program's) is a child of that call's span. Message contents
+ * are recorded only with `content: true`. A tracer that throws never fails
+ * a turn (see {@link quietly}).
  *
  * @example
  * import { configure } from "functai";
@@ -100,49 +110,67 @@ export function otel(options: OtelOptions = {}): Plugin {
   /** Spans of turns whose start this plugin did not see (given below the turn's outermost call): under the active span. */
   const loose = new Run(tracer, content, undefined, context.active());
   const runOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)) ?? loose;
+  /**
+   * Where a turn's span starts: under the tool call running it, when it is
+   * run from inside another turn's tool (a delegated program answers in a
+   * turn of its own, in the caller's tool call), else in the active context.
+   */
+  const parentFor = (turn: string): Context => {
+    const caller = frameCarrier.get();
+    const run = caller && caller.runtime.turn !== turn ? runs.get(caller.runtime.turn) : undefined;
+    return run ? run.contextFor(caller!.site) : context.active();
+  };
 
   return {
     name: "otel",
     version: "1",
     hooks: {
       turnStart(t) {
-        const parent = context.active();
-        const span = tracer.startSpan(`invoke_agent ${t.name}`, { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) }, parent);
-        const { traceId, spanId, traceFlags } = span.spanContext();
-        if (isSpanContextValid(span.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
-        runs.set(t.turn, new Run(tracer, content, span, parent));
+        quietly("turnStart", () => {
+          const parent = parentFor(t.turn);
+          const span = tracer.startSpan(`invoke_agent ${t.name}`, { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) }, parent);
+          runs.set(t.turn, new Run(tracer, content, span, parent));
+          const { traceId, spanId, traceFlags } = span.spanContext();
+          if (isSpanContextValid(span.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
+        });
       },
       turnEnd(end) {
         const run = runs.get(end.turn);
         runs.delete(end.turn);
         if (!run) return;
         run.endOpen(end.state);
-        if (run.span) endTurnSpan(run.span, end, content);
+        if (run.span) quietly("turnEnd", () => endTurnSpan(run.span!, end, run.usage, content));
       },
       modelRequest(r) {
-        runOf(r.turn).startChat(`${r.turn}:${r.site}:${r.step}`, r.site, r.model, requestAttributes(r, content));
+        quietly("modelRequest", () => runOf(r.turn).startChat(`${r.turn}:${r.site}:${r.step}`, r.site, r.model, requestAttributes(r, content)));
       },
       modelResponse(r) {
-        const span = runOf(r.turn).takeChat(`${r.turn}:${r.site}:${r.step}`);
+        const run = runOf(r.turn);
+        if (r.response) run.used(r.response.usage);
+        const span = run.takeChat(`${r.turn}:${r.site}:${r.step}`);
         if (!span) return;
-        if (r.response) {
-          const { usage, finishReason, model } = r.response;
-          span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens, [GEN_AI.finishReasons]: [finishReason] });
-          if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
-          if (content) span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
-        } else failSpan(span, "model_error", r.error, content);
-        span.end();
+        quietly("modelResponse", () => {
+          if (r.response) {
+            const { usage, finishReason, model } = r.response;
+            span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens, [GEN_AI.finishReasons]: [finishReason] });
+            if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
+            if (content) span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
+          } else failSpan(span, "model_error", r.error, content);
+          span.end();
+        });
       },
       toolCall(call) {
         runOf(call.turn).toolCalled(call);
       },
       toolResult(result) {
-        const span = runOf(result.turn).takeTool(result);
-        span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
-        if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
-        if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
-        else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
-        span.end();
+        quietly("toolResult", () => {
+          const span = runOf(result.turn).takeTool(result);
+          span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
+          if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
+          if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
+          else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
+          span.end();
+        });
       },
     },
   };

@@ -1,6 +1,8 @@
 import { trace, SpanKind, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { Usage } from "../../src/lm/types.js";
 import type { PluginToolCall } from "../../src/plugins/types.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { quietly } from "./quiet.js";
 
 /** A tool call seen by `toolCall`: its span is made when it is first needed (it ran, or a call inside it did). */
 interface ToolEntry {
@@ -26,6 +28,8 @@ export class Run {
   /** The same entries by the site of the call made inside the tool (`desk#1/helper#2`). */
   readonly #inner = new Map<string, ToolEntry>();
   readonly #chats = new Map<string, Span>();
+  /** The tokens of the model calls this run made (replies replayed from the journal are not made again, nor counted). */
+  readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(
     readonly tracer: Tracer,
@@ -46,6 +50,12 @@ export class Run {
 
   startChat(key: string, site: string, model: string, attributes: Attributes): void {
     this.#chats.set(key, this.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, this.contextFor(site)));
+  }
+
+  /** Counts a model call this run made (the turn's span shows these, see plugin.ts `endTurnSpan`). */
+  used(usage: Usage): void {
+    this.usage.inputTokens += usage.inputTokens;
+    this.usage.outputTokens += usage.outputTokens;
   }
 
   takeChat(key: string): Span | undefined {
@@ -90,15 +100,14 @@ export class Run {
 
   /** Ends what is still open when the run ends (a call that stopped for a person, or was cut off), with the run's end. */
   endOpen(state: string): void {
-    for (const entry of this.#tools.values()) {
-      if (!entry.span) continue;
-      entry.span.setAttribute(FUNCTAI.state, state);
-      entry.span.end();
-    }
-    for (const span of this.#chats.values()) {
-      span.setAttribute(FUNCTAI.state, state);
-      span.end();
-    }
+    const open = [...this.#chats.values()];
+    for (const entry of this.#tools.values()) if (entry.span) open.push(entry.span);
+    // each on its own: one that throws leaves none of the others open
+    for (const span of open)
+      quietly("ending an open span", () => {
+        span.setAttribute(FUNCTAI.state, state);
+        span.end();
+      });
     this.#tools.clear();
     this.#inner.clear();
     this.#chats.clear();

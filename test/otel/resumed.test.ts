@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { otel } from "../../adapters/otel/index.js";
-import { Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
 import { bundled, removeBundles, runChild } from "../durable/fixtures/spawn.js";
 import { deskLM, traceDesk } from "./fixtures/desk.js";
-import { idOf, named, one, tracing } from "./tracing.js";
+import { idOf, named, one, parentOf, tracing } from "./tracing.js";
 
 afterAll(removeBundles);
 
@@ -70,5 +71,25 @@ describe("otel() across a wait", () => {
     expect(first!.attributes["functai.turn.state"]).toBe("waiting");
     expect(second!.links.map((l) => l.context.spanId)).toEqual([idOf(first!)]);
     expect(refunds).toEqual(["A-1042"]);
+  });
+
+  it("each run's span counts the tokens of the model calls it made, not the replies it replayed (summed, they are the turn's usage)", async () => {
+    const t = tracing();
+    const store = memoryStore();
+    const plugins = [otel({ tracer: t.tracer })];
+    const asks = { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }], usage: { inputTokens: 100, outputTokens: 10 } };
+    const answers = { text: "Done: refunded 39 for A-1042", usage: { inputTokens: 7, outputTokens: 3 } };
+    const desk = traceDesk([]);
+    await expect(desk.conversation("sam", { store, approve: "changes", lm: scripted([asks]), plugins }).send("Refund A-1042.")).rejects.toBeInstanceOf(Waiting);
+    const turn = (await desk.conversation("sam", { store, lm: scripted([answers]), plugins }).turns()).at(-1)!;
+    expect(await turn.approve({ by: "maria" })).toBe("Done: refunded 39 for A-1042");
+
+    const usage = (s: { attributes: Record<string, unknown> }) => [s.attributes["gen_ai.usage.input_tokens"], s.attributes["gen_ai.usage.output_tokens"]];
+    const runs = named(t.spans(), "invoke_agent desk");
+    expect(runs.map(usage)).toEqual([[100, 10], [7, 3]]);
+    for (const run of runs) {
+      const chats = named(t.spans(), "chat scripted").filter((s) => parentOf(s) === idOf(run));
+      expect(chats.map(usage).reduce(([i, o], [ci, co]) => [Number(i) + Number(ci), Number(o) + Number(co)], [0, 0])).toEqual(usage(run));
+    }
   });
 });

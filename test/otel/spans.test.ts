@@ -1,12 +1,14 @@
 /**
  * functai/otel with the OpenTelemetry SDK's in-memory exporter: the spans of
- * a tool loop and their GenAI attributes, nested AI functions, approvals,
- * and no message text unless asked.
+ * a tool loop and their GenAI attributes, nested AI functions and delegated
+ * turns, approvals, no message text unless asked, and a tracer that throws.
  */
-import { describe, expect, it } from "vitest";
+import { diag, DiagLogLevel } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { otel } from "../../adapters/otel/index.js";
-import { ai, tool } from "../../src/index.js";
+import { ai, delegate, memoryStore, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { everything, idOf, named, one, parentOf, tracing } from "./tracing.js";
 
@@ -99,5 +101,68 @@ describe("otel()", () => {
     const failedChat = named(spans, "chat scripted").find((s) => s.attributes["functai.step"] === 2)!;
     expect(failedChat.status.code).toBe(2);
     expect(one(spans, "invoke_agent fn").attributes).toMatchObject({ "functai.turn.state": "failed", "error.type": "lm-script-ended" });
+  });
+
+  it("a delegated turn's spans are children of the delegate's execute_tool span, in the caller's trace", async () => {
+    const t = tracing();
+    const billing = ai("billing", { description: "Billing questions.", input: { question: z.string() }, tools: [lookupOrder] });
+    const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
+    const lm = scripted([
+      { toolCalls: [{ name: "billing", input: { question: "Was A-1042 charged?" } }] },
+      { toolCalls: [{ name: "lookup_order", input: { order_id: "A-1042" } }] },
+      "Charged once.",
+      "Billing says it was charged once.",
+    ]);
+    const chat = desk.conversation("sam", { store: memoryStore(), lm, plugins: [otel({ tracer: t.tracer })] });
+    expect(await chat.send("Was I charged twice?")).toBe("Billing says it was charged once.");
+    const spans = t.spans();
+    expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
+    const asTool = one(spans, "execute_tool billing");
+    expect(parentOf(asTool)).toBe(idOf(one(spans, "invoke_agent desk")));
+    const delegated = one(spans, "invoke_agent billing");
+    expect(delegated.attributes).toMatchObject({ "gen_ai.conversation.id": "sam.billing", "functai.turn.state": "done" });
+    expect(parentOf(delegated)).toBe(idOf(asTool));
+    expect(parentOf(one(spans, "execute_tool lookup_order"))).toBe(idOf(delegated));
+    expect(named(spans, "chat scripted").filter((s) => parentOf(s) === idOf(delegated))).toHaveLength(2);
+  });
+});
+
+describe("otel() with a tracer that throws", () => {
+  afterEach(() => diag.disable());
+
+  it("a span processor that throws is reported to OpenTelemetry's diagnostics; the turn and its tools go on as without tracing", async () => {
+    const reported: string[] = [];
+    diag.setLogger({ error: (m) => void reported.push(m), warn: () => {}, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.ERROR);
+    // a user's processor with bugs: it throws as chat spans start and as tool spans end
+    const broken: SpanProcessor = {
+      onStart: (span) => {
+        if (span.name.startsWith("chat")) throw new Error("processor bug on start");
+      },
+      onEnd: (span) => {
+        if (span.name.startsWith("execute_tool")) throw new Error("processor bug on end");
+      },
+      forceFlush: async () => {},
+      shutdown: async () => {},
+    };
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [broken, new SimpleSpanProcessor(exporter)] });
+    const refunds: string[] = [];
+    const refundOnce = tool("refund", { description: "Refund.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => {
+      refunds.push(order_id);
+      return `refunded ${order_id}`;
+    });
+    const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [lookupOrder, refundOnce] });
+    const lm = scripted([
+      { toolCalls: [{ name: "lookup_order", input: { order_id: "A-1042" } }] },
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1042" } }] },
+      "Refunded.",
+    ]);
+    const reply = await desk("Refund A-1042.", { lm, approve: () => true, plugins: [otel({ tracer: provider.getTracer("broken") })] });
+    expect(reply).toBe("Refunded.");
+    expect(refunds).toEqual(["A-1042"]);
+    expect(reported.some((m) => m.includes("processor bug on start"))).toBe(true);
+    expect(reported.some((m) => m.includes("processor bug on end"))).toBe(true);
+    // what the processor did not break still reaches the exporter
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(["invoke_agent desk"]);
   });
 });

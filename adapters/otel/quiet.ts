@@ -1,0 +1,20 @@
+import { diag } from "@opentelemetry/api";
+import { describeError } from "../../src/errors.js";
+
+/**
+ * Runs tracing work so that it never changes what a turn does: a tracer or
+ * span processor that throws (a user's processor with a bug) is told to
+ * OpenTelemetry's diagnostics (`diag`, as the SDK reports its own errors),
+ * and the turn goes on. Thrown from a hook, it would fail the turn
+ * (`plugin-failed`), even after a changing tool had run.
+ *
+ * @example
+ * quietly("turnEnd", () => span.end()); // a throwing onEnd is logged by diag.error, not thrown
+ */
+export function quietly(what: string, run: () => void): void {
+  try {
+    run();
+  } catch (e) {
+    diag.error(`functai/otel: ${what} failed, the turn goes on: ${describeError(e)}`);
+  }
+}
