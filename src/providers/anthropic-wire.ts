@@ -18,7 +18,15 @@ const inputObject = (call: ToolCall): Record<string, unknown> =>
     ? (call.input as Record<string, unknown>)
     : {};
 
+/**
+ * What an empty user message says: a function with no inputs (or with every
+ * optional one left out) has one, and the API refuses a conversation without
+ * a user message first, or with an empty one.
+ */
+export const NO_INPUT = "(no input)";
+
 function blocksOf(m: Exclude<Message, { role: "system" }>): ContentBlockParam[] {
+  if (m.role === "user" && m.content.trim() === "") return [{ type: "text", text: NO_INPUT }];
   // Anthropic refuses text blocks that are empty or only whitespace (a model's reply may be just "\n\n").
   const text: ContentBlockParam[] = m.content.trim() === "" || m.role === "tool" ? [] : [{ type: "text", text: m.content }];
   if (m.role === "assistant") {

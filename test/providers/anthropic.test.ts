@@ -185,6 +185,32 @@ describe("anthropic: whitespace-only text in the history", () => {
   });
 });
 
+describe("anthropic: a function with no inputs", () => {
+  it("sends a user message the API takes (it refuses none, or an empty one), in a conversation's history too", async () => {
+    const answered = { ...message("text.json"), content: [{ type: "text", text: "<result>\nHello.\n</result>" }] };
+    server.reply({ json: answered }, { json: answered });
+    const greet = ai("greet", { description: "Greet the customer.", input: {} });
+    expect(await greet(undefined as never, { lm: lm() })).toBe("Hello.");
+    const sent = server.requests[0]!.body.messages as { role: string; content: unknown }[];
+    expect(sent[0]?.role).toBe("user");
+    expect(blankTexts(sent)).toEqual([]);
+    expect(sent.every((m) => (typeof m.content === "string" ? m.content.trim() !== "" : (m.content as unknown[]).length > 0))).toBe(true);
+    // an earlier turn with no inputs: the history still alternates, starting with the user
+    await lm().generate({
+      messages: [
+        { role: "system", content: SYSTEM },
+        { role: "user", content: "" },
+        { role: "assistant", content: "<result>\nHello.\n</result>" },
+        { role: "user", content: "" },
+      ],
+      tools: [],
+    });
+    const again = server.requests[1]!.body.messages as { role: string; content: unknown }[];
+    expect(again.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(blankTexts(again)).toEqual([]);
+  });
+});
+
 describe("anthropic: streaming", () => {
   it("streams text deltas in order; usage counts cached prompt tokens and the final output count", async () => {
     const sse = fixture("anthropic/stream-text.sse");
