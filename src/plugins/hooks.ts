@@ -59,11 +59,35 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
     if (runtime.conversation) view.conversation = runtime.conversation.id;
     return [plugin, view];
   });
-  for (const [plugin, view] of views) if (plugin.hooks.turnStart) await call(plugin, "turnStart", () => plugin.hooks.turnStart!(view));
-  const end = async (ending: Ending): Promise<void> => {
-    for (const [plugin, view] of views)
-      if (plugin.hooks.turnEnd) await call(plugin, "turnEnd", () => plugin.hooks.turnEnd!({ ...view, usage: { ...runtime.usage }, ...ending } as PluginTurnEnd));
+  /**
+   * Tells each started plugin the turn ended, every one of them even when
+   * one throws (a span another plugin opened is closed all the same); then
+   * throws the first failure.
+   */
+  const end = async (ending: Ending, started = views): Promise<void> => {
+    let failure: { error: unknown } | undefined;
+    for (const [plugin, view] of started) {
+      if (!plugin.hooks.turnEnd) continue;
+      try {
+        await call(plugin, "turnEnd", () => plugin.hooks.turnEnd!({ ...view, usage: { ...runtime.usage }, ...ending } as PluginTurnEnd));
+      } catch (e) {
+        failure ??= { error: e };
+      }
+    }
+    if (failure) throw failure.error;
   };
+  const started: [Plugin, PluginTurn][] = [];
+  try {
+    for (const entry of views) {
+      const [plugin, view] = entry;
+      if (plugin.hooks.turnStart) await call(plugin, "turnStart", () => plugin.hooks.turnStart!(view));
+      started.push(entry);
+    }
+  } catch (e) {
+    // a plugin that could not start fails the turn before it runs: those that started are ended (the first failure is the one told)
+    await end(endingOf(e, frame), started).catch(() => undefined);
+    throw e;
+  }
   let result: T;
   try {
     result = await body();

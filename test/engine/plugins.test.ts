@@ -184,3 +184,25 @@ describe("a changed input is checked again", () => {
     expect(t.REFUNDS).toEqual([]);
   });
 });
+
+describe("plugins: a turn hook that throws", () => {
+  it("in turnStart: the plugins already started are ended (their spans closed), then the call fails with plugin-failed", async () => {
+    const { desk, t, lm } = setup();
+    const ends: string[] = [];
+    const first = plugin("first", { turnStart: () => undefined, turnEnd: (end) => void ends.push(`first ${end.state}`) });
+    const broken = plugin("broken", { turnStart: () => { throw new Error("no tracer"); }, turnEnd: (end) => void ends.push(`broken ${end.state}`) });
+    await expect(desk("go", { lm, plugins: [first, broken] })).rejects.toMatchObject({ code: "plugin-failed" });
+    expect(ends).toEqual(["first failed"]); // never the one that did not start
+    expect(t.REFUNDS).toEqual([]);
+    expect(lm.requests).toHaveLength(0);
+  });
+
+  it("in turnEnd: every other plugin's turnEnd still runs, then the call fails with plugin-failed", async () => {
+    const { desk, lm } = setup();
+    const ends: string[] = [];
+    const broken = plugin("broken", { turnEnd: () => { throw new Error("exporter down"); } });
+    const last = plugin("last", { turnEnd: (end) => void ends.push(`last ${end.state}`) });
+    await expect(desk("go", { lm, plugins: [broken, last], approve: () => true })).rejects.toMatchObject({ code: "plugin-failed" });
+    expect(ends).toEqual(["last done"]);
+  });
+});
