@@ -88,10 +88,33 @@ export async function recordAnswer(log: ConversationLog, turn: string, answer: A
   return { ...value, length };
 }
 
+/**
+ * Refuses what a person said that names no tool call of the turn (a typo,
+ * another turn's number: it would be dropped while they believe it said),
+ * or gives one call both a result and a rerun. A call already settled may be
+ * named (another process may have settled it meanwhile): only unfinished
+ * calls need an answer.
+ */
+function checkAnswers(turn: string, info: TurnInfo, unfinished: UnfinishedTool[], results: Record<string, unknown>, rerun: ReadonlySet<string>): void {
+  const known = new Set<string>();
+  for (const t of info.tools.values()) known.add(String(t.invocation)).add(`${t.site}:${t.invocation}`);
+  const stray = [...Object.keys(results), ...rerun].find((k) => !known.has(k));
+  if (stray !== undefined) {
+    const open = unfinished.map((t) => `${t.name} (${t.invocation}, or "${t.site}:${t.invocation}")`).join(", ") || "none";
+    throw new ConversationError("input-invalid", `turn ${turn}: ${JSON.stringify(stray)} names no tool call of this turn (its unfinished tools: ${open}); nothing was written`);
+  }
+  const both = unfinished.find((t) => [String(t.invocation), `${t.site}:${t.invocation}`].some((k) => k in results) && [String(t.invocation), `${t.site}:${t.invocation}`].some((k) => rerun.has(k)));
+  if (both) throw new ConversationError("input-invalid", `turn ${turn}: ${both.name} (invocation ${both.invocation}) is given both a result and a rerun: say one; nothing was written`);
+}
+
 /** The answer of a person for each unfinished tool, or `turn-unfinished` naming those without one. */
-function toolRecords(turn: string, unfinished: UnfinishedTool[], options: ResumeOptions, now: number): object[] {
+function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: number): object[] {
+  const unfinished = unfinishedOf(info);
   const results = options.results ?? {};
+  if (typeof results !== "object" || results === null || Array.isArray(results) || !Array.isArray(options.rerun ?? []))
+    throw new ConversationError("input-invalid", `turn ${turn}: resume takes { results: { <invocation>: <what it returned> }, rerun: [<invocation>, …] }`);
   const rerun = new Set((options.rerun ?? []).map(String));
+  checkAnswers(turn, info, unfinished, results, rerun);
   const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
   // a bare invocation number names a tool call only when one unfinished call has it (calls at other depths count from 1 too)
   const shared = new Set(unfinished.map((t) => t.invocation).filter((n, i, all) => all.indexOf(n) !== i));
@@ -130,7 +153,7 @@ export async function recordResults(log: ConversationLog, turn: string, options:
       if (info.state === "waiting" && info.waiting.length > 0) throw waiting(state, info);
       if (info.state !== "interrupted" && info.state !== "waiting")
         throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
-      return { append: toolRecords(turn, unfinishedOf(info), options, log.clock.now()), value: { state, info } };
+      return { append: toolRecords(turn, info, options, log.clock.now()), value: { state, info } };
     }, { maxTries: 21 });
     return { ...value, length };
   } catch (e) {
