@@ -20,7 +20,7 @@ import { spanTree } from "./span-tree.js";
 const here = dirname(fileURLToPath(import.meta.url));
 
 export async function mcpAndTraces(store: string): Promise<void> {
-  header("4. MCP tools and OpenTelemetry");
+  header("5. MCP tools and OpenTelemetry");
   say(dim("The desk again, but find_order and refund come from an MCP server, a child process speaking MCP over stdio."));
   const ledger = join(store, "mcp-ledger.txt");
   const client = new Client({ name: "functai-demo", version: "1.0.0" });

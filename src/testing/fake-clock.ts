@@ -1,3 +1,4 @@
+import { FunctaiError } from "../errors.js";
 import type { Clock, ClockTimer } from "../runtime/clock.js";
 
 /**
@@ -10,7 +11,7 @@ import type { Clock, ClockTimer } from "../runtime/clock.js";
  * clock.pending; // timers still waiting
  */
 export interface FakeClock extends Clock {
-  /** Moves time on by `ms`, firing each timer due on the way (at its own time); resolves once their callbacks' promises settle. */
+  /** Moves time on by `ms` (0 or more; else `settings-invalid`), firing each timer due on the way (at its own time); resolves once their callbacks' promises settle. */
   advance(ms: number): Promise<void>;
   /** Timers waiting to fire. */
   readonly pending: number;
@@ -51,6 +52,9 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)): FakeClock {
       return timers.size;
     },
     async advance(ms) {
+      // time moves on only: a negative or non-finite step would send it back, or nowhere
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new FunctaiError("settings-invalid", `fakeClock: advance(${ms}); give a number of milliseconds, 0 or more.`);
       const until = now + ms;
       for (;;) {
         let next: Entry | undefined;

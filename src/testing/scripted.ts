@@ -64,7 +64,12 @@ export interface ScriptedOptions {
  * lm.requests.length; // 1
  */
 export interface ScriptedLM extends LanguageModel {
-  /** Every request it was sent, in order (to check nothing was paid for twice). */
+  /**
+   * Every request it was sent, in order (to check nothing was paid for twice).
+   * Kept as given, not copied: an AI function's requests never change once
+   * sent, but a request of your own that you change after sending it shows
+   * the change here.
+   */
   readonly requests: LMRequest[];
   /** Replies not used yet. */
   readonly remaining: number;
@@ -99,7 +104,9 @@ function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions)
  * its tool calls are written as text blocks, read back as a real model's
  * would be. With `form: "reply"` it answers in the reply form and `chunks`
  * sets how finely it streams, so a test sees what a user sees. Asked once
- * more than it has replies, it fails with `lm-script-ended`.
+ * more than it has replies, it fails with `lm-script-ended`. A signal
+ * aborted before the call, or while its text streams, fails the call with
+ * the signal's reason, as a provider's does.
  *
  * @example
  * const lm = scripted([{ toolCalls: [{ name: "lookup_order", input: { order_id: "A-1042" } }] }, "It is stuck at the carrier."]);
@@ -120,7 +127,7 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
     nativeTools,
     requests,
     get remaining() {
-      return replies.length - next;
+      return Math.max(0, replies.length - next); // (a script asked past its end has none left, not fewer)
     },
     async generate(request, generateOptions): Promise<LMResponse> {
       if (generateOptions?.signal?.aborted) throw generateOptions.signal.reason;
@@ -144,11 +151,19 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
       let { text, stream } = written(r, calls.length > 0, options);
       if (!nativeTools && calls.length > 0) {
         // a model reading tools as text writes its calls into its text, and streams them like any text
-        const blocks = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, input: c.input })}\n</tool_call>`);
-        text = [text, ...blocks].filter((s) => s !== "").join("\n");
-        stream = pieces(text, options.chunks);
+        const blocks = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, input: c.input })}\n</tool_call>`).join("\n");
+        const after = text === "" ? blocks : `\n${blocks}`;
+        text += after;
+        // a reply's own chunks stream as given, then its calls
+        stream = r.chunks !== undefined ? [...stream, ...pieces(after, options.chunks)] : pieces(text, options.chunks);
       }
-      if (generateOptions?.onText) for (const piece of stream) if (piece !== "") generateOptions.onText(piece);
+      const { signal, onText } = generateOptions ?? {};
+      if (onText)
+        for (const piece of stream) {
+          if (piece !== "") onText(piece);
+          // stopped while it streams: no more text, and the call fails with the signal's reason, as a provider's does
+          if (signal?.aborted) throw signal.reason;
+        }
       if (!nativeTools && calls.length > 0) return { text, toolCalls: [], finishReason: "stop", usage, model: lm.model };
       return { text, toolCalls: calls, finishReason: calls.length > 0 ? "tool_calls" : "stop", usage, model: lm.model };
     },

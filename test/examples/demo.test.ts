@@ -67,6 +67,14 @@ describe("npm start (examples/node/demo.ts)", () => {
     expect(first.code, first.out).toBe(0);
     const out = first.out;
     expect(out).toMatch(/^model: scripted/m);
+    // the five stories, numbered as the demo's comment and examples/node/README.md number them
+    expect([...out.matchAll(/^\d+\. .+$/gm)].map((m) => m[0])).toEqual([
+      "1. A first tool",
+      "2. Tools that change things",
+      "3. When the process dies",
+      "4. Evaluate and optimize",
+      "5. MCP tools and OpenTelemetry",
+    ]);
 
     // a fresh temp folder, nothing written into the repository
     expect(stores[0]!.startsWith(resolve(tmpdir()))).toBe(true);
