@@ -64,7 +64,7 @@ export function appendLocked(
     // (a turn resumed on a fresh store read the file first: its first append reads on from there, not the whole file again)
     const prior = a.known.get(conversation) ?? a.lastRead(conversation);
     const seen = scanFdSync(fd, file, prior, reused !== undefined ? st! : fstatSync(fd));
-    a.known.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
+    a.known.set(conversation, { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count });
     ok = true; // (the file is fine: refusals below keep it open)
     if (expect !== undefined && expect !== seen.count) throw storeConflict(conversation, expect, seen.count);
     if (bodies.length === 0) return seen.count;
@@ -97,7 +97,7 @@ export function appendLocked(
       }
       throw e;
     }
-    a.known.set(conversation, { ino: seen.ino, end: seen.end + data.length, count: seen.count + bodies.length });
+    a.known.set(conversation, { ino: seen.ino, born: seen.born, end: seen.end + data.length, count: seen.count + bodies.length });
     ok = true;
     return pending ?? seen.count + bodies.length;
   } finally {

@@ -5,9 +5,15 @@ import { dirname } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
 import { scan, type Scan } from "./jsonl.js";
 
-/** What the store remembers of a file it wrote, validated by size (and inode) under the lock. */
+/** What the store remembers of a file it wrote, validated by size (and identity) under the lock. */
 export interface Known {
   ino: number;
+  /**
+   * When the file was made (`birthtimeMs`; 0 where the file system does not
+   * say). A file deleted and made again often gets the inode number the old
+   * one had (ext4): then only this tells them apart.
+   */
+  born: number;
   /** Size of the file after our last write: always the end of a committed line. */
   end: number;
   count: number;
@@ -15,7 +21,7 @@ export interface Known {
 
 /**
  * Scans an open conversation file (a file descriptor). When `known` still
- * describes it (same inode, not shorter), only the bytes after `known.end`
+ * describes it (the same file: inode and birth time; not shorter), only the bytes after `known.end`
  * are read: the file is append-only, and the only cut (a torn tail) never
  * goes below a committed line, so the bytes before `known.end` are unchanged.
  * The `fstat` is synchronous (no disk access: cheaper than a thread-pool
@@ -29,34 +35,44 @@ export function scanFd(
   /** Use `known` even when collecting records (`after` then counts from the start of the file). */
   resume = false,
   /** The file's inode and size when the caller just read them (a `stat` of its path), saving an `fstat`. */
-  stat?: { ino: number; size: number },
+  stat?: FileStat,
 ): Promise<Scanned> {
   const st = stat ?? fstatSync(fd);
   const same = unchanged(st, known, after, resume);
   return same !== undefined ? Promise.resolve(same) : readScan(fd, file, st, known, after, resume);
 }
 
-export type Scanned = Scan & { ino: number; size: number; base: number };
+export type Scanned = Scan & { ino: number; born: number; size: number; base: number };
+
+/** What a `stat` says of a file that matters here: which file it is, and its size. */
+export interface FileStat {
+  ino: number;
+  birthtimeMs: number;
+  size: number;
+}
+
+/** Whether `known` describes the file `st` is of (not one that had its name, or its inode number, before). */
+export const sameFile = (known: Known | undefined, st: FileStat): known is Known => known !== undefined && known.ino === st.ino && known.born === st.birthtimeMs;
 
 /**
  * The scan of a file that `known` still describes to its last byte (what an
  * append to a file only this store writes finds): nothing to read. Else undefined.
  */
-export function unchanged(st: { ino: number; size: number }, known: Known | undefined, after?: number, resume = false): Scanned | undefined {
-  if (known === undefined || known.ino !== st.ino || st.size !== known.end || !(after === undefined || resume)) return undefined;
-  return { count: known.count, end: known.end, torn: false, records: [], ino: st.ino, size: st.size, base: known.end };
+export function unchanged(st: FileStat, known: Known | undefined, after?: number, resume = false): Scanned | undefined {
+  if (!sameFile(known, st) || st.size !== known.end || !(after === undefined || resume)) return undefined;
+  return { count: known.count, end: known.end, torn: false, records: [], ino: st.ino, born: st.birthtimeMs, size: st.size, base: known.end };
 }
 
 async function readScan(
   fd: number,
   file: string,
-  st: { ino: number; size: number },
+  st: FileStat,
   known: Known | undefined,
   after: number | undefined,
   resume: boolean,
 ): Promise<Scanned> {
   const size = st.size;
-  const from = known !== undefined && known.ino === st.ino && size >= known.end && (after === undefined || resume) ? known : undefined;
+  const from = sameFile(known, st) && size >= known.end && (after === undefined || resume) ? known : undefined;
   const base = from?.end ?? 0;
   const buf = Buffer.allocUnsafe(size - base);
   let got = 0;
@@ -71,7 +87,7 @@ async function readScan(
     before: from?.count ?? 0,
     ...(after === undefined ? {} : { after: resume && from !== undefined ? Math.max(after, from.count) : after }),
   });
-  return { ...result, ino: st.ino, size, base };
+  return { ...result, ino: st.ino, born: st.birthtimeMs, size, base };
 }
 
 /**
@@ -79,10 +95,10 @@ async function readScan(
  * under the lock: only what another process appended since this store last
  * looked is read, usually a few records.
  */
-export function scanFdSync(fd: number, file: string, known: Known | undefined, st: { ino: number; size: number }): Scanned {
+export function scanFdSync(fd: number, file: string, known: Known | undefined, st: FileStat): Scanned {
   const same = unchanged(st, known);
   if (same !== undefined) return same;
-  const from = known !== undefined && known.ino === st.ino && st.size >= known.end ? known : undefined;
+  const from = sameFile(known, st) && st.size >= known.end ? known : undefined;
   const base = from?.end ?? 0;
   const buf = Buffer.allocUnsafe(st.size - base);
   let got = 0;
@@ -92,7 +108,7 @@ export function scanFdSync(fd: number, file: string, known: Known | undefined, s
     got += n;
   }
   const result = scan(buf.subarray(0, got), { file, base, before: from?.count ?? 0 });
-  return { ...result, ino: st.ino, size: st.size, base };
+  return { ...result, ino: st.ino, born: st.birthtimeMs, size: st.size, base };
 }
 
 /** A positioned read of an open file (asynchronous). */

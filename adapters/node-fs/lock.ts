@@ -81,16 +81,26 @@ const target = (token: string): string => `fl1:${process.pid}:${HOST}:${token}`;
  * elsewhere random (there, each thread of a process looks like a process
  * of its own).
  */
-const PROCESS_TAG = ((): string => {
+const TOLD_TAG = tagOf(process.pid);
+const PROCESS_TAG = TOLD_TAG ?? randomBytes(4).toString("hex");
+/**
+ * Whether tags here are read from /proc (as every process of this host and
+ * pid namespace reads them): then a live process that has a lock's pid but
+ * not its tag is not its holder.
+ */
+const TAGS_TOLD = TOLD_TAG !== undefined;
+
+/** The tag of the process `pid` of this pid namespace (a hash of its pid and start time), or undefined where /proc does not tell. */
+function tagOf(pid: number): string | undefined {
   try {
-    const stat = readFileSync("/proc/self/stat", "utf8");
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]; // field 22, starttime
-    if (start !== undefined && /^\d+$/.test(start)) return createHash("sha256").update(`${process.pid}:${start}`).digest("hex").slice(0, 8);
+    if (start !== undefined && /^\d+$/.test(start)) return createHash("sha256").update(`${pid}:${start}`).digest("hex").slice(0, 8);
   } catch {
-    // no /proc
+    // no /proc, or no such process
   }
-  return randomBytes(4).toString("hex");
-})();
+  return undefined;
+}
 /** This thread among the process's (3 hex digits). */
 const THREAD = (threadId % 0x1000).toString(16).padStart(3, "0");
 /**
@@ -234,7 +244,11 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
       return release;
     }
     markWanted(path);
-    if (await breakIfStale(path, options.staleMs)) continue;
+    const broken = await breakIfStale(path, options.staleMs).catch((e: unknown) => {
+      unlinkQuietly(`${path}${WANT}`);
+      throw e;
+    });
+    if (broken) continue;
     if (Date.now() >= deadline) {
       unlinkQuietly(`${path}${WANT}`);
       throw new ConversationError("store-io", `${path}: ${await timedOut(path, options.timeoutMs)}`);
@@ -311,7 +325,7 @@ async function sweepHolderLinks(dir: string): Promise<void> {
     const m = HOLDER_NAME.exec(name);
     if (!m || m[1] !== HOST) continue;
     const pid = Number(m[2]);
-    if (pid !== process.pid && isDead({ pid, host: HOST, token: "", format: "link" })) await unlink(join(dir, name)).catch(() => undefined);
+    if (pid !== process.pid && isDead({ pid, host: HOST, token: m[3]!, format: "link" })) await unlink(join(dir, name)).catch(() => undefined);
   }
 }
 
@@ -447,11 +461,26 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
   try {
     const again = await look(path, staleMs);
     // Only breakers remove a dead holder's lock, and we are the only breaker: it is still the stale one.
-    if (again === "stale") await unlink(path).catch(() => undefined);
+    if (again === "stale") await unlink(path).catch((e: unknown) => unremovable(path, e));
     return again !== "live";
   } finally {
     await unlink(breaker).catch(() => undefined);
   }
+}
+
+/**
+ * A stale lock that cannot be removed (a folder there, or a file the
+ * process may not remove): waiting would not change that, and trying again
+ * at once would spin until the process ends, so the append fails now.
+ */
+function unremovable(path: string, e: unknown): void {
+  if ((e as NodeJS.ErrnoException).code === "ENOENT") return; // gone meanwhile: free
+  throw new ConversationError(
+    "store-io",
+    `${path}: no live process holds this lock, but it cannot be removed (${(e as Error).message}). ` +
+      "It is not a lock this store leaves (a folder, or a file it may not remove): move it away by hand.",
+    { cause: e },
+  );
 }
 
 /** What the lock at `path` is now: gone, live, or stale (breakable). */
@@ -483,10 +512,14 @@ function isDead(holder: Holder): boolean {
   }
   try {
     process.kill(holder.pid, 0);
-    return false;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "ESRCH"; // EPERM: it exists (another user's)
   }
+  // The pid runs, but perhaps as another program: a lock left before a reboot (or long ago) names a pid that a
+  // process started since may have. A lock made as a link carries its holder's tag: another tag, another process.
+  if (holder.format !== "link" || !TAGS_TOLD) return false;
+  const tag = tagOf(holder.pid);
+  return tag !== undefined && !holder.token.startsWith(tag);
 }
 
 /**

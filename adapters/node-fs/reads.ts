@@ -6,7 +6,7 @@
  */
 import { fstatSync } from "node:fs";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { closeFd, io, openFdIfExists, readAt, scanFd, statOrUndefined, type Known } from "./files.js";
+import { closeFd, io, openFdIfExists, readAt, sameFile, scanFd, statOrUndefined, type Known } from "./files.js";
 import { Scanner } from "./jsonl.js";
 
 /** `scan` reads conversation files this many bytes at a time… */
@@ -16,7 +16,7 @@ const SCAN_WHOLE = 4 << 20;
 
 export class FileReads {
   // Records `read` parsed, by conversation (least recently read first). Valid
-  // while the file has the same inode and is not shorter than `end` (the
+  // while the file is the same (inode and birth time) and not shorter than `end` (the
   // rule `known` uses).
   readonly #parsed = new Map<string, Known & { records: ConversationRecord[] }>();
   // Where the last `scan` of a conversation ended (nothing of it kept): a read after it reads on from there.
@@ -41,7 +41,7 @@ export class FileReads {
   /** Where this store's last read or scan of a conversation ended (the same rule as an append's `known`). */
   seen(conversation: string): Known | undefined {
     const c = this.#parsed.get(conversation) ?? this.#marks.get(conversation);
-    return c === undefined ? undefined : { ino: c.ino, end: c.end, count: c.count };
+    return c === undefined ? undefined : { ino: c.ino, born: c.born, end: c.end, count: c.count };
   }
 
   clear(): void {
@@ -76,12 +76,12 @@ export class FileReads {
       // Nothing after `from`: the file ends where this store's own last append left it (the usual read after a
       // turn's own appends). Its records are not read back; the cache, if any, reads on from where it stood.
       const own = this.known.get(conversation);
-      if (own !== undefined && own.ino === st.ino && own.end === st.size && from >= own.count) return [];
+      if (sameFile(own, st) && own.end === st.size && from >= own.count) return [];
       const mark = this.#marks.get(conversation);
       if (mark !== undefined && from >= mark.count && !this.#parsed.has(conversation)) {
         // Reading on after a scan: only the bytes after it (all of them when the file changed otherwise).
         const seen = await scanFd(fd, file, mark, from, true, st);
-        this.#marks.set(conversation, { ino: seen.ino, end: seen.end, count: seen.count });
+        this.#marks.set(conversation, { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count });
         return seen.records;
       }
       if (this.cacheMax <= 0) return (await scanFd(fd, file, undefined, from, false, st)).records;
@@ -93,7 +93,7 @@ export class FileReads {
       for (const r of fresh) Object.freeze(r); // shared by every later read: nobody edits the journal
       const records = cached !== undefined && seen.base === cached.end ? cached.records : [];
       for (const r of fresh) records.push(r);
-      const entry = { ino: seen.ino, end: seen.end, count: seen.count, records };
+      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, records };
       if (entry.end <= this.cacheMax) {
         this.#parsed.set(conversation, entry);
         this.#cachedBytes += entry.end;
@@ -133,7 +133,7 @@ export class FileReads {
       }
     };
     try {
-      const { ino, size } = fstatSync(fd);
+      const { ino, birthtimeMs: born, size } = fstatSync(fd);
       // Up to the size seen now, scanChunk bytes at a time; a line longer than that grows the buffer.
       const scanner = new Scanner({ file, base: 0, before: 0, after: Math.max(0, after) }, emit);
       let buf = Buffer.allocUnsafe(Math.min(this.scanChunk, Math.max(size, 1)));
@@ -150,7 +150,7 @@ export class FileReads {
         carry = filled - used;
       }
       const seen = scanner.finish(position);
-      this.#marks.set(conversation, { ino, end: seen.end, count: seen.count });
+      this.#marks.set(conversation, { ino, born, end: seen.end, count: seen.count });
       return seen.count;
     } catch (e) {
       if (failed !== undefined && e === failed.error) throw e;

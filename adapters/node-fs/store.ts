@@ -6,6 +6,7 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { FunctaiError } from "../../src/errors.js";
 import { checkConversationId, checkRecords, isDurable } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
@@ -72,7 +73,8 @@ export interface FsStoreOptions {
  * not the record expected there is refused with `store-corrupt`, never
  * skipped or overwritten. Files are opened without following symbolic links:
  * a link where a conversation file or the `conversations` folder should be
- * is refused (`store-symlink`).
+ * is refused (`store-symlink`). A `conversations` folder removed while the
+ * store is open is made again by the next append, as a new store would.
  *
  * @example
  * ```ts
@@ -124,6 +126,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     return dirReady;
   };
 
+  /** Whether an append failed for a path that is not there (its folder's, as the store made it before). */
+  const notFound = (e: unknown): boolean => ((e instanceof FunctaiError ? e.cause : e) as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+
   const store: Store = {
     durability: "disk",
 
@@ -131,13 +136,23 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       const file = fileOf(conversation);
       checkRecords(conversation, records);
       const bodies = records.map((r, i) => recordBody(conversation, r, i)); // before the lock: may throw, nothing written
-      const made = ensureDir();
-      if (made !== undefined) await made;
+      const once = async (): Promise<number> => {
+        const made = ensureDir();
+        if (made !== undefined) await made;
+        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect, isDurable(opts)));
+        return typeof written === "number" ? written : appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
+      };
       let length: number;
       try {
-        const written = await withLock(`${file}.lock`, lock, () => appendLocked(appender, conversation, file, bodies, opts?.expect, isDurable(opts)));
-        length =
-          typeof written === "number" ? written : await appender.flushes.finish(appender, written, (undo) => withLock(`${file}.lock`, lock, undo));
+        try {
+          length = await once();
+        } catch (e) {
+          if (!notFound(e)) throw e;
+          // The folder was removed while the store was open (a clean-up, a person): nothing was written (there was
+          // nowhere to write). Made again, as a new store would make it (unless another append did), and tried once more.
+          if (!isFolder(root)) [dirMade, dirReady] = [false, undefined];
+          length = await once();
+        }
       } catch (e) {
         throw io(file, e);
       }

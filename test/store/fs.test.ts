@@ -1,6 +1,6 @@
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import fsModule, { readlinkSync } from "node:fs";
+import fsModule, { readFileSync, readlinkSync } from "node:fs";
 import { appendFile, lstat, lutimes, mkdtemp, open, readdir, readFile, readlink, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { syncBuiltinESMExports } from "node:module";
 import { hostname, tmpdir } from "node:os";
@@ -372,6 +372,15 @@ describe("fs store, on disk", () => {
         return "";
       }
     })();
+    /** The tag a process of this host begins its lock tokens with (its pid and start time), or undefined without /proc. */
+    const tagOf = (pid: number): string | undefined => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return hash(`${pid}:${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]}`);
+      } catch {
+        return undefined;
+      }
+    };
     /** How a link names a host: its name and the pid namespace its pids are counted in. */
     const hostHash = (name: string, namespace = pidNamespace): string => hash(`${name}\0${namespace}`);
 
@@ -403,8 +412,10 @@ describe("fs store, on disk", () => {
     // Locks as this version makes them (symlinks), and as the earlier one did (a file of JSON): both honoured, both broken.
     const formats = {
       symlink: {
-        plant: async (path: string, pid: number | undefined, host: string) => {
-          await symlink(pid === undefined ? "not a holder" : `fl1:${pid}:${hostHash(host)}:0123456789abcdef`, path);
+        plant: async (path: string, pid: number | undefined, host: string, live = false) => {
+          // (a live holder's token begins with its tag, a hash of its pid and start time, where /proc tells it)
+          const token = `${(live && tagOf(pid!)) || "01234567"}89abcdef`;
+          await symlink(pid === undefined ? "not a holder" : `fl1:${pid}:${hostHash(host)}:${token}`, path);
         },
       },
       "file (earlier format)": {
@@ -415,10 +426,10 @@ describe("fs store, on disk", () => {
     };
     for (const [format, { plant: put }] of Object.entries(formats)) {
       describe(`as a ${format}`, () => {
-        const plant = async (id: string, pid: number | undefined, ageMs: number, host = hostname()): Promise<void> => {
+        const plant = async (id: string, pid: number | undefined, ageMs: number, host = hostname(), live = false): Promise<void> => {
           await fsStore(dir).append(id, [rec()]);
           await letGo();
-          await put(lockOf(id), pid, host);
+          await put(lockOf(id), pid, host, live);
           const then = new Date(Date.now() - ageMs);
           await lutimes(lockOf(id), then, then);
         };
@@ -454,7 +465,7 @@ describe("fs store, on disk", () => {
         }
 
         it("an old lock whose holder lives is waited for, then the append gives up (store-io), writing nothing", async () => {
-          await plant("c", process.ppid, 60_000);
+          await plant("c", process.ppid, 60_000, hostname(), true);
           const store = fsStore(dir, { lockStaleMs: 100, lockTimeoutMs: 300 });
           const error = await store.append("c", [rec()]).catch((e: unknown) => e);
           expect(isFunctaiError(error, "store-io")).toBe(true);
