@@ -63,7 +63,7 @@ describe.skipIf(!hasProc)("a lock naming a pid that lives (Linux: /proc tells wh
   it("left by a process that died before a reboot, its pid now another program's: broken at once, not waited on for ever", async () => {
     const pid = await living();
     // The dead holder's token: its process began at another time, so its tag is not the living process's.
-    const token = `${(Number.parseInt(tagOf(pid), 16) ^ 1).toString(16).padStart(8, "0")}00100000`;
+    const token = `${((Number.parseInt(tagOf(pid), 16) ^ 1) >>> 0).toString(16).padStart(8, "0")}00100000`; // (>>> 0: a tag of 8 hex digits, never a negative number)
     await symlink(`fl1:${pid}:${await thisHost()}:${token}`, lockOf("c"));
     const t0 = Date.now();
     expect(await fsStore(dir, { lockTimeoutMs: 3_000 }).append("c", [rec()], { expect: 1 })).toBe(2);
