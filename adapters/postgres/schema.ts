@@ -168,6 +168,17 @@ INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}'
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
+/** The version a schema's meta row gives; one that is not a whole number is damage (store-io), never taken for a version it might be. */
+function versionOf(value: unknown, schema: string, target: string): number {
+  const version = typeof value === "string" && /^[0-9]{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (Number.isNaN(version))
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store (${target}): schema "${schema}" gives its version as ${JSON.stringify(value)}, not a number: its tables were changed by hand; restore the row (SELECT value FROM "${schema}".meta WHERE key = 'schema_version') or use another schema.`,
+    );
+  return version;
+}
+
 /**
  * Makes sure the schema's tables exist at this release's version: creates
  * them on first use; refuses (store-io) a schema a newer release wrote.
@@ -176,7 +187,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
   let version: number | null = null;
   try {
     const { rows } = await db.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    version = rows.length > 0 ? Number(rows[0]!["value"]) : null;
+    version = rows.length > 0 ? versionOf(rows[0]!["value"], schema, db.target) : null;
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"

@@ -1,4 +1,5 @@
 import { ConversationError } from "../../src/errors.js";
+import { digest } from "../../src/lm/digest.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { checkConversationId, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
@@ -21,7 +22,7 @@ import { Wakeups } from "./wake.js";
  */
 export type PostgresStore = Store & {
   readonly durability: "disk";
-  /** Ends the connections the store opened (a pool given to it is left to its owner). */
+  /** Refuses calls from now on, lets those under way settle (a wait resolves false), then ends the connections the store opened (a pool given to it is left to its owner). */
   close(): Promise<void>;
 };
 
@@ -83,6 +84,18 @@ const READ_MANY = (s: string) =>
  */
 const READ = (s: string) => `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last LIMIT $3`;
 
+/**
+ * The name a statement of `schema` is prepared under. PostgreSQL keeps 63
+ * bytes of a name, so two longer names that share those were one statement
+ * to it ("already exists": stores on one pool, whose long schema names
+ * share a beginning); a name that would be longer names the schema by its
+ * digest ("#": never in a schema name, so never another schema's short name).
+ */
+const statementName = (kind: string, schema: string): string => {
+  const name = `functai.${kind}.${schema}`;
+  return name.length <= 63 ? name : `functai.${kind}#${digest(schema)}`;
+};
+
 /** Read statements a store has out at once (as APPEND_LANES). */
 const READ_LANES = 2;
 
@@ -94,6 +107,9 @@ interface PageAsk {
 }
 
 type Row = Record<string, unknown>;
+
+/** The largest seq (and length) the tables hold: PostgreSQL's `integer`. */
+const MAX_SEQ = 2 ** 31 - 1;
 
 /** Rows (batches, or conversations) per page when reading a long conversation or listing conversations. */
 const PAGE = 500;
@@ -139,10 +155,20 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const schema = options.schema ?? "functai";
   checkSchema(schema);
   const s = `"${schema}"`;
+  const named = (kind: string) => statementName(kind, schema);
+  const names = {
+    read: named("read"),
+    readMany: named("read_many"),
+    append: [named("append"), named("append_relaxed")],
+    appendMany: [named("append_many"), named("append_many_relaxed")],
+  } as const;
   let ready: Promise<void> | null = null;
   /** The tables were found or made (every use after that goes straight to its statement). */
   let made = false;
+  /** The connections are being ended (once the calls under way at `close` settled): nothing more is sent. */
   let closed = false;
+
+  const closedError = (doing: string) => new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`);
 
   /** `fn`'s outcome, a failure as `store-io` saying what was being done. */
   const doingIt = <T>(doing: string, fn: () => Promise<T>): Promise<T> =>
@@ -152,7 +178,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
 
   /** Runs `fn` once the tables exist (with no wait once they do); a failed first use is tried again next time. */
   const use = <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
-    if (closed) return Promise.reject(new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`));
+    if (closed) return Promise.reject(closedError(doing));
     if (made) return doingIt(doing, fn);
     if (ready === null) {
       const making = ensureSchema(db, schema);
@@ -179,12 +205,12 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const pages = new Grouped<PageAsk, Row[]>(
     READ_LANES,
     oneOrMany({
-      one: async ({ conversation, after, limit }) => (await db.query(READ(s), [conversation, after, limit], `functai.read.${schema}`)).rows,
+      one: async ({ conversation, after, limit }) => (await db.query(READ(s), [conversation, after, limit], names.read)).rows,
       many: async (asks) => {
         const { rows } = await db.query(
           READ_MANY(s),
           [JSON.stringify(asks.map((a) => [a.conversation, a.after, a.limit]))],
-          `functai.read_many.${schema}`,
+          names.readMany,
         );
         const each: Row[][] = asks.map(() => []);
         for (const row of rows) {
@@ -206,7 +232,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       for (const [i, row] of rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
       return { records, batches: rows.length };
     });
-  const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.floor(after) : 0);
+  /** `after` as a seq the tables can compare: one beyond the largest a conversation can hold reads nothing (never an out-of-range error). */
+  const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.min(Math.floor(after), MAX_SEQ) : 0);
 
   const wakeups = new Wakeups(db, channelOf(schema), {
     lengthOf,
@@ -229,14 +256,13 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       one: async (a) => {
         const values = [a.conversation, a.json, a.expect, a.fence?.session[0] ?? null, a.fence?.session[1] ?? null, a.fence?.text ?? null, a.count];
         const relaxed = a.relaxed === true;
-        const { rows } = await db.query(APPEND(s, relaxed), values, `functai.append${relaxed ? "_relaxed" : ""}.${schema}`);
+        const { rows } = await db.query(APPEND(s, relaxed), values, names.append[relaxed ? 1 : 0]);
         return Number(rows[0]!["length"]);
       },
       many: async (items) => {
         // relaxed only when each is: one that must be durable waits for the flush of the whole statement
         const relaxed = items.every((a) => a.relaxed === true);
-        const name = `functai.append_many${relaxed ? "_relaxed" : ""}.${schema}`;
-        const { rows } = await db.query(APPEND_MANY(s, relaxed), [manyArgument(items)], name);
+        const { rows } = await db.query(APPEND_MANY(s, relaxed), [manyArgument(items)], names.appendMany[relaxed ? 1 : 0]);
         return rows.map((row) => Number(row["length"]));
       },
     },
@@ -244,71 +270,94 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   );
   const appendOnce = (item: GroupedAppend) => use(`append to ${item.conversation}`, () => appends.run(item));
 
+  const append: Store["append"] = async (conversation, records, opts) => {
+    checkConversationId(conversation);
+    checkRecords(conversation, records);
+    const json = JSON.stringify(records); // a record that is not JSON fails here, before anything is written
+    const expect = opts?.expect ?? null;
+    if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0 && expect <= MAX_SEQ)) throw storeConflict(conversation, expect, await lengthOf(conversation));
+    for (let retaken = false; ; retaken = true) {
+      const fence = advisory?.fence(conversation, records) ?? null;
+      const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: !isDurable(opts) });
+      if (length >= 0) return length;
+      if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
+      if (retaken || !fence)
+        throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
+      await advisory!.retake(fence.text, fence.turn);
+    }
+  };
+
+  const scan: NonNullable<Store["scan"]> = async (conversation, after, visit) => {
+    checkConversationId(conversation);
+    let at = afterOf(after);
+    for (let seen = false; ; seen = true) {
+      const { records, batches } = await page(conversation, at, PAGE);
+      for (const r of records) visit(r);
+      if (records.length > 0) at = records[records.length - 1]!.seq;
+      // no record at all: the length is 0 (records are 1…length), not worth a query; none after `after` > 0: ask
+      if (batches < PAGE) return records.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
+    }
+  };
+
+  const list = async (): Promise<string[]> => {
+    const ids: string[] = [];
+    for (;;) {
+      const { rows } = await use("list conversations", () =>
+        db.query(`SELECT id FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${PAGE}`, [ids.at(-1) ?? ""]),
+      );
+      for (const row of rows) ids.push(String(row["id"]));
+      if (rows.length < PAGE) return ids;
+    }
+  };
+
+  /** Calls under way, and what a close waiting for them to settle is told when the last does. */
+  let underWay = 0;
+  let settledAll: (() => void) | null = null;
+  const settled = (): void => {
+    if (--underWay === 0) settledAll?.();
+  };
+  let closing: Promise<void> | null = null;
+  /**
+   * A call of the store's: refused once `close` was called; counted until
+   * it settles otherwise, so that `close` ends the connections only after
+   * it (a call it cut off waited for the pool's connect timeout, then failed).
+   */
+  const call = <T>(doing: string, fn: () => Promise<T>): Promise<T> => {
+    if (closing) return Promise.reject(closedError(doing));
+    underWay++;
+    const running = called(fn);
+    running.then(settled, settled);
+    return running;
+  };
+
   const store: PostgresStore = {
     durability: "disk",
-
-    async append(conversation, records, opts) {
-      checkConversationId(conversation);
-      checkRecords(conversation, records);
-      const json = JSON.stringify(records); // a record that is not JSON fails here, before anything is written
-      const expect = opts?.expect ?? null;
-      if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0)) throw storeConflict(conversation, expect, await lengthOf(conversation));
-      for (let retaken = false; ; retaken = true) {
-        const fence = advisory?.fence(conversation, records) ?? null;
-        const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: !isDurable(opts) });
-        if (length >= 0) return length;
-        if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
-        if (retaken || !fence)
-          throw new ConversationError("store-io", `PostgreSQL store (${db.target}): the advisory lock of a turn was lost again at once.`);
-        await advisory!.retake(fence.text, fence.turn);
-      }
-    },
-
-    async read(conversation, after) {
-      checkConversationId(conversation);
-      return (await page(conversation, afterOf(after), null)).records;
-    },
-
-    async scan(conversation, after, visit) {
-      checkConversationId(conversation);
-      let at = afterOf(after);
-      for (let seen = false; ; seen = true) {
-        const { records, batches } = await page(conversation, at, PAGE);
-        for (const r of records) visit(r);
-        if (records.length > 0) at = records[records.length - 1]!.seq;
-        // no record at all: the length is 0 (records are 1…length), not worth a query; none after `after` > 0: ask
-        if (batches < PAGE) return records.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
-      }
-    },
-
-    async length(conversation) {
-      checkConversationId(conversation);
-      return lengthOf(conversation);
-    },
-
-    async wait(conversation, after, timeoutMs) {
-      checkConversationId(conversation);
-      return use(`wait on ${conversation}`, () => wakeups.wait(conversation, afterOf(after), timeoutMs));
-    },
-
-    async list() {
-      const ids: string[] = [];
-      for (;;) {
-        const { rows } = await use("list conversations", () =>
-          db.query(`SELECT id FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${PAGE}`, [ids.at(-1) ?? ""]),
-        );
-        for (const row of rows) ids.push(String(row["id"]));
-        if (rows.length < PAGE) return ids;
-      }
-    },
-
-    async close() {
-      if (closed) return;
-      closed = true;
-      await wakeups.close();
-      await advisory?.close();
-      await db.close();
-    },
+    append: (conversation, records, opts) => call(`append to ${conversation}`, () => append(conversation, records, opts)),
+    read: (conversation, after) =>
+      call(`read ${conversation}`, async () => {
+        checkConversationId(conversation);
+        return (await page(conversation, afterOf(after), null)).records;
+      }),
+    scan: (conversation, after, visit) => call(`read ${conversation}`, () => scan(conversation, after, visit)),
+    length: (conversation) =>
+      call(`read the length of ${conversation}`, async () => {
+        checkConversationId(conversation);
+        return lengthOf(conversation);
+      }),
+    wait: (conversation, after, timeoutMs) =>
+      call(`wait on ${conversation}`, async () => {
+        checkConversationId(conversation);
+        return use(`wait on ${conversation}`, () => wakeups.wait(conversation, afterOf(after), timeoutMs));
+      }),
+    list: () => call("list conversations", list),
+    close: () =>
+      (closing ??= (async () => {
+        await wakeups.close(); // a wait under way resolves false now
+        if (underWay > 0) await new Promise<void>((resolve) => (settledAll = resolve));
+        closed = true;
+        await advisory?.close();
+        await db.close();
+      })()),
   };
   if (advisory) Object.defineProperty(store, "liveness", { value: advisory.liveness, enumerable: true });
   return store;

@@ -66,6 +66,7 @@ export class Wakeups {
   async wait(conversation: string, after: number, timeoutMs: number): Promise<boolean> {
     if (this.#closed) return (await this.watch.lengthOf(conversation)) > after;
     await this.#listen();
+    if (this.#closed) return (await this.watch.lengthOf(conversation)) > after; // closed while it started listening: no waiter is told any more
     const token = `${++this.#tokens}-${Math.random().toString(36).slice(2, 10)}`;
     return new Promise<boolean>((resolve, reject) => {
       let set = this.#waiters.get(conversation);

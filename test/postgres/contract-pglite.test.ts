@@ -168,10 +168,34 @@ describe("postgresStore on pglite, beyond the contract", () => {
     await store.close();
   });
 
+  it("refuses a schema whose version is not a number (store-io naming it), never guesses which version its tables are", async () => {
+    for (const bad of ["five", "NaN", "Infinity"]) {
+      const schema = await withOneRecord();
+      await pg.query(`UPDATE "${schema}".meta SET value = $1 WHERE key = 'schema_version'`, [bad]);
+      const store = storeOn(pgliteDb(pg), { schema });
+      await expect(store.read("c"), bad).rejects.toMatchObject({ code: "store-io", message: expect.stringContaining(JSON.stringify(bad)) });
+      await store.close();
+    }
+  });
+
   it("has no liveness on one connection, and says its durability is disk", () => {
     const store = storeOn(pgliteDb(pg), { schema: freshSchema() });
     expect(store.liveness).toBeUndefined();
     expect(store.durability).toBe("disk");
+  });
+
+  it("a seq beyond any a conversation can hold (PostgreSQL's integer) reads nothing, and an expected length beyond it is store-conflict", async () => {
+    const store = storeOn(pgliteDb(pg), { schema: freshSchema() });
+    await store.append("c", [rec(), rec()]);
+    for (const after of [2 ** 31 - 1, 2 ** 31, 3e9, 1e300, Number.MAX_VALUE, Infinity]) {
+      expect(await store.read("c", after), String(after)).toEqual([]);
+      expect(await store.scan!("c", after, () => undefined), String(after)).toBe(2);
+      expect(await store.wait!("c", after, 0), String(after)).toBe(false);
+    }
+    for (const expected of [2 ** 31, 2 ** 40, Number.MAX_SAFE_INTEGER])
+      await expect(store.append("c", [rec()], { expect: expected }), String(expected)).rejects.toMatchObject({ code: "store-conflict" });
+    expect(await store.length!("c")).toBe(2);
+    await store.close();
   });
 
   it("lists conversations page by page", async () => {
