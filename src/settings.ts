@@ -3,7 +3,7 @@ import { FunctaiError } from "./errors.js";
 import type { LanguageModel } from "./lm/types.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
-import { NAME } from "./tools/tool.js";
+import { NAME } from "./tools/name.js";
 
 /**
  * How a running turn's lease is renewed (the `lease` setting).

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { FunctaiError } from "../errors.js";
-import type { Definition } from "../functions/definition.js";
 import type { Message } from "../lm/types.js";
 
 /**
@@ -62,13 +61,18 @@ const stateSchema = z.strictObject({ instructions: z.string(), demos: z.array(de
 const issuesOf = (error: z.ZodError, under: string): string =>
   error.issues.map((i) => `${[under, ...i.path].join(".")}: ${i.message}`).join("; ");
 
+/** What a state is checked against: the function's inputs (a `Definition` has them; not imported, as definition.ts imports this module). */
+export interface Signature {
+  readonly inputSchema: z.ZodObject<z.ZodRawShape>;
+}
+
 /**
  * Why a demo's inputs do not fit a signature (an input it does not take, one
  * missing or of the wrong type), or null. The answer is not checked against
  * the output type: a labeled row's answer is shown as written (`4` for a
  * text output), which a model reads as well.
  */
-function misfit(demo: Demo, signature: Pick<Definition, "inputSchema">): string | null {
+function misfit(demo: Demo, signature: Signature): string | null {
   const foreign = Object.keys(demo.inputs).filter((k) => !Object.hasOwn(signature.inputSchema.shape, k));
   if (foreign.length > 0) return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
   const inputs = signature.inputSchema.safeParse(demo.inputs);
@@ -81,7 +85,7 @@ function misfit(demo: Demo, signature: Pick<Definition, "inputSchema">): string 
  * it too: a state saved from another function would otherwise be shown to
  * the model as if it were this one's (other input tags).
  */
-export function parseState(name: string, state: unknown, signature?: Pick<Definition, "inputSchema">): AIState {
+export function parseState(name: string, state: unknown, signature?: Signature): AIState {
   const parsed = stateSchema.safeParse(state);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "state"}: ${i.message}`).join("; ");

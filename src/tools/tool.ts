@@ -2,6 +2,7 @@ import { z } from "zod";
 import { FunctaiError } from "../errors.js";
 import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
+import { NAME } from "./name.js";
 import type { InputShape, ToolContext, ToolLike } from "./types.js";
 
 /**
@@ -35,8 +36,6 @@ export interface Tool<S extends InputShape = InputShape, O = unknown> extends To
   readonly run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>;
 }
 
-/** What every name a model or a rule sees is: a tool's, an AI function's, a program's, a delegate's. */
-export const NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
 export function checkName(kind: string, name: unknown): string {
   if (typeof name !== "string" || !NAME.test(name))
