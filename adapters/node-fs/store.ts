@@ -168,7 +168,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async wait(conversation, after, timeoutMs) {
       const file = fileOf(conversation);
-      const deadline = Date.now() + timeoutMs;
+      // (NaN, negative: look once; Infinity: until an append or close)
+      // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever
+      const deadline = Date.now() + (timeoutMs > 0 ? timeoutMs : 0);
       let lastSize = -1;
       for (;;) {
         // Cheap poll: only scan when the size moved.

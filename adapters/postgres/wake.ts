@@ -1,4 +1,8 @@
+import { waitTimerMs } from "../../src/store/checks.js";
 import type { Db } from "./db.js";
+
+/** How long a waiter's row asks appends to notify it (a longer wait renews it every half of this). */
+const WATCH_MS = 86_400_000;
 
 interface Waiter {
   after: number;
@@ -73,6 +77,7 @@ export class Wakeups {
       if (set === undefined) this.#waiters.set(conversation, (set = new Set()));
       const waiters = set;
       let settled = false;
+      let renew: ReturnType<typeof setInterval> | undefined;
       const waiter: Waiter = {
         after,
         recheck: () => {
@@ -85,22 +90,25 @@ export class Wakeups {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          clearInterval(renew);
           this.watch.unwatch(conversation, token);
           waiters.delete(waiter);
           if (waiters.size === 0 && this.#waiters.get(conversation) === waiters) this.#waiters.delete(conversation);
           resolve(value);
         },
       };
-      const timer = setTimeout(() => waiter.done(false), Math.max(0, timeoutMs));
+      const ms = waitTimerMs(timeoutMs);
+      const timer = ms === null ? undefined : setTimeout(() => waiter.done(false), ms);
       waiters.add(waiter);
-      this.watch.watch(conversation, token, Math.min(Math.max(0, timeoutMs), 86_400_000) / 1000).then(
-        (length) => length > after && waiter.done(true),
-        (e: unknown) => {
-          if (settled) return;
-          waiter.done(false);
-          reject(e);
-        },
-      );
+      // the waiter's row says until when appends must notify: a day at most, renewed while a longer wait goes on
+      const seconds = Math.min(ms ?? WATCH_MS, WATCH_MS) / 1000;
+      const found = (length: number): false | void => length > after && waiter.done(true);
+      this.watch.watch(conversation, token, seconds).then(found, (e: unknown) => {
+        if (settled) return;
+        waiter.done(false);
+        reject(e);
+      });
+      if (ms === null || ms > WATCH_MS) renew = setInterval(() => void this.watch.watch(conversation, token, seconds).then(found, () => undefined), WATCH_MS / 2);
     });
   }
 

@@ -27,6 +27,20 @@ export function checkRecords(conversation: string, records: readonly object[]): 
   }
 }
 
+/** The longest a timer can be set for: `setTimeout` fires at once past it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * How long a store's `wait` sets its timer for: a timeout that is no time
+ * (NaN, negative) looks once (0); one longer than a timer can hold
+ * (`Infinity` included) sets none: it waits for an append, or the store's close.
+ */
+export const waitTimerMs = (timeoutMs: number): number | null => {
+  // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN; a NaN timeout must look once
+  const ms = timeoutMs > 0 ? timeoutMs : 0;
+  return ms <= MAX_TIMER_MS ? ms : null;
+};
+
 /** Whether an append must be kept on disk before it resolves: the contract's default, unless told `durable: false`. Shared by the stores. */
 export const isDurable = (opts: { durable?: boolean } | undefined): boolean => opts?.durable !== false;
 

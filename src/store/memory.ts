@@ -1,4 +1,4 @@
-import { checkConversationId, checkRecords, storeConflict } from "./checks.js";
+import { checkConversationId, checkRecords, storeConflict, waitTimerMs } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
 import { withSeq } from "../records/with-seq.js";
 import type { Store } from "./types.js";
@@ -77,7 +77,8 @@ export function memoryStore(): Store {
           waiters.get(conversation)?.delete(check);
           resolve(value);
         };
-        const timer = setTimeout(() => done(false), Math.max(0, timeoutMs));
+        const ms = waitTimerMs(timeoutMs);
+        const timer = ms === null ? undefined : setTimeout(() => done(false), ms);
         check();
       });
     },

@@ -230,6 +230,24 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       expect(Date.now() - t1).toBeGreaterThanOrEqual(100);
     });
 
+    it("wait longer than a timer can hold (or for ever) waits, and wakes on an append; a timeout that is no time looks once", async () => {
+      const { store } = t;
+      if (!store.wait) return;
+      for (const [i, timeout] of [2 ** 31, 30 * 86_400_000, Number.POSITIVE_INFINITY].entries()) {
+        let settled: boolean | undefined;
+        const waiting = store.wait("c1", i, timeout).then((v) => (settled = v));
+        await new Promise((r) => setTimeout(r, 150)); // setTimeout past 2^31 - 1 ms fires at once: the wait must not end here
+        expect(settled, `timeout ${timeout}`).toBeUndefined();
+        await store.append("c1", [rec()]);
+        expect(await waiting).toBe(true);
+      }
+      for (const timeout of [Number.NaN, -5]) {
+        const t0 = Date.now();
+        expect(await store.wait("c1", 3, timeout), `timeout ${timeout}`).toBe(false);
+        expect(Date.now() - t0).toBeLessThan(5_000);
+      }
+    });
+
     it("wait for more than one record waits until there are enough", async () => {
       const { store } = t;
       if (!store.wait) return;
