@@ -2,7 +2,7 @@ import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
-import { checkConversationId, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
+import { checkConversationId, checkRecords, isDurable, storeConflict, waitTimerMs } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
@@ -26,9 +26,6 @@ export interface IndexedDBStoreOptions {
 }
 
 type AppendTx = IDBPTransaction<StoreSchema, ("records" | "lengths")[], "readwrite">;
-
-/** setTimeout fires at once past this; a longer wait simply has no timer. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * A store in IndexedDB (database `name`), shared by every tab of the origin.
@@ -183,8 +180,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       const stop = wakeups.listen(conversation, after, settle); // listen first, then look
       recheck().catch((e: unknown) => finish(() => reject(e)));
       if (!wakeups.crossTab) poll = setInterval(() => void recheck().catch(() => {}), pollMs);
-      const ms = timeoutMs > 0 ? timeoutMs : 0; // NaN and negatives: look once, then answer
-      if (ms <= MAX_TIMER_MS) {
+      const ms = waitTimerMs(timeoutMs); // NaN and negatives: look once, then answer; past a timer's reach: none
+      if (ms !== null) {
         // At the deadline, the length itself decides: a notice lost (a writer that died before posting) costs nothing.
         timer = setTimeout(() => void length(conversation).then((n) => settle(n > after), () => settle(false)), ms);
       }
