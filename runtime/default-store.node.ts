@@ -1,4 +1,5 @@
 import { fsStore } from "../adapters/node-fs/index.js";
+import { resolve } from "node:path";
 import { isPostgresUrl, lazyPostgresStore } from "../adapters/postgres/lazy.js";
 import type { Store } from "../src/store/types.js";
 
@@ -16,4 +17,19 @@ import type { Store } from "../src/store/types.js";
  */
 export function defaultStore(location: string): Store {
   return isPostgresUrl(location) ? lazyPostgresStore(location) : fsStore(location);
+}
+
+/**
+ * One key per place a string `store` names: a `postgres://` URL as it is, a
+ * path made absolute against the working directory of now (a relative path
+ * named after `process.chdir` is another directory; "chats" and "chats/"
+ * are one).
+ *
+ * @example
+ * ```ts
+ * storeKey("desk-chats/"); // "/srv/app/desk-chats" (in /srv/app)
+ * ```
+ */
+export function storeKey(location: string): string {
+  return isPostgresUrl(location) ? location : resolve(location);
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { defaultStore } from "./default-store.node.js";
+import { defaultStore, storeKey } from "./default-store.node.js";
 import { processes } from "./processes.node.js";
 import type { AsyncCarrier, PlatformRuntime } from "../src/runtime/types.js";
 
@@ -8,4 +8,4 @@ function createCarrier<T>(): AsyncCarrier<T> {
   return { acrossAwait: true, run: (value, fn) => als.run(value, fn), get: () => als.getStore() };
 }
 
-export const platform: PlatformRuntime = { defaultStore, createCarrier, processes };
+export const platform: PlatformRuntime = { defaultStore, storeKey, createCarrier, processes };

@@ -19,10 +19,13 @@ const opened = new Map<string, Store>();
  *
  * @example
  * storeAt("chats/") === storeAt("chats/"); // true (one store per location)
+ * storeAt("chats/") === storeAt("./chats"); // true in Node (one directory)
  */
 export function storeAt(location: string): Store {
-  let store = opened.get(location);
-  if (store === undefined) opened.set(location, (store = platform.defaultStore(location)));
+  // one key per place (Node: an absolute path, resolved now), and the store opened at that place
+  const key = platform.storeKey?.(location) ?? location;
+  let store = opened.get(key);
+  if (store === undefined) opened.set(key, (store = platform.defaultStore(key)));
   return store;
 }
 

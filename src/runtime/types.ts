@@ -18,6 +18,13 @@ export interface Processes {
 
 export interface PlatformRuntime {
   defaultStore(location: string): Store;
+  /**
+   * What a string `store` names, as one key per place: in Node a path made
+   * absolute against the working directory of now (so "chats", "chats/" and
+   * "./chats" are one store, and a relative path after `process.chdir` is
+   * another); absent where a location is only a name (browsers: a database).
+   */
+  storeKey?(location: string): string;
   createCarrier<T>(): AsyncCarrier<T>;
   /** Absent in browsers (a tab's Web Lock tells there). */
   processes?: Processes;

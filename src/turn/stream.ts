@@ -78,18 +78,35 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
       // the done event carries the turn's own result
       yield* this.#queue.drain(() => this.#finished()) as AsyncGenerator<TurnEvent<T>, void, undefined>;
     } finally {
-      // left early (break, throw): the turn is stopped, whether it runs or waits here in this process (nobody
-      // could answer it any more: the actor would leak); only a waiting conversation turn stays, saved
-      const saved = this.#controls.endsWhenWaiting && this.state === "awaitingApproval";
-      if (this.#session.actor.getSnapshot().status === "active" && !saved) this.abort();
+      this.#leave();
     }
+  }
+
+  /**
+   * The events were left early (break, throw, the iterator's `return()`): the turn is stopped, whether it runs
+   * or waits here in this process (nobody could answer it any more: the actor would leak); only a waiting
+   * conversation turn stays, saved. Nothing to do once the actor ended.
+   */
+  #leave(): void {
+    const saved = this.#controls.endsWhenWaiting && this.state === "awaitingApproval";
+    if (this.#session.actor.getSnapshot().status === "active" && !saved) this.abort();
   }
 
   /** The turn's events as they happen (`for await`); breaking out stops a turn that still runs. */
   [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     if (this.#iterating) throw new FunctaiError("turn-state", "a TurnStream can be iterated once");
     this.#iterating = true;
-    return this.#events();
+    const events = this.#events();
+    // a generator returned (or thrown into) before its first next() never runs its body, nor so its finally:
+    // leaving is checked here too, so an iterator left at once stops the turn as a break does
+    return {
+      next: () => events.next(),
+      return: (value?: PromiseLike<void> | void) => events.return(value as void).finally(() => this.#leave()),
+      throw: (error?: unknown) => events.throw(error).finally(() => this.#leave()),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    } as AsyncIterableIterator<TurnEvent<T>>;
   }
 
   then<R1 = T, R2 = never>(
