@@ -13,7 +13,7 @@ import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { TurnEnd, TurnHost } from "../turn/session.js";
 import { recordAnswer, type Answer } from "./answers.js";
-import { DEFAULT_RENEW_MS, DEFAULT_TTL_MS, fence, Lease } from "./lease.js";
+import { fence, Lease, leaseTiming } from "./lease.js";
 import { ConversationLog, type AppendIfOptions } from "./log.js";
 import { waitingOf } from "./waiting.js";
 
@@ -78,8 +78,7 @@ export class ConversationHost implements TurnHost {
     this.clock = log.clock;
     this.#fresh = options.claimed;
     this.#length = options.length;
-    const timing = { renewMs: settings.lease?.renewMs ?? DEFAULT_RENEW_MS, ttlMs: settings.lease?.ttlMs ?? DEFAULT_TTL_MS };
-    this.lease = new Lease(log, this.turn, options.attempt, options.claimed, timing, options.holder);
+    this.lease = new Lease(log, this.turn, options.attempt, options.claimed, leaseTiming(settings.lease), options.holder);
   }
 
   get holder(): string {

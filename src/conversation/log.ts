@@ -269,8 +269,9 @@ export class ConversationLog {
         info.stalled = true;
         if (state.head === info.id) state.next = { waits: info.id };
       } else if (alive === false && info.state === "running") {
-        // its holder is gone (a closed tab, a dead process): interrupted now, not when its lease runs out
-        info.state = "interrupted";
+        // its holder is gone (a closed tab, a dead process): interrupted now, not when its lease runs out; a turn asked
+        // to stop is stopped once nobody runs it (as the reader says of one whose lease ran out), never resumed
+        info.state = info.stopped ? "stopped" : "interrupted";
         if (state.head === info.id) state.next = { parent: doneOn(state.turns, info.parent) };
       }
     }

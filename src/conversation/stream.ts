@@ -9,18 +9,25 @@ import type { ConversationLog } from "./log.js";
  * A conversation turn as a stream. Its promise resolves with the answer,
  * also when approvals were answered in the stream (`s.approve()` in the
  * loop); it rejects with `Waiting` when the turn waits, saved, and nobody
- * here answers: the loop ended on the wait, or nobody iterates.
+ * here answers: the loop ended on the wait, was left (`break`) while the
+ * turn waits, or nobody iterates.
  */
 export class ConversationStream<T> extends TurnStream<T> {
   readonly #session: TurnSession;
   readonly #toldWaiting: () => void;
   #iterated = false;
-  #armed = false;
+  /** The loop was left early (`break`, a throw): nobody here answers a wait any more, except answers on their way. */
+  #left = false;
+  #watching = false;
+  /** Answers given here and not settled yet: the turn may still go on here. */
+  #answers = 0;
 
-  constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError) {
+  /** `settled`: run before the promise settles with the turn's end (a turn handle reads the turn again: it is current after its stream). */
+  constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>) {
     let toldWaiting = (): void => undefined;
     const result = new Promise<T>((resolve, reject) => {
-      resultOf<T>(session).then(resolve, reject);
+      const ended = resultOf<T>(session);
+      (settled ? ended.finally(() => settled().catch(() => undefined)) : ended).then(resolve, reject);
       let told = false;
       toldWaiting = () => {
         if (told) return;
@@ -44,20 +51,52 @@ export class ConversationStream<T> extends TurnStream<T> {
         if (step.done && this.state === "awaitingApproval") this.#toldWaiting();
         return step;
       },
-      return: (value?: unknown) => events.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
-      throw: (e?: unknown) => events.throw?.(e) ?? Promise.reject(e),
+      return: (value?: unknown) => this.#leave(events.return?.(value) ?? Promise.resolve({ done: true, value: undefined })),
+      throw: (e?: unknown) => this.#leave(events.throw?.(e) ?? Promise.reject(e)),
     };
+  }
+
+  /** The loop was left: a turn that waits (or comes to wait once the answers on their way are in) is told as saved. */
+  #leave<R>(left: Promise<R>): Promise<R> {
+    this.#left = true;
+    this.#watch();
+    return left;
   }
 
   /** Awaited without a loop: nobody here will answer a wait. */
   #arm(): void {
-    if (this.#iterated || this.#armed) return;
-    this.#armed = true;
-    const check = (): void => {
-      if (!this.#iterated && this.#session.actor.getSnapshot().value === "awaitingApproval") this.#toldWaiting();
+    if (!this.#iterated) this.#watch();
+  }
+
+  /** From now on, a wait nobody here answers rejects the promise with `Waiting`. */
+  #watch(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    this.#session.actor.subscribe(this.#check);
+    this.#check();
+  }
+
+  readonly #check = (): void => {
+    if ((this.#left || !this.#iterated) && this.#answers === 0 && this.#session.actor.getSnapshot().value === "awaitingApproval") this.#toldWaiting();
+  };
+
+  /** An answer given here: until it settles, the turn may go on here (it is not told as saved meanwhile). */
+  #answering(answered: Promise<void>): Promise<void> {
+    this.#answers += 1;
+    const settled = (): void => {
+      this.#answers -= 1;
+      if (this.#watching) this.#check();
     };
-    this.#session.actor.subscribe(check);
-    check();
+    answered.then(settled, settled);
+    return answered;
+  }
+
+  override approve(options: { id?: string; by?: string | null } = {}): Promise<void> {
+    return this.#answering(super.approve(options));
+  }
+
+  override deny(reason?: string, options: { id?: string; by?: string | null } = {}): Promise<void> {
+    return this.#answering(super.deny(reason, options));
   }
 
   override then<R1 = T, R2 = never>(

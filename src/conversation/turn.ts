@@ -104,10 +104,7 @@ export class Turn<O = unknown> {
     // lease is written, so an answer given while the turn runs elsewhere would meet the lock (turn-claimed) before
     // its own check (approval-answered); there the answer is written first, as its own append
     if (answer.id === undefined && !this.#ctx.log.store.liveness) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
-    const { state, info, chosen, length } = await recordAnswer(this.#ctx.log, this.id, answer).catch(async (e: unknown) => {
-      await this.refresh().catch(() => undefined);
-      throw e;
-    });
+    const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer));
     this.#update(state, info);
     if (chosen.length < info.waiting.length) throw await this.#waiting();
     return this.#goOn(state, info, undefined, length);
@@ -142,23 +139,34 @@ export class Turn<O = unknown> {
    *
    * @example
    * const s = turn.stream();
-   * for await (const e of s) if (e.type === "approval") await s.approve({ by: "maria" });
+   * const answered = s.approve({ by: "maria" }); // its approvals: `s.pending` (shown where they were asked, not again)
+   * for await (const e of s) console.log(e.type);
+   * await answered;
    * const answer = await s;
    */
   stream(options: ResumeOptions = {}): TurnStream<O> {
     const [state, info] = [this.#state, this.#info]; // as this handle last read it: a stale answer is refused when given (approval-answered)
     const waiting = (): Promise<Error> => this.#waiting();
+    const settled = (): Promise<this> => this.refresh(); // current after its stream, as after its other actions
     if (info.state === "waiting" && info.waiting.length > 0)
-      return new ConversationStream<O>(continueTurn(this.#ctx, state, info, "awaitingApproval", { streaming: true }), this.#ctx.log, waiting);
+      return new ConversationStream<O>(continueTurn(this.#ctx, state, info, "awaitingApproval", { streaming: true }), this.#ctx.log, waiting, settled);
     // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
     const prepare = async (): Promise<number> => (await this.#results(options)).length;
-    return new ConversationStream<O>(continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare }), this.#ctx.log, waiting);
+    return new ConversationStream<O>(continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare }), this.#ctx.log, waiting, settled);
   }
 
   /** Ends the turn without going on. */
   async abandon(): Promise<void> {
-    await abandonTurn(this.#ctx.log, this.id);
+    await this.#current(abandonTurn(this.#ctx.log, this.id));
     await this.refresh();
+  }
+
+  /** What an action of this handle settles to; refused, the handle reads the turn again first (it is current after it). */
+  #current<T>(action: Promise<T>): Promise<T> {
+    return action.catch(async (e: unknown) => {
+      await this.refresh().catch(() => undefined);
+      throw e;
+    });
   }
 
   /** Continues the turn here: rehydrates its actor and replays its journal. */
