@@ -213,6 +213,24 @@ export const isFunctaiError = (e: unknown, code?: ErrorCode): e is FunctaiError 
   e instanceof FunctaiError && (code === undefined || e.code === code);
 
 /**
+ * A value as a refusal shows it: its JSON (a number JSON cannot say, NaN or
+ * Infinity, as itself, also inside), else its `String`, or its type when
+ * even that fails (a BigInt inside, a cycle); at most `max` characters.
+ *
+ * @example
+ * describeValue({ ttlMs: Number.NaN }); // '{"ttlMs":"NaN"}'
+ */
+export function describeValue(value: unknown, max = Number.POSITIVE_INFINITY): string {
+  let text: string;
+  try {
+    text = typeof value === "number" ? String(value) : (JSON.stringify(value, (_key, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v)) ?? String(value));
+  } catch {
+    text = typeof value;
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
+/**
  * A short, safe description of any thrown value (for tool errors shown to a model).
  *
  * @example

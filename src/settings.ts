@@ -1,5 +1,5 @@
 import type { ApproveSetting } from "./approval/types.js";
-import { FunctaiError } from "./errors.js";
+import { describeValue, FunctaiError } from "./errors.js";
 import type { LanguageModel } from "./lm/types.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
@@ -84,7 +84,7 @@ function checkApprove(approve: unknown): void {
   if (Array.isArray(approve) && approve.every(isRuleEntry)) return;
   throw new FunctaiError(
     "settings-invalid",
-    `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${JSON.stringify(approve) ?? String(approve)}`,
+    `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(approve)}`,
   );
 }
 
@@ -96,7 +96,7 @@ function checkPlugins(plugins: unknown): void {
     const hooksOk = typeof hooks === "object" && hooks !== null &&
       Object.entries(hooks).every(([key, hook]) => (HOOK_NAMES as readonly string[]).includes(key) && (hook === undefined || typeof hook === "function"));
     if (typeof name !== "string" || name === "" || typeof version !== "string" || !hooksOk)
-      throw new FunctaiError("plugin-invalid", `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${JSON.stringify(p) ?? String(p)}`);
+      throw new FunctaiError("plugin-invalid", `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${describeValue(p)}`);
   }
 }
 

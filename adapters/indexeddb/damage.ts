@@ -5,19 +5,11 @@
  * that is not an object, not at its place, missing or past the length, is
  * damage (`store-corrupt`): refused, never misread, skipped or overwritten.
  */
-import { ConversationError } from "../../src/errors.js";
+import { ConversationError, describeValue } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 
-function shown(value: unknown): string {
-  if (typeof value === "number") return String(value); // JSON would say null for NaN
-  try {
-    const text = JSON.stringify(value);
-    if (text !== undefined) return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-  } catch {
-    // a BigInt, a cycle: IndexedDB keeps what JSON cannot say
-  }
-  return typeof value;
-}
+/** A damaged value as the refusal shows it (JSON would say null for NaN). */
+const shown = (value: unknown): string => describeValue(value, 40);
 
 export function corrupt(storeName: string, conversation: string, why: string): ConversationError {
   return new ConversationError(

@@ -88,6 +88,9 @@ export async function recordAnswer(log: ConversationLog, turn: string, answer: A
   return { ...value, length };
 }
 
+/** The keys a person may name a tool call by: its invocation alone, or `"site:invocation"`. */
+const keysOf = (t: { site: string; invocation: number }): [string, string] => [String(t.invocation), `${t.site}:${t.invocation}`];
+
 /**
  * Refuses what a person said that names no tool call of the turn (a typo,
  * another turn's number: it would be dropped while they believe it said),
@@ -97,13 +100,13 @@ export async function recordAnswer(log: ConversationLog, turn: string, answer: A
  */
 function checkAnswers(turn: string, info: TurnInfo, unfinished: UnfinishedTool[], results: Record<string, unknown>, rerun: ReadonlySet<string>): void {
   const known = new Set<string>();
-  for (const t of info.tools.values()) known.add(String(t.invocation)).add(`${t.site}:${t.invocation}`);
+  for (const t of info.tools.values()) for (const k of keysOf(t)) known.add(k);
   const stray = [...Object.keys(results), ...rerun].find((k) => !known.has(k));
   if (stray !== undefined) {
     const open = unfinished.map((t) => `${t.name} (${t.invocation}, or "${t.site}:${t.invocation}")`).join(", ") || "none";
     throw new ConversationError("input-invalid", `turn ${turn}: ${JSON.stringify(stray)} names no tool call of this turn (its unfinished tools: ${open}); nothing was written`);
   }
-  const both = unfinished.find((t) => [String(t.invocation), `${t.site}:${t.invocation}`].some((k) => k in results) && [String(t.invocation), `${t.site}:${t.invocation}`].some((k) => rerun.has(k)));
+  const both = unfinished.find((t) => keysOf(t).some((k) => k in results) && keysOf(t).some((k) => rerun.has(k)));
   if (both) throw new ConversationError("input-invalid", `turn ${turn}: ${both.name} (invocation ${both.invocation}) is given both a result and a rerun: say one; nothing was written`);
 }
 
@@ -115,20 +118,19 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
     throw new ConversationError("input-invalid", `turn ${turn}: resume takes { results: { <invocation>: <what it returned> }, rerun: [<invocation>, …] }`);
   const rerun = new Set((options.rerun ?? []).map(String));
   checkAnswers(turn, info, unfinished, results, rerun);
-  const keyOf = (t: UnfinishedTool): string[] => [String(t.invocation), `${t.site}:${t.invocation}`];
   // a bare invocation number names a tool call only when one unfinished call has it (calls at other depths count from 1 too)
   const shared = new Set(unfinished.map((t) => t.invocation).filter((n, i, all) => all.indexOf(n) !== i));
   const ambiguous = unfinished.filter((t) => shared.has(t.invocation) && (String(t.invocation) in results || rerun.has(String(t.invocation))));
   if (ambiguous.length > 0)
     throw new ConversationError("turn-unfinished", `turn ${turn}: invocation ${ambiguous[0]!.invocation} names ${ambiguous.filter((t) => t.invocation === ambiguous[0]!.invocation).map((t) => `${t.name} at "${t.site}:${t.invocation}"`).join(" and ")}: name each by its site, e.g. resume({ results: { "${ambiguous[0]!.site}:${ambiguous[0]!.invocation}": <what it returned> } })`);
-  const open = unfinished.filter((t) => !keyOf(t).some((k) => k in results || rerun.has(k)));
+  const open = unfinished.filter((t) => !keysOf(t).some((k) => k in results || rerun.has(k)));
   if (open.length > 0) {
     const keyFor = (t: UnfinishedTool): string => (shared.has(t.invocation) ? JSON.stringify(`${t.site}:${t.invocation}`) : String(t.invocation));
     const parts = open.map((t) => `${t.name} (invocation ${t.invocation}${shared.has(t.invocation) ? ` at ${t.site}` : ""}) started and may have run: resume({ results: { ${keyFor(t)}: <what it returned> } }) or resume({ rerun: [${keyFor(t)}] })`);
     throw new ConversationError("turn-unfinished", `turn ${turn}: ${parts.join("; ")}`);
   }
   return unfinished.map((t) => {
-    const key = keyOf(t).find((k) => k in results);
+    const key = keysOf(t).find((k) => k in results);
     const base = { turn, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
     return makeRecord("tool", key !== undefined ? { ...base, state: "given", output: results[key] ?? null } : { ...base, state: "rerun" }, now);
   });

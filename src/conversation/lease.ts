@@ -5,17 +5,15 @@
  * Web Lock that proves the holder alive.
  */
 import { LeaseLost } from "../engine/runtime.js";
-import { describeError, FunctaiError } from "../errors.js";
+import { describeError, describeValue, FunctaiError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
-import { isoAt, type ClockTimer } from "../runtime/clock.js";
+import { isoAt, MAX_TIMER_MS, type ClockTimer } from "../runtime/clock.js";
 import { leaseHolder, runsHere } from "./holder.js";
 import { WEB_LOCK, type ConversationLog } from "./log.js";
 
 export const DEFAULT_RENEW_MS = 10_000;
 export const DEFAULT_TTL_MS = 30_000;
-/** The longest a timer waits (2^31 - 1 ms, about 24 days): a longer `every` fires each millisecond instead. */
-const MAX_LEASE_MS = 2 ** 31 - 1;
 
 /**
  * The lease timing a turn runs with (`lease: { renewMs, ttlMs }`, defaults
@@ -30,15 +28,11 @@ const MAX_LEASE_MS = 2 ** 31 - 1;
 export function leaseTiming(lease: unknown): { renewMs: number; ttlMs: number } {
   if (lease === undefined) return { renewMs: DEFAULT_RENEW_MS, ttlMs: DEFAULT_TTL_MS };
   const { renewMs = DEFAULT_RENEW_MS, ttlMs = DEFAULT_TTL_MS } = (typeof lease === "object" && lease !== null ? lease : {}) as { renewMs?: unknown; ttlMs?: unknown };
-  const ok = (ms: unknown): boolean => typeof ms === "number" && ms >= 1 && ms <= MAX_LEASE_MS;
+  const ok = (ms: unknown): boolean => typeof ms === "number" && ms >= 1 && ms <= MAX_TIMER_MS;
   if (typeof lease !== "object" || lease === null || !ok(renewMs) || !ok(ttlMs))
-    throw new FunctaiError("settings-invalid", `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_LEASE_MS}; not ${describeLease(lease)}`);
+    throw new FunctaiError("settings-invalid", `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`);
   return { renewMs: renewMs as number, ttlMs: ttlMs as number };
 }
-
-/** A lease setting as a refusal names it (NaN and Infinity as themselves, not as JSON's null). */
-const describeLease = (lease: unknown): string =>
-  JSON.stringify(lease, (_key, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v)) ?? String(lease);
 
 /** Throws when `fresh` holds a newer claim of `turn` than `attempt`, a stop, or its end (a person abandoned it while it stalled). */
 export function fence(fresh: readonly ConversationRecord[], turn: string, attempt: number): void {

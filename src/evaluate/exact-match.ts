@@ -1,4 +1,4 @@
-import { FunctaiError } from "../errors.js";
+import { describeValue, FunctaiError } from "../errors.js";
 import { collapseWhiteSpace, normalizeText } from "./normalize.js";
 
 /**
@@ -56,7 +56,7 @@ export function exactMatch(answers: Record<string, unknown>, prediction: Record<
   // plain values would be read as records of their letters ("0", "1", …) and score nonsense
   for (const [which, value] of [["answers", answers], ["prediction", prediction]] as const)
     if (typeof value !== "object" || value === null || Array.isArray(value))
-      throw new FunctaiError("input-invalid", `exactMatch: ${which} is a record of outputs ({ result: … }), not ${Array.isArray(value) ? "a list" : JSON.stringify(value) ?? String(value)}`);
+      throw new FunctaiError("input-invalid", `exactMatch: ${which} is a record of outputs ({ result: … }), not ${Array.isArray(value) ? "a list" : describeValue(value)}`);
   const names = Object.keys(answers);
   if (names.length === 0) throw new FunctaiError("input-invalid", "exactMatch: no expected output to compare (answers is empty)");
   const each = names.map((name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction, name) ? prediction[name] : undefined) ? 1 : 0] as const);

@@ -1,4 +1,4 @@
-import { FunctaiError } from "../errors.js";
+import { describeValue, FunctaiError } from "../errors.js";
 import { exactMatch } from "./exact-match.js";
 import type { Row } from "./rows.js";
 
@@ -54,12 +54,11 @@ export interface Scorer {
 /** The name a single metric's number is kept under. */
 export const SCORE = "score";
 
-const said = (value: unknown): string => (typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value)));
 
 function asScore(name: string, value: unknown): number {
   if (typeof value === "boolean") return value ? 1 : 0;
   if (typeof value === "number" && Number.isFinite(value)) return value;
-  throw new FunctaiError("metric-failed", `metric ${name} gave ${said(value)}, not a finite number`);
+  throw new FunctaiError("metric-failed", `metric ${name} gave ${describeValue(value)}, not a finite number`);
 }
 
 async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>): Promise<void> {
@@ -69,7 +68,7 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   } catch (e) {
     throw new FunctaiError("metric-failed", `metric ${name} threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
-  if (Array.isArray(value)) throw new FunctaiError("metric-failed", `metric ${name} gave a list (${said(value)}), not a number or a record of numbers`);
+  if (Array.isArray(value)) throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
   if (typeof value !== "object" || value === null) {
     into[name] = asScore(name, value);
     return;

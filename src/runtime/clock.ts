@@ -4,6 +4,9 @@
  * life without sleeping.
  */
 
+/** The longest a timer can be set for: `setTimeout` and `setInterval` fire at once (every millisecond) past it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * A timer a {@link Clock} gave out.
  *

@@ -3,6 +3,7 @@
  * IndexedDB): the conversation id, the records of a batch, a lost race.
  */
 import { ConversationError } from "../errors.js";
+import { MAX_TIMER_MS } from "../runtime/clock.js";
 import { isConversationId } from "./types.js";
 
 /** Throws `conversation-id` unless `id` is a valid conversation id. Shared by the stores. */
@@ -26,9 +27,6 @@ export function checkRecords(conversation: string, records: readonly object[]): 
     }
   }
 }
-
-/** The longest a timer can be set for: `setTimeout` fires at once past it. */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * How long a store's `wait` sets its timer for: a timeout that is no time
