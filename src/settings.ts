@@ -1,5 +1,6 @@
 import type { ApproveSetting } from "./approval/types.js";
 import { describeValue, FunctaiError } from "./errors.js";
+import { MAX_TIMER_MS } from "./runtime/clock.js";
 import type { LanguageModel } from "./lm/types.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
@@ -68,7 +69,25 @@ function check(settings: Settings): Settings {
     throw new FunctaiError("settings-invalid", `temperature must be a number ≥ 0`);
   checkApprove(settings.approve);
   checkPlugins(settings.plugins);
+  checkLease(settings.lease);
   return settings;
+}
+
+/**
+ * A `lease` that can work: `{ renewMs?, ttlMs? }`, each a number of ms from 1
+ * to what a timer can wait; else `settings-invalid`. A time of 0, a negative
+ * one, one that is not a number or one past a timer's reach would renew the
+ * lease every millisecond (a durable write each), write a lease already over,
+ * or fail when its `until` is written. Checked with every other setting
+ * (`configure`, `using`, a call's, a conversation's), before any record or
+ * model call. A renewal slower than the lease is allowed: the lease then
+ * runs out between renewals, as tests of interrupted turns want.
+ */
+export function checkLease(lease: unknown): void {
+  if (lease === undefined) return;
+  const ok = (ms: unknown): boolean => ms === undefined || (typeof ms === "number" && ms >= 1 && ms <= MAX_TIMER_MS);
+  if (typeof lease !== "object" || lease === null || !ok((lease as LeaseSettings).renewMs) || !ok((lease as LeaseSettings).ttlMs))
+    throw new FunctaiError("settings-invalid", `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`);
 }
 
 /**

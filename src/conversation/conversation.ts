@@ -16,7 +16,7 @@ import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
 import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
-import { EarlyLock, leaseTiming } from "./lease.js";
+import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
 import { Turn, Waiting } from "./turn.js";
@@ -145,7 +145,6 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   if (!isConversationId(id))
     throw new ConversationError("conversation-id", `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`);
   const own = checkSettings(pickSettings(options));
-  leaseTiming(own.lease); // a conversation's own lease that cannot work is refused when it is opened (a call's, when sent)
   const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...layers, own);
   const store = resolveStore(options.store ?? settingsNow().store);
   const clock = options.clock ?? systemClock;

@@ -5,33 +5,22 @@
  * Web Lock that proves the holder alive.
  */
 import { LeaseLost } from "../engine/runtime.js";
-import { describeError, describeValue, FunctaiError } from "../errors.js";
+import { describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
-import { isoAt, MAX_TIMER_MS, type ClockTimer } from "../runtime/clock.js";
+import { isoAt, type ClockTimer } from "../runtime/clock.js";
+import { checkLease } from "../settings.js";
 import { leaseHolder, runsHere } from "./holder.js";
 import { WEB_LOCK, type ConversationLog } from "./log.js";
 
 export const DEFAULT_RENEW_MS = 10_000;
 export const DEFAULT_TTL_MS = 30_000;
 
-/**
- * The lease timing a turn runs with (`lease: { renewMs, ttlMs }`, defaults
- * for what is not given), or `settings-invalid`: a time of 0, a negative one,
- * one that is not a number or one past what a timer can wait would renew the
- * lease every millisecond (a durable write each), write a lease that is
- * already over, or fail when its `until` is written. Checked before a turn's
- * first record, so nothing is written or paid for. (A renewal slower than
- * the lease is allowed: the lease then runs out between renewals, as tests
- * of interrupted turns want.)
- */
+/** The lease timing a turn runs with (`lease: { renewMs, ttlMs }`, defaults for what is not given), checked as every setting is (`checkLease`). */
 export function leaseTiming(lease: unknown): { renewMs: number; ttlMs: number } {
-  if (lease === undefined) return { renewMs: DEFAULT_RENEW_MS, ttlMs: DEFAULT_TTL_MS };
-  const { renewMs = DEFAULT_RENEW_MS, ttlMs = DEFAULT_TTL_MS } = (typeof lease === "object" && lease !== null ? lease : {}) as { renewMs?: unknown; ttlMs?: unknown };
-  const ok = (ms: unknown): boolean => typeof ms === "number" && ms >= 1 && ms <= MAX_TIMER_MS;
-  if (typeof lease !== "object" || lease === null || !ok(renewMs) || !ok(ttlMs))
-    throw new FunctaiError("settings-invalid", `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`);
-  return { renewMs: renewMs as number, ttlMs: ttlMs as number };
+  checkLease(lease);
+  const { renewMs = DEFAULT_RENEW_MS, ttlMs = DEFAULT_TTL_MS } = (lease ?? {}) as { renewMs?: number; ttlMs?: number };
+  return { renewMs, ttlMs };
 }
 
 /** Throws when `fresh` holds a newer claim of `turn` than `attempt`, a stop, or its end (a person abandoned it while it stalled). */

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, FunctaiError, type LeaseSettings } from "../../src/index.js";
+import { ai, configure, FunctaiError, resetConfiguration, type LeaseSettings } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 
 const desk = ai("desk", { description: "Answer.", input: { ask: z.string() } });
@@ -41,13 +41,21 @@ describe("lease settings", () => {
     });
   }
 
-  it("a stream refuses it too, before any record or model call", async () => {
+  it("a stream refuses it too, before any record or model call (when called, as for any other setting)", async () => {
     const store = memoryStore();
     const lm = scripted(["hi"]);
-    const s = desk.conversation("c", { store, lm }).stream("hello", { lease: { renewMs: 0 } });
-    await expect(s).rejects.toMatchObject(refused);
+    expect(() => desk.conversation("c", { store, lm }).stream("hello", { lease: { renewMs: 0 } })).toThrow(expect.objectContaining(refused));
     expect(lm.requests).toHaveLength(0);
     expect(await store.read("c")).toEqual([]);
+  });
+
+  it("configure() and fn.using() refuse it at once, as every other setting", () => {
+    try {
+      expect(() => configure({ lease: { renewMs: 0 } })).toThrow(expect.objectContaining(refused));
+    } finally {
+      resetConfiguration();
+    }
+    expect(() => desk.using({ lease: { ttlMs: Number.NaN } })).toThrow(expect.objectContaining(refused));
   });
 
   it("a conversation opened with one is refused when opened", () => {
