@@ -35,10 +35,14 @@ export class Suspend extends Error {
   }
 }
 
-/** The turn lost its lease (another process claimed it) or was stopped: it must not take another step. */
+/**
+ * The turn lost its lease (another process claimed it) or was stopped: it
+ * must not take another step. A stop (a `stop` record, from any process) is
+ * `turn-aborted`, as a stop asked here is; a lease lost is `lease-lost`.
+ */
 export class LeaseLost extends FunctaiError {
   readonly stopped: boolean;
-  constructor(message: string, stopped = false, code: "lease-lost" | "turn-claimed" | "store-io" = "lease-lost") {
+  constructor(message: string, stopped = false, code: "lease-lost" | "turn-claimed" | "turn-aborted" | "store-io" = stopped ? "turn-aborted" : "lease-lost") {
     super(code, message);
     this.name = "LeaseLost";
     this.stopped = stopped;
