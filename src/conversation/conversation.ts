@@ -12,9 +12,10 @@ import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
 import type { Definition } from "../functions/definition.js";
+import { abortError } from "../engine/runtime.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
-import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
+import { keepSnapshots, resultOrWait, startSent, stopOn, type ConversationContext } from "./driver.js";
 import { ConversationHost } from "./host.js";
 import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
@@ -110,6 +111,14 @@ class AlreadySent extends Error {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves when `signal` aborts; `dispose` takes its listener off (a long-lived signal keeps none per send). */
+function whenAborted(signal: AbortSignal): { promise: Promise<void>; dispose(): void } {
+  let onAbort = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (onAbort = resolve));
+  signal.addEventListener("abort", onAbort, { once: true });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+}
+
 /**
  * What a send of a request id whose turn ended without an answer throws: as
  * that turn did (its recorded code and message: a client retrying after a
@@ -168,24 +177,35 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     return records;
   }
 
-  /** Appends the new turn, conditionally; waits behind a running head. */
-  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(clock.now()), once?: Once, caller?: TurnCaller): Promise<ConversationHost> {
+  /**
+   * Appends the new turn, conditionally; waits behind a running head. A
+   * `stopped` signal (the caller's, or a stream left) that aborts before the
+   * turn is written stops it there: nothing is written (`turn-aborted`).
+   */
+  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(clock.now()), once?: Once, caller?: TurnCaller, stopped?: AbortSignal): Promise<ConversationHost> {
+    if (stopped?.aborted) throw abortError(stopped); // before anything is read, written or paid
     // the new turn's lock, asked for now: it overlaps the read below (a turn no one knows of yet blocks no one)
     const early = store.liveness ? new EarlyLock(store.liveness, id, turn) : undefined;
+    const aborted = stopped ? whenAborted(stopped) : null;
     try {
-      return await beginWith(inputs, settings, turn, early, once, caller);
+      return await beginWith(inputs, settings, turn, early, once, caller, stopped, aborted?.promise);
     } finally {
       early?.drop(); // (a lock no try took: a refused or failed send)
+      aborted?.dispose();
     }
   }
 
-  async function beginWith(inputs: Record<string, unknown>, settings: Settings, turn: string, early: EarlyLock | undefined, once?: Once, caller?: TurnCaller): Promise<ConversationHost> {
+  async function beginWith(
+    inputs: Record<string, unknown>, settings: Settings, turn: string, early: EarlyLock | undefined, once: Once | undefined, caller: TurnCaller | undefined,
+    stopped: AbortSignal | undefined, aborted: Promise<void> | undefined,
+  ): Promise<ConversationHost> {
     for (;;) {
       let host: ConversationHost | null = null;
       let begun: { value: Begun; length: number };
       try {
         begun = await log.appendIf<Begun>(async (view) => {
           host?.onInterrupt(); // a lost race: the lock of the last try is let go
+          if (stopped?.aborted) throw abortError(stopped); // stopped while it waited in line: never written
           const state = await view.state();
           if (once) {
             const existing = log.requested(once.requestId);
@@ -209,8 +229,9 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
         begun.value.host.wrote(begun.length);
         return begun.value.host;
       }
-      if (store.wait) await store.wait(id, log.length, 1000);
-      else await sleep(100);
+      // in line behind the head: until the conversation changes, or the turn is stopped
+      const waited = store.wait ? store.wait(id, log.length, 1000) : sleep(100);
+      await (aborted ? Promise.race([waited, aborted]) : waited);
     }
   }
 
@@ -224,8 +245,14 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   /** The `Waiting` a turn just sent here rejects with (read afresh). */
   const waitingOf = async (turn: string): Promise<Error> => new Waiting(await turnHandle(turn));
 
-  /** Runs a turn just sent, here, to its answer (or `Waiting`). */
-  const run = (host: ConversationHost): Promise<O> => resultOrWait(startSent(host, false), () => waitingOf(host.turn)) as Promise<O>;
+  /** Runs a turn just sent, here, to its answer (or `Waiting`); `signal` stops it (a call option). */
+  const run = (host: ConversationHost, signal?: AbortSignal): Promise<O> => {
+    const session = startSent(host, false);
+    const unlink = stopOn(session, signal);
+    const answered = resultOrWait(session, () => waitingOf(host.turn)) as Promise<O>;
+    answered.then(unlink, unlink);
+    return answered;
+  };
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
@@ -234,7 +261,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     for (let tries = 0; tries < 600; tries++) {
       let turn: Turn<O>;
       try {
-        return await run(await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller));
+        return await run(await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller, callOptions?.signal), callOptions?.signal);
       } catch (e) {
         if (!(e instanceof AlreadySent)) throw e;
         turn = await turnHandle(e.turn);
@@ -259,15 +286,26 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       if (requestId !== undefined) return sendOnce(input as CallInput<S>, { requestId }, callOptions);
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
-      return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller));
+      return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller, callOptions?.signal), callOptions?.signal);
     },
     stream(input, callOptions) {
       const inputs = parseInput(def, input);
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId(clock.now());
+      // stopped before its turn is written (left, or the caller's signal, while it waits in line): nothing is written
+      const left = new AbortController();
       // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
-      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller), turn, def.name, clock), { streaming: true });
-      return streamSent<O>(session, log, () => waitingOf(turn));
+      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller, left.signal), turn, def.name, clock), { streaming: true });
+      let unlink = (): void => undefined;
+      const watching = session.actor.subscribe((snapshot) => {
+        if (snapshot.status === "active") return;
+        if (snapshot.value === "stopped") left.abort(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
+        watching.unsubscribe();
+        unlink();
+      });
+      const stream = streamSent<O>(session, log, () => waitingOf(turn));
+      unlink = stopOn(session, callOptions?.signal);
+      return stream;
     },
     async turns() {
       const state = await log.read();
