@@ -2,6 +2,7 @@
 import { deleteDB } from "idb";
 import { afterEach, describe, expect, it } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
+import { HOLD_WAIT_MS } from "../../adapters/indexeddb/liveness.js";
 import { type ConversationError, Waiting, type Store, type Turn } from "../../src/index.js";
 import { desk, firstTab, MESSAGE, oneTab, secondTab } from "./desk.js";
 
@@ -78,6 +79,22 @@ describe("a conversation in IndexedDB, across handles (tabs)", () => {
       expect(await (waiting as Waiting).turn.approve({ by: "maria" })).toBe("The last tool said: refunded 39.00 for A-1042");
     }
     expect(REFUNDS).toHaveLength(10);
+  });
+
+  it("two tabs approve one waiting turn at once: one runs it, the other is refused (turn-claimed) within seconds, while the winner's refund still runs", async () => {
+    const name = freshName();
+    const [a, b, c] = [open(name), open(name), open(name)];
+    const { fn, REFUNDS } = desk({ hang: true }); // the winner's refund never returns: its run never ends
+    const chat = fn.conversation("sam", { store: a, approve: "changes", lm: firstTab(), lease: LEASE });
+    expect(await chat.send(MESSAGE).catch((e: unknown) => e)).toBeInstanceOf(Waiting);
+    const [turnB, turnC] = await Promise.all([b, c].map(async (s) => (await fn.conversation("sam", { store: s, lm: secondTab(), lease: LEASE }).turns()).at(-1)!));
+    const asked = performance.now();
+    const outcomes = [turnB!, turnC!].map((t) => t.approve({ by: "maria" }).then(() => "answered", (e: unknown) => e));
+    const first = await Promise.race(outcomes);
+    expect(first).toMatchObject({ code: expect.stringMatching(/^(turn-claimed|approval-answered)$/) });
+    expect(performance.now() - asked).toBeLessThan(HOLD_WAIT_MS + 2_000);
+    for (let i = 0; i < 40 && REFUNDS.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(REFUNDS).toEqual([["A-1042", 39]]); // the winner runs it, once
   });
 
   it("a tab that dies mid-refund leaves the turn interrupted; another handle gives the result and resumes it", async () => {

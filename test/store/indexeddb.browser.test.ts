@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { deleteDB } from "idb";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
-import { lockName } from "../../adapters/indexeddb/liveness.js";
+import { HOLD_WAIT_MS, lockName } from "../../adapters/indexeddb/liveness.js";
 import { isFunctaiError } from "../../src/errors.js";
 import type { Store } from "../../src/store/types.js";
 import { freshName, handles, indexedDBCases, note, textOf } from "./indexeddb-cases.js";
@@ -72,6 +72,27 @@ describe("indexedDBStore: Web Lock liveness", () => {
     expect(await a.liveness!.isHeld("sam", "t1")).toBe(true);
     releaseB!();
     expect(await until(async () => !(await a.liveness!.isHeld("sam", "t1")))).toBe(true);
+  });
+
+  it("a second hold refused (turn-claimed) once the first has held for HOLD_WAIT_MS, not kept waiting until the first lets go", async () => {
+    const name = freshName();
+    const [a, b] = [h.open(name), h.open(name)];
+    const releaseA = await a.liveness!.hold("sam", "t1");
+    const asked = performance.now();
+    const holdB = await b.liveness!.hold("sam", "t1").then(
+      () => "granted",
+      (e: unknown) => e,
+    );
+    const waited = performance.now() - asked;
+    expect(holdB).toMatchObject({ code: "turn-claimed", message: /running in another tab/ });
+    expect(waited).toBeGreaterThanOrEqual(HOLD_WAIT_MS - 50);
+    expect(waited).toBeLessThan(HOLD_WAIT_MS + 1_500);
+    // withdrawn: no request of b's is left waiting, and a's lock is still a's
+    const { pending = [] } = await navigator.locks.query();
+    expect(pending.map((l) => l.name)).not.toContain(lockName(name, "sam", "t1"));
+    expect(await b.liveness!.isHeld("sam", "t1")).toBe(true);
+    releaseA();
+    expect(await until(async () => !(await b.liveness!.isHeld("sam", "t1")))).toBe(true);
   });
 
   it("close frees the locks the handle holds", async () => {
