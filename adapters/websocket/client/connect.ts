@@ -55,9 +55,9 @@ export class Companion {
       message: (m) => this.#onMessage(m),
       welcome: (programs, again) => {
         this.programs = programs;
-        if (!again) return;
+        // each connection subscribes anew: after a reconnect, and on the first when `on("event")` came before `open()`
         if (this.#subscribed) void this.#request({ type: "subscribe" }).catch(() => undefined);
-        this.#listeners.reconnect.forEach((fn) => fn());
+        if (again) this.#listeners.reconnect.forEach((fn) => fn());
       },
       down: (e) => {
         // whatever was in flight is lost with the connection; turns the server runs go on there

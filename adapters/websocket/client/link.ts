@@ -3,6 +3,8 @@
  * every incoming message, and reconnects with backoff when the connection
  * drops (not when the key was refused, nor after `close()`).
  */
+import { describeValue, FunctaiError } from "../../../src/errors.js";
+import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { RemoteError } from "../shared/errors.js";
 import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
 import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
@@ -42,7 +44,9 @@ export class Link {
     readonly url: string,
     readonly options: LinkOptions,
     readonly events: LinkEvents,
-  ) {}
+  ) {
+    checkLinkOptions(options);
+  }
 
   open(): Promise<void> {
     return this.#connect(false);
@@ -72,16 +76,21 @@ export class Link {
     if (this.#closing) return socket.close(1000, "bye");
     this.#opening = socket;
     await new Promise<void>((resolve, reject) => {
+      let welcomed = false;
+      let gaveUp = false;
       const timer = setTimeout(() => {
+        gaveUp = true;
         reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
         socket.close(1000, "timeout");
       }, this.options.timeoutMs ?? 10_000);
-      let welcomed = false;
       socket.addEventListener("message", (e) => {
         const m = parse(e.data);
         if (!m) return;
         if (!welcomed && m.type === "welcome") {
-          if (this.#closing) return; // closed while saying hello: this socket is being closed, never adopted
+          // closed while saying hello, or given up on (a welcome that came late, before the close went out): this
+          // socket is being closed, never adopted (adopted, its close would start a second reconnect, or one for a
+          // connect() that already rejected)
+          if (this.#closing || gaveUp) return;
           welcomed = true;
           clearTimeout(timer);
           this.#opening = null;
@@ -92,6 +101,8 @@ export class Link {
         } else if (!welcomed && m.type === "error" && m.id === "hello") {
           clearTimeout(timer);
           reject(new RemoteError(m));
+          gaveUp = true;
+          socket.close(1000, "hello refused"); // (a refusal the server does not close on, a malformed hello, would leave it open)
         } else if (welcomed) this.events.message(m);
       });
       socket.addEventListener("close", (e) => {
@@ -118,6 +129,24 @@ export class Link {
       });
     }, delay);
   }
+}
+
+/**
+ * The waits, checked when the companion is made: a NaN or negative
+ * maxDelayMs would reconnect every millisecond (a server that is down would
+ * be hammered), a timeoutMs of 0 or less would give up on every hello.
+ */
+function checkLinkOptions(options: LinkOptions): void {
+  const { maxDelayMs, timeoutMs, reconnect } = options ?? {};
+  const wrong = (name: string, value: unknown, what: string): never => {
+    throw new FunctaiError("settings-invalid", `connect: ${name} must be ${what}, not ${describeValue(value, 100)}`);
+  };
+  const ms = (name: string, value: unknown, min: number): void => {
+    if (value !== undefined && !(typeof value === "number" && value >= min && value <= MAX_TIMER_MS)) wrong(name, value, `a number of milliseconds from ${min} to ${MAX_TIMER_MS}`);
+  };
+  ms("maxDelayMs", maxDelayMs, 0);
+  ms("timeoutMs", timeoutMs, 1);
+  if (reconnect !== undefined && typeof reconnect !== "boolean") wrong("reconnect", reconnect, "true or false");
 }
 
 /** A server message, checked; anything else is dropped. */

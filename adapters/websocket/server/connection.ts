@@ -64,6 +64,8 @@ export class Connection {
       this.socket.send(JSON.stringify(msg));
     } catch (e) {
       this.hub.log("a message could not be sent", e);
+      // a reply is what the companion's call waits for: one JSON cannot say (a BigInt, a cycle in a turn's value) is refused by its id, never dropped
+      if (msg.type === "reply") this.error(msg.id, wireError("output-invalid", "the result cannot be sent: JSON cannot say it (a BigInt, a cycle?)"));
     }
   }
 

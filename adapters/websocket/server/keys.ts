@@ -66,7 +66,8 @@ export class KeyRing {
 
   /** The grant of `key`, or `null` when it is missing or wrong. */
   match(key: string | undefined): Grant | null {
-    if (!this.required) return { conversations: null, programs: null, keyHash: null };
+    // without keys anyone is let in; the key shown is still remembered, so keys set later keep its connection
+    if (!this.required) return { conversations: null, programs: null, keyHash: key === undefined ? null : hash(key).toString("hex") };
     const candidate = hash(key ?? "");
     let found: Grant | null = null;
     for (const entry of this.#entries) {
@@ -76,9 +77,14 @@ export class KeyRing {
     return found;
   }
 
-  /** Whether a grant still stands (its key was not removed); the grant as it is now. */
+  /**
+   * Whether a grant still stands; the grant as it is now. With no keys left
+   * anyone may connect, so nobody is closed as revoked (a 4401 would stop
+   * the companion for good): every connection gets what a new one would.
+   */
   current(grant: Grant): Grant | null {
-    if (grant.keyHash === null) return this.required ? null : grant;
+    if (!this.required) return grant.conversations === null && grant.programs === null ? grant : { conversations: null, programs: null, keyHash: grant.keyHash };
+    if (grant.keyHash === null) return null;
     return this.#entries.find((e) => e.grant.keyHash === grant.keyHash)?.grant ?? null;
   }
 }

@@ -14,7 +14,8 @@ export class TokenBucket {
   /** Takes one token; false when there is none (the message is refused). */
   take(): boolean {
     const t = this.now();
-    this.#tokens = Math.min(this.burst, this.#tokens + ((t - this.#last) / 1000) * this.perSecond);
+    // a clock set back (NTP, a resumed VM) adds nothing and takes nothing: time counts again from the new reading
+    this.#tokens = Math.min(this.burst, this.#tokens + (Math.max(0, t - this.#last) / 1000) * this.perSecond);
     this.#last = t;
     if (this.#tokens < 1) return false;
     this.#tokens -= 1;

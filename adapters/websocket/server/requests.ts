@@ -88,6 +88,14 @@ export function requestHandler(hub: Hub): Handler {
       case "answer": {
         const s = conn.calls.get(msg.call);
         if (!s) return conn.error(msg.id, wireError("approval-unknown", `no call ${msg.call} of this connection waits for an answer`));
+        // the in-process stream takes an answer to an approval no longer pending without a word (it is dropped):
+        // over the wire the second answer is refused, as for a conversation's turn (an answer takes it off `pending` at once)
+        const pending = s.pending;
+        if (msg.approval === undefined ? pending.length === 0 : !pending.some((a) => a.id === msg.approval)) {
+          const answered = msg.approval === undefined ? Object.keys(s.actor.getSnapshot().context.answers).length > 0 : Object.hasOwn(s.actor.getSnapshot().context.answers, msg.approval);
+          if (answered) return conn.error(msg.id, wireError("approval-answered", `call ${msg.call}: ${msg.approval ?? "its approvals"} already answered`));
+          if (msg.approval === undefined) return conn.error(msg.id, wireError("approval-unknown", `call ${msg.call} has no approval waiting for an answer`));
+        }
         const options = { ...(msg.approval === undefined ? {} : { id: msg.approval }), by: msg.by ?? null };
         const answered = msg.verdict === "yes" ? s.approve(options) : s.deny(msg.reason, options);
         return answered.then(

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server as HttpServer } from "n
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { systemClock } from "../../../src/runtime/clock.js";
+import { MAX_TIMER_MS, systemClock } from "../../../src/runtime/clock.js";
 import { resolveStore } from "../../../src/runtime/stores.js";
-import { FunctaiError } from "../../../src/errors.js";
-import type { Settings } from "../../../src/settings.js";
+import { describeValue, FunctaiError } from "../../../src/errors.js";
+import { checkSettings, type Settings } from "../../../src/settings.js";
 import type { Store } from "../../../src/store/types.js";
 import { CLOSE, Connection, type Hub } from "./connection.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
@@ -124,8 +124,53 @@ function upgradeHandler(wss: WebSocketServer, http: HttpServer) {
   return upgrades;
 }
 
-const programMap = (programs: ServeOptions["programs"]): Map<string, AnyProgram> =>
-  new Map(Array.isArray(programs) ? programs.map((p: AnyProgram) => [p.name, p]) : Object.entries(programs));
+/**
+ * The programs by name. Two programs of one name would leave one unserved
+ * (its waiting turns could never run on), so they are refused.
+ */
+function programMap(programs: ServeOptions["programs"]): Map<string, AnyProgram> {
+  if (typeof programs !== "object" || programs === null)
+    throw new FunctaiError("settings-invalid", `serve: programs is a list of AI functions or programs (or a record of them by name), not ${describeValue(programs, 100)}`);
+  const entries: [string, AnyProgram][] = Array.isArray(programs) ? programs.map((p: AnyProgram) => [p?.name, p]) : Object.entries(programs);
+  const map = new Map<string, AnyProgram>();
+  for (const [name, fn] of entries) {
+    if (typeof fn !== "function" || typeof name !== "string") throw new FunctaiError("settings-invalid", `serve: ${describeValue(name, 100)} is not an AI function or program`);
+    if (map.has(name)) throw new FunctaiError("settings-invalid", `serve: two programs are named ${JSON.stringify(name)}; a companion could reach only one`);
+    map.set(name, fn);
+  }
+  return map;
+}
+
+/**
+ * The numbers of the options, checked before anything starts: a timer of 0,
+ * a negative one or NaN fires every millisecond (a heartbeat of 0 drops each
+ * connection before its hello; a poll of 0 reads the store without pause),
+ * and a limit that is NaN or 0 compares false or true for every connection
+ * (a rate of NaN turns the rate limit off; maxPending 0 refuses everyone).
+ */
+function checkOptions(options: ServeOptions): void {
+  const wrong = (name: string, value: unknown, what: string): never => {
+    throw new FunctaiError("settings-invalid", `serve: ${name} must be ${what}, not ${describeValue(value, 100)}`);
+  };
+  const whole = (name: string, value: unknown, min: number): void => {
+    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= min)) wrong(name, value, `a whole number ≥ ${min}`);
+  };
+  const ms = (name: string, value: unknown, min: number): void => {
+    if (value !== undefined && !(typeof value === "number" && value >= min && value <= MAX_TIMER_MS)) wrong(name, value, `a number of milliseconds from ${min} to ${MAX_TIMER_MS}`);
+  };
+  for (const name of ["maxPayload", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const) whole(name, options[name], 1);
+  for (const name of ["pollMs", "heartbeatMs", "helloTimeoutMs"] as const) ms(name, options[name], 1);
+  ms("answeredGraceMs", options.answeredGraceMs, 0);
+  const rate: unknown = options.rate;
+  if (rate !== undefined) {
+    if (typeof rate !== "object" || rate === null) wrong("rate", rate, "{ perSecond?, burst?, strikes? }");
+    const { perSecond, burst, strikes } = rate as RateOptions;
+    if (perSecond !== undefined && !(typeof perSecond === "number" && perSecond > 0 && perSecond < Number.POSITIVE_INFINITY)) wrong("rate.perSecond", perSecond, "a number > 0");
+    whole("rate.burst", burst, 1);
+    whole("rate.strikes", strikes, 0);
+  }
+  if (options.settings !== undefined) checkSettings(options.settings);
+}
 
 /**
  * Serves a store's waiting turns and some programs to companions over
@@ -137,6 +182,7 @@ const programMap = (programs: ServeOptions["programs"]): Map<string, AnyProgram>
  * await server.close();
  */
 export async function serve(options: ServeOptions): Promise<WebSocketServerHandle> {
+  checkOptions(options);
   const host = options.host ?? "127.0.0.1";
   const keys = new KeyRing(options.keys);
   const attached = options.server;
@@ -152,7 +198,8 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const hub: Hub = {
     store, clock, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
     connections: new Set(), maxRuns: options.maxRuns ?? 8,
-    rate: { perSecond: 50, burst: 100, strikes: 20, ...options.rate },
+    // (each by itself: a key given as undefined takes the default, where a spread would write undefined over it)
+    rate: { perSecond: options.rate?.perSecond ?? 50, burst: options.rate?.burst ?? 100, strikes: options.rate?.strikes ?? 20 },
     track: (task) => {
       tasks.add(task);
       void task.finally(() => tasks.delete(task));
