@@ -16,7 +16,8 @@
  *   ("Here it is:") or a plain answer. If a `<result>` opens, it was
  *   preamble and is dropped; if the reply ends with none, it was the answer
  *   (models often answer plainly) and is emitted in one piece, trimmed and
- *   without any `<tool_call>` blocks (tools offered as text). So a plain
+ *   without any `<tool_call>` blocks (tools offered as text; one never
+ *   closed runs to the reply's end: see tool-call-blocks.ts). So a plain
  *   reply's text arrives when its reply ends, and a tool-calling reply's own
  *   words ("Let me look that up.") are still shown.
  * - Non-string outputs: the same rule. Their `<result>` body is the JSON the
@@ -28,9 +29,10 @@
  * reads it from the whole reply.
  */
 
+import { CALL_BLOCK, unclosedCall } from "./tool-call-blocks.js";
+
 const OPEN = "<result>";
 const CLOSE = "</result>";
-const TOOL_CALLS = /<tool_call>[\s\S]*?<\/tool_call>/g;
 
 /** Takes a reply's text deltas as they come; `end` when the reply is complete. */
 export interface ReplyText {
@@ -104,7 +106,9 @@ export function replyText(emit: (delta: string) => void): ReplyText {
     },
     end(): void {
       if (mode === "before") {
-        const plain = before.join("").replace(TOOL_CALLS, "").trim();
+        const words = before.join("").replace(CALL_BLOCK, "");
+        const open = unclosedCall(words);
+        const plain = (open >= 0 ? words.slice(0, open) : words).trim();
         if (plain !== "") emit(plain);
       }
       before = [];

@@ -1,4 +1,6 @@
+import { cutShort, stoppedEarly } from "./cut-short.js";
 import { unfenced } from "./prompt.js";
+import { CALL_BLOCK, CALL_OPEN, unclosedCall } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
 
 /**
@@ -6,8 +8,6 @@ import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types
  * the same layout, offered in the system message; calls are read back from
  * `<tool_call>` blocks and results sent as `<tool_result>` blocks.
  */
-
-const CALL = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
 
 export function toolsText(tools: readonly ToolSpec[]): string {
   const lines = tools.map((t) => `- ${t.name}: ${t.description}\n  input (JSON Schema): ${JSON.stringify(t.parameters)}`);
@@ -46,26 +46,42 @@ export function toTextRequest(request: LMRequest): LMRequest {
   return out;
 }
 
+/** One block's call; a body that is not a call's JSON object becomes a call with `inputError`. */
+function callOf(id: string, body: string): ToolCall {
+  const named = (): string => /"name"\s*:\s*"([^"]+)"/.exec(body)?.[1] ?? "";
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(unfenced(body));
+  } catch (e) {
+    return { id, name: named(), input: body, inputError: `not valid JSON: ${(e as Error).message}` };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return { id, name: named(), input: body, inputError: 'not a JSON object {"name": …, "input": …}' };
+  }
+  const call = parsed as { name?: unknown; input?: unknown; arguments?: unknown };
+  return { id, name: typeof call.name === "string" ? call.name : "", input: call.input ?? call.arguments ?? {} };
+}
+
 /**
  * Reads tool calls back from a text reply; a block that is not valid JSON
  * becomes a call with `inputError`. JSON the model fenced inside the block is
- * read as a fenced `<result>` is (models fence JSON out of habit).
+ * read as a fenced `<result>` is (models fence JSON out of habit). A block
+ * never closed runs to the reply's end and is a call too, never part of the
+ * answer: cut off by the length limit it is one that does not run (see
+ * cut-short.ts), else the model just left the closing tag out.
  */
 export function fromTextResponse(response: LMResponse): LMResponse {
   const calls: ToolCall[] = [];
-  let n = 0;
-  const text = response.text.replace(CALL, (_whole, body: string) => {
-    n += 1;
-    const id = `call_${n}`;
-    try {
-      const parsed = JSON.parse(unfenced(body)) as { name?: unknown; input?: unknown; arguments?: unknown };
-      const name = typeof parsed.name === "string" ? parsed.name : "";
-      calls.push({ id, name, input: parsed.input ?? parsed.arguments ?? {} });
-    } catch (e) {
-      calls.push({ id, name: /"name"\s*:\s*"([^"]+)"/.exec(body)?.[1] ?? "", input: body, inputError: `not valid JSON: ${(e as Error).message}` });
-    }
+  let text = response.text.replace(CALL_BLOCK, (_whole, body: string) => {
+    calls.push(callOf(`call_${calls.length + 1}`, body));
     return "";
   });
+  const open = unclosedCall(text);
+  if (open >= 0) {
+    const call = callOf(`call_${calls.length + 1}`, text.slice(open + CALL_OPEN.length).trim());
+    calls.push(stoppedEarly(response.finishReason) ? cutShort(call) : call);
+    text = text.slice(0, open);
+  }
   if (calls.length === 0) return response;
   return { ...response, text: text.trim(), toolCalls: [...response.toolCalls, ...calls], finishReason: "tool_calls" };
 }

@@ -10,7 +10,9 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
+import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { toolCallFromText } from "./common.js";
+import { notAReply } from "./errors.js";
 
 /** `tool_use.input` must be an object: a call whose arguments were not valid JSON is sent back as `{}`. */
 const inputObject = (call: ToolCall): Record<string, unknown> =>
@@ -102,16 +104,20 @@ const promptTokens = (u: UsageLike): number =>
 
 /** A whole (non-streamed) message as an `LMResponse`. */
 export function fromMessage(message: AnthropicMessage): LMResponse {
+  if (!Array.isArray(message?.content)) throw notAReply("anthropic", message, "a message");
   let text = "";
   const toolCalls: ToolCall[] = [];
   for (const block of message.content) {
     if (block.type === "text") text += block.text;
     else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input });
   }
+  const reason = finishReason(message.stop_reason);
+  // the cut is in the last block: a tool_use there may hold only part of its input
+  if (stoppedEarly(reason) && message.content.at(-1)?.type === "tool_use") toolCalls.push(cutShort(toolCalls.pop()!));
   return {
     text,
     toolCalls,
-    finishReason: finishReason(message.stop_reason),
+    finishReason: reason,
     usage: { inputTokens: promptTokens(message.usage), outputTokens: message.usage.output_tokens },
     model: message.model,
   };
@@ -171,13 +177,15 @@ export class EventAccumulator {
   }
 
   response(): LMResponse {
-    const toolCalls = [...this.blocks.entries()]
-      .sort(([a], [b]) => a - b)
-      .flatMap(([, b]) => (b.kind === "tool" ? [toolCallFromText(b.id, b.name, b.json)] : []));
+    const blocks = [...this.blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
+    const toolCalls = blocks.flatMap((b) => (b.kind === "tool" ? [toolCallFromText(b.id, b.name, b.json)] : []));
+    const reason = finishReason(this.reason);
+    // the cut is in the last block: a tool_use there may hold only part of its input
+    if (stoppedEarly(reason) && blocks.at(-1)?.kind === "tool") toolCalls.push(cutShort(toolCalls.pop()!));
     return {
       text: this.text,
       toolCalls,
-      finishReason: finishReason(this.reason),
+      finishReason: reason,
       usage: { ...this.usage },
       ...(this.model !== undefined ? { model: this.model } : {}),
     };

@@ -6,7 +6,8 @@
  * errors are `APIError`s with all three undefined.
  */
 import type { LMResponse } from "../lm/types.js";
-import { FunctaiError, ProviderError, type ProviderErrorCode } from "../errors.js";
+import { FunctaiError, ProviderError, describeValue, type ProviderErrorCode } from "../errors.js";
+import { MAX_TIMER_MS } from "../runtime/clock.js";
 import { parseRetryAfter, type HeadersLike } from "./retry.js";
 
 interface ApiErrorLike extends Error {
@@ -94,6 +95,23 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
 }
 
 /**
+ * What a 200 response whose body is not a reply is. Proxies and compatible
+ * servers answer some failures so (OpenRouter's `{ error }`, an
+ * Anthropic-shaped `{ type: "error", error }`): the error it names, by its
+ * type as a stream's error event is (an overload is retried); any other body
+ * (a captive portal's page) is `provider-response`, shown.
+ */
+export function notAReply(provider: string, body: unknown, what: string): ProviderError {
+  const error = record(record(body)?.error);
+  if (error !== undefined) {
+    const type = typeof error.type === "string" ? error.type : undefined;
+    const words = typeof error.message === "string" && error.message !== "" ? error.message : describeValue(error, 300);
+    return new ProviderError(codeFor(undefined, type), `${provider}: ${words} (in a response that said 200).`, { provider });
+  }
+  return new ProviderError("provider-response", `${provider}: the response is not ${what}: ${describeValue(body, 300)}`, { provider });
+}
+
+/**
  * A response body that stops arriving (a reset, a dropped connection) fails,
  * by the Fetch standard, with a TypeError ("terminated" in Node, "network
  * error" or "Load failed" in browsers). The SDKs make a failure before the
@@ -137,19 +155,55 @@ export interface StreamAccumulator<E> {
   response(): LMResponse;
 }
 
+/** What an SDK's stream is besides its events: the controller that ends it (the request's own). */
+export interface SdkStream<E> extends AsyncIterable<E> {
+  controller: AbortController;
+}
+
+/**
+ * The SDK client's `timeout` (both SDKs have one, 10 minutes by default), a
+ * bound on each wait between a stream's events; undefined where a timer
+ * cannot hold it (it then bounds nothing).
+ */
+export const idleBound = (sdk: unknown): number | undefined => {
+  const ms = (sdk as { timeout?: unknown } | null)?.timeout;
+  return typeof ms === "number" && ms > 0 && ms <= MAX_TIMER_MS ? ms : undefined;
+};
+
 /**
  * Reads a provider's stream into one response, passing text deltas on.
  * `shown` is called before the first delta goes out: text shown cannot be
- * taken back, so the caller stops retrying from then on.
+ * taken back, so the caller stops retrying from then on. The SDKs' timeout
+ * ends with the response's headers: a stream that then stalls would be
+ * waited for without end (in a browser; in Node until its fetch gives up,
+ * five minutes), its turn held. So no event for `idleMs` ends it (the
+ * request's controller aborted), as a connection lost.
  */
 export async function drainStream<E>(
   provider: string,
-  events: AsyncIterable<E>,
+  events: SdkStream<E>,
   reply: StreamAccumulator<E>,
-  { signal, onText, shown }: { signal?: AbortSignal | undefined; onText?: ((delta: string) => void) | undefined; shown: () => void },
+  {
+    signal,
+    onText,
+    shown,
+    idleMs,
+  }: { signal?: AbortSignal | undefined; onText?: ((delta: string) => void) | undefined; shown: () => void; idleMs?: number | undefined },
 ): Promise<LMResponse> {
+  let stalled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const wait = (): void => {
+    if (idleMs === undefined) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      events.controller.abort(); // (the SDK ends an aborted stream quietly)
+    }, idleMs);
+  };
   try {
+    wait();
     for await (const event of arriving(provider, events)) {
+      wait();
       const delta = reply.add(event);
       if (delta !== "" && onText !== undefined) {
         shown();
@@ -160,9 +214,14 @@ export async function drainStream<E>(
     // A reply already whole when the connection went (only its trailer lost: OpenAI's usage chunk) is
     // kept: asking again would pay for it twice.
     if (!(e instanceof ProviderError && e.code === "provider-network" && reply.complete)) throw e;
+  } finally {
+    clearTimeout(timer);
   }
   // The SDK ends an aborted stream quietly; the caller must see the abort.
   signal?.throwIfAborted();
+  if (stalled && !reply.complete) {
+    throw new ProviderError("provider-network", `${provider}: the response stream stalled: nothing came for ${idleMs} ms (the client's timeout).`, { provider });
+  }
   if (!reply.complete) throw streamCutShort(provider);
   return reply.response();
 }

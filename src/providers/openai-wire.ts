@@ -9,8 +9,9 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
-import { ProviderError } from "../errors.js";
+import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { toolCallFromText } from "./common.js";
+import { notAReply } from "./errors.js";
 
 /** The arguments as OpenAI wants them back: the model's own text when it was not valid JSON. */
 const argumentsText = (call: ToolCall): string =>
@@ -60,19 +61,24 @@ export function finishReason(reason: string | null | undefined, hasToolCalls: bo
   }
 }
 
+/** The calls of a reply that stopped early, its last (the one the cut hit: calls come after the text) cut short. */
+const cutLast = (toolCalls: ToolCall[], reason: FinishReason): ToolCall[] =>
+  stoppedEarly(reason) && toolCalls.length > 0 ? [...toolCalls.slice(0, -1), cutShort(toolCalls.at(-1)!)] : toolCalls;
+
 /** A whole (non-streamed) completion as an `LMResponse`. */
 export function fromCompletion(completion: ChatCompletion): LMResponse {
   const choice = completion.choices?.[0];
-  if (choice === undefined) {
-    throw new ProviderError("provider-response", "openai: the response has no choices.", { provider: "openai" });
-  }
+  if (choice?.message === undefined) throw notAReply("openai", completion, "a completion with a choice");
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
     c.type === "function" ? [toolCallFromText(c.id || `call_${i}`, c.function.name, c.function.arguments ?? "")] : [],
   );
+  const refusal = choice.message.refusal ?? "";
+  const reason = refusal !== "" ? "content_filter" : finishReason(choice.finish_reason, toolCalls.length > 0);
   return {
-    text: choice.message.content ?? "",
-    toolCalls,
-    finishReason: finishReason(choice.finish_reason, toolCalls.length > 0),
+    // a refusal comes instead of content (null): it is what the model said
+    text: choice.message.content || refusal,
+    toolCalls: cutLast(toolCalls, reason),
+    finishReason: reason,
     usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
     ...(completion.model ? { model: completion.model } : {}),
   };
@@ -101,6 +107,8 @@ export class ChunkAccumulator {
   /** The call each index is on now. */
   private readonly open = new Map<number | undefined, PendingCall>();
   private reason: string | null = null;
+  /** Whether the model refused (its refusal is the text): the reply then finished by `content_filter`. */
+  private refused = false;
   private inputTokens = 0;
   private outputTokens = 0;
   private model: string | undefined;
@@ -133,17 +141,21 @@ export class ChunkAccumulator {
       if (d.function?.name && call.name === "") call.name = d.function.name;
       call.args += d.function?.arguments ?? "";
     }
-    const delta = choice.delta?.content ?? "";
+    // a refusal streams instead of content, as its own deltas: it is what the model said
+    const refusal = choice.delta?.refusal ?? "";
+    if (refusal !== "") this.refused = true;
+    const delta = (choice.delta?.content ?? "") + refusal;
     this.text += delta;
     return delta;
   }
 
   response(): LMResponse {
     const toolCalls = this.calls.map((c, i) => toolCallFromText(c.id || `call_${i}`, c.name, c.args));
+    const reason = this.refused ? "content_filter" : finishReason(this.reason, toolCalls.length > 0);
     return {
       text: this.text,
-      toolCalls,
-      finishReason: finishReason(this.reason, toolCalls.length > 0),
+      toolCalls: cutLast(toolCalls, reason),
+      finishReason: reason,
       usage: { inputTokens: this.inputTokens, outputTokens: this.outputTokens },
       ...(this.model !== undefined ? { model: this.model } : {}),
     };

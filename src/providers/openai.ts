@@ -8,7 +8,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { drainStream, received, toProviderError } from "./errors.js";
+import { drainStream, idleBound, received, toProviderError } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -98,7 +98,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
           "openai",
           sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal }),
         );
-        return await drainStream("openai", stream, new ChunkAccumulator(), { signal, onText, shown: () => (streamed = true) });
+        return await drainStream("openai", stream, new ChunkAccumulator(), { signal, onText, shown: () => (streamed = true), idleMs: idleBound(sdk) });
       } catch (e) {
         throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey() });
       }

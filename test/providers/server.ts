@@ -28,8 +28,11 @@ export interface Recorded {
 
 export type Reply =
   | { json: unknown; status?: number; headers?: Record<string, string> }
-  /** Events are written one by one; with `hang`, the response stays open after them; with `reset`, the connection is dropped after them. */
-  | { sse: string; status?: number; hang?: boolean; reset?: boolean }
+  /**
+   * Events are written one by one (`gapMs` apart, else a tick); with `hang`, the response stays open after them; with
+   * `reset`, the connection is dropped after them.
+   */
+  | { sse: string; status?: number; hang?: boolean; reset?: boolean; gapMs?: number }
   /** A JSON response whose body stops after `partial` (its length promised whole): the connection is dropped mid-body. */
   | { partial: string }
   /** Never answers. */
@@ -42,13 +45,13 @@ export interface MockServer {
   close(): Promise<void>;
 }
 
-const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 1));
+const tick = (ms = 1): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function writeSse(res: ServerResponse, text: string, end: "end" | "hang" | "reset"): Promise<void> {
+async function writeSse(res: ServerResponse, text: string, end: "end" | "hang" | "reset", gapMs = 1): Promise<void> {
   for (const event of text.split(/(?<=\n\n)/)) {
     res.write(event);
     // Let each event leave as its own chunk, as a real server's would.
-    await tick();
+    await tick(gapMs);
   }
   if (end === "end") res.end();
   else if (end === "reset") res.socket?.destroy();
@@ -71,7 +74,7 @@ export async function mockServer(): Promise<MockServer> {
         res.end(JSON.stringify(reply.json));
       } else if ("sse" in reply) {
         res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        void writeSse(res, reply.sse, reply.reset === true ? "reset" : reply.hang === true ? "hang" : "end");
+        void writeSse(res, reply.sse, reply.reset === true ? "reset" : reply.hang === true ? "hang" : "end", reply.gapMs);
       } else if ("partial" in reply) {
         res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(reply.partial) + 100) });
         res.write(reply.partial);

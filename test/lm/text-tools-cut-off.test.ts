@@ -1,0 +1,92 @@
+/**
+ * Tools offered as text: a `<tool_call>` block the reply never closes (the
+ * reply hit its length limit inside it, or the model left the closing tag
+ * out) is a tool call, never part of the answer.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, tool } from "../../src/index.js";
+import { fromTextResponse } from "../../src/lm/text-tools.js";
+import type { FinishReason, LMResponse } from "../../src/lm/types.js";
+import { openai } from "../../src/providers/openai.js";
+import { mockServer, type MockServer } from "../providers/server.js";
+
+const completion = (content: string, finish_reason = "stop") => ({
+  id: "chatcmpl-local-text",
+  object: "chat.completion",
+  created: 1764400030,
+  model: "llama3.1:8b",
+  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason }],
+  usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
+});
+const reply = (text: string, finishReason: FinishReason = "stop"): LMResponse => ({ text, toolCalls: [], finishReason, usage: { inputTokens: 1, outputTokens: 1 } });
+
+let server: MockServer;
+beforeEach(async () => {
+  server = await mockServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+describe("tools as text: a <tool_call> block never closed", () => {
+  const seen: unknown[] = [];
+  const lookup = tool(
+    "lookup_order",
+    { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "reads" },
+    (input) => {
+      seen.push(input);
+      return { status: "shipped" };
+    },
+  );
+  const answer = ai("answer", { description: "Answer the customer's question.", input: { question: z.string() }, tools: [lookup] });
+  const lm = () => openai({ model: "llama3.1:8b", apiKey: "none", baseURL: `${server.url}/v1`, nativeTools: false });
+
+  it("cut off by the length limit: not the answer; the model is told its call was cut off, and asked again", async () => {
+    seen.length = 0;
+    server.reply(
+      { json: completion('Let me check.\n<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-10', "length") },
+      { json: completion('<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}\n</tool_call>') },
+      { json: completion("<result>\nA-1042 has shipped.\n</result>") },
+    );
+    expect(await answer("Where is A-1042?", { lm: lm() })).toBe("A-1042 has shipped.");
+    expect(seen).toEqual([{ order_id: "A-1042" }]);
+    const second = server.requests[1]!.body.messages as { role: string; content: string }[];
+    expect(second.at(-1)!.content).toMatch(/<tool_result[^>]*>\nError: the input for lookup_order could not be read/);
+  });
+
+  it("the closing tag left out of a whole call (the reply ended as it should): the call runs", () => {
+    const read = fromTextResponse(reply('Let me check.\n<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}\n'));
+    expect(read.toolCalls).toEqual([{ id: "call_1", name: "lookup_order", input: { order_id: "A-1042" } }]);
+    expect(read.text).toBe("Let me check.");
+    expect(read.finishReason).toBe("tool_calls");
+  });
+
+  it("a whole-looking call in a block the length limit cut is not taken as whole", () => {
+    const read = fromTextResponse(reply('<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}', "length"));
+    expect(read.toolCalls).toHaveLength(1);
+    expect(read.toolCalls[0]).toMatchObject({ name: "lookup_order" });
+    expect(read.toolCalls[0]!.inputError).toMatch(/cut off/);
+  });
+
+  it("closed blocks before the cut one are read as they are", () => {
+    const text = '<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}\n</tool_call>\n<tool_call>\n{"name": "lookup_order", "inp';
+    const read = fromTextResponse(reply(text, "length"));
+    expect(read.toolCalls.map((c) => [c.id, c.inputError === undefined])).toEqual([
+      ["call_1", true],
+      ["call_2", false],
+    ]);
+    expect(read.toolCalls[0]!.input).toEqual({ order_id: "A-1042" });
+  });
+});
+
+describe("tools as text: a block whose JSON is not a call", () => {
+  it("null, a list or a bare string is a call that could not be read, saying so (not 'not valid JSON', nor a TypeError's words)", () => {
+    for (const body of ["null", '["lookup_order"]', '"lookup_order"']) {
+      const read = fromTextResponse(reply(`<tool_call>\n${body}\n</tool_call>`));
+      expect(read.toolCalls).toHaveLength(1);
+      expect(read.toolCalls[0]!.inputError).toMatch(/not a JSON object/);
+      expect(read.toolCalls[0]!.inputError).not.toMatch(/Cannot read|not valid JSON/);
+    }
+  });
+});

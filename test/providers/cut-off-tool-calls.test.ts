@@ -1,0 +1,147 @@
+/**
+ * A reply cut off before its end (its length limit, or a refusal / content
+ * filter) may have cut its last tool call's input. Anthropic's whole
+ * message then holds the input parsed from what came (valid JSON, the rest
+ * missing), and a compatible server may close the JSON itself: such a call
+ * must never run as if whole.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, tool } from "../../src/index.js";
+import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
+import { anthropic } from "../../src/providers/anthropic.js";
+import { openai } from "../../src/providers/openai.js";
+import { mockServer, type MockServer } from "./server.js";
+
+const refund: ToolSpec = {
+  name: "refund",
+  description: "Refund an order.",
+  parameters: { type: "object", properties: { order_id: { type: "string" }, reason: { type: "string" } }, required: ["order_id"] },
+};
+const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nRefund A-1042 and B-2210\n</question>" }], tools: [refund] };
+
+let server: MockServer;
+beforeEach(async () => {
+  server = await mockServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+const claude = () => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
+const gpt = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
+
+const usage = { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 64 };
+const claudeMessage = (content: unknown[], stop_reason: string) => ({
+  id: "msg_cut",
+  type: "message",
+  role: "assistant",
+  model: "claude-haiku-4-5-20251001",
+  content,
+  stop_reason,
+  stop_sequence: null,
+  usage,
+});
+const useA = { type: "tool_use", id: "toolu_A", name: "refund", input: { order_id: "A-1042", reason: "late" } };
+// what came of B's input before the cut: the order, not yet the reason
+const useB = { type: "tool_use", id: "toolu_B", name: "refund", input: { order_id: "B-2210" } };
+
+const claudeSse = (blocks: { start: unknown; json?: string[] }[], stop_reason: string): string => {
+  const events: unknown[] = [{ type: "message_start", message: { ...claudeMessage([], stop_reason), stop_reason: null } }];
+  blocks.forEach(({ start, json }, index) => {
+    events.push({ type: "content_block_start", index, content_block: start });
+    for (const partial_json of json ?? []) events.push({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } });
+    events.push({ type: "content_block_stop", index });
+  });
+  events.push({ type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: 64 } });
+  events.push({ type: "message_stop" });
+  return events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+};
+
+const completion = (tool_calls: unknown[], finish_reason: string) => ({
+  id: "chatcmpl-cut",
+  object: "chat.completion",
+  created: 1764400000,
+  model: "gpt-4.1-mini-2025-04-14",
+  choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls, refusal: null }, logprobs: null, finish_reason }],
+  usage: { prompt_tokens: 40, completion_tokens: 64, total_tokens: 104 },
+});
+const callA = { id: "call_A", type: "function", function: { name: "refund", arguments: '{"order_id":"A-1042","reason":"late"}' } };
+const callB = { id: "call_B", type: "function", function: { name: "refund", arguments: '{"order_id":"B-2210"}' } };
+
+describe("a reply cut off mid tool call: its last call is not taken as whole", () => {
+  it("anthropic, whole message, stop_reason max_tokens: the last tool_use is marked, the one before is kept", async () => {
+    server.reply({ json: claudeMessage([{ type: "text", text: "Refunding both." }, useA, useB], "max_tokens") });
+    const res = await claude().generate(ask);
+    expect(res.finishReason).toBe("length");
+    expect(res.toolCalls[0]).toEqual({ id: "toolu_A", name: "refund", input: useA.input });
+    expect(res.toolCalls[1]).toMatchObject({ id: "toolu_B", name: "refund" });
+    expect(res.toolCalls[1]!.inputError).toMatch(/cut off/);
+  });
+
+  it("anthropic, streamed, stop_reason max_tokens or refusal: the last tool_use is marked", async () => {
+    for (const reason of ["max_tokens", "refusal"]) {
+      server.reply({ sse: claudeSse([{ start: { ...useA, input: {} }, json: ['{"order_id": "A-1042", "reason": "late"}'] }, { start: { ...useB, input: {} }, json: ['{"order_id": "B-2210"}'] }], reason) });
+      const res = await claude().generate(ask, { onText: () => {} });
+      expect(res.toolCalls[0]).toEqual({ id: "toolu_A", name: "refund", input: useA.input });
+      expect(res.toolCalls[1]!.inputError).toMatch(/cut off/);
+    }
+  });
+
+  it("anthropic: a text block after the last tool_use was what the cut hit; the calls are whole", async () => {
+    server.reply({ json: claudeMessage([useA, useB, { type: "text", text: "Both are on their wa" }], "max_tokens") });
+    const res = await claude().generate(ask);
+    expect(res.toolCalls.map((c) => c.inputError)).toEqual([undefined, undefined]);
+  });
+
+  it("a reply that ended as it should (tool_use, tool_calls) is untouched", async () => {
+    server.reply({ json: claudeMessage([useA, useB], "tool_use") }, { json: completion([callA, callB], "tool_calls") });
+    expect((await claude().generate(ask)).toolCalls.map((c) => c.inputError)).toEqual([undefined, undefined]);
+    expect((await gpt().generate(ask)).toolCalls.map((c) => c.inputError)).toEqual([undefined, undefined]);
+  });
+
+  it("openai, finish_reason length, whole and streamed: the last tool call is marked", async () => {
+    server.reply({ json: completion([callA, callB], "length") });
+    const res = await gpt().generate(ask);
+    expect(res.finishReason).toBe("length");
+    expect(res.toolCalls[0]).toEqual({ id: "call_A", name: "refund", input: { order_id: "A-1042", reason: "late" } });
+    expect(res.toolCalls[1]!.inputError).toMatch(/cut off/);
+
+    const chunk = (delta: unknown, finish_reason: string | null = null) =>
+      `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4.1-mini", choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+    server.reply({
+      sse:
+        chunk({ role: "assistant", content: null, tool_calls: [{ index: 0, ...callA }] }) +
+        chunk({ tool_calls: [{ index: 1, ...callB }] }) +
+        chunk({}, "length") +
+        "data: [DONE]\n\n",
+    });
+    const streamed = await gpt().generate(ask, { onText: () => {} });
+    expect(streamed.toolCalls[0]!.inputError).toBeUndefined();
+    expect(streamed.toolCalls[1]!.inputError).toMatch(/cut off/);
+  });
+
+  it("end to end: the cut-off call to a changing tool does not run; the model is told why", async () => {
+    const refunded: unknown[] = [];
+    const refundTool = tool(
+      "refund",
+      { description: "Refund an order.", input: { order_id: z.string(), reason: z.string().optional() }, effects: "changes" },
+      (input) => {
+        refunded.push(input);
+        return "refunded";
+      },
+    );
+    const desk = ai("desk", { description: "Handle refunds.", input: { question: z.string() }, tools: [refundTool] });
+    server.reply(
+      { json: claudeMessage([useA, useB], "max_tokens") },
+      { json: claudeMessage([{ type: "text", text: "<result>\nA-1042 refunded; B-2210 needs another try.\n</result>" }], "end_turn") },
+    );
+    await desk("Refund A-1042 and B-2210", { lm: claude(), approve: () => true });
+    expect(refunded).toEqual([{ order_id: "A-1042", reason: "late" }]);
+    const results = (server.requests[1]!.body.messages as { role: string; content: unknown }[]).at(-1)!.content as {
+      type: string;
+      tool_use_id: string;
+      content: string;
+    }[];
+    expect(results.find((r) => r.tool_use_id === "toolu_B")!.content).toMatch(/cut off/);
+  });
+});
