@@ -1,4 +1,6 @@
+import { FunctaiError, describeValue } from "../errors.js";
 import type { Effects } from "../records/types.js";
+import { NAME } from "../tools/name.js";
 import type { ApproveSetting } from "./types.js";
 
 /** What a rule is checked against: the tool's name, its approval path and its declared effects. */
@@ -28,9 +30,14 @@ export function asksApproval(rule: ApproveSetting | "function" | undefined, subj
   if (rule === null || rule === undefined) return false;
   if (typeof rule === "function" || rule === "function" || rule === "changes") return changesThings(subject.effects);
   if (rule === "all") return true;
-  if (Array.isArray(rule)) return rule.some((entry) => typeof entry === "string" && matchesEntry(entry, subject));
-  return false;
+  // a rule that cannot be read is refused, never read as asking nobody (a host would show a refund as free to run)
+  if (!Array.isArray(rule) || !rule.every(isRuleEntry))
+    throw new FunctaiError("settings-invalid", `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(rule, 200)}`);
+  return rule.some((entry: string) => matchesEntry(entry, subject));
 }
+
+/** A list entry a call can match: a name, or names joined by `/` (a path or its ending); `"/refund"` or `" refund"` match no call ever. */
+const isRuleEntry = (entry: unknown): boolean => typeof entry === "string" && entry.split("/").every((name) => NAME.test(name));
 
 const REFUSAL = "The person did not allow this call.";
 

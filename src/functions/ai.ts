@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { runAICall, type AIShape } from "../engine/ai-call.js";
 import { announceStart } from "../engine/frame.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, describeValue } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { copyDemos, parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
-import { checkName } from "../tools/tool.js";
+import { checkName, checkSpec } from "../tools/tool.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
@@ -66,6 +66,31 @@ function effectsAsTool(tools: readonly ToolLike[]): Effects {
   return tools.every((t) => t.toolEffects === "reads") ? "reads" : "changes";
 }
 
+/** Whether a value can be offered to a model: what tool(), ai(), program(), delegate() and mcpTools() make. */
+const isToolLike = (t: unknown): t is ToolLike =>
+  ((typeof t === "object" && t !== null) || typeof t === "function") &&
+  typeof (t as ToolLike).name === "string" &&
+  typeof (t as ToolLike).runAsTool === "function" &&
+  typeof (t as ToolLike).inputSchema?.safeParse === "function";
+
+/** The tools as a list of tools whose names a provider accepts (a string spread letter by letter, or a null, failed later and obscurely). */
+function checkTools(name: string, tools: unknown): ToolLike[] {
+  if (tools === undefined) return [];
+  if (!Array.isArray(tools)) throw new FunctaiError("settings-invalid", `${name}: tools must be a list of tools, not ${describeValue(tools, 80)}`);
+  const list: ToolLike[] = [];
+  for (let i = 0; i < tools.length; i++) {
+    const t: unknown = tools[i];
+    if (!isToolLike(t))
+      throw new FunctaiError("settings-invalid", `${name}: tools[${i}] is not a tool (make one with tool(), ai(), program() or delegate()): ${describeValue(t, 80)}`);
+    checkName("tool", t.name);
+    // what rules and records read: anything else was counted as "changes" by rules and refused when its record was written, mid-turn
+    if (t.toolEffects !== null && t.toolEffects !== "reads" && t.toolEffects !== "changes")
+      throw new FunctaiError("settings-invalid", `${name}: tool ${t.name} has effects ${describeValue(t.toolEffects, 80)}; a tool's effects are "reads", "changes" or null (it did not say)`);
+    list.push(t);
+  }
+  return list;
+}
+
 /**
  * An AI function: a typed signature and a description; a model writes the body.
  *
@@ -79,8 +104,8 @@ function effectsAsTool(tools: readonly ToolLike[]): Effects {
  */
 export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name: string, spec: AISpec<S, O>): AIFunction<S, O> {
   checkName("AI function", name);
-  if (!spec || typeof spec.description !== "string") throw new FunctaiError("settings-invalid", `${name}: a description is needed`);
-  const tools = [...(spec.tools ?? [])];
+  checkSpec(name, spec, { description: "required" });
+  const tools = checkTools(name, spec.tools);
   const toolMap = new Map<string, ToolLike>();
   for (const t of tools) {
     if (toolMap.has(t.name)) throw new FunctaiError("settings-invalid", `${name}: two tools are named ${t.name}`);

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, reframe, type Frame } from "../engine/frame.js";
 import { abortError } from "../engine/runtime.js";
+import { FunctaiError, describeValue } from "../errors.js";
 import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
@@ -39,8 +40,32 @@ export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
   readonly layers: readonly Settings[];
 }
 
-const frameOf = (ctx: CallOptions["ctx"]): Frame | undefined =>
-  ctx === undefined ? undefined : "runtime" in ctx ? ctx : ctx.frame;
+const isFrame = (x: unknown): x is Frame =>
+  typeof x === "object" && x !== null && typeof (x as Frame).runtime === "object" && (x as Frame).runtime !== null && typeof (x as Frame).site === "string";
+
+/** The calling frame `ctx` names: a frame, or a context holding one; anything else is refused (`{}` was taken as no ctx: a root call, outside the turn). */
+function frameOf(ctx: unknown): Frame | undefined {
+  if (ctx === undefined) return undefined;
+  if (isFrame(ctx)) return ctx;
+  const held = typeof ctx === "object" && ctx !== null ? (ctx as { frame?: unknown }).frame : undefined;
+  if (isFrame(held)) return held;
+  throw new FunctaiError("settings-invalid", `ctx must be the ctx a tool or program body is given (or its frame), not ${describeValue(ctx, 80)}`);
+}
+
+/**
+ * A call's options as given: an object (or nothing), whose signal is an
+ * AbortSignal. Checked before any model call: a string was taken as no
+ * options, and a signal without addEventListener threw a TypeError mid-turn.
+ */
+function checkOptions(options: unknown): CallOptions | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object") throw new FunctaiError("settings-invalid", `a call's options must be an object such as { lm, signal }, not ${describeValue(options, 80)}`);
+  const { signal } = options as { signal?: unknown };
+  const isSignal = typeof signal === "object" && signal !== null &&
+    typeof (signal as AbortSignal).aborted === "boolean" && typeof (signal as AbortSignal).addEventListener === "function";
+  if (signal !== undefined && !isSignal) throw new FunctaiError("settings-invalid", `signal must be an AbortSignal, not ${describeValue(signal, 80)}`);
+  return options as CallOptions;
+}
 
 export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[] = []): Callable<S, O> {
   const ownSettings = (): Settings => mergeSettings(def.settings, ...layers);
@@ -57,9 +82,10 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     return (await def.execute(childFrame(parent, def.name, settings), input, [])) as T;
   }
 
-  const call = (input: CallInput<S>, options?: CallOptions): Promise<O> => {
-    const parent = frameOf(options?.ctx) ?? frameCarrier.get();
+  const call = (input: CallInput<S>, given?: CallOptions): Promise<O> => {
     try {
+      const options = checkOptions(given);
+      const parent = frameOf(options?.ctx) ?? frameCarrier.get();
       const parsed = parseInput(def, input);
       if (parent) return nested<O>(parent, parsed, options);
       const settings = rootSettings(options);
@@ -78,19 +104,23 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     toolEffects: def.toolEffects,
     composite: true,
     layers,
-    predict(input: CallInput<S>, options?: CallOptions): Promise<Prediction<O>> {
+    predict(input: CallInput<S>, given?: CallOptions): Promise<Prediction<O>> {
       try {
+        const options = checkOptions(given);
         const parsed = parseInput(def, input);
         return runPlain<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal, keepSteps: true });
       } catch (e) {
         return Promise.reject(e);
       }
     },
-    stream(input: CallInput<S>, options?: CallOptions): TurnStream<O> {
+    stream(input: CallInput<S>, given?: CallOptions): TurnStream<O> {
+      const options = checkOptions(given);
       const parsed = parseInput(def, input);
       return runStream<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal });
     },
     using(settings: Settings): Callable<S, O> {
+      if (typeof settings !== "object" || settings === null)
+        throw new FunctaiError("settings-invalid", `using takes settings such as { lm, approve }, not ${describeValue(settings, 80)}`);
       return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(settings))]);
     },
     conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O> {

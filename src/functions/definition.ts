@@ -71,32 +71,39 @@ export function keptInputs(def: Pick<Definition, "inputSchema">, kept: Record<st
 function readInput(def: Definition, input: unknown): Record<string, unknown> {
   const keys = Object.keys(def.inputSchema.shape);
   let forms: unknown[] = [input];
-  if (keys.length === 1) forms = singleInputForms(keys[0]!, input);
+  let shown = 0;
+  if (keys.length === 1) ({ forms, shown } = singleInputForms(keys[0]!, input));
   else if (keys.length === 0 && input === undefined) forms = [{}];
-  let first: z.core.$ZodIssue[] | undefined;
+  const problems: string[][] = [];
   for (const form of forms) {
     const parsed = def.inputSchema.safeParse(form);
-    if (parsed.success) return parsed.data as Record<string, unknown>;
-    first ??= parsed.error.issues;
+    // a key the function does not have is refused, not dropped: a misspelt optional input would be lost unseen
+    const unknown = typeof form === "object" && form !== null ? Object.keys(form).filter((k) => !Object.hasOwn(def.inputSchema.shape, k)) : [];
+    if (parsed.success && unknown.length === 0) return parsed.data as Record<string, unknown>;
+    const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
+    if (unknown.length > 0) issues.push(`${unknown.join(", ")}: not ${unknown.length === 1 ? "an input" : "inputs"} of ${def.name} (its inputs: ${keys.join(", ") || "none"})`);
+    problems.push(issues);
   }
-  const issues = first!.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-  throw new FunctaiError("input-invalid", `${def.name}: wrong input (${issues}). Nothing was sent to the model.`);
+  throw new FunctaiError("input-invalid", `${def.name}: wrong input (${problems[shown]!.join("; ")}). Nothing was sent to the model.`);
 }
 
 /**
  * How a single input's call may be read, most likely first: `{ q }` is the
  * object form, anything else the value alone. An object that has no other
  * key is read both ways, so that the value alone may itself be such an
- * object, and `{}` leaves out an optional input (as `z.input` types it, and
- * as a delegate passes on a call the model made without it): the form that
- * fits is taken, `{}` being a value first, as it always was.
+ * object, and `{}` leaves out an optional input (as `z.input` types it,
+ * and as a delegate passes on a call the model made without it): the form that
+ * fits is taken, `{}` being a value first, as it always was. An object with
+ * the key and others is the value alone if that fits, else the object form
+ * with a key too many. `shown` is the form whose problems a refusal shows:
+ * the object form, whenever the input may be one.
  */
-function singleInputForms(key: string, input: unknown): unknown[] {
+function singleInputForms(key: string, input: unknown): { forms: unknown[]; shown: number } {
   const alone = { [key]: input };
-  if (!isPlainObject(input)) return [alone];
+  if (!isPlainObject(input)) return { forms: [alone], shown: 0 };
   const own = Object.keys(input);
-  if (own.length === 1 && own[0] === key) return [input, alone];
-  return own.length === 0 ? [alone, input] : [alone];
+  if (own.length === 1 && own[0] === key) return { forms: [input, alone], shown: 0 };
+  return own.length === 0 || own.includes(key) ? { forms: [alone, input], shown: 1 } : { forms: [alone], shown: 0 };
 }
 
 /** Shapes made so far, by type: a type's shape is made once (each new conversation records it). */

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
 import type { CallInput } from "./input.js";
 import { LeaseLost } from "../engine/runtime.js";
-import { isFunctaiError, type FunctaiError } from "../errors.js";
+import { FunctaiError, describeValue, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { readConversation } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
@@ -71,8 +71,11 @@ function needsPerson(e: FunctaiError, conversation: string): LeaseLost {
  * const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
  * await desk.conversation("sam", { store: "chats/" }).send("What did billing say last time?");
  */
-export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, options: { name?: string } = {}): ToolLike {
-  const name = checkName("delegate", options.name ?? target.name);
+export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, options: { name?: string } | null = {}): ToolLike {
+  // a plain tool has no conversation to answer in: it was taken, and failed when the model first called it
+  if (typeof target !== "function" || (target.kind !== "ai" && target.kind !== "program") || typeof target.definition !== "object")
+    throw new FunctaiError("settings-invalid", `delegate takes an AI function or a program, not ${describeValue(target, 80)}`);
+  const name = checkName("delegate", options?.name ?? target.name);
   return {
     name,
     description: target.description,

@@ -6,7 +6,7 @@ import { FunctaiError } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
-import { checkEffects, checkName } from "../tools/tool.js";
+import { checkEffects, checkName, checkRun, checkSpec } from "../tools/tool.js";
 import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
@@ -73,7 +73,8 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
   run: (input: z.output<z.ZodObject<S>>, ctx: ProgramContext) => Promise<z.output<O>> | z.output<O>,
 ): Program<S, O> {
   checkName("program", name);
-  if (typeof run !== "function") throw new FunctaiError("settings-invalid", `program ${name}: run must be a function`);
+  checkSpec(`program ${name}`, spec, { description: "optional" });
+  checkRun(`program ${name}`, run);
   const effects = checkEffects(spec.effects);
   const output = (spec.output ?? z.string()) as z.ZodType;
   const def: Definition = {

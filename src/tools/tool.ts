@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, describeValue } from "../errors.js";
 import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
-import { NAME } from "./name.js";
+import { INPUT_NAME, NAME } from "./name.js";
 import type { InputShape, ToolContext, ToolLike } from "./types.js";
 
 /**
@@ -39,13 +39,56 @@ export interface Tool<S extends InputShape = InputShape, O = unknown> extends To
 
 export function checkName(kind: string, name: unknown): string {
   if (typeof name !== "string" || !NAME.test(name))
-    throw new FunctaiError("settings-invalid", `${kind} name ${JSON.stringify(name)} must be 1–64 letters, digits, _ or -, starting with a letter or _`);
+    throw new FunctaiError("settings-invalid", `${kind} name ${describeValue(name, 80)} must be 1–64 letters, digits, _ or -, starting with a letter or _`);
   return name;
 }
 
 export function checkEffects(effects: unknown): Effects | undefined {
   if (effects === undefined || effects === "reads" || effects === "changes") return effects;
-  throw new FunctaiError("settings-invalid", `effects must be "reads" or "changes", not ${JSON.stringify(effects)}`);
+  throw new FunctaiError("settings-invalid", `effects must be "reads" or "changes", not ${describeValue(effects, 80)}`);
+}
+
+const isZodType = (value: unknown): value is z.ZodType => typeof value === "object" && value !== null && "_zod" in value;
+
+/**
+ * The parts of a `tool`, `ai` or `program` spec that every later step takes
+ * on trust: an object, a description that is text, an input shape of zod
+ * types whose names a provider accepts, an output that is a zod type.
+ * `who` names the definition in the message (`tool lookup_order`).
+ */
+export function checkSpec(who: string, spec: unknown, options: { description: "required" | "optional" }): void {
+  if (typeof spec !== "object" || spec === null)
+    throw new FunctaiError("settings-invalid", `${who}: the spec must be an object { description, input, … }, not ${describeValue(spec, 80)}`);
+  const { description, input, output } = spec as { description?: unknown; input?: unknown; output?: unknown };
+  if (description === undefined && options.description === "required") throw new FunctaiError("settings-invalid", `${who}: a description is needed`);
+  if (typeof description !== "string" && description !== undefined)
+    throw new FunctaiError("settings-invalid", `${who}: description must be text, not ${describeValue(description, 80)}`);
+  checkInputShape(who, input);
+  if (output !== undefined && !isZodType(output))
+    throw new FunctaiError("settings-invalid", `${who}: output must be a zod type (such as z.string()), not ${describeValue(output, 80)}`);
+}
+
+function checkInputShape(who: string, input: unknown): void {
+  if (isZodType(input))
+    throw new FunctaiError("settings-invalid", `${who}: input must be a shape such as { order_id: z.string() }, not a zod type (for a z.object, give its .shape)`);
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new FunctaiError("settings-invalid", `${who}: input must be a shape such as { order_id: z.string() }, not ${describeValue(input, 80)}`);
+  for (const [key, type] of Object.entries(input)) {
+    if (!INPUT_NAME.test(key))
+      throw new FunctaiError("settings-invalid", `${who}: input name ${JSON.stringify(key)} must be 1–64 letters, digits, _, . or - (providers refuse any other)`);
+    if (!isZodType(type)) throw new FunctaiError("settings-invalid", `${who}: input ${key} is not a zod type (such as z.string()): ${describeValue(type, 80)}`);
+  }
+}
+
+/** A body to call: a class is a function to JavaScript, but calling it without `new` throws at every tool call. */
+export function checkRun(who: string, run: unknown): void {
+  let isClass = false;
+  try {
+    isClass = typeof run === "function" && /^class\b/.test(Function.prototype.toString.call(run));
+  } catch {
+    // (a function whose source cannot be read is called as it is)
+  }
+  if (typeof run !== "function" || isClass) throw new FunctaiError("settings-invalid", `${who}: run must be a function, not ${isClass ? "a class" : describeValue(run, 80)}`);
 }
 
 /**
@@ -62,7 +105,8 @@ export function tool<S extends InputShape, O>(
   run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>,
 ): Tool<S, O> {
   checkName("tool", name);
-  if (typeof run !== "function") throw new FunctaiError("settings-invalid", `tool ${name}: run must be a function`);
+  checkSpec(`tool ${name}`, spec, { description: "optional" });
+  checkRun(`tool ${name}`, run);
   const effects = checkEffects(spec.effects);
   const inputSchema = z.object(spec.input);
   return {
