@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { NeedsPerson } from "../../src/engine/runtime.js";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
@@ -67,6 +68,20 @@ export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.read
 /** The SDK's code for a connection that closed (`ErrorCode.ConnectionClosed`), read without loading the SDK here. */
 const CONNECTION_CLOSED = -32000;
 
+/** The SDK's code for a request that timed out (`ErrorCode.RequestTimeout`). */
+const REQUEST_TIMEOUT = -32001;
+
+/**
+ * Whether a call failed after its request was sent, with no answer: it timed
+ * out, or the connection closed under it. The server may have acted. (One
+ * the server answered with an error, or that was never sent, did not leave
+ * that in doubt.)
+ */
+const outcomeUnknown = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === CONNECTION_CLOSED || code === REQUEST_TIMEOUT;
+};
+
 /** A listing that failed, as a FunctaiError: the connection is gone (closed, or never made), or the server answered with an error. */
 function listingFailed(e: unknown): FunctaiError {
   const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED || (e instanceof Error && e.message === "Not connected");
@@ -112,9 +127,11 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
  * are checked against that schema before a tool runs). Effects come from
  * the annotations (`readOnlyHint: true` reads, anything else changes) unless
  * `effects` says otherwise. A result's structured content, else its text, is
- * what the model sees; `isError` is a tool error the model sees. The tools
- * are journaled, approved and resumed like any tool; a stopped turn cancels
- * the request. A listing that fails is `remote-closed` (the connection is
+ * what the model sees; `isError` is a tool error the model sees. A call to
+ * a changing tool that was sent and never answered (the connection closed,
+ * or it timed out) may have acted: the turn stops for a person, resumable
+ * (`turn-unfinished`), the call unfinished. The tools are journaled,
+ * approved and resumed like any tool; a stopped turn cancels the request. A listing that fails is `remote-closed` (the connection is
  * gone) or `remote-protocol` (the server answered with an error, or its
  * pages go round in a circle).
  *
@@ -154,8 +171,15 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       toolEffects: effects,
       composite: false,
       async runAsTool(input, ctx) {
-        // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
-        const result = await client.callTool({ name, arguments: input }, undefined, { signal: ctx.signal });
+        let result: unknown;
+        try {
+          // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
+          result = await client.callTool({ name, arguments: input }, undefined, { signal: ctx.signal });
+        } catch (e) {
+          if (effects === "changes" && !ctx.signal.aborted && outcomeUnknown(e))
+            throw new NeedsPerson(`the MCP tool ${name} may have run: ${describeError(e)}, after its request was sent. Say what it returned, or ask for a rerun.`);
+          throw e;
+        }
         return outputOf(name, result as McpCallResult);
       },
     };

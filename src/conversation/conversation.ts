@@ -12,7 +12,7 @@ import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
 import type { Definition } from "../functions/definition.js";
-import { abortError } from "../engine/runtime.js";
+import { abortError, type LeaseLost } from "../engine/runtime.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
 import { keepSnapshots, resultOrWait, startSent, stopOn, type ConversationContext } from "./driver.js";
@@ -358,8 +358,8 @@ class DeferredHost {
   watch(abort: Parameters<ConversationHost["watch"]>[0]) {
     void this.ready.then((host) => host.watch(abort), () => undefined);
   }
-  onInterrupt() {
-    this.#host?.onInterrupt();
+  onInterrupt(error?: LeaseLost) {
+    this.#host?.onInterrupt(error);
   }
   async note(snapshot: unknown) {
     return (await this.#get()).note(snapshot);

@@ -4,7 +4,7 @@ import type { EarlierTurn } from "../engine/ai-call.js";
 import { frameCarrier } from "../engine/carrier.js";
 import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
-import { LeaseLost, type TurnRuntime } from "../engine/runtime.js";
+import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
@@ -207,9 +207,10 @@ export class ConversationHost implements TurnHost {
     this.lease.onLost = abort;
   }
 
-  onInterrupt(_error?: LeaseLost): void {
+  onInterrupt(error?: LeaseLost): void {
     this.lease.stop();
-    if (this.lease.lostToStore) this.#letGo();
+    // stopped here for a person (a tool that may have run, a delegated turn that waits): nobody runs it now, say so
+    if (this.lease.lostToStore || error instanceof NeedsPerson) this.#letGo();
     this.lease.releaseLock();
   }
 

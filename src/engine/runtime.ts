@@ -42,10 +42,30 @@ export class Suspend extends Error {
  */
 export class LeaseLost extends FunctaiError {
   readonly stopped: boolean;
-  constructor(message: string, stopped = false, code: "lease-lost" | "turn-claimed" | "turn-aborted" | "store-io" = stopped ? "turn-aborted" : "lease-lost") {
+  constructor(
+    message: string,
+    stopped = false,
+    code: "lease-lost" | "turn-claimed" | "turn-aborted" | "turn-unfinished" | "turn-waiting" | "store-io" = stopped ? "turn-aborted" : "lease-lost",
+  ) {
     super(code, message);
     this.name = "LeaseLost";
     this.stopped = stopped;
+  }
+}
+
+/**
+ * The turn stops here, without ending, for a person: a changing tool's call
+ * may have acted and nobody knows (a request that timed out, a connection
+ * lost in the middle of it), so it is left unfinished (`started`, never
+ * `done`) and never run again on its own; or a delegated turn needs a person
+ * first. It stays resumable (`turn-unfinished`, or the delegated turn's
+ * code), and its lease is let go at once: every process reads it
+ * interrupted, and a person says what the tool returned or asks for a rerun.
+ */
+export class NeedsPerson extends LeaseLost {
+  constructor(message: string, code: "turn-unfinished" | "turn-waiting" = "turn-unfinished") {
+    super(message, false, code);
+    this.name = "NeedsPerson";
   }
 }
 

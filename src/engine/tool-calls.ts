@@ -8,7 +8,7 @@ import type { ToolLike } from "../tools/types.js";
 import { decide, type Decision } from "./approvals.js";
 import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
-import { LeaseLost, Suspend } from "./runtime.js";
+import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
 import { ToolCallContext, keptText, notJson, thrownText } from "./tool-boundary.js";
 
@@ -219,6 +219,8 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     // a person is asked inside the tool's body (an AI function it calls): it did not finish, and on resume it is
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
     if (e instanceof Suspend && leafChange) void runtime.journal.add(toolBody(site, p, "rerun"));
+    // the turn stops for a person, resumable: what it learned is kept first (replies not paid again, tools done not run again)
+    if (e instanceof NeedsPerson) await runtime.journal.flush();
     if (mustPropagate(e)) throw e;
     return failed(frame, p, input, thrownText(e), e);
   }

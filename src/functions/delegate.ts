@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
 import type { CallInput } from "./input.js";
-import { LeaseLost } from "../engine/runtime.js";
+import { NeedsPerson } from "../engine/runtime.js";
 import { FunctaiError, describeValue, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { readConversation } from "../records/read-conversation.js";
@@ -40,15 +40,16 @@ async function branchParent(store: Store, caller: string, callerTurn: string, de
 }
 
 /**
- * The calling turn stops here without ending (like a lost lease: it stays
- * resumable), because its delegated turn needs a person first.
+ * The calling turn stops here without ending, resumable, because its
+ * delegated turn needs a person first; it is let go at once (every process
+ * reads it interrupted), not when its lease runs out.
  */
-function needsPerson(e: FunctaiError, conversation: string): LeaseLost {
-  const stop = new LeaseLost(
-    `the delegated turn in conversation ${conversation} needs a person first (${e.message}). Answer it there, then resume this turn once its lease has run out.`,
+function needsPerson(e: FunctaiError, conversation: string): NeedsPerson {
+  // turn-unfinished or turn-waiting, as the delegated turn said
+  return new NeedsPerson(
+    `the delegated turn in conversation ${conversation} needs a person first (${e.message}). Answer it there, then resume this turn.`,
+    e.code === "turn-waiting" ? "turn-waiting" : "turn-unfinished",
   );
-  Object.defineProperty(stop, "code", { value: e.code }); // turn-unfinished or turn-waiting, as the delegated turn said
-  return stop;
 }
 
 /**

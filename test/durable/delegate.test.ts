@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, delegate, LM_SPEC, memoryStore, program, tool, type LanguageModel, type LMRequest, type Store } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { LET_GO } from "../../src/conversation/host.js";
 
 const inner = (content: string): string => /<\w+>\n([\s\S]*?)\n<\/\w+>/.exec(content)?.[1] ?? content;
 
@@ -134,6 +135,26 @@ describe("delegate", () => {
     expect([...charges, ...again.charges]).toEqual(["remember kettle"]); // charged once
     expect(billingRequests(again.lm)).toHaveLength(1); // only billing's answer after the charge
     expect(again.lm.seen.filter((r) => r.messages[0]!.content.startsWith("Function: desk"))).toHaveLength(1); // desk's first reply was kept
+  });
+
+  it("a caller stopped because its delegated turn waits for a person is let go at once (a run-out lease naming no process): another process need not wait out its lease", async () => {
+    const charges: string[] = [];
+    const charge = tool("charge", { description: "Charge the card.", input: { note: z.string() }, effects: "changes" }, ({ note }) => (charges.push(note), "charged"));
+    const billing = ai("billing", { description: "Billing questions.", input: { request: z.string() }, tools: [charge], approve: "changes" });
+    const desk = ai("desk", { description: "Help; ask billing.", input: { message: z.string() }, tools: [delegate(billing)] });
+    const store = memoryStore();
+    const lm = model({ dead: false });
+    const lease = { renewMs: 20_000, ttlMs: 60_000 }; // runs out long after this test
+    await expect(desk.conversation("sam", { store, lm, lease }).send("remember kettle")).rejects.toMatchObject({ code: "turn-waiting" });
+    const leases = (await store.read("sam")).filter((r) => r.kind === "lease") as unknown as { holder: string; until: string }[];
+    expect(leases.at(-1)!.holder.startsWith(LET_GO)).toBe(true);
+    expect(Date.parse(leases.at(-1)!.until)).toBeLessThan(Date.now() + 1);
+    const [caller] = await desk.conversation("sam", { store, lm }).turns();
+    expect(caller!.state).toBe("interrupted");
+    const [delegated] = await billing.conversation("sam.billing", { store, lm }).turns();
+    expect(await delegated!.approve()).toBe("billing heard [] now remember kettle");
+    expect(await caller!.resume()).toBe("desk: billing heard [] now remember kettle");
+    expect(charges).toEqual(["remember kettle"]);
   });
 
   it("the delegated program's own settings are nearer than the caller's (its own model answers it)", async () => {
