@@ -1,6 +1,6 @@
 import { asksApproval, refusalText } from "../approval/rule.js";
 import type { Approval, ApproveFunction } from "../approval/types.js";
-import { FunctaiError, describeError } from "../errors.js";
+import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { Effects } from "../records/types.js";
 import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
@@ -22,11 +22,29 @@ export type Decision =
   | { kind: "refused"; text: string }
   | { kind: "pending"; approval: Approval };
 
+/**
+ * A deep copy of a call's input, frozen: what an approval shows. The call
+ * runs with its own input, so an approve function or a stream's reader that
+ * changes what it was shown (`a.input.amount = 1000`) is refused (a
+ * TypeError in strict code), never runs the tool with what nobody approved.
+ */
+function shownInput(input: unknown): unknown {
+  if (typeof input !== "object" || input === null) return input;
+  const copy: unknown = structuredClone(input);
+  const freeze = (value: unknown): void => {
+    if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+    Object.freeze(value);
+    for (const inner of Object.values(value)) freeze(inner);
+  };
+  freeze(copy);
+  return copy;
+}
+
 const makeApproval = (frame: Frame, call: CallSubject, plugin?: string, question?: string): Approval => {
   const approval: Approval = {
     id: approvalKey(frame.site, call.invocation, plugin),
     name: call.name,
-    input: call.input,
+    input: shownInput(call.input),
     effects: call.effects,
     path: call.path,
     invocation: call.invocation,
@@ -47,6 +65,12 @@ async function answerFor(frame: Frame, approval: Approval, approve: unknown): Pr
   } catch (e) {
     throw new FunctaiError("plugin-failed", `the approve function failed on ${approval.path}: ${describeError(e)}`, { cause: e });
   }
+  // true, false or a reason: anything else (a forgotten return's undefined, 1, an object) is not taken for a no without a word
+  if (answer !== true && answer !== false && typeof answer !== "string")
+    throw new FunctaiError(
+      "plugin-failed",
+      `the approve function gave ${describeValue(answer, 80)} for ${approval.path}: return true (run it), false (refuse it) or a reason (a string: refuse it, saying why)`,
+    );
   const result: RecordedAnswer =
     answer === true ? { verdict: "yes", reason: null, by: null } : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: null };
   // kept, so a resumed turn does not ask again about a call it already answered

@@ -154,9 +154,9 @@ describe("failures of plugins and approve functions at depth", () => {
     expect(t.REFUNDS).toEqual([]);
   });
 
-  it("an approve function answering neither true nor a string is a no (fails closed)", async () => {
+  it("an approve function answering neither true, false nor a string fails the call (plugin-failed): closed, and said", async () => {
     const { desk, t, lm } = setup();
-    expect(await desk("go", { lm, approve: () => undefined as never })).toBe("saw: The person did not allow this call.");
+    await expect(desk("go", { lm, approve: () => undefined as never })).rejects.toMatchObject({ code: "plugin-failed", message: /gave undefined/ });
     expect(t.REFUNDS).toEqual([]);
   });
 });
