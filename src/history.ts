@@ -1,3 +1,4 @@
+import { FunctaiError, describeValue } from "./errors.js";
 import type { FinishReason, Message, Usage } from "./lm/types.js";
 
 /**
@@ -59,13 +60,19 @@ function renderMessage(m: Message): string {
 /**
  * The last `n` AI function calls, printable: system message, user message,
  * the assistant's tool calls, tool results, the response, finish reason and
- * tokens.
+ * tokens. `n` is a count (0 prints nothing, `Infinity` all that are kept);
+ * anything else is refused (`input-invalid`).
  *
  * @example
  * await answer("Where is my order A-1042?");
  * console.log(phistory());
  */
 export function phistory(n = 1): string {
+  // slice(-n) reads 0 as "from the start" and -2 as "all but the first two": a count is checked first.
+  if (!((Number.isInteger(n) && n >= 0) || n === Number.POSITIVE_INFINITY)) {
+    throw new FunctaiError("input-invalid", `phistory(n): n is how many calls to show (0 or more), not ${describeValue(n, 40)}.`);
+  }
+  if (n === 0) return "";
   return entries
     .slice(-n)
     .map((e) => {

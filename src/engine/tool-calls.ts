@@ -193,6 +193,18 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
   return settledMessage(frame, p) ?? run(frame, p, p.decision as Extract<Decision, { kind: "run" }>);
 }
 
+/**
+ * What the journal keeps of a tool's output: its JSON (`text`, already made)
+ * read back, never the tool's own objects. A tool often returns objects it
+ * goes on changing (a cache entry, a shared list): kept by reference, a
+ * store in memory (or a flush that comes later in the step) would keep
+ * what they became, and a resumed turn would show the model that.
+ */
+function keptValue(output: unknown, text: string): unknown {
+  if (output === undefined || output === null) return null;
+  return typeof output === "object" ? JSON.parse(text) : output;
+}
+
 /** Runs a call's tool, journaling it (a changing tool's start kept before it runs), and hands back its message. */
 async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind: "run" }>): Promise<Message> {
   const runtime = frame.runtime;
@@ -238,14 +250,14 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     } catch (e) {
       // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
       const done = toolBody(site, p, "done");
-      done.output = ran;
+      done.output = keptValue(ran, keptText(ran)!);
       void runtime.journal.add(done);
       throw e;
     }
     text = outputText(output);
   }
   const done = toolBody(site, p, "done");
-  done.output = output === undefined ? null : output;
+  done.output = keptValue(output, text);
   void runtime.journal.add(done);
   showResult(frame, p, output);
   return toolMessage(p, text);

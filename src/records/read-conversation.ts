@@ -6,6 +6,7 @@
  * Pure and single-pass: one walk over the records, then one pass over the
  * turns (conversations can hold 100k records).
  */
+import { FunctaiError, describeValue } from "../errors.js";
 import { approvalKey, toolKey } from "./keys.js";
 import { readRecord } from "./schema.js";
 import type {
@@ -124,6 +125,7 @@ interface Tally extends Pick<TurnInfo, "id" | "parent" | "program" | "inputs" | 
 function micros(value: Date | string | number): number {
   if (value instanceof Date) return value.getTime() * 1000;
   if (typeof value === "number") return value * 1000;
+  if (typeof value !== "string") return Number.NaN;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return Number.NaN;
   // Date.parse floors to the millisecond; add the 4th–6th fractional digits back.
@@ -260,7 +262,7 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  * Unknown kinds, formats and keys are ignored; a known kind that fails its
  * schema is skipped and listed in `skipped`. Records naming a turn no earlier
  * `turn` record declared are ignored, and so is a second `turn` record for
- * the same id. Throws only when `now` is not a time.
+ * the same id. Throws `input-invalid` only when `now` is not a time.
  *
  * @example
  * const state = readConversation(await store.read("sam"), { now: new Date() });
@@ -328,10 +330,14 @@ export class ConversationReader {
     else apply(tally, r, at);
   }
 
-  /** Each turn's state at `now`, the head, and where a new turn goes. Throws only when `now` is not a time. */
+  /** Each turn's state at `now`, the head, and where a new turn goes. Throws `input-invalid` only when `now` is not a time. */
   state(now: Date | string | number): ConversationState {
     const nowMicros = micros(now);
-    if (Number.isNaN(nowMicros)) throw new RangeError(`readConversation: now is not a time: ${String(now)}`);
+    // Infinity is no time either: every lease would read lapsed (or, -Infinity, live for ever).
+    if (!Number.isFinite(nowMicros)) {
+      const shown = now instanceof Date ? "an invalid Date" : describeValue(now, 40);
+      throw new FunctaiError("input-invalid", `readConversation: now is not a time: ${shown}`);
+    }
     const turns = new Map<string, TurnInfo>();
     for (const [id, tally] of this.#tallies) turns.set(id, finish(tally, nowMicros));
     const head = this.#head;

@@ -149,8 +149,8 @@ export type ParsedRecord =
 /**
  * Reads one stored record. A kind (or a format number) this version does not
  * know gives `unknownKind` (skip it quietly); a known kind that fails its
- * schema gives `error` (skip it, and say so); anything else is the record,
- * unknown keys kept.
+ * schema gives `error` (skip it, and say so); anything else is the record
+ * itself (not a copy), every key kept.
  *
  * @example
  * parseRecord({ functai_conversation: 1, kind: "stop", at: "2026-09-30T10:00:00Z", seq: 7, turn: "t1" });
@@ -167,7 +167,9 @@ export function parseRecord(raw: unknown): ParsedRecord {
   if (typeof kind !== "string") return { ok: false, error: "a record has a string kind" };
   if (!isKnownKind(kind)) return { ok: false, unknownKind: true };
   const parsed = recordSchemas[kind].safeParse(raw);
-  return parsed.success ? { ok: true, record: parsed.data as KnownRecord } : { ok: false, error: describe(kind, parsed.error) };
+  // The record as given, not zod's copy: the schemas only check (nothing is transformed), and the copy drops
+  // an own `__proto__` key (JSON.parse makes one), which a host copying records elsewhere would lose.
+  return parsed.success ? { ok: true, record: raw as unknown as KnownRecord } : { ok: false, error: describe(kind, parsed.error) };
 }
 
 // ---------------------------------------------------------------------------
@@ -241,8 +243,7 @@ const fastChecks: { [K in KnownKind]: Check } = {
 
 /**
  * {@link parseRecord} for readers of whole conversations: the same answer,
- * but a record that passes is returned as it is (not a copy) and is checked
- * by hand, not by zod. A record the hand check does not take is parsed by
+ * but a record that passes is checked by hand, not by zod. A record the hand check does not take is parsed by
  * the schema, so errors (and any record only the schema can judge) read the
  * same as {@link parseRecord}'s.
  */
@@ -269,7 +270,7 @@ export function checkNewRecord(raw: unknown): { ok: true; record: NewRecord } | 
   const kind = raw.kind;
   if (typeof kind !== "string" || !isKnownKind(kind)) return { ok: false, error: `unknown record kind ${JSON.stringify(kind)}` };
   const parsed = newRecordSchemas[kind].safeParse(raw);
-  return parsed.success ? { ok: true, record: parsed.data as NewRecord } : { ok: false, error: describe(kind, parsed.error) };
+  return parsed.success ? { ok: true, record: raw as unknown as NewRecord } : { ok: false, error: describe(kind, parsed.error) }; // (as given: see parseRecord)
 }
 
 /**

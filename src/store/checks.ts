@@ -2,7 +2,7 @@
  * What every store checks and how it words a refusal (memory, node-fs,
  * IndexedDB): the conversation id, the records of a batch, a lost race.
  */
-import { ConversationError } from "../errors.js";
+import { ConversationError, FunctaiError, describeValue } from "../errors.js";
 import { MAX_TIMER_MS } from "../runtime/clock.js";
 import { isConversationId } from "./types.js";
 
@@ -17,15 +17,37 @@ export function checkConversationId(id: unknown): asserts id is string {
   }
 }
 
-/** Throws unless every record is a plain (non-array) object. Checked before anything is written. */
+/** Throws `input-invalid` unless every record is a plain (non-array) object. Checked before anything is written. */
 export function checkRecords(conversation: string, records: readonly object[]): void {
-  if (!Array.isArray(records)) throw new TypeError(`${conversation}: append takes an array of records.`);
+  if (!Array.isArray(records)) throw new FunctaiError("input-invalid", `${conversation}: append takes an array of records.`);
   for (let i = 0; i < records.length; i++) {
     const r: unknown = records[i];
     if (typeof r !== "object" || r === null || Array.isArray(r)) {
-      throw new TypeError(`${conversation}: record ${i + 1} of the batch is not an object (${r === null ? "null" : typeof r}).`);
+      const what = r === null ? "null" : Array.isArray(r) ? "an array" : typeof r;
+      throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch is not an object (${what}).`);
     }
   }
+}
+
+/**
+ * Throws `input-invalid` unless an append's `expect` is left out or is a
+ * length (a whole number, 0 or more). Any other value can never equal a
+ * length: it would be refused as a `store-conflict` that no retry can win,
+ * with a message that says the conversation holds what the caller expected.
+ */
+export function checkExpect(conversation: string, expect: unknown): void {
+  if (expect === undefined || (Number.isSafeInteger(expect) && (expect as number) >= 0)) return;
+  throw new FunctaiError("input-invalid", `${conversation}: expect is a number of records (a whole number, 0 or more), not ${describeValue(expect, 40)}.`);
+}
+
+/**
+ * Throws `input-invalid` unless a read's or a wait's `after` is a number
+ * (negative reads all, `Infinity` none). NaN is no place: compared with it,
+ * no record comes after and every record does, as the code happens to ask.
+ */
+export function checkAfter(conversation: string, after: unknown): void {
+  if (typeof after === "number" && !Number.isNaN(after)) return;
+  throw new FunctaiError("input-invalid", `${conversation}: after is a number of records, not ${describeValue(after, 40)}.`);
 }
 
 /**

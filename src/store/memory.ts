@@ -1,4 +1,4 @@
-import { checkConversationId, checkRecords, storeConflict, waitTimerMs } from "./checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, storeConflict, waitTimerMs } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
 import { withSeq } from "../records/with-seq.js";
 import type { Store } from "./types.js";
@@ -33,6 +33,7 @@ export function memoryStore(): Store {
     async append(conversation, records, opts) {
       checkConversationId(conversation);
       checkRecords(conversation, records);
+      checkExpect(conversation, opts?.expect);
       // Everything below is synchronous: no other append can interleave, so the
       // length check and the push are one step (what `expect` relies on).
       let list = conversations.get(conversation);
@@ -52,6 +53,7 @@ export function memoryStore(): Store {
 
     async read(conversation, after = 0) {
       checkConversationId(conversation);
+      checkAfter(conversation, after);
       const list = conversations.get(conversation);
       return list === undefined ? [] : list.slice(Math.max(0, after));
     },
@@ -61,8 +63,9 @@ export function memoryStore(): Store {
       return conversations.get(conversation)?.length ?? 0;
     },
 
-    wait(conversation, after, timeoutMs) {
+    async wait(conversation, after, timeoutMs) {
       checkConversationId(conversation);
+      checkAfter(conversation, after);
       return new Promise<boolean>((resolve) => {
         // Woken by every append to this conversation (no polling); re-arms until long enough.
         const check = (): void => {

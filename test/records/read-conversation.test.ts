@@ -167,7 +167,7 @@ describe("readConversation: leases, stops and resumption", () => {
     expect(at("2026-09-30T10:10:00.000500Z", "2026-09-30T10:10:00.000600Z")).toBe("interrupted");
     expect(at("2026-09-30T12:10:30+02:00", new Date(NOW))).toBe("running");
     expect(at(GONE, Date.parse(NOW))).toBe("interrupted");
-    expect(() => read([], "not a time")).toThrow(RangeError);
+    expect(() => read([], "not a time")).toThrow(expect.objectContaining({ code: "input-invalid" }));
   });
 
   it("a stop: a running turn runs until its lease lapses; a waiting or lapsed one is stopped; an ended one keeps its end", () => {

@@ -69,6 +69,6 @@ describe("ConversationReader", () => {
   });
 
   it("refuses a `now` that is not a time", () => {
-    expect(() => new ConversationReader().state("soon")).toThrow(RangeError);
+    expect(() => new ConversationReader().state("soon")).toThrow(expect.objectContaining({ code: "input-invalid" }));
   });
 });

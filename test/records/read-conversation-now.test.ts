@@ -1,0 +1,43 @@
+/**
+ * `readConversation` and `ConversationReader.state` given a `now` that is
+ * no time: refused with a FunctaiError (`input-invalid`), as every error of
+ * this package is, never read as a time that makes every lease live or lapsed.
+ */
+import { describe, expect, it } from "vitest";
+import { ConversationReader, isFunctaiError, readConversation } from "../../src/index.js";
+
+const AT = "2026-09-30T10:00:00.000Z";
+const records = [
+  { functai_conversation: 1, at: AT, seq: 1, kind: "turn", turn: "t1", parent: null, program: "v1", inputs: {} },
+  { functai_conversation: 1, at: AT, seq: 2, kind: "lease", turn: "t1", holder: "h", until: "2026-09-30T10:00:30.000Z", attempt: 1 },
+];
+
+const refusal = (fn: () => unknown): unknown => {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return "no error";
+};
+
+describe("readConversation: now", () => {
+  it.each([
+    ["a text that is no time", "soon"],
+    ["NaN", Number.NaN],
+    ["an invalid Date", new Date("nope")],
+    ["Infinity", Number.POSITIVE_INFINITY],
+    ["-Infinity", Number.NEGATIVE_INFINITY],
+    ["null", null],
+    ["an object", {}],
+  ])("refuses %s with input-invalid", (_label, now) => {
+    const e = refusal(() => readConversation(records, { now: now as never }));
+    expect(isFunctaiError(e, "input-invalid"), String(e)).toBe(true);
+    const r = refusal(() => new ConversationReader().add(records).state(now as never));
+    expect(isFunctaiError(r, "input-invalid"), String(r)).toBe(true);
+  });
+
+  it("takes a Date, an ISO text or milliseconds", () => {
+    for (const now of [new Date(AT), AT, Date.parse(AT)]) expect(readConversation(records, { now }).turns.get("t1")?.state).toBe("running");
+  });
+});
