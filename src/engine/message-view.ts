@@ -23,18 +23,30 @@ class View implements ProxyHandler<Message[]> {
   #copy: Message[] | undefined;
   readonly #list: readonly Message[];
   readonly #length: number;
-  constructor(list: readonly Message[], length: number) {
+  /** With `copy`, each message is shown as a copy of it, made when first read (`copied`: those made). */
+  readonly #copyOne: ((m: Message) => Message) | undefined;
+  #copied: Map<number, Message> | undefined;
+  constructor(list: readonly Message[], length: number, copy?: (m: Message) => Message) {
     this.#list = list;
     this.#length = length;
+    this.#copyOne = copy;
+  }
+  #at(i: number): Message {
+    if (this.#copyOne === undefined) return this.#list[i]!;
+    const copied = (this.#copied ??= new Map());
+    let m = copied.get(i);
+    if (m === undefined) copied.set(i, (m = this.#copyOne(this.#list[i]!)));
+    return m;
   }
   #own(): Message[] {
-    return (this.#copy ??= this.#list.slice(0, this.#length));
+    if (this.#copy !== undefined) return this.#copy;
+    return (this.#copy = this.#copyOne === undefined ? this.#list.slice(0, this.#length) : Array.from({ length: this.#length }, (_, i) => this.#at(i)));
   }
   get(_target: Message[], prop: string | symbol): unknown {
     if (this.#copy === undefined) {
       if (prop === "length") return this.#length;
       const i = indexOf(prop);
-      if (i >= 0) return i < this.#length ? this.#list[i] : undefined;
+      if (i >= 0) return i < this.#length ? this.#at(i) : undefined;
     }
     const c = this.#own();
     const value = Reflect.get(c, prop, c) as unknown;
@@ -83,4 +95,15 @@ class View implements ProxyHandler<Message[]> {
  */
 export function messagesView(list: readonly Message[], length: number): Message[] {
   return new Proxy<Message[]>([], new View(list, length));
+}
+
+/**
+ * What a watcher is shown of a request's messages: a view whose messages are
+ * copies (`copy`, made as each is first read), so a watcher that changes a
+ * message (redacting it for a log) changes only its copy, never what is sent
+ * nor the history the next steps are built on. O(1) to make: a watcher that
+ * reads only a few messages copies only those.
+ */
+export function copiedView(messages: readonly Message[], copy: (m: Message) => Message): Message[] {
+  return new Proxy<Message[]>([], new View(messages, messages.length, copy));
 }

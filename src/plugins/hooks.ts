@@ -6,6 +6,7 @@
  */
 import { ApprovalError, FunctaiError, describeError } from "../errors.js";
 import type { Frame } from "../engine/frame.js";
+import { copiedView } from "../engine/message-view.js";
 import { LeaseLost, Suspend } from "../engine/runtime.js";
 import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "./types.js";
@@ -99,6 +100,23 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
   return result;
 }
 
+/**
+ * A copy of plain data (what a request and a reply hold): arrays and plain objects are copied, anything
+ * else is kept as it is. Not structuredClone: a request's messages are a view (a Proxy), which it refuses.
+ * Keys are defined, not assigned, so a key `__proto__` (JSON.parse makes them) stays a key.
+ */
+function copyOf<T>(value: T, seen = new Map<object, unknown>()): T {
+  if (typeof value !== "object" || value === null) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  if (seen.has(value)) return seen.get(value) as T;
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  seen.set(value, copy);
+  if (Array.isArray(copy)) for (const item of value as unknown[]) copy.push(copyOf(item, seen));
+  else for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
+  return copy as T;
+}
+
 /** Makes one model call between the plugins' `modelRequest` and `modelResponse` hooks. */
 export function observeModelCall(
   frame: Frame,
@@ -120,17 +138,45 @@ async function watchedModelCall(
   generate: () => Promise<LMResponse>,
   plugins: readonly Plugin[],
 ): Promise<LMResponse> {
-  const shown: PluginModelRequest = { turn: frame.runtime.turn, site: frame.site, path: frame.path, step, provider: lm.provider, model: lm.model, request };
-  for (const plugin of plugins) if (plugin.hooks.modelRequest) await call(plugin, "modelRequest", () => plugin.hooks.modelRequest!(shown));
+  // the hooks watch: they are shown copies, so one that edits what it sees (redacting a log) changes
+  // neither the request sent (nor the next step's, built on its messages) nor the reply the function reads
+  // (the messages copied as a watcher reads them: a step's cost does not grow with the history it carries)
+  const watched = Object.assign({}, request, { messages: copiedView(request.messages, copyOf), tools: copyOf(request.tools) });
+  const shown: PluginModelRequest = { turn: frame.runtime.turn, site: frame.site, path: frame.path, step, provider: lm.provider, model: lm.model, request: watched };
+  const asked: Plugin[] = [];
+  /**
+   * Tells each plugin shown the request how the call ended, every one of them even when one throws
+   * (a span another plugin opened is closed all the same); then throws the first failure.
+   */
+  const told = async (outcome: { response: LMResponse } | { error: string }): Promise<void> => {
+    let failure: { error: unknown } | undefined;
+    for (const plugin of asked) {
+      if (!plugin.hooks.modelResponse) continue;
+      try {
+        await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!({ ...shown, ...outcome }));
+      } catch (e) {
+        failure ??= { error: e };
+      }
+    }
+    if (failure) throw failure.error;
+  };
+  try {
+    for (const plugin of plugins) {
+      if (plugin.hooks.modelRequest) await call(plugin, "modelRequest", () => plugin.hooks.modelRequest!(shown));
+      asked.push(plugin);
+    }
+  } catch (e) {
+    // the call is not made: those shown the request are told why (the first failure is the one thrown)
+    await told({ error: describeError(e) }).catch(() => undefined);
+    throw e;
+  }
   let response: LMResponse;
   try {
     response = await generate();
   } catch (e) {
-    for (const plugin of plugins)
-      if (plugin.hooks.modelResponse) await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!({ ...shown, error: describeError(e) }));
+    await told({ error: describeError(e) });
     throw e;
   }
-  for (const plugin of plugins)
-    if (plugin.hooks.modelResponse) await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!({ ...shown, response }));
+  await told({ response: copyOf(response) });
   return response;
 }

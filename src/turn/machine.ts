@@ -11,7 +11,7 @@ export type { MachineAnswer, TurnCommand, TurnContext, TurnInput } from "./conte
 /** What the runner (the invoked actor doing model calls, tools and store writes) reports. */
 export type RunnerReport =
   | { type: "RUNNER.EVENTS"; events: { path: string; body: TurnEventBody }[]; at?: string }
-  | { type: "RUNNER.WAIT"; approvals: Approval[]; at?: string }
+  | { type: "RUNNER.WAIT"; approvals: Approval[]; events?: { path: string; body: TurnEventBody }[]; at?: string }
   | { type: "RUNNER.DONE"; result: unknown; usage: Usage; at?: string }
   | { type: "RUNNER.FAILED"; error: { code: string | null; message: string }; at?: string }
   | { type: "RUNNER.INTERRUPTED"; reason: string; at?: string }
@@ -114,6 +114,17 @@ export const turnMachine = setup({
       }
       enqueue.assign({ answers, seq, pending: context.pending.filter((a) => !chosen.includes(a)) });
     }),
+    /**
+     * Emits the events a wait carries (its `approval` events), numbered, before its `waiting` event: emitted by
+     * the transition into awaitingApproval, so whoever answers on seeing one finds it pending.
+     */
+    showCarried: enqueueActions(({ context, event: e, enqueue }) => {
+      if (e.type !== "RUNNER.WAIT" || !e.events?.length) return;
+      let seq = context.seq;
+      const when = at(e);
+      for (const { path, body } of e.events) enqueue.emit(event(context, path, body, ++seq, when));
+      enqueue.assign({ seq });
+    }),
     /** Keeps what a runner report says (its next seq included)... */
     keepReport: assign(({ context, event: e }) => {
       const kept = keptOf(e); // (its seq set on it, not spread after it: V8 11 builds that slowly)
@@ -168,7 +179,7 @@ export const turnMachine = setup({
             enqueue.assign({ seq });
           }),
         },
-        "RUNNER.WAIT": { target: "awaitingApproval", actions: ["keepReport", "showReport"] },
+        "RUNNER.WAIT": { target: "awaitingApproval", actions: ["showCarried", "keepReport", "showReport"] },
         "RUNNER.DONE": { target: "done", actions: ["keepReport", "showReport"] },
         "RUNNER.FAILED": { target: "failed", actions: ["keepReport", "showReport"] },
         "RUNNER.INTERRUPTED": { target: "interrupted", actions: ["keepReport", "showReport"] },

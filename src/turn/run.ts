@@ -51,15 +51,22 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
   });
 }
 
-/** Stops the turn when the caller's signal aborts. */
+/**
+ * Stops the turn when the caller's signal aborts. The listener goes when the turn ends: one long-lived
+ * signal given to many calls would otherwise keep every finished turn (and warn of a listener leak).
+ */
 export function linkSignal(session: TurnSession, signal: AbortSignal | undefined): void {
   if (!signal) return;
   const stop = (): void => {
+    if (session.actor.getSnapshot().status !== "active") return;
     session.error = new FunctaiError("turn-aborted", "the turn was aborted", { cause: signal.reason });
     tell(session, { type: "STOP" });
   };
-  if (signal.aborted) stop();
-  else signal.addEventListener("abort", stop, { once: true });
+  if (signal.aborted) return stop();
+  if (session.actor.getSnapshot().status !== "active") return;
+  signal.addEventListener("abort", stop, { once: true });
+  const release = (): void => signal.removeEventListener("abort", stop);
+  session.actor.subscribe({ error: release, complete: release });
 }
 
 interface RootOptions {
@@ -94,15 +101,27 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
 }
 
 /**
- * An answer to an id this turn never asked about is refused (it would be dropped, and the caller would
- * wait for nothing). Answering again, or "all" when nothing waits, changes nothing.
+ * An answer the turn could never take is refused (it would be dropped, and the caller would wait for
+ * nothing): to a turn that ended, to an id this turn never asked about, or to "all" before anything was
+ * asked. Answering again (an id answered, or "all" once answers were given and nothing waits) changes nothing.
  */
 function answerable(session: TurnSession, id: string | undefined): void {
-  if (id === undefined) return;
-  const { context } = session.actor.getSnapshot();
-  if (context.pending.some((a) => a.id === id) || id in context.answers) return;
+  const { status, value, context } = session.actor.getSnapshot();
+  const { turn } = session.host;
+  if (status !== "active") throw new FunctaiError("turn-state", `turn ${turn} is ${String(value)}: nothing waits for an answer any more`);
+  if (id === undefined) {
+    if (context.pending.length > 0 || Object.keys(context.answers).length > 0) return;
+    throw new FunctaiError("turn-state", `turn ${turn} is ${String(value)} and has asked nothing yet; answer on an "approval" event`);
+  }
+  // own keys only: an id such as "toString" is not an answer given
+  if (context.pending.some((a) => a.id === id) || Object.hasOwn(context.answers, id)) return;
   const waiting = context.pending.map((a) => a.id).join(", ") || "none";
-  throw new FunctaiError("approval-unknown", `turn ${session.host.turn} has no approval ${id} (waiting: ${waiting}); answer on an "approval" event, with its approval's id`);
+  throw new FunctaiError("approval-unknown", `turn ${turn} has no approval ${id} (waiting: ${waiting}); answer on an "approval" event, with its approval's id`);
+}
+
+/** Stops the turn; a turn that already ended is left as it is (stopping it again is no error). */
+function stop(session: TurnSession): void {
+  if (session.actor.getSnapshot().status === "active") tell(session, { type: "STOP" });
 }
 
 /** A streamed call: events as they come; approvals answered in this process (the turn replays its journal after each answer). */
@@ -132,7 +151,7 @@ export function runStream<T>(def: Definition, options: RootOptions): TurnStream<
         answerable(session, id);
         tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
       },
-      abort: () => tell(session, { type: "STOP" }),
+      abort: () => stop(session),
     },
     resultOf<T>(session),
   );

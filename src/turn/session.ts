@@ -119,9 +119,16 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         try {
           if (e instanceof Suspend && runtime) {
             await host.onWait?.(e.approvals, runtime);
-            // shown in the same tick as the wait: an answer given on seeing one finds the actor awaiting it, never still running
-            for (const approval of e.approvals) runtime.emit(callerPath(approval.path), { type: "approval", approval }, `approval:${approval.id}`);
-            report({ type: "RUNNER.WAIT", approvals: e.approvals });
+            // the approval events go with the wait, and the machine emits them as it enters awaitingApproval: an
+            // answer given on seeing one (even from an `actor.on` handler, as it is emitted) finds it pending
+            const events: { path: string; body: TurnEventBody }[] = [];
+            for (const approval of streaming ? e.approvals : []) {
+              const key = `approval:${approval.id}`; // (shown once in the session: a replay does not show it again)
+              if (session.shown.has(key)) continue;
+              session.shown.add(key);
+              events.push({ path: callerPath(approval.path), body: { type: "approval", approval } });
+            }
+            report({ type: "RUNNER.WAIT", approvals: e.approvals, events });
           } else if (e instanceof LeaseLost || controller.signal.reason instanceof LeaseLost) {
             // (a tool that saw its signal abort on the lost lease threw its own error: the loss is what ended the run)
             const lost = e instanceof LeaseLost ? e : (controller.signal.reason as LeaseLost);

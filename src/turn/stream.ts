@@ -1,5 +1,5 @@
 import type { Approval } from "../approval/types.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, describeValue } from "../errors.js";
 import type { TurnEvent } from "./events.js";
 import { EventQueue } from "./queue.js";
 import type { TurnActor } from "./actor.js";
@@ -12,6 +12,21 @@ export interface StreamControls {
   abort(): void;
   /** Conversations: iteration ends when the turn waits (saved) and nobody here has answered. */
   endsWhenWaiting: boolean;
+}
+
+/**
+ * Refuses answer arguments of the wrong kind (a JavaScript caller, a cast), before anything is answered:
+ * a `deny({ reason })` meant for a conversation's turn would otherwise show the model "[object Object]".
+ */
+function checkAnswer(options: unknown, reason: unknown): void {
+  const { id, by } = (typeof options === "object" && options !== null ? options : {}) as { id?: unknown; by?: unknown };
+  const problem =
+    typeof options !== "object" || options === null || Array.isArray(options) ? `the options are { id?, by? }, not ${describeValue(options, 80)}`
+    : id !== undefined && typeof id !== "string" ? `id is an approval's id (a string), not ${describeValue(id, 80)}`
+    : by !== undefined && by !== null && typeof by !== "string" ? `by is a string or null, not ${describeValue(by, 80)}`
+    : reason !== undefined && reason !== null && typeof reason !== "string" ? `the reason is a string, not ${describeValue(reason, 80)}`
+    : null;
+  if (problem) throw new FunctaiError("input-invalid", `${problem}: s.approve({ id, by }), s.deny(reason, { id, by })`);
 }
 
 /**
@@ -97,12 +112,19 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
     if (this.#iterating) throw new FunctaiError("turn-state", "a TurnStream can be iterated once");
     this.#iterating = true;
     const events = this.#events();
-    // a generator returned (or thrown into) before its first next() never runs its body, nor so its finally:
-    // leaving is checked here too, so an iterator left at once stops the turn as a break does
+    // a generator returned (or thrown into) before its first next() never runs its body, nor so its finally; and
+    // one whose next() still waits queues return() behind it, for an event that may never come (a turn waiting for
+    // a person): leaving is done first here, so an iterator left at any time stops the turn as a break does
     return {
       next: () => events.next(),
-      return: (value?: PromiseLike<void> | void) => events.return(value as void).finally(() => this.#leave()),
-      throw: (error?: unknown) => events.throw(error).finally(() => this.#leave()),
+      return: (value?: PromiseLike<void> | void) => {
+        this.#leave();
+        return events.return(value as void);
+      },
+      throw: (error?: unknown) => {
+        this.#leave();
+        return events.throw(error);
+      },
       [Symbol.asyncIterator]() {
         return this;
       },
@@ -126,10 +148,11 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
     return this.#result.finally(onfinally);
   }
 
-  #answer(run: () => Promise<void>): Promise<void> {
+  #answer(run: () => Promise<void>, options: unknown, reason?: unknown): Promise<void> {
     this.#answering += 1;
     const answered = (async () => {
       try {
+        checkAnswer(options, reason);
         await run();
       } finally {
         this.#answering -= 1;
@@ -141,17 +164,21 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
     return answered;
   }
 
-  /** Says yes to one waiting approval (`id`), or to all of them. */
+  /**
+   * Says yes to one waiting approval (`id`), or to all of them. Answering again changes nothing; an answer
+   * the turn could never take is refused: `turn-state` once the turn ended or before it asked anything,
+   * `approval-unknown` for an id it never asked about, `input-invalid` for options of the wrong kind.
+   */
   approve(options: { id?: string; by?: string | null } = {}): Promise<void> {
-    return this.#answer(() => this.#controls.approve(options));
+    return this.#answer(() => this.#controls.approve(options), options);
   }
 
-  /** Says no, with a reason the model sees. */
+  /** Says no, with a reason the model sees (refused as `approve` is). */
   deny(reason?: string, options: { id?: string; by?: string | null } = {}): Promise<void> {
-    return this.#answer(() => this.#controls.deny(reason, options));
+    return this.#answer(() => this.#controls.deny(reason, options), options, reason);
   }
 
-  /** Stops the turn. */
+  /** Stops the turn (a turn that already ended stays as it is). */
   abort(): void {
     this.#controls.abort();
   }
