@@ -2,7 +2,7 @@ import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
-import { checkConversationId, checkRecords, isDurable, storeConflict, waitTimerMs } from "../../src/store/checks.js";
+import { checkAfter as checkAfterOf, checkConversationId, checkExpect, checkRecords, isDurable, storeConflict, waitTimerMs } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
@@ -66,9 +66,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   const check: (conversation: string) => void = checkConversationId;
 
-  const checkAfter = (after: number): void => {
-    if (typeof after !== "number" || Number.isNaN(after)) throw new TypeError(`after must be a number, not ${String(after)}`);
-  };
+  // (input-invalid, as every store says it)
+  const checkAfter = (after: number, conversation = ""): void => checkAfterOf(conversation, after);
 
   /** The open database, opened again after another tab's upgrade or the browser closed it. */
   const open = (): Promise<StoreDB> => {
@@ -97,6 +96,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const append: Store["append"] = async (conversation, records, opts = {}) => {
     check(conversation);
     checkRecords(conversation, records);
+    checkExpect(conversation, opts.expect);
     const { expect } = opts;
     const durable = isDurable(opts);
     const begin = async (): Promise<AppendTx> =>
@@ -146,7 +146,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   const read: Store["read"] = async (conversation, after = 0) => {
     check(conversation);
-    checkAfter(after);
+    checkAfter(after, conversation);
     if (after === Infinity) return [];
     try {
       const range = IDBKeyRange.bound([conversation, after], [conversation, Infinity], true, false);
@@ -161,7 +161,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   const wait = async (conversation: string, after: number, timeoutMs: number): Promise<boolean> => {
     check(conversation);
-    checkAfter(after);
+    checkAfter(after, conversation);
     if (closed) throw closedError();
     return new Promise<boolean>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;

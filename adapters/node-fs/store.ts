@@ -7,7 +7,7 @@
 import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { FunctaiError } from "../../src/errors.js";
-import { checkConversationId, checkRecords, isDurable } from "../../src/store/checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
@@ -135,6 +135,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     async append(conversation, records, opts) {
       const file = fileOf(conversation);
       checkRecords(conversation, records);
+      checkExpect(conversation, opts?.expect);
       const bodies = records.map((r, i) => recordBody(conversation, r, i)); // before the lock: may throw, nothing written
       const once = async (): Promise<number> => {
         const made = ensureDir();
@@ -160,14 +161,23 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       return length;
     },
 
-    read: (conversation, after = 0) => reads.read(conversation, fileOf(conversation), after),
+    read: async (conversation, after = 0) => {
+      const file = fileOf(conversation);
+      checkAfter(conversation, after);
+      return reads.read(conversation, file, after);
+    },
 
-    scan: (conversation, after, visit) => reads.scan(conversation, fileOf(conversation), after, visit),
+    scan: async (conversation, after, visit) => {
+      const file = fileOf(conversation);
+      checkAfter(conversation, after);
+      return reads.scan(conversation, file, after, visit);
+    },
 
     length: (conversation) => reads.count(conversation, fileOf(conversation)),
 
     async wait(conversation, after, timeoutMs) {
       const file = fileOf(conversation);
+      checkAfter(conversation, after);
       // (NaN, negative: look once; Infinity: until an append or close)
       // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever
       const deadline = Date.now() + (timeoutMs > 0 ? timeoutMs : 0);

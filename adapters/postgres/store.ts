@@ -1,7 +1,7 @@
 import { ConversationError } from "../../src/errors.js";
 import { digest } from "../../src/lm/digest.js";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { checkConversationId, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { called } from "./called.js";
 import type { Db } from "./db.js";
@@ -274,8 +274,10 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     checkConversationId(conversation);
     checkRecords(conversation, records);
     const json = JSON.stringify(records); // a record that is not JSON fails here, before anything is written
+    checkExpect(conversation, opts?.expect);
     const expect = opts?.expect ?? null;
-    if (expect !== null && !(Number.isSafeInteger(expect) && expect >= 0 && expect <= MAX_SEQ)) throw storeConflict(conversation, expect, await lengthOf(conversation));
+    // a length beyond what the tables hold is none this conversation can have
+    if (expect !== null && expect > MAX_SEQ) throw storeConflict(conversation, expect, await lengthOf(conversation));
     for (let retaken = false; ; retaken = true) {
       const fence = advisory?.fence(conversation, records) ?? null;
       const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: !isDurable(opts) });
@@ -289,6 +291,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
 
   const scan: NonNullable<Store["scan"]> = async (conversation, after, visit) => {
     checkConversationId(conversation);
+    checkAfter(conversation, after);
     let at = afterOf(after);
     for (let seen = false; ; seen = true) {
       const { records, batches } = await page(conversation, at, PAGE);
@@ -336,6 +339,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     read: (conversation, after) =>
       call(`read ${conversation}`, async () => {
         checkConversationId(conversation);
+        checkAfter(conversation, after === undefined ? 0 : after); // (left out: from the start)
         return (await page(conversation, afterOf(after), null)).records;
       }),
     scan: (conversation, after, visit) => call(`read ${conversation}`, () => scan(conversation, after, visit)),
@@ -347,6 +351,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     wait: (conversation, after, timeoutMs) =>
       call(`wait on ${conversation}`, async () => {
         checkConversationId(conversation);
+        checkAfter(conversation, after);
         return use(`wait on ${conversation}`, () => wakeups.wait(conversation, afterOf(after), timeoutMs));
       }),
     list: () => call("list conversations", list),

@@ -135,6 +135,22 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       expect(await store.append("c1", [rec()], { expect: 2, durable: true })).toBe(3);
     });
 
+    it("an expect that is not a length, an after that is not a number: input-invalid, nothing written or misread", async () => {
+      const { store } = t;
+      await store.append("c1", [rec(), rec()]);
+      // (any of these can never equal a length: a store-conflict would be a lost race no retry can win)
+      for (const bad of [Number.NaN, -1, 1.5, "2", null, Number.POSITIVE_INFINITY]) {
+        expect(await codeOf(() => store.append("c1", [rec()], { expect: bad as never })), `expect ${String(bad)}`).toBe("input-invalid");
+      }
+      // (NaN compares false with every seq: a read would give every record, a wait see none)
+      for (const bad of [Number.NaN, "1", null]) {
+        expect(await codeOf(() => store.read("c1", bad as never)), `read after ${String(bad)}`).toBe("input-invalid");
+        if (store.wait) expect(await codeOf(() => store.wait!("c1", bad as never, 10)), `wait after ${String(bad)}`).toBe("input-invalid");
+      }
+      expect(seqs(await store.read("c1"))).toEqual([1, 2]);
+      expect(await store.append("c1", [rec()], { expect: 2 })).toBe(3);
+    });
+
     it("of N concurrent appends expecting the same length, exactly one wins", async () => {
       const { store } = t;
       await store.append("c1", [rec()]);
