@@ -237,11 +237,18 @@ export function describeValue(value: unknown, max = Number.POSITIVE_INFINITY): s
  * describeError(new TypeError("bad")); // "bad"
  */
 export function describeError(e: unknown): string {
-  if (e instanceof Error) return e.message || e.name;
-  if (typeof e === "string") return e;
+  // whatever was thrown, this never throws itself (it is what a failure is told with)
   try {
-    return JSON.stringify(e) ?? String(e);
+    if (e instanceof Error) return typeof e.message === "string" && e.message !== "" ? e.message : String(e.name || "Error");
+    if (typeof e === "string") return e;
+    const text = JSON.stringify(e);
+    if (text !== undefined) return text;
   } catch {
+    // a cycle, a BigInt, a getter that throws: described below
+  }
+  try {
     return String(e);
+  } catch {
+    return Object.prototype.toString.call(e); // (an object without a prototype has no toString: "[object Object]")
   }
 }
