@@ -160,7 +160,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     } catch (e) {
       throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that cannot be checked: ${describeError(e)}`, { cause: e });
     }
-    const effects = options.effects?.[name] ?? effectsOf(info);
+    // own keys only: a tool named "constructor" or "toString" would find Object.prototype's function
+    const effects = (options.effects && Object.hasOwn(options.effects, name) ? options.effects[name] : undefined) ?? effectsOf(info);
     const tool: McpTool = {
       kind: "mcp",
       name,
