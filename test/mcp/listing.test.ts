@@ -77,7 +77,7 @@ describe("tools named like Object.prototype's members", () => {
   it("take their effects from their annotations (or what effects says of them), not from Object.prototype", async () => {
     const changing = { ...toolNamed("constructor"), annotations: {} };
     const { client } = await pagedServer(() => ({ tools: [changing, toolNamed("toString"), toolNamed("valueOf")] }));
-    const tools = await mcpTools(client, { effects: { valueOf: "changes" } });
+    const tools = await mcpTools(client, { effects: { valueOf: "changes" as const } });
     expect(tools.map((t) => [t.name, t.toolEffects])).toEqual([["constructor", "changes"], ["toString", "reads"], ["valueOf", "changes"]]);
   });
 });

@@ -38,6 +38,7 @@ export class Link {
   #opening: SocketLike | null = null;
   #closing = false;
   #retry: ReturnType<typeof setTimeout> | null = null;
+  /** Reconnects since the last connection that stayed up (STABLE_MS): each waits longer. */
   #attempts = 0;
 
   constructor(
@@ -77,6 +78,7 @@ export class Link {
     this.#opening = socket;
     await new Promise<void>((resolve, reject) => {
       let welcomed = false;
+      let welcomedAt = 0;
       let gaveUp = false;
       const timer = setTimeout(() => {
         gaveUp = true;
@@ -95,7 +97,7 @@ export class Link {
           clearTimeout(timer);
           this.#opening = null;
           this.#socket = socket;
-          this.#attempts = 0;
+          welcomedAt = Date.now();
           resolve();
           this.events.welcome(m.programs, again);
         } else if (!welcomed && m.type === "error" && m.id === "hello") {
@@ -111,6 +113,9 @@ export class Link {
         if (!welcomed) return reject(new RemoteError({ code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed", message: `the server closed the connection (${e.code})` }));
         if (this.#socket === socket) this.#socket = null;
         this.events.down({ code: e.code, reason: e.reason });
+        // a connection that stayed up starts the backoff again; one dropped at once (a server that welcomes, then
+        // closes) goes on waiting longer each time, not 100 ms after every welcome
+        if (Date.now() - welcomedAt >= STABLE_MS) this.#attempts = 0;
         if (!this.#closing && this.options.reconnect !== false && e.code !== AUTH_CLOSE) this.#schedule();
       });
       socket.send(JSON.stringify({ type: "hello", id: "hello", v: PROTOCOL_VERSION, ...(this.options.key === undefined ? {} : { key: this.options.key }), ...(this.options.client ? { client: this.options.client } : {}) }));
@@ -118,7 +123,7 @@ export class Link {
   }
 
   #schedule(): void {
-    const delay = Math.min(this.options.maxDelayMs ?? 5000, 100 * 2 ** this.#attempts++);
+    const delay = reconnectDelay(this.#attempts++, this.options.maxDelayMs ?? 5000);
     this.#retry = setTimeout(() => {
       this.#retry = null;
       if (this.#closing) return;
@@ -129,6 +134,20 @@ export class Link {
       });
     }, delay);
   }
+}
+
+/** How long a connection must stay up for the next reconnect to start its backoff again. */
+const STABLE_MS = 10_000;
+
+/**
+ * The wait before reconnect `attempt` (0 first): 100 ms doubling each time,
+ * at most `maxMs`, of which a random half is taken off, so companions a
+ * server restart dropped together do not all come back in the same
+ * instant. `random` is Math.random (a test gives its own).
+ */
+export function reconnectDelay(attempt: number, maxMs: number, random: () => number = Math.random): number {
+  const base = Math.min(maxMs, 100 * 2 ** Math.min(attempt, 30));
+  return Math.round(base / 2 + (base / 2) * random());
 }
 
 /**
