@@ -40,6 +40,7 @@ export type ErrorCode =
   | "metric-failed"
   | "package-missing"
   | "provider-rate-limit"
+  | "provider-quota"
   | "provider-overloaded"
   | "provider-bad-request"
   | "provider-auth"
@@ -62,7 +63,7 @@ const CODES: Record<ErrorCode, true> = {
   "turn-state": true, "turn-claimed": true, "turn-aborted": true, "turn-failed": true, "lease-lost": true, "conversation-busy": true,
   "conversation-id": true, "store-conflict": true, "store-corrupt": true, "store-io": true, "store-symlink": true, "record-invalid": true,
   "metric-failed": true, "package-missing": true, "lm-script-ended": true, "lm-missing": true, "lm-unknown": true, "settings-invalid": true,
-  "plugin-failed": true, "plugin-invalid": true, "provider-rate-limit": true, "provider-overloaded": true, "provider-bad-request": true,
+  "plugin-failed": true, "plugin-invalid": true, "provider-rate-limit": true, "provider-quota": true, "provider-overloaded": true, "provider-bad-request": true,
   "provider-auth": true, "provider-network": true, "provider-server": true, "provider-response": true, "remote-protocol": true,
   "remote-auth": true, "remote-rate-limit": true, "remote-closed": true, "remote-unknown-program": true, "remote-forbidden": true,
   "remote-internal": true,
@@ -158,16 +159,19 @@ export class ProviderError extends FunctaiError {
   readonly provider: string;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
+  /** What the server said of trying again (its `x-should-retry` header), when it said: it outranks the code. */
+  readonly shouldRetry: boolean | undefined;
   constructor(
     code: ProviderErrorCode,
     message: string,
-    info: { provider: string; status?: number | undefined; retryAfterMs?: number | undefined; cause?: unknown },
+    info: { provider: string; status?: number | undefined; retryAfterMs?: number | undefined; shouldRetry?: boolean | undefined; cause?: unknown },
   ) {
     super(code, message, { cause: info.cause });
     this.name = "ProviderError";
     this.provider = info.provider;
     this.status = info.status;
     this.retryAfterMs = info.retryAfterMs;
+    this.shouldRetry = info.shouldRetry;
   }
 }
 

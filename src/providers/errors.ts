@@ -8,7 +8,7 @@
 import type { LMResponse } from "../lm/types.js";
 import { FunctaiError, ProviderError, describeValue, type ProviderErrorCode } from "../errors.js";
 import { MAX_TIMER_MS } from "../runtime/clock.js";
-import { parseRetryAfter, type HeadersLike } from "./retry.js";
+import { parseRetryAfter, shouldRetry, type HeadersLike } from "./retry.js";
 
 interface ApiErrorLike extends Error {
   status: number | undefined;
@@ -41,6 +41,8 @@ function providerMessage(e: ApiErrorLike): string {
 }
 
 function codeFor(status: number | undefined, type: string | undefined): ProviderErrorCode {
+  // (a 429 too, but waiting does not help: the account's quota or credit is spent)
+  if (type === "insufficient_quota" || type === "billing_error") return "provider-quota";
   if (status === 529 || type === "overloaded_error") return "provider-overloaded";
   if (status === 429 || type === "rate_limit_error") return "provider-rate-limit";
   if (status === 401 || status === 403) return "provider-auth";
@@ -91,7 +93,7 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
   const where = e.status === undefined ? "in the stream" : `HTTP ${e.status}`;
   const message = `${provider}: ${redact(providerMessage(e))} (${where}).`;
   const retryAfterMs = parseRetryAfter(e.headers);
-  return new ProviderError(code, message, { provider, status: e.status, retryAfterMs, cause: e });
+  return new ProviderError(code, message, { provider, status: e.status, retryAfterMs, shouldRetry: shouldRetry(e.headers), cause: e });
 }
 
 /**

@@ -47,6 +47,20 @@ export function parseRetryAfter(headers: HeadersLike | undefined, now: number = 
 }
 
 /**
+ * What the server said of trying again: `x-should-retry: true` or `false`
+ * (OpenAI and Anthropic send it, and their SDKs obey it); undefined when it
+ * said nothing (or something else).
+ *
+ * @example
+ * shouldRetry(new Headers({ "x-should-retry": "false" })); // false
+ */
+export function shouldRetry(headers: HeadersLike | undefined): boolean | undefined {
+  if (headers === undefined || headers === null) return undefined;
+  const said = header(headers, "x-should-retry")?.trim().toLowerCase();
+  return said === "true" ? true : said === "false" ? false : undefined;
+}
+
+/**
  * Exponential backoff with jitter for retry number `retry` (0 for the first):
  * 500 ms doubling up to 8 s, then somewhere in its upper half so that many
  * clients failing together do not come back together.
@@ -102,7 +116,8 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: 
       return await attempt(n);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      if (!(e instanceof ProviderError) || !RETRYABLE_CODES.has(e.code as ProviderErrorCode)) throw e;
+      // the server's x-should-retry outranks what the code says (a 409 it marks "retry"; a 5xx it marks "do not")
+      if (!(e instanceof ProviderError) || !(e.shouldRetry ?? RETRYABLE_CODES.has(e.code as ProviderErrorCode))) throw e;
       if (n >= maxRetries || !canRetry()) throw e;
       if (e.retryAfterMs !== undefined && e.retryAfterMs > MAX_RETRY_AFTER_MS) throw e;
       await sleep(e.retryAfterMs ?? backoffMs(n, random), signal);
