@@ -7,7 +7,7 @@ import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
-import { drainStream, idleBound, received, toProviderError } from "./errors.js";
+import { drainStream, idleBound, received, toProviderError, wholeWithin } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -103,7 +103,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
     const attempt = async (): Promise<LMResponse> => {
       try {
         const sdk = await client();
-        if (!stream) return fromMessage(await received("anthropic", sdk.messages.create({ ...body, stream: false }, { signal })));
+        if (!stream) return fromMessage(await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })));
         const events = await received("anthropic", sdk.messages.create({ ...body, stream: true }, { signal }));
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
         return await drainStream("anthropic", events, new EventAccumulator(), { signal, onText, shown: () => (streamed = true), idleMs: idleBound(sdk) });

@@ -135,6 +135,37 @@ export async function received<T>(provider: string, call: Promise<T>): Promise<T
   }
 }
 
+/**
+ * A whole (non-streamed) reply, body included, within `ms` (the SDK client's
+ * timeout): the SDKs' own timeout ends with the response's headers, and a
+ * body that then stalls was waited for without end (in a browser; in Node
+ * until its fetch gives up, five minutes), the turn held. Past `ms` the
+ * request is aborted and fails as a connection lost (`provider-network`).
+ * `call` is given the signal to send with (the caller's, and this bound).
+ */
+export async function wholeWithin<T>(provider: string, ms: number | undefined, signal: AbortSignal | undefined, call: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  if (ms === undefined) return received(provider, call(signal));
+  const bound = new AbortController();
+  const passOn = (): void => bound.abort(signal?.reason);
+  if (signal?.aborted) passOn();
+  else signal?.addEventListener("abort", passOn, { once: true });
+  let stalled = false;
+  const timer = setTimeout(() => {
+    stalled = true;
+    bound.abort();
+  }, ms);
+  try {
+    return await received(provider, call(bound.signal));
+  } catch (e) {
+    if (stalled && !signal?.aborted)
+      throw new ProviderError("provider-network", `${provider}: no whole reply came within ${ms} ms (the client's timeout): the response stalled.`, { provider, cause: e });
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", passOn);
+  }
+}
+
 /** A stream's events, a connection lost between them being `provider-network` (what the caller's own code throws passes as it is). */
 async function* arriving<E>(provider: string, events: AsyncIterable<E>): AsyncGenerator<E> {
   try {

@@ -8,7 +8,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { drainStream, idleBound, received, toProviderError } from "./errors.js";
+import { drainStream, idleBound, received, toProviderError, wholeWithin } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -92,7 +92,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
       try {
         const sdk = await client();
         if (onText === undefined) {
-          return fromCompletion(await received("openai", sdk.chat.completions.create({ ...body, stream: false }, { signal })));
+          return fromCompletion(await wholeWithin("openai", idleBound(sdk), signal, (bound) => sdk.chat.completions.create({ ...body, stream: false }, { signal: bound })));
         }
         const stream = await received(
           "openai",

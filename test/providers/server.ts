@@ -33,8 +33,8 @@ export type Reply =
    * `reset`, the connection is dropped after them.
    */
   | { sse: string; status?: number; hang?: boolean; reset?: boolean; gapMs?: number }
-  /** A JSON response whose body stops after `partial` (its length promised whole): the connection is dropped mid-body. */
-  | { partial: string }
+  /** A JSON response whose body stops after `partial` (its length promised whole): the connection is dropped mid-body; with `stall`, it stays open, silent. */
+  | { partial: string; stall?: boolean }
   /** Never answers. */
   | { hang: true };
 
@@ -78,7 +78,7 @@ export async function mockServer(): Promise<MockServer> {
       } else if ("partial" in reply) {
         res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(reply.partial) + 100) });
         res.write(reply.partial);
-        void tick().then(() => res.socket?.destroy());
+        if (reply.stall !== true) void tick().then(() => res.socket?.destroy());
       }
       // { hang: true }: no answer at all.
     });

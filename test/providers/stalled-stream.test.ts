@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { failure, fixture, mockServer, type MockServer } from "./server.js";
+import { failure, fixture, fixtureJson, mockServer, type MockServer } from "./server.js";
 
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nWhere is A-1042?\n</question>" }], tools: [] };
 const events = (name: string): string[] => fixture(name).split(/(?<=\n\n)/);
@@ -63,5 +63,31 @@ describe("a stream that stalls after its headers", () => {
     const res = await claude(0).generate(ask, { onText: () => {} });
     expect(res.text).toBe("Order A-1042 shipped on Monday.");
     expect(Date.now() - started).toBeGreaterThan(3 * TIMEOUT_MS);
+  });
+});
+
+describe("a whole (non-streamed) reply whose body stalls after its headers", () => {
+  it("openai: provider-network after the client's timeout, retried; the retry's reply is taken", async () => {
+    server.reply({ partial: '{"id":"chatcmpl-1","choices":[', stall: true }, { json: fixtureJson("openai/text.json") });
+    const started = Date.now();
+    const res = await gpt(1).generate(ask);
+    expect(res.text.length).toBeGreaterThan(0);
+    expect(server.requests).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("anthropic: provider-network saying it stalled once retries are spent, not a hang", async () => {
+    server.reply({ partial: '{"id":"msg_1","content":[', stall: true });
+    const e = await failure(claude(0).generate(ask));
+    expect(e.code).toBe("provider-network");
+    expect(e.message).toMatch(/no whole reply came within 300 ms/);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("the caller's abort still wins: the caller gets its own reason", async () => {
+    server.reply({ partial: '{"id":"msg_1","content":[', stall: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("left")), 50);
+    await expect(claude(0).generate(ask, { signal: controller.signal })).rejects.toThrow("left");
   });
 });
