@@ -156,6 +156,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
         return read.value;
       }
       if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
+      // the last step the limit allows: no step is left to ask again, and what went wrong is the reply, not the limit
+      if (step === maxSteps) throw new OutputError(fn.name, response.text, `${read.detail}; maxSteps (${maxSteps}) left no step to ask again`);
       askedAgain = true;
       push({ role: "assistant", content: response.text });
       push({ role: "user", content: unreadableReplyMessage(read.detail) });
