@@ -59,7 +59,16 @@ function callOf(id: string, body: string): ToolCall {
     return { id, name: named(), input: body, inputError: 'not a JSON object {"name": …, "input": …}' };
   }
   const call = parsed as { name?: unknown; input?: unknown; arguments?: unknown };
-  return { id, name: typeof call.name === "string" ? call.name : "", input: call.input ?? call.arguments ?? {} };
+  const name = typeof call.name === "string" ? call.name : "";
+  // OpenAI's wire form, which models that learnt it write here too: `arguments` as a JSON string of the object
+  if (call.input === undefined && typeof call.arguments === "string") {
+    try {
+      return { id, name, input: JSON.parse(call.arguments) as unknown };
+    } catch (e) {
+      return { id, name, input: call.arguments, inputError: `its arguments are not valid JSON: ${(e as Error).message}` };
+    }
+  }
+  return { id, name, input: call.input ?? call.arguments ?? {} };
 }
 
 /**
