@@ -4,20 +4,13 @@
  * never an answer silently dropped, never XState's console warning.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { ai, FunctaiError } from "../../src/index.js";
-import { scripted } from "../../src/testing/index.js";
-import { deskTools, echoLast } from "../engine/fixtures.js";
+import { FunctaiError } from "../../src/index.js";
+import { refundDesk as desk, waitFor } from "./fixtures.js";
 
-const waitFor = async (test: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !test(); i++) await new Promise((r) => setTimeout(r, 5));
-};
-
+/** The desk, its model, and its turn streamed under approve: "changes". */
 function refundDesk() {
-  const t = deskTools();
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.findOrder, t.refund, t.note] });
-  const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 39 } }] }, echoLast]);
-  return { fn, t, lm, s: fn.stream("Refund A-1", { lm, approve: "changes" }) };
+  const d = desk();
+  return { ...d, s: d.fn.stream("Refund A-1", { lm: d.lm, approve: "changes" }) };
 }
 
 afterEach(() => vi.restoreAllMocks());

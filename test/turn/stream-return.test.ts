@@ -5,21 +5,8 @@
  * before the first `next()`: nobody could answer or read it any more.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai } from "../../src/index.js";
-import { scripted } from "../../src/testing/index.js";
-import { deskTools, echoLast } from "../engine/fixtures.js";
 
-const waitFor = async (test: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !test(); i++) await new Promise((r) => setTimeout(r, 5));
-};
-
-function refundDesk() {
-  const t = deskTools();
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.findOrder, t.refund, t.note] });
-  const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 39 } }] }, echoLast]);
-  return { fn, t, lm };
-}
+import { refundDesk, waitFor } from "./fixtures.js";
 
 describe("a TurnStream's iterator, returned early", () => {
   it("return() before the first next() stops a turn that waits for an approval", async () => {

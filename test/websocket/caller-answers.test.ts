@@ -3,16 +3,12 @@
  * answered cannot be answered again (the second answer gets a clear error),
  * as DESIGN says of every remote answer.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, serve, type RemoteStream } from "../../adapters/websocket/index.js";
 import { memoryStore } from "../../src/testing/index.js";
-import { desk, deskModel } from "./fixtures.js";
+import { desk, deskModel, keeper } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 async function setup() {
   const d = desk();

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, serve, type WaitingEntry } from "../../adapters/websocket/index.js";
 import { memoryStore } from "../../src/testing/index.js";
-import { desk, deskModel, until } from "./fixtures.js";
+import { desk, deskModel, keeper, until } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 async function setup() {
   const d = desk();

@@ -1,6 +1,9 @@
 /** The spec's refund desk on the scripted model, served over WebSocket on loopback. */
 import { createServer, connect as tcpConnect, type AddressInfo, type Socket } from "node:net";
+import { afterEach } from "vitest";
+import { WebSocket as WsSocket } from "ws";
 import { z } from "zod";
+import type { SocketLike } from "../../adapters/websocket/index.js";
 import { ai, tool, Waiting } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 import type { Store } from "../../src/store/types.js";
@@ -86,4 +89,33 @@ export async function proxy(port: number) {
     cut: () => sockets.forEach((s) => s.destroy()),
     close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
   };
+}
+
+/** Closes, after each test, what the returned `keep` was given (the last first). */
+export function keeper(): <T extends { close(): Promise<void> }>(x: T) => T {
+  const open: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    for (const x of open.splice(0).reverse()) await x.close();
+  });
+  return (x) => (open.push(x), x);
+}
+
+/** A `ws` socket behind the `SocketLike` a companion takes; tests change one part of it (how it closes, what events it gives). */
+export class WrappedSocket implements SocketLike {
+  protected readonly ws: WsSocket;
+  constructor(url: string) {
+    this.ws = new WsSocket(url);
+  }
+  get readyState(): number {
+    return this.ws.readyState;
+  }
+  send(data: string): void {
+    this.ws.send(data);
+  }
+  close(code?: number, reason?: string): void {
+    this.ws.close(code, reason);
+  }
+  addEventListener(type: "open" | "error" | "message" | "close", listener: (e: never) => void): void {
+    this.ws.addEventListener(type, listener as never);
+  }
 }

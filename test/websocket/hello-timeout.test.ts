@@ -3,10 +3,10 @@
  * server, a slow network): the socket it gave up on is never adopted.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { WebSocket as WsSocket, WebSocketServer } from "ws";
-import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
+import { WebSocketServer } from "ws";
+import { connect, serve } from "../../adapters/websocket/index.js";
 import { memoryStore } from "../../src/testing/index.js";
-import { desk } from "./fixtures.js";
+import { desk, WrappedSocket } from "./fixtures.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,22 +31,9 @@ async function slowServer(delayMs: number) {
 
 /** A real ws socket whose close frame leaves `lagMs` late (a slow network): what the server sent meanwhile still arrives. */
 const laggingSocket = (lagMs: number) =>
-  class implements SocketLike {
-    readonly #ws: WsSocket;
-    constructor(url: string) {
-      this.#ws = new WsSocket(url);
-    }
-    get readyState(): number {
-      return this.#ws.readyState;
-    }
-    send(data: string): void {
-      this.#ws.send(data);
-    }
-    close(code?: number, reason?: string): void {
-      setTimeout(() => this.#ws.close(code, reason), lagMs);
-    }
-    addEventListener(type: "open" | "error" | "message" | "close", listener: (e: never) => void): void {
-      this.#ws.addEventListener(type, listener as never);
+  class extends WrappedSocket {
+    override close(code?: number, reason?: string): void {
+      setTimeout(() => this.ws.close(code, reason), lagMs);
     }
   };
 

@@ -2,32 +2,22 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocketServer, WebSocket as WsSocket } from "ws";
-import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
+import { connect, serve } from "../../adapters/websocket/index.js";
 import { allowsConversation, isLoopback, KeyRing } from "../../adapters/websocket/server/keys.js";
 import { TokenBucket } from "../../adapters/websocket/server/limits.js";
-import { waitingDesk } from "./fixtures.js";
+import { waitingDesk, WrappedSocket } from "./fixtures.js";
 import { entriesOf, WaitingWatcher } from "../../adapters/websocket/server/watch.js";
 import { memoryStore, readConversation, type Store } from "../../src/index.js";
 
 /** Only what a browser's WebSocket offers (no `.on`, no Buffers): `connect` must need nothing more. */
-class BrowserLikeSocket implements SocketLike {
-  readonly #ws: WsSocket;
+class BrowserLikeSocket extends WrappedSocket {
   static made = 0;
   constructor(url: string) {
+    super(url);
     BrowserLikeSocket.made++;
-    this.#ws = new WsSocket(url);
   }
-  get readyState(): number {
-    return this.#ws.readyState;
-  }
-  send(data: string): void {
-    this.#ws.send(data);
-  }
-  close(code?: number, reason?: string): void {
-    this.#ws.close(code, reason);
-  }
-  addEventListener(type: "open" | "error" | "message" | "close", listener: (e: never) => void): void {
-    this.#ws.addEventListener(type, (e: unknown) => {
+  override addEventListener(type: "open" | "error" | "message" | "close", listener: (e: never) => void): void {
+    this.ws.addEventListener(type, (e: unknown) => {
       if (type === "message") {
         const data = (e as { data: unknown }).data;
         if (typeof data !== "string") throw new Error("a browser gives text frames as strings");
