@@ -46,9 +46,9 @@ export function compare(before: Evaluation, after: Evaluation): Comparison[] {
     .map((metric) => {
       const pairs: [number, number][] = [];
       before.rows.forEach((row, i) => {
-        const a = row.scores[metric];
-        const b = after.rows[i]!.scores[metric];
-        if (a !== undefined && b !== undefined) pairs.push([a, b]);
+        const other = after.rows[i]!.scores;
+        // own scores only: a metric named like an Object member (constructor) is not inherited from every record
+        if (Object.hasOwn(row.scores, metric) && Object.hasOwn(other, metric)) pairs.push([row.scores[metric]!, other[metric]!]);
       });
       const diffs = pairs.map(([a, b]) => b - a);
       const range = tRange(diffs);

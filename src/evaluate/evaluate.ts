@@ -2,7 +2,8 @@ import type { Callable } from "../functions/callable.js";
 import { FunctaiError } from "../errors.js";
 import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";
-import { makeScorer, type MetricOption, type Scorer } from "./metrics.js";
+import { makeScorer, setScore, type MetricOption, type Scorer } from "./metrics.js";
+import { checkConcurrency, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
@@ -98,27 +99,43 @@ export interface Evaluation {
 
 /** Checks the arguments up front (before any model call). */
 function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions) {
+  checkRunOptions(options);
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   checkInputs(fn, shape, rows);
   const scorer = makeScorer(options.metric);
   if (!scorer.custom) checkExpected(shape, rows);
-  const concurrency = options.concurrency ?? 8;
-  if (!Number.isInteger(concurrency) || concurrency < 1)
-    throw new FunctaiError("input-invalid", `concurrency is a whole number ≥ 1, not ${String(concurrency)}`);
-  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new FunctaiError("input-invalid", "onProgress is a function");
+  const concurrency = checkConcurrency(options.concurrency);
   return { shape, rows, scorer, concurrency };
 }
 
-/** Scores a row's outcome; a metric that throws (or rejects) fails that row (its error), never the run. */
-export async function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape): Promise<RowResult> {
+/**
+ * Scores a row's outcome; a metric that throws (or rejects) fails that row
+ * (its error), never the run. A metric still running when `signal` aborts
+ * fails the row (`turn-aborted`) at once: a judge that never answers would
+ * otherwise keep the stopped run from ever settling.
+ */
+export async function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape, signal?: AbortSignal): Promise<RowResult> {
   if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
   const outputs = outputsOf(shape, outcome.value);
   try {
-    return { row, outputs, scores: await scorer.score(row, expected, outputs), error: null, turn: outcome.turn };
+    return { row, outputs, scores: await unlessAborted(scorer.score(row, expected, outputs), signal), error: null, turn: outcome.turn };
   } catch (e) {
     return { row, outputs, scores: scorer.zeros(expected), error: errorText(e), turn: outcome.turn };
   }
+}
+
+/** The work's result, or a `turn-aborted` rejection as soon as `signal` aborts (the work itself cannot be stopped; its result is dropped). */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  let stop = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    stop = () => reject(new FunctaiError("turn-aborted", "the run was stopped while a metric was scoring this row", { cause: signal.reason }));
+    if (signal.aborted) stop();
+    else signal.addEventListener("abort", stop, { once: true });
+  });
+  work.catch(() => {}); // a metric that fails after the stop is not an unhandled rejection
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", stop));
 }
 
 /**
@@ -130,9 +147,9 @@ export function summarize(results: RowResult[], fallback: readonly string[] = []
   const metrics: string[] = [];
   for (const r of results) for (const k of Object.keys(r.scores)) if (!metrics.includes(k)) metrics.push(k);
   if (metrics.length === 0 && results.some((r) => r.error !== null)) metrics.push(...fallback);
-  for (const r of results) if (r.error !== null) for (const k of metrics) r.scores[k] ??= 0;
+  for (const r of results) if (r.error !== null) for (const k of metrics) if (!Object.hasOwn(r.scores, k)) setScore(r.scores, k, 0);
   const summary = metrics.map((metric) => {
-    const scored = results.filter((r) => metric in r.scores);
+    const scored = results.filter((r) => Object.hasOwn(r.scores, metric));
     return { metric, ...meanRange(scored.map((r) => r.scores[metric]!)), n: scored.length, failed: scored.filter((r) => r.error !== null).length };
   });
   return { metrics, summary };
@@ -159,7 +176,7 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   let failed = 0;
   await pool(rows.length, concurrency, async (i) => {
     const row = rows[i]!;
-    const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape);
+    const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape, options.signal);
     results[i] = result;
     done += 1;
     if (result.error !== null) failed += 1;

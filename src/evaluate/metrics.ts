@@ -55,6 +55,15 @@ export interface Scorer {
 export const SCORE = "score";
 
 
+/**
+ * Keeps a score under its own name: assigned, a metric named `__proto__`
+ * was dropped unseen, and one named `constructor` read as present in every
+ * record (inherited) when a failed row was scored 0.
+ */
+export function setScore(scores: Record<string, number>, name: string, value: number): void {
+  Object.defineProperty(scores, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
 function asScore(name: string, value: unknown): number {
   if (typeof value === "boolean") return value ? 1 : 0;
   if (typeof value === "number" && Number.isFinite(value)) return value;
@@ -76,7 +85,7 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   const entries = Object.entries(value);
   // an empty record would leave the row with no score at all: the run's mean would quietly skip it
   if (entries.length === 0) throw new FunctaiError("metric-failed", `metric ${name} gave no score (an empty record)`);
-  for (const [k, v] of entries) into[k] = asScore(k, v);
+  for (const [k, v] of entries) setScore(into, k, asScore(k, v));
 }
 
 /** Checks the metric option (bad arguments are refused up front) and makes the scorer. */

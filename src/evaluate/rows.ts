@@ -27,8 +27,12 @@ export interface RowShape {
   fields: readonly string[];
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype;
+/** A record of columns: a literal, or one without a prototype (as CSV and query readers often make them). */
+const isPlainObject = (x: unknown): x is Record<string, unknown> => {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  const proto: unknown = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+};
 
 /**
  * The outputs of a function: `result`, and for an object output each of its
@@ -59,7 +63,11 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
 export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[] {
   if (!Array.isArray(rows)) throw new FunctaiError("input-invalid", `${shape.name}: rows are a list of objects, not ${typeof rows}`);
   const bad = rows.findIndex((r) => !isPlainObject(r));
-  if (bad >= 0) throw new FunctaiError("input-invalid", `${shape.name}: row ${bad + 1} is not an object`);
+  if (bad >= 0) {
+    const r: unknown = rows[bad];
+    const what = r === null ? "null" : Array.isArray(r) ? "a list" : typeof r === "object" ? `a ${r.constructor?.name ?? "class"} instance` : typeof r;
+    throw new FunctaiError("input-invalid", `${shape.name}: row ${bad + 1} is not a record of columns (it is ${what})`);
+  }
 }
 
 /**
@@ -86,9 +94,10 @@ export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSc
 export const inputsOf = (shape: RowShape, row: Row): Row =>
   Object.fromEntries(shape.inputs.filter((k) => Object.hasOwn(row, k)).map((k) => [k, row[k]]));
 
-/** The expected outputs the row names (only those it holds). */
+/** The expected outputs the row names (only those it holds, undefined being none). */
+// a column holding undefined (an empty cell) names no answer: compared, it scored 0 unseen, and as an example it made a state JSON could not keep
 export const expectedOf = (shape: RowShape, row: Row): Row =>
-  Object.fromEntries(Object.entries(shape.expected).filter(([, c]) => Object.hasOwn(row, c)).map(([o, c]) => [o, row[c]]));
+  Object.fromEntries(Object.entries(shape.expected).filter(([, c]) => Object.hasOwn(row, c) && row[c] !== undefined).map(([o, c]) => [o, row[c]]));
 
 /** A call's answer as named outputs: `result`, and each field of an object output (a field named `result` is `result`). */
 export function outputsOf(shape: RowShape, value: unknown): Row {

@@ -8,7 +8,7 @@ import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
 import { copyDemos, type AIState } from "../optimize/demo.js";
-import type { CallInput, CallOptions } from "./input.js";
+import { isAbortSignal, type CallInput, type CallOptions } from "./input.js";
 
 export type { CallInput, CallOptions };
 import { parseInput, type Definition } from "./definition.js";
@@ -61,9 +61,7 @@ function checkOptions(options: unknown): CallOptions | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== "object") throw new FunctaiError("settings-invalid", `a call's options must be an object such as { lm, signal }, not ${describeValue(options, 80)}`);
   const { signal } = options as { signal?: unknown };
-  const isSignal = typeof signal === "object" && signal !== null &&
-    typeof (signal as AbortSignal).aborted === "boolean" && typeof (signal as AbortSignal).addEventListener === "function";
-  if (signal !== undefined && !isSignal) throw new FunctaiError("settings-invalid", `signal must be an AbortSignal, not ${describeValue(signal, 80)}`);
+  if (signal !== undefined && !isAbortSignal(signal)) throw new FunctaiError("settings-invalid", `signal must be an AbortSignal, not ${describeValue(signal, 80)}`);
   return options as CallOptions;
 }
 

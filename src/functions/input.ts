@@ -4,6 +4,10 @@ import type { TurnCaller } from "../records/types.js";
 import type { Settings } from "../settings.js";
 import type { ToolContext } from "../tools/types.js";
 
+/** Whether `x` is an AbortSignal (or behaves as one): what the `signal` options of calls and runs take. */
+export const isAbortSignal = (x: unknown): x is AbortSignal =>
+  typeof x === "object" && x !== null && typeof (x as AbortSignal).aborted === "boolean" && typeof (x as AbortSignal).addEventListener === "function";
+
 /**
  * A call's options: any setting, plus a signal, and `ctx` (the calling frame) where the platform cannot carry it.
  *

@@ -5,12 +5,13 @@ import { FunctaiError } from "../errors.js";
 import type { Progress } from "../evaluate/evaluate.js";
 import { scoreRow } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
+import { checkConcurrency, checkRunOptions } from "../evaluate/options.js";
 import { pool } from "../evaluate/pool.js";
 import { callRow, newRunId, type RowCall } from "../evaluate/run-row.js";
 import { checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
 import type { LanguageModel } from "../lm/types.js";
 import type { InputShape } from "../tools/types.js";
-import { stepsFrom, type Demo } from "./demo.js";
+import { jsonCopy, stepsFrom, type Demo } from "./demo.js";
 import { count, labeledDemo } from "./labeled.js";
 import { sample } from "./sample.js";
 
@@ -55,7 +56,7 @@ export function recordedDemo(inputs: Row, value: unknown, steps: readonly Step[]
   const recorded = first && last ? stepsFrom(last.request.messages.slice(first.request.messages.length)) : [];
   const demo: Demo = { inputs, outputs: { result: value } };
   if (recorded.length > 0) demo.steps = recorded;
-  return JSON.parse(JSON.stringify(demo)) as Demo;
+  return jsonCopy(demo, "a passing run");
 }
 
 /**
@@ -75,6 +76,10 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   rows: readonly Row[],
   options: BootstrapOptions = {},
 ): Promise<AIFunction<S, O>> {
+  checkRunOptions(options);
+  // its runs keep their steps in memory, never in a conversation: a store given here would be silently ignored
+  if ((options as { store?: unknown }).store !== undefined)
+    throw new FunctaiError("input-invalid", "bootstrapFewShot keeps its runs in no store (store is an option of evaluate)");
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   checkInputs(fn, shape, rows);
@@ -83,11 +88,9 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   const maxBootstrapped = count("maxBootstrapped", options.maxBootstrapped, 4);
   const maxLabeled = count("maxLabeled", options.maxLabeled, 16);
   const seed = count("seed", options.seed, 0);
-  const concurrency = count("concurrency", options.concurrency, 8);
-  if (concurrency < 1) throw new FunctaiError("input-invalid", "concurrency is a whole number ≥ 1, not 0");
+  const concurrency = checkConcurrency(options.concurrency);
   const { threshold } = options;
   if (threshold !== undefined && !Number.isFinite(threshold)) throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
-  if (options.onProgress !== undefined && typeof options.onProgress !== "function") throw new FunctaiError("input-invalid", "onProgress is a function");
   const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
   const call: RowCall = { fn: student, shape, caller: { optimization: newRunId("opt") }, signal: options.signal, keepSteps: true };
 
@@ -98,7 +101,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   await pool(rows.length, concurrency, async (i) => {
     const row = rows[i]!;
     const outcome = await callRow(call, row, i);
-    const result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape);
+    const result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, options.signal);
     const main = Object.values(result.scores)[0] ?? 0;
     if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
       found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);

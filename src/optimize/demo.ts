@@ -53,7 +53,8 @@ const step = z.strictObject({
 });
 const demo = z.strictObject({
   inputs: z.record(z.string(), z.unknown()),
-  outputs: z.record(z.string(), z.unknown()).refine((o) => "result" in o, "outputs needs result"),
+  // an undefined result is lost in JSON: the state would not load again once saved
+  outputs: z.record(z.string(), z.unknown()).refine((o) => o.result !== undefined, "outputs needs result"),
   steps: z.array(step).optional(),
 });
 const stateSchema = z.strictObject({ instructions: z.string(), demos: z.array(demo) });
@@ -92,6 +93,7 @@ export function parseState(name: string, state: unknown, signature?: Signature):
     throw new FunctaiError("input-invalid", `${name}.withState: not a saved state { instructions, demos } (${issues})`);
   }
   const loaded = parsed.data as AIState;
+  loaded.demos.forEach((demo, i) => jsonCopy(demo, `${name}.withState: example ${i + 1}`));
   if (signature)
     loaded.demos.forEach((demo, i) => {
       const why = misfit(demo, signature);
@@ -119,5 +121,18 @@ export function stepsFrom(messages: readonly Message[]): DemoStep[] {
   return steps;
 }
 
+/**
+ * A deep copy through JSON, refused (`input-invalid`, naming `what`) when
+ * the value is not JSON: a BigInt or a cycle threw a bare TypeError, and a
+ * state is JSON or it cannot be saved.
+ */
+export function jsonCopy<T>(value: T, what: string): T {
+  try {
+    return JSON.parse(JSON.stringify(value)) as T;
+  } catch (e) {
+    throw new FunctaiError("input-invalid", `${what} is not JSON, so it cannot be kept as a worked example (${(e instanceof Error ? e.message : String(e)).split("\n")[0]})`, { cause: e });
+  }
+}
+
 /** A deep copy through JSON: a demo never shares objects with a turn (or another function). */
-export const copyDemos = (demos: readonly Demo[]): Demo[] => JSON.parse(JSON.stringify(demos)) as Demo[];
+export const copyDemos = (demos: readonly Demo[]): Demo[] => jsonCopy(demos as Demo[], "the examples");
