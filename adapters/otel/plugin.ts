@@ -106,10 +106,19 @@ function requestAttributes(r: PluginModelRequest, content: boolean): Attributes 
 export function otel(options: OtelOptions = {}): Plugin {
   const tracer = options.tracer ?? trace.getTracer("functai");
   const content = options.content ?? false;
-  const runs = new Map<string, Run>();
+  /**
+   * The runs of each turn going on in this process, oldest first. Mostly one;
+   * two when a run that lost its lease has not stopped yet and another handle
+   * claimed the turn and goes on with it (each run's span ends with its own end).
+   */
+  const runs = new Map<string, { attempt: number; run: Run }[]>();
   /** Spans of turns whose start this plugin did not see (given below the turn's outermost call): under the active span. */
   const loose = new Run(tracer, content, undefined, context.active());
-  const runOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)) ?? loose;
+  /** Where a turn's new spans go: its latest run (one that lost its lease stops before its next step). */
+  const runOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)?.at(-1)?.run) ?? loose;
+  /** The run that opened a span (the oldest one holding its key: a call that began before the turn was claimed again ends in its own run). */
+  const holderOf = (turn: string | undefined, holds: (run: Run) => boolean): Run =>
+    (turn === undefined ? undefined : runs.get(turn)?.find((r) => holds(r.run))?.run) ?? runOf(turn);
   /**
    * Where a turn's span starts: under the tool call running it, when it is
    * run from inside another turn's tool (a delegated program answers in a
@@ -117,8 +126,8 @@ export function otel(options: OtelOptions = {}): Plugin {
    */
   const parentFor = (turn: string): Context => {
     const caller = frameCarrier.get();
-    const run = caller && caller.runtime.turn !== turn ? runs.get(caller.runtime.turn) : undefined;
-    return run ? run.contextFor(caller!.site) : context.active();
+    const run = caller && caller.runtime.turn !== turn ? runs.get(caller.runtime.turn)?.at(-1)?.run : undefined;
+    return run ? run.contextFor(caller!.runtime.turn, caller!.site) : context.active();
   };
 
   return {
@@ -129,25 +138,30 @@ export function otel(options: OtelOptions = {}): Plugin {
         quietly("turnStart", () => {
           const parent = parentFor(t.turn);
           const span = tracer.startSpan(`invoke_agent ${t.name}`, { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) }, parent);
-          runs.set(t.turn, new Run(tracer, content, span, parent));
+          const started = runs.get(t.turn) ?? [];
+          started.push({ attempt: t.attempt, run: new Run(tracer, content, span, parent) });
+          runs.set(t.turn, started);
           const { traceId, spanId, traceFlags } = span.spanContext();
           if (isSpanContextValid(span.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
         });
       },
       turnEnd(end) {
-        const run = runs.get(end.turn);
-        runs.delete(end.turn);
-        if (!run) return;
+        const started = runs.get(end.turn) ?? [];
+        const at = started.findIndex((r) => r.attempt === end.attempt);
+        if (at < 0) return;
+        const { run } = started.splice(at, 1)[0]!;
+        if (started.length === 0) runs.delete(end.turn);
         run.endOpen(end.state);
         if (run.span) quietly("turnEnd", () => endTurnSpan(run.span!, end, run.usage, content));
       },
       modelRequest(r) {
-        quietly("modelRequest", () => runOf(r.turn).startChat(`${r.turn}:${r.site}:${r.step}`, r.site, r.model, requestAttributes(r, content)));
+        quietly("modelRequest", () => runOf(r.turn).startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, r.model, requestAttributes(r, content)));
       },
       modelResponse(r) {
-        const run = runOf(r.turn);
+        const key = `${r.turn}:${r.site}:${r.step}`;
+        const run = holderOf(r.turn, (run) => run.hasChat(key));
         if (r.response) run.used(r.response.usage);
-        const span = run.takeChat(`${r.turn}:${r.site}:${r.step}`);
+        const span = run.takeChat(key);
         if (!span) return;
         quietly("modelResponse", () => {
           if (r.response) {
@@ -164,7 +178,7 @@ export function otel(options: OtelOptions = {}): Plugin {
       },
       toolResult(result) {
         quietly("toolResult", () => {
-          const span = runOf(result.turn).takeTool(result);
+          const span = holderOf(result.turn, (run) => run.hasTool(result)).takeTool(result);
           span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
           if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
           if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);

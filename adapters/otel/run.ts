@@ -11,8 +11,14 @@ interface ToolEntry {
   span?: Span;
 }
 
+/**
+ * Keys are the turn's too: sites repeat from turn to turn (every turn's first
+ * call is `desk#1`), and the plugin's spare run (plugin.ts, `loose`) holds the
+ * calls of many turns at once.
+ */
+const toolKey = (call: PluginToolCall): string => `${call.turn}:${call.site}:${call.invocation}`;
 /** The site of the calls a tool's body makes (engine/frame.ts, `childFrame`). */
-const innerSite = (call: PluginToolCall): string => `${call.site}/${call.name}#${call.invocation}`;
+const innerSite = (call: PluginToolCall): string => `${call.turn}:${call.site}/${call.name}#${call.invocation}`;
 
 // the SDK's spans start on the wall clock (then add performance time): a tool span's start is taken on the same clock
 const now = (): number => Date.now();
@@ -39,23 +45,27 @@ export class Run {
     readonly parent: Context,
   ) {}
 
-  /** The context a call at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
-  contextFor(site: string): Context {
+  /** The context a call of `turn` at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
+  contextFor(turn: string | undefined, site: string): Context {
     for (let at = site; at.includes("/"); at = at.slice(0, at.lastIndexOf("/"))) {
-      const entry = this.#inner.get(at);
+      const entry = this.#inner.get(`${turn}:${at}`);
       if (entry) return trace.setSpan(this.parent, this.#spanOf(entry));
     }
     return this.span ? trace.setSpan(this.parent, this.span) : this.parent;
   }
 
-  startChat(key: string, site: string, model: string, attributes: Attributes): void {
-    this.#chats.set(key, this.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, this.contextFor(site)));
+  startChat(key: string, turn: string, site: string, model: string, attributes: Attributes): void {
+    this.#chats.set(key, this.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, this.contextFor(turn, site)));
   }
 
   /** Counts a model call this run made (the turn's span shows these, see plugin.ts `endTurnSpan`). */
   used(usage: Usage): void {
     this.usage.inputTokens += usage.inputTokens;
     this.usage.outputTokens += usage.outputTokens;
+  }
+
+  hasChat(key: string): boolean {
+    return this.#chats.has(key);
   }
 
   takeChat(key: string): Span | undefined {
@@ -66,13 +76,17 @@ export class Run {
 
   toolCalled(call: PluginToolCall): void {
     const entry = { call, start: now() };
-    this.#tools.set(`${call.site}:${call.invocation}`, entry);
+    this.#tools.set(toolKey(call), entry);
     this.#inner.set(innerSite(call), entry);
+  }
+
+  hasTool(call: PluginToolCall): boolean {
+    return this.#tools.has(toolKey(call));
   }
 
   /** The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer). */
   takeTool(call: PluginToolCall): Span {
-    const key = `${call.site}:${call.invocation}`;
+    const key = toolKey(call);
     const entry = this.#tools.get(key) ?? { call, start: now() };
     this.#tools.delete(key);
     this.#inner.delete(innerSite(call));
@@ -94,7 +108,7 @@ export class Run {
     if (call.id !== undefined) attributes[GEN_AI.toolCallId] = call.id;
     if (this.content) attributes[GEN_AI.toolArguments] = jsonText(call.input);
     // its parent: the tool (if any) in whose body the calling AI function runs, else the turn
-    entry.span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: entry.start }, this.contextFor(call.site));
+    entry.span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: entry.start }, this.contextFor(call.turn, call.site));
     return entry.span;
   }
 

@@ -38,7 +38,9 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)): FakeClock {
   let ids = 0;
   const timers = new Set<Entry>();
   const add = (ms: number, fn: () => void, every: boolean): ClockTimer => {
-    const entry: Entry = { at: now + Math.max(0, ms), every: every ? Math.max(1, ms) : null, fn, id: ids++ };
+    // NaN is 0, as setTimeout and setInterval take it (a NaN time would never fall due: the timer would never fire)
+    const wait = Number.isNaN(ms) ? 0 : ms;
+    const entry: Entry = { at: now + Math.max(0, wait), every: every ? Math.max(1, wait) : null, fn, id: ids++ };
     timers.add(entry);
     return { cancel: () => void timers.delete(entry) };
   };
@@ -66,7 +68,8 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)): FakeClock {
         next.fn();
         await settle();
       }
-      now = until;
+      // (an advance made meanwhile may have moved time past this one's end: it stays there)
+      now = Math.max(now, until);
       await settle();
     },
   };

@@ -80,8 +80,15 @@ export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
   const stats: FaultyStoreStats = { calls: 0, appends: 0, durableAppends: 0, records: 0, faults: 0 };
   let crashed = false;
 
+  // a misspelt fault ("before_write") would inject nothing, and a test of a failing store would pass with none
+  const checked = (fault: unknown, where: string): Fault | undefined => {
+    if (fault === undefined || fault === "before-write" || fault === "after-write") return fault;
+    throw new FunctaiError("settings-invalid", `faultyStore: ${where} is ${JSON.stringify(fault) ?? String(fault)}; give "before-write" or "after-write".`);
+  };
+  if (plan.failOn !== undefined && typeof plan.failOn !== "function")
+    for (const [call, fault] of Object.entries(plan.failOn)) checked(fault, `failOn[${call}]`);
   const faultFor = (c: AppendCall): Fault | undefined =>
-    typeof plan.failOn === "function" ? plan.failOn(c) : plan.failOn?.[c.call];
+    typeof plan.failOn === "function" ? checked(plan.failOn(c), `failOn's answer for append call ${c.call}`) : plan.failOn?.[c.call];
   const delay = async (c: AppendCall | undefined): Promise<void> => {
     const ms = typeof plan.delayMs === "function" ? plan.delayMs(c) : (plan.delayMs ?? 0);
     if (ms > 0) await new Promise((r) => setTimeout(r, ms));

@@ -85,6 +85,28 @@ function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
   return out;
 }
 
+const REPLY_KEYS = new Set(["text", "chunks", "toolCalls", "usage"]);
+
+/**
+ * Refuses a reply object that would be read as something else: a promise
+ * (an async reply function) or any other non-plain object, a key a reply
+ * does not have (`txt`, `toolcalls`), chunks that are not strings. Each of
+ * them read as given is an empty reply, and the test fails far from why.
+ */
+function refuseOdd(r: object, index: number): void {
+  const proto = Object.getPrototypeOf(r) as unknown;
+  if (proto !== Object.prototype && proto !== null) {
+    const what = typeof (r as { then?: unknown }).then === "function" ? "a promise (a reply function returns its reply, it is not async)" : `a ${(r as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`;
+    throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${what}, not a string or { text?, toolCalls? }`);
+  }
+  const odd = Object.keys(r).filter((k) => !REPLY_KEYS.has(k));
+  if (odd.length > 0)
+    throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a reply has text, chunks, toolCalls and usage`);
+  const { chunks } = r as ScriptedAnswer;
+  if (chunks !== undefined && (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")))
+    throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has chunks that are not a list of strings`);
+}
+
 /** The reply's text and the pieces it streams in. */
 function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions): { text: string; stream: readonly string[] } {
   if (r.chunks !== undefined) {
@@ -117,6 +139,9 @@ function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions)
  * const real = scripted(["It is stuck at the carrier."], { form: "reply", chunks: 3 });
  */
 export function scripted(replies: readonly ScriptedReply[], options: ScriptedOptions = {}): ScriptedLM {
+  // a string would be read a character a reply ("Hi." as three replies): refused
+  if (!Array.isArray(replies as unknown))
+    throw new FunctaiError("settings-invalid", `scripted model: its replies are ${replies === null ? "null" : typeof replies}; give a list, e.g. scripted(["Hi."]).`);
   const nativeTools = options.nativeTools ?? true;
   const requests: LMRequest[] = [];
   let next = 0;
@@ -143,6 +168,7 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
       if (typeof reply !== "string" && (typeof reply !== "object" || reply === null || Array.isArray(reply)))
         throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${reply === null ? "null" : Array.isArray(reply) ? "an array" : typeof reply}, not a string or { text?, toolCalls? }`);
       const r = typeof reply === "string" ? { text: reply } : reply;
+      refuseOdd(r, index);
       // a real model's null text or tool calls is a broken reply, not an empty one: the same here
       if ((r.text !== undefined && typeof r.text !== "string") || (r.toolCalls !== undefined && !Array.isArray(r.toolCalls)))
         throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has text ${r.text === null ? "null" : typeof r.text} and toolCalls ${r.toolCalls === null ? "null" : typeof r.toolCalls}; give a string and an array (or leave them out)`);
