@@ -35,6 +35,9 @@ export const processes: Processes = {
     place: createHash("sha256").update(`${hostname()}\0${pidNamespace}`).digest("hex").slice(0, 8),
   },
   runs(pid, start) {
+    // No process has such a pid: signal 0 to pid 0 asks after this process's group (it "exists"), and past what
+    // kill(2) takes process.kill throws a TypeError; either way the holder would be taken as alive for ever.
+    if (!Number.isInteger(pid) || pid <= 0 || pid > 0x7fff_ffff) return false;
     try {
       process.kill(pid, 0); // signal 0: only asks whether the pid exists
     } catch (e) {

@@ -8,9 +8,8 @@
  * timer) runs while the lock is held.
  */
 import { fstatSync, fsyncSync, ftruncateSync, writeSync } from "node:fs";
-import { ConversationError } from "../../src/errors.js";
 import { storeConflict } from "../../src/store/checks.js";
-import { closeFd, openForAppend, scanFdSync, statOrUndefined, symlinkRefused, syncDirNow, type Known } from "./files.js";
+import { closeFd, notAFile, openForAppend, scanFdSync, statOrUndefined, symlinkRefused, syncDirNow, type Known } from "./files.js";
 import type { Flushes, PendingFlush } from "./flush.js";
 import type { HandlePool } from "./handles.js";
 import { encodeBatch } from "./jsonl.js";
@@ -121,7 +120,7 @@ function openChecked(root: string, file: string, full: () => void): number {
   const fd = openForAppend(file, full);
   if (!fstatSync(fd).isFile()) {
     closeFd(fd);
-    throw new ConversationError("store-io", `${file} is not a regular file; the store keeps each conversation in a file of its own.`);
+    throw notAFile(file);
   }
   return fd;
 }

@@ -127,25 +127,42 @@ export function statOrUndefined(file: string): Stats | undefined {
 /** Never follows a symbolic link at the file itself (0 where the platform has no such flag). */
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
+/** Opening never waits (0 where the platform has no such flag): reads of a regular file are not changed by it. */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
 /**
  * Opens a conversation file for reading (synchronously: no disk access), or
  * undefined when it does not exist. A symbolic link there is refused
- * (`store-symlink`), never followed.
+ * (`store-symlink`), never followed; so is anything but a regular file
+ * (`store-io`): a named pipe opened for reading without O_NONBLOCK waits for
+ * a writer, and this open would freeze the whole process until one came.
  */
-export function openFdIfExists(file: string): number | undefined {
+export function openFdIfExists(file: string, full?: () => void): number | undefined {
+  let fd: number;
   try {
-    return openSync(file, constants.O_RDONLY | NOFOLLOW);
+    // (out of descriptors: the store's kept files are closed, as for an append, and the open tried once more)
+    fd = orFreeing(() => openSync(file, constants.O_RDONLY | NOFOLLOW | NONBLOCK), full);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw io(file, e);
   }
+  if (!fstatSync(fd).isFile()) {
+    closeFd(fd);
+    throw notAFile(file);
+  }
+  return fd;
 }
+
+/** The refusal of something other than a regular file (a folder, a pipe) where a conversation file goes. */
+export const notAFile = (file: string): ConversationError =>
+  new ConversationError("store-io", `${file} is not a regular file; the store keeps each conversation in a file of its own.`);
 
 /** Opens (or creates, 0o600) a conversation file for appending, never through a symbolic link (`store-symlink`). */
 export function openForAppend(file: string, full?: () => void): number {
   try {
     // No O_TRUNC: under the lock nobody else creates it, but never risk cutting records.
-    return orFreeing(() => openSync(file, constants.O_RDWR | constants.O_CREAT | NOFOLLOW, 0o600), full);
+    // (O_NONBLOCK: a named pipe there is refused once open, never waited on; writes to a regular file do not change)
+    return orFreeing(() => openSync(file, constants.O_RDWR | constants.O_CREAT | NOFOLLOW | NONBLOCK, 0o600), full);
   } catch (e) {
     throw io(file, e);
   }

@@ -92,14 +92,18 @@ const TAGS_TOLD = TOLD_TAG !== undefined;
 
 /** The tag of the process `pid` of this pid namespace (a hash of its pid and start time), or undefined where /proc does not tell. */
 function tagOf(pid: number): string | undefined {
+  const start = procStat(pid)?.[19]; // field 22, starttime
+  return start !== undefined && /^\d+$/.test(start) ? createHash("sha256").update(`${pid}:${start}`).digest("hex").slice(0, 8) : undefined;
+}
+
+/** The fields of `/proc/<pid>/stat` after the name (the first is field 3, the state), or undefined where /proc does not tell. */
+function procStat(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]; // field 22, starttime
-    if (start !== undefined && /^\d+$/.test(start)) return createHash("sha256").update(`${pid}:${start}`).digest("hex").slice(0, 8);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" "); // the name (field 2) may hold spaces and parentheses
   } catch {
-    // no /proc, or no such process
+    return undefined; // no /proc, or no such process
   }
-  return undefined;
 }
 /** This thread among the process's (3 hex digits). */
 const THREAD = (threadId % 0x1000).toString(16).padStart(3, "0");
@@ -500,6 +504,9 @@ async function look(path: string, staleMs: number): Promise<"gone" | "live" | "s
   return holder === undefined || isDead(holder) ? "stale" : "live";
 }
 
+/** Whether `pid` can be a process's (kill(2) takes a positive int: Linux's pid_max is at most 2^22). */
+const MAYBE_PID = (pid: number): boolean => Number.isInteger(pid) && pid > 0 && pid <= 0x7fff_ffff;
+
 /** Whether the holder's pids are ours to look up (this host, this pid namespace). */
 const sameHost = (holder: Holder): boolean => (holder.format === "file" ? holder.hostName === HOST_NAME : holder.host === HOST); // (older lock files name the host only)
 
@@ -510,11 +517,17 @@ function isDead(holder: Holder): boolean {
     if (!holder.token.startsWith(NONCE)) return false; // another thread of this process: alive while we are
     return !held.has(holder.token);
   }
+  // A pid past what kill(2) takes (a lock not made by a store) names no process; process.kill would throw a TypeError.
+  if (!MAYBE_PID(holder.pid)) return true;
   try {
     process.kill(holder.pid, 0);
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "ESRCH"; // EPERM: it exists (another user's)
   }
+  // A holder killed (SIGKILL, the OOM killer) whose parent has not reaped it yet still answers signal 0, for as
+  // long as that parent lets it be (a shell that went on to exec another program: for ever). It runs no code.
+  const state = procStat(holder.pid)?.[0];
+  if (state === "Z" || state === "X") return true;
   // The pid runs, but perhaps as another program: a lock left before a reboot (or long ago) names a pid that a
   // process started since may have. A lock made as a link carries its holder's tag: another tag, another process.
   if (holder.format !== "link" || !TAGS_TOLD) return false;

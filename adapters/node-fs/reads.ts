@@ -29,6 +29,8 @@ export class FileReads {
     /** Bytes of files whose records `read` keeps (0 keeps none). */
     readonly cacheMax: number,
     readonly scanChunk: number,
+    /** Closes the files the store keeps open for appends (called when the process is out of descriptors). */
+    readonly full?: () => void,
   ) {}
 
   #forget(conversation: string): void {
@@ -52,7 +54,7 @@ export class FileReads {
 
   /** How many committed records the file holds (only what was appended since this store last looked is read). */
   async count(conversation: string, file: string): Promise<number> {
-    const fd = openFdIfExists(file);
+    const fd = openFdIfExists(file, this.full);
     if (fd === undefined) return 0;
     try {
       return (await scanFd(fd, file, this.known.get(conversation))).count;
@@ -65,7 +67,7 @@ export class FileReads {
 
   async read(conversation: string, file: string, after: number): Promise<ConversationRecord[]> {
     const from = Math.max(0, after);
-    const fd = openFdIfExists(file);
+    const fd = openFdIfExists(file, this.full);
     if (fd === undefined) {
       this.#forget(conversation);
       this.#marks.delete(conversation);
@@ -118,7 +120,7 @@ export class FileReads {
       for (const r of records) if (r.seq > after) visit(r);
       return records.length > 0 ? records.at(-1)!.seq : 0;
     }
-    const fd = openFdIfExists(file);
+    const fd = openFdIfExists(file, this.full);
     if (fd === undefined) {
       this.#marks.delete(conversation);
       return 0;

@@ -11,7 +11,7 @@ import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable }
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
-import { checkDir, io, isFolder, makeDir, type Known } from "./files.js";
+import { checkDir, io, isFolder, makeDir, statOrUndefined, symlinkRefused, type Known } from "./files.js";
 import { Flushes } from "./flush.js";
 import { HandlePool } from "./handles.js";
 import { recordBody } from "./jsonl.js";
@@ -91,7 +91,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const known = new Map<string, Known>(); // written only under the lock
   const handles = new HandlePool(Math.max(1, Math.floor(options.openFiles ?? 256)));
   let closed = false;
-  const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)));
+  const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)), () =>
+    handles.dropUnused(),
+  );
   const appender: Appender = {
     root,
     known,
@@ -108,6 +110,17 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const fileOf = (conversation: string): string => {
     checkConversationId(conversation); // never a path from an unchecked id
     return join(root, `${conversation}.jsonl`);
+  };
+  /**
+   * The file of a conversation to read. O_NOFOLLOW only guards a path's last
+   * part: a `conversations` folder that is a link would be read through, and
+   * a turn would be shown a history from elsewhere that its next append then
+   * refuses. So reads refuse the link as appends do (one lstat, no disk access).
+   */
+  const readable = (conversation: string): string => {
+    const file = fileOf(conversation);
+    if (statOrUndefined(root)?.isSymbolicLink()) throw symlinkRefused(root);
+    return file;
   };
   /** Makes the folder once (and refuses a link there); later appends go straight to the lock. */
   const ensureDir = (): Promise<void> | undefined => {
@@ -162,21 +175,21 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     },
 
     read: async (conversation, after = 0) => {
-      const file = fileOf(conversation);
+      const file = readable(conversation);
       checkAfter(conversation, after);
       return reads.read(conversation, file, after);
     },
 
     scan: async (conversation, after, visit) => {
-      const file = fileOf(conversation);
+      const file = readable(conversation);
       checkAfter(conversation, after);
       return reads.scan(conversation, file, after, visit);
     },
 
-    length: (conversation) => reads.count(conversation, fileOf(conversation)),
+    length: async (conversation) => reads.count(conversation, readable(conversation)), // (async: a bad id rejects, never throws at the call)
 
     async wait(conversation, after, timeoutMs) {
-      const file = fileOf(conversation);
+      const file = readable(conversation);
       checkAfter(conversation, after);
       // (NaN, negative: look once; Infinity: until an append or close)
       // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever
@@ -209,6 +222,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     async list() {
       let names: string[];
       try {
+        if (statOrUndefined(root)?.isSymbolicLink()) throw symlinkRefused(root);
         names = await readdir(root);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
