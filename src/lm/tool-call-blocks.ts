@@ -10,7 +10,7 @@ export const CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
 export const CALL_OPEN = "<tool_call>";
 
 /** A call's body begins as its JSON does: `{`, or a fence around it. */
-const CALL_BODY = /\s*(?:\{|```)/y;
+const CALL_BODY = /\s*(?:\{|\x60{3})/y; // (\x60: a backtick, the fence's)
 
 /**
  * Where a `<tool_call>` block the reply never closed begins, in a text whose

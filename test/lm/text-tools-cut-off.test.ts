@@ -3,13 +3,10 @@
  * reply hit its length limit inside it, or the model left the closing tag
  * out) is a tool call, never part of the answer.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
 import type { FinishReason, LMResponse } from "../../src/lm/types.js";
-import { openai } from "../../src/providers/openai.js";
-import { mockServer, type MockServer } from "../providers/server.js";
+import { textToolsDesk } from "./fixtures.js";
 
 const completion = (content: string, finish_reason = "stop") => ({
   id: "chatcmpl-local-text",
@@ -21,37 +18,20 @@ const completion = (content: string, finish_reason = "stop") => ({
 });
 const reply = (text: string, finishReason: FinishReason = "stop"): LMResponse => ({ text, toolCalls: [], finishReason, usage: { inputTokens: 1, outputTokens: 1 } });
 
-let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const { local, seen, answer, lm } = textToolsDesk();
 
 describe("tools as text: a <tool_call> block never closed", () => {
-  const seen: unknown[] = [];
-  const lookup = tool(
-    "lookup_order",
-    { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "reads" },
-    (input) => {
-      seen.push(input);
-      return { status: "shipped" };
-    },
-  );
-  const answer = ai("answer", { description: "Answer the customer's question.", input: { question: z.string() }, tools: [lookup] });
-  const lm = () => openai({ model: "llama3.1:8b", apiKey: "none", baseURL: `${server.url}/v1`, nativeTools: false });
 
   it("cut off by the length limit: not the answer; the model is told its call was cut off, and asked again", async () => {
     seen.length = 0;
-    server.reply(
+    local.server.reply(
       { json: completion('Let me check.\n<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-10', "length") },
       { json: completion('<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}\n</tool_call>') },
       { json: completion("<result>\nA-1042 has shipped.\n</result>") },
     );
     expect(await answer("Where is A-1042?", { lm: lm() })).toBe("A-1042 has shipped.");
     expect(seen).toEqual([{ order_id: "A-1042" }]);
-    const second = server.requests[1]!.body.messages as { role: string; content: string }[];
+    const second = local.server.requests[1]!.body.messages as { role: string; content: string }[];
     expect(second.at(-1)!.content).toMatch(/<tool_result[^>]*>\nError: the input for lookup_order could not be read/);
   });
 

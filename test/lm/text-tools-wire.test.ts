@@ -4,11 +4,8 @@
  * runs behind Ollama or llama.cpp), its calls read back from the reply's
  * `<tool_call>` blocks.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool } from "../../src/index.js";
-import { openai } from "../../src/providers/openai.js";
-import { mockServer, type MockServer } from "../providers/server.js";
+import { describe, expect, it } from "vitest";
+import { textToolsDesk } from "./fixtures.js";
 
 /** A whole chat completion whose message says `content`, as a compatible server sends it. */
 const completion = (content: string) => ({
@@ -21,36 +18,19 @@ const completion = (content: string) => ({
   usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
 });
 
-let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+const { local, seen, answer, lm } = textToolsDesk();
 
 describe("tools as text on an OpenAI-compatible server", () => {
-  const seen: unknown[] = [];
-  const lookup = tool(
-    "lookup_order",
-    { description: "The order's item and shipping status.", input: { order_id: z.string() }, effects: "reads" },
-    (input) => {
-      seen.push(input);
-      return { status: "shipped" };
-    },
-  );
-  const answer = ai("answer", { description: "Answer the customer's question.", input: { question: z.string() }, tools: [lookup] });
-  const lm = () => openai({ model: "llama3.1:8b", apiKey: "none", baseURL: `${server.url}/v1`, nativeTools: false });
 
   it("a call whose JSON the model fenced (```json … ```) inside <tool_call> runs, as a fenced <result> is read", async () => {
     seen.length = 0;
-    server.reply(
+    local.server.reply(
       { json: completion('<tool_call>\n```json\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}\n```\n</tool_call>') },
       { json: completion("<result>\nA-1042 has shipped.\n</result>") },
     );
     expect(await answer("Where is A-1042?", { lm: lm() })).toBe("A-1042 has shipped.");
     expect(seen).toEqual([{ order_id: "A-1042" }]);
-    const sent = server.requests[1]!.body.messages as { role: string; content: string }[];
+    const sent = local.server.requests[1]!.body.messages as { role: string; content: string }[];
     expect(sent.at(-1)!.content).toContain('{"status":"shipped"}');
     expect(sent.at(-1)!.content).not.toContain("could not be read");
   });
