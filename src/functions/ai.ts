@@ -130,7 +130,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       toolEffects,
       demos,
       withState: (state) => {
-        const loaded = parseState(name, state, { inputSchema });
+        const loaded = parseState(name, state, { inputSchema, tools: tools.map((t) => t.name) });
         return define(loaded.instructions, copyDemos(loaded.demos));
       },
       execute: (frame, input, history) =>

@@ -65,6 +65,8 @@ const issuesOf = (error: z.ZodError, under: string): string =>
 /** What a state is checked against: the function's inputs (a `Definition` has them; not imported, as definition.ts imports this module). */
 export interface Signature {
   readonly inputSchema: z.ZodObject<z.ZodRawShape>;
+  /** The names of the function's tools (when given, an example's tool calls must name them). */
+  readonly tools?: readonly string[];
 }
 
 /**
@@ -76,6 +78,10 @@ export interface Signature {
 function misfit(demo: Demo, signature: Signature): string | null {
   const foreign = Object.keys(demo.inputs).filter((k) => !Object.hasOwn(signature.inputSchema.shape, k));
   if (foreign.length > 0) return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
+  // an example calling a tool the function no longer has (renamed, removed) would teach the model to call it
+  const { tools } = signature;
+  const unknown = tools === undefined ? [] : [...new Set((demo.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)))].filter((n) => !tools.includes(n));
+  if (unknown.length > 0) return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${tools!.join(", ") || "none"})`;
   const inputs = signature.inputSchema.safeParse(demo.inputs);
   return inputs.success ? null : issuesOf(inputs.error, "inputs");
 }

@@ -37,6 +37,16 @@ describe("state", () => {
     expect(Object.isFrozen(shown.demos)).toBe(true);
   });
 
+  it("a state whose examples call a tool the function does not have (renamed, removed) is refused, naming it", async () => {
+    const better = await bootstrapFewShot(status, rows, { teacher: teacher(), maxBootstrapped: 2, maxLabeled: 4, seed: 3 });
+    const saved = JSON.parse(JSON.stringify(better.state())) as AIState;
+    const called = saved.demos.flatMap((d) => (d.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)));
+    expect(called.length).toBeGreaterThan(0); // (the bootstrapped examples kept their tool calls)
+    const renamed = JSON.parse(JSON.stringify(saved).replaceAll(`"name":"${called[0]}"`, '"name":"find_order_v1"')) as AIState;
+    expect(() => status.withState(renamed)).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringMatching(/calls find_order_v1, which is not a tool of this function/) }));
+    expect(status.withState(saved).demos).toEqual(better.demos); // its own state still loads
+  });
+
   it("examples are never run again and never written to a conversation", async () => {
     const better = await bootstrapFewShot(status, rows.slice(0, 3), { teacher: teacher(), maxBootstrapped: 2, maxLabeled: 2 });
     lookups.length = 0;
