@@ -5,6 +5,7 @@ import { frameCarrier } from "../engine/carrier.js";
 import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
 import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
+import { notJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
@@ -160,9 +161,14 @@ export class ConversationHost implements TurnHost {
     return this.lease.check();
   }
 
-  execute(runtime: TurnRuntime): Promise<unknown> {
+  async execute(runtime: TurnRuntime): Promise<unknown> {
     const { def, settings, inputs, history } = this.options;
-    return def.execute(rootFrame(runtime, def.name, settings), inputs, history);
+    const value = await def.execute(rootFrame(runtime, def.name, settings), inputs, history);
+    // the answer is kept in the turn's `ended` record: one JSON cannot say (a BigInt) failed as the store's
+    // input-invalid when written, and the turn was left without its end; it is the answer that is wrong
+    const why = notJson(value);
+    if (why !== undefined) throw new FunctaiError("output-invalid", `${def.name}: its answer cannot be kept in the conversation (${why}); give an output JSON can hold`);
+    return value;
   }
 
   async onWait(approvals: Approval[]): Promise<void> {
