@@ -18,8 +18,23 @@ const orEmpty = (read: () => string): string => {
   }
 };
 
-/** `/proc/<pid>/stat`'s state (field 3) and start time (field 22, clock ticks since boot); null when there is no such entry. */
+/**
+ * Whether /proc speaks of our pid namespace: in one made without a /proc of
+ * its own (`unshare --pid` without `--mount-proc`), `/proc/<pid>` is the
+ * outer namespace's process of that number, and a start time read there is
+ * another process's (when that one exits and its pid is reused, a live
+ * holder would read as gone). Then the pid alone is used, as where there is
+ * no /proc.
+ */
+export const procIsOurs = (): boolean => {
+  const text = orEmpty(() => readFileSync("/proc/self/stat", "utf8"));
+  return text.slice(0, text.indexOf(" ")) === String(process.pid);
+};
+const PROC_IS_OURS = procIsOurs();
+
+/** `/proc/<pid>/stat`'s state (field 3) and start time (field 22, clock ticks since boot); null when there is no such entry (or /proc is not ours). */
 function stat(pid: number): { state: string; start: string } | null {
+  if (!PROC_IS_OURS) return null;
   const text = orEmpty(() => readFileSync(`/proc/${pid}/stat`, "utf8"));
   if (text === "") return null;
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" "); // the name (field 2) may hold spaces and parentheses

@@ -75,6 +75,20 @@ const TARGET = /^fl1:(\d{1,10}):([0-9a-f]{8}):([0-9a-f]{16})$/;
 /** The symlink target naming this process as holder, with a fresh token. */
 const target = (token: string): string => `fl1:${process.pid}:${HOST}:${token}`;
 /**
+ * Whether /proc speaks of our pid namespace (see runtime/processes.node.ts:
+ * in a namespace without a /proc of its own it names the outer namespace's
+ * processes, and a tag or state read there is another process's).
+ */
+const PROC_IS_OURS = ((): boolean => {
+  try {
+    const text = readFileSync("/proc/self/stat", "utf8");
+    return text.slice(0, text.indexOf(" ")) === String(process.pid);
+  } catch {
+    return false;
+  }
+})();
+
+/**
  * This process, the same in each of its worker threads (each loads this
  * module) and unlike an earlier process that had its pid: on Linux, 8 hex
  * digits of a hash of its pid and start time (`/proc/self/stat`);
@@ -96,8 +110,9 @@ function tagOf(pid: number): string | undefined {
   return start !== undefined && /^\d+$/.test(start) ? createHash("sha256").update(`${pid}:${start}`).digest("hex").slice(0, 8) : undefined;
 }
 
-/** The fields of `/proc/<pid>/stat` after the name (the first is field 3, the state), or undefined where /proc does not tell. */
+/** The fields of `/proc/<pid>/stat` after the name (the first is field 3, the state), or undefined where /proc does not tell (or is not ours). */
 function procStat(pid: number): string[] | undefined {
+  if (!PROC_IS_OURS) return undefined;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" "); // the name (field 2) may hold spaces and parentheses
