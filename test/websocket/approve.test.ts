@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, serve, type WaitingEntry, type WebSocketServerHandle, type Companion } from "../../adapters/websocket/index.js";
 import { readConversation } from "../../src/index.js";
-import { until, waitingDesk } from "./fixtures.js";
+import { keeper, until, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 async function setup(ids?: string[]) {
   const d = await waitingDesk(ids);

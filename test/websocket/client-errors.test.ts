@@ -3,16 +3,12 @@
  * the wire: always a FunctaiError with a code, and nothing left pending.
  */
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { FunctaiError } from "../../src/index.js";
-import { waitingDesk } from "./fixtures.js";
+import { keeper, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 /** A port nothing listens on (taken, then let go). */
 async function freePort(): Promise<number> {

@@ -1,14 +1,10 @@
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { connect, serve, serverMessageSchema, type WebSocketServerHandle } from "../../adapters/websocket/index.js";
-import { waitingDesk } from "./fixtures.js";
+import { keeper, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 const TYPES = ["hello", "waiting", "subscribe", "status", "approve", "deny", "resume", "abandon", "call", "answer", "cancel", "welcome", "reply", "nope", ""];
 const text = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom("sam", "ana", "../etc/passwd", "", "r1", "desk/refund"));

@@ -4,15 +4,11 @@
  * that would be let in again at once (a 4401 tells the companion to stop
  * trying for good).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import { waitingDesk } from "./fixtures.js";
+import { keeper, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 const closeCode = (app: { on(type: "close", fn: (e: { code: number }) => void): unknown }): Promise<number | "open"> =>
   Promise.race([new Promise<number>((r) => app.on("close", (e) => r(e.code))), new Promise<"open">((r) => setTimeout(() => r("open"), 300))]);

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import { until, waitingDesk } from "./fixtures.js";
+import { keeper, until, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 async function setup() {
   const d = await waitingDesk(["sam", "ana"]);

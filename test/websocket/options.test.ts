@@ -3,16 +3,12 @@
  * number that would break the server (a timer of 0 or NaN, a limit that is
  * NaN) is refused as settings-invalid, never taken silently.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Companion, connect, serve, type ServeOptions } from "../../adapters/websocket/index.js";
 import { FunctaiError, type Store } from "../../src/index.js";
-import { until, waitingDesk } from "./fixtures.js";
+import { keeper, until, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 describe("serve's options", () => {
   it("a timer or limit that is 0, negative, NaN or not whole, bad settings, or two programs of one name: settings-invalid, and nothing polls the store", async () => {

@@ -1,17 +1,13 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { readConversation } from "../../src/index.js";
-import { waitingDesk } from "./fixtures.js";
+import { keeper, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 const IDS = ["c1", "c2", "c3", "c4", "c5"];
 

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { connect, serve, type WaitingEntry } from "../../adapters/websocket/index.js";
-import { proxy, until, waitingDesk } from "./fixtures.js";
+import { keeper, proxy, until, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 describe("dropped connections", () => {
   it("a companion cut off mid-stream reconnects and gets the waiting list again; the turn went on in the server, once", async () => {

@@ -2,17 +2,14 @@
  * Every request is answered by its id, whatever its result holds: a
  * companion's call never waits forever for a reply the server could not send.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { program } from "../../src/index.js";
 import { memoryStore } from "../../src/testing/index.js";
+import { keeper } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 const settled = (p: PromiseLike<unknown>): Promise<unknown> =>
   Promise.race([Promise.resolve(p).then((v) => ({ value: v }), (e: unknown) => e), new Promise((r) => setTimeout(() => r("never settled"), 3000))]);

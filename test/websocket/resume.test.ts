@@ -1,14 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { faultyStore, memoryStore } from "../../src/testing/index.js";
 import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
-import { desk, deskModel, until, waitingDesk } from "./fixtures.js";
+import { desk, deskModel, keeper, until, waitingDesk } from "./fixtures.js";
 
-const open: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const x of open.splice(0).reverse()) await x.close();
-});
-const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x);
+const keep = keeper();
 
 const isRefundDone = (r: object): boolean => {
   const t = r as { kind?: string; state?: string; name?: string };
