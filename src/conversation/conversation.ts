@@ -161,6 +161,31 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   const ctx: ConversationContext = { log, def, settings: settingsNow };
   const version = programVersion(def);
 
+  /**
+   * A program's inputs as a resumed run will have them: its turn keeps them
+   * as JSON, and a resumed body gets them parsed again from that. Inputs the
+   * schema cannot read back from JSON (a `z.date()`: its JSON is a string)
+   * would reach a resumed body as something else than the first run had:
+   * refused before anything is written or paid (`z.coerce.date()` reads its
+   * JSON back). An AI function only lays its inputs out as JSON: any will do.
+   */
+  function resumable(inputs: Record<string, unknown>): Record<string, unknown> {
+    if (def.kind !== "program") return inputs;
+    const kept = JSON.parse(JSON.stringify(inputs)) as Record<string, unknown>;
+    let again: ReturnType<Definition["inputSchema"]["safeParse"]>;
+    try {
+      again = def.inputSchema.safeParse(kept);
+    } catch {
+      return inputs; // (a refinement that throws: resumed as kept, as keptInputs does)
+    }
+    if (again.success) return inputs;
+    const issues = again.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
+    throw new FunctaiError(
+      "input-invalid",
+      `${def.name}: its inputs cannot be kept for a resume (${issues} once kept as JSON); give the program an input schema that reads its JSON back (z.coerce.date() for a date). Nothing was written.`,
+    );
+  }
+
   /** The records of a new turn under `parent` (a program record first when this version is new). */
   function firstRecords(state: ConversationState, turn: string, parent: string | null, inputs: Record<string, unknown>, settings: Settings, host: ConversationHost, once?: Once, caller?: TurnCaller): object[] {
     const now = clock.now();
@@ -256,7 +281,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
-    const inputs = once.parsed ? (input as Record<string, unknown>) : parseInput(def, input);
+    const inputs = resumable(once.parsed ? (input as Record<string, unknown>) : parseInput(def, input));
     const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
     for (let tries = 0; tries < 600; tries++) {
       let turn: Turn<O>;
@@ -284,12 +309,12 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     async send(input, callOptions) {
       const requestId = keyOf(callOptions?.key);
       if (requestId !== undefined) return sendOnce(input as CallInput<S>, { requestId }, callOptions);
-      const inputs = parseInput(def, input);
+      const inputs = resumable(parseInput(def, input));
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller, callOptions?.signal), callOptions?.signal);
     },
     stream(input, callOptions) {
-      const inputs = parseInput(def, input);
+      const inputs = resumable(parseInput(def, input));
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId(clock.now());
       // stopped before its turn is written (left, or the caller's signal, while it waits in line): nothing is written
