@@ -1,9 +1,10 @@
 import type { IDBPTransaction } from "idb";
-import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
+import { ConversationError, FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
 import { checkAfter as checkAfterOf, checkConversationId, checkExpect, checkRecords, isDurable, storeConflict, waitTimerMs } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
+import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
@@ -24,6 +25,12 @@ export interface IndexedDBStoreOptions {
   /** Where BroadcastChannel is missing, how often `wait` reads the length instead (ms, default 250). */
   pollMs?: number;
 }
+
+/** Whether this environment has IndexedDB (Node has none, nor have some sandboxed frames and privacy modes). */
+const hasIndexedDB = (): boolean => {
+  const idb = (globalThis as { indexedDB?: unknown }).indexedDB;
+  return typeof idb === "object" && idb !== null;
+};
 
 type AppendTx = IDBPTransaction<StoreSchema, ("records" | "lengths")[], "readwrite">;
 
@@ -52,8 +59,16 @@ type AppendTx = IDBPTransaction<StoreSchema, ("records" | "lengths")[], "readwri
  * const chat = desk.conversation("sam", { store });
  */
 export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions = {}): Store {
+  // A name that is not a string would be turned into one ("[object Object]", "42"): another database than meant.
+  if (typeof name !== "string") {
+    throw new FunctaiError("input-invalid", `indexedDBStore: the database name is a string, not ${describeValue(name, 40)}.`);
+  }
+  const pollMs = options?.pollMs ?? 250;
+  // 0, a negative or NaN would poll as fast as timers run; Infinity and past a timer's reach, once a millisecond.
+  if (typeof pollMs !== "number" || !(pollMs > 0) || pollMs > MAX_TIMER_MS) {
+    throw new FunctaiError("input-invalid", `indexedDBStore "${name}": pollMs is a number of milliseconds above 0, not ${describeValue(pollMs, 40)}.`);
+  }
   const wakeups = new Wakeups(`functai-store:${name}`);
-  const pollMs = options.pollMs ?? 250;
   let db: Promise<StoreDB> | undefined;
   let closed = false;
 
@@ -64,6 +79,10 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   const closedError = (): ConversationError => new ConversationError("store-io", `IndexedDB store "${name}" is closed.`);
 
+  // (Node without fake-indexeddb, a server render, a sandboxed frame, a privacy mode that removes it)
+  const missingError = (): ConversationError =>
+    new ConversationError("store-io", `IndexedDB store "${name}": this environment has no IndexedDB (globalThis.indexedDB is missing).`);
+
   const check: (conversation: string) => void = checkConversationId;
 
   // (input-invalid, as every store says it)
@@ -72,6 +91,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   /** The open database, opened again after another tab's upgrade or the browser closed it. */
   const open = (): Promise<StoreDB> => {
     if (closed) return Promise.reject(closedError());
+    if (!hasIndexedDB()) return Promise.reject(missingError());
     if (db === undefined) {
       const opening: Promise<StoreDB> = openStoreDB(name, () => {
         if (db === opening) db = undefined;
@@ -126,7 +146,10 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       });
       pending.push(tx.objectStore("lengths").put(newLength, conversation));
       await Promise.all(pending);
-    } catch (e) {
+    } catch (caught) {
+      // A request of a transaction the browser aborted (quota exceeded, …) fails with only "AbortError":
+      // why it was aborted is the transaction's own error.
+      const e = (caught as { name?: unknown } | null)?.name === "AbortError" && tx.error ? tx.error : caught;
       // all or none: the transaction aborts on any failure, taking every queued write with it.
       pending.forEach((p) => p.catch(() => {}));
       try {
@@ -149,9 +172,10 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     checkAfter(after, conversation);
     if (after === Infinity) return [];
     try {
+      const db = await open(); // first: where there is no IndexedDB, there is no IDBKeyRange either
       const range = IDBKeyRange.bound([conversation, after], [conversation, Infinity], true, false);
       // The length and the records in one transaction: a record missing or past the length is seen, not misread.
-      const tx = (await open()).transaction(["records", "lengths"], "readonly");
+      const tx = db.transaction(["records", "lengths"], "readonly");
       const [stored, records] = await Promise.all([tx.objectStore("lengths").get(conversation), tx.objectStore("records").getAll(range), tx.done]);
       return checkedRecords(name, conversation, after, storedLength(name, conversation, stored), records);
     } catch (e) {
@@ -176,14 +200,17 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
         end();
       };
       const settle = (grew: boolean): void => finish(() => resolve(grew));
+      // A length that cannot be read (damage, a newer version's database) is refused, as read refuses it, never
+      // taken for "nothing appended"; once this handle closed, the close has already settled the wait false.
+      const failed = (e: unknown): void => finish(() => reject(e));
       const recheck = (): Promise<void> => length(conversation).then((n) => (n > after ? settle(true) : undefined));
       const stop = wakeups.listen(conversation, after, settle); // listen first, then look
-      recheck().catch((e: unknown) => finish(() => reject(e)));
-      if (!wakeups.crossTab) poll = setInterval(() => void recheck().catch(() => {}), pollMs);
+      recheck().catch(failed);
+      if (!wakeups.crossTab) poll = setInterval(() => void recheck().catch(failed), pollMs);
       const ms = waitTimerMs(timeoutMs); // NaN and negatives: look once, then answer; past a timer's reach: none
       if (ms !== null) {
         // At the deadline, the length itself decides: a notice lost (a writer that died before posting) costs nothing.
-        timer = setTimeout(() => void length(conversation).then((n) => settle(n > after), () => settle(false)), ms);
+        timer = setTimeout(() => void length(conversation).then((n) => settle(n > after), failed), ms);
       }
     });
   };
