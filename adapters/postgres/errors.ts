@@ -12,13 +12,25 @@ export function describeTarget(connectionString: string | undefined): string {
   }
 }
 
+/** The `code` of an error the store raises on rows it read that are not what it writes (never a server's). */
+export const DAMAGED = "functai-damaged";
+
+/** An error for rows that are not what the store writes: storeIo says they are damaged. */
+export const damaged = (why: string): Error => Object.assign(new Error(why), { code: DAMAGED });
+
 const FIXES: Record<string, string> = {
+  [DAMAGED]: "the rows are damaged: not what this store writes (its tables were changed by hand?); nothing was read as something else: restore them, e.g. from a backup",
   "28P01": "the password (or user) is wrong: fix them in the connection string",
   "28000": "the server refuses this user or address (pg_hba.conf): use a role the server lets in",
   "3D000": "that database does not exist: create it or name another in the connection string",
   "42501": "the role lacks a privilege: grant it (for the schema: CREATE on the database), or create the schema beforehand",
   "57P03": "the server is starting up or shutting down: try again in a moment",
   "53300": "no connection slots are left (the server's max_connections, or the role's CONNECTION LIMIT): raise the limit or use fewer connections",
+  // a limit set on the server (or the role, or the pool's options) ended it: a statement_timeout is no network problem
+  "25P03":
+    "the server ended the session for idling in a transaction (its idle_in_transaction_session_timeout): raise it for this role, or set it to 0",
+  "57P05": "the server ended the idle session (its idle_session_timeout): the store opens another; raise it for this role, or set it to 0, if this repeats",
+  "55P03": "a lock was not granted in time (the server's lock_timeout): raise lock_timeout for this role, or find what holds the lock",
   "55000":
     "that database does not accept connections now (ALLOW_CONNECTIONS false, or it is being dropped): allow them (ALTER DATABASE … ALLOW_CONNECTIONS true) or name another",
 };
@@ -34,11 +46,19 @@ export function storeIo(e: unknown, doing: string, target: string): FunctaiError
   const message = describeError(e).replace(/:\/\/([^:@/]*):[^@/]*@/g, "://$1:***@");
   let fix: string;
   if (FIXES[code]) fix = FIXES[code];
+  else if (code === "57014")
+    fix = /statement timeout/i.test(message)
+      ? "the server cancelled the statement at its statement_timeout (set for the role, the database or the pool): raise it, or set it to 0 for the store's role"
+      : "the statement was cancelled on the server (pg_cancel_backend, or a client's cancel request)";
+  // pg-pool's own error: never the server's message, and never a passing one
+  else if (/Cannot use a pool after calling end/i.test(message))
+    fix = "the pool was ended (pool.end()) while the store still used it: close the store first, then end the pool";
   else if (code === "ECONNREFUSED") fix = "the connection was refused: is PostgreSQL running and listening at that host and port?";
   else if (code === "ENOTFOUND" || code === "EAI_AGAIN") fix = "that host name does not resolve: fix the host in the connection string";
   else if (/timeout/i.test(message)) fix = "no answer in time: check the host, port and network (a firewall that drops packets looks like this)";
   else if (/terminat|ECONNRESET|Connection terminated|closed/i.test(message + code))
     fix = "the connection was lost (a server restart or an administrator ended it): the operation may be retried";
+  else if (/^the store is closed$/.test(message)) fix = "make a new store to go on";
   else fix = "see the server's message";
   return new FunctaiError("store-io", `PostgreSQL store (${target}): could not ${doing}: ${message} (${fix}).`, { cause: e });
 }

@@ -19,21 +19,25 @@ export const isPostgresUrl = (location: string): boolean => /^postgres(ql)?:\/\/
  */
 export function lazyPostgresStore(url: string): Store {
   let loading: Promise<PostgresStore> | null = null;
+  /** Closed: every call is refused from now on (a new store here would open a pool nobody ends). */
+  let closed = false;
   const load = (): Promise<PostgresStore> =>
-    (loading ??= import("./index.js").then(
-      (m) => m.postgresStore({ connectionString: url }),
-      (e: unknown) => {
-        loading = null;
-        const missing = /Cannot find (package|module) '?pg'?/.test(String((e as Error)?.message));
-        throw new FunctaiError(
-          missing ? "package-missing" : "store-io",
-          missing
-            ? `The store "postgres://…" needs the package "pg": install it (npm install pg).`
-            : `The PostgreSQL store could not be loaded: ${String((e as Error)?.message ?? e)}`,
-          { cause: e },
-        );
-      },
-    ));
+    closed
+      ? Promise.reject(new FunctaiError("store-io", "The PostgreSQL store (postgres://…) is closed: make a new store to go on."))
+      : (loading ??= import("./index.js").then(
+          (m) => m.postgresStore({ connectionString: url }),
+          (e: unknown) => {
+            loading = null;
+            const missing = /Cannot find (package|module) '?pg'?/.test(String((e as Error)?.message));
+            throw new FunctaiError(
+              missing ? "package-missing" : "store-io",
+              missing
+                ? `The store "postgres://…" needs the package "pg": install it (npm install pg).`
+                : `The PostgreSQL store could not be loaded: ${String((e as Error)?.message ?? e)}`,
+              { cause: e },
+            );
+          },
+        ));
   return {
     durability: "disk",
     append: async (c, records, opts) => (await load()).append(c, records, opts),
@@ -48,6 +52,7 @@ export function lazyPostgresStore(url: string): Store {
       isHeld: async (c, turn) => (await load()).liveness!.isHeld(c, turn),
     },
     close: async () => {
+      closed = true;
       const was = loading;
       loading = null;
       if (was) await (await was.catch(() => null))?.close();

@@ -196,6 +196,8 @@ export class AdvisoryLiveness {
       const text = this.#text(conversation, turn);
       // this process's own unlock of it still on its way is let reach the server first: a turn that stopped here reads as let go, not as held
       await this.#releasing.get(text);
+      // as hold: a closed store answers nothing (its own pool is ended: the pool's error would blame the caller)
+      if (this.#closed) throw storeIo(new Error("the store is closed"), "look at a turn's advisory lock", this.db.target);
       try {
         return (await this.db.query(IS_HELD, [text])).rows[0]?.["held"] === true;
       } catch (e) {

@@ -29,6 +29,9 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 
 const noop = (): void => undefined;
 
+/** Makes a pool's new client's 'error' harmless (one function for every store: `close` takes it off a given pool again). */
+const quietClient = (client: pg.PoolClient): void => void client.on("error", noop);
+
 /** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
 export const RECONNECT_MS = 20_000;
 
@@ -98,7 +101,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
           : connection.pool;
         pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
         // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
-        pool.on("connect", (client) => client.on("error", noop));
+        pool.on("connect", quietClient);
         opened = { pg, pool, config: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(pool.options as pg.ClientConfig) } };
         return opened;
       },
@@ -185,6 +188,11 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       listeners.clear();
       const opened = await opening?.catch(() => null);
       if (owned && opened) await opened.pool.end().catch(noop);
+      else if (opened) {
+        // a given pool outlives the store: a store made per request on a shared pool must not leave its listeners on it
+        opened.pool.off("error", noop);
+        opened.pool.off("connect", quietClient);
+      }
     },
   };
   return db;

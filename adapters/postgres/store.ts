@@ -1,11 +1,11 @@
-import { ConversationError } from "../../src/errors.js";
+import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import { digest } from "../../src/lm/digest.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { called } from "./called.js";
 import type { Db } from "./db.js";
-import { storeIo } from "./errors.js";
+import { damaged, storeIo } from "./errors.js";
 import { appendGroup, type GroupedAppend } from "./group.js";
 import { Grouped, oneOrMany } from "./grouped.js";
 import { AdvisoryLiveness } from "./liveness.js";
@@ -132,18 +132,40 @@ function unbatch(
   const first = Number(row["first"]);
   const last = Number(row["last"]);
   if (next.firstRow ? first > next.seq : first !== next.seq)
-    throw new Error(`the records of ${conversation} skip from ${next.seq - 1} to a batch of ${first}…${last}`);
+    throw damaged(`the records of ${conversation} skip from ${next.seq - 1} to a batch of ${first}…${last}`);
   const records: unknown = JSON.parse(String(row["records"]));
   if (!Array.isArray(records) || records.length !== last - first + 1)
-    throw new Error(`the batch of records ${first}…${last} of ${conversation} does not hold ${last - first + 1} records`);
+    throw damaged(`the batch of records ${first}…${last} of ${conversation} does not hold ${last - first + 1} records`);
   for (let i = Math.max(0, after - first + 1); i < records.length; i++) {
     const record: unknown = records[i];
     if (typeof record !== "object" || record === null || Array.isArray(record))
-      throw new Error(`record ${first + i} of ${conversation} is not an object`);
+      throw damaged(`record ${first + i} of ${conversation} is not an object`);
     (record as Record<string, unknown>)["seq"] = first + i;
     into.push(record as ConversationRecord);
   }
   return last + 1;
+}
+
+/**
+ * A batch's records as one JSON array. A record that is not JSON (a BigInt,
+ * a cycle) is input-invalid, as is one whose `toJSON` makes it something
+ * other than an object: written, it would make every read of the
+ * conversation fail (a batch must hold objects only).
+ */
+function batchJson(conversation: string, records: readonly object[]): string {
+  const bodies: string[] = [];
+  for (const [i, record] of records.entries()) {
+    let body: string | undefined;
+    try {
+      body = JSON.stringify(record);
+    } catch (e) {
+      throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch is not JSON (${describeError(e)}).`, { cause: e });
+    }
+    if (body === undefined || !body.startsWith("{"))
+      throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch does not serialise to a JSON object (its toJSON gives another value).`);
+    bodies.push(body);
+  }
+  return `[${bodies.join(",")}]`;
 }
 
 /**
@@ -273,7 +295,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const append: Store["append"] = async (conversation, records, opts) => {
     checkConversationId(conversation);
     checkRecords(conversation, records);
-    const json = JSON.stringify(records); // a record that is not JSON fails here, before anything is written
+    const json = batchJson(conversation, records); // a record that is not a JSON object fails here, before anything is written
     checkExpect(conversation, opts?.expect);
     const expect = opts?.expect ?? null;
     // a length beyond what the tables hold is none this conversation can have

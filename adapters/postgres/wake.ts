@@ -77,6 +77,8 @@ export class Wakeups {
       if (set === undefined) this.#waiters.set(conversation, (set = new Set()));
       const waiters = set;
       let settled = false;
+      /** Why the waiter's own statement failed: the wait fails with it (a false would read as a timeout). */
+      let failed: { error: unknown } | null = null;
       let renew: ReturnType<typeof setInterval> | undefined;
       const waiter: Waiter = {
         after,
@@ -94,7 +96,8 @@ export class Wakeups {
           this.watch.unwatch(conversation, token);
           waiters.delete(waiter);
           if (waiters.size === 0 && this.#waiters.get(conversation) === waiters) this.#waiters.delete(conversation);
-          resolve(value);
+          if (failed) reject(failed.error);
+          else resolve(value);
         },
       };
       const ms = waitTimerMs(timeoutMs);
@@ -104,9 +107,8 @@ export class Wakeups {
       const seconds = Math.min(ms ?? WATCH_MS, WATCH_MS) / 1000;
       const found = (length: number): false | void => length > after && waiter.done(true);
       this.watch.watch(conversation, token, seconds).then(found, (e: unknown) => {
-        if (settled) return;
-        waiter.done(false);
-        reject(e);
+        failed = { error: e };
+        waiter.done(false); // settled already (woken, timed out, closed): that answer stands
       });
       if (ms === null || ms > WATCH_MS) renew = setInterval(() => void this.watch.watch(conversation, token, seconds).then(found, () => undefined), WATCH_MS / 2);
     });
