@@ -6,8 +6,9 @@
  * keeps batches all or none across a crash: a batch whose closing line is
  * missing is a torn tail, like a line without its newline.
  */
-import { ConversationError, FunctaiError } from "../../src/errors.js";
+import { ConversationError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
+import { recordJson } from "../../src/store/checks.js";
 
 const NL = 0x0a;
 const SPACE = 0x20;
@@ -134,23 +135,9 @@ export function encodeBatch(bodies: readonly string[], first: number): Buffer {
 
 /** A record's JSON without its `seq` (the store gives that), checked before the lock is taken. */
 export function recordBody(conversation: string, record: object, index: number): string {
-  let body: string | undefined;
-  try {
-    if (Object.hasOwn(record, "seq")) {
-      const { seq: _ignored, ...rest } = record as { seq?: unknown };
-      body = JSON.stringify(rest);
-    } else body = JSON.stringify(record);
-  } catch (e) {
-    throw new FunctaiError(
-      "input-invalid",
-      `${conversation}: record ${index + 1} of the batch is not JSON (${(e as Error)?.message ?? String(e)}).`,
-      { cause: e },
-    );
-  }
-  if (body === undefined || !body.startsWith("{")) {
-    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch does not serialise to a JSON object.`);
-  }
-  return body;
+  if (!Object.hasOwn(record, "seq")) return recordJson(conversation, record, index);
+  const { seq: _ignored, ...rest } = record as { seq?: unknown };
+  return recordJson(conversation, rest, index);
 }
 
 function corrupt(file: string, line: number, why: string): ConversationError {

@@ -1,7 +1,7 @@
-import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
+import { ConversationError } from "../../src/errors.js";
 import { digest } from "../../src/lm/digest.js";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable, storeConflict } from "../../src/store/checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable, recordJson, storeConflict } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { called } from "./called.js";
 import type { Db } from "./db.js";
@@ -146,27 +146,8 @@ function unbatch(
   return last + 1;
 }
 
-/**
- * A batch's records as one JSON array. A record that is not JSON (a BigInt,
- * a cycle) is input-invalid, as is one whose `toJSON` makes it something
- * other than an object: written, it would make every read of the
- * conversation fail (a batch must hold objects only).
- */
-function batchJson(conversation: string, records: readonly object[]): string {
-  const bodies: string[] = [];
-  for (const [i, record] of records.entries()) {
-    let body: string | undefined;
-    try {
-      body = JSON.stringify(record);
-    } catch (e) {
-      throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch is not JSON (${describeError(e)}).`, { cause: e });
-    }
-    if (body === undefined || !body.startsWith("{"))
-      throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch does not serialise to a JSON object (its toJSON gives another value).`);
-    bodies.push(body);
-  }
-  return `[${bodies.join(",")}]`;
-}
+/** A batch's records as one JSON array, each checked as every store checks it (recordJson: a JSON object, or input-invalid). */
+const batchJson = (conversation: string, records: readonly object[]): string => `[${records.map((r, i) => recordJson(conversation, r, i)).join(",")}]`;
 
 /**
  * The Postgres store on any `Db` (pg's pool, or PostgreSQL in process).

@@ -2,7 +2,7 @@
  * What every store checks and how it words a refusal (memory, node-fs,
  * IndexedDB): the conversation id, the records of a batch, a lost race.
  */
-import { ConversationError, FunctaiError, describeValue } from "../errors.js";
+import { ConversationError, FunctaiError, describeError, describeValue } from "../errors.js";
 import { MAX_TIMER_MS } from "../runtime/clock.js";
 import { isConversationId } from "./types.js";
 
@@ -27,6 +27,24 @@ export function checkRecords(conversation: string, records: readonly object[]): 
       throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch is not an object (${what}).`);
     }
   }
+}
+
+/**
+ * A record's JSON, as a store writes it: `input-invalid` when it is not JSON
+ * (a BigInt, a cycle) or not a JSON object (a `toJSON` giving another value:
+ * written, every read of its conversation would fail). Checked before
+ * anything of the batch is written.
+ */
+export function recordJson(conversation: string, record: object, index: number): string {
+  let body: string | undefined;
+  try {
+    body = JSON.stringify(record);
+  } catch (e) {
+    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch is not JSON (${describeError(e)}).`, { cause: e });
+  }
+  if (body === undefined || !body.startsWith("{"))
+    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch does not serialise to a JSON object (a toJSON that gives another value?).`);
+  return body;
 }
 
 /**
