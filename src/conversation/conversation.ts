@@ -15,7 +15,8 @@ import type { Definition } from "../functions/definition.js";
 import { abortError, type LeaseLost } from "../engine/runtime.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
-import { keepSnapshots, resultOrWait, startSent, stopOn, type ConversationContext } from "./driver.js";
+import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
+import { linkSignal } from "../turn/run.js";
 import { ConversationHost } from "./host.js";
 import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
@@ -273,7 +274,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   /** Runs a turn just sent, here, to its answer (or `Waiting`); `signal` stops it (a call option). */
   const run = (host: ConversationHost, signal?: AbortSignal): Promise<O> => {
     const session = startSent(host, false);
-    const unlink = stopOn(session, signal);
+    const unlink = linkSignal(session, signal, { keepWaiting: true });
     const answered = resultOrWait(session, () => waitingOf(host.turn)) as Promise<O>;
     answered.then(unlink, unlink);
     return answered;
@@ -321,15 +322,13 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       const left = new AbortController();
       // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
       const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller, left.signal), turn, def.name, clock), { streaming: true });
-      let unlink = (): void => undefined;
       const watching = session.actor.subscribe((snapshot) => {
         if (snapshot.status === "active") return;
         if (snapshot.value === "stopped") left.abort(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
         watching.unsubscribe();
-        unlink();
       });
       const stream = streamSent<O>(session, log, () => waitingOf(turn));
-      unlink = stopOn(session, callOptions?.signal);
+      linkSignal(session, callOptions?.signal, { keepWaiting: true }); // (let go when the turn ends)
       return stream;
     },
     async turns() {

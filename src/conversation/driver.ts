@@ -5,7 +5,6 @@
  * and the controls a stream answers it with.
  */
 import type { ApprovalRule } from "../approval/types.js";
-import { FunctaiError } from "../errors.js";
 import { keptInputs, type Definition } from "../functions/definition.js";
 import { resultOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
@@ -114,29 +113,6 @@ export function startSent(host: ConversationHost, streaming: boolean): TurnSessi
   keepSnapshots(session);
   session.actor.start();
   return session;
-}
-
-/**
- * Stops the turn when the caller's `signal` (a call option) aborts: it ends
- * `stopped` (recorded), its tools' `ctx.signal` aborted, and it rejects
- * with `turn-aborted`, the signal's reason its cause. A turn that waits for
- * a person is saved, not stopped: an abort then changes nothing. Returns
- * what unlinks the signal (once the caller was answered).
- */
-export function stopOn(session: TurnSession, signal: AbortSignal | undefined): () => void {
-  if (!signal) return () => undefined;
-  const stop = (): void => {
-    const now = session.actor.getSnapshot();
-    if (now.status !== "active" || now.value === "awaitingApproval") return;
-    session.error = new FunctaiError("turn-aborted", "the turn was aborted", { cause: signal.reason });
-    tell(session, { type: "STOP" });
-  };
-  if (signal.aborted) {
-    stop();
-    return () => undefined;
-  }
-  signal.addEventListener("abort", stop, { once: true });
-  return () => signal.removeEventListener("abort", stop);
 }
 
 /** How a continued turn starts: from where it was interrupted, waiting for answers given here (a stream), or from its snapshot. */

@@ -52,21 +52,30 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
 }
 
 /**
- * Stops the turn when the caller's signal aborts. The listener goes when the turn ends: one long-lived
- * signal given to many calls would otherwise keep every finished turn (and warn of a listener leak).
+ * Stops the turn when the caller's signal aborts (`turn-aborted`, the signal's reason its cause). The
+ * listener goes when the turn ends, or when the returned function is called: one long-lived signal given
+ * to many calls would otherwise keep every finished turn (and warn of a listener leak). With
+ * `keepWaiting`, a turn that waits for a person is saved, not stopped (a conversation's): an abort then
+ * changes nothing.
  */
-export function linkSignal(session: TurnSession, signal: AbortSignal | undefined): void {
-  if (!signal) return;
+export function linkSignal(session: TurnSession, signal: AbortSignal | undefined, options: { keepWaiting?: boolean } = {}): () => void {
+  const none = (): void => undefined;
+  if (!signal) return none;
   const stop = (): void => {
-    if (session.actor.getSnapshot().status !== "active") return;
+    const now = session.actor.getSnapshot();
+    if (now.status !== "active" || (options.keepWaiting && now.value === "awaitingApproval")) return;
     session.error = new FunctaiError("turn-aborted", "the turn was aborted", { cause: signal.reason });
     tell(session, { type: "STOP" });
   };
-  if (signal.aborted) return stop();
-  if (session.actor.getSnapshot().status !== "active") return;
+  if (signal.aborted) {
+    stop();
+    return none;
+  }
+  if (session.actor.getSnapshot().status !== "active") return none;
   signal.addEventListener("abort", stop, { once: true });
   const release = (): void => signal.removeEventListener("abort", stop);
   session.actor.subscribe({ error: release, complete: release });
+  return release;
 }
 
 interface RootOptions {
