@@ -33,6 +33,7 @@ import { lstat, open, readdir, readlink, symlink, unlink } from "node:fs/promise
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { threadId } from "node:worker_threads";
+import { procIsOurs } from "../../runtime/processes.node.js";
 import { ConversationError } from "../../src/errors.js";
 
 export interface LockOptions {
@@ -74,19 +75,8 @@ const TARGET = /^fl1:(\d{1,10}):([0-9a-f]{8}):([0-9a-f]{16})$/;
 
 /** The symlink target naming this process as holder, with a fresh token. */
 const target = (token: string): string => `fl1:${process.pid}:${HOST}:${token}`;
-/**
- * Whether /proc speaks of our pid namespace (see runtime/processes.node.ts:
- * in a namespace without a /proc of its own it names the outer namespace's
- * processes, and a tag or state read there is another process's).
- */
-const PROC_IS_OURS = ((): boolean => {
-  try {
-    const text = readFileSync("/proc/self/stat", "utf8");
-    return text.slice(0, text.indexOf(" ")) === String(process.pid);
-  } catch {
-    return false;
-  }
-})();
+/** Whether /proc speaks of our pid namespace (runtime/processes.node.ts): else a tag or state read there is another process's. */
+const PROC_IS_OURS = procIsOurs();
 
 /**
  * This process, the same in each of its worker threads (each loads this
