@@ -3,9 +3,8 @@
  * every incoming message, and reconnects with backoff when the connection
  * drops (not when the key was refused, nor after `close()`).
  */
-import { describeValue, FunctaiError } from "../../../src/errors.js";
-import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { RemoteError } from "../shared/errors.js";
+import { optionChecks } from "../shared/options.js";
 import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
 import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
 
@@ -157,12 +156,7 @@ export function reconnectDelay(attempt: number, maxMs: number, random: () => num
  */
 function checkLinkOptions(options: LinkOptions): void {
   const { maxDelayMs, timeoutMs, reconnect } = options ?? {};
-  const wrong = (name: string, value: unknown, what: string): never => {
-    throw new FunctaiError("settings-invalid", `connect: ${name} must be ${what}, not ${describeValue(value, 100)}`);
-  };
-  const ms = (name: string, value: unknown, min: number): void => {
-    if (value !== undefined && !(typeof value === "number" && value >= min && value <= MAX_TIMER_MS)) wrong(name, value, `a number of milliseconds from ${min} to ${MAX_TIMER_MS}`);
-  };
+  const { wrong, ms } = optionChecks("connect");
   ms("maxDelayMs", maxDelayMs, 0);
   ms("timeoutMs", timeoutMs, 1);
   if (reconnect !== undefined && typeof reconnect !== "boolean") wrong("reconnect", reconnect, "true or false");

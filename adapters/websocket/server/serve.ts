@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type Server as HttpServer } from "n
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
-import { MAX_TIMER_MS, systemClock } from "../../../src/runtime/clock.js";
+import { systemClock } from "../../../src/runtime/clock.js";
 import { resolveStore } from "../../../src/runtime/stores.js";
 import { describeValue, FunctaiError } from "../../../src/errors.js";
 import { checkSettings, type Settings } from "../../../src/settings.js";
 import type { Store } from "../../../src/store/types.js";
 import { CLOSE, Connection, type Hub } from "./connection.js";
+import { optionChecks } from "../shared/options.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
 import { admit, type RateOptions } from "./limits.js";
 import { requestHandler } from "./requests.js";
@@ -149,15 +150,7 @@ function programMap(programs: ServeOptions["programs"]): Map<string, AnyProgram>
  * (a rate of NaN turns the rate limit off; maxPending 0 refuses everyone).
  */
 function checkOptions(options: ServeOptions): void {
-  const wrong = (name: string, value: unknown, what: string): never => {
-    throw new FunctaiError("settings-invalid", `serve: ${name} must be ${what}, not ${describeValue(value, 100)}`);
-  };
-  const whole = (name: string, value: unknown, min: number): void => {
-    if (value !== undefined && !(Number.isSafeInteger(value) && (value as number) >= min)) wrong(name, value, `a whole number ≥ ${min}`);
-  };
-  const ms = (name: string, value: unknown, min: number): void => {
-    if (value !== undefined && !(typeof value === "number" && value >= min && value <= MAX_TIMER_MS)) wrong(name, value, `a number of milliseconds from ${min} to ${MAX_TIMER_MS}`);
-  };
+  const { wrong, whole, ms } = optionChecks("serve");
   for (const name of ["maxPayload", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const) whole(name, options[name], 1);
   for (const name of ["pollMs", "heartbeatMs", "helloTimeoutMs"] as const) ms(name, options[name], 1);
   ms("answeredGraceMs", options.answeredGraceMs, 0);
