@@ -43,16 +43,28 @@ describe("store-io names the server's limits", () => {
 describe.skipIf(NO_SERVER !== null)("store-io names the server's limits, on a real server", () => {
   it("an append the server cancels for its statement_timeout names that setting, not the network", async () => {
     const schema = freshSchema();
-    const pool = new pg.Pool({ connectionString: url, max: 2, statement_timeout: 1 } as pg.PoolConfig);
+    const made = postgresStore({ connectionString: url }, { schema });
+    expect(await made.append("c", [rec()])).toBe(1); // (the tables made, under no limit)
+    await made.close();
+    // another session holds the conversation's row: the append waits on it until the limit cancels it (never a race on timing)
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    await blocker.query("BEGIN");
+    await blocker.query(`SELECT 1 FROM "${schema}".conversations WHERE id = 'c' FOR UPDATE`);
+    const pool = new pg.Pool({ connectionString: url, max: 2, statement_timeout: 200 } as pg.PoolConfig);
     const store = postgresStore({ pool }, { schema });
-    const big = Array.from({ length: 20_000 }, () => ({ ...rec(), text: "x".repeat(200) }));
-    const { code, message } = await failure(store.append("c", big));
-    expect(code).toBe("store-io");
-    expect(message).toContain("statement_timeout");
-    expect(message).not.toContain("firewall");
-    await store.close();
-    await pool.end();
-    await dropSchema(schema);
+    try {
+      const { code, message } = await failure(store.append("c", [rec()]));
+      expect(code).toBe("store-io");
+      expect(message).toContain("statement_timeout");
+      expect(message).not.toContain("firewall");
+    } finally {
+      await blocker.query("ROLLBACK");
+      await blocker.end();
+      await store.close();
+      await pool.end();
+      await dropSchema(schema);
+    }
   }, 30_000);
 
   it("a pool its owner ended before the store is closed says so, not 'see the server's message'", async () => {
