@@ -35,14 +35,18 @@ export interface Comparison {
  * delta[0]; // { metric: "exact_match", before: 0.4, after: 0.9, diff: 0.5, low: …, high: …, better: 5, worse: 0, same: 5, n: 10 }
  */
 export function compare(before: Evaluation, after: Evaluation): Comparison[] {
-  if (!Array.isArray(before?.rows) || !Array.isArray(after?.rows)) throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
+  // (an evaluation without its metrics, hand-made or cut down when saved, threw a TypeError)
+  if (!Array.isArray(before?.rows) || !Array.isArray(after?.rows) || !Array.isArray(before.metrics) || !Array.isArray(after.metrics)) throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
   if (before.rows.length !== after.rows.length)
     throw new FunctaiError("input-invalid", `compare pairs rows: the evaluations have ${before.rows.length} and ${after.rows.length} rows`);
   // pairing other rows would give a paired range of nothing: each row must be the same data (copies are fine)
   const other = before.rows.findIndex((r, i) => r.row !== after.rows[i]!.row && !sameData(r.row, after.rows[i]!.row));
   if (other >= 0) throw new FunctaiError("input-invalid", `compare pairs each row with itself: row ${other + 1} is not the same in both evaluations`);
-  return before.metrics
-    .filter((metric) => after.metrics.includes(metric))
+  const shared = before.metrics.filter((metric) => after.metrics.includes(metric));
+  // an empty comparison read as "nothing changed" (delta[0] undefined): evaluations with other metrics cannot be paired
+  if (shared.length === 0 && before.metrics.length > 0 && after.metrics.length > 0)
+    throw new FunctaiError("input-invalid", `compare pairs metrics: the evaluations share none (before: ${before.metrics.join(", ")}; after: ${after.metrics.join(", ")})`);
+  return shared
     .map((metric) => {
       const pairs: [number, number][] = [];
       before.rows.forEach((row, i) => {

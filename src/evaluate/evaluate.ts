@@ -1,5 +1,6 @@
 import type { Callable } from "../functions/callable.js";
 import { FunctaiError } from "../errors.js";
+import { blockSettings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";
 import { makeScorer, setScore, type MetricOption, type Scorer } from "./metrics.js";
@@ -170,7 +171,7 @@ export function summarize(results: RowResult[], fallback: readonly string[] = []
 export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], options: EvaluateOptions = {}): Promise<Evaluation> {
   const { shape, scorer, concurrency } = prepare(fn, rows, options);
   const run = newRunId("ev");
-  const call: RowCall = { fn, shape, caller: { evaluation: run }, signal: options.signal, store: options.store };
+  const call: RowCall = { fn, shape, caller: { evaluation: run }, signal: options.signal, store: options.store, block: blockSettings() };
   const results: RowResult[] = new Array(rows.length);
   let done = 0;
   let failed = 0;

@@ -79,7 +79,7 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   }
   if (Array.isArray(value)) throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
   if (typeof value !== "object" || value === null) {
-    into[name] = asScore(name, value);
+    setScore(into, name, asScore(name, value));
     return;
   }
   const entries = Object.entries(value);

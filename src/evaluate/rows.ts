@@ -75,11 +75,13 @@ export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[]
  * so a misspelt or wrongly typed column is refused up front, naming the
  * row, before any model call; and a one-input function is never handed a
  * row that lacks its required input (it would read the row's empty inputs
- * as the value).
+ * as the value). `only` picks the rows that are used (labeledFewShot
+ * leaves out a row without its required inputs).
  */
-export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSchema"> }, shape: RowShape, rows: readonly Row[]): void {
+export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSchema"> }, shape: RowShape, rows: readonly Row[], only: (row: Row) => boolean = () => true): void {
   const schema = fn.definition.inputSchema;
   rows.forEach((row, i) => {
+    if (!only(row)) return;
     const parsed = schema.safeParse(inputsOf(shape, row));
     if (parsed.success) return;
     const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ");

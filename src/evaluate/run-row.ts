@@ -3,6 +3,7 @@ import type { Step } from "../engine/runtime.js";
 import { FunctaiError } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { TurnCaller } from "../records/types.js";
+import { withSettings, type Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import { inputsOf, type Row, type RowShape } from "./rows.js";
 
@@ -16,6 +17,13 @@ export interface RowCall {
   store?: Store | string | undefined;
   /** Keep the model calls (an optimizer's worked examples). */
   keepSteps?: boolean;
+  /**
+   * The `withSettings` blocks open when the run started (`blockSettings()`).
+   * A call takes a block's settings at its synchronous start, and only the
+   * first rows start before the run's first await: every row is called
+   * inside them, so row 9 uses the same model as row 1.
+   */
+  block?: Settings;
 }
 
 /** What one row's call gave. */
@@ -45,18 +53,20 @@ export async function callRow(call: RowCall, row: Row, index: number): Promise<R
 
 async function callWith(call: RowCall, row: Row, index: number, options: CallOptions): Promise<RowOutcome> {
   const inputs = inputsOf(call.shape, row);
-  if (call.store !== undefined) {
-    const chat = call.fn.conversation(`${runId(call)}-${index + 1}`, { store: call.store });
+  const inBlock = <T>(start: () => T): T => (call.block === undefined ? start() : withSettings(call.block, start));
+  const { store } = call;
+  if (store !== undefined) {
+    const chat = inBlock(() => call.fn.conversation(`${runId(call)}-${index + 1}`, { store }));
     try {
-      return { ok: true, value: await chat.send(inputs, options), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
+      return { ok: true, value: await inBlock(() => chat.send(inputs, options)), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
     } catch (e) {
       const turn = await chat.turns().then((t) => t.at(-1)?.id ?? null, () => null);
       return { ok: false, error: errorText(e), turn };
     }
   }
   try {
-    if (!call.keepSteps) return { ok: true, value: await call.fn(inputs, options), steps: null, turn: null };
-    const p = await call.fn.predict(inputs, options);
+    if (!call.keepSteps) return { ok: true, value: await inBlock(() => call.fn(inputs, options)), steps: null, turn: null };
+    const p = await inBlock(() => call.fn.predict(inputs, options));
     return { ok: true, value: p.result, steps: p.steps, turn: null };
   } catch (e) {
     return { ok: false, error: errorText(e), turn: null };

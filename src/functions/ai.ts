@@ -119,7 +119,10 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
   /** The definition for some instructions and worked examples (the examples are shown, never run). */
   const define = (description: string, demos: readonly Demo[]): Definition => {
     const shape: AIShape = { name, description, output, tools, toolMap };
-    const examples = shownExamples(demos);
+    // an example's inputs are shown as the live input is, parsed (defaults filled, transforms applied): kept raw,
+    // a trimmed or defaulted input looked different in the examples than in the call they teach
+    // (withState has checked that each example's inputs parse)
+    const examples = shownExamples(demos.map((d) => ({ ...d, inputs: inputSchema.parse(d.inputs) as Record<string, unknown> })));
     return {
       kind: "ai",
       name,

@@ -10,6 +10,7 @@ import { pool } from "../evaluate/pool.js";
 import { callRow, newRunId, type RowCall } from "../evaluate/run-row.js";
 import { checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
 import type { LanguageModel } from "../lm/types.js";
+import { blockSettings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
 import { jsonCopy, stepsFrom, type Demo } from "./demo.js";
 import { count, labeledDemo } from "./labeled.js";
@@ -30,7 +31,13 @@ export interface BootstrapOptions {
   threshold?: number;
   /** At most this many recorded runs become examples (default 4). */
   maxBootstrapped?: number;
-  /** Examples in all, recorded ones included; the rest are labeled rows (default 16). */
+  /**
+   * Labeled rows fill the examples up to this many, recorded ones counted
+   * (default 16). It never drops a recorded run: DESIGN adds "maxLabeled
+   * minus that many" labeled rows after up to `maxBootstrapped` recorded
+   * ones, so below `maxBootstrapped` it means no labeled rows, not fewer
+   * recorded ones (`{ maxBootstrapped: 4, maxLabeled: 2 }` may give 4).
+   */
   maxLabeled?: number;
   /** The model that makes the runs (default: the function's own). */
   teacher?: LanguageModel | string;
@@ -91,8 +98,14 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   const concurrency = checkConcurrency(options.concurrency);
   const { threshold } = options;
   if (threshold !== undefined && !Number.isFinite(threshold)) throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
+  // each row as a labeled example, made before any run: an answer JSON cannot keep (a BigInt) is refused naming its
+  // row before anything is paid for, not by withState once every run is done
+  const asLabeled = rows.map((row, i) => {
+    const d = labeledDemo(shape, row);
+    return d ? jsonCopy(d, `${shape.name}: row ${i + 1}`) : null;
+  });
   const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
-  const call: RowCall = { fn: student, shape, caller: { optimization: newRunId("opt") }, signal: options.signal, keepSteps: true };
+  const call: RowCall = { fn: student, shape, caller: { optimization: newRunId("opt") }, signal: options.signal, keepSteps: true, block: blockSettings() };
 
   const found: (Demo | null)[] = new Array(rows.length).fill(null);
   let passed = 0;
@@ -116,10 +129,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   // rows start in order and every started row finishes: the first passing ones are those a run in order would find
   const picked = found.flatMap((d, i) => (d ? [{ d, i }] : [])).slice(0, maxBootstrapped);
   const used = new Set(picked.map((p) => p.i));
-  const labeled = rows.flatMap((row, i) => {
-    const d = used.has(i) ? null : labeledDemo(shape, row);
-    return d ? [d] : [];
-  });
+  const labeled = asLabeled.flatMap((d, i) => (d && !used.has(i) ? [d] : []));
   const demos = [...picked.map((p) => p.d), ...sample(labeled, maxLabeled - picked.length, seed)];
   return fn.withState({ instructions: fn.state().instructions, demos });
 }

@@ -75,8 +75,9 @@ export interface Signature {
  * the output type: a labeled row's answer is shown as written (`4` for a
  * text output), which a model reads as well.
  */
-function misfit(demo: Demo, signature: Signature): string | null {
-  const foreign = Object.keys(demo.inputs).filter((k) => !Object.hasOwn(signature.inputSchema.shape, k));
+function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>): string | null {
+  // the inputs as given: parsed, a JSON key __proto__ set the record's prototype instead, and was neither seen nor kept
+  const foreign = Object.keys(given).filter((k) => !Object.hasOwn(signature.inputSchema.shape, k));
   if (foreign.length > 0) return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
   // an example calling a tool the function no longer has (renamed, removed) would teach the model to call it
   const { tools } = signature;
@@ -102,7 +103,7 @@ export function parseState(name: string, state: unknown, signature?: Signature):
   loaded.demos.forEach((demo, i) => jsonCopy(demo, `${name}.withState: example ${i + 1}`));
   if (signature)
     loaded.demos.forEach((demo, i) => {
-      const why = misfit(demo, signature);
+      const why = misfit(demo, signature, (state as { demos: { inputs: Record<string, unknown> }[] }).demos[i]!.inputs);
       if (why !== null) throw new FunctaiError("input-invalid", `${name}.withState: example ${i + 1} does not fit ${name}'s signature (${why}); was the state saved from another function?`);
     });
   return loaded;

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { AIFunction } from "../functions/ai.js";
-import { FunctaiError } from "../errors.js";
-import { checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
+import { describeValue, FunctaiError } from "../errors.js";
+import { checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
 import type { InputShape } from "../tools/types.js";
-import type { Demo } from "./demo.js";
+import { jsonCopy, type Demo } from "./demo.js";
 import { sample } from "./sample.js";
 
 /**
@@ -53,11 +53,20 @@ export function count(name: string, value: number | undefined, fallback: number)
  * shown.demos.length; // 4
  */
 export function labeledFewShot<S extends InputShape, O extends z.ZodType>(fn: AIFunction<S, O>, rows: readonly Row[], options: LabeledOptions = {}): AIFunction<S, O> {
+  // (null options threw a TypeError; a string was taken as no options)
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new FunctaiError("input-invalid", `options are an object such as { k: 4 }, not ${describeValue(options, 80)}`);
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   const k = count("k", options.k, 16);
   const seed = count("seed", options.seed, 0);
-  const demos = rows.map((row) => labeledDemo(shape, row)).filter((d): d is Demo => d !== null);
+  // a row with wrong inputs, or an answer JSON cannot keep, is refused here naming the row: found by withState,
+  // it was "example n" (counted after sampling) of a state "saved from another function"
+  checkInputs(fn, shape, rows, (row) => labeledDemo(shape, row) !== null);
+  const demos = rows.flatMap((row, i) => {
+    const d = labeledDemo(shape, row);
+    return d ? [jsonCopy(d, `${shape.name}: row ${i + 1}`)] : [];
+  });
   if (rows.length > 0 && demos.length === 0)
     throw new FunctaiError("input-invalid", `${shape.name}: no row has every required input (${shape.required.join(", ")}) and an expected answer`);
   return fn.withState({ instructions: fn.state().instructions, demos: sample(demos, k, seed) });

@@ -92,12 +92,12 @@ describe("a metric that never answers", () => {
 });
 
 describe("a state is JSON or it is refused", () => {
-  it("a BigInt or a cycle in an example: input-invalid naming the example, not a bare TypeError", () => {
+  it("a BigInt or a cycle in an example: input-invalid naming the row (labeledFewShot) or the example (withState), not a bare TypeError", () => {
     const cycle: Record<string, unknown> = { a: 1 };
     cycle.self = cycle;
     for (const result of [10n, cycle]) {
-      expect(() => labeledFewShot(status, [rows[0]!, { question: "q", result }])).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringContaining("example 2 is not JSON") }));
-      expect(() => status.withState({ instructions: "x", demos: [{ inputs: { question: "q" }, outputs: { result } }] })).toThrow(expect.objectContaining({ code: "input-invalid" }));
+      expect(() => labeledFewShot(status, [rows[0]!, { question: "q", result }])).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringContaining("row 2 is not JSON") }));
+      expect(() => status.withState({ instructions: "x", demos: [{ inputs: { question: "q" }, outputs: { result } }] })).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringContaining("example 1 is not JSON") }));
     }
   });
 
