@@ -22,6 +22,7 @@ import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
 import { Turn, Waiting } from "./turn.js";
+import { whenAborted } from "../runtime/abort.js";
 
 /**
  * A conversation's options: where it is kept (`store`), its clock, and any
@@ -111,14 +112,6 @@ class AlreadySent extends Error {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves when `signal` aborts; `dispose` takes its listener off (a long-lived signal keeps none per send). */
-function whenAborted(signal: AbortSignal): { promise: Promise<void>; dispose(): void } {
-  let onAbort = (): void => undefined;
-  const promise = new Promise<void>((resolve) => (onAbort = resolve));
-  signal.addEventListener("abort", onAbort, { once: true });
-  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
-}
 
 /**
  * What a send of a request id whose turn ended without an answer throws: as

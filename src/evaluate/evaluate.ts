@@ -8,6 +8,7 @@ import { checkConcurrency, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
+import { whenAborted } from "../runtime/abort.js";
 
 /**
  * How far a run is: rows done (answered or failed) of all, and how many failed.
@@ -129,14 +130,12 @@ export async function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome:
 /** The work's result, or a `turn-aborted` rejection as soon as `signal` aborts (the work itself cannot be stopped; its result is dropped). */
 function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
-  let stop = (): void => {};
-  const aborted = new Promise<never>((_, reject) => {
-    stop = () => reject(new FunctaiError("turn-aborted", "the run was stopped while a metric was scoring this row", { cause: signal.reason }));
-    if (signal.aborted) stop();
-    else signal.addEventListener("abort", stop, { once: true });
+  const aborted = whenAborted(signal);
+  const stopped = aborted.promise.then((): never => {
+    throw new FunctaiError("turn-aborted", "the run was stopped while a metric was scoring this row", { cause: signal.reason });
   });
   work.catch(() => {}); // a metric that fails after the stop is not an unhandled rejection
-  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", stop));
+  return Promise.race([work, stopped]).finally(aborted.dispose);
 }
 
 /**

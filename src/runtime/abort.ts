@@ -1,0 +1,19 @@
+/**
+ * A signal's abort as a promise, for racing work against it.
+ */
+
+/**
+ * Resolves when `signal` aborts (at once when it already has); `dispose`
+ * takes its listener off, so a long-lived signal keeps none per use.
+ *
+ * @example
+ * const aborted = whenAborted(signal);
+ * try { await Promise.race([work, aborted.promise]); } finally { aborted.dispose(); }
+ */
+export function whenAborted(signal: AbortSignal): { promise: Promise<void>; dispose(): void } {
+  if (signal.aborted) return { promise: Promise.resolve(), dispose: () => undefined };
+  let onAbort = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (onAbort = resolve));
+  signal.addEventListener("abort", onAbort, { once: true });
+  return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
+}
