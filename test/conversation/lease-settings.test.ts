@@ -66,7 +66,11 @@ describe("lease settings", () => {
     const store = memoryStore();
     expect(await desk.conversation("c", { store, lm: scripted(["hi"]), lease: { renewMs: 1_000, ttlMs: 30 } }).send("hello")).toBe("hi");
     expect(await desk.conversation("c", { store, lm: scripted(["ho"]), lease: { ttlMs: 60_000 } }).send("again")).toBe("ho");
-    const leases = (await store.read("c")).filter((r) => r.kind === "lease") as unknown as { at: string; until: string }[];
-    expect(leases.map((l) => Date.parse(l.until) - Date.parse(l.at))).toEqual([30, 60_000]);
+    const leases = (await store.read("c")).filter((r) => r.kind === "lease") as unknown as { turn: string; at: string; until: string }[];
+    const turns = [...new Set(leases.map((l) => l.turn))];
+    expect(turns).toHaveLength(2);
+    // each turn's leases by its own settings (a loaded machine may renew the first turn's 30 ms lease: each renewal lasts 30 ms too)
+    const lasts = turns.map((t) => [...new Set(leases.filter((l) => l.turn === t).map((l) => Date.parse(l.until) - Date.parse(l.at)))]);
+    expect(lasts).toEqual([[30], [60_000]]);
   });
 });
