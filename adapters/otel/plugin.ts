@@ -114,11 +114,20 @@ export function otel(options: OtelOptions = {}): Plugin {
   const runs = new Map<string, { attempt: number; run: Run }[]>();
   /** Spans of turns whose start this plugin did not see (given below the turn's outermost call): under the active span. */
   const loose = new Run(tracer, content, undefined, context.active());
-  /** Where a turn's new spans go: its latest run (one that lost its lease stops before its next step). */
-  const runOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)?.at(-1)?.run) ?? loose;
-  /** The run that opened a span (the oldest one holding its key: a call that began before the turn was claimed again ends in its own run). */
+  /**
+   * The run of `turn` with this attempt (each run's hooks say which they are
+   * of), found exactly: two runs at once both ask the same step, and whichever
+   * is answered first, each reply ends its own run's span. A run whose start
+   * this plugin did not see (it came in below the turn's outermost call): the
+   * spare run, under the active span.
+   */
+  const runAt = (turn: string | undefined, attempt: number): Run =>
+    (turn === undefined ? undefined : runs.get(turn)?.find((r) => r.attempt === attempt)?.run) ?? loose;
+  /** For a tool hook given no attempt (an engine older than the field): the turn's latest run (one that lost its lease stops before its next step). */
+  const latestOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)?.at(-1)?.run) ?? loose;
+  /** Likewise for its result: the oldest run holding its key (a call that began before the turn was claimed again ends in its own run). */
   const holderOf = (turn: string | undefined, holds: (run: Run) => boolean): Run =>
-    (turn === undefined ? undefined : runs.get(turn)?.find((r) => holds(r.run))?.run) ?? runOf(turn);
+    (turn === undefined ? undefined : runs.get(turn)?.find((r) => holds(r.run))?.run) ?? latestOf(turn);
   /**
    * Where a turn's span starts: under the tool call running it, when it is
    * run from inside another turn's tool (a delegated program answers in a
@@ -126,8 +135,10 @@ export function otel(options: OtelOptions = {}): Plugin {
    */
   const parentFor = (turn: string): Context => {
     const caller = frameCarrier.get();
-    const run = caller && caller.runtime.turn !== turn ? runs.get(caller.runtime.turn)?.at(-1)?.run : undefined;
-    return run ? run.contextFor(caller!.runtime.turn, caller!.site) : context.active();
+    if (!caller || caller.runtime.turn === turn) return context.active();
+    const { runtime } = caller;
+    const run = runAt(runtime.turn, runtime.journal.attempt);
+    return run === loose ? context.active() : run.contextFor(runtime.turn, caller.site);
   };
 
   return {
@@ -155,11 +166,11 @@ export function otel(options: OtelOptions = {}): Plugin {
         if (run.span) quietly("turnEnd", () => endTurnSpan(run.span!, end, run.usage, content));
       },
       modelRequest(r) {
-        quietly("modelRequest", () => runOf(r.turn).startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, r.model, requestAttributes(r, content)));
+        quietly("modelRequest", () => runAt(r.turn, r.attempt).startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, r.model, requestAttributes(r, content)));
       },
       modelResponse(r) {
         const key = `${r.turn}:${r.site}:${r.step}`;
-        const run = holderOf(r.turn, (run) => run.hasChat(key));
+        const run = runAt(r.turn, r.attempt);
         if (r.response) run.used(r.response.usage);
         const span = run.takeChat(key);
         if (!span) return;
@@ -174,11 +185,12 @@ export function otel(options: OtelOptions = {}): Plugin {
         });
       },
       toolCall(call) {
-        runOf(call.turn).toolCalled(call);
+        (call.attempt === undefined ? latestOf(call.turn) : runAt(call.turn, call.attempt)).toolCalled(call);
       },
       toolResult(result) {
         quietly("toolResult", () => {
-          const span = holderOf(result.turn, (run) => run.hasTool(result)).takeTool(result);
+          const run = result.attempt === undefined ? holderOf(result.turn, (run) => run.hasTool(result)) : runAt(result.turn, result.attempt);
+          const span = run.takeTool(result);
           span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
           if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
           if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);

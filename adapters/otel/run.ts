@@ -64,10 +64,6 @@ export class Run {
     this.usage.outputTokens += usage.outputTokens;
   }
 
-  hasChat(key: string): boolean {
-    return this.#chats.has(key);
-  }
-
   takeChat(key: string): Span | undefined {
     const span = this.#chats.get(key);
     this.#chats.delete(key);

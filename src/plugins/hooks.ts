@@ -142,7 +142,8 @@ async function watchedModelCall(
   // neither the request sent (nor the next step's, built on its messages) nor the reply the function reads
   // (the messages copied as a watcher reads them: a step's cost does not grow with the history it carries)
   const watched = Object.assign({}, request, { messages: copiedView(request.messages, copyOf), tools: copyOf(request.tools) });
-  const shown: PluginModelRequest = { turn: frame.runtime.turn, site: frame.site, path: frame.path, step, provider: lm.provider, model: lm.model, request: watched };
+  const { runtime } = frame;
+  const shown: PluginModelRequest = { turn: runtime.turn, site: frame.site, path: frame.path, step, attempt: runtime.journal.attempt, provider: lm.provider, model: lm.model, request: watched };
   const asked: Plugin[] = [];
   /**
    * Tells each plugin shown the request how the call ended, every one of them even when one throws

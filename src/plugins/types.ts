@@ -21,6 +21,13 @@ export interface PluginToolCall {
   turn?: string;
   /** The model's id for the call (providers repeat them across replies: not a key). */
   id?: string;
+  /**
+   * The attempt of the run making the call (as {@link PluginTurn.attempt}): two runs of one turn
+   * may go on at once (one that lost its lease has not stopped yet), and this tells their calls apart.
+   * Left out where the engine does not give it yet (engine/approvals.ts and engine/tool-calls.ts build
+   * these hooks' arguments without it, for now): a plugin then tells the runs apart by order, as otel() does.
+   */
+  attempt?: number;
 }
 
 /**
@@ -118,6 +125,12 @@ export interface PluginModelRequest {
   path: string;
   /** The model call's number within its AI function call, from 1. */
   step: number;
+  /**
+   * The attempt of the run making the call (as {@link PluginTurn.attempt}): two runs of one turn
+   * may go on at once (one that lost its lease has not stopped yet, and both ask the same step), and
+   * this tells their calls apart where turn, site and step do not.
+   */
+  attempt: number;
   provider: string;
   model: string;
   request: LMRequest;

@@ -63,6 +63,36 @@ export interface FaultyStore extends Store {
   readonly crashed: boolean;
 }
 
+const PLAN_KEYS = new Set(["failOn", "crash", "delayMs"]);
+
+/** A delay as milliseconds, 0 or more; a NaN, negative or endless one would be no delay, or setTimeout's 1 ms. */
+function checkedDelay(ms: unknown, where: string): number {
+  if (typeof ms === "number" && Number.isFinite(ms) && ms >= 0) return ms;
+  throw new FunctaiError("settings-invalid", `faultyStore: ${where} is ${typeof ms === "string" ? JSON.stringify(ms) : String(ms)}; give a number of milliseconds, 0 or more.`);
+}
+
+/**
+ * Refuses a plan that would inject nothing because of a slip: a key a plan
+ * does not have (`failsOn`), a call number never made (calls count from 1),
+ * a fault misspelt, a delay that is not a number of milliseconds.
+ */
+function checkPlan(plan: FaultPlan, checked: (fault: unknown, where: string) => Fault | undefined): void {
+  if (typeof plan !== "object" || plan === null) throw new FunctaiError("settings-invalid", `faultyStore: its plan is ${plan === null ? "null" : typeof plan}; give e.g. { failOn: { 2: "after-write" } }.`);
+  const odd = Object.keys(plan).filter((k) => !PLAN_KEYS.has(k));
+  if (odd.length > 0) throw new FunctaiError("settings-invalid", `faultyStore: the plan has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a plan has failOn, crash and delayMs.`);
+  const { failOn, crash, delayMs } = plan;
+  if (failOn !== undefined && typeof failOn !== "function") {
+    if (typeof failOn !== "object" || failOn === null || Array.isArray(failOn))
+      throw new FunctaiError("settings-invalid", "faultyStore: failOn is neither an object of call numbers ({ 2: \"after-write\" }) nor a function.");
+    for (const [call, fault] of Object.entries(failOn)) {
+      if (!/^[1-9]\d*$/.test(call)) throw new FunctaiError("settings-invalid", `faultyStore: failOn[${call}] names no append call; calls count from 1.`);
+      checked(fault, `failOn[${call}]`);
+    }
+  }
+  if (crash !== undefined && typeof crash !== "boolean") throw new FunctaiError("settings-invalid", `faultyStore: crash is ${String(crash)}; give true or false.`);
+  if (delayMs !== undefined && typeof delayMs !== "function") checkedDelay(delayMs, "delayMs");
+}
+
 /**
  * Wraps a store to inject faults and count writes, for tests: throw on the
  * Nth append before or after the write, die after a fault, delay calls.
@@ -85,12 +115,11 @@ export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
     if (fault === undefined || fault === "before-write" || fault === "after-write") return fault;
     throw new FunctaiError("settings-invalid", `faultyStore: ${where} is ${JSON.stringify(fault) ?? String(fault)}; give "before-write" or "after-write".`);
   };
-  if (plan.failOn !== undefined && typeof plan.failOn !== "function")
-    for (const [call, fault] of Object.entries(plan.failOn)) checked(fault, `failOn[${call}]`);
+  checkPlan(plan, checked);
   const faultFor = (c: AppendCall): Fault | undefined =>
     typeof plan.failOn === "function" ? checked(plan.failOn(c), `failOn's answer for append call ${c.call}`) : plan.failOn?.[c.call];
   const delay = async (c: AppendCall | undefined): Promise<void> => {
-    const ms = typeof plan.delayMs === "function" ? plan.delayMs(c) : (plan.delayMs ?? 0);
+    const ms = typeof plan.delayMs === "function" ? checkedDelay(plan.delayMs(c), `delayMs's answer for ${c ? `append call ${c.call}` : "a read"}`) : (plan.delayMs ?? 0);
     if (ms > 0) await new Promise((r) => setTimeout(r, ms));
   };
   const alive = (call: number): void => {

@@ -79,10 +79,26 @@ const DEFAULT_USAGE: Usage = { inputTokens: 10, outputTokens: 5 };
 
 function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
   if (typeof chunks !== "number") return text.split(/(?<= )/);
-  if (!Number.isInteger(chunks) || chunks < 1) throw new FunctaiError("settings-invalid", `scripted model: chunks is ${chunks}; give a whole number of characters, 1 or more.`);
+  // (a whole number, 1 or more: checked when the model is made, see checkOptions)
   const out: string[] = [];
   for (let i = 0; i < text.length; i += chunks) out.push(text.slice(i, i + chunks));
   return out;
+}
+
+/**
+ * Refuses options that are not one of the documented values: a mistyped one
+ * (`form: "replies"`, `nativeTools: "false"`) read as its default would run the
+ * test against another model than the one asked for, with nothing to say so.
+ */
+function checkOptions(options: ScriptedOptions): void {
+  const wrong = (key: string, value: unknown, want: string): FunctaiError =>
+    new FunctaiError("settings-invalid", `scripted model: ${key} is ${typeof value === "string" ? JSON.stringify(value) : String(value)}; give ${want}.`);
+  const { nativeTools, model, form, chunks } = options;
+  if (nativeTools !== undefined && typeof nativeTools !== "boolean") throw wrong("nativeTools", nativeTools, "true or false");
+  if (model !== undefined && (typeof model !== "string" || model === "")) throw wrong("model", model, "a name");
+  if (form !== undefined && form !== "plain" && form !== "reply") throw wrong("form", form, '"plain" or "reply"');
+  if (chunks !== undefined && chunks !== "words" && !(typeof chunks === "number" && Number.isInteger(chunks) && chunks >= 1))
+    throw wrong("chunks", chunks, '"words" or a whole number of characters, 1 or more');
 }
 
 const REPLY_KEYS = new Set(["text", "chunks", "toolCalls", "usage"]);
@@ -142,6 +158,8 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
   // a string would be read a character a reply ("Hi." as three replies): refused
   if (!Array.isArray(replies as unknown))
     throw new FunctaiError("settings-invalid", `scripted model: its replies are ${replies === null ? "null" : typeof replies}; give a list, e.g. scripted(["Hi."]).`);
+  if (typeof options !== "object" || options === null) throw new FunctaiError("settings-invalid", "scripted model: its options are not an object; give e.g. { form: \"reply\" }.");
+  checkOptions(options);
   const nativeTools = options.nativeTools ?? true;
   const requests: LMRequest[] = [];
   let next = 0;

@@ -46,7 +46,8 @@ describe("scripted: replying as a model does", () => {
   });
 
   it("chunks must be a whole number of characters; text and chunks must agree", async () => {
-    await expect(scripted(["x"], { chunks: 0 }).generate(ask, { onText: () => {} })).rejects.toMatchObject({ code: "settings-invalid" });
+    // (refused when the model is made, before any call: see scripted-options.test.ts)
+    expect(() => scripted(["x"], { chunks: 0 })).toThrow(expect.objectContaining({ code: "settings-invalid" }));
     await expect(scripted([{ text: "a", chunks: ["b"] }]).generate(ask)).rejects.toMatchObject({ code: "settings-invalid" });
   });
 });
