@@ -1,8 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { NeedsPerson } from "../../src/engine/runtime.js";
-import { FunctaiError, describeError } from "../../src/errors.js";
+import { FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
+import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
 import { outputOf, type McpCallResult } from "./result.js";
 import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
@@ -109,16 +110,69 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
   return tools;
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Options of the wrong type, refused before the server is asked (an `include` of one string was matched as a substring of it). */
+function checkOptions(options: unknown): asserts options is McpToolsOptions {
+  if (!isRecord(options)) throw new FunctaiError("settings-invalid", `mcpTools options must be an object { include?, effects? }, not ${describeValue(options, 80)}`);
+  const { include, effects } = options;
+  if (include !== undefined && typeof include !== "function" && !(Array.isArray(include) && include.every((n) => typeof n === "string")))
+    throw new FunctaiError("settings-invalid", `mcpTools include must be a list of tool names or a test of each tool, not ${describeValue(include, 80)}`);
+  if (effects !== undefined && !isRecord(effects))
+    throw new FunctaiError("settings-invalid", `mcpTools effects must be an object of effects by tool name, not ${describeValue(effects, 80)}`);
+  for (const e of Object.values(effects ?? {})) checkEffects(e);
+}
+
 function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolInfo[] {
   const { include, effects = {} } = options;
-  const names = new Set(all.map((t) => t.name));
+  const names = new Set<string>();
+  for (const t of all) {
+    // two tools of one name: the model could not tell them apart, and only one of them would ever be called
+    if (names.has(t.name)) throw new FunctaiError("remote-protocol", `the MCP server lists two tools named ${JSON.stringify(t.name)}`);
+    names.add(t.name);
+  }
   const named = [...(Array.isArray(include) ? include : []), ...Object.keys(effects)];
   const missing = named.filter((n) => !names.has(n));
   if (missing.length > 0)
     throw new FunctaiError("settings-invalid", `the MCP server has no tool named ${missing.map((n) => JSON.stringify(n)).join(", ")} (it has: ${[...names].join(", ") || "none"})`);
   if (include === undefined) return [...all];
-  if (typeof include === "function") return all.filter((t) => include(t));
+  if (typeof include === "function")
+    return all.filter((t) => {
+      try {
+        return include(t);
+      } catch (e) {
+        throw new FunctaiError("settings-invalid", `mcpTools include failed on the tool ${JSON.stringify(t.name)}: ${describeError(e)}`, { cause: e });
+      }
+    });
   return all.filter((t) => include.includes(t.name));
+}
+
+/**
+ * The tool's name and input schema, when a provider takes them: MCP allows
+ * names ("orders.refund"), input names ("order id") and schemas that
+ * providers refuse, and a request offering such a tool is refused whole (a
+ * 400 at every step). So it is refused here, saying how to leave it out:
+ * the rest of the server's tools are still usable.
+ */
+function offerable(info: McpToolInfo): { name: string; parameters: Record<string, unknown> } {
+  const leaveOut = "leave it out with mcpTools(client, { include })";
+  let name: string;
+  try {
+    name = checkName("MCP tool", info.name);
+  } catch (e) {
+    throw new FunctaiError("settings-invalid", `${(e as Error).message}, as providers require; ${leaveOut}`, { cause: e });
+  }
+  const parameters: unknown = info.inputSchema;
+  if (!isRecord(parameters) || parameters.type !== "object")
+    throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${leaveOut}`);
+  const properties = isRecord(parameters.properties) ? Object.keys(parameters.properties) : [];
+  const refused = properties.filter((key) => !INPUT_NAME.test(key));
+  if (refused.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP tool ${name} has inputs named ${refused.map((k) => JSON.stringify(k)).join(", ")}: providers refuse input names other than 1–64 letters, digits, _, . or -; ${leaveOut}`,
+    );
+  return { name, parameters };
 }
 
 /**
@@ -132,8 +186,10 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
  * or it timed out) may have acted: the turn stops for a person, resumable
  * (`turn-unfinished`), the call unfinished. The tools are journaled,
  * approved and resumed like any tool; a stopped turn cancels the request. A listing that fails is `remote-closed` (the connection is
- * gone) or `remote-protocol` (the server answered with an error, or its
- * pages go round in a circle).
+ * gone) or `remote-protocol` (the server answered with an error, lists one
+ * name twice, or its pages go round in a circle). A tool whose name, input
+ * names or schema providers refuse is `settings-invalid`: leave it out with
+ * `include`.
  *
  * @example
  * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -148,12 +204,11 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
 export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<McpTool[]> {
   if (!client || typeof client.listTools !== "function" || typeof client.callTool !== "function")
     throw new FunctaiError("settings-invalid", "mcpTools takes a connected Client of @modelcontextprotocol/sdk");
-  for (const e of Object.values(options.effects ?? {})) checkEffects(e);
+  checkOptions(options);
   const makeCheck = await loadCheckMaker();
   const tools = chosen(await listAll(client), options);
   return tools.map((info) => {
-    const name = checkName("MCP tool", info.name);
-    const parameters = info.inputSchema as Record<string, unknown>;
+    const { name, parameters } = offerable(info);
     let check;
     try {
       check = makeCheck(parameters);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { partialTag } from "./reply-text.js";
+import { asciiLower, partialTag } from "./reply-text.js";
 import type { Message } from "./types.js";
 
 /**
@@ -10,7 +10,30 @@ import type { Message } from "./types.js";
 
 export const isStringOutput = (output: z.ZodType): boolean => output instanceof z.ZodString;
 
-const block = (tag: string, body: string): string => `<${tag}>\n${body}\n</${tag}>`;
+/** The closing tags of each block name seen (made once per name). */
+const closingTags = new Map<string, RegExp>();
+
+/**
+ * A block's body, with its own closing tag (`</question>`: in any case,
+ * with white space before its `>`, or cut off at the body's end) written as
+ * `<\/question>`, so that a value cannot end its block early and write
+ * blocks of its own after it. In JSON (objects, a tool call's input) `\/`
+ * is an escape of `/`, so the JSON still reads as the same value. A body
+ * without such a tag is written exactly as before this escape existed: the
+ * text of those prompts, and so the request keys kept in journals, do not
+ * change.
+ */
+export function inBlock(tag: string, body: string): string {
+  if (!body.includes("</")) return body;
+  let closing = closingTags.get(tag);
+  if (closing === undefined) {
+    closing = new RegExp(`</(${tag.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")})(?=\\s|>|$)`, "gi");
+    closingTags.set(tag, closing);
+  }
+  return body.replace(closing, "<\\/$1");
+}
+
+const block = (tag: string, body: string): string => `<${tag}>\n${inBlock(tag, body)}\n</${tag}>`;
 
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
 
@@ -59,7 +82,8 @@ export function baseMessages(
   return messages;
 }
 
-const RESULT = /<result>\s*([\s\S]*?)\s*<\/result>/;
+// in any case: models sometimes write `<RESULT>` (reply-text.ts finds them the same way)
+const RESULT = /<result>\s*([\s\S]*?)\s*<\/result>/i;
 const OPEN = "<result>";
 const CLOSE = "</result>";
 const FENCE = /^```[A-Za-z]*\s*([\s\S]*?)\s*```$/;
@@ -77,7 +101,7 @@ export const unfenced = (text: string): string => text.replace(FENCE, "$1");
 function resultBody(text: string): string | undefined {
   const match = RESULT.exec(text);
   if (match) return match[1]!;
-  const open = text.indexOf(OPEN);
+  const open = asciiLower(text).indexOf(OPEN);
   if (open < 0) return undefined;
   const body = text.slice(open + OPEN.length).trimEnd();
   return body.slice(0, body.length - partialTag(body, CLOSE)).trim();
@@ -98,11 +122,14 @@ export function readOutput(text: string, output: z.ZodType): ReadResult {
   }
   if (body === "") return { ok: false, detail: "the reply is empty" };
   const candidates: unknown[] = [];
+  const json = unfenced(body);
+  let notJson: string | undefined;
   try {
     // models often fence JSON (```json … ```) even inside the block
-    candidates.push(JSON.parse(unfenced(body)));
-  } catch {
+    candidates.push(JSON.parse(json));
+  } catch (e) {
     // not JSON: an enum or a bare word may still be the answer
+    notJson = (e as Error).message;
   }
   candidates.push(body);
   let detail = "no <result> block";
@@ -111,6 +138,8 @@ export function readOutput(text: string, output: z.ZodType): ReadResult {
     if (checked.success) return { ok: true, value: checked.data };
     detail = checked.error.issues.map((i) => `${i.path.join(".") || "result"}: ${i.message}`).join("; ");
   }
+  // an object or a list whose JSON did not parse (a trailing comma, a comment): say so, not that the text is a string
+  if (notJson !== undefined && /^[[{]/.test(json)) detail = `not valid JSON: ${notJson}`;
   return { ok: false, detail };
 }
 

@@ -3,6 +3,8 @@
  * what the reader will get as the answer, never the reply form's tags,
  * however the model's chunks split them (`<res` + `ult>\nHi`).
  *
+ * The tags are found in any case (`<RESULT>`), as readOutput finds them.
+ *
  * What is emitted, chunk by chunk, for one reply:
  * - Inside the first `<result>` block: its body, without the whitespace
  *   right after `<result>` and right before `</result>` (the answer is read
@@ -40,9 +42,16 @@ export interface ReplyText {
   end(): void;
 }
 
-/** The length of the longest end of `text` that is a start of `tag` (a tag a chunk may have split, or a reply cut off). */
+/**
+ * `text` with A–Z made a–z, and nothing else changed (its length neither: an
+ * index found in it is one in `text`). Models sometimes write the reply
+ * form's tags in another case (`<RESULT>`), so tags are looked for in this.
+ */
+export const asciiLower = (text: string): string => (/[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : text);
+
+/** The length of the longest end of `text` that is a start of `tag` (lowercase; in any case in `text`): a tag a chunk may have split, or a reply cut off. */
 export function partialTag(text: string, tag: string): number {
-  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (text.endsWith(tag.slice(0, n))) return n;
+  for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (asciiLower(text.slice(-n)) === tag.slice(0, n)) return n;
   return 0;
 }
 
@@ -72,7 +81,7 @@ export function replyText(emit: (delta: string) => void): ReplyText {
       if (held === "") return;
       started = true;
     }
-    const close = held.indexOf(CLOSE);
+    const close = asciiLower(held).indexOf(CLOSE);
     if (close >= 0) {
       const body = held.slice(0, close).trimEnd();
       if (body !== "") emit(body);
@@ -92,7 +101,7 @@ export function replyText(emit: (delta: string) => void): ReplyText {
       if (mode === "after" || delta === "") return;
       if (mode === "before") {
         const window = tail + delta;
-        const open = window.indexOf(OPEN);
+        const open = asciiLower(window).indexOf(OPEN);
         if (open < 0) {
           before.push(delta);
           tail = window.slice(-(OPEN.length - 1));

@@ -1,5 +1,5 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
-import { unfenced } from "./prompt.js";
+import { inBlock, unfenced } from "./prompt.js";
 import { CALL_BLOCK, CALL_OPEN, unclosedCall } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
 
@@ -20,8 +20,9 @@ export function toolsText(tools: readonly ToolSpec[]): string {
   );
 }
 
+// an input or a result that holds the block's own closing tag cannot end it early (see inBlock)
 const callText = (call: ToolCall): string =>
-  `<tool_call>\n${JSON.stringify({ name: call.name, input: call.input })}\n</tool_call>`;
+  `<tool_call>\n${inBlock("tool_call", JSON.stringify({ name: call.name, input: call.input }))}\n</tool_call>`;
 
 /** Renders a neutral request for a model that reads tools as text. */
 export function toTextRequest(request: LMRequest): LMRequest {
@@ -33,7 +34,7 @@ export function toTextRequest(request: LMRequest): LMRequest {
       const parts = [message.content, ...message.toolCalls.map(callText)].filter((p) => p !== "");
       messages.push({ role: "assistant", content: parts.join("\n") });
     } else if (message.role === "tool") {
-      const text = `<tool_result name="${message.name}" id="${message.toolCallId}">\n${message.content}\n</tool_result>`;
+      const text = `<tool_result name="${message.name}" id="${message.toolCallId}">\n${inBlock("tool_result", message.content)}\n</tool_result>`;
       const last = messages.at(-1);
       // consecutive results go in one user message
       if (last?.role === "user" && last.content.startsWith("<tool_result")) last.content += `\n${text}`;
@@ -45,6 +46,9 @@ export function toTextRequest(request: LMRequest): LMRequest {
   const out: LMRequest = { ...request, messages, tools: [] };
   return out;
 }
+
+/** The keys of a call block read (`id` and `type` as OpenAI's wire form has them, which carry no input). */
+const CALL_KEYS = new Set(["name", "input", "arguments", "parameters", "id", "type"]);
 
 /** One block's call; a body that is not a call's JSON object becomes a call with `inputError`. */
 function callOf(id: string, body: string): ToolCall {
@@ -58,8 +62,14 @@ function callOf(id: string, body: string): ToolCall {
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return { id, name: named(), input: body, inputError: 'not a JSON object {"name": …, "input": …}' };
   }
-  const call = parsed as { name?: unknown; input?: unknown; arguments?: unknown };
+  const call = parsed as { name?: unknown; input?: unknown; arguments?: unknown; parameters?: unknown };
   const name = typeof call.name === "string" ? call.name : "";
+  // Llama 3.x models write their own form, `{"name": …, "parameters": {…}}`
+  if (call.input === undefined && call.arguments === undefined && call.parameters !== undefined) return { id, name, input: call.parameters };
+  // an input under a key nobody reads is never run as an empty input: the model is told where it goes
+  const unread = Object.keys(call).filter((key) => !CALL_KEYS.has(key));
+  if (call.input === undefined && call.arguments === undefined && unread.length > 0)
+    return { id, name, input: body, inputError: `no "input" key (it has ${unread.map((k) => JSON.stringify(k)).join(", ")}): write {"name": …, "input": {…}}` };
   // OpenAI's wire form, which models that learnt it write here too: `arguments` as a JSON string of the object
   if (call.input === undefined && typeof call.arguments === "string") {
     try {

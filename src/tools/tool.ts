@@ -76,6 +76,8 @@ function checkInputShape(who: string, input: unknown): void {
   for (const [key, type] of Object.entries(input)) {
     if (!INPUT_NAME.test(key))
       throw new FunctaiError("settings-invalid", `${who}: input name ${JSON.stringify(key)} must be 1–64 letters, digits, _, . or - (providers refuse any other)`);
+    // parsing sets the input object's prototype from it, never an input: the body would get {} whatever was given
+    if (key === "__proto__") throw new FunctaiError("settings-invalid", `${who}: an input cannot be named __proto__ (JavaScript never keeps a value under it as an input)`);
     if (!isZodType(type)) throw new FunctaiError("settings-invalid", `${who}: input ${key} is not a zod type (such as z.string()): ${describeValue(type, 80)}`);
   }
 }

@@ -37,13 +37,14 @@ const answerChar = fc.constantFrom(..."ab <>/resultRE\n\t.é😀".split(""), "</
 const answer = fc
   .array(answerChar, { maxLength: 40 })
   .map((cs) => cs.join("").trim())
-  .filter((s) => !s.includes("<result>") && !s.includes("</result>") && !s.includes("<tool_call>"));
+  // (the reply form's tags are read in any case: `</R` may be the start of `</RESULT>`)
+  .filter((s) => !s.toLowerCase().includes("<result>") && !s.toLowerCase().includes("</result>") && !s.includes("<tool_call>"));
 const plainAnswer = answer.filter((s) => !s.includes("<"));
 const preamble = fc.constantFrom("Sure, here it is:\n", "Thinking… a < b and c > d.\n\n", "<re", "", "  ");
 const cuts = fc.array(fc.nat(200), { maxLength: 25 });
 
 /** Whether `text` ends in a start of `</result>` (a tag a cut-off reply may have begun). */
-const endsInCloseTag = (text: string): boolean => [..."</result"].some((_, i) => text.endsWith("</result".slice(0, i + 1)));
+const endsInCloseTag = (text: string): boolean => [..."</result"].some((_, i) => text.toLowerCase().endsWith("</result".slice(0, i + 1)));
 
 /** What a reply of each kind looks like, and the answer it carries. */
 const reply = fc.oneof(
