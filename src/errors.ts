@@ -253,6 +253,27 @@ export function describeError(e: unknown): string {
   try {
     return String(e);
   } catch {
-    return Object.prototype.toString.call(e); // (an object without a prototype has no toString: "[object Object]")
+    // (an object without a prototype has no toString: "[object Object]")
+  }
+  try {
+    return Object.prototype.toString.call(e);
+  } catch {
+    // a revoked Proxy, or one whose traps throw, cannot even be asked what it is
+    return `a ${typeof e === "function" ? "function" : "value"} that cannot be read (a Proxy?)`;
+  }
+}
+
+/**
+ * `e instanceof type`, false for a value that cannot be asked (a thrown
+ * Proxy whose getPrototypeOf trap throws, a revoked one): it is none of ours.
+ *
+ * @example
+ * try { await tool() } catch (e) { if (isInstance(e, FunctaiError)) console.log((e as FunctaiError).code); }
+ */
+export function isInstance(e: unknown, type: abstract new (...args: never[]) => unknown): boolean {
+  try {
+    return e instanceof type;
+  } catch {
+    return false;
   }
 }

@@ -6,6 +6,7 @@ import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
 import { approvalKey } from "../records/keys.js";
 import type { RecordedAnswer } from "./journal.js";
+import { hasKey } from "./tool-boundary.js";
 
 export interface CallSubject {
   name: string;
@@ -96,6 +97,17 @@ export function decide(frame: Frame, call: CallSubject): Decision | Promise<Deci
   return decideFully(frame, call);
 }
 
+/** Whether a `toolCall` hook's answer (neither undefined nor null) is one of those it may give: `{ block: reason }`, `{ input }`, `{ ask: question }`. */
+function takenAnswer(answer: unknown): boolean {
+  try {
+    const { block, ask } = answer as { block?: unknown; ask?: unknown };
+    if (hasKey(answer, "block")) return typeof block === "string";
+    return hasKey(answer, "input") || (hasKey(answer, "ask") && typeof ask === "string");
+  } catch {
+    return false; // (a Proxy whose traps throw)
+  }
+}
+
 async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   const { approve, plugins = [] } = frame.settings;
   let input = call.input;
@@ -105,11 +117,17 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
     if (!hook) continue;
     let decision;
     try {
-      decision = await hook({ name: call.name, input, effects: call.effects, path: call.path, site: frame.site, invocation: call.invocation, turn: frame.runtime.turn, id: call.id });
+      decision = await hook({ name: call.name, input, effects: call.effects, path: call.path, site: frame.site, invocation: call.invocation, turn: frame.runtime.turn, id: call.id, attempt: frame.runtime.journal.attempt });
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on ${call.path}: ${describeError(e)}`, { cause: e });
     }
-    if (!decision) continue;
+    if (decision === undefined || decision === null) continue;
+    // anything else is refused, never taken to mean "go on": a JavaScript plugin's `false`, or `{ blok }`, would let the tool run
+    if (!takenAnswer(decision))
+      throw new FunctaiError(
+        "plugin-failed",
+        `plugin ${plugin.name} answered ${describeValue(decision, 80)} on ${call.path}: return undefined (go on), { input }, { block: reason } or { ask: question } (reason and question strings)`,
+      );
     if ("block" in decision) return { kind: "refused", text: `The call was blocked (${plugin.name}). Reason: ${decision.block}` };
     if ("input" in decision) input = decision.input;
     else if ("ask" in decision) {

@@ -24,7 +24,9 @@ export function notJson(output: unknown): string | undefined {
   } catch (e) {
     return describeError(e);
   }
-  return text === undefined ? `a ${typeof output} has no JSON form` : lostIn(text, output);
+  if (text !== undefined) return lostIn(text, output);
+  // (an object JSON writes as nothing is one whose toJSON gave undefined, a function or a symbol)
+  return typeof output === "object" ? "an object whose toJSON gives no JSON value" : `a ${typeof output} has no JSON form`;
 }
 
 /**
@@ -77,6 +79,15 @@ function lostObject(value: unknown, seen: Set<object>): string | undefined {
 export function thrownText(e: unknown): string {
   if (e === undefined || e === null) return `the tool threw ${String(e)} (not an Error)`;
   return describeError(e);
+}
+
+/** Whether a hook's answer is an object (not an array) with `key`: false for anything else, a Proxy whose traps throw too. */
+export function hasKey(answer: unknown, key: string): boolean {
+  try {
+    return typeof answer === "object" && answer !== null && !Array.isArray(answer) && key in answer;
+  } catch {
+    return false;
+  }
 }
 
 /**

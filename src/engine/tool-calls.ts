@@ -1,4 +1,4 @@
-import { ApprovalError, ConversationError, FunctaiError, describeError } from "../errors.js";
+import { ApprovalError, ConversationError, FunctaiError, describeError, describeValue, isInstance } from "../errors.js";
 import type { Message, ToolCall } from "../lm/types.js";
 import type { Plugin } from "../plugins/types.js";
 import { changesThings } from "../approval/rule.js";
@@ -10,7 +10,7 @@ import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
-import { ToolCallContext, keptText, notJson, thrownText } from "./tool-boundary.js";
+import { ToolCallContext, hasKey, keptText, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -109,9 +109,10 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
     const hook = plugin.hooks.toolResult;
     if (!hook || !p.tool) continue;
     const shown = "error" in outcome ? { error: outcome.error } : { output };
+    let changed: unknown;
     try {
       const approved = p.decision?.kind === "run" ? (p.decision.approved ?? null) : null;
-      const changed = await hook({
+      changed = await hook({
         name: p.call.name,
         input,
         effects: p.tool.toolEffects,
@@ -120,13 +121,21 @@ async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { 
         invocation: p.invocation,
         turn: frame.runtime.turn,
         id: p.call.id,
+        attempt: frame.runtime.journal.attempt,
         approved,
         ...shown,
       });
-      if (changed && "output" in changed && "output" in outcome) output = changed.output;
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
     }
+    if (changed === undefined || changed === null) continue;
+    // anything else is refused, never ignored: a redacted output handed back bare would reach the model unredacted
+    if (!hasKey(changed, "output"))
+      throw new FunctaiError(
+        "plugin-failed",
+        `plugin ${plugin.name} answered ${describeValue(changed, 80)} on the result of ${p.path}: return undefined (keep it) or { output } (replace it)`,
+      );
+    if ("output" in outcome) output = (changed as { output: unknown }).output;
   }
   return output;
 }
@@ -144,8 +153,9 @@ const PROPAGATE = new Set([
   "lease-lost",
   "turn-claimed",
 ]);
+// (asked with isInstance: a thrown Proxy whose traps throw is a tool's error, never a crash of the step)
 const mustPropagate = (e: unknown): boolean =>
-  e instanceof Suspend || e instanceof LeaseLost || e instanceof ApprovalError || (e instanceof FunctaiError && PROPAGATE.has(e.code));
+  isInstance(e, Suspend) || isInstance(e, LeaseLost) || isInstance(e, ApprovalError) || (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code));
 
 /** Shows a call's `tool_result` (once: a replay does not show it again). */
 function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string): void {
@@ -230,9 +240,9 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   } catch (e) {
     // a person is asked inside the tool's body (an AI function it calls): it did not finish, and on resume it is
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
-    if (e instanceof Suspend && leafChange) void runtime.journal.add(toolBody(site, p, "rerun"));
+    if (leafChange && isInstance(e, Suspend)) void runtime.journal.add(toolBody(site, p, "rerun"));
     // the turn stops for a person, resumable: what it learned is kept first (replies not paid again, tools done not run again)
-    if (e instanceof NeedsPerson) await runtime.journal.flush();
+    if (isInstance(e, NeedsPerson)) await runtime.journal.flush();
     if (mustPropagate(e)) throw e;
     return failed(frame, p, input, thrownText(e), e);
   }
@@ -240,24 +250,28 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   let text = keptText(output);
   if (text === undefined)
     return failed(frame, p, input, `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`, undefined);
+  let kept = keptValue(output, text);
   if (frame.settings.plugins?.length) {
-    const ran = output === undefined ? null : output;
+    // the plugins are shown that one reading of the output (as the model reads it), never the tool's live objects:
+    // a getter read again may give something else, or throw; a plugin that changes it in place changes its own copy
+    const shown = output === undefined ? undefined : keptValue(output, text);
     try {
-      output = await afterHooks(frame, p, input, { output });
-      const changed = notJson(output);
-      if (changed !== undefined)
-        throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${changed})`);
+      output = await afterHooks(frame, p, input, { output: shown });
+      const changed = keptText(output);
+      if (changed === undefined)
+        throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${notJson(output) ?? "it could not be written"})`);
+      text = changed;
     } catch (e) {
       // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
       const done = toolBody(site, p, "done");
-      done.output = keptValue(ran, keptText(ran)!);
+      done.output = kept;
       void runtime.journal.add(done);
       throw e;
     }
-    text = outputText(output);
+    kept = keptValue(output, text);
   }
   const done = toolBody(site, p, "done");
-  done.output = keptValue(output, text);
+  done.output = kept;
   void runtime.journal.add(done);
   showResult(frame, p, output);
   return toolMessage(p, text);

@@ -4,7 +4,7 @@
  * to something else, or throws what is not a FunctaiError, fails the turn
  * with a `provider-…` FunctaiError, never a raw TypeError.
  */
-import { FunctaiError, ProviderError, describeError } from "../errors.js";
+import { FunctaiError, ProviderError, describeError, isInstance } from "../errors.js";
 import type { LanguageModel, LMResponse } from "./types.js";
 
 const shown = (x: unknown): string => (x === null ? "null" : Array.isArray(x) ? "an array" : typeof x);
@@ -46,7 +46,7 @@ export function checkResponse(lm: LanguageModel, response: unknown): LMResponse 
  * as `provider-response`, the thrown value kept as `cause`.
  */
 export function modelFailure(lm: LanguageModel, e: unknown): unknown {
-  if (e instanceof FunctaiError) return e;
+  if (isInstance(e, FunctaiError)) return e; // (a model may throw a Proxy that cannot be asked what it is)
   return new ProviderError("provider-response", `${lm.provider} model ${lm.model} failed: ${describeError(e)}`, { provider: lm.provider, cause: e });
 }
 

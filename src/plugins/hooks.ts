@@ -4,7 +4,7 @@
  * (`modelRequest` / `modelResponse`). The tool hooks are called where tools
  * are decided and run (engine/approvals.ts, engine/tool-calls.ts).
  */
-import { ApprovalError, FunctaiError, describeError } from "../errors.js";
+import { ApprovalError, FunctaiError, describeError, isInstance } from "../errors.js";
 import type { Frame } from "../engine/frame.js";
 import { copiedView } from "../engine/message-view.js";
 import { LeaseLost, Suspend } from "../engine/runtime.js";
@@ -26,11 +26,12 @@ type Ending = PluginTurnEnd extends infer T ? (T extends unknown ? Omit<T, keyof
 
 /** How a run that threw ended, as `turnEnd` is told. */
 function endingOf(e: unknown, frame: Frame): Ending {
-  if (e instanceof Suspend) return { state: "waiting", approvals: e.approvals };
-  if (e instanceof LeaseLost) return e.stopped ? { state: "stopped", error: e.message } : { state: "interrupted", error: e.message };
+  // (asked with isInstance: a body may throw a Proxy that cannot be asked what it is)
+  if (isInstance(e, Suspend)) return { state: "waiting", approvals: (e as Suspend).approvals };
+  if (isInstance(e, LeaseLost)) return (e as LeaseLost).stopped ? { state: "stopped", error: (e as LeaseLost).message } : { state: "interrupted", error: (e as LeaseLost).message };
   if (frame.runtime.signal.aborted) return { state: "stopped", error: describeError(e) };
-  if (e instanceof ApprovalError) return { state: "failed", error: e.message, code: e.code };
-  return { state: "failed", error: describeError(e), code: e instanceof FunctaiError ? e.code : null };
+  if (isInstance(e, ApprovalError)) return { state: "failed", error: (e as ApprovalError).message, code: (e as ApprovalError).code };
+  return { state: "failed", error: describeError(e), code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null };
 }
 
 /**

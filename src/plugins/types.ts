@@ -24,8 +24,8 @@ export interface PluginToolCall {
   /**
    * The attempt of the run making the call (as {@link PluginTurn.attempt}): two runs of one turn
    * may go on at once (one that lost its lease has not stopped yet), and this tells their calls apart.
-   * Left out where the engine does not give it yet (engine/approvals.ts and engine/tool-calls.ts build
-   * these hooks' arguments without it, for now): a plugin then tells the runs apart by order, as otel() does.
+   * The engine gives it with every call; it is optional as `turn` is, for hooks called by hand (a
+   * plugin then tells the runs apart by order, as otel() does).
    */
   attempt?: number;
 }

@@ -1,7 +1,7 @@
 import { createActor, fromCallback, type AnyEventObject, type Snapshot } from "xstate";
 import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
-import { FunctaiError, describeError } from "../errors.js";
+import { FunctaiError, describeError, isInstance } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, abortError, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
@@ -56,7 +56,9 @@ export interface TurnSession {
 }
 
 
-const codeOf = (e: unknown): string | null => (e instanceof FunctaiError ? e.code : null);
+// (asked with isInstance: a body may throw a Proxy that cannot be asked what it is, and it
+// fails the turn as any error does, never reads as an interruption because asking it threw)
+const codeOf = (e: unknown): string | null => (isInstance(e, FunctaiError) ? (e as FunctaiError).code : null);
 
 type RunnerArgs = { sendBack: (event: AnyEventObject) => void; input: RunnerInput };
 type Runner = (args: RunnerArgs) => () => void;
@@ -117,21 +119,22 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
       } catch (e) {
         const usage = runtime ? { ...runtime.usage } : { inputTokens: 0, outputTokens: 0 };
         try {
-          if (e instanceof Suspend && runtime) {
-            await host.onWait?.(e.approvals, runtime);
+          if (runtime && isInstance(e, Suspend)) {
+            const { approvals } = e as Suspend;
+            await host.onWait?.(approvals, runtime);
             // the approval events go with the wait, and the machine emits them as it enters awaitingApproval: an
             // answer given on seeing one (even from an `actor.on` handler, as it is emitted) finds it pending
             const events: { path: string; body: TurnEventBody }[] = [];
-            for (const approval of streaming ? e.approvals : []) {
+            for (const approval of streaming ? approvals : []) {
               const key = `approval:${approval.id}`; // (shown once in the session: a replay does not show it again)
               if (session.shown.has(key)) continue;
               session.shown.add(key);
               events.push({ path: callerPath(approval.path), body: { type: "approval", approval } });
             }
-            report({ type: "RUNNER.WAIT", approvals: e.approvals, events });
-          } else if (e instanceof LeaseLost || controller.signal.reason instanceof LeaseLost) {
+            report({ type: "RUNNER.WAIT", approvals, events });
+          } else if (isInstance(e, LeaseLost) || controller.signal.reason instanceof LeaseLost) {
             // (a tool that saw its signal abort on the lost lease threw its own error: the loss is what ended the run)
-            const lost = e instanceof LeaseLost ? e : (controller.signal.reason as LeaseLost);
+            const lost = isInstance(e, LeaseLost) ? (e as LeaseLost) : (controller.signal.reason as LeaseLost);
             session.error = lost;
             if (!controller.signal.aborted) controller.abort(lost); // tools still running in parallel stop too
             host.onInterrupt?.(lost);

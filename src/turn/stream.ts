@@ -85,7 +85,10 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
 
   #finished(): boolean {
     if (this.#ended || this.#session.actor.getSnapshot().status !== "active") return true;
-    return this.#controls.endsWhenWaiting && this.#answering === 0 && this.state === "awaitingApproval";
+    // an interrupted turn goes on with nobody here (a person resumes it through a new handle, with its own stream)
+    const state = this.state;
+    if (state === "interrupted") return true;
+    return this.#controls.endsWhenWaiting && this.#answering === 0 && state === "awaitingApproval";
   }
 
   async *#events(): AsyncGenerator<TurnEvent<T>, void, undefined> {
@@ -99,11 +102,12 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
 
   /**
    * The events were left early (break, throw, the iterator's `return()`): the turn is stopped, whether it runs
-   * or waits here in this process (nobody could answer it any more: the actor would leak); only a waiting
-   * conversation turn stays, saved. Nothing to do once the actor ended.
+   * or waits here in this process (nobody could answer it any more: the actor would leak); only a waiting or
+   * interrupted conversation turn stays, saved. Nothing to do once the actor ended.
    */
   #leave(): void {
-    const saved = this.#controls.endsWhenWaiting && this.state === "awaitingApproval";
+    const state = this.state;
+    const saved = this.#controls.endsWhenWaiting && (state === "awaitingApproval" || state === "interrupted");
     if (this.#session.actor.getSnapshot().status === "active" && !saved) this.abort();
   }
 

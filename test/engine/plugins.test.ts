@@ -22,7 +22,7 @@ describe("plugins: toolCall", () => {
     const cap = plugin("cap", { toolCall: (c) => (seen.push(c), { input: { ...(c.input as object), amount: 20 } }) });
     const asked: unknown[] = [];
     const reply = await desk("go", { lm, plugins: [cap], approve: (a) => (asked.push(a.input), true) });
-    expect(seen).toEqual([{ name: "refund", input: { order_id: "A-1", amount: 50 }, effects: "changes", path: "desk/refund", site: "desk#1", invocation: 1, turn: expect.any(String), id: "call_1_1" }]);
+    expect(seen).toEqual([{ name: "refund", input: { order_id: "A-1", amount: 50 }, effects: "changes", path: "desk/refund", site: "desk#1", invocation: 1, turn: expect.any(String), id: "call_1_1", attempt: 1 }]);
     expect(asked).toEqual([{ order_id: "A-1", amount: 20 }]);
     expect(t.REFUNDS).toEqual([["A-1", 20]]);
     expect(reply).toBe("saw: refunded 20 for A-1");

@@ -25,7 +25,8 @@ const OUTPUTS: [string, () => unknown, RegExp][] = [
   ["a BigInt", () => ({ total: 10n }), /BigInt/],
   ["a cycle", cyclic, /circular/i],
   ["a toJSON that throws", () => ({ toJSON: () => { throw new Error("no JSON for you"); } }), /no JSON for you/],
-  ["a function", () => () => 1, /function has no JSON form/],
+  ["a function", () => () => 1, /\(a function has no JSON form\)/],
+  ["a toJSON that gives undefined", () => ({ toJSON: () => undefined }), /\(an object whose toJSON gives no JSON value\)/],
   // JSON.stringify writes these as {}: the model would see nothing, and the journal keep nothing
   ["a Map", () => ({ orders: new Map([["A-1", "kettle"]]) }), /a Map is written as \{\}/],
   ["a Set", () => new Set(["A-1"]), /a Set is written as \{\}/],
