@@ -1,4 +1,5 @@
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
+import { ConversationError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 
 /**
@@ -18,10 +19,38 @@ export type StoreDB = IDBPDatabase<StoreSchema>;
 
 export const SCHEMA_VERSION = 1;
 
+const OBJECT_STORES = ["records", "lengths"] as const;
+
+/** The version the database of this name has now, where the browser tells (`indexedDB.databases`). */
+async function versionOf(name: string): Promise<number | undefined> {
+  try {
+    const found = (await indexedDB.databases()).find((d) => d.name === name);
+    return typeof found?.version === "number" ? found.version : undefined;
+  } catch {
+    return undefined; // (a browser without databases(): the message goes without the number)
+  }
+}
+
+/** The browser's VersionError, told as what it means here: a newer schema, and what to do. */
+async function newerVersion(name: string, e: unknown): Promise<ConversationError> {
+  const version = await versionOf(name);
+  return new ConversationError(
+    "store-io",
+    `IndexedDB store "${name}": its database has ${version === undefined ? "a newer schema version" : `schema version ${version}`}, ` +
+      `newer than this store's ${SCHEMA_VERSION}: a newer version of functai (in another tab, or before a downgrade) wrote it, ` +
+      "or it belongs to another program of this site. This store will not write to it. " +
+      "Update this app (and reload its other tabs), or give the store another name.",
+    { cause: e },
+  );
+}
+
 /**
  * Opens (creating on first use) the database. When another tab asks for a
  * newer version, this connection closes itself (`blocking`) instead of
- * blocking it, and `onGone` lets the caller open again on next use.
+ * blocking it, and `onGone` lets the caller open again on next use. A
+ * database of a newer schema version, or one of this name that another
+ * program of the origin made (without our object stores), is refused with a
+ * store-io that says so: it is neither read nor written.
  */
 export function openStoreDB(name: string, onGone: () => void): Promise<StoreDB> {
   return openDB<StoreSchema>(name, SCHEMA_VERSION, {
@@ -36,5 +65,22 @@ export function openStoreDB(name: string, onGone: () => void): Promise<StoreDB> 
       onGone();
     },
     terminated: onGone,
-  });
+  }).then(
+    (db) => {
+      const missing = OBJECT_STORES.filter((s) => !db.objectStoreNames.contains(s));
+      if (missing.length > 0) {
+        db.close();
+        throw new ConversationError(
+          "store-io",
+          `IndexedDB store "${name}": the database "${name}" of this site belongs to another program: it has no ${missing.map((s) => `"${s}"`).join(" nor ")} object store. ` +
+            "This store will not write to it. Give the store another name.",
+        );
+      }
+      return db;
+    },
+    async (e: unknown) => {
+      if ((e as { name?: unknown } | null)?.name === "VersionError") throw await newerVersion(name, e);
+      throw new ConversationError("store-io", `IndexedDB store "${name}": opening its database failed: ${describeError(e)}`, { cause: e });
+    },
+  );
 }

@@ -24,7 +24,16 @@ export interface IndexedDBStoreOptions {
   locks?: LockManager | null;
   /** Where BroadcastChannel is missing, how often `wait` reads the length instead (ms, default 250). */
   pollMs?: number;
+  /**
+   * How long an operation waits for the database to open before it fails
+   * with `store-io` (ms, default 10 000). An open waits while another tab
+   * keeps the database open through a deletion or upgrade it blocks.
+   */
+  openTimeoutMs?: number;
 }
+
+/** The default `openTimeoutMs`: far past a slow disk's open, short enough for a person to be told. */
+const OPEN_TIMEOUT_MS = 10_000;
 
 /** Whether this environment has IndexedDB (Node has none, nor have some sandboxed frames and privacy modes). */
 const hasIndexedDB = (): boolean => {
@@ -68,9 +77,15 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   if (typeof pollMs !== "number" || !(pollMs > 0) || pollMs > MAX_TIMER_MS) {
     throw new FunctaiError("input-invalid", `indexedDBStore "${name}": pollMs is a number of milliseconds above 0, not ${describeValue(pollMs, 40)}.`);
   }
+  const openTimeoutMs = options?.openTimeoutMs ?? OPEN_TIMEOUT_MS;
+  if (typeof openTimeoutMs !== "number" || !(openTimeoutMs > 0) || openTimeoutMs > MAX_TIMER_MS) {
+    throw new FunctaiError("input-invalid", `indexedDBStore "${name}": openTimeoutMs is a number of milliseconds above 0, not ${describeValue(openTimeoutMs, 40)}.`);
+  }
   const wakeups = new Wakeups(`functai-store:${name}`);
   let db: Promise<StoreDB> | undefined;
   let closed = false;
+  const closing = new AbortController(); // aborted by close: ends the waits for an open
+  let settledOpen: Promise<StoreDB> | undefined; // the last open that settled
 
   const fail = (what: string, e: unknown): FunctaiError =>
     e instanceof FunctaiError
@@ -88,7 +103,19 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   // (input-invalid, as every store says it)
   const checkAfter = (after: number, conversation = ""): void => checkAfterOf(conversation, after);
 
-  /** The open database, opened again after another tab's upgrade or the browser closed it. */
+  const slowOpenError = (): ConversationError =>
+    new ConversationError(
+      "store-io",
+      `IndexedDB store "${name}": its database did not open within ${openTimeoutMs} ms. Most likely another tab or window of this site ` +
+        "keeps it open and will not let go (a page of an older version of this app, or one that opens the database itself), so a " +
+        "deletion or upgrade of it waits, and every open after it. Close or reload that tab, then try again.",
+    );
+
+  /**
+   * The open database, opened again after another tab's upgrade or the browser closed it. The browser lets an open
+   * wait for ever behind another tab's connection: each caller waits openTimeoutMs at most, while the open itself
+   * goes on, so a later call gets the database once that tab lets go.
+   */
   const open = (): Promise<StoreDB> => {
     if (closed) return Promise.reject(closedError());
     if (!hasIndexedDB()) return Promise.reject(missingError());
@@ -97,11 +124,37 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
         if (db === opening) db = undefined;
       });
       db = opening;
-      opening.catch(() => {
-        if (db === opening) db = undefined;
-      });
+      opening.then(
+        (opened) => {
+          settledOpen = opening;
+          // Opened after this handle closed (close did not wait for it): let go of it at once.
+          if (closed) opened.close();
+        },
+        () => {
+          settledOpen = opening;
+          if (db === opening) db = undefined;
+        },
+      );
     }
-    return db;
+    const opening = db;
+    return new Promise<StoreDB>((resolve, reject) => {
+      // A close while the open waits ends the wait too: the caller is told the store closed, not kept waiting.
+      // An open already done is not a wait: an append given the database before the close still commits.
+      const onClose = (): void => {
+        if (settledOpen !== opening) end(() => reject(closedError()));
+      };
+      const timer = setTimeout(() => end(() => reject(slowOpenError())), openTimeoutMs);
+      const end = (settle: () => void): void => {
+        clearTimeout(timer);
+        closing.signal.removeEventListener("abort", onClose);
+        settle();
+      };
+      closing.signal.addEventListener("abort", onClose, { once: true });
+      opening.then(
+        (opened) => end(() => resolve(opened)),
+        (e: unknown) => end(() => reject(e)),
+      );
+    });
   };
 
   const length = async (conversation: string): Promise<number> => {
@@ -232,10 +285,12 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     const opened = db;
     closed = true;
     db = undefined;
+    closing.abort();
     wakeups.close();
     live?.releaseAll();
-    // Transactions already started still commit: close waits for them.
-    (await opened?.catch(() => undefined))?.close();
+    // Transactions already started still commit (a connection closes once they end). An open still waiting
+    // (behind another tab) is not waited for: its connection is closed when it comes (see open).
+    if (opened !== undefined && settledOpen === opened) (await opened.catch(() => undefined))?.close();
   };
 
   return {

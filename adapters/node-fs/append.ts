@@ -7,7 +7,7 @@
  * Nothing here awaits, so no other code of the process (a tool, a plugin, a
  * timer) runs while the lock is held.
  */
-import { fstatSync, fsyncSync, ftruncateSync, writeSync } from "node:fs";
+import { fstatSync, fsyncSync, ftruncateSync, unlinkSync, writeSync } from "node:fs";
 import { storeConflict } from "../../src/store/checks.js";
 import { closeFd, notAFile, openForAppend, scanFdSync, statOrUndefined, symlinkRefused, syncDirNow, type Known } from "./files.js";
 import type { Flushes, PendingFlush } from "./flush.js";
@@ -89,8 +89,14 @@ export function appendLocked(
       // all or none: take back whatever part of the batch reached the file.
       a.known.delete(conversation);
       try {
-        ftruncateSync(fd, seen.end);
-        fsyncSync(fd);
+        if (created) {
+          // A file this append made (nobody else makes it while we hold the lock) goes again: left empty, it
+          // would list as a conversation that holds nothing (a full disk fails the very first append).
+          unlinkSync(file);
+        } else {
+          ftruncateSync(fd, seen.end);
+          fsyncSync(fd);
+        }
       } catch {
         // the next append cuts a torn tail anyway
       }

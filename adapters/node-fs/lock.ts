@@ -211,9 +211,9 @@ function wanted(path: string): boolean {
 
 /** Waits until the waiter took the lock (its mark is gone), at most YIELD_MS; a mark left longer is removed (its waiter died or gave up). */
 async function yieldTo(path: string): Promise<void> {
-  const until = Date.now() + YIELD_MS;
+  const until = performance.now() + YIELD_MS; // (a monotonic clock: a wall clock set back would stretch the wait)
   while (wanted(path)) {
-    if (Date.now() >= until) return unlinkQuietly(`${path}${WANT}`);
+    if (performance.now() >= until) return unlinkQuietly(`${path}${WANT}`);
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -245,7 +245,9 @@ function runThenRelease<T>(fn: () => T, release: () => void): T {
 
 /** Takes the lock at `path` (waiting as needed); resolves to its release. */
 export async function acquire(path: string, options: LockOptions): Promise<() => void> {
-  const deadline = Date.now() + options.timeoutMs;
+  // Measured on a monotonic clock: a wall clock set back an hour would keep the append waiting an hour, one set
+  // forward would give up at once and blame a holder that had the lock for a moment.
+  const deadline = performance.now() + options.timeoutMs;
   for (let attempt = 0; ; attempt++) {
     const release = tryCreate(path);
     if (release !== undefined) {
@@ -258,13 +260,13 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
       throw e;
     });
     if (broken) continue;
-    if (Date.now() >= deadline) {
+    if (performance.now() >= deadline) {
       unlinkQuietly(`${path}${WANT}`);
       throw new ConversationError("store-io", `${path}: ${await timedOut(path, options.timeoutMs)}`);
     }
     // Exponential back-off, 1 ms to 50 ms, with jitter so that waiters do not move in step.
     const ms = Math.min(50, 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
-    await new Promise((r) => setTimeout(r, Math.min(ms, Math.max(1, deadline - Date.now()))));
+    await new Promise((r) => setTimeout(r, Math.min(ms, Math.max(1, deadline - performance.now()))));
   }
 }
 

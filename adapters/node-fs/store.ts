@@ -6,7 +6,8 @@
  */
 import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { FunctaiError } from "../../src/errors.js";
+import { FunctaiError, describeValue } from "../../src/errors.js";
+import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
 import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
@@ -62,6 +63,36 @@ export interface FsStoreOptions {
 }
 
 /**
+ * Refuses (input-invalid) an option that is not a number of the kind it
+ * takes: a NaN lock timeout would wait for ever (no time is past NaN), a
+ * poll of 0 or NaN would spin, a chunk of NaN would fail every scan with a
+ * TypeError. `Infinity` is kept where it means something (wait for ever,
+ * keep every file's records).
+ */
+function checkOptions(dir: string, options: FsStoreOptions): void {
+  const wrong = (option: string, what: string, value: unknown): FunctaiError =>
+    new FunctaiError("input-invalid", `fsStore "${dir}": ${option} is ${what}, not ${describeValue(value, 40)}.`);
+  const counts: [keyof FsStoreOptions, number, boolean, string][] = [
+    // option, least value, Infinity allowed, what it is
+    ["lockTimeoutMs", 0, true, "a number of milliseconds, 0 or more"],
+    ["lockStaleMs", 0, true, "a number of milliseconds, 0 or more"],
+    ["readCacheBytes", 0, true, "a number of bytes, 0 or more"],
+    ["openFiles", 1, true, "a number of files, 1 or more"],
+    ["scanChunkBytes", 1, false, "a number of bytes, 1 or more"],
+  ];
+  for (const [option, least, infinite, what] of counts) {
+    const value = options[option];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !(value >= least) || (!infinite && value === Number.POSITIVE_INFINITY)) throw wrong(option, what, value);
+  }
+  const { pollMs, onFlush } = options;
+  if (pollMs !== undefined && (typeof pollMs !== "number" || !(pollMs > 0) || pollMs > MAX_TIMER_MS)) {
+    throw wrong("pollMs", "a number of milliseconds above 0", pollMs);
+  }
+  if (onFlush !== undefined && typeof onFlush !== "function") throw wrong("onFlush", "a function", onFlush);
+}
+
+/**
  * A store on the file system (durability `"disk"`): owner-only files
  * (0o600) and directories (0o700), a lock per append across processes, the
  * batch on disk (fsync) before `append` resolves. The lock is taken, used
@@ -85,6 +116,11 @@ export interface FsStoreOptions {
  * ```
  */
 export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
+  // "" would be the working directory, an object "[object Object]": another folder than meant, silently.
+  if (typeof dir !== "string" || dir === "") {
+    throw new FunctaiError("input-invalid", `fsStore: the folder is a non-empty string (a path), not ${describeValue(dir, 40)}.`);
+  }
+  checkOptions(dir, options ?? {});
   const root = join(resolve(dir), "conversations");
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
   const pollMs = options.pollMs ?? 20;
@@ -192,8 +228,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       const file = readable(conversation);
       checkAfter(conversation, after);
       // (NaN, negative: look once; Infinity: until an append or close)
+      // (a monotonic clock: the wall clock set back would stretch the wait, set forward would end it early)
       // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever
-      const deadline = Date.now() + (timeoutMs > 0 ? timeoutMs : 0);
+      const deadline = performance.now() + (timeoutMs > 0 ? timeoutMs : 0);
       let lastSize = -1;
       for (;;) {
         // Cheap poll: only scan when the size moved.
@@ -205,7 +242,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
           lastSize = size;
           if ((await reads.count(conversation, file)) > after) return true;
         }
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0 || closed) return false;
         await new Promise<void>((done) => {
           const wake = (): void => {
