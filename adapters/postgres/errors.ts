@@ -6,6 +6,8 @@ export function describeTarget(connectionString: string | undefined): string {
   try {
     const url = new URL(connectionString);
     if (url.password) url.password = "***";
+    // pg reads a password from the query too (?password=…, ?sslpassword=…)
+    for (const key of [...url.searchParams.keys()]) if (/password/i.test(key)) url.searchParams.set(key, "***");
     return url.toString();
   } catch {
     return "the given connection string";

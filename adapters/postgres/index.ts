@@ -28,6 +28,15 @@ export interface PostgresStoreOptions {
   schema?: string;
 }
 
+/** Whether `pool` has what the store uses of a pg.Pool. */
+const isPool = (pool: unknown): pool is pg.Pool =>
+  typeof pool === "object" &&
+  pool !== null &&
+  ["connect", "on", "off", "query"].every((m) => typeof (pool as Record<string, unknown>)[m] === "function");
+
+/** What a wrong argument is, never its value (a URL given in the wrong place holds a password). */
+const kindOf = (value: unknown): string => (value === null ? "null" : typeof value === "object" ? "an object without connect, on, off and query" : `a ${typeof value}`);
+
 /** Throws `store-io` unless `url` is a PostgreSQL URL. */
 function checkUrl(url: unknown): asserts url is string {
   let ok = false;
@@ -64,5 +73,11 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   if (typeof connection !== "object" || connection === null || !("pool" in connection || "connectionString" in connection))
     throw new FunctaiError("store-io", 'PostgreSQL store: give { connectionString: "postgres://…" } or { pool } (a pg.Pool).');
   if (!("pool" in connection)) checkUrl(connection.connectionString);
+  // a pool that is not one failed only at the first use, as a TypeError blamed on "the server's message"
+  else if (!isPool(connection.pool))
+    throw new FunctaiError("store-io", `PostgreSQL store: { pool } must be a pg.Pool (new pg.Pool(…)), not ${kindOf(connection.pool)}.`);
+  // options that are not an object would be read as none: a schema given there would be left out without a word
+  if (typeof options !== "object" || options === null)
+    throw new FunctaiError("store-io", `PostgreSQL store: the options must be an object such as { schema: "functai" }, not ${kindOf(options)}.`);
   return storeOn(pgDb(connection), options);
 }

@@ -45,7 +45,7 @@ const retriable = (e: unknown): boolean =>
  * (a restart), tries again (100 ms doubling to 1 s) for up to RECONNECT_MS.
  * A server never reached fails at once: a wrong address is not waited on.
  */
-async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean }): Promise<T> {
+async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean; closed: boolean }): Promise<T> {
   const deadline = Date.now() + RECONNECT_MS;
   for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
     try {
@@ -55,8 +55,10 @@ async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean
     } catch (e) {
       const cause = (e as { cause?: unknown }).cause ?? e;
       const startingUp = (cause as { code?: unknown }).code === "57P03";
-      if (!(reached.ever || startingUp) || !retriable(cause) || Date.now() + delay > deadline) throw e;
+      // a closed store stops trying (its listener's reconnecting would keep the process up for RECONNECT_MS)
+      if (!(reached.ever || startingUp) || !retriable(cause) || Date.now() + delay > deadline || reached.closed) throw e;
       await new Promise((r) => setTimeout(r, delay));
+      if (reached.closed) throw e;
     }
   }
 }
@@ -116,7 +118,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     return connecting(() => openClient(pg.Client, config, target), reached);
   };
   const listeners = new Set<Listener>();
-  const reached = { ever: false };
+  const reached = { ever: false, closed: false };
 
   /** One statement on a client of the pool, which goes back to the pool after it (dropped when its connection is suspect). */
   const runOn = (client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined): Promise<Rows> => {
@@ -184,6 +186,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       }
     },
     async close() {
+      reached.closed = true;
       for (const l of [...listeners]) await l.stop();
       listeners.clear();
       const opened = await opening?.catch(() => null);

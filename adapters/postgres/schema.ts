@@ -16,10 +16,11 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
 
 /** Throws `store-io` unless `schema` is a name the store can use. */
 export function checkSchema(schema: unknown): asserts schema is string {
-  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema) || schema.startsWith("pg_"))
+  // information_schema is the server's own, as pg_* are: its tables would go among the catalog's views (or be refused as a missing privilege)
+  if (typeof schema !== "string" || !SCHEMA_NAME.test(schema) || schema.startsWith("pg_") || schema === "information_schema")
     throw new FunctaiError(
       "store-io",
-      `PostgreSQL store: ${JSON.stringify(schema)} is not a schema name it can use: give 1–55 lower-case letters, digits or "_", starting with a letter or "_" (not "pg_").`,
+      `PostgreSQL store: ${JSON.stringify(schema)} is not a schema name it can use: give 1–55 lower-case letters, digits or "_", starting with a letter or "_" (not "pg_", not information_schema).`,
     );
 }
 

@@ -31,6 +31,8 @@ export interface Watch {
 export class Wakeups {
   readonly #waiters = new Map<string, Set<Waiter>>();
   #listening: Promise<() => Promise<void>> | null = null;
+  /** What stops the listening, once it began. */
+  #stop: (() => Promise<void>) | null = null;
   #closed = false;
   #tokens = 0;
 
@@ -48,9 +50,14 @@ export class Wakeups {
         () => this.#reconnected(),
       );
       this.#listening = started;
-      started.catch(() => {
-        if (this.#listening === started) this.#listening = null; // the next wait tries again
-      });
+      started.then(
+        (stop) => {
+          if (this.#listening === started) this.#stop = stop;
+        },
+        () => {
+          if (this.#listening === started) this.#listening = null; // the next wait tries again
+        },
+      );
     }
     return this.#listening;
   }
@@ -66,19 +73,26 @@ export class Wakeups {
     for (const set of this.#waiters.values()) for (const w of [...set]) w.recheck();
   }
 
-  /** Resolves true once `conversation` holds more than `after` records, false after `timeoutMs` or on close. */
+  /**
+   * Resolves true once `conversation` holds more than `after` records, false
+   * after `timeoutMs` or on close. The timer runs from the call, not from
+   * when listening began: a listening connection still being made (a server
+   * down or restarting, which the store keeps trying to reach) never holds a
+   * wait past its timeout. A timeout of no time looks once.
+   */
   async wait(conversation: string, after: number, timeoutMs: number): Promise<boolean> {
-    if (this.#closed) return (await this.watch.lengthOf(conversation)) > after;
-    await this.#listen();
-    if (this.#closed) return (await this.watch.lengthOf(conversation)) > after; // closed while it started listening: no waiter is told any more
+    const ms = waitTimerMs(timeoutMs);
+    if (this.#closed || ms === 0) return (await this.watch.lengthOf(conversation)) > after;
     const token = `${++this.#tokens}-${Math.random().toString(36).slice(2, 10)}`;
     return new Promise<boolean>((resolve, reject) => {
       let set = this.#waiters.get(conversation);
       if (set === undefined) this.#waiters.set(conversation, (set = new Set()));
       const waiters = set;
       let settled = false;
-      /** Why the waiter's own statement failed: the wait fails with it (a false would read as a timeout). */
+      /** Why listening or the waiter's own statement failed: the wait fails with it (a false would read as a timeout). */
       let failed: { error: unknown } | null = null;
+      /** Whether the waiter's row was written (only then is there one to take away). */
+      let watching = false;
       let renew: ReturnType<typeof setInterval> | undefined;
       const waiter: Waiter = {
         after,
@@ -93,24 +107,30 @@ export class Wakeups {
           settled = true;
           clearTimeout(timer);
           clearInterval(renew);
-          this.watch.unwatch(conversation, token);
+          if (watching) this.watch.unwatch(conversation, token);
           waiters.delete(waiter);
           if (waiters.size === 0 && this.#waiters.get(conversation) === waiters) this.#waiters.delete(conversation);
           if (failed) reject(failed.error);
           else resolve(value);
         },
       };
-      const ms = waitTimerMs(timeoutMs);
       const timer = ms === null ? undefined : setTimeout(() => waiter.done(false), ms);
+      // in the set before listening: a close meanwhile answers it (false), and a notification can only be a true one
       waiters.add(waiter);
       // the waiter's row says until when appends must notify: a day at most, renewed while a longer wait goes on
       const seconds = Math.min(ms ?? WATCH_MS, WATCH_MS) / 1000;
       const found = (length: number): false | void => length > after && waiter.done(true);
-      this.watch.watch(conversation, token, seconds).then(found, (e: unknown) => {
+      const fail = (e: unknown): void => {
         failed = { error: e };
         waiter.done(false); // settled already (woken, timed out, closed): that answer stands
-      });
-      if (ms === null || ms > WATCH_MS) renew = setInterval(() => void this.watch.watch(conversation, token, seconds).then(found, () => undefined), WATCH_MS / 2);
+      };
+      // listen first, then say it waits while reading the length: no wake-up lost in between
+      this.#listen().then(() => {
+        if (settled) return;
+        watching = true;
+        this.watch.watch(conversation, token, seconds).then(found, fail);
+        if (ms === null || ms > WATCH_MS) renew = setInterval(() => void this.watch.watch(conversation, token, seconds).then(found, () => undefined), WATCH_MS / 2);
+      }, fail);
     });
   }
 
@@ -119,6 +139,10 @@ export class Wakeups {
     for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.done(false);
     const listening = this.#listening;
     this.#listening = null;
-    if (listening) await (await listening.catch(() => null))?.();
+    const stop = this.#stop;
+    this.#stop = null;
+    if (stop) await stop();
+    // still connecting (a server down or restarting): not waited for, or close would wait as long as the reconnecting goes on; the Db's close stops it
+    else void listening?.then((stop) => stop(), () => undefined);
   }
 }

@@ -1,0 +1,44 @@
+/**
+ * Wrong arguments to postgresStore are refused at once, as store-io saying
+ * what to give: never a TypeError (not a FunctaiError), and never a
+ * "see the server's message" at the first use when no server said anything.
+ */
+import { describe, expect, it } from "vitest";
+import { postgresStore } from "../../adapters/postgres/index.js";
+
+/** The code and message `fn` throws (synchronously), or "none". */
+function thrown(fn: () => unknown): { code: string; message: string } {
+  try {
+    fn();
+    return { code: "none", message: "" };
+  } catch (e) {
+    return { code: String((e as { code?: unknown }).code), message: String((e as Error).message) };
+  }
+}
+
+describe("postgresStore refuses wrong arguments at once", () => {
+  it("a pool that is not a pg.Pool (null, undefined, a plain object, a URL string)", () => {
+    for (const pool of [null, undefined, {}, "postgres://app:secret@127.0.0.1/db", { connect: 1 }]) {
+      const { code, message } = thrown(() => postgresStore({ pool } as never));
+      expect(code, JSON.stringify(pool)).toBe("store-io");
+      expect(message).toContain("pg.Pool");
+      expect(message).not.toContain("secret"); // a URL given as the pool: its password never shown
+    }
+  });
+
+  it("options that are not an object (null, a string, a number)", () => {
+    for (const options of [null, "functai", 5]) {
+      const { code, message } = thrown(() => postgresStore({ connectionString: "postgres://x@127.0.0.1/db" }, options as never));
+      expect(code, JSON.stringify(options)).toBe("store-io");
+      expect(message).toContain("schema");
+    }
+  });
+
+  it("the server's own schemas: pg_* and information_schema", () => {
+    for (const schema of ["pg_catalog", "pg_x", "information_schema"]) {
+      const { code, message } = thrown(() => postgresStore({ connectionString: "postgres://x@127.0.0.1/db" }, { schema }));
+      expect(code, schema).toBe("store-io");
+      expect(message).toContain("schema name");
+    }
+  });
+});
