@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { describeValue, FunctaiError } from "../../../src/errors.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import { RemoteError } from "../shared/errors.js";
 import { outcomeSchema, PROTOCOL_VERSION, statusSchema, waitingEntrySchema, type ClientMessageInput, type ServerMessage, type TurnStatus, type WaitingEntry, type WireError } from "../shared/protocol.js";
@@ -45,7 +46,7 @@ export class Companion {
   readonly #listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = { waiting: new Set(), event: new Set(), reconnect: new Set(), close: new Set() };
   #next = 0;
   #subscribed = false;
-  /** The programs this key may call. */
+  /** The programs this key may call (as the server last said: its keys may change). */
   programs: string[] = [];
   /** The waiting list last pushed by the server. */
   last: WaitingEntry[] = [];
@@ -57,12 +58,17 @@ export class Companion {
         this.programs = programs;
         // each connection subscribes anew: after a reconnect, and on the first when `on("event")` came before `open()`
         if (this.#subscribed) void this.#request({ type: "subscribe" }).catch(() => undefined);
-        if (again) this.#listeners.reconnect.forEach((fn) => fn());
+        if (again) this.#emit("reconnect");
       },
       down: (e) => {
         // whatever was in flight is lost with the connection; turns the server runs go on there
-        for (const [id, p] of this.#pending) this.#fail(id, p, { code: "remote-closed", message: `the connection closed (${e.code})` });
-        this.#listeners.close.forEach((fn) => fn(e));
+        for (const [id, p] of this.#pending) {
+          // a conversation's turn may go on in the server without us (a caller call's is stopped there): say where to find it
+          const s = p.stream;
+          const where = s?.conversation && s.turn ? `; turn ${s.turn} of conversation ${s.conversation} may go on in the server (see app.status)` : "";
+          this.#fail(id, p, { code: "remote-closed", message: `the connection closed (${e.code}${e.reason ? `: ${e.reason}` : ""})${where}` });
+        }
+        this.#emit("close", e);
       },
     });
   }
@@ -79,6 +85,9 @@ export class Companion {
 
   /** Listens: `waiting` (the list, live), `event` (turns the server runs), `reconnect`, `close`. Returns the unsubscribe. */
   on<K extends keyof Listeners>(type: K, listener: Listeners[K]): () => void {
+    // (a typo, or "__proto__", would reach Object.prototype; a listener that is no function would fail at each message)
+    if (!Object.hasOwn(this.#listeners, type)) throw new FunctaiError("settings-invalid", `app.on: no event ${describeValue(type, 60)}; listen for ${Object.keys(this.#listeners).join(", ")}`);
+    if (typeof listener !== "function") throw new FunctaiError("settings-invalid", `app.on("${type}"): the listener must be a function, not ${describeValue(listener, 60)}`);
     this.#listeners[type].add(listener);
     if (type === "event" && !this.#subscribed) {
       this.#subscribed = true;
@@ -173,6 +182,21 @@ export class Companion {
     return stream;
   }
 
+  /**
+   * Tells each listener. One that throws is reported and the others are still told: thrown into the socket's
+   * message handler, it would end a Node process and stop the connection reading (every later reply lost), or,
+   * from `close`, stop the reconnect.
+   */
+  #emit<K extends keyof Listeners>(type: K, ...args: Parameters<Listeners[K]>): void {
+    for (const fn of this.#listeners[type]) {
+      try {
+        (fn as (...a: Parameters<Listeners[K]>) => void)(...args);
+      } catch (e) {
+        console.error(`[functai/websocket] a "${type}" listener threw:`, e);
+      }
+    }
+  }
+
   #fail(id: string, p: Pending, error: WireError): void {
     this.#pending.delete(id);
     p.reject(new RemoteError(error));
@@ -182,12 +206,12 @@ export class Companion {
     switch (m.type) {
       case "waiting":
         this.last = m.waiting;
-        this.#listeners.waiting.forEach((fn) => fn(m.waiting));
+        this.#emit("waiting", m.waiting);
         return;
       case "event": {
         const event = m.event as unknown as TurnEvent;
-        if (m.id !== null) this.#pending.get(m.id)?.stream?.push(event);
-        else if (m.conversation !== null) this.#listeners.event.forEach((fn) => fn({ conversation: m.conversation!, event }));
+        if (m.id !== null) this.#pending.get(m.id)?.stream?.push(event, m.conversation);
+        else if (m.conversation !== null) this.#emit("event", { conversation: m.conversation, event });
         return;
       }
       case "reply": {
@@ -201,7 +225,12 @@ export class Companion {
         if (p && m.id !== null) this.#fail(m.id, p, m);
         return;
       }
+      case "programs":
+        // the server's keys changed: what this key may call now
+        this.programs = m.programs;
+        return;
       case "welcome":
+      case "heartbeat":
         return;
     }
   }

@@ -4,6 +4,7 @@
  * drops (not when the key was refused, nor after `close()`).
  */
 import { RemoteError } from "../shared/errors.js";
+import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { optionChecks } from "../shared/options.js";
 import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
 import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
@@ -37,6 +38,8 @@ export class Link {
   #opening: SocketLike | null = null;
   #closing = false;
   #retry: ReturnType<typeof setTimeout> | null = null;
+  /** The largest message the connected server takes (bytes), when its welcome said. */
+  #maxPayload: number | undefined;
   /** Reconnects since the last connection that stayed up (STABLE_MS): each waits longer. */
   #attempts = 0;
 
@@ -52,10 +55,17 @@ export class Link {
     return this.#connect(false);
   }
 
-  /** Sends when connected; false when not. */
+  /** Sends when connected; false when not. Throws when JSON cannot say `msg`, or it is larger than the server takes. */
   send(msg: object): boolean {
     if (!this.#socket || this.#socket.readyState !== OPEN) return false;
-    this.#socket.send(JSON.stringify(msg));
+    const text = JSON.stringify(msg);
+    // the server closes a connection on a message past its maxPayload (1009), failing every other request with it
+    const max = this.#maxPayload;
+    if (max !== undefined && text.length > max / 3) {
+      const bytes = new TextEncoder().encode(text).length;
+      if (bytes > max) throw new Error(`it is ${bytes} bytes, and the server takes at most ${max}`);
+    }
+    this.#socket.send(text);
     return true;
   }
 
@@ -79,12 +89,31 @@ export class Link {
       let welcomed = false;
       let welcomedAt = 0;
       let gaveUp = false;
+      /** Given up on after a silence (the watchdog): its messages and its close, whenever they come, are not heeded. */
+      let lost = false;
+      let watchdog: ReturnType<typeof setTimeout> | null = null;
+      // a server that says it sends a heartbeat (and every message proves the connection carries them) and is then
+      // silent for twice as long is unreachable: a network that drops without a close tells this end nothing, and the
+      // calls in flight would wait for ever
+      const heard = (heartbeatMs: number | undefined): void => {
+        if (heartbeatMs === undefined) return;
+        if (watchdog) clearTimeout(watchdog);
+        const silence = 2 * heartbeatMs + 1000;
+        watchdog = setTimeout(() => {
+          lost = true;
+          this.#down(socket, { code: 1006, reason: `no word from the server in ${silence} ms` }, welcomedAt);
+          forget(socket);
+        }, Math.min(silence, MAX_TIMER_MS));
+      };
+      let heartbeatMs: number | undefined;
       const timer = setTimeout(() => {
         gaveUp = true;
         reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
         socket.close(1000, "timeout");
       }, this.options.timeoutMs ?? 10_000);
       socket.addEventListener("message", (e) => {
+        if (lost) return;
+        if (welcomed) heard(heartbeatMs);
         const m = parse(e.data);
         if (!m) return;
         if (!welcomed && m.type === "welcome") {
@@ -96,7 +125,10 @@ export class Link {
           clearTimeout(timer);
           this.#opening = null;
           this.#socket = socket;
+          this.#maxPayload = m.maxPayload;
           welcomedAt = Date.now();
+          heartbeatMs = m.heartbeatMs;
+          heard(heartbeatMs);
           resolve();
           this.events.welcome(m.programs, again);
         } else if (!welcomed && m.type === "error" && m.id === "hello") {
@@ -108,17 +140,23 @@ export class Link {
       });
       socket.addEventListener("close", (e) => {
         clearTimeout(timer);
+        if (watchdog) clearTimeout(watchdog);
         if (this.#opening === socket) this.#opening = null;
         if (!welcomed) return reject(new RemoteError({ code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed", message: `the server closed the connection (${e.code})` }));
-        if (this.#socket === socket) this.#socket = null;
-        this.events.down({ code: e.code, reason: e.reason });
-        // a connection that stayed up starts the backoff again; one dropped at once (a server that welcomes, then
-        // closes) goes on waiting longer each time, not 100 ms after every welcome
-        if (Date.now() - welcomedAt >= STABLE_MS) this.#attempts = 0;
-        if (!this.#closing && this.options.reconnect !== false && e.code !== AUTH_CLOSE) this.#schedule();
+        if (!lost) this.#down(socket, { code: e.code, reason: e.reason }, welcomedAt);
       });
       socket.send(JSON.stringify({ type: "hello", id: "hello", v: PROTOCOL_VERSION, ...(this.options.key === undefined ? {} : { key: this.options.key }), ...(this.options.client ? { client: this.options.client } : {}) }));
     });
+  }
+
+  /** A welcomed connection ended (closed, or silent too long): told, then reconnected unless closing or refused. */
+  #down(socket: SocketLike, e: { code: number; reason: string }, welcomedAt: number): void {
+    if (this.#socket === socket) this.#socket = null;
+    this.events.down(e);
+    // a connection that stayed up starts the backoff again; one dropped at once (a server that welcomes, then
+    // closes) goes on waiting longer each time, not 100 ms after every welcome
+    if (Date.now() - welcomedAt >= STABLE_MS) this.#attempts = 0;
+    if (!this.#closing && this.options.reconnect !== false && e.code !== AUTH_CLOSE) this.#schedule();
   }
 
   #schedule(): void {
@@ -133,6 +171,13 @@ export class Link {
       });
     }, delay);
   }
+}
+
+/** Lets go of a socket given up on: `ws`'s at once (its close would wait 30 s for a peer that is gone), a browser's by closing it. */
+function forget(socket: SocketLike): void {
+  const terminate = (socket as { terminate?: unknown }).terminate;
+  if (typeof terminate === "function") terminate.call(socket);
+  else socket.close(1000, "no word from the server");
 }
 
 /** How long a connection must stay up for the next reconnect to start its backoff again. */

@@ -51,9 +51,11 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     this.#result.catch(() => undefined);
   }
 
-  /** An event of this turn arrived. */
-  push(event: TurnEvent): void {
+  /** An event of this turn arrived (in `conversation`, when it has one). */
+  push(event: TurnEvent, conversation: string | null = null): void {
     this.turn ??= event.turn;
+    // an owner call into a new conversation learns its name here: should the connection drop, the turn it goes on with can be found
+    this.conversation ??= conversation;
     if (event.type === "approval") this.pending = [...this.pending, event.approval];
     if (event.type === "approved") this.pending = this.pending.filter((a) => a.id !== event.approval.id);
     this.#queue.push(event);

@@ -28,7 +28,8 @@ export interface StartedCall {
 export function startCall(ctx: RunContext, req: CallRequest, emit: Emit): StartedCall {
   const fn = ctx.programs.get(req.program);
   if (!fn) throw new FunctaiError("remote-unknown-program", `this server serves no program ${JSON.stringify(req.program.slice(0, 100))}`);
-  const approve = ctx.settings.approve ?? "changes";
+  // null is the server's own choice (ask nobody), kept; only a setting left out takes the default
+  const approve = ctx.settings.approve === undefined ? "changes" : ctx.settings.approve;
   // checked by the program (parseInput): an object, or a single input's value alone
   const input = req.input as Record<string, unknown>;
   if (req.approvals === "caller") {

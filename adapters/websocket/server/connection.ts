@@ -5,7 +5,7 @@
 import type { WebSocket } from "ws";
 import type { TurnStream } from "../../../src/turn/stream.js";
 import { wireError } from "../shared/errors.js";
-import type { Grant, KeyRing } from "./keys.js";
+import { allowsProgram, type Grant, type KeyRing } from "./keys.js";
 import { TokenBucket, type RateOptions } from "./limits.js";
 import { clientMessageSchema, PROTOCOL_VERSION, SUPPORTED_VERSIONS, type ClientMessage, type ServerMessage, type WaitingEntry, type WireError } from "../shared/protocol.js";
 import type { RunContext } from "./runner.js";
@@ -20,13 +20,22 @@ export interface Hub extends RunContext {
   readonly rate: Required<RateOptions>;
   /** Turns a connection may run at once. */
   readonly maxRuns: number;
+  /** Bytes a connection may have waiting to be sent; past it the companion reads too slowly and is closed. */
+  readonly maxBuffered: number;
+  /** How often each connection is pinged and sent a `heartbeat`. */
+  readonly heartbeatMs: number;
+  /** The largest message a companion may send (bytes). */
+  readonly maxPayload: number;
   /** Keeps a task the server must wait for on close. */
   track(task: Promise<unknown>): void;
   log(message: string, e?: unknown): void;
 }
 
-/** Close codes: 4401 refused key (do not retry), 4429 abusive, 4400 protocol (no hello, or none in time), 1013 full (try again later). */
-export const CLOSE = { auth: 4401, abuse: 4429, protocol: 4400, full: 1013, shutdown: 1001 } as const;
+/**
+ * Close codes: 4401 refused key (do not retry), 4429 abusive, 4400 protocol (no hello, or none in time), 1013 full
+ * (try again later), 4408 reading too slowly (more than `maxBuffered` waiting to be sent).
+ */
+export const CLOSE = { auth: 4401, abuse: 4429, protocol: 4400, full: 1013, shutdown: 1001, slow: 4408 } as const;
 
 export type Handler = (conn: Connection, msg: Exclude<ClientMessage, { type: "hello" }>) => Promise<void>;
 
@@ -39,6 +48,7 @@ export class Connection {
   readonly inflight = new Set<string>();
   #strikes = 0;
   #lastWaiting = "";
+  #lastPrograms = "";
   readonly #bucket: TokenBucket;
   readonly #helloTimer: ReturnType<typeof setTimeout>;
 
@@ -60,6 +70,12 @@ export class Connection {
 
   send(msg: ServerMessage): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
+    // a companion that reads slower than the server writes would make the server hold every message it was sent, without
+    // end: past the cap it is closed (it reconnects and gets the waiting list as it is then)
+    if (this.socket.bufferedAmount > this.hub.maxBuffered) {
+      this.hub.log("a companion reads too slowly: closed", new Error(`${this.socket.bufferedAmount} bytes waiting to be sent`));
+      return this.close(CLOSE.slow, "reading too slowly");
+    }
     try {
       this.socket.send(JSON.stringify(msg));
     } catch (e) {
@@ -83,6 +99,18 @@ export class Connection {
     this.#strikes += 1;
     if (this.#strikes > this.hub.rate.strikes) return this.close(CLOSE.abuse, "too many refused messages");
     this.error(id, error);
+  }
+
+  /** Sends the programs this connection's key may call when they changed (or always, in the welcome). */
+  programs(id?: string): void {
+    const grant = this.grant && this.hub.keys.current(this.grant);
+    if (!grant) return;
+    const programs = [...this.hub.programs.keys()].filter((p) => allowsProgram(grant, p));
+    const json = JSON.stringify(programs);
+    if (id === undefined && json === this.#lastPrograms) return;
+    this.#lastPrograms = json;
+    if (id === undefined) return this.send({ type: "programs", programs });
+    this.send({ type: "welcome", id, v: PROTOCOL_VERSION, programs, heartbeatMs: this.hub.heartbeatMs, maxPayload: this.hub.maxPayload });
   }
 
   /** Sends this connection's view of the waiting list when it changed (or always, after the hello). */
@@ -150,8 +178,7 @@ export class Connection {
     }
     clearTimeout(this.#helloTimer);
     this.grant = grant;
-    const programs = [...this.hub.programs.keys()].filter((p) => grant.programs === null || grant.programs.has(p));
-    this.send({ type: "welcome", id: msg.id, v: PROTOCOL_VERSION, programs });
+    this.programs(msg.id);
     // a reconnecting companion gets the current list again
     this.pushWaiting(this.hub.watcher.all, true);
   }

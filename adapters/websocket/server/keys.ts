@@ -39,7 +39,7 @@ export class KeyRing {
   #entries: Entry[] = [];
 
   constructor(keys: readonly KeySpec[] | undefined) {
-    this.set(keys ?? []);
+    this.set(keys === undefined ? [] : keys);
   }
 
   get required(): boolean {
@@ -47,6 +47,9 @@ export class KeyRing {
   }
 
   set(keys: readonly KeySpec[]): void {
+    // a lone key (an environment variable given as it is) or null would fail as a TypeError, or null pass for no keys
+    // (what was given is not shown: it may be a key)
+    if (!Array.isArray(keys)) throw new FunctaiError("settings-invalid", `serve: keys is a list of keys, not ${keys === null ? "null" : `a value of type ${typeof keys}`}`);
     this.#entries = keys.map((spec) => {
       const key = typeof spec === "string" ? spec : spec?.key;
       if (typeof key !== "string" || key.length === 0 || key.length > 1024)

@@ -41,6 +41,8 @@ export interface ServeOptions {
   settings?: Settings;
   /** Largest frame in bytes (default 64 KiB); larger closes the connection (1009). */
   maxPayload?: number;
+  /** Bytes a connection may have waiting to be sent (default 8 MiB); a companion that reads slower is closed (4408) and reconnects. */
+  maxBuffered?: number;
   rate?: RateOptions;
   /** Requests one connection may have running at once (default 8). */
   maxRuns?: number;
@@ -48,7 +50,7 @@ export interface ServeOptions {
   pollMs?: number;
   /** A turn answered but not run on for this long (its answerer died) is listed for a resume (default 30 s). */
   answeredGraceMs?: number;
-  /** Ping every this often; a connection that did not answer the last ping is dropped (default 15 s). */
+  /** Ping (and send a `heartbeat`) every this often; a connection that did not answer the last ping is dropped (default 15 s). */
   heartbeatMs?: number;
   /** A connection that says no hello within this is closed, 4400 (default 5 s). */
   helloTimeoutMs?: number;
@@ -83,7 +85,7 @@ export interface WebSocketServerHandle {
   readonly host: string;
   /** Open connections. */
   readonly connections: number;
-  /** Replaces the keys; connections whose key is gone are closed. */
+  /** Replaces the keys; connections whose key is gone are closed, the others are sent what they may now call and see. */
   setKeys(keys: readonly KeySpec[]): void;
   /** Stops listening, closes connections, waits (bounded) for turns it runs. */
   close(): Promise<void>;
@@ -151,7 +153,7 @@ function programMap(programs: ServeOptions["programs"]): Map<string, AnyProgram>
  */
 function checkOptions(options: ServeOptions): void {
   const { wrong, whole, ms } = optionChecks("serve");
-  for (const name of ["maxPayload", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const) whole(name, options[name], 1);
+  for (const name of ["maxPayload", "maxBuffered", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const) whole(name, options[name], 1);
   for (const name of ["pollMs", "heartbeatMs", "helloTimeoutMs"] as const) ms(name, options[name], 1);
   ms("answeredGraceMs", options.answeredGraceMs, 0);
   const rate: unknown = options.rate;
@@ -190,7 +192,8 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e), options.answeredGraceMs, clock);
   const hub: Hub = {
     store, clock, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
-    connections: new Set(), maxRuns: options.maxRuns ?? 8,
+    connections: new Set(), maxRuns: options.maxRuns ?? 8, maxBuffered: options.maxBuffered ?? 8 * 1024 * 1024, heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxPayload: options.maxPayload ?? 64 * 1024,
     // (each by itself: a key given as undefined takes the default, where a spread would write undefined over it)
     rate: { perSecond: options.rate?.perSecond ?? 50, burst: options.rate?.burst ?? 100, strikes: options.rate?.strikes ?? 20 },
     track: (task) => {
@@ -214,7 +217,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   // (made once it listens, in the same tick: no upgrade can come in between)
   const origins = new Set(options.origins ?? []);
   const wss = new WebSocketServer({
-    noServer: true, maxPayload: options.maxPayload ?? 64 * 1024, ...(options.path ? { path: options.path } : {}),
+    noServer: true, maxPayload: hub.maxPayload, ...(options.path ? { path: options.path } : {}),
     // without keys, a web page the user visits must not reach a loopback server (cross-site WebSocket hijacking)
     verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
   });
@@ -242,9 +245,11 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
       else {
         conn.alive = false;
         conn.socket.ping();
+        // (a browser cannot see pings: this is what tells a companion the connection still carries messages)
+        if (conn.grant) conn.send({ type: "heartbeat" });
       }
     }
-  }, options.heartbeatMs ?? 15_000);
+  }, hub.heartbeatMs);
   heartbeat.unref();
 
   let closing: Promise<void> | null = null;
@@ -257,9 +262,18 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
       return hub.connections.size;
     },
     setKeys(next) {
+      if (!Array.isArray(next)) return keys.set(next); // (refuses it: settings-invalid)
       if (next.length === 0 && !loopback) throw new FunctaiError("remote-auth", "serve: this server listens beyond loopback; it needs keys");
       keys.set(next);
-      for (const conn of hub.connections) if (conn.grant && !keys.current(conn.grant)) conn.close(CLOSE.auth, "key revoked");
+      for (const conn of hub.connections) {
+        if (!conn.grant) continue;
+        if (!keys.current(conn.grant)) conn.close(CLOSE.auth, "key revoked");
+        else {
+          // a key whose limits changed: its companion is told what it may call and see now, not what the welcome said
+          conn.programs();
+          conn.pushWaiting(watcher.all);
+        }
+      }
     },
     close() {
       closing ??= shutdown();

@@ -5,6 +5,7 @@
  * running turns' leases runs out (it may now be interrupted).
  */
 import { approvalOf } from "../../../src/conversation/waiting.js";
+import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
 import { unfinishedOf } from "../../../src/records/keys.js";
 import { ConversationLog } from "../../../src/conversation/log.js";
 import type { ConversationState, TurnInfo } from "../../../src/records/read-conversation.js";
@@ -122,13 +123,30 @@ export class WaitingWatcher {
   async #scanAll(): Promise<void> {
     const ids = new Set([...(this.store.list ? await this.store.list() : []), ...this.#known]);
     for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
-    for (const id of [...ids].sort()) await this.#scanOne(id);
+    for (const id of [...ids].sort()) {
+      try {
+        await this.#scanOne(id);
+      } catch (e) {
+        // one conversation that cannot be read (damaged records, a file it may not open) is told and left as last
+        // read: thrown on, it would stop every scan here, and no conversation after it would be listed or updated
+        this.onError(new FunctaiError(isFunctaiError(e) ? e.code : "store-io", `conversation ${id} could not be read: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
+        await this.#skipUntilChanged(id);
+      }
+    }
     const all = [...this.#seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, s]) => s.entries); // by conversation id
     const json = JSON.stringify(all);
     if (json === this.#json) return;
     this.#json = json;
     this.#all = all;
     for (const fn of this.#listeners) fn(all);
+  }
+
+  /** Remembers an unreadable conversation's length (when the store tells it): it is read again, and told again, only once it changed. */
+  async #skipUntilChanged(id: string): Promise<void> {
+    const length = await this.store.length?.(id).catch(() => undefined);
+    if (length === undefined) return;
+    const seen = this.#seen.get(id);
+    this.#seen.set(id, { log: undefined, length, entries: seen?.entries ?? [], recheckAt: Number.POSITIVE_INFINITY });
   }
 
   async #scanOne(id: string): Promise<void> {

@@ -11,12 +11,25 @@
  * - The server pushes `waiting` (what waits for a person, as this key may see
  *   it) after `welcome` and whenever it changes, and `event` with `id: null`
  *   to connections that sent `subscribe`.
+ * - `welcome` may say `heartbeatMs`: the server then sends `heartbeat` at
+ *   least that often, so a companion that hears nothing for twice as long
+ *   knows the connection is dead (a network that drops without a close
+ *   tells neither end) and reconnects.
+ * - `welcome` may say `maxPayload`: the largest message (bytes) the server
+ *   takes; a companion refuses a larger request itself (the server would
+ *   close the connection on it).
+ * - The server pushes `programs` when what this key may call changed (its
+ *   keys were replaced): the list `welcome` gave, as it is now.
+ * - Fields and message types added later are optional: a companion drops a
+ *   message type it does not know, and a welcome's fields it does not know.
  * - Errors are `{ code, message }`: never a stack, never another
  *   conversation's data.
  *
- * Version history: 1 — first version.
+ * Version history: 1 — first version; later, within 1: `welcome.heartbeatMs`,
+ * `welcome.maxPayload`, `heartbeat`, `programs` (older companions ignore them).
  */
 import { z } from "zod";
+import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { isConversationId } from "../../../src/store/types.js";
 
 /**
@@ -140,7 +153,9 @@ export const wireErrorSchema = z.object({ code: z.string().max(100), message: z.
  * });
  */
 export const serverMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("welcome"), id: requestId, v: z.number().int(), programs: z.array(z.string()) }),
+  z.object({ type: z.literal("welcome"), id: requestId, v: z.number().int(), programs: z.array(z.string()), heartbeatMs: z.number().int().min(1).max(MAX_TIMER_MS).optional(), maxPayload: z.number().int().min(1).optional() }),
+  z.object({ type: z.literal("heartbeat") }),
+  z.object({ type: z.literal("programs"), programs: z.array(z.string()) }),
   z.object({ type: z.literal("reply"), id: requestId, result: z.unknown() }),
   z.object({ type: z.literal("error"), id: requestId.nullable(), ...wireErrorSchema.shape }),
   z.object({ type: z.literal("waiting"), waiting: z.array(waitingEntrySchema) }),
