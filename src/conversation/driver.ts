@@ -57,10 +57,13 @@ export function keepSnapshots(session: TurnSession): void {
     const entered = snapshot.value === "awaitingApproval" && previous === "running";
     previous = snapshot.value;
     if (!entered) return;
-    // names and ids only (the machine's context holds no functions): JSON keeps it whole
-    const persisted = JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown;
     const before = snapshots.get(session) ?? Promise.resolve();
-    snapshots.set(session, before.then(() => host.note!({ machine: MACHINE, snapshot: persisted })));
+    // names, ids and JSON inputs only (the machine's context holds no functions): JSON keeps it whole. Should it
+    // not, the keeping fails (as a store write that fails does), never this subscriber: thrown here, it would be an
+    // uncaught exception in the actor, ending the process
+    const persisted = (async () => JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown)();
+    persisted.catch(() => undefined); // (told through the chain below; not unhandled when an earlier keeping failed first)
+    snapshots.set(session, before.then(async () => host.note!({ machine: MACHINE, snapshot: await persisted })));
   });
 }
 

@@ -76,6 +76,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     p.problem = `Error: invalid input for ${call.name}: ${issues}. The tool did not run.`;
     return p;
   }
+  checkKeepable(p, parsed.data);
   const runtime = frame.runtime;
   if (runtime.streaming)
     runtime.emit(
@@ -85,6 +86,23 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     );
   const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
   return decision instanceof Promise ? decision.then((d) => decided(p, tool, parsed.data, d)) : decided(p, tool, parsed.data, decision);
+}
+
+/**
+ * Fails the call (`tool-failed`) when its input, as the tool reads it, is not
+ * JSON: it is journaled (`started`), shown to a person (`waiting`, the
+ * snapshot) and streamed, and one JSON cannot keep (a BigInt, a Map made by a
+ * transform) would fail there or be kept as something else. The tool's schema
+ * is at fault, not the model (which could only send it again), so the call
+ * fails before anything is shown, asked or run.
+ */
+function checkKeepable(p: Prepared, input: unknown): void {
+  const lost = notJson(input);
+  if (lost !== undefined)
+    throw new FunctaiError(
+      "tool-failed",
+      `${p.path}: its input schema gives a value JSON cannot keep (${lost}), and a tool's input is journaled, shown to a person and streamed; have the schema give JSON (a string or a number) and convert it in the tool's body`,
+    );
 }
 
 function decided(p: Prepared, tool: ToolLike, input: unknown, decision: Decision): Prepared {
@@ -97,6 +115,7 @@ function decided(p: Prepared, tool: ToolLike, input: unknown, decision: Decision
         "plugin-failed",
         `a plugin changed the input of ${p.path} into one the tool does not take: ${changed.error.issues[0]?.message ?? "invalid"}`,
       );
+    checkKeepable(p, changed.data);
     p.decision = { ...decision, input: changed.data };
   }
   return p;
