@@ -56,9 +56,31 @@ const makeApproval = (frame: Frame, call: CallSubject, plugin?: string, question
   return approval;
 };
 
+/**
+ * Refuses (`tool-failed`) to run on a person's recorded yes when the input the
+ * call has now, read again from the model's call by the tool's schema, is
+ * not the one that person was shown: a default or transform that gives a new
+ * value each time (`z.string().default(() => randomUUID())`) would run
+ * something nobody approved.
+ */
+function checkApprovedInput(frame: Frame, call: { path: string; invocation: number }, plugin: string | null | undefined, input: unknown): void {
+  const shown = frame.runtime.journal.shownInput(frame.site, call.invocation, plugin);
+  if (shown === undefined) return;
+  const now = JSON.stringify(input ?? null);
+  const then = JSON.stringify(shown.input ?? null);
+  if (now !== then)
+    throw new FunctaiError(
+      "tool-failed",
+      `${call.path}: a person approved it with the input ${describeValue(shown.input, 120)}, and its input schema now reads the model's call as ${describeValue(input, 120)} (a default or transform that gives a new value each time); it did not run. Make the schema give the same value each time.`,
+    );
+}
+
 async function answerFor(frame: Frame, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
   const recorded = frame.runtime.journal.answer(frame.site, approval.invocation, approval.plugin);
-  if (recorded) return recorded;
+  if (recorded) {
+    if (recorded.verdict === "yes") checkApprovedInput(frame, approval, approval.plugin, approval.input);
+    return recorded;
+  }
   if (typeof approve !== "function") return null;
   let answer: unknown;
   try {
@@ -140,6 +162,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   }
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
   const recorded = frame.runtime.journal.answer(frame.site, call.invocation);
+  if (recorded?.verdict === "yes") checkApprovedInput(frame, call, null, input);
   if (recorded) return recorded.verdict === "yes" ? { kind: "run", input, approved: { by: recorded.by } } : { kind: "refused", text: refusalText(recorded.reason) };
   if (!asksApproval(approve ?? null, call)) return approved ? { kind: "run", input, approved } : { kind: "run", input };
   const approval = makeApproval(frame, { ...call, input });

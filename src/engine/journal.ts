@@ -2,7 +2,7 @@ import type { LMResponse } from "../lm/types.js";
 import { approvalKey, toolKey } from "../records/keys.js";
 import { makeBodyRecord } from "../records/make.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
-import type { ApprovalRecord, ConversationRecord, ToolRecord } from "../records/types.js";
+import type { ApprovalRecord, ConversationRecord, ToolRecord, WaitingRecord } from "../records/types.js";
 
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
 export type RecordBody = { kind: string } & Record<string, unknown>;
@@ -40,6 +40,8 @@ export class Journal {
   readonly #replies = new Map<string, LMResponse[]>();
   readonly #tools = new Map<string, ToolRecord>();
   readonly #answers = new Map<string, RecordedAnswer>();
+  /** The input each approval showed a person, by approval key (its latest `waiting` record's). */
+  readonly #shown = new Map<string, unknown>();
   /** What plugins kept in earlier runs (`{ kind: "plugin" }` records, a kind other readers skip), by plugin. */
   readonly #kept = new Map<string, unknown[]>();
   readonly #sink: JournalSink | undefined;
@@ -113,6 +115,12 @@ export class Journal {
         this.#answers.set(approvalKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
         break;
       }
+      case "waiting": {
+        const { approvals } = record as WaitingRecord;
+        if (Array.isArray(approvals))
+          for (const a of approvals) if (Object.hasOwn(a, "input")) this.#shown.set(approvalKey(a.site, a.invocation, a.plugin), a.input);
+        break;
+      }
       case "plugin": {
         const { plugin, data } = record as { plugin?: unknown; data?: unknown };
         if (typeof plugin === "string") this.#kept.set(plugin, [...(this.#kept.get(plugin) ?? []), data]);
@@ -132,6 +140,12 @@ export class Journal {
 
   answer(site: string, invocation: number, plugin?: string | null): RecordedAnswer | undefined {
     return this.#answers.get(approvalKey(site, invocation, plugin));
+  }
+
+  /** The input an earlier run's approval showed a person (its `waiting` record's), if one did. */
+  shownInput(site: string, invocation: number, plugin?: string | null): { input: unknown } | undefined {
+    const key = approvalKey(site, invocation, plugin);
+    return this.#shown.has(key) ? { input: this.#shown.get(key) } : undefined;
   }
 
   /** What a plugin kept in earlier runs of this turn, oldest first. */
