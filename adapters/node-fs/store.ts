@@ -120,7 +120,10 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   if (typeof dir !== "string" || dir === "") {
     throw new FunctaiError("input-invalid", `fsStore: the folder is a non-empty string (a path), not ${describeValue(dir, 40)}.`);
   }
-  checkOptions(dir, options ?? {});
+  // (null or a string would fail later as a TypeError, or be read as no options)
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new FunctaiError("input-invalid", `fsStore "${dir}": its options are an object such as { lockTimeoutMs: 5000 }, not ${describeValue(options, 40)}.`);
+  checkOptions(dir, options);
   const root = join(resolve(dir), "conversations");
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
   const pollMs = options.pollMs ?? 20;

@@ -38,6 +38,14 @@ describe("fsStore: its folder and options", () => {
     }
   });
 
+  it("options that are not an object (null, a string, a list) are refused (input-invalid), not a TypeError", () => {
+    for (const bad of [null, "fast", ["lockTimeoutMs"], 5]) {
+      const e = thrown(() => fsStore(dir, bad as unknown as FsStoreOptions));
+      expect(isFunctaiError(e, "input-invalid"), String(bad)).toBe(true);
+      expect((e as Error).message).toMatch(/options/);
+    }
+  });
+
   it("an option that is not a number of the right kind is refused (input-invalid), naming it", () => {
     const bad: [keyof FsStoreOptions, unknown][] = [
       ["lockTimeoutMs", Number.NaN], ["lockTimeoutMs", -1], ["lockTimeoutMs", "300"],
