@@ -77,6 +77,7 @@ describe("torn and garbled tails (fsStore, conversation level)", () => {
     writeFileSync(file, lines.join("\n"));
     await expect(chat.turns()).rejects.toMatchObject({ code: "store-corrupt" });
     await expect(chat.send({ text: "again" })).rejects.toMatchObject({ code: "store-corrupt" });
+    expect(readFileSync(file, "utf8")).toBe(lines.join("\n")); // nothing cut or written after the damage
   });
 });
 
@@ -107,6 +108,7 @@ describe("a store that throws mid-append (fsStore)", () => {
         expect(d.violations).toEqual([]);
         expect(effects.ran("pay", [...effects.all().keys()].find((k) => k.startsWith("pay|"))!.slice(4))).toBe(1);
         const kept = (await inner.read("mid")).map(({ seq: _seq, ...r }) => JSON.stringify(r));
+        expect(acked.length, `${fault} at ${at}`).toBeGreaterThan(0);
         for (const batch of acked) for (const r of batch) expect(kept).toContain(JSON.stringify(r));
         cases++;
       }

@@ -4,6 +4,7 @@
  * the role cannot create are clear store-io errors that say what to fix.
  * And a string store "postgres://…" is this store.
  */
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { postgresStore } from "../../adapters/postgres/index.js";
@@ -135,11 +136,19 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: bad input on a real server",
       const kinds = await (async () => {
         const store = postgresStore({ connectionString: at.toString() });
         const records = await store.read("sam");
-        expect(store.liveness).toBeDefined();
         await store.close();
         return records.map((r) => r.kind);
       })();
       expect(kinds).toEqual(expect.arrayContaining(["turn", "lease", "reply", "ended"]));
+      // its tables are in that database, in the store's default schema, and nowhere else
+      const client = new pg.Client({ connectionString: at.toString(), connectionTimeoutMillis: 10_000 });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ table_schema: string }>("SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_name = 'batches'");
+        expect(rows).toEqual([{ table_schema: "functai" }]);
+      } finally {
+        await client.end();
+      }
       expect(await codeOf(() => postgresStore({ connectionString: at.toString() }).append("../x", [rec()]))).toBe("conversation-id");
     } finally {
       await admin(`DROP DATABASE ${db} WITH (FORCE)`);

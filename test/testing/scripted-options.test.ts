@@ -26,9 +26,18 @@ describe("scripted: options", () => {
       );
   });
 
-  it("the options as documented are taken, left out or undefined as their defaults", () => {
-    for (const options of [{}, { form: "reply", chunks: 3, nativeTools: false, model: "m" }, { form: "plain", chunks: "words", nativeTools: true }, { form: undefined, chunks: undefined }] as ScriptedOptions[])
-      expect(() => scripted(["Hi."], options)).not.toThrow();
-    expect(scripted(["Hi."], { nativeTools: false }).nativeTools).toBe(false);
+  it("the options as documented are taken, left out or undefined as their defaults", async () => {
+    const cases: [ScriptedOptions, { model: string; nativeTools: boolean; text: string; streamed: string[] }][] = [
+      [{}, { model: "scripted", nativeTools: true, text: "Hi there.", streamed: ["Hi ", "there."] }],
+      [{ form: "reply", chunks: 3, nativeTools: false, model: "m" }, { model: "m", nativeTools: false, text: "<result>\nHi there.\n</result>", streamed: ["<re", "sul", "t>\n", "Hi ", "the", "re.", "\n</", "res", "ult", ">"] }],
+      [{ form: "plain", chunks: "words", nativeTools: true }, { model: "scripted", nativeTools: true, text: "Hi there.", streamed: ["Hi ", "there."] }],
+      [{ form: undefined, chunks: undefined } as unknown as ScriptedOptions, { model: "scripted", nativeTools: true, text: "Hi there.", streamed: ["Hi ", "there."] }],
+    ];
+    for (const [options, want] of cases) {
+      const lm = scripted(["Hi there."], options);
+      const streamed: string[] = [];
+      const reply = await lm.generate({ messages: [{ role: "user", content: "hi" }], tools: [] }, { onText: (t) => streamed.push(t) });
+      expect({ model: lm.model, nativeTools: lm.nativeTools, text: reply.text, streamed }, JSON.stringify(options)).toEqual(want);
+    }
   });
 });

@@ -56,6 +56,6 @@ describe("TurnStream.actor (TurnActor)", () => {
     const never = snapshotWhere(s.actor, (x) => x.value === "interrupted");
     s.abort();
     await expect(never).rejects.toMatchObject({ code: "turn-state" });
-    await expect(s).rejects.toBeDefined();
+    await expect(s).rejects.toMatchObject({ code: "turn-aborted" });
   });
 });

@@ -93,9 +93,17 @@ describe("fuzz: random and malformed frames", () => {
     let sent = 0;
     for (const [i, frames] of batches.entries()) {
       // some unauthenticated, most after a hello with the key limited to "sam"
-      const run = await fire(server.url, frames, i % 4 === 0 ? undefined : "k2");
+      const hello = i % 4 !== 0;
+      const run = await fire(server.url, frames, hello ? "k2" : undefined);
       sent += frames.length;
       checkReplies(run, anaTurn);
+      if (hello) {
+        // every bad frame is answered, and the request after them too: the connection still serves
+        expect(run.replies.length, `batch ${i}`).toBeGreaterThan(frames.length);
+        expect(run.replies.some((m) => (m as { id?: unknown }).id === "last"), `batch ${i}`).toBe(true);
+      } else {
+        expect(run.code, `batch ${i}`).toBe(4400); // no hello first: closed as a protocol error
+      }
     }
     // frames beyond maxPayload close the connection (1009) without reading them
     for (const size of [16 * 1024 + 1, 1024 * 1024]) {

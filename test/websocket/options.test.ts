@@ -78,5 +78,6 @@ describe("a Companion made by hand", () => {
     await app.approve({ conversation: "sam", turn: w!.turn });
     await until(() => seen.includes("done"));
     expect(seen).toEqual(expect.arrayContaining(["tool_call", "tool_result", "done"]));
+    expect(seen.filter((type) => type === "done")).toHaveLength(1); // one subscription: each event once, not again at open()
   });
 });

@@ -62,7 +62,8 @@ describe("parts", () => {
     expect(ring.match("")).toBeNull();
     ring.set(["k1"]);
     expect(ring.current(limited)).toBeNull();
-    expect(new KeyRing([]).match(undefined)).not.toBeNull(); // no keys (loopback): everybody
+    expect(new KeyRing([]).match(undefined)?.conversations).toBeNull(); // no keys (loopback): everybody, every conversation
+    expect(new KeyRing([]).match("any key")?.conversations).toBeNull();
     expect(() => new KeyRing([""])).toThrow();
   });
 
