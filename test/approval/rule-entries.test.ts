@@ -5,19 +5,11 @@
  * "nobody is asked": that would show changing tools as free to run.
  */
 import { describe, expect, it } from "vitest";
-import { asksApproval, FunctaiError } from "../../src/index.js";
+import { asksApproval } from "../../src/index.js";
+import { refusal } from "../fixtures/refused.js";
 
 const refund = { name: "refund", path: "support/answer/refund", effects: "changes" as const };
 
-function refusal(run: () => unknown): FunctaiError {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FunctaiError);
-    return e as FunctaiError;
-  }
-  throw new Error("it was not refused");
-}
 
 describe("asksApproval with a rule it cannot read", () => {
   it("a misspelt rule is refused (it said false: nobody asked about a refund)", () => {

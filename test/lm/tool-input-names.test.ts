@@ -7,20 +7,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, FunctaiError, program, tool } from "../../src/index.js";
+import { ai, program, tool } from "../../src/index.js";
+import { refusal } from "../fixtures/refused.js";
 
 /** A shape with an own, enumerable key `__proto__` (as JSON.parse or a computed key makes it). */
 const protoShape = (): Record<string, z.ZodType> => JSON.parse('{"__proto__": 0, "id": 0}', (key, value) => (key === "" ? value : z.string()));
 
-function refusal(run: () => unknown): FunctaiError {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FunctaiError);
-    return e as FunctaiError;
-  }
-  throw new Error("it was not refused");
-}
 
 describe("an input named __proto__", () => {
   it("the shape used here does hold an own __proto__ input", () => {

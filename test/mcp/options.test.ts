@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { mcpTools, type McpClient } from "../../adapters/mcp/index.js";
-import { FunctaiError } from "../../src/index.js";
+import { refusalOf as refusal } from "../fixtures/refused.js";
 
 const info = (name: string) => ({ name, description: `The ${name} tool.`, inputSchema: { type: "object" as const, properties: {} } });
 
@@ -19,15 +19,6 @@ const listing = (...names: string[]): McpClient =>
     callTool: async () => ({ content: [{ type: "text", text: "ok" }] }),
   }) as unknown as McpClient;
 
-async function refusal(run: () => Promise<unknown>): Promise<FunctaiError> {
-  try {
-    await run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(FunctaiError);
-    return e as FunctaiError;
-  }
-  throw new Error("it was not refused");
-}
 
 describe("mcpTools options of the wrong type", () => {
   it("an include that is one string is refused, never matched as a substring", async () => {
