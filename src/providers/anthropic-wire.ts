@@ -98,9 +98,12 @@ interface UsageLike {
   cache_read_input_tokens?: number | null;
 }
 
-/** Anthropic counts cached prompt tokens apart; functai's `inputTokens` is the whole prompt, as OpenAI's is. */
-const promptTokens = (u: UsageLike): number =>
-  (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+/**
+ * Anthropic counts cached prompt tokens apart; functai's `inputTokens` is the whole prompt, as OpenAI's is.
+ * (`usage` may be missing altogether from a compatible server or a proxy: nothing counted then.)
+ */
+const promptTokens = (u: UsageLike | null | undefined): number =>
+  (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
 
 /** A whole (non-streamed) message as an `LMResponse`. */
 export function fromMessage(message: AnthropicMessage): LMResponse {
@@ -118,7 +121,7 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
     text,
     toolCalls,
     finishReason: reason,
-    usage: { inputTokens: promptTokens(message.usage), outputTokens: message.usage.output_tokens },
+    usage: { inputTokens: promptTokens(message.usage), outputTokens: message.usage?.output_tokens ?? 0 },
     model: message.model,
   };
 }
@@ -145,7 +148,7 @@ export class EventAccumulator {
         return "";
       case "message_start":
         this.model = event.message.model;
-        this.usage = { inputTokens: promptTokens(event.message.usage), outputTokens: event.message.usage.output_tokens };
+        this.usage = { inputTokens: promptTokens(event.message.usage), outputTokens: event.message.usage?.output_tokens ?? 0 };
         return "";
       case "content_block_start": {
         const b = event.content_block;
@@ -163,8 +166,8 @@ export class EventAccumulator {
         this.reason = event.delta.stop_reason ?? this.reason;
         if (this.reason !== null) this.complete = true;
         // Output counts are cumulative; input counts appear here only in newer streams.
-        this.usage.outputTokens = event.usage.output_tokens;
-        if (event.usage.input_tokens !== null && event.usage.input_tokens !== undefined) this.usage.inputTokens = promptTokens(event.usage);
+        if (typeof event.usage?.output_tokens === "number") this.usage.outputTokens = event.usage.output_tokens;
+        if (event.usage?.input_tokens !== null && event.usage?.input_tokens !== undefined) this.usage.inputTokens = promptTokens(event.usage);
         return "";
       default:
         return "";

@@ -7,7 +7,7 @@ import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
-import { drainStream, idleBound, received, toProviderError, wholeWithin } from "./errors.js";
+import { drainStream, eventStream, idleBound, toProviderError, wholeWithin } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -104,7 +104,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
       try {
         const sdk = await client();
         if (!stream) return fromMessage(await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })));
-        const events = await received("anthropic", sdk.messages.create({ ...body, stream: true }, { signal }));
+        const events = await eventStream("anthropic", idleBound(sdk), sdk.messages.create({ ...body, stream: true }, { signal }).withResponse());
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
         return await drainStream("anthropic", events, new EventAccumulator(), { signal, onText, shown: () => (streamed = true), idleMs: idleBound(sdk) });
       } catch (e) {

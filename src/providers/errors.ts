@@ -33,11 +33,18 @@ function errorType(e: ApiErrorLike): string | undefined {
   return typeof type === "string" ? type : undefined;
 }
 
-/** The provider's own words: Anthropic nests them in `error.error.message`, OpenAI in `error.message`. */
+/** How much of a body that is not JSON (a proxy's error page) an error message shows. */
+const PAGE_CHARS = 300;
+
+/**
+ * The provider's own words: Anthropic nests them in `error.error.message`, OpenAI in `error.message`.
+ * Without them the SDK's message holds the whole body, which may be a page of HTML: its start is shown.
+ */
 function providerMessage(e: ApiErrorLike): string {
   const body = record(e.error);
   const message = record(body?.error)?.message ?? body?.message;
-  return typeof message === "string" && message !== "" ? message : e.message;
+  if (typeof message === "string" && message !== "") return message;
+  return e.message.length > PAGE_CHARS ? `${e.message.slice(0, PAGE_CHARS)}…` : e.message;
 }
 
 function codeFor(status: number | undefined, type: string | undefined): ProviderErrorCode {
@@ -164,6 +171,41 @@ export async function wholeWithin<T>(provider: string, ms: number | undefined, s
     clearTimeout(timer);
     signal?.removeEventListener("abort", passOn);
   }
+}
+
+/**
+ * A streamed request's stream, once its response is seen to be one. A 200
+ * whose body is a whole JSON document (a compatible server that does not
+ * stream, an error body) or a page (a proxy's, a captive portal's) holds no
+ * events: read as a stream it would end at once and pass for a connection
+ * cut short, retried for nothing. So its body is read (within `idleMs`) and
+ * is the error: the error it names, as `notAReply` reads it, else
+ * `provider-response` showing it. Other content types are left to the SDK.
+ */
+export async function eventStream<S extends SdkStream<unknown>>(
+  provider: string,
+  idleMs: number | undefined,
+  call: Promise<{ data: S; response: Response }>,
+): Promise<S> {
+  const { data, response } = await received(provider, call);
+  const type = response.headers.get("content-type") ?? "";
+  if (!/json|html/i.test(type)) return data;
+  const timer = idleMs === undefined ? undefined : setTimeout(() => data.controller.abort(), idleMs);
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    text = `(its ${type} body could not be read: it stalled or was cut off)`;
+  } finally {
+    clearTimeout(timer);
+  }
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the text is shown as it is
+  }
+  throw notAReply(provider, body, `an event stream (${type})`);
 }
 
 /** A stream's events, a connection lost between them being `provider-network` (what the caller's own code throws passes as it is). */

@@ -65,18 +65,45 @@ export function finishReason(reason: string | null | undefined, hasToolCalls: bo
 const cutLast = (toolCalls: ToolCall[], reason: FinishReason): ToolCall[] =>
   stoppedEarly(reason) && toolCalls.length > 0 ? [...toolCalls.slice(0, -1), cutShort(toolCalls.at(-1)!)] : toolCalls;
 
+/**
+ * The text of a message's `content`: a string, or (as Mistral's reasoning
+ * models send it, whole and streamed) a list of parts whose `text` parts are
+ * the text (a `thinking` part is not the reply).
+ */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) => {
+      const p = part as { type?: unknown; text?: unknown } | null;
+      return typeof p === "object" && p !== null && p.type === "text" && typeof p.text === "string" ? p.text : "";
+    })
+    .join("");
+}
+
+/**
+ * A call's `arguments` as text. OpenAI sends the JSON's text; some compatible
+ * servers send the object itself, which is that JSON (never "[object Object]",
+ * nor a TypeError from reading it as text).
+ */
+const argumentsOf = (args: unknown): string =>
+  typeof args === "string" ? args : args === undefined || args === null ? "" : (JSON.stringify(args) ?? "");
+
 /** A whole (non-streamed) completion as an `LMResponse`. */
 export function fromCompletion(completion: ChatCompletion): LMResponse {
   const choice = completion.choices?.[0];
   if (choice?.message === undefined) throw notAReply("openai", completion, "a completion with a choice");
+  // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
-    c.type === "function" ? [toolCallFromText(c.id || `call_${i}`, c.function.name, c.function.arguments ?? "")] : [],
+    "function" in c && typeof c.function === "object" && c.function !== null
+      ? [toolCallFromText(c.id || `call_${i}`, c.function.name, argumentsOf(c.function.arguments))]
+      : [],
   );
   const refusal = choice.message.refusal ?? "";
   const reason = refusal !== "" ? "content_filter" : finishReason(choice.finish_reason, toolCalls.length > 0);
   return {
     // a refusal comes instead of content (null): it is what the model said
-    text: choice.message.content || refusal,
+    text: contentText(choice.message.content) || refusal,
     toolCalls: cutLast(toolCalls, reason),
     finishReason: reason,
     usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
@@ -139,12 +166,12 @@ export class ChunkAccumulator {
       if (d.id) call.id = d.id;
       // Some compatible servers repeat the name in every delta: keep the first.
       if (d.function?.name && call.name === "") call.name = d.function.name;
-      call.args += d.function?.arguments ?? "";
+      call.args += argumentsOf(d.function?.arguments);
     }
     // a refusal streams instead of content, as its own deltas: it is what the model said
     const refusal = choice.delta?.refusal ?? "";
     if (refusal !== "") this.refused = true;
-    const delta = (choice.delta?.content ?? "") + refusal;
+    const delta = contentText(choice.delta?.content) + refusal;
     this.text += delta;
     return delta;
   }

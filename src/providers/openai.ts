@@ -8,7 +8,7 @@ import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/ch
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { drainStream, idleBound, received, toProviderError, wholeWithin } from "./errors.js";
+import { drainStream, eventStream, idleBound, toProviderError, wholeWithin } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -94,9 +94,10 @@ export function openai(options: OpenAIOptions): LanguageModel {
         if (onText === undefined) {
           return fromCompletion(await wholeWithin("openai", idleBound(sdk), signal, (bound) => sdk.chat.completions.create({ ...body, stream: false }, { signal: bound })));
         }
-        const stream = await received(
+        const stream = await eventStream(
           "openai",
-          sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal }),
+          idleBound(sdk),
+          sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal }).withResponse(),
         );
         return await drainStream("openai", stream, new ChunkAccumulator(), { signal, onText, shown: () => (streamed = true), idleMs: idleBound(sdk) });
       } catch (e) {

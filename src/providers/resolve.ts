@@ -18,8 +18,13 @@ function build(spec: string): LanguageModel {
   if (colon > 0) {
     const provider = spec.slice(0, colon);
     const model = spec.slice(colon + 1).trim();
-    if (model !== "" && provider === "openai") return openai({ model });
-    if (model !== "" && provider === "anthropic") return anthropic({ model });
+    const named = provider.trim().toLowerCase();
+    if (named === "openai" || named === "anthropic") {
+      if (model !== "" && provider === named) return named === "openai" ? openai({ model }) : anthropic({ model });
+      // Advice that works: the suggestion below would repeat the prefix ("openai:openai:") or keep its misspelling.
+      const why = model === "" ? `It names no model after "${named}:".` : `Write it "${named}:${model}".`;
+      throw new FunctaiError("lm-unknown", `Unknown language model "${spec}". ${why}`);
+    }
   } else {
     if (OPENAI_PREFIXES.some((p) => spec.startsWith(p))) return openai({ model: spec });
     if (ANTHROPIC_PREFIXES.some((p) => spec.startsWith(p))) return anthropic({ model: spec });

@@ -35,6 +35,8 @@ export type Reply =
   | { sse: string; status?: number; hang?: boolean; reset?: boolean; gapMs?: number }
   /** A JSON response whose body stops after `partial` (its length promised whole): the connection is dropped mid-body; with `stall`, it stays open, silent. */
   | { partial: string; stall?: boolean }
+  /** A body sent as it is, with its own content type (an HTML page, plain text). */
+  | { raw: string; status?: number; headers?: Record<string, string> }
   /** Never answers. */
   | { hang: true };
 
@@ -75,6 +77,9 @@ export async function mockServer(): Promise<MockServer> {
       } else if ("sse" in reply) {
         res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
         void writeSse(res, reply.sse, reply.reset === true ? "reset" : reply.hang === true ? "hang" : "end", reply.gapMs);
+      } else if ("raw" in reply) {
+        res.writeHead(reply.status ?? 200, { "content-type": "text/html", ...reply.headers });
+        res.end(reply.raw);
       } else if ("partial" in reply) {
         res.writeHead(200, { "content-type": "application/json", "content-length": String(Buffer.byteLength(reply.partial) + 100) });
         res.write(reply.partial);
