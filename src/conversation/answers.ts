@@ -5,6 +5,7 @@
  * once; of processes resuming at once, one records its answers).
  */
 import type { Approval } from "../approval/types.js";
+import { notJson } from "../engine/tool-boundary.js";
 import { ConversationError, isFunctaiError } from "../errors.js";
 import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import { makeRecord } from "../records/make.js";
@@ -128,6 +129,14 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
     const keyFor = (t: UnfinishedTool): string => (shared.has(t.invocation) ? JSON.stringify(`${t.site}:${t.invocation}`) : String(t.invocation));
     const parts = open.map((t) => `${t.name} (invocation ${t.invocation}${shared.has(t.invocation) ? ` at ${t.site}` : ""}) started and may have run: resume({ results: { ${keyFor(t)}: <what it returned> } }) or resume({ rerun: [${keyFor(t)}] })`);
     throw new ConversationError("turn-unfinished", `turn ${turn}: ${parts.join("; ")}`);
+  }
+  // a result is kept in the journal and read back by every resume: one JSON cannot keep (a BigInt, a cycle, a Map)
+  // would be kept by a memory store and fail the resumed run for good, or come back as something else
+  for (const t of unfinished) {
+    const key = keysOf(t).find((k) => k in results);
+    const why = key === undefined ? undefined : notJson(results[key]);
+    if (why !== undefined)
+      throw new ConversationError("input-invalid", `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`);
   }
   return unfinished.map((t) => {
     const key = keysOf(t).find((k) => k in results);

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseInput } from "../functions/definition.js";
 import type { CallInput, CallOptions } from "../functions/input.js";
-import { ConversationError, FunctaiError, isErrorCode } from "../errors.js";
+import { ConversationError, describeValue, FunctaiError, isErrorCode } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
@@ -88,6 +88,30 @@ function keyOf(key: unknown): string | undefined {
   return `key:${key}`;
 }
 
+/** Whether two JSON values are the same, whatever the order of their keys (a store may keep an object's keys in its own order). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  const bo = b as Record<string, unknown>;
+  return ka.length === Object.keys(bo).length && ka.every((k) => Object.hasOwn(bo, k) && sameJson((a as Record<string, unknown>)[k], bo[k]));
+}
+
+/**
+ * Refuses a send's key given again with other inputs: a key names one
+ * request, and answering the first request's answer to another question
+ * would be a wrong answer nobody is told of. Compared as the turn keeps
+ * them (JSON).
+ */
+function checkSameRequest(conversation: string, requestId: string, inputs: Record<string, unknown>, turn: { id: string; inputs: Record<string, unknown> }): void {
+  if (sameJson(JSON.parse(JSON.stringify(inputs)) as unknown, turn.inputs)) return;
+  throw new FunctaiError(
+    "input-invalid",
+    `conversation ${conversation}: the key ${JSON.stringify(requestId.slice("key:".length))} was sent with other inputs (turn ${turn.id}: ${describeValue(turn.inputs, 120)}; now ${describeValue(inputs, 120)}): a key names one request, give a new request a new key (an input schema whose default or transform gives a new value each time makes each send another request). Nothing was sent.`,
+  );
+}
+
 /** Sends a turn once per request id, under a parent of the caller's choosing (delegates). Internal. */
 export const SEND_ONCE = Symbol("functai.sendOnce");
 
@@ -151,6 +175,9 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...layers, own);
   const store = resolveStore(options.store ?? settingsNow().store);
   const clock = options.clock ?? systemClock;
+  // a clock that is not one would fail as a TypeError deep inside the first send (or a lease's renewal, later)
+  if (typeof clock !== "object" || clock === null || !(["now", "after", "every"] as const).every((f) => typeof clock[f] === "function"))
+    throw new FunctaiError("settings-invalid", `conversation ${id}: clock must be a Clock (now, after and every; fakeClock() from functai/testing in tests), not ${describeValue(clock, 40)}`);
   const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
   const version = programVersion(def);
@@ -285,6 +312,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
         if (!(e instanceof AlreadySent)) throw e;
         turn = await turnHandle(e.turn);
       }
+      if (once.parent === undefined) checkSameRequest(id, once.requestId, inputs, turn); // a send's key (a delegate's id is made from its call)
       if (turn.state === "done") return turn.value as O;
       if (turn.state === "waiting" && once.parent === undefined) throw new Waiting(turn); // a send's key: as that turn answers
       if (turn.state === "waiting" || turn.state === "interrupted") return turn.resume();

@@ -6,7 +6,7 @@ import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
 import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
 import { notJson } from "../engine/tool-boundary.js";
-import { FunctaiError, describeError } from "../errors.js";
+import { FunctaiError, describeError, isFunctaiError, type ErrorCode } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import { isoAt, type Clock } from "../runtime/clock.js";
@@ -46,6 +46,8 @@ export interface HostOptions {
 /** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
 const KEPT: AppendIfOptions = { readFirst: false, durable: true, maxTries: 21 };
 const RIDING: AppendIfOptions = { readFirst: false, durable: false, maxTries: 21 };
+/** A store's failures to keep records: a turn that failed of one stops without ending (see `onEnd`). */
+const STORE_FAILED: ReadonlySet<ErrorCode> = new Set(["store-io", "store-conflict"]);
 /** The holder of a lease that says this process let the turn go: it names no process, so nobody reads it alive. */
 export const LET_GO = "let-go:";
 /** How long a turn let go here keeps trying to say so, while the store refuses. */
@@ -192,6 +194,14 @@ export class ConversationHost implements TurnHost {
     this.lease.stop();
     // only the process that claimed the turn ends it: a failure before the claim (a refusal, a lost race) records nothing
     if (!this.lease.held) return this.lease.releaseLock();
+    if (end.state === "failed" && isFunctaiError(end.error) && STORE_FAILED.has(end.error.code)) {
+      // the store refused the turn's own records: the turn stops here, but is not over. Written `failed`, a store that
+      // came back a moment later would end it for good (a keyed retry told the old store error for ever, a person's yes
+      // lost); let go instead, it reads interrupted and goes on when resumed (a tool that may have run stays unfinished)
+      this.#letGo();
+      this.lease.releaseLock();
+      throw end.error;
+    }
     const journal = this.#journal ?? runtime.journal;
     const usage = { input_tokens: end.usage.inputTokens, output_tokens: end.usage.outputTokens };
     if (end.state === "done") void journal.add({ kind: "ended", state: "done", outputs: { result: end.result }, value: end.result, usage });

@@ -5,7 +5,7 @@
  * Web Lock that proves the holder alive.
  */
 import { LeaseLost } from "../engine/runtime.js";
-import { describeError } from "../errors.js";
+import { ConversationError, describeError } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import { isoAt, type ClockTimer } from "../runtime/clock.js";
@@ -117,7 +117,9 @@ export class Lease {
         const rec = r as { kind: string; turn?: string; attempt?: number };
         if (rec.turn === this.turn && rec.kind === "lease" && (rec.attempt ?? 0) >= attempt)
           throw new LeaseLost(`turn ${this.turn} was claimed by another process first`, false, "turn-claimed");
-        if (rec.turn === this.turn && rec.kind === "ended") throw new LeaseLost(`turn ${this.turn} already ended`, false, "turn-claimed");
+        // ended with no newer claim before it: nobody else runs it (a person abandoned it meanwhile): say what it is
+        if (rec.turn === this.turn && rec.kind === "ended")
+          throw new ConversationError("turn-state", `turn ${this.turn} is ${String((r as { state?: unknown }).state)}: it ended before it could be claimed here, and does not go on`);
       }
       return { append: [this.record(attempt)], value: undefined };
     }, { readFirst: false, maxTries: 50 });

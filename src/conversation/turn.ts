@@ -1,5 +1,5 @@
 import type { Approval } from "../approval/types.js";
-import { ConversationError } from "../errors.js";
+import { ConversationError, describeValue } from "../errors.js";
 import { unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnState } from "../records/types.js";
@@ -11,6 +11,26 @@ import { ConversationStream } from "./stream.js";
 import { approvalOf } from "./waiting.js";
 
 export type { ResumeOptions, UnfinishedTool };
+
+/**
+ * A handle's options as given (left out: none), refused before anything is
+ * read or written when they are not an object, or when a `by`, `reason` or
+ * `id` is not a string: a JavaScript caller's slip would otherwise be a
+ * TypeError, or a `record-invalid` (the code of a bug of ours).
+ */
+function optionsOf<T extends object>(method: string, options: T | undefined): T {
+  if (options === undefined) return {} as T;
+  const wrong = (what: string): never => {
+    throw new ConversationError("input-invalid", `turn.${method}: ${what}; nothing was written`);
+  };
+  if (typeof options !== "object" || options === null || Array.isArray(options)) wrong(`its options are an object, not ${describeValue(options, 80)}`);
+  for (const key of ["by", "reason", "id"] as const) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== "string" && (value !== null || key === "id"))
+      wrong(`${key} is ${key === "id" ? "an approval's id (a string)" : "a string or null"}, not ${describeValue(value, 80)}`);
+  }
+  return options;
+}
 
 /**
  * A turn of a conversation, as read from its records: answer it, resume it
@@ -89,13 +109,15 @@ export class Turn<O = unknown> {
   }
 
   /** Says yes to one waiting approval (`id`), or all; the turn goes on here and resolves to its answer. */
-  approve(options: { by?: string; id?: string } = {}): Promise<O> {
-    return this.#answer({ verdict: "yes", by: options.by ?? null, reason: null, id: options.id });
+  async approve(options: { by?: string; id?: string } = {}): Promise<O> {
+    const { by, id } = optionsOf("approve", options);
+    return this.#answer({ verdict: "yes", by: by ?? null, reason: null, id });
   }
 
   /** Says no, with a reason the model sees; the turn goes on here. */
-  deny(options: { reason?: string; by?: string; id?: string } = {}): Promise<O> {
-    return this.#answer({ verdict: "no", by: options.by ?? null, reason: options.reason ?? null, id: options.id });
+  async deny(options: { reason?: string; by?: string; id?: string } = {}): Promise<O> {
+    const { reason, by, id } = optionsOf("deny", options);
+    return this.#answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id });
   }
 
   async #answer(answer: Answer): Promise<O> {
@@ -116,7 +138,7 @@ export class Turn<O = unknown> {
    * is given its result (`results`) or a rerun (`rerun`), by invocation.
    */
   async resume(options: ResumeOptions = {}): Promise<O> {
-    const { state, info, length } = await this.#results(options);
+    const { state, info, length } = await this.#results(optionsOf("resume", options));
     return this.#goOn(state, info, "interrupted", length);
   }
 
@@ -145,6 +167,7 @@ export class Turn<O = unknown> {
    * const answer = await s;
    */
   stream(options: ResumeOptions = {}): TurnStream<O> {
+    options = optionsOf("stream", options);
     const [state, info] = [this.#state, this.#info]; // as this handle last read it: a stale answer is refused when given (approval-answered)
     const waiting = (): Promise<Error> => this.#waiting();
     const settled = (): Promise<this> => this.refresh(); // current after its stream, as after its other actions
