@@ -60,13 +60,18 @@ export function pickSettings(source: object | undefined): Settings {
 }
 
 function check(settings: Settings): Settings {
-  const { maxSteps, toolErrors, temperature } = settings;
+  const { maxSteps, maxTokens, toolErrors, temperature } = settings;
   if (maxSteps !== undefined && !(Number.isInteger(maxSteps) && maxSteps >= 1))
     throw new FunctaiError("settings-invalid", `maxSteps must be a whole number ≥ 1, not ${String(maxSteps)}`);
   if (toolErrors !== undefined && toolErrors !== "report" && toolErrors !== "raise")
     throw new FunctaiError("settings-invalid", `toolErrors must be "report" or "raise", not ${String(toolErrors)}`);
-  if (temperature !== undefined && !(typeof temperature === "number" && temperature >= 0))
-    throw new FunctaiError("settings-invalid", `temperature must be a number ≥ 0`);
+  // An infinite temperature would be sent as JSON's null: a provider's default, not what was asked.
+  if (temperature !== undefined && !(typeof temperature === "number" && Number.isFinite(temperature) && temperature >= 0))
+    throw new FunctaiError("settings-invalid", `temperature must be a finite number ≥ 0, not ${describeValue(temperature, 40)}`);
+  // Sent as the provider's reply limit: anything but a count is a refused request, found only once it is sent.
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens >= 1))
+    throw new FunctaiError("settings-invalid", `maxTokens must be a whole number ≥ 1, not ${describeValue(maxTokens, 40)}`);
+  checkStore(settings.store);
   checkApprove(settings.approve);
   checkPlugins(settings.plugins);
   checkLease(settings.lease);
@@ -88,6 +93,21 @@ export function checkLease(lease: unknown): void {
   const ok = (ms: unknown): boolean => ms === undefined || (typeof ms === "number" && ms >= 1 && ms <= MAX_TIMER_MS);
   if (typeof lease !== "object" || lease === null || !ok((lease as LeaseSettings).renewMs) || !ok((lease as LeaseSettings).ttlMs))
     throw new FunctaiError("settings-invalid", `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`);
+}
+
+/**
+ * A `store` that can be used: a location (a non-empty text: "" would name the
+ * working directory, or a database without a name) or an object with
+ * `append` and `read`. Anything else would fail at the conversation's first
+ * read with a TypeError.
+ */
+function checkStore(store: unknown): void {
+  if (store === undefined || (typeof store === "string" && store !== "")) return;
+  if (typeof store === "object" && store !== null) {
+    const { append, read } = store as { append?: unknown; read?: unknown };
+    if (typeof append === "function" && typeof read === "function") return;
+  }
+  throw new FunctaiError("settings-invalid", `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(store, 40)}`);
 }
 
 /**
@@ -137,13 +157,23 @@ export function mergeSettings(...layers: readonly (Settings | undefined)[]): Set
 }
 
 /**
+ * The settings `configure` or `withSettings` was given, when they are an
+ * object (or nothing): a text or a number would pick no key at all, so
+ * `configure("gpt-4.1-mini")` would set nothing and say nothing.
+ */
+function layerOf(where: string, settings: unknown): object | undefined {
+  if (settings === undefined || (typeof settings === "object" && settings !== null && !Array.isArray(settings))) return settings;
+  throw new FunctaiError("settings-invalid", `${where} takes settings as an object ({ lm, temperature, … }), not ${describeValue(settings, 40)}`);
+}
+
+/**
  * Sets the outermost layer, for every call that does not say otherwise.
  *
  * @example
  * configure({ lm: "gpt-4.1-mini", temperature: 0 });
  */
 export function configure(settings: Settings): void {
-  globalSettings = mergeSettings(globalSettings, check(pickSettings(settings)));
+  globalSettings = mergeSettings(globalSettings, check(pickSettings(layerOf("configure", settings))));
 }
 
 /**
@@ -165,7 +195,9 @@ export function resetConfiguration(): void {
  * await withSettings({ approve: manager }, () => desk("Refund A-1042"));
  */
 export function withSettings<R>(settings: Settings, fn: () => R): R {
-  ambientStack.push(check(pickSettings(settings)));
+  const layer = check(pickSettings(layerOf("withSettings", settings)));
+  if (typeof fn !== "function") throw new FunctaiError("input-invalid", `withSettings(settings, fn): fn is the block to run, not ${describeValue(fn, 40)}`);
+  ambientStack.push(layer);
   try {
     return fn();
   } finally {

@@ -8,7 +8,7 @@
  */
 import { FunctaiError, describeValue } from "../errors.js";
 import { approvalKey, toolKey } from "./keys.js";
-import { readRecord } from "./schema.js";
+import { isInstantText, readRecord } from "./schema.js";
 import type {
   ApprovalRecord,
   EndedRecord,
@@ -126,6 +126,9 @@ function micros(value: Date | string | number): number {
   if (value instanceof Date) return value.getTime() * 1000;
   if (typeof value === "number") return value * 1000;
   if (typeof value !== "string") return Number.NaN;
+  // Date.parse also reads texts that are no instant ("1" is the year 2001; a time without its offset is the
+  // machine's local time): only what a lease's `until` may be is taken, so one `now` reads the same everywhere.
+  if (!isInstantText(value)) return Number.NaN;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) return Number.NaN;
   // Date.parse floors to the millisecond; add the 4th–6th fractional digits back.
@@ -262,15 +265,18 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  * Unknown kinds, formats and keys are ignored; a known kind that fails its
  * schema is skipped and listed in `skipped`. Records naming a turn no earlier
  * `turn` record declared are ignored, and so is a second `turn` record for
- * the same id. Throws `input-invalid` only when `now` is not a time.
+ * the same id. Throws `input-invalid` only when `now` is not a time (a text: an
+ * ISO 8601 instant with its offset), or the records are not a list.
  *
  * @example
  * const state = readConversation(await store.read("sam"), { now: new Date() });
  * state.turns.get(state.head!)?.state;   // "waiting"
  * state.next;                            // { refuses: "conversation-busy" }
  */
-export function readConversation(records: readonly unknown[], { now }: { now: Date | string | number }): ConversationState {
-  return new ConversationReader().add(records).state(now);
+export function readConversation(records: readonly unknown[], options: { now: Date | string | number }): ConversationState {
+  if (typeof options !== "object" || options === null)
+    throw new FunctaiError("input-invalid", `readConversation(records, { now }): its options are an object with now, not ${describeValue(options, 40)}`);
+  return new ConversationReader().add(records).state(options.now);
 }
 
 /**
@@ -299,6 +305,9 @@ export class ConversationReader {
 
   /** Walks `records` (in store order, after those added before). */
   add(records: Iterable<unknown>): this {
+    // (a store's answer passed on unchecked: a bare "is not iterable" TypeError would not say whose)
+    if (typeof records !== "object" || records === null || typeof (records as Partial<Iterable<unknown>>)[Symbol.iterator] !== "function")
+      throw new FunctaiError("input-invalid", `readConversation: records are a list of records, not ${describeValue(records, 40)}`);
     for (const raw of records) this.addOne(raw);
     return this;
   }

@@ -206,6 +206,9 @@ const has = (r: Record<string, unknown>, key: string): boolean => own(r, key);
 const untilPattern = (shapes.lease.until as unknown as { _zod: { pattern: RegExp } })._zod.pattern;
 const isUntil = (v: unknown): boolean => typeof v === "string" && untilPattern.test(v);
 
+/** Whether a text is an instant as records write them: ISO 8601 with its offset (the rule of a lease's `until`). */
+export const isInstantText = (v: string): boolean => untilPattern.test(v);
+
 const isApprovalAsked = (v: unknown): boolean =>
   isObj(v) &&
   isStr(v.site) && isCount(v.invocation) && isStr(v.path) && isStr(v.name) &&

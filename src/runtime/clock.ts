@@ -3,6 +3,7 @@
  * can replace it (`fakeClock()` from `functai/testing`) and run a lease's
  * life without sleeping.
  */
+import { FunctaiError, describeValue } from "../errors.js";
 
 /** The longest a timer can be set for: `setTimeout` and `setInterval` fire at once (every millisecond) past it. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -65,8 +66,12 @@ let lastIso = "";
 /** An instant as records write it (ISO 8601, UTC). The last one is kept: a step's records share their millisecond. */
 export const isoAt = (ms: number): string => {
   if (ms !== lastMs) {
+    // A clock's time that no Date holds (NaN, past ±8.64e15 ms, a text) would throw a bare RangeError mid-write,
+    // or (a text) be read as some other instant.
+    if (typeof ms !== "number" || !(Math.abs(ms) <= 8.64e15))
+      throw new FunctaiError("input-invalid", `a record's time is milliseconds since the epoch (the clock's now()), not ${describeValue(ms, 40)}`);
     lastIso = new Date(ms).toISOString();
-    lastMs = ms; // (after: a time that does not convert throws, and is not kept)
+    lastMs = ms;
   }
   return lastIso;
 };

@@ -1,3 +1,4 @@
+import { FunctaiError, describeError } from "../errors.js";
 import { checkAfter, checkConversationId, checkExpect, checkRecords, storeConflict, waitTimerMs } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
 import { withSeq } from "../records/with-seq.js";
@@ -43,7 +44,12 @@ export function memoryStore(): Store {
       // all or none: copy the whole batch (a getter may throw) before anything is pushed.
       const copies = new Array<ConversationRecord>(records.length);
       for (let i = 0; i < records.length; i++) {
-        copies[i] = Object.freeze(withSeq(records[i]!, length + i + 1)) as ConversationRecord;
+        try {
+          copies[i] = Object.freeze(withSeq(records[i]!, length + i + 1)) as ConversationRecord;
+        } catch (e) {
+          // a getter that throws (or a Proxy that refuses to be read): the other stores refuse it as input-invalid too
+          throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch cannot be read (${describeError(e)}).`, { cause: e });
+        }
       }
       if (list === undefined) conversations.set(conversation, (list = []));
       for (const copy of copies) list.push(copy);
@@ -87,7 +93,8 @@ export function memoryStore(): Store {
     },
 
     async list() {
-      return [...conversations.keys()];
+      // by id, as the other stores list (a directory's names sorted; IndexedDB's keys), not by first write
+      return [...conversations.keys()].sort();
     },
 
     async close() {

@@ -22,7 +22,7 @@ describe("records are made by one checked builder per kind", () => {
     expect((error as Error).message).toMatch(/lease record.*until/);
   });
 
-  it("an answer whose record would fail its schema is a clear error, and nothing is appended", async () => {
+  it("an answer whose record would fail its schema is refused before anything is appended (the handle checks it first)", async () => {
     const t = deskTools();
     const desk = ai("desk", { description: "d", input: { q: z.string() }, tools: [t.refund] });
     const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A", amount: 1 } }] }, echoLast]);
@@ -31,10 +31,11 @@ describe("records are made by one checked builder per kind", () => {
     expect(await chat.send("go").catch((e: unknown) => e)).toBeInstanceOf(Waiting);
     const before = (await store.read("c")).length;
     const [turn] = await chat.turns();
-    // `by` is a string or null: a number (from untyped JavaScript, say) is refused before anything is written
+    // `by` is a string or null: a number (from untyped JavaScript, say) is the caller's slip, refused before anything
+    // is written (input-invalid), never a record-invalid (a bug of ours)
     const error = await turn!.approve({ by: 42 as unknown as string }).catch((e: unknown) => e);
-    expect(isFunctaiError(error, "record-invalid")).toBe(true);
-    expect((error as Error).message).toMatch(/approval record.*by/);
+    expect(isFunctaiError(error, "input-invalid")).toBe(true);
+    expect((error as Error).message).toMatch(/by is a string or null/);
     expect((await store.read("c")).length).toBe(before);
     expect(t.REFUNDS).toEqual([]);
     // the turn still waits, and a well-formed answer goes on with it
