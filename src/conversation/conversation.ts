@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseInput } from "../functions/definition.js";
 import type { CallInput, CallOptions } from "../functions/input.js";
-import { ConversationError, describeValue, FunctaiError, isErrorCode } from "../errors.js";
+import { ConversationError, describeError, describeValue, FunctaiError, isErrorCode } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
@@ -58,7 +58,7 @@ export interface Conversation<I, O> {
   readonly store: Store;
   /** Sends a turn; throws `Waiting` (`turn-waiting`) when it stops for a person, `conversation-busy` while the head waits. */
   send(input: I, options?: SendOptions): Promise<O>;
-  /** Sends a turn as a stream; the stream ends when the turn waits (saved) and nobody here answered. */
+  /** Sends a turn as a stream; the stream ends when the turn waits (saved) and nobody here answered. Takes no `key` (refused: `send` takes one). */
   stream(input: I, options?: CallOptions): TurnStream<O>;
   /** Every turn, oldest first, as handles that answer, resume or abandon it. */
   turns(): Promise<Turn<O>[]>;
@@ -178,6 +178,28 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   // a clock that is not one would fail as a TypeError deep inside the first send (or a lease's renewal, later)
   if (typeof clock !== "object" || clock === null || !(["now", "after", "every"] as const).every((f) => typeof clock[f] === "function"))
     throw new FunctaiError("settings-invalid", `conversation ${id}: clock must be a Clock (now, after and every; fakeClock() from functai/testing in tests), not ${describeValue(clock, 40)}`);
+  /**
+   * A `now()` that gives no milliseconds (a Date, a string, NaN) is only
+   * found out when called: refused at the handle's first use, before
+   * anything is read or written (it would be read as some other time, or
+   * make a lease's end by concatenating strings). Checked once per handle,
+   * not at each record: a clock that gave milliseconds once keeps giving them.
+   */
+  let clockChecked = false;
+  const checkClock = (): void => {
+    if (clockChecked) return;
+    let now: unknown;
+    try {
+      now = clock.now();
+    } catch (e) {
+      throw new FunctaiError("settings-invalid", `conversation ${id}: clock.now() threw: ${describeError(e)}. Nothing was read or written.`);
+    }
+    if (typeof now !== "number" || !(Math.abs(now) <= 8.64e15)) {
+      const given = now instanceof Date ? "a Date" : typeof now === "number" ? String(now) : `${typeof now} ${describeValue(now, 40)}`;
+      throw new FunctaiError("settings-invalid", `conversation ${id}: clock.now() must give milliseconds since the epoch (a number, as Date.now() does), not ${given}. Nothing was read or written.`);
+    }
+    clockChecked = true;
+  };
   const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
   const version = programVersion(def);
@@ -282,6 +304,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   }
 
   const turnHandle = async (turnId: string): Promise<Turn<O>> => {
+    checkClock();
     const state = await log.read();
     const info = state.turns.get(turnId);
     if (!info) throw new ConversationError("turn-state", `conversation ${id} has no turn ${turnId}`);
@@ -302,6 +325,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
 
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
+    checkClock();
     const inputs = resumable(once.parsed ? (input as Record<string, unknown>) : parseInput(def, input));
     const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
     for (let tries = 0; tries < 600; tries++) {
@@ -329,6 +353,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     store,
     [SEND_ONCE]: sendOnce,
     async send(input, callOptions) {
+      checkClock();
       const requestId = keyOf(callOptions?.key);
       if (requestId !== undefined) return sendOnce(input as CallInput<S>, { requestId }, callOptions);
       const inputs = resumable(parseInput(def, input));
@@ -336,6 +361,14 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller, callOptions?.signal), callOptions?.signal);
     },
     stream(input, callOptions) {
+      // a stream names its turn (s.turn, its actor, its events) as it returns, before the store is read: it cannot
+      // turn out to be the turn a key already names. Ignored, a key retried here would start a second turn and pay again
+      if ((callOptions as SendOptions | undefined)?.key !== undefined)
+        throw new FunctaiError(
+          "input-invalid",
+          `conversation ${id}: stream takes no key (a stream's turn is named before the store is read, so it cannot be the turn a key already names); send(input, { key }) sends a request once, and turn.stream() goes on with a waiting or interrupted turn as a stream. Nothing was sent.`,
+        );
+      checkClock();
       const inputs = resumable(parseInput(def, input));
       const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
       const turn = newTurnId(clock.now());
@@ -353,6 +386,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       return stream;
     },
     async turns() {
+      checkClock();
       const state = await log.read();
       return [...state.turns.values()].map((info) => new Turn<O>(ctx, state, info));
     },

@@ -2,11 +2,11 @@
  * Conversation handles are typed from their function: checked by `tsc
  * --noEmit` (this file is in tsconfig.json), and run as a plain test.
  */
-import { describe, expectTypeOf, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { ai, program, type Waiting, type Turn, type TurnEvent } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
-import type { Conversation } from "../../src/conversation/conversation.js";
+import type { Conversation, SendOptions } from "../../src/conversation/conversation.js";
 
 const quote = ai("quote", { description: "A price.", input: { item: z.string() }, output: z.object({ price: z.number() }) });
 const echo = program("echo", { description: "Echo.", input: { text: z.string() }, output: z.number() }, ({ text }) => text.length);
@@ -40,6 +40,15 @@ describe("typed conversation handles", () => {
     expectTypeOf<Done["result"]>().toEqualTypeOf<number>();
     for (const e of [] as TurnEvent<number>[]) if (e.type === "done") expectTypeOf(e.result).toEqualTypeOf<number>();
     void s.then(() => undefined, () => undefined);
+  });
+
+  it("send takes a key; stream takes none (refused at run time too: a stream's turn is named before the store is read)", () => {
+    const chat = echo.conversation("k", { store: memoryStore() });
+    expectTypeOf(chat.send).parameter(1).toEqualTypeOf<SendOptions | undefined>();
+    expectTypeOf<SendOptions["key"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<"key" extends keyof NonNullable<Parameters<typeof chat.stream>[1]> ? true : false>().toEqualTypeOf<false>();
+    // @ts-expect-error: a stream takes no key
+    expect(() => chat.stream({ text: "hi" }, { key: "k1" })).toThrow(expect.objectContaining({ code: "input-invalid" }));
   });
 
   it("the public Turn shows only what users call", () => {
