@@ -105,6 +105,12 @@ interface UsageLike {
 const promptTokens = (u: UsageLike | null | undefined): number =>
   (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
 
+/** Whether a body is a whole message, one `fromMessage` reads: its content a list of blocks. */
+export function isMessage(body: unknown): boolean {
+  const b = body as { type?: unknown; content?: unknown } | null;
+  return typeof b === "object" && b !== null && b.type !== "error" && Array.isArray(b.content);
+}
+
 /** A whole (non-streamed) message as an `LMResponse`. */
 export function fromMessage(message: AnthropicMessage): LMResponse {
   if (!Array.isArray(message?.content)) throw notAReply("anthropic", message, "a message");

@@ -2,12 +2,12 @@
  * Anthropic Messages behind functai's LM contract, on `@anthropic-ai/sdk`.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import type { Message as AnthropicMessage, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { EventAccumulator, fromMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
-import { drainStream, eventStream, idleBound, toProviderError, wholeWithin } from "./errors.js";
+import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
+import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
+import { drainStream, eventStream, givenWhole, idleBound, toProviderError, wholeWithin } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -38,6 +38,9 @@ export interface AnthropicOptions {
 }
 
 type Body = Omit<MessageCreateParamsNonStreaming, "stream">;
+
+/** Said with a 404 that looks like a wrong baseURL: the SDK adds `/v1/messages` itself, so a base ending in `/v1` doubles it. */
+const BASE_URL_ADVICE = "Anthropic's is the server's root, without /v1: the SDK adds /v1/messages";
 
 /**
  * The SDK found no credentials (no key, token, profile or config) and says
@@ -101,18 +104,23 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
     const stream = onText !== undefined || body.max_tokens > NON_STREAMING_MAX_TOKENS;
     let streamed = false;
     const attempt = async (): Promise<LMResponse> => {
+      let endpoint: string | undefined;
       try {
         const sdk = await client();
+        endpoint = endpointOf(sdk, "/v1/messages");
         if (!stream) return fromMessage(await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })));
-        const events = await eventStream("anthropic", idleBound(sdk), sdk.messages.create({ ...body, stream: true }, { signal }).withResponse());
+        const shown = (): void => void (streamed = true);
+        const got = await eventStream("anthropic", idleBound(sdk), sdk.messages.create({ ...body, stream: true }, { signal }).withResponse(), isMessage);
+        // A compatible server or proxy that does not stream answers with the whole message.
+        if ("whole" in got) return givenWhole(fromMessage(got.whole as AnthropicMessage), onText, shown);
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
-        return await drainStream("anthropic", events, new EventAccumulator(), { signal, onText, shown: () => (streamed = true), idleMs: idleBound(sdk) });
+        return await drainStream("anthropic", got.stream, new EventAccumulator(), { signal, onText, shown, idleMs: idleBound(sdk) });
       } catch (e) {
         if (noCredentials(e)) {
           const message = "anthropic: no API key. Pass anthropic({ apiKey }) or set ANTHROPIC_API_KEY.";
           throw new ProviderError("provider-auth", message, { provider: "anthropic", cause: e });
         }
-        throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey() });
+        throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
     };
     // Text already shown cannot be taken back: after it, a failure is final.

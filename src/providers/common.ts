@@ -29,6 +29,20 @@ export function toolCallFromText(id: string, name: string, raw: string): ToolCal
   }
 }
 
+/**
+ * The URL an SDK client sends a request for `path` to, as the SDK joins them
+ * (one slash between), for error messages; undefined for a client that does
+ * not say its base URL.
+ *
+ * @example
+ * endpointOf({ baseURL: "http://localhost:11434/v1/" }, "/chat/completions"); // "POST http://localhost:11434/v1/chat/completions"
+ */
+export function endpointOf(sdk: unknown, path: string): string | undefined {
+  const base = (sdk as { baseURL?: unknown } | null)?.baseURL;
+  if (typeof base !== "string") return undefined;
+  return `POST ${base.endsWith("/") ? base.slice(0, -1) : base}${path}`;
+}
+
 /** Loads an SDK once per LM; a failed load is not cached, so a later call may try again. */
 export function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   let pending: Promise<T> | undefined;

@@ -67,6 +67,26 @@ export interface MapErrorContext {
   signal?: AbortSignal | undefined;
   /** Removed from any message, should a server echo it (OpenAI's 401 quotes the key it got). */
   apiKey?: string | undefined;
+  /** Where the request went (`POST https://…/chat/completions`), named when a 404 looks like a wrong `baseURL`. */
+  endpoint?: string | undefined;
+  /** What a right `baseURL` of this provider looks like, said with the endpoint. */
+  baseURLAdvice?: string | undefined;
+}
+
+/** Words a router says of a path it does not know (Go's, Express's, the APIs' own for a wrong URL). */
+const NO_SUCH_PATH = /^\s*(?:(?:(?:page|file|resource|route|path|url)\s+)?not\s+found\b|invalid url\b|cannot (?:get|post)\b)/i;
+
+/**
+ * A 404 that says nothing but "not found" (or has no words of the API at all:
+ * a plain-text or HTML page, FastAPI's `{ detail }`) is, most often, a request
+ * sent to the wrong URL. A 404 in which the API names something (a model that
+ * does not exist) is not: it is told as it is.
+ */
+function noSuchPath(e: ApiErrorLike): boolean {
+  if (e.status !== 404) return false;
+  const body = record(e.error);
+  const words = record(body?.error)?.message ?? body?.message;
+  return typeof words !== "string" || words === "" || NO_SUCH_PATH.test(words);
 }
 
 /**
@@ -79,7 +99,7 @@ export interface MapErrorContext {
  * catch (e) { throw toProviderError(e, { provider: "openai", signal }); }
  */
 export function toProviderError(e: unknown, context: MapErrorContext): unknown {
-  const { provider, signal, apiKey } = context;
+  const { provider, signal, apiKey, endpoint, baseURLAdvice } = context;
   if (signal?.aborted) return signal.reason ?? e;
   if (isAbortLike(e) || e instanceof FunctaiError) return e;
   const redact = (text: string): string =>
@@ -98,7 +118,11 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
   }
   const code = codeFor(e.status, errorType(e));
   const where = e.status === undefined ? "in the stream" : `HTTP ${e.status}`;
-  const message = `${provider}: ${redact(providerMessage(e))} (${where}).`;
+  let message = `${provider}: ${redact(providerMessage(e))} (${where}).`;
+  if (endpoint !== undefined && noSuchPath(e)) {
+    // Said as a condition: a server may answer so for other reasons, and the URL shown lets the user judge.
+    message += ` ${redact(endpoint)} was not found: if that is not the API's address, check baseURL${baseURLAdvice !== undefined ? ` (${baseURLAdvice})` : ""}.`;
+  }
   const retryAfterMs = parseRetryAfter(e.headers);
   return new ProviderError(code, message, { provider, status: e.status, retryAfterMs, shouldRetry: shouldRetry(e.headers), cause: e });
 }
@@ -175,21 +199,24 @@ export async function wholeWithin<T>(provider: string, ms: number | undefined, s
 
 /**
  * A streamed request's stream, once its response is seen to be one. A 200
- * whose body is a whole JSON document (a compatible server that does not
- * stream, an error body) or a page (a proxy's, a captive portal's) holds no
- * events: read as a stream it would end at once and pass for a connection
- * cut short, retried for nothing. So its body is read (within `idleMs`) and
- * is the error: the error it names, as `notAReply` reads it, else
- * `provider-response` showing it. Other content types are left to the SDK.
+ * whose body is a whole JSON document or a page (a proxy's, a captive
+ * portal's) holds no events: read as a stream it would end at once and pass
+ * for a connection cut short, retried for nothing. So its body is read
+ * (within `idleMs`). Where it is a whole reply (`isReply`: a compatible
+ * server that does not stream), it is given back as `whole`, to be read as an
+ * unstreamed reply is; anything else is the error: the error it names, as
+ * `notAReply` reads it, else `provider-response` showing it. Other content
+ * types are left to the SDK.
  */
 export async function eventStream<S extends SdkStream<unknown>>(
   provider: string,
   idleMs: number | undefined,
   call: Promise<{ data: S; response: Response }>,
-): Promise<S> {
+  isReply: (body: unknown) => boolean,
+): Promise<{ stream: S } | { whole: unknown }> {
   const { data, response } = await received(provider, call);
   const type = response.headers.get("content-type") ?? "";
-  if (!/json|html/i.test(type)) return data;
+  if (!/json|html/i.test(type)) return { stream: data };
   const timer = idleMs === undefined ? undefined : setTimeout(() => data.controller.abort(), idleMs);
   let text: string;
   try {
@@ -205,7 +232,21 @@ export async function eventStream<S extends SdkStream<unknown>>(
   } catch {
     // not JSON: the text is shown as it is
   }
+  // (an error body is never a reply, whatever else it holds)
+  if (record(body)?.error === undefined && isReply(body)) return { whole: body };
   throw notAReply(provider, body, `an event stream (${type})`);
+}
+
+/**
+ * A whole reply to a streamed request, its text passed on in one piece as
+ * `drainStream` passes deltas (`shown` first: from then on nothing is retried).
+ */
+export function givenWhole(reply: LMResponse, onText: ((delta: string) => void) | undefined, shown: () => void): LMResponse {
+  if (reply.text !== "" && onText !== undefined) {
+    shown();
+    onText(reply.text);
+  }
+  return reply;
 }
 
 /** A stream's events, a connection lost between them being `provider-network` (what the caller's own code throws passes as it is). */

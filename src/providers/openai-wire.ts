@@ -89,6 +89,17 @@ function contentText(content: unknown): string {
 const argumentsOf = (args: unknown): string =>
   typeof args === "string" ? args : args === undefined || args === null ? "" : (JSON.stringify(args) ?? "");
 
+/**
+ * Whether a body is a whole chat completion, one `fromCompletion` reads: a
+ * choice with a message (a stream's chunks carry a `delta` instead).
+ */
+export function isCompletion(body: unknown): boolean {
+  const choices = (body as { choices?: unknown } | null)?.choices;
+  if (!Array.isArray(choices)) return false;
+  const message = (choices[0] as { message?: unknown } | null | undefined)?.message;
+  return typeof message === "object" && message !== null;
+}
+
 /** A whole (non-streamed) completion as an `LMResponse`. */
 export function fromCompletion(completion: ChatCompletion): LMResponse {
   const choice = completion.choices?.[0];

@@ -4,12 +4,12 @@
  * through `baseURL`.
  */
 import type OpenAI from "openai";
-import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { drainStream, eventStream, idleBound, toProviderError, wholeWithin } from "./errors.js";
-import { ChunkAccumulator, fromCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
+import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
+import { drainStream, eventStream, givenWhole, idleBound, toProviderError, wholeWithin } from "./errors.js";
+import { ChunkAccumulator, fromCompletion, isCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -40,6 +40,9 @@ export interface OpenAIOptions {
 }
 
 type Body = Omit<ChatCompletionCreateParamsNonStreaming, "stream">;
+
+/** Said with a 404 that looks like a wrong baseURL: the mistake most made is leaving out the `/v1`. */
+const BASE_URL_ADVICE = "an OpenAI-compatible server's usually ends in /v1, e.g. http://localhost:11434/v1";
 
 /**
  * An OpenAI language model. The `openai` SDK (an optional peer dependency:
@@ -89,19 +92,25 @@ export function openai(options: OpenAIOptions): LanguageModel {
     const body = bodyFor(request);
     let streamed = false;
     const attempt = async (): Promise<LMResponse> => {
+      let endpoint: string | undefined;
       try {
         const sdk = await client();
+        endpoint = endpointOf(sdk, "/chat/completions");
         if (onText === undefined) {
           return fromCompletion(await wholeWithin("openai", idleBound(sdk), signal, (bound) => sdk.chat.completions.create({ ...body, stream: false }, { signal: bound })));
         }
-        const stream = await eventStream(
+        const shown = (): void => void (streamed = true);
+        const got = await eventStream(
           "openai",
           idleBound(sdk),
           sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal }).withResponse(),
+          isCompletion,
         );
-        return await drainStream("openai", stream, new ChunkAccumulator(), { signal, onText, shown: () => (streamed = true), idleMs: idleBound(sdk) });
+        // A server that ignores `stream: true` (some local ones) answers with the whole completion.
+        if ("whole" in got) return givenWhole(fromCompletion(got.whole as ChatCompletion), onText, shown);
+        return await drainStream("openai", got.stream, new ChunkAccumulator(), { signal, onText, shown, idleMs: idleBound(sdk) });
       } catch (e) {
-        throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey() });
+        throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
     };
     // Text already shown cannot be taken back: after it, a failure is final.

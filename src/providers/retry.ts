@@ -30,6 +30,10 @@ function header(headers: HeadersLike, name: string): string | undefined {
 /**
  * How long the server asked us to wait: `retry-after-ms`, else `retry-after`
  * in seconds or as an HTTP date. Undefined when it did not say (or said nonsense).
+ * A wait of 0 (or less, or a date already past) asks for none: taken at its
+ * word, every retry would be spent at once against a server still busy. So it
+ * counts as not said (the normal backoff applies), and a `retry-after-ms: 0`
+ * gives way to the `retry-after` beside it.
  *
  * @example
  * parseRetryAfter(new Headers({ "retry-after": "2" })); // 2000
@@ -37,13 +41,13 @@ function header(headers: HeadersLike, name: string): string | undefined {
 export function parseRetryAfter(headers: HeadersLike | undefined, now: number = Date.now()): number | undefined {
   if (headers === undefined || headers === null) return undefined;
   const ms = Number.parseFloat(header(headers, "retry-after-ms") ?? "");
-  if (Number.isFinite(ms) && ms >= 0) return ms;
+  if (Number.isFinite(ms) && ms > 0) return ms;
   const raw = header(headers, "retry-after");
   if (raw === undefined || raw.trim() === "") return undefined;
   const seconds = Number(raw);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
   const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return !Number.isNaN(date) && date > now ? date - now : undefined;
 }
 
 /**
@@ -120,7 +124,9 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, options: 
       if (!(e instanceof ProviderError) || !(e.shouldRetry ?? RETRYABLE_CODES.has(e.code as ProviderErrorCode))) throw e;
       if (n >= maxRetries || !canRetry()) throw e;
       if (e.retryAfterMs !== undefined && e.retryAfterMs > MAX_RETRY_AFTER_MS) throw e;
-      await sleep(e.retryAfterMs ?? backoffMs(n, random), signal);
+      // (a wait of 0 asks for none, as parseRetryAfter reads it: the backoff, whoever made the error)
+      const asked = e.retryAfterMs !== undefined && e.retryAfterMs > 0 ? e.retryAfterMs : undefined;
+      await sleep(asked ?? backoffMs(n, random), signal);
     }
   }
 }

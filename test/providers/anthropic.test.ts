@@ -282,7 +282,7 @@ describe("anthropic: errors and retries", () => {
   });
 
   it("429 with retry-after is retried, then succeeds; when retries run out → provider-rate-limit", async () => {
-    const limited = { status: 429, headers: { "retry-after": "0" }, json: fixtureJson("anthropic/error-429.json") };
+    const limited = { status: 429, headers: { "retry-after": "0.001" }, json: fixtureJson("anthropic/error-429.json") };
     server.reply(limited, { json: message("text.json") });
     expect((await lm().generate(ask("x"))).text).toBe(textOf(message("text.json")));
     expect(server.requests).toHaveLength(2);

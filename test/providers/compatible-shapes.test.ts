@@ -2,8 +2,8 @@
  * Replies in shapes real servers send that the official APIs' own do not:
  * a tool call without `type` (vLLM, Ollama), content as a list of parts
  * (Mistral's reasoning models), an Anthropic-shaped reply without `usage`
- * (proxies), a streamed request answered with a whole body (a server that
- * does not stream, a proxy's page), an error page as the error's body.
+ * (proxies), a streamed request answered with a body that is no stream
+ * (a proxy's page, an error), an error page as the error's body.
  * Each is read for what it says, or refused as a ProviderError naming it:
  * never a call lost, an array passed off as text, or a bare TypeError.
  */
@@ -122,8 +122,9 @@ describe("a streamed request answered with a body that is not an event stream", 
     expect(server.requests).toHaveLength(2);
   });
 
-  it("openai: a whole JSON completion from a server that does not stream → provider-response saying so", async () => {
-    server.reply({ json: fixtureJson("openai/text.json") });
+  it("openai: a JSON body that is no whole completion (no choice) → provider-response saying so", async () => {
+    // (a whole completion is read as the reply: whole-reply-to-stream.test.ts)
+    server.reply({ json: { ...copy("openai/text.json"), choices: [] } });
     const e = await failure(gpt().generate(ask, { onText: () => {} }));
     expect(e.code).toBe("provider-response");
     expect(e.message).toContain("not an event stream");

@@ -258,7 +258,7 @@ describe("openai: errors and retries", () => {
   });
 
   it("429 with retry-after is retried, then succeeds", async () => {
-    server.reply({ status: 429, headers: { "retry-after": "0" }, json: fixtureJson("openai/error-429.json") }, { json: chat("text.json") });
+    server.reply({ status: 429, headers: { "retry-after": "0.001" }, json: fixtureJson("openai/error-429.json") }, { json: chat("text.json") });
     const res = await lm().generate(ask("x"));
     expect(res.text).toBe(chat("text.json").choices[0]!.message.content);
     expect(server.requests).toHaveLength(2);
@@ -266,25 +266,25 @@ describe("openai: errors and retries", () => {
   });
 
   it("429 until retries run out → provider-rate-limit with status 429", async () => {
-    const limited = { status: 429, headers: { "retry-after-ms": "0" }, json: fixtureJson("openai/error-429.json") };
+    const limited = { status: 429, headers: { "retry-after-ms": "1" }, json: fixtureJson("openai/error-429.json") };
     server.reply(limited, limited, limited, { json: chat("text.json") });
     const e = await failure(lm({ maxRetries: 2 }).generate(ask("x")));
     expect(e.code).toBe("provider-rate-limit");
     expect(e.status).toBe(429);
-    expect(e.retryAfterMs).toBe(0);
+    expect(e.retryAfterMs).toBe(1);
     expect(e.message).toContain("Rate limit reached");
     expect(server.requests).toHaveLength(3);
   });
 
   it("a 503 is retried", async () => {
-    server.reply({ status: 503, headers: { "retry-after": "0" }, json: { error: { message: "upstream unavailable", type: "server_error" } } }, { json: chat("text.json") });
+    server.reply({ status: 503, headers: { "retry-after": "0.001" }, json: { error: { message: "upstream unavailable", type: "server_error" } } }, { json: chat("text.json") });
     await lm().generate(ask("x"));
     expect(server.requests).toHaveLength(2);
   });
 
   it("a given client's own retries are turned off (we retry)", async () => {
     const client = new OpenAI({ apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 5 });
-    server.reply({ status: 429, headers: { "retry-after": "0" }, json: fixtureJson("openai/error-429.json") });
+    server.reply({ status: 429, headers: { "retry-after": "0.001" }, json: fixtureJson("openai/error-429.json") });
     const e = await failure(openai({ model: "gpt-4.1-mini", client, maxRetries: 0 }).generate(ask("x")));
     expect(e.code).toBe("provider-rate-limit");
     expect(server.requests).toHaveLength(1);

@@ -29,7 +29,7 @@ const quota = {
 
 describe("retry signals", () => {
   it("openai: a 429 for a spent quota is provider-quota, not retried", async () => {
-    server.reply({ status: 429, headers: { "retry-after": "0" }, json: quota }, { json: fixtureJson("openai/text.json") });
+    server.reply({ status: 429, headers: { "retry-after": "0.001" }, json: quota }, { json: fixtureJson("openai/text.json") });
     const e = await failure(openaiLm().generate(ask));
     expect([e.code, e.status]).toEqual(["provider-quota", 429]);
     expect(e.message).toContain("exceeded your current quota");
@@ -44,20 +44,20 @@ describe("retry signals", () => {
   });
 
   it("x-should-retry: false is not retried, though the status would be (a 503)", async () => {
-    server.reply({ status: 503, headers: { "x-should-retry": "false", "retry-after": "0" }, json: { error: { message: "down", type: "server_error" } } }, { json: fixtureJson("openai/text.json") });
+    server.reply({ status: 503, headers: { "x-should-retry": "false", "retry-after": "0.001" }, json: { error: { message: "down", type: "server_error" } } }, { json: fixtureJson("openai/text.json") });
     const e = await failure(openaiLm().generate(ask));
     expect([e.code, e.shouldRetry]).toEqual(["provider-server", false]);
     expect(server.requests).toHaveLength(1);
   });
 
   it("x-should-retry: false on Anthropic's 529 (overloaded) is not retried either", async () => {
-    server.reply({ status: 529, headers: { "x-should-retry": "false", "retry-after": "0" }, json: fixtureJson("anthropic/error-529.json") }, { json: fixtureJson("anthropic/text.json") });
+    server.reply({ status: 529, headers: { "x-should-retry": "false", "retry-after": "0.001" }, json: fixtureJson("anthropic/error-529.json") }, { json: fixtureJson("anthropic/text.json") });
     expect((await failure(anthropicLm().generate(ask))).code).toBe("provider-overloaded");
     expect(server.requests).toHaveLength(1);
   });
 
   it("x-should-retry: true is retried, though the status would not be (a 409)", async () => {
-    const conflict = { status: 409, headers: { "x-should-retry": "true", "retry-after": "0" }, json: { error: { message: "a lock conflict, try again", type: "conflict" } } };
+    const conflict = { status: 409, headers: { "x-should-retry": "true", "retry-after": "0.001" }, json: { error: { message: "a lock conflict, try again", type: "conflict" } } };
     server.reply(conflict, { json: fixtureJson("openai/text.json") });
     const res = await openaiLm().generate(ask);
     expect(res.text.length).toBeGreaterThan(0);
