@@ -4,7 +4,7 @@ import type { Usage } from "../../src/lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { quietly } from "./quiet.js";
-import { Run } from "./run.js";
+import { LOOSE_LIMIT, Run } from "./run.js";
 
 /**
  * How the OpenTelemetry plugin traces: the tracer to use, and whether
@@ -112,19 +112,41 @@ export function otel(options: OtelOptions = {}): Plugin {
    * claimed the turn and goes on with it (each run's span ends with its own end).
    */
   const runs = new Map<string, { attempt: number; run: Run }[]>();
-  /** Spans of turns whose start this plugin did not see (given below the turn's outermost call): under the active span. */
-  const loose = new Run(tracer, content, undefined, context.active());
+  /**
+   * Spans of turns whose start this plugin did not see (it was given below
+   * the turn's outermost call): a spare run for each run of such a turn, kept
+   * by the run's runtime (found from the frame its hooks are called in), under
+   * the context active when the plugin was made. It never sees that run end:
+   * when the runtime is gone (nothing can call its hooks again), the spans it
+   * left open are ended as `abandoned` and what it kept goes with it.
+   */
+  const root = context.active();
+  const spares = new WeakMap<object, Run>();
+  const abandoned = new FinalizationRegistry<Run>((run) => run.endOpen("abandoned"));
+  /** For hooks called with no frame of their turn (by hand, or in a browser after an await): one spare run, bounded. */
+  const unframed = new Run(tracer, content, undefined, root, LOOSE_LIMIT);
+  const looseFor = (turn: string | undefined): Run => {
+    const runtime = frameCarrier.get()?.runtime;
+    if (!runtime || turn === undefined || runtime.turn !== turn) return unframed;
+    let run = spares.get(runtime);
+    if (!run) {
+      run = new Run(tracer, content, undefined, root, LOOSE_LIMIT);
+      spares.set(runtime, run);
+      abandoned.register(runtime, run);
+    }
+    return run;
+  };
   /**
    * The run of `turn` with this attempt (each run's hooks say which they are
    * of), found exactly: two runs at once both ask the same step, and whichever
    * is answered first, each reply ends its own run's span. A run whose start
-   * this plugin did not see (it came in below the turn's outermost call): the
-   * spare run, under the active span.
+   * this plugin did not see (it came in below the turn's outermost call): its
+   * spare run.
    */
   const runAt = (turn: string | undefined, attempt: number): Run =>
-    (turn === undefined ? undefined : runs.get(turn)?.find((r) => r.attempt === attempt)?.run) ?? loose;
+    (turn === undefined ? undefined : runs.get(turn)?.find((r) => r.attempt === attempt)?.run) ?? looseFor(turn);
   /** For a tool hook given no attempt (an engine older than the field): the turn's latest run (one that lost its lease stops before its next step). */
-  const latestOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)?.at(-1)?.run) ?? loose;
+  const latestOf = (turn: string | undefined): Run => (turn === undefined ? undefined : runs.get(turn)?.at(-1)?.run) ?? looseFor(turn);
   /** Likewise for its result: the oldest run holding its key (a call that began before the turn was claimed again ends in its own run). */
   const holderOf = (turn: string | undefined, holds: (run: Run) => boolean): Run =>
     (turn === undefined ? undefined : runs.get(turn)?.find((r) => holds(r.run))?.run) ?? latestOf(turn);
@@ -138,7 +160,8 @@ export function otel(options: OtelOptions = {}): Plugin {
     if (!caller || caller.runtime.turn === turn) return context.active();
     const { runtime } = caller;
     const run = runAt(runtime.turn, runtime.journal.attempt);
-    return run === loose ? context.active() : run.contextFor(runtime.turn, caller.site);
+    // (a spare run has no turn span: its calls' spans are under the active context)
+    return run.span === undefined ? context.active() : run.contextFor(runtime.turn, caller.site);
   };
 
   return {
@@ -166,7 +189,9 @@ export function otel(options: OtelOptions = {}): Plugin {
         if (run.span) quietly("turnEnd", () => endTurnSpan(run.span!, end, run.usage, content));
       },
       modelRequest(r) {
-        quietly("modelRequest", () => runAt(r.turn, r.attempt).startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, r.model, requestAttributes(r, content)));
+        const run = runAt(r.turn, r.attempt);
+        run.settle(r.turn, r.site, r.attempt);
+        quietly("modelRequest", () => run.startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, r.model, requestAttributes(r, content)));
       },
       modelResponse(r) {
         const key = `${r.turn}:${r.site}:${r.step}`;

@@ -19,6 +19,23 @@ interface ToolEntry {
 const toolKey = (call: PluginToolCall): string => `${call.turn}:${call.site}:${call.invocation}`;
 /** The site of the calls a tool's body makes (engine/frame.ts, `childFrame`). */
 const innerSite = (call: PluginToolCall): string => `${call.turn}:${call.site}/${call.name}#${call.invocation}`;
+/** The AI function call that made it, in its run (see `Run.settle`). */
+const callerKey = (turn: string | undefined, site: string, attempt: number | undefined): string => `${attempt}:${turn}:${site}`;
+
+/**
+ * The most tool calls a spare run (plugin.ts, `looseFor`) holds: it never
+ * sees its turn end, so a call that gets no result (cut off, or waiting for
+ * a person who never answers) would otherwise stay for good. Past it, the
+ * oldest is let go (its span, if any, ended as `evicted`).
+ */
+export const LOOSE_LIMIT = 10_000;
+
+/** Ends a span that can no longer end otherwise, saying why in its state. */
+const endAs = (span: Span, state: string): void =>
+  quietly("ending an open span", () => {
+    span.setAttribute(FUNCTAI.state, state);
+    span.end();
+  });
 
 // the SDK's spans start on the wall clock (then add performance time): a tool span's start is taken on the same clock
 const now = (): number => Date.now();
@@ -33,6 +50,8 @@ export class Run {
   readonly #tools = new Map<string, ToolEntry>();
   /** The same entries by the site of the call made inside the tool (`desk#1/helper#2`). */
   readonly #inner = new Map<string, ToolEntry>();
+  /** The keys of the entries by the call that made them ({@link callerKey}): settled without looking through them all. */
+  readonly #byCaller = new Map<string, Set<string>>();
   readonly #chats = new Map<string, Span>();
   /** The tokens of the model calls this run made (replies replayed from the journal are not made again, nor counted). */
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
@@ -43,6 +62,8 @@ export class Run {
     /** The turn's span (none when the plugin came in below the turn's outermost call). */
     readonly span: Span | undefined,
     readonly parent: Context,
+    /** How many tool calls it holds at most (a spare run's: {@link LOOSE_LIMIT}). */
+    readonly limit = Number.POSITIVE_INFINITY,
   ) {}
 
   /** The context a call of `turn` at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
@@ -71,9 +92,49 @@ export class Run {
   }
 
   toolCalled(call: PluginToolCall): void {
+    const key = toolKey(call);
+    // the same call made again by a later run of the turn (a resumed one, in a spare run): the earlier one is over
+    const earlier = this.#tools.get(key);
+    if (earlier) this.#drop(key, earlier, "superseded");
+    else if (this.#tools.size >= this.limit) {
+      const [oldest, entry] = this.#tools.entries().next().value as [string, ToolEntry];
+      this.#drop(oldest, entry, "evicted");
+    }
     const entry = { call, start: now() };
-    this.#tools.set(toolKey(call), entry);
+    this.#tools.set(key, entry);
     this.#inner.set(innerSite(call), entry);
+    const caller = callerKey(call.turn, call.site, call.attempt);
+    const made = this.#byCaller.get(caller);
+    if (made) made.add(key);
+    else this.#byCaller.set(caller, new Set([key]));
+  }
+
+  /**
+   * The AI function call at `site` asks the model again: every tool call it
+   * made before has had its result, or never will (it was blocked, refused
+   * or not runnable): those are let go. Only its own run's (`attempt`): two
+   * runs of one turn at once are at different steps.
+   */
+  settle(turn: string, site: string, attempt: number): void {
+    const made = this.#byCaller.get(callerKey(turn, site, attempt));
+    if (!made) return;
+    for (const key of [...made]) this.#drop(key, this.#tools.get(key)!, "no-result");
+  }
+
+  /** Lets go of an entry: no longer held, nor found by its caller. */
+  #forget(key: string, call: PluginToolCall): void {
+    this.#tools.delete(key);
+    const caller = callerKey(call.turn, call.site, call.attempt);
+    const made = this.#byCaller.get(caller);
+    made?.delete(key);
+    if (made?.size === 0) this.#byCaller.delete(caller);
+  }
+
+  #drop(key: string, entry: ToolEntry, state: string): void {
+    this.#forget(key, entry.call);
+    const inner = innerSite(entry.call);
+    if (this.#inner.get(inner) === entry) this.#inner.delete(inner);
+    if (entry.span) endAs(entry.span, state);
   }
 
   hasTool(call: PluginToolCall): boolean {
@@ -83,8 +144,9 @@ export class Run {
   /** The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer). */
   takeTool(call: PluginToolCall): Span {
     const key = toolKey(call);
-    const entry = this.#tools.get(key) ?? { call, start: now() };
-    this.#tools.delete(key);
+    const held = this.#tools.get(key);
+    const entry = held ?? { call, start: now() };
+    if (held) this.#forget(key, held.call);
     this.#inner.delete(innerSite(call));
     return this.#spanOf(entry);
   }
@@ -113,13 +175,10 @@ export class Run {
     const open = [...this.#chats.values()];
     for (const entry of this.#tools.values()) if (entry.span) open.push(entry.span);
     // each on its own: one that throws leaves none of the others open
-    for (const span of open)
-      quietly("ending an open span", () => {
-        span.setAttribute(FUNCTAI.state, state);
-        span.end();
-      });
+    for (const span of open) endAs(span, state);
     this.#tools.clear();
     this.#inner.clear();
+    this.#byCaller.clear();
     this.#chats.clear();
   }
 }

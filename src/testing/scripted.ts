@@ -1,4 +1,5 @@
 import { FunctaiError } from "../errors.js";
+import { asciiLower } from "../lm/reply-text.js";
 import { LM_SPEC, type LanguageModel, type LMRequest, type LMResponse, type Usage } from "../lm/types.js";
 
 /**
@@ -47,8 +48,8 @@ export interface ScriptedOptions {
    * `"reply"`: a text answer (text, no tool calls) is written in the reply
    * form a model is told to use, `<result>\n…\n</result>`, so tests see
    * what a real model sends. `"plain"` (default): the text as given. A
-   * reply given as `chunks`, or whose text already holds `<result>`, is sent
-   * as given.
+   * reply given as `chunks`, or whose text already holds `<result>` (in any
+   * case, as replies are read), is sent as given.
    */
   form?: "plain" | "reply";
   /** How a reply's text streams: word by word (default) or in pieces of this many characters. */
@@ -132,7 +133,8 @@ function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions)
     return { text, stream: r.chunks };
   }
   let text = r.text ?? "";
-  if (options.form === "reply" && !hasCalls && text !== "" && !text.includes("<result>")) text = `<result>\n${text}\n</result>`;
+  // its tags in any case, as the reply is read (lm/prompt.ts): a `<RESULT>` block wrapped again would be a block in a block
+  if (options.form === "reply" && !hasCalls && text !== "" && !asciiLower(text).includes("<result>")) text = `<result>\n${text}\n</result>`;
   return { text, stream: pieces(text, options.chunks) };
 }
 
