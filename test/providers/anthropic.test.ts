@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ProviderError } from "../../src/errors.js";
 import { ai } from "../../src/index.js";
 import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
-import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer, failure } from "./server.js";
+import { closedPort, fixture, fixtureJson, sseData, type MockServer, failure, eachTestServer } from "./server.js";
 
 const lookupOrder: ToolSpec = {
   name: "lookup_order",
@@ -34,12 +34,7 @@ const message = (name: string): MessageFixture => fixtureJson(`anthropic/${name}
 const textOf = (m: MessageFixture): string => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const lm = (options: { maxRetries?: number; maxTokens?: number } = {}) =>
   anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, ...options });
 

@@ -5,13 +5,13 @@
  * missing), and a compatible server may close the JSON itself: such a call
  * must never run as if whole.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { mockServer, type MockServer } from "./server.js";
+import { type MockServer, eachTestServer } from "./server.js";
 
 const refund: ToolSpec = {
   name: "refund",
@@ -21,12 +21,7 @@ const refund: ToolSpec = {
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nRefund A-1042 and B-2210\n</question>" }], tools: [refund] };
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const claude = () => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
 const gpt = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
 

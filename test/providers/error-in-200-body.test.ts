@@ -5,21 +5,16 @@
  * `generate` rejects with a ProviderError that says what the body said,
  * never a bare TypeError, and an overload or server error is retried.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { failure, fixtureJson, mockServer, type MockServer } from "./server.js";
+import { failure, fixtureJson, type MockServer, eachTestServer } from "./server.js";
 
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nHi\n</question>" }], tools: [] };
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const claude = (maxRetries = 0) => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries });
 const gpt = (maxRetries = 0) => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries });
 

@@ -3,13 +3,13 @@
  * says why (whole), or `refusal` deltas (streamed). The refusal is the
  * reply's text, and the reply says it was refused (`content_filter`).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { OutputError } from "../../src/errors.js";
 import { ai } from "../../src/index.js";
 import type { LMRequest } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
-import { mockServer, type MockServer } from "./server.js";
+import { type MockServer, eachTestServer } from "./server.js";
 
 const REFUSAL = "I'm sorry, I can't help with that request.";
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nHow do I pick a lock?\n</question>" }], tools: [] };
@@ -33,12 +33,7 @@ const refusedStream =
   "data: [DONE]\n\n";
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const lm = () => openai({ model: "gpt-4o", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
 
 describe("openai: a refusal", () => {

@@ -1,9 +1,9 @@
 import OpenAI from "openai";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ProviderError } from "../../src/errors.js";
 import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
-import { closedPort, fixture, fixtureJson, mockServer, sseData, type MockServer, failure } from "./server.js";
+import { closedPort, fixture, fixtureJson, sseData, type MockServer, failure, eachTestServer } from "./server.js";
 
 const lookupOrder: ToolSpec = {
   name: "lookup_order",
@@ -31,12 +31,7 @@ interface ChatFixture {
 const chat = (name: string): ChatFixture => fixtureJson(`openai/${name}`) as ChatFixture;
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const lm = (options: { maxRetries?: number; maxTokens?: number; nativeTools?: boolean } = {}) =>
   openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, ...options });
 

@@ -6,19 +6,14 @@
  * outranks what the status says: `false` is not retried, `true` is (a 409
  * the server marks retryable).
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { failure, fixtureJson, mockServer, type MockServer } from "./server.js";
+import { failure, fixtureJson, type MockServer, eachTestServer } from "./server.js";
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 
 const ask: LMRequest = { messages: [{ role: "system", content: "Function: answer" }, { role: "user", content: "<question>\nx\n</question>" }], tools: [] };
 const openaiLm = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 2 });

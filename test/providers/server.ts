@@ -4,7 +4,7 @@
  * records every request (path, headers, parsed body) for the tests to check.
  */
 import { readFileSync } from "node:fs";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { ProviderError } from "../../src/errors.js";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -103,6 +103,25 @@ export async function mockServer(): Promise<MockServer> {
 }
 
 /** A port nothing listens on (bound, then released). */
+/**
+ * A mock server made before each test of the file and closed after it,
+ * handed to `set` as each test begins.
+ *
+ * @example
+ * let server: MockServer;
+ * eachTestServer((s) => (server = s));
+ */
+export function eachTestServer(set: (server: MockServer) => void): void {
+  let server: MockServer | undefined;
+  beforeEach(async () => {
+    server = await mockServer();
+    set(server);
+  });
+  afterEach(async () => {
+    await server?.close();
+  });
+}
+
 export async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -7,23 +7,18 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { failure, fixture, fixtureJson, mockServer, type MockServer } from "./server.js";
+import { failure, fixture, fixtureJson, type MockServer, eachTestServer } from "./server.js";
 
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nWhere is A-1042?\n</question>" }], tools: [] };
 const events = (name: string): string[] => fixture(name).split(/(?<=\n\n)/);
 const TIMEOUT_MS = 300;
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const gpt = (maxRetries: number) =>
   openai({ model: "gpt-4.1-mini", maxRetries, client: new OpenAI({ apiKey: "test-key", baseURL: `${server.url}/v1`, timeout: TIMEOUT_MS }) });
 const claude = (maxRetries: number) =>

@@ -5,21 +5,16 @@
  * the reply: read as the same body unstreamed is read, its text given to
  * `onText` once. Bodies that are not a reply stay errors.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { failure, fixtureJson, mockServer, type MockServer } from "./server.js";
+import { failure, fixtureJson, type MockServer, eachTestServer } from "./server.js";
 
 const ask: LMRequest = { messages: [{ role: "user", content: "Hi" }], tools: [] };
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 const claude = (maxTokens?: number) =>
   anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 2, ...(maxTokens !== undefined ? { maxTokens } : {}) });
 const gpt = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 2 });

@@ -6,21 +6,16 @@
  * `baseURL`. A 404 the API itself sends about a model that does not exist
  * keeps the API's words, with no such advice.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { failure, mockServer, type MockServer } from "./server.js";
+import { failure, type MockServer, eachTestServer } from "./server.js";
 
 const ask: LMRequest = { messages: [{ role: "user", content: "Hi" }], tools: [] };
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 
 describe("a 404 from a wrong baseURL", () => {
   it("openai without /v1: a plain-text 404 names the URL and advises /v1", async () => {
