@@ -7,15 +7,8 @@ import { describe, expect, it } from "vitest";
 import { isFunctaiError } from "../../src/index.js";
 import { makeRecord } from "../../src/records/make.js";
 import { isoAt } from "../../src/runtime/clock.js";
+import { errorOf } from "../fixtures/refused.js";
 
-const errorOf = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return "no error";
-};
 
 describe("isoAt", () => {
   it.each([["NaN", Number.NaN], ["1e20", 1e20], ["Infinity", Number.POSITIVE_INFINITY], ["a text", "2026" as never]])("refuses %s with input-invalid", (_label, ms) => {

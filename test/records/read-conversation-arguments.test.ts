@@ -6,15 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConversationReader, isFunctaiError, readConversation } from "../../src/index.js";
+import { errorOf } from "../fixtures/refused.js";
 
-const errorOf = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return "no error";
-};
 
 describe("readConversation: its arguments", () => {
   it.each([["undefined", undefined], ["null", null], ["a number", 3], ["an object", { length: 1 }]])("refuses records that are %s", (_label, records) => {

@@ -9,6 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ConversationReader, isFunctaiError, readConversation } from "../../src/index.js";
+import { errorOf as refusal } from "../fixtures/refused.js";
 
 const AT = "2026-09-30T10:00:00.000Z";
 const records = [
@@ -16,14 +17,6 @@ const records = [
   { functai_conversation: 1, at: AT, seq: 2, kind: "lease", turn: "t1", holder: "h", until: "2026-09-30T10:00:30.000Z", attempt: 1 },
 ];
 
-const refusal = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (e) {
-    return e;
-  }
-  return "no error";
-};
 
 describe("readConversation: now", () => {
   it.each([

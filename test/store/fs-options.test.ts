@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore, type FsStoreOptions } from "../../adapters/node-fs/index.js";
 import { isFunctaiError } from "../../src/errors.js";
 import { rec } from "./contract.js";
+import { errorOf as thrown } from "../fixtures/refused.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -20,14 +21,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const thrown = (f: () => unknown): unknown => {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-};
 
 describe("fsStore: its folder and options", () => {
   it("a folder that is not a non-empty string is refused (input-invalid), not the working directory or '[object Object]'", () => {

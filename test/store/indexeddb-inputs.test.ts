@@ -5,16 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
 import { isFunctaiError } from "../../src/errors.js";
 import { freshName, note } from "./indexeddb-cases.js";
+import { errorOf as thrown } from "../fixtures/refused.js";
 
 const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
-const thrown = (f: () => unknown): unknown => {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  return undefined;
-};
 
 afterEach(() => vi.unstubAllGlobals());
 
