@@ -111,6 +111,16 @@ export function indexedDBOpeningCases(): void {
     // each with its handler at once: one refusal awaited while the next is still unhandled is no failure of the store
     const refusals = (s: Store): Promise<unknown>[] =>
       [s.read("sam"), s.append("sam", [note("x")]), s.length!("sam"), s.list!(), s.wait!("sam", 0, 60_000)].map(rejection);
+    /** Every call of `s` is refused with a store-io naming the database and saying each of `says`. */
+    const allRefused = async (s: Store, name: string, says: RegExp[]): Promise<void> => {
+      for (const op of refusals(s)) {
+        const e = await within(op, 5_000);
+        expect(isFunctaiError(e, "store-io")).toBe(true);
+        const message = (e as Error).message;
+        expect(message).toContain(name);
+        for (const said of says) expect(message).toMatch(said);
+      }
+    };
 
     it("a newer schema version: store-io names the versions and says what to do, and nothing is written", async () => {
       const name = freshName();
@@ -119,15 +129,7 @@ export function indexedDBOpeningCases(): void {
       newer.close();
       const s = indexedDBStore(name);
       try {
-        for (const op of refusals(s)) {
-          const e = await within(op, 5_000);
-          expect(isFunctaiError(e, "store-io")).toBe(true);
-          const message = (e as Error).message;
-          expect(message).toContain(name);
-          expect(message).toMatch(/version 7/);
-          expect(message).toMatch(/newer/);
-          expect(message).toMatch(/update|another name/i);
-        }
+        await allRefused(s, name, [/version 7/, /newer/, /update|another name/i]);
         const db = await openDB(name);
         expect(db.version).toBe(7);
         expect(await db.get("lengths", "sam")).toBe(1);
@@ -150,15 +152,7 @@ export function indexedDBOpeningCases(): void {
       theirs.close();
       const s = indexedDBStore(name);
       try {
-        for (const op of refusals(s)) {
-          const e = await within(op, 5_000);
-          expect(isFunctaiError(e, "store-io")).toBe(true);
-          const message = (e as Error).message;
-          expect(message).toContain(name);
-          expect(message).toMatch(/another program/);
-          expect(message).toMatch(/"lengths"/);
-          expect(message).toMatch(/another name/);
-        }
+        await allRefused(s, name, [/another program/, /"lengths"/, /another name/]);
         const db = await openDB(name);
         expect([...db.objectStoreNames].sort()).toEqual(["records", "todos"]);
         expect(await db.get("records", "k")).toEqual({ mine: true });
