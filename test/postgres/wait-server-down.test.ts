@@ -26,31 +26,41 @@ async function outcome(p: Promise<unknown>): Promise<{ got: unknown; ms: number 
   return { got, ms: Date.now() - t0 };
 }
 
+/**
+ * A store reached through a proxy that can take the server away (`via`),
+ * on a schema of its own, with another store on the same schema straight
+ * to the server (another host, still connected); both closed and the
+ * schema dropped after `run`.
+ */
+async function outage(run: (t: { via: Awaited<ReturnType<typeof proxy>>; store: ReturnType<typeof postgresStore>; other: ReturnType<typeof postgresStore> }) => Promise<void>): Promise<void> {
+  const schema = freshSchema();
+  const via = await proxy(url);
+  const store = postgresStore({ connectionString: via.url }, { schema });
+  const other = postgresStore({ connectionString: url }, { schema });
+  try {
+    await run({ via, store, other });
+  } finally {
+    await other.close();
+    await store.close();
+    await dropSchema(schema);
+  }
+}
+
 describe.skipIf(NO_SERVER !== null)("a wait while the server is down", () => {
   it("the store's first wait on a server that went down settles at its timeout", async () => {
-    const schema = freshSchema();
-    const via = await proxy(url);
-    const store = postgresStore({ connectionString: via.url }, { schema });
-    try {
+    await outage(async ({ via, store }) => {
       expect(await store.append("c", [rec()])).toBe(1); // reached once
       await via.down();
       const { got, ms } = await outcome(store.wait!("c", 1, 1_000));
       expect(got).toBe(false);
       expect(ms).toBeLessThan(3_000);
-    } finally {
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 60_000);
 });
 
 describe.skipIf(NO_SERVER !== null)("a wait that outlasts an outage", () => {
   it("the store's first wait, made while the server is down, wakes once it is back for an append made meanwhile", async () => {
-    const schema = freshSchema();
-    const via = await proxy(url);
-    const store = postgresStore({ connectionString: via.url }, { schema });
-    const other = postgresStore({ connectionString: url }, { schema }); // another host, still connected
-    try {
+    await outage(async ({ via, store, other }) => {
       expect(await store.append("c", [rec()])).toBe(1);
       await via.down();
       const waiting = outcome(store.wait!("c", 1, 15_000));
@@ -60,19 +70,11 @@ describe.skipIf(NO_SERVER !== null)("a wait that outlasts an outage", () => {
       const { got, ms } = await waiting;
       expect(got).toBe(true);
       expect(ms).toBeLessThan(10_000);
-    } finally {
-      await other.close();
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 60_000);
 
   it("a wait under way when the listening connection is cut wakes for an append made while it was", async () => {
-    const schema = freshSchema();
-    const via = await proxy(url);
-    const store = postgresStore({ connectionString: via.url }, { schema });
-    const other = postgresStore({ connectionString: url }, { schema });
-    try {
+    await outage(async ({ via, store, other }) => {
       expect(await store.append("c", [rec()])).toBe(1);
       expect(await store.wait!("c", 0, 1_000)).toBe(true); // listening now
       const waiting = outcome(store.wait!("c", 1, 15_000));
@@ -84,20 +86,13 @@ describe.skipIf(NO_SERVER !== null)("a wait that outlasts an outage", () => {
       const { got, ms } = await waiting;
       expect(got).toBe(true);
       expect(ms).toBeLessThan(10_000);
-    } finally {
-      await other.close();
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 60_000);
 });
 
 describe.skipIf(NO_SERVER !== null)("close while the server is down", () => {
   it("close settles at once while the listening connection is still being made (never after the reconnecting gives up)", async () => {
-    const schema = freshSchema();
-    const via = await proxy(url);
-    const store = postgresStore({ connectionString: via.url }, { schema });
-    try {
+    await outage(async ({ via, store }) => {
       expect(await store.append("c", [rec()])).toBe(1);
       await via.down();
       const waiting = outcome(store.wait!("c", 1, 60_000));
@@ -107,9 +102,6 @@ describe.skipIf(NO_SERVER !== null)("close while the server is down", () => {
       const closed = await closing;
       expect(closed.got).toBeUndefined();
       expect(closed.ms).toBeLessThan(3_000);
-    } finally {
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 60_000);
 });
