@@ -14,6 +14,8 @@ export interface Session {
   query(text: string, params?: readonly unknown[]): Promise<Rows>;
   /** Closes the connection (the server frees its session locks). */
   end(): Promise<void>;
+  /** Whether its connection is known to be gone (closed, or ended by the server); absent where that cannot be known. */
+  gone?(): boolean;
 }
 
 export interface Db {

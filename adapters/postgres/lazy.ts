@@ -50,6 +50,7 @@ export function lazyPostgresStore(url: string): Store {
       refusesAtOnce: true, // the store's own (liveness.ts): a try of the lock
       hold: async (c, turn) => (await load()).liveness!.hold(c, turn),
       isHeld: async (c, turn) => (await load()).liveness!.isHeld(c, turn),
+      confirm: async (c, turn) => (await load()).liveness!.confirm!(c, turn),
     },
     close: async () => {
       closed = true;

@@ -167,6 +167,7 @@ export class AdvisoryLiveness {
 
   readonly liveness: Liveness = {
     refusesAtOnce: true, // a try of the lock: another session holding it is a turn-claimed at once
+    confirm: (conversation, turn) => this.#confirm(conversation, turn),
     hold: async (conversation, turn) => {
       const text = this.#text(conversation, turn);
       await this.#releasing.get(text);
@@ -251,6 +252,32 @@ export class AdvisoryLiveness {
       Object.assign(hold, got);
     })().finally(() => (hold.retaking = null));
     return hold.retaking;
+  }
+
+  /**
+   * After a wait (a durable write, the longest one before a changing tool
+   * runs): whether this process still holds `turn`. A holder paused there (a
+   * suspended VM, a long GC) may wake with its lock session ended by the
+   * server and the turn taken by another host, while its lease has time
+   * left. The connection's own events say so once they are read: the event
+   * loop is let run (two turns of it, so that its I/O is read), then a lost
+   * session takes the lock again (one round trip, only then), or the turn is
+   * another's: lease-lost. Nothing is asked of the server otherwise. True
+   * when the lock was taken again: another host may have run the turn and
+   * let it go meanwhile, which only the journal shows (the caller renews its
+   * lease, a conditional append).
+   */
+  async #confirm(conversation: string, turn: string): Promise<boolean> {
+    const text = this.#text(conversation, turn);
+    await new Promise<void>((r) => setImmediate(r));
+    await new Promise<void>((r) => setImmediate(r));
+    const hold = this.#held.get(text);
+    if (!hold) throw new LeaseLost(`turn ${turn} is no longer held here`);
+    const session = await hold.shared.session.catch(() => null);
+    if (!hold.shared.lost && session?.gone?.() !== true) return false;
+    void this.#drop(hold.shared);
+    await this.retake(text, turn);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -171,8 +171,14 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
         // one statement at a time: a session is shared by every turn of a store, and pg no longer queues them itself
         let last: Promise<unknown> = Promise.resolve();
+        // told by the connection itself (a backend the server ended, a socket closed): its locks are gone with it
+        let gone = false;
+        const lose = (): void => void (gone = true);
+        client.on("end", lose);
+        client.on("error", lose);
         return {
           pid: rows[0]!.pid,
+          gone: () => gone,
           query: (text, params) => {
             const running = last.then(() => client.query(text, params as unknown[] | undefined) as Promise<Rows>);
             last = running.catch(noop);

@@ -159,8 +159,8 @@ export class ConversationHost implements TurnHost {
     return journal;
   }
 
-  beforeEffect(): void | Promise<void> {
-    return this.lease.check();
+  beforeEffect(afterWait?: boolean): void | Promise<void> {
+    return this.lease.check(afterWait);
   }
 
   async execute(runtime: TurnRuntime): Promise<unknown> {

@@ -191,16 +191,38 @@ export class Lease {
       this.#until = until;
     } catch (e) {
       // a renewal that fails or finds another holder stops the turn before its next side effect
-      if (!(e instanceof LeaseLost)) this.lostToStore = true;
-      const lost = (this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} could not be renewed: ${describeError(e)}`));
-      this.stop();
-      this.onLost?.(lost);
+      this.#lose(e, "could not be renewed");
     }
   }
 
-  /** Before a side effect: throws when the lease was lost; a lease about to run out is renewed first, never acted on after it lapsed. */
-  check(): void | Promise<void> {
+  #lose(e: unknown, why: string): void {
+    if (!(e instanceof LeaseLost)) this.lostToStore = true;
+    const lost = (this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} ${why}: ${describeError(e)}`));
+    this.stop();
+    this.onLost?.(lost);
+  }
+
+  /**
+   * Before a side effect: throws when the lease was lost; a lease about to run
+   * out is renewed first, never acted on after it lapsed. `afterWait`: asked
+   * again after the wait just before the effect (the durable `started`
+   * write), where a holder paused may wake with the turn taken: a liveness
+   * whose hold can be lost while its holder lives (a database session) is
+   * asked too (`confirm`).
+   */
+  check(afterWait = false): void | Promise<void> {
     if (this.#lost) throw this.#lost;
+    const liveness = afterWait ? this.log.store.liveness : undefined;
+    if (liveness?.confirm)
+      return liveness.confirm(this.log.id, this.turn).then(
+        // taken again after it was lost: another may have run the turn meanwhile, which a renewal (a conditional
+        // append of this holder's lease) finds in the journal
+        (retaken) => (retaken ? this.#renew().then(() => this.check()) : this.check()),
+        (e: unknown) => {
+          if (!this.#lost) this.#lose(e, "could not be confirmed");
+          throw this.#lost;
+        },
+      );
     if (this.log.clock.now() > this.#until - this.timing.ttlMs / 3)
       return this.#renew().then(() => {
         if (this.#lost) throw this.#lost;

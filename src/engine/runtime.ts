@@ -79,7 +79,7 @@ export interface TurnRuntimeOptions {
   /** Keys of events already shown, shared across the runs of one stream so nothing is shown twice. */
   shown?: Set<string>;
   /** Checked before every side effect (model call, tool run): throws when the turn must stop. */
-  beforeEffect?: () => void | Promise<void>;
+  beforeEffect?: (afterWait?: boolean) => void | Promise<void>;
   /** The conversation the turn belongs to, if any (delegates open theirs beside it). */
   conversation?: { id: string; store: import("../store/types.js").Store };
   /** Keep each model call (its request and reply) in `steps`: only `predict` shows them, and each request holds the history so far. */
@@ -100,7 +100,7 @@ export class TurnRuntime {
   readonly clock: Clock;
   readonly #emit: ((path: string, body: TurnEventBody) => void) | undefined;
   readonly #shown: Set<string>;
-  readonly #beforeEffect: (() => void | Promise<void>) | undefined;
+  readonly #beforeEffect: ((afterWait?: boolean) => void | Promise<void>) | undefined;
   readonly #keepSteps: boolean;
 
   constructor(options: TurnRuntimeOptions) {
@@ -130,10 +130,13 @@ export class TurnRuntime {
     this.#emit(path, body);
   }
 
-  /** Before a side effect: stop if aborted, or if the turn lost its lease. */
-  beforeEffect(): void | Promise<void> {
+  /**
+   * Before a side effect: stop if aborted, or if the turn lost its lease.
+   * `afterWait`: asked again after the wait just before it (see tool-calls.ts).
+   */
+  beforeEffect(afterWait = false): void | Promise<void> {
     if (this.signal.aborted) throw abortError(this.signal);
-    return this.#beforeEffect?.();
+    return this.#beforeEffect?.(afterWait);
   }
 
   /** Whether model calls are kept in `steps` (then each step makes its request, replayed or not). */

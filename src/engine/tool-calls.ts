@@ -249,6 +249,11 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     started.input = input;
     started.effects = tool.toolEffects;
     await runtime.journal.add(started, true);
+    // the durable write is the longest wait before the side effect: a holder paused there (a suspended VM, a long GC)
+    // may wake after another process took the turn (and a person had it rerun). Asked again here, it never runs the
+    // tool on a lease (or a database session's lock) lost meanwhile
+    const again = runtime.beforeEffect(true);
+    if (again) await again;
   }
   const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
   const ctx = new ToolCallContext(runtime, p.invocation, p.path, site, inner);

@@ -54,6 +54,17 @@ export interface Store {
      * otherwise (a Web Lock request waits for its holder) it asks first.
      */
     readonly refusesAtOnce?: boolean;
+    /**
+     * After a wait before a side effect (the durable `started` write): rejects
+     * with `lease-lost` when this process's hold on the turn was lost
+     * meanwhile and another holds it; resolves true when the hold was lost
+     * and taken again (another may have run the turn and let it go: the
+     * caller must look at the journal), false when nothing was lost (cheap).
+     * For a liveness whose hold can be lost while its holder lives (a
+     * database session the server ended); absent where only the holder's end
+     * frees it.
+     */
+    confirm?(conversation: string, turn: string): Promise<boolean>;
   };
   /** Releases handles and timers (optional). */
   close?(): Promise<void>;

@@ -32,7 +32,7 @@ export interface TurnHost {
   readonly clock?: Clock;
   journal(run: number): Journal | Promise<Journal>;
   execute(runtime: TurnRuntime): Promise<unknown>;
-  beforeEffect?(): void | Promise<void>;
+  beforeEffect?(afterWait?: boolean): void | Promise<void>;
   /** The turn stops for a person (conversations save it here). */
   onWait?(approvals: Approval[], runtime: TurnRuntime): Promise<void>;
   /** The turn ended (conversations record it here). */
@@ -106,7 +106,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
             // small batches: XState runs a transition's emits from an array it shifts (quadratic in the batch size)
             else if (size >= 32) flush();
           };
-        if (host.beforeEffect) options.beforeEffect = () => host.beforeEffect!();
+        if (host.beforeEffect) options.beforeEffect = (afterWait) => host.beforeEffect!(afterWait);
         if (host.conversation) options.conversation = host.conversation;
         if (host.keepSteps) options.keepSteps = true;
         runtime = new TurnRuntime(options);
