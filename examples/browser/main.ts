@@ -215,13 +215,16 @@ async function draw(): Promise<void> {
 }
 
 async function watch(): Promise<never> {
+  const pause = (): Promise<void> => new Promise((r) => setTimeout(r, 500));
   for (;;) {
     await refresh();
     const id = conversationId.value.trim();
     const length = await store.length?.(id).catch(() => 0);
-    // an append anywhere wakes us; a lease that lapses appends nothing, hence the timeout
-    if (store.wait && length !== undefined) await store.wait(id, length, 500).catch(() => false);
-    else await new Promise((r) => setTimeout(r, 500));
+    // an append anywhere wakes us; a lease that lapses appends nothing, hence the timeout. A wait the store
+    // refuses at once (a name it does not take, such as an empty box; a store that cannot open) still
+    // pauses, or this loop would refresh without a break.
+    if (store.wait && length !== undefined) await store.wait(id, length, 500).catch(pause);
+    else await pause();
   }
 }
 conversationId.addEventListener("change", () => void refresh());

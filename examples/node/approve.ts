@@ -25,16 +25,42 @@ if (!turn) throw new Error(`no turn in conversation "sam" of ${store}`);
 say(`${tag} opened conversation "sam": its last turn is ${bold(turn.state)}`);
 for (const a of turn.waiting) say(`${tag}   waiting: ${a.name} ${json(a.input)}  (${a.path} #${a.invocation}, ${a.effects ?? "unknown effects"})`);
 
+/**
+ * Asks at the terminal. Ctrl-C and Ctrl-D are answers too, not crashes: a
+ * pending question rejects on either (an AbortError), so each is caught and
+ * said: "interrupt" (Ctrl-C: stop) or "eof" (Ctrl-D: no answer).
+ */
+async function ask(question: string): Promise<string | "interrupt" | "eof"> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  let ended: "interrupt" | "eof" = "eof";
+  // with a listener, readline reports Ctrl-C here instead of rejecting the question
+  rl.on("SIGINT", () => {
+    ended = "interrupt";
+    rl.close();
+  });
+  const closed = new Promise<null>((r) => rl.once("close", () => r(null)));
+  try {
+    const reply = await Promise.race([rl.question(question).catch(() => null), closed]);
+    return reply ?? ended;
+  } finally {
+    rl.close();
+  }
+}
+
 let yes = true;
 let by = "auto-approver (stdin is not a terminal)";
 if (process.stdin.isTTY) {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
   const names = turn.waiting.map((a) => `${a.name} ${json(a.input)}`).join(", ");
   const asked = Date.now();
-  const reply = await rl.question(`${tag}   ${bold(`Allow ${names}? [y/n] `)}`);
-  rl.close();
+  const reply = await ask(`${tag}   ${bold(`Allow ${names}? [y/n] `)}`);
   // the demo's total time leaves out the time a person spent here
   writeFileSync(join(store, PROMPT_FILE), String(Date.now() - asked));
+  if (reply === "interrupt" || reply === "eof") {
+    say();
+    say(`${tag} no answer (${reply === "eof" ? "the input ended" : "Ctrl-C"}): the turn stays waiting, saved`);
+    // 130, as a shell reports Ctrl-C: the demo stops there; after Ctrl-D it goes on with the turn still waiting
+    process.exit(reply === "interrupt" ? 130 : 0);
+  }
   yes = /^\s*y/i.test(reply);
   by = (() => {
     try {

@@ -57,6 +57,9 @@ function child(script: string, args: string[], stdin: "inherit" | "ignore"): Pro
   });
 }
 
+/** A person stopped the demo (Ctrl-C at a prompt): said as it is, not as a failure. */
+class Stopped extends Error {}
+
 const label = (s: string): string => dim(s.padEnd(12));
 const short = (v: unknown, max = 90): string => {
   const s = typeof v === "string" ? v : json(v);
@@ -180,12 +183,15 @@ async function toolsThatChangeThings(store: string): Promise<void> {
   say();
   say(`  A second process opens the same folder and answers${process.stdin.isTTY ? " (you, at the prompt)" : " (automatically: stdin is not a terminal)"}:`);
   const approver = await child("approve.ts", [store, ledger], process.stdin.isTTY ? "inherit" : "ignore");
+  // Ctrl-C at the prompt (the terminal gives it to the prompt, not to this process): stop here, as asked
+  if (approver.code === 130) throw new Stopped(`stopped at the prompt (Ctrl-C): the turn still waits, saved, in ${store} (conversation "sam")`);
   if (approver.code !== 0) throw new Error(`the approving process failed (exit ${approver.code ?? approver.signal})`);
 
   const turn = (await chat.turns()).at(-1)!;
   const runs = countRuns(ledger);
   say();
-  say(`  back here: the turn is ${bold(turn.state)}; its answer: ${cyan(String(turn.value))}`);
+  if (turn.state === "waiting") say(`  back here: the turn is ${bold("waiting")}, saved: nobody answered it`);
+  else say(`  back here: the turn is ${bold(turn.state)}; its answer: ${cyan(String(turn.value))}`);
   say(`  across both processes: find_order ran ${runs.find_order ?? 0}× (before the wait), refund ran ${runs.refund ?? 0}×`);
   const kinds = readFileSync(join(store, "conversations", "sam.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as { kind: string; state?: string }))
     .map((r) => (r.kind === "tool" || r.kind === "ended" ? `${r.kind}:${r.state}` : r.kind));
@@ -261,6 +267,11 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   say();
+  if (e instanceof Stopped) {
+    say(yellow(e.message));
+    process.exitCode = 130;
+    return;
+  }
   say(red(`the demo failed: ${e instanceof Error ? `${e.name}${"code" in e ? ` (${String(e.code)})` : ""}: ${e.message}` : String(e)}`));
   if (e instanceof Error && e.stack) say(dim(e.stack));
   process.exitCode = 1;

@@ -1,5 +1,5 @@
 /**
- * Story 4 of `npm start`: the refund desk's tools come from an MCP server
+ * Story 5 of `npm start`: the refund desk's tools come from an MCP server
  * run as a child process (stdio), their effects from the server's
  * annotations; the turn is traced with OpenTelemetry, and its spans are
  * printed as a tree (an in-memory exporter).

@@ -296,6 +296,31 @@ describe.skipIf(!haveChromium)("browser example: two tabs in Chromium", () => {
     }
   });
 
+  // The page waits for the store's next append between refreshes; a conversation name the store refuses (an
+  // empty box) makes that wait fail at once, and the page must not then refresh in a tight loop (a busy CPU,
+  // IndexedDB read without pause): it still waits its 500 ms between refreshes.
+  it("an empty conversation box does not make the page refresh in a tight loop", async () => {
+    await withTabs("empty-name", async ({ a }) => {
+      await a.evaluate(() => {
+        const w = window as unknown as { lists: number };
+        w.lists = 0;
+        const real = IDBObjectStore.prototype.getAllKeys;
+        IDBObjectStore.prototype.getAllKeys = function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore["getAllKeys"]>) {
+          w.lists++;
+          return real.apply(this, args);
+        };
+      });
+      await a.getByTestId("conversation-id").fill("");
+      await a.getByTestId("conversation-id").dispatchEvent("change");
+      await a.waitForTimeout(300);
+      const from = await a.evaluate(() => (window as unknown as { lists: number }).lists);
+      await a.waitForTimeout(2_000);
+      const lists = (await a.evaluate(() => (window as unknown as { lists: number }).lists)) - from;
+      // a refresh every 500 ms is about 4 in 2 s (a few more for the change itself); a tight loop is hundreds
+      expect(lists).toBeLessThan(12);
+    });
+  });
+
   it("no page threw", () => {
     expect(errors).toEqual([]);
   });

@@ -10,6 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { connect, serve, type WebSocketServerHandle } from "../../adapters/websocket/index.js";
+import { ai, memoryStore, tool, type LMRequest } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const children: ChildProcess[] = [];
@@ -95,5 +99,120 @@ describe("examples/node/companion: Ctrl-C and denials", () => {
     expect(out).not.toMatch(/^\s+refund \{/m);
     expect(out).not.toContain("The person did not allow this call");
     expect(s.out()).not.toContain("refund ran in the server");
+  });
+});
+
+describe("examples/node/companion: a server that is down, a wrong key, the end of input", () => {
+  it("a server that is down: one line that says so, exit code 1, no stack trace", async () => {
+    const companion = start("index.ts", ["ws://127.0.0.1:1", "--yes"]);
+    expect(await companion.exited, companion.out()).toEqual({ code: 1, signal: null });
+    expect(companion.out()).toMatch(/^cannot connect to ws:\/\/127\.0\.0\.1:1: .*\(remote-closed\)$/m);
+    expect(companion.out()).not.toMatch(/^\s+at /m);
+  });
+
+  it("a wrong key: one line that says so (remote-auth), exit code 1, no stack trace", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "functai-companion-"));
+    dirs.push(dir);
+    const s = start("serve.ts", [join(dir, "store"), "--port", "0", "--key", "right"]);
+    await until(() => /serving the refund desk at ws:/.test(s.out()), "the server");
+    const url = /serving the refund desk at (ws:\/\/\S+)/.exec(s.out())![1]!;
+    const companion = start("index.ts", [url, "--key", "wrong", "--yes"]);
+    expect(await companion.exited, companion.out()).toEqual({ code: 1, signal: null });
+    expect(companion.out()).toMatch(/^cannot connect to ws:\/\/\S+: wrong key \(remote-auth\)$/m);
+    expect(companion.out()).not.toMatch(/^\s+at /m);
+  });
+
+  it("no URL: the usage, exit code 2, no stack trace", async () => {
+    const companion = start("index.ts", ["--yes"]);
+    expect(await companion.exited, companion.out()).toEqual({ code: 2, signal: null });
+    expect(companion.out()).toMatch(/^usage: index\.ts <ws:\/\/host:port>/m);
+    expect(companion.out()).not.toMatch(/^\s+at /m);
+  });
+
+  it.skipIf(!haveScript)("Ctrl-D at the prompt answers nothing: the turn still waits, and the companion ends with exit code 0", async () => {
+    const s = await server();
+    const companion = start("index.ts", [s.url, "--watch"], true);
+    await until(() => companion.out().includes("allow? [y/n/s(kip)]"), "the prompt");
+    companion.type("\x04");
+    expect(await companion.exited, companion.out()).toEqual({ code: 0, signal: null });
+    expect(companion.out()).not.toMatch(/AbortError|node:internal/);
+    expect(companion.out()).toContain("no more input: what was not answered still waits");
+    const check = start("index.ts", [s.url]);
+    expect(await check.exited, check.out()).toEqual({ code: 0, signal: null });
+    expect(check.out()).toContain("1 turn(s) wait for a person");
+  });
+});
+
+describe("examples/node/companion --yes --watch: a turn that waits again", () => {
+  let handle: WebSocketServerHandle | undefined;
+  afterEach(async () => {
+    await handle?.close();
+    handle = undefined;
+  });
+
+  /** A program that pays twice, one changing call after the other: its turn waits, is approved, and waits again. */
+  async function twice() {
+    const PAID: number[] = [];
+    const pay = tool("pay", { description: "Pay an amount.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => {
+      PAID.push(amount);
+      return `paid ${amount}`;
+    });
+    const payer = ai("payer", { description: "Pay 1, then 2.", input: { message: z.string() }, tools: [pay] });
+    const brain = (req: LMRequest) => {
+      const paid = req.messages.filter((m) => m.role === "tool").length;
+      return paid < 2 ? { toolCalls: [{ name: "pay", input: { amount: paid + 1 } }] } : "<result>\npaid twice\n</result>";
+    };
+    const store = memoryStore();
+    const served = payer.using({ lm: scripted(Array.from({ length: 20 }, () => brain)) });
+    await served.conversation("bo", { store, approve: "changes" }).send("Pay.").catch(() => undefined);
+    handle = await serve({ store, programs: [served], port: 0 });
+    return { PAID, url: handle.url };
+  }
+
+  async function nothingWaits(url: string): Promise<void> {
+    const app = await connect(url);
+    expect(await app.waiting()).toEqual([]);
+    await app.close();
+  }
+
+  it("--watch: each approval of a turn is asked about, not only the turn's first", async () => {
+    const { PAID, url } = await twice();
+    const companion = start("index.ts", [url, "--yes", "--watch"]);
+    await until(() => companion.out().includes("answer: paid twice"), "both payments to be approved").catch(() => undefined);
+    expect(companion.out()).toContain("answer: paid twice");
+    expect(PAID).toEqual([1, 2]);
+    expect(companion.out().match(/payer\/pay wants pay/g)).toHaveLength(2);
+    companion.child.kill("SIGINT");
+    expect(await companion.exited, companion.out()).toEqual({ code: 0, signal: null });
+    await nothingWaits(url);
+  });
+
+  it("without --watch: the list is handled with what waits again, then the companion exits 0", async () => {
+    const { PAID, url } = await twice();
+    const companion = start("index.ts", [url, "--yes"]);
+    expect(await companion.exited, companion.out()).toEqual({ code: 0, signal: null });
+    expect(companion.out()).toContain("answer: paid twice");
+    expect(PAID).toEqual([1, 2]);
+    await nothingWaits(url);
+  });
+});
+
+describe("examples/node/companion/serve.ts: a server that cannot start", () => {
+  it("says why in one line (a port in use, a port that is no number, another host without a key), exit code 1, no stack trace", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "functai-companion-"));
+    dirs.push(dir);
+    const first = start("serve.ts", [join(dir, "a"), "--port", "0"]);
+    await until(() => /serving the refund desk at ws:/.test(first.out()), "the first server");
+    const port = /serving the refund desk at ws:\/\/127\.0\.0\.1:(\d+)/.exec(first.out())![1]!;
+    for (const [args, said] of [
+      [["--port", port], /^cannot serve: .*EADDRINUSE.* \(settings-invalid\)$/m],
+      [["--port", "abc"], /^--port must be a port number \(0 to 65535\), not "abc"$/m],
+      [["--port", "0", "--host", "0.0.0.0"], /^cannot serve: .* \(remote-auth\)$/m],
+    ] as const) {
+      const s = start("serve.ts", [join(dir, "b"), ...args]);
+      expect(await s.exited, s.out()).toEqual({ code: 1, signal: null });
+      expect(s.out()).toMatch(said);
+      expect(s.out()).not.toMatch(/^\s+at /m);
+    }
   });
 });

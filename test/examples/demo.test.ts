@@ -210,3 +210,38 @@ describe("the demo's model choice (examples/node/shared.ts)", () => {
     }
   });
 });
+
+// Ctrl-D (the input ends) and Ctrl-C at the second process's prompt are answers a person gives: neither
+// may crash it with a stack trace. Ctrl-D gives no answer: the turn stays waiting, saved, and the demo
+// goes on; Ctrl-C stops the demo, saying where the waiting turn is kept, with exit code 130.
+describe.skipIf(!haveScript)("npm start at a terminal: Ctrl-D and Ctrl-C at the prompt", () => {
+  it("Ctrl-D leaves the turn waiting, saved, and the demo goes on to the end", async () => {
+    let typed = false;
+    const { code, out } = await run("script", ["-qefc", "npm start --silent", "/dev/null"], {}, (sofar, stdin) => {
+      if (typed || !/Allow refund .*\[y\/n\]/.test(sofar)) return;
+      typed = true;
+      setTimeout(() => stdin.write("\x04"), 200);
+    });
+    expect(typed).toBe(true);
+    expect(out).not.toMatch(/AbortError|node:internal|the demo failed/);
+    expect(out).toMatch(/\[process \d+\]\s+no answer \(the input ended\): the turn stays waiting, saved/);
+    expect(out).toContain("back here: the turn is waiting, saved: nobody answered it");
+    expect(out).toContain("across both processes: find_order ran 1× (before the wait), refund ran 0×");
+    expect(out).toMatch(/All five stories ran in/);
+    expect(code, out).toBe(0);
+  });
+
+  it("Ctrl-C stops the demo at the prompt, with exit code 130 and no stack trace", async () => {
+    let typed = false;
+    const { code, out } = await run("script", ["-qefc", "npm start --silent", "/dev/null"], {}, (sofar, stdin) => {
+      if (typed || !/Allow refund .*\[y\/n\]/.test(sofar)) return;
+      typed = true;
+      setTimeout(() => stdin.write("\x03"), 200);
+    });
+    expect(typed).toBe(true);
+    expect(out).not.toMatch(/AbortError|node:internal|the demo failed/);
+    expect(out).toMatch(/stopped at the prompt \(Ctrl-C\): the turn still waits, saved, in \S+/);
+    expect(out).not.toContain("3. When the process dies");
+    expect(code, out).toBe(130);
+  });
+});

@@ -26,6 +26,14 @@ const positional = args.filter((a, i) => !a.startsWith("--") && !["--port", "--k
 const dir = positional[0] ?? mkdtempSync(join(tmpdir(), "functai-companion-"));
 const key = flag("--key") ?? process.env.FUNCTAI_KEY;
 const host = flag("--host") ?? "127.0.0.1";
+/** Ends the process with one line on stderr: a person reads it, so no stack trace. */
+const fail = (line: string): never => {
+  process.stderr.write(`${line}\n`);
+  process.exit(1);
+};
+const portText = flag("--port") ?? "8787";
+// Number("") is 0 and Number("1e3") is 1000: only digits are a port here
+const port = /^\d{1,5}$/.test(portText) && Number(portText) <= 65535 ? Number(portText) : fail(`--port must be a port number (0 to 65535), not ${JSON.stringify(portText)}`);
 
 // a long-running server answers many turns: a scripted model with room for them (the demo's has 16 replies)
 // it replies as a real model does: in the reply form, streamed in chunks
@@ -34,7 +42,11 @@ const { desk, REFUNDS } = makeDesk();
 const served = desk.using({ lm });
 const store = fsStore(dir);
 
-const server = await serve({ store, programs: [served], port: Number(flag("--port") ?? 8787), host, ...(key ? { keys: [key] } : {}) });
+// a port in use, or another host without a key (remote-auth): said in one line, with the error's code
+const server = await serve({ store, programs: [served], port, host, ...(key ? { keys: [key] } : {}) }).catch((e: unknown) => {
+  const err = e as { code?: string; message?: string };
+  return fail(`cannot serve: ${err.message ?? String(e)} (${err.code ?? "error"})`);
+});
 say(`store: ${dir}`);
 say(`model: ${modelLabel}`);
 say(`${bold("serving")} the refund desk at ${cyan(server.url)}${key ? " (key required)" : dim(" (loopback, no key)")}`);
