@@ -13,7 +13,7 @@ import { z } from "zod";
 import { ai, evaluate, type LMRequest } from "../src/index.js";
 import { scripted } from "../src/testing/index.js";
 import { interleaved } from "./lib/interleave.js";
-import { main, median, report, round } from "./lib/measure.js";
+import { main, median, report, round, spread } from "./lib/measure.js";
 
 const N = 1000;
 const CONCURRENCY = 8;
@@ -75,6 +75,11 @@ await main({
         plain_call_per_row_us: perRow(plainMs),
         plain_runs_ms: plain.map((x) => round(x)),
         cost_vs_plain_call: round(evMs / plainMs, 2),
+        // per round (the two ran in the same round): a goal is met only when it holds across rounds, not in one ratio of medians
+        cost_vs_plain_call_rounds: spread(
+          ev.map((x, i) => x / plain[i]!),
+          2,
+        ),
         goals: "under 2000 ms; per row at most 2× a plain call's",
       },
     });

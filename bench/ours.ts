@@ -60,7 +60,7 @@ import { runChild } from "./lib/child.js";
 import { interleaved, type Variant } from "./lib/interleave.js";
 import {
   FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  LONG_N, STEP_RUNS, gc, stepWarmup, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate, copyWaitingJournal,
+  RESUME_TIMING, STEP_RUNS, gc, stepWarmup, main, median, orderId, peakRssMiB, report, round, spread, stepSeries, timed, toolOutput, withHeapPeak, streamRate, copyWaitingJournal,
 } from "./lib/measure.js";
 
 const NAME = "ours";
@@ -86,20 +86,28 @@ const answerWith = (effects: "reads" | "changes", maxSteps: number) =>
 let convSeq = 0;
 const nextId = () => `bench-${process.pid}-${++convSeq}`;
 
+/**
+ * The plain call `fn(q, { lm })` at n, µs per step: the row's detail. Measured
+ * after the conversation's series at n (stepSeries' `extra`), not before it:
+ * until 2026-12-03 the plain calls at every n (n = 1,000 too, in the paired
+ * rounds as well) ran first, thousands of steps of the same engine code that
+ * warmed ours before its first series, where each peer's process starts with
+ * its series.
+ */
+async function plainCallUs(n: number): Promise<number> {
+  const fn = answerWith("reads", n + 1);
+  const plain = await timed(
+    () => scripted(replies(n)),
+    async (lm) => {
+      const out = await fn(QUESTION, { lm });
+      if (out !== FINAL_TEXT) throw new Error(`ours (plain call): answer ${String(out)}`);
+    },
+    { ...stepWarmup(n), runs: STEP_RUNS },
+  );
+  return round((plain.medianMs * 1000) / n);
+}
+
 async function stepOverhead(): Promise<void> {
-  const plainUs = new Map<number, number>();
-  for (const n of [...STEP_NS, LONG_N]) {
-    const fn = answerWith("reads", n + 1);
-    const plain = await timed(
-      () => scripted(replies(n)),
-      async (lm) => {
-        const out = await fn(QUESTION, { lm });
-        if (out !== FINAL_TEXT) throw new Error(`ours (plain call): answer ${String(out)}`);
-      },
-      { ...stepWarmup(n), runs: STEP_RUNS },
-    );
-    plainUs.set(n, round((plain.medianMs * 1000) / n));
-  }
   await stepSeries(
     NAME,
     (n) => ({ chat: answerWith("reads", n + 1).conversation(nextId(), { store: memoryStore(), lm: scripted(replies(n)) }) }),
@@ -107,7 +115,7 @@ async function stepOverhead(): Promise<void> {
       const out = await chat.send(QUESTION);
       if (out !== FINAL_TEXT) throw new Error(`ours: answer ${String(out)}`);
     },
-    (n) => ({ how: "conversation(id, { store: memoryStore() }).send", plain_call_us: plainUs.get(n) }),
+    async (n) => ({ how: "conversation(id, { store: memoryStore() }).send", plain_call_us: await plainCallUs(n) }),
   );
 }
 
@@ -211,7 +219,7 @@ async function durableTurn(effects: "changes" | "reads", n: number, fsyncsAt: Ma
         ...base,
         append: async (id: string, records: readonly object[], opts?: { expect?: number }) => {
           const length = await base.append(id, records, opts);
-          fsModule.writeSync(fd, JSON.stringify(records) + "\n");
+          fsModule.writeSync(fd, `${JSON.stringify(records)}\n`);
           fsModule.fsyncSync(fd);
           return length;
         },
@@ -380,7 +388,7 @@ async function resume(): Promise<void> {
         if (out !== FINAL_TEXT) throw new Error(`ours resume: answer ${String(out)}`);
         if (lm.requests.length !== 1) throw new Error(`ours resume: the model was asked ${lm.requests.length} times (want 1)`);
       },
-      { warmup: 3, runs: 11, gc: "each" }, // (a resume's few fsyncs swing it: more runs than the others)
+      RESUME_TIMING,
     );
     report({
       metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),

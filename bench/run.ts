@@ -158,7 +158,13 @@ async function runFile(file: string, isOurs: boolean): Promise<void> {
     process.stdout.write(`- ${id} … `);
     const out = await runChild(abs, [`--variant=${v}`], { cwd: root, echo: false });
     samples.push(...out.samples);
-    if (!out.ok) {
+    if (out.ok && out.samples.length === 0) {
+      // a variant that exits cleanly yet measured nothing (no server, no pgbench, a figure it refused) is not a success
+      failed++;
+      const why = `exit 0 but no figure: ${out.stderrTail.split("\n").slice(-4).join("\n") || "(nothing on stderr)"}`;
+      failures.push({ file, variant: v, why });
+      console.log(`NO FIGURE (${(out.ms / 1000).toFixed(1)} s)\n    ${why.replace(/\n/g, "\n    ")}`);
+    } else if (!out.ok) {
       failed++;
       const why = `exit ${out.code ?? out.signal}: ${out.stderrTail.split("\n").slice(-8).join("\n")}`;
       failures.push({ file, variant: v, why });
@@ -213,8 +219,15 @@ const measuredCode = provenance();
 function buildRows(): Row[] {
   const byKey = new Map<string, Row>();
   const key = (m: string, n: number | null) => `${m}@${n ?? "-"}`;
+  // one figure per metric, n and column: two would leave whichever came last in the table, unsaid, so neither is kept
+  const cell = (s: Sample) => `${key(s.metric, s.n)} ${s.name}`;
+  const seen = new Map<string, number>();
+  for (const s of samples) seen.set(cell(s), (seen.get(cell(s)) ?? 0) + 1);
+  for (const [what, count] of seen)
+    if (count > 1) failures.push({ file: "run.ts", variant: `(duplicate) ${what}`, why: `${count} figures reported for ${what}: none is kept` });
   for (const s of samples) {
     const k = key(s.metric, s.n);
+    if (seen.get(cell(s))! > 1) continue;
     let row = byKey.get(k);
     if (!row) {
       row = { metric: s.metric, n: s.n, unit: s.unit, ours: null, peers: {}, best_peer: null, ratio: null, detail: {} };
@@ -245,7 +258,10 @@ function buildRows(): Row[] {
       row.peers["bare append+fsync"] = fsync;
       row.detail["bare append+fsync"] = { derived: "bare_append_fsync_us of this run: the floor, one flush per changing tool" };
     }
-    if (full !== undefined && mem !== undefined) {
+    // (two medians from processes minutes apart: a difference at or below 0 is their drift, not an overhead, and is not shown)
+    if (full !== undefined && mem !== undefined && full <= mem)
+      failures.push({ file: "run.ts", variant: `(derived) durable_overhead_per_changing_tool_us@${n} langgraph`, why: `SqliteSaver sync=FULL (${full}) not above MemorySaver (${mem}): no overhead to show` });
+    else if (full !== undefined && mem !== undefined) {
       row.peers["langgraph (SqliteSaver, sync=FULL)"] = Math.round((full - mem) * 1000) / 1000;
       row.detail["langgraph (SqliteSaver, sync=FULL)"] = { derived: `overhead_per_tool_step_us at n=${n}: SqliteSaver sync=FULL (${full}) minus MemorySaver (${mem}); LangGraph has no effects, every step is checkpointed` };
     }
@@ -365,7 +381,7 @@ const rows = buildRows();
 console.log("\n" + table(rows));
 console.log(
   "\nratio = best peer ÷ ours for costs (µs, ms, bytes, flushes), ours ÷ best peer for rates (events/s): above 1, ours is better." +
-  "\nFloors (plain loop, bare append+fsync, its writers, floor) are shown but never count as the best peer. Each figure: median of 5 runs after warm-up (7 for per-step and concurrency figures), each SDK variant in its own process.",
+  "\nFloors (plain loop, bare append+fsync, its writers, floor) are shown but never count as the best peer. Each figure: the median of its timed runs after warm-up (5 by default; 7 for per-step and concurrency figures, 11 for resume, 9 interleaved rounds for the durable figures: each row's detail has its runs), each SDK variant in its own process.",
 );
 console.log(spreads(rows));
 if (oursStatus !== "measured") console.log(`\nours: not measured (${oursStatus}${oursStatus === "missing" ? ": bench/ours.ts does not exist" : ""})`);

@@ -126,7 +126,7 @@ export async function timed<P>(
 }
 
 export function report(s: Sample): void {
-  process.stdout.write(MARK + JSON.stringify(s) + "\n");
+  process.stdout.write(`${MARK}${JSON.stringify(s)}\n`);
 }
 
 /** Median and range of per-round (or per-run) values, rounded for a report. */
@@ -175,7 +175,7 @@ export async function withHeapPeak<T>(fn: () => Promise<T>, everyMs = 5): Promis
 export async function main(variants: Record<string, () => Promise<void>>): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes("--list")) {
-    process.stdout.write(MARK + JSON.stringify({ variants: Object.keys(variants) }) + "\n");
+    process.stdout.write(`${MARK}${JSON.stringify({ variants: Object.keys(variants) })}\n`);
     return;
   }
   const chosen = args.find((a) => a.startsWith("--variant="))?.slice("--variant=".length);
@@ -235,6 +235,9 @@ function stepNs(): number[] {
  * per step grew linearly with n (the whole turn quadratically: ×25), fits
  * LONG_TIME_BOX_MS over its runs; otherwise a `skipped` line says why.
  *
+ * `extra(n)` runs after n's timed runs, before the next n: whatever else it
+ * measures (ours' plain call) never warms the process before the first series.
+ *
  * With FUNCTAI_BENCH_STEP_N set (one of STEP_NS), only that n is measured,
  * with the same warm-up and runs: the runner's paired rounds (bench/run.ts).
  */
@@ -242,7 +245,7 @@ export async function stepSeries<P>(
   name: string,
   prepare: (n: number) => P | Promise<P>,
   run: (p: P, n: number) => unknown | Promise<unknown>,
-  extra: (n: number) => Record<string, unknown> = () => ({}),
+  extra: (n: number) => Record<string, unknown> | Promise<Record<string, unknown>> = () => ({}),
 ): Promise<void> {
   let longSkipped: string | undefined;
   for (const n of stepNs()) {
@@ -257,7 +260,7 @@ export async function stepSeries<P>(
     const perStep = (ms: number) => round((ms * 1000) / n);
     const cpu = cpuMs.slice(-STEP_RUNS);
     const detail: Record<string, unknown> = {
-      ...extra(n), runs_ms: r.runsMs.map((x) => round(x)), min_us: perStep(Math.min(...r.runsMs)), max_us: perStep(Math.max(...r.runsMs)),
+      ...(await extra(n)), runs_ms: r.runsMs.map((x) => round(x)), min_us: perStep(Math.min(...r.runsMs)), max_us: perStep(Math.max(...r.runsMs)),
       // CPU time of the process (every thread) per step: on a loaded machine, wall time also counts the time it waited for a core
       cpu_us: perStep(median(cpu)), cpu_min_us: perStep(Math.min(...cpu)), cpu_max_us: perStep(Math.max(...cpu)),
       warmup_runs: r.warmupRuns,
@@ -294,6 +297,13 @@ export const TEXT_STREAM_DELTAS: readonly string[] = Array.from({ length: TEXT_S
 export const TEXT_STREAM_TEXT = TEXT_STREAM_DELTAS.join("");
 /** Steps in the turn that is interrupted and then resumed (resume_1000_steps_ms). */
 export const RESUME_N = 1000;
+/**
+ * The `timed` options of every SDK's resume_1000_steps_ms, alike: the same
+ * warm-up (each SDK had its own, 1 to 3, until 2026-12-03: more warm-up is
+ * a warmer figure) and more runs than the others, since a resume's few
+ * fsyncs swing it; a collected heap before each (it parses megabytes).
+ */
+export const RESUME_TIMING = { warmup: 3, runs: 11, gc: "each" } as const;
 
 /** One streamed turn, read through `for await`: how many events it gave and the answer it ended with. */
 export interface StreamedTurn {
@@ -371,6 +381,7 @@ export async function concurrentRate<P>(
  * contender's rates are reported, and the first contender's detail holds its
  * ratio to every other contender per round (median and range).
  */
+// biome-ignore lint/suspicious/noExplicitAny: each contender prepares its own kind of value; only it reads it back
 export async function concurrentRates(contenders: readonly Concurrent<any>[]): Promise<void> {
   const rates: number[][] = contenders.map(() => []);
   const heaps: number[][] = contenders.map(() => []);

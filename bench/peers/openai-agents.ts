@@ -19,8 +19,8 @@ import { Agent, Runner, RunState, Usage, tool, type Model, type ModelRequest, ty
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import {
-  FINAL_TEXT, QUESTION, RESUME_N, STEP_NS, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
-  gc, main, median, orderId, report, round, stepSeries, timed, toolOutput, streamRate,
+  FINAL_TEXT, QUESTION, RESUME_N, RESUME_TIMING, STREAM_DELTAS, STREAM_FINAL_TEXT, STREAM_N, TEXT_STREAM_DELTAS, TEXT_STREAM_N, TEXT_STREAM_TEXT,
+  main, orderId, report, round, stepSeries, timed, toolOutput, streamRate,
 } from "../lib/measure.js";
 
 const NAME = "openai agents";
@@ -114,7 +114,7 @@ async function resume(): Promise<void> {
       const out = await runner.run(agent, state, { maxTurns: RESUME_N + 5 });
       if (out.finalOutput !== FINAL_TEXT) throw new Error(`openai agents resume: ${String(out.finalOutput)}`);
     },
-    { warmup: 2, gc: "each" },
+    RESUME_TIMING,
   );
   report({
     metric: "resume_1000_steps_ms", n: RESUME_N, unit: "ms", name: NAME, value: round(r.medianMs),
