@@ -20,9 +20,9 @@ const leases = (records: readonly ConversationRecord[]) =>
   records.filter((r) => r.kind === "lease").map((r) => (r as unknown as { attempt: number; holder: string }).attempt);
 
 describe("a holder on another host that stops dead, then wakes after its turn was taken over (file store)", () => {
-  // BUG: the tool's lease check (beforeEffect) comes before its `started` record is written; nothing looks again
-  // after that write. A holder that stops during that write (its flush) and wakes after another host took the
-  // turn over and a person asked for a rerun runs the refund a second time before anything tells it the lease is gone.
+  // The durable write of a changing tool's `started` record is the longest wait before its side effect: a holder
+  // that stops there and wakes after another host took the turn over (and a person asked for a rerun) must not run
+  // the refund again. It ran it a second time before the engine asked about the lease again after that write (0194991).
   it("stopped just after its refund's started record was kept: woken, it runs the refund no more (the rerun here was the one run)", async () => {
     const p = paths();
     const child = await startBlockChild({ dir: p.dir, conversation: "w", blockAt: "started", blocked: p.blocked, go: p.go, effects: p.effects, lease: LEASE }, true);
