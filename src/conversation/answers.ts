@@ -6,7 +6,7 @@
  */
 import type { Approval } from "../approval/types.js";
 import { notJson } from "../engine/tool-boundary.js";
-import { ConversationError, isFunctaiError } from "../errors.js";
+import { ConversationError, describeValue, isFunctaiError } from "../errors.js";
 import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
@@ -109,6 +109,19 @@ function checkAnswers(turn: string, info: TurnInfo, unfinished: UnfinishedTool[]
   }
   const both = unfinished.find((t) => keysOf(t).some((k) => k in results) && keysOf(t).some((k) => rerun.has(k)));
   if (both) throw new ConversationError("input-invalid", `turn ${turn}: ${both.name} (invocation ${both.invocation}) is given both a result and a rerun: say one; nothing was written`);
+  // a call another person answered meanwhile (their resume wrote its answer first): the same answer stands, another is
+  // refused. Taken silently, this resume could win the claim and go on with their answer, not the one given here
+  for (const t of info.tools.values()) {
+    if (t.state !== "given" && t.state !== "rerun") continue;
+    const mine = keysOf(t).find((k) => k in results || rerun.has(k));
+    if (mine === undefined) continue;
+    const same = rerun.has(mine) ? t.state === "rerun" : t.state === "given" && JSON.stringify(results[mine] ?? null) === JSON.stringify(t.output ?? null);
+    if (!same)
+      throw new ConversationError(
+        "turn-state",
+        `turn ${turn}: ${t.name} (invocation ${t.invocation}) was already answered by another resume (${t.state === "rerun" ? "a rerun" : `its result ${describeValue(t.output, 80)}`}): that answer stands; nothing was written`,
+      );
+  }
 }
 
 /** The answer of a person for each unfinished tool, or `turn-unfinished` naming those without one. */

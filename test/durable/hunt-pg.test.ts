@@ -153,6 +153,8 @@ describe.skipIf(NO_SERVER !== null)("people racing on one turn from two hosts (P
         const records = await recordsOf(schema, id);
         const answers = records.filter((r) => r["kind"] === "tool" && (r["state"] === "given" || r["state"] === "rerun"));
         expect(answers).toHaveLength(1); // one person's word is kept, never both
+        // and the resume that goes on is the one whose word was kept (the other is told: turn-state or turn-claimed)
+        expect((won[0] as PromiseFulfilledResult<string>).value).toBe(answers[0]!["state"] === "rerun" ? "Refunded (rerun)." : "Refunded (given).");
         expect(refunds(p.effects)).toHaveLength(answers[0]!["state"] === "rerun" ? 1 : 0);
         expect(lmA.requests.length + lmB.requests.length).toBe(1); // the refund call's reply came from the journal; one answer paid
         expect(records.filter((r) => r["kind"] === "ended")).toHaveLength(1);

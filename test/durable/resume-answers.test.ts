@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/index.js";
+import { makeRecord } from "../../src/records/make.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
 const DESK: ProgSpec = {
@@ -56,5 +57,20 @@ describe("resume({ results, rerun })", () => {
     const answer = await turn.resume({ results: { 1: "ignored: look is done", 2: "paid" } });
     expect(typeof answer).toBe("string");
     expect([...effects.all()].filter(([k]) => String(k).startsWith("pay"))).toHaveLength(1); // pay ran once, before the crash
+  });
+
+  it("refuses an answer another resume already recorded otherwise (its answer stands); the same answer goes on", async () => {
+    const { store, turn, effects } = await died();
+    const [pay] = turn.unfinished;
+    // another person's resume wrote its answer (a rerun) and has not claimed the turn yet
+    const length = (await store.read("died")).length;
+    const theirs = makeRecord("tool", { turn: turn.id, site: pay!.site, invocation: pay!.invocation, name: pay!.name, path: pay!.path, state: "rerun" }, Date.now());
+    await store.append("died", [theirs], { expect: length });
+    await expect(turn.resume({ results: { 2: "paid by hand" } })).rejects.toMatchObject({ code: "turn-state", message: expect.stringMatching(/pay.*already answered.*rerun/) });
+    expect(await store.read("died")).toHaveLength(length + 1);
+    const paid = () => [...effects.all()].filter(([k]) => String(k).startsWith("pay")).reduce((n, [, runs]) => n + runs, 0);
+    const before = paid();
+    expect(typeof (await turn.resume({ rerun: [2] }))).toBe("string"); // the same answer: the turn goes on, pay run again as asked
+    expect(paid()).toBe(before + 1);
   });
 });
