@@ -11,7 +11,7 @@ import { keeper, until, waitingDesk } from "./fixtures.js";
 const keep = keeper();
 
 describe("serve's options", () => {
-  it("a timer or limit that is 0, negative, NaN or not whole, bad settings, or two programs of one name: settings-invalid, and nothing polls the store", async () => {
+  it("a timer or limit that is 0, negative, NaN or not whole, a port out of range, bad settings, or two programs of one name: settings-invalid, and nothing polls the store", async () => {
     const d = await waitingDesk(["sam"]);
     let lists = 0;
     const counted: Store = { ...d.store, list: () => (lists++, d.store.list!()) };
@@ -21,6 +21,7 @@ describe("serve's options", () => {
       { maxPending: 0 }, { maxRuns: 1.5 }, { maxConnections: Number.NaN }, { maxPerAddress: -3 }, { maxPayload: 0 },
       { rate: { perSecond: Number.NaN } }, { rate: { perSecond: 0 } }, { rate: { burst: 0 } }, { rate: { strikes: Number.POSITIVE_INFINITY } },
       { settings: { maxSteps: 0 } }, { programs: [d.served, other] }, { programs: undefined as never },
+      { port: Number.NaN }, { port: 80.5 }, { port: 70_000 }, { port: -1 }, { port: "8787" as never },
     ];
     for (const options of bad) {
       const e = await serve({ store: counted, programs: [d.served], port: 0, pollMs: 10, ...options }).then((s) => (keep(s), null), (x: unknown) => x);

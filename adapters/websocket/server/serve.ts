@@ -156,6 +156,9 @@ function checkOptions(options: ServeOptions): void {
   for (const name of ["maxPayload", "maxBuffered", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const) whole(name, options[name], 1);
   for (const name of ["pollMs", "heartbeatMs", "helloTimeoutMs"] as const) ms(name, options[name], 1);
   ms("answeredGraceMs", options.answeredGraceMs, 0);
+  // (NaN, a fraction or a text failed only inside listen, after the store was looked at)
+  const { port } = options;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) wrong("port", port, "a whole number from 0 (any free port) to 65535");
   const rate: unknown = options.rate;
   if (rate !== undefined) {
     if (typeof rate !== "object" || rate === null) wrong("rate", rate, "{ perSecond?, burst?, strikes? }");

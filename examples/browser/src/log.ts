@@ -12,10 +12,25 @@ export type LogEntry =
 const KEY = "functai-desk:log";
 const LOCAL = "functai-desk:log-changed";
 
+/**
+ * Whether a stored entry has the shape the page draws: localStorage is the
+ * user's (an older version of this page, an edit by hand), and one odd entry
+ * must not stop the page from drawing the others.
+ */
+function isEntry(e: unknown): e is LogEntry {
+  if (typeof e !== "object" || e === null) return false;
+  const r = e as Record<string, unknown>;
+  if (typeof r["tab"] !== "string" || typeof r["at"] !== "string") return false;
+  if (r["kind"] === "refund") return typeof r["order_id"] === "string" && typeof r["amount"] === "number" && Number.isFinite(r["amount"]);
+  if (r["kind"] === "tool") return typeof r["name"] === "string" && typeof r["invocation"] === "number" && (r["phase"] === "start" || r["phase"] === "end");
+  return false;
+}
+
+/** The log's entries, those of another shape left out. */
 export function readLog(): LogEntry[] {
   try {
     const parsed: unknown = JSON.parse(localStorage.getItem(KEY) ?? "[]");
-    return Array.isArray(parsed) ? (parsed as LogEntry[]) : [];
+    return Array.isArray(parsed) ? parsed.filter(isEntry) : [];
   } catch {
     return [];
   }
