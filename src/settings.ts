@@ -5,6 +5,7 @@ import type { LanguageModel } from "./lm/types.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 import { NAME } from "./tools/name.js";
+import { isStoreOption } from "./runtime/values.js";
 
 /**
  * How a running turn's lease is renewed (the `lease` setting).
@@ -102,11 +103,7 @@ export function checkLease(lease: unknown): void {
  * read with a TypeError.
  */
 function checkStore(store: unknown): void {
-  if (store === undefined || (typeof store === "string" && store !== "")) return;
-  if (typeof store === "object" && store !== null) {
-    const { append, read } = store as { append?: unknown; read?: unknown };
-    if (typeof append === "function" && typeof read === "function") return;
-  }
+  if (store === undefined || isStoreOption(store)) return;
   throw new FunctaiError("settings-invalid", `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(store, 40)}`);
 }
 

@@ -7,6 +7,7 @@ import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
 import { outputOf, type McpCallResult } from "./result.js";
 import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
+import { isRecord } from "../../src/runtime/values.js";
 
 /**
  * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these two methods are used.
@@ -109,8 +110,6 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
   } while (cursor !== undefined);
   return tools;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Options of the wrong type, refused before the server is asked (an `include` of one string was matched as a substring of it). */
 function checkOptions(options: unknown): asserts options is McpToolsOptions {

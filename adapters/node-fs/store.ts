@@ -18,6 +18,7 @@ import { HandlePool } from "./handles.js";
 import { recordBody } from "./jsonl.js";
 import { withLock } from "./lock.js";
 import { FileReads, SCAN_CHUNK } from "./reads.js";
+import { isRecord } from "../../src/runtime/values.js";
 
 /**
  * The file store's options: lock waits and staleness, how often `wait`
@@ -121,7 +122,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     throw new FunctaiError("input-invalid", `fsStore: the folder is a non-empty string (a path), not ${describeValue(dir, 40)}.`);
   }
   // (null or a string would fail later as a TypeError, or be read as no options)
-  if (typeof options !== "object" || options === null || Array.isArray(options))
+  if (!isRecord(options as unknown))
     throw new FunctaiError("input-invalid", `fsStore "${dir}": its options are an object such as { lockTimeoutMs: 5000 }, not ${describeValue(options, 40)}.`);
   checkOptions(dir, options);
   const root = join(resolve(dir), "conversations");

@@ -13,6 +13,7 @@ import type { ConversationState, TurnInfo } from "../records/read-conversation.j
 import type { Lease } from "./lease.js";
 import type { ConversationLog } from "./log.js";
 import { approvalOf } from "./waiting.js";
+import { isRecord } from "../runtime/values.js";
 
 /** What a person says of each unfinished tool, by invocation (or `"site:invocation"`). */
 export interface ResumeOptions {
@@ -128,7 +129,7 @@ function checkAnswers(turn: string, info: TurnInfo, unfinished: UnfinishedTool[]
 function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: number): object[] {
   const unfinished = unfinishedOf(info);
   const results = options.results ?? {};
-  if (typeof results !== "object" || results === null || Array.isArray(results) || !Array.isArray(options.rerun ?? []))
+  if (!isRecord(results) || !Array.isArray(options.rerun ?? []))
     throw new ConversationError("input-invalid", `turn ${turn}: resume takes { results: { <invocation>: <what it returned> }, rerun: [<invocation>, …] }`);
   const rerun = new Set((options.rerun ?? []).map(String));
   checkAnswers(turn, info, unfinished, results, rerun);

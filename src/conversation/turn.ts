@@ -9,6 +9,7 @@ import { continueTurn, resultOrWait, type ConversationContext } from "./driver.j
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
 import { approvalOf } from "./waiting.js";
+import { isRecord } from "../runtime/values.js";
 
 export type { ResumeOptions, UnfinishedTool };
 
@@ -23,7 +24,7 @@ function optionsOf<T extends object>(method: string, options: T | undefined): T 
   const wrong = (what: string): never => {
     throw new ConversationError("input-invalid", `turn.${method}: ${what}; nothing was written`);
   };
-  if (typeof options !== "object" || options === null || Array.isArray(options)) wrong(`its options are an object, not ${describeValue(options, 80)}`);
+  if (!isRecord(options)) wrong(`its options are an object, not ${describeValue(options, 80)}`);
   for (const key of ["by", "reason", "id"] as const) {
     const value = (options as Record<string, unknown>)[key];
     if (value !== undefined && typeof value !== "string" && (value !== null || key === "id"))

@@ -1,5 +1,6 @@
 import { describeValue, FunctaiError } from "../errors.js";
 import { isAbortSignal } from "../functions/input.js";
+import { isRecord, isStoreOption } from "../runtime/values.js";
 
 /**
  * Checks the options `evaluate` and `bootstrapFewShot` share (a user's
@@ -9,14 +10,12 @@ import { isAbortSignal } from "../functions/input.js";
  * row with the same "is not a function" instead of refusing the run.
  */
 export function checkRunOptions(options: unknown): Record<string, unknown> {
-  if (typeof options !== "object" || options === null || Array.isArray(options))
+  if (!isRecord(options))
     throw new FunctaiError("input-invalid", `options are an object such as { concurrency: 4 }, not ${describeValue(options, 80)}`);
   const { signal, onProgress, store } = options as Record<string, unknown>;
   if (signal !== undefined && !isAbortSignal(signal)) throw new FunctaiError("input-invalid", `signal is an AbortSignal, not ${describeValue(signal, 80)}`);
   if (onProgress !== undefined && typeof onProgress !== "function") throw new FunctaiError("input-invalid", "onProgress is a function");
-  const isStore = (typeof store === "string" && store !== "") ||
-    (typeof store === "object" && store !== null && typeof (store as { read?: unknown }).read === "function" && typeof (store as { append?: unknown }).append === "function");
-  if (store !== undefined && !isStore) throw new FunctaiError("input-invalid", `store is a Store or a place such as "evals/", not ${describeValue(store, 80)}`);
+  if (store !== undefined && !isStoreOption(store)) throw new FunctaiError("input-invalid", `store is a Store or a place such as "evals/", not ${describeValue(store, 80)}`);
   return options as Record<string, unknown>;
 }
 

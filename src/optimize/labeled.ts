@@ -5,6 +5,7 @@ import { checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row, type 
 import type { InputShape } from "../tools/types.js";
 import { jsonCopy, type Demo } from "./demo.js";
 import { sample } from "./sample.js";
+import { isRecord } from "../runtime/values.js";
 
 /**
  * How `labeledFewShot` picks rows: how many (`k`), which (`seed`), and the
@@ -54,7 +55,7 @@ export function count(name: string, value: number | undefined, fallback: number)
  */
 export function labeledFewShot<S extends InputShape, O extends z.ZodType>(fn: AIFunction<S, O>, rows: readonly Row[], options: LabeledOptions = {}): AIFunction<S, O> {
   // (null options threw a TypeError; a string was taken as no options)
-  if (typeof options !== "object" || options === null || Array.isArray(options))
+  if (!isRecord(options as unknown))
     throw new FunctaiError("input-invalid", `options are an object such as { k: 4 }, not ${describeValue(options, 80)}`);
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
