@@ -13,6 +13,7 @@ import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../l
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { toolCallFromText } from "./common.js";
 import { notAReply } from "./errors.js";
+import { ANTHROPIC_IDS, withWireIds } from "./tool-ids.js";
 
 /** `tool_use.input` must be an object: a call whose arguments were not valid JSON is sent back as `{}`. */
 const inputObject = (call: ToolCall): Record<string, unknown> =>
@@ -45,12 +46,13 @@ function blocksOf(m: Exclude<Message, { role: "system" }>): ContentBlockParam[] 
  * user / assistant messages. Tool results travel in a user message, and
  * consecutive messages of one role are merged, so every result of an
  * assistant's tool calls lands in the very next user message, as Anthropic's
- * pairing rule requires.
+ * pairing rule requires. Call ids Anthropic refuses (another provider's, or
+ * one used twice) are sent as ids it takes (see tool-ids.ts).
  */
 export function toAnthropicMessages(messages: readonly Message[]): { system: string | undefined; messages: MessageParam[] } {
   const system: string[] = [];
   const turns: { role: "user" | "assistant"; content: ContentBlockParam[] }[] = [];
-  for (const m of messages) {
+  for (const m of withWireIds(messages, ANTHROPIC_IDS)) {
     if (m.role === "system") {
       system.push(m.content);
       continue;

@@ -12,14 +12,18 @@ import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../l
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { toolCallFromText } from "./common.js";
 import { notAReply } from "./errors.js";
+import { OPENAI_IDS, withWireIds } from "./tool-ids.js";
 
 /** The arguments as OpenAI wants them back: the model's own text when it was not valid JSON. */
 const argumentsText = (call: ToolCall): string =>
   call.inputError !== undefined && typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? {});
 
-/** Messages in order; each tool result is its own `role: "tool"` message answering a `tool_call_id`. */
+/**
+ * Messages in order; each tool result is its own `role: "tool"` message answering a `tool_call_id`.
+ * Call ids and names OpenAI refuses (another provider's) are sent as ones it takes (see tool-ids.ts).
+ */
 export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
+  return withWireIds(messages, OPENAI_IDS).map((m): ChatCompletionMessageParam => {
     switch (m.role) {
       case "system":
       case "user":

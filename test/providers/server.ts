@@ -38,7 +38,9 @@ export type Reply =
   /** A body sent as it is, with its own content type (an HTML page, plain text). */
   | { raw: string; status?: number; headers?: Record<string, string> }
   /** Never answers. */
-  | { hang: true };
+  | { hang: true }
+  /** The reply this request gets, decided by looking at it (a server that checks what it is sent, as the real APIs do). */
+  | { by: (request: Recorded) => Reply };
 
 export interface MockServer {
   url: string;
@@ -66,8 +68,10 @@ export async function mockServer(): Promise<MockServer> {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString("utf8")));
     req.on("end", () => {
-      requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw ? JSON.parse(raw) : {} });
-      const reply = queue.shift();
+      const recorded: Recorded = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: raw ? JSON.parse(raw) : {} };
+      requests.push(recorded);
+      let reply = queue.shift();
+      while (reply !== undefined && "by" in reply) reply = reply.by(recorded);
       if (reply === undefined) {
         res.writeHead(418, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { type: "mock_error", message: "the mock server had no reply queued" } }));
