@@ -464,9 +464,15 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
   try {
     await symlink(target(nextToken()), breaker);
   } catch {
-    // Another process is breaking it. A breaker lock this old means that breaker died mid-break.
+    // Another process is breaking it. A breaker lock this old, whose breaker is dead (or cannot be looked up from
+    // here), was left by a breaker that died mid-break. One whose breaker lives is never taken: a breaker paused
+    // (SIGSTOP, a suspended VM) just before its unlink would wake and remove the lock taken since, live, and two
+    // appends would then write at the same offset.
     const st = await lstat(breaker).catch(() => undefined);
-    if (st !== undefined && Date.now() - st.mtimeMs > staleMs) await unlink(breaker).catch(() => undefined);
+    if (st !== undefined && Date.now() - st.mtimeMs > staleMs) {
+      const holder = await readHolder(breaker);
+      if (holder === undefined || !sameHost(holder) || isDead(holder)) await unlink(breaker).catch(() => undefined);
+    }
     return false;
   }
   try {
