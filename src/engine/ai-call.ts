@@ -59,7 +59,10 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
       lm,
       // durable before paying: every reply that arrived before this request is kept before it is sent
       await observeModelCall(frame, lm, step, request, () =>
-        runtime.journal.paying(() => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push })),
+        runtime.journal.paying(
+          () => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push }),
+          () => runtime.beforeEffect(true),
+        ),
       ),
     );
   } catch (e) {

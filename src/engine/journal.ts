@@ -205,14 +205,33 @@ export class Journal {
    * tick the request goes out: a reply that a concurrent call (tools run
    * side by side) received while this one waited is kept first too.
    */
-  async paying<T>(send: () => Promise<T>): Promise<T> {
+  async paying<T>(send: () => Promise<T>, afterWait?: () => void | Promise<void>): Promise<T> {
+    let waited = false;
     // (once at least: a background flush that failed is reported before anything is paid)
     do {
+      waited ||= this.#writes();
       await this.keepBeforePaying();
       // another turn's failed flush is that turn's to report: here it only must not be waited for forever
-      if (!this.#alone()) for (const other of this.family) if (other !== this) await other.keepBeforePaying().catch(() => other.family.delete(other));
+      if (!this.#alone())
+        for (const other of this.family)
+          if (other !== this) {
+            waited ||= other.#writes();
+            await other.keepBeforePaying().catch(() => other.family.delete(other));
+          }
     } while (this.#familyUnkept());
+    // a write waited for is the longest wait before the request: a holder paused there (a suspended VM, a long GC)
+    // may wake after another process went on with the turn and paid for this very reply. Asked again here, it never
+    // pays on a lease (or a database session's lock) lost meanwhile
+    if (waited && afterWait) {
+      const again = afterWait();
+      if (again) await again;
+    }
     return send();
+  }
+
+  /** Whether keeping what came before a request waits for the store (records queued, or a write under way). */
+  #writes(): boolean {
+    return this.#pending.length > 0 || this.#writing.length > 0;
   }
 
   /** No other journal in the family (most turns: no delegated call running): nothing to walk. */

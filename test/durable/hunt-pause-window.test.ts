@@ -49,6 +49,33 @@ describe("a holder on another host that stops dead, then wakes after its turn wa
     }
   });
 
+  // The write that keeps what came before a paid request (here the refund's result) is the longest wait before the
+  // request: a holder that stops there and wakes after another host went on with the turn must not pay for the reply
+  // that host already paid for. It paid it a second time before the engine asked about the lease after that write.
+  it("stopped just after its refund's done record was kept, before paying the next reply: woken, it pays for nothing more", async () => {
+    const p = paths();
+    const child = await startBlockChild({ dir: p.dir, conversation: "w", blockAt: "done", blocked: p.blocked, go: p.go, effects: p.effects, lease: LEASE }, true);
+    try {
+      await until("the child stopped after its done record", () => existsSync(p.blocked));
+      const store = fsStore(p.dir);
+      const lm = scripted(["Refunded."]);
+      const chat = hereDesk(p.effects).conversation("w", { store, lm, lease: LEASE });
+      await until("the turn reads interrupted", async () => (await chat.turns())[0]?.state === "interrupted");
+      const [turn] = await chat.turns();
+      expect(turn!.unfinished).toEqual([]); // the refund is done: nothing for a person to settle
+      expect(await turn!.resume()).toBe("Refunded.");
+      expect(lm.requests).toHaveLength(1); // the answer, paid here once; the refund's call came from the journal
+      const length = (await store.read("w")).length;
+      writeFileSync(p.go, "");
+      const end = await child.done;
+      expect(end.out, end.stderr).toMatchObject({ error: "lease-lost", requests: 1 }); // the answer is not paid again there
+      expect((await store.read("w")).length).toBe(length);
+      expect(refunds(p.effects)).toHaveLength(1);
+    } finally {
+      child.proc.kill("SIGKILL");
+    }
+  });
+
   it("stopped with the model's reply in hand (not yet kept): woken, it writes nothing and runs nothing; the takeover paid only that reply again", async () => {
     const p = paths();
     const child = await startBlockChild({ dir: p.dir, conversation: "w", blockAt: "reply", blocked: p.blocked, go: p.go, effects: p.effects, lease: LEASE }, true);
