@@ -37,10 +37,11 @@ export function turnIn(state: ConversationState, log: ConversationLog, turn: str
   return info;
 }
 
-/** The error for a turn another process goes on with. */
+/** The error for a turn another process goes on with (the one that began it, or one that resumed it first). */
 export function claimedElsewhere(info: TurnInfo): ConversationError {
   const until = info.leaseUntil ? `, lease until ${info.leaseUntil}` : "";
-  return new ConversationError("turn-claimed", `turn ${info.id} was resumed by another process first (${info.holder ?? "unknown holder"}${until}): it goes on there, not here`);
+  const who = info.attempt > 1 ? "was resumed elsewhere first" : "is running elsewhere";
+  return new ConversationError("turn-claimed", `turn ${info.id} ${who} (${info.holder ?? "unknown holder"}${until}): it goes on there, not here`);
 }
 
 /** The error for a turn whose holder is alive but stalled (paused past its lease): nobody may claim it. */

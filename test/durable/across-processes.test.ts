@@ -69,7 +69,7 @@ describe("racing resumers", () => {
     expect(winners).toHaveLength(1);
     expect(winners[0]!.ok).toEqual(await crashFree(DESK, "race"));
     expect(losers.map((o) => o.error)).toEqual(Array(5).fill("turn-claimed"));
-    for (const o of losers) expect(o.message).toMatch(/was resumed by another process first|claimed by another process/);
+    for (const o of losers) expect(o.message).toMatch(/was resumed elsewhere first|claimed by another process/);
     expect(outs.flatMap((o) => o.violations)).toEqual([]);
     const ran = effects.all();
     expect([...ran].filter(([k]) => k.startsWith("refund|")).map(([, n]) => n)).toEqual([1]);
