@@ -15,6 +15,7 @@ import { fsStore } from "../../adapters/node-fs/index.js";
 import { makeRecord } from "../../src/records/make.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { scripted } from "../../src/testing/index.js";
+import { Child as WatchedChild } from "./fixtures/hunt2-children.js";
 import { pauseDesk } from "./fixtures/pause-desk.js";
 import { reportReliability } from "./fixtures/reliability.js";
 import { bundled, fixture, removeBundles } from "./fixtures/spawn.js";
@@ -27,40 +28,13 @@ afterAll(removeBundles);
 const done = { pauses: 0, sigkills: 0, doubleRuns: 0 };
 afterAll(() => reportReliability("pause", done));
 
-type Line = Record<string, unknown>;
-
-/** A pause-child.ts process: its printed lines as they come, and its end. */
-class Child {
-  readonly lines: Line[] = [];
-  readonly exited: Promise<NodeJS.Signals | null>;
-  #waiters: (() => void)[] = [];
-  constructor(readonly proc: ChildProcess) {
-    let buffer = "";
-    let stderr = "";
-    proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-    proc.stdout!.on("data", (d: Buffer) => {
-      buffer += d.toString();
-      for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-        this.lines.push(JSON.parse(buffer.slice(0, i)) as Line);
-        buffer = buffer.slice(i + 1);
-        for (const w of this.#waiters.splice(0)) w();
-      }
+/** A pause-child.ts process: its printed lines as they come, and its end (its stderr shown once it ends). */
+class Child extends WatchedChild {
+  constructor(proc: ChildProcess) {
+    super(proc);
+    void this.exited.then(() => {
+      if (this.stderr.trim() !== "") console.error(this.stderr);
     });
-    this.exited = new Promise((resolve) => proc.on("close", (_code, signal) => {
-      for (const w of this.#waiters.splice(0)) w();
-      if (stderr.trim() !== "") console.error(stderr);
-      resolve(signal);
-    }));
-  }
-
-  /** The first printed line with `key`; fails when the child ends without one. */
-  async line(key: string): Promise<Line> {
-    for (;;) {
-      const found = this.lines.find((l) => key in l);
-      if (found) return found;
-      if (this.proc.exitCode !== null || this.proc.signalCode !== null) throw new Error(`the child ended without printing ${key}: ${JSON.stringify(this.lines)}`);
-      await new Promise<void>((r) => this.#waiters.push(r));
-    }
   }
 
   /**

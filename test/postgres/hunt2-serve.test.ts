@@ -24,19 +24,26 @@ const keep = <T extends { close(): Promise<void> }>(x: T): T => (open.push(x), x
 const answered = <T>(p: Promise<T>, what: string, ms = 15_000): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no reply to ${what} within ${ms} ms`)), ms))]);
 
+/**
+ * Two app servers on one database: server A's store (on `urlA`) with turns `ids` waiting, server B's on its own
+ * store; a companion connected to each.
+ */
+async function twoServers(urlA: string, schema: string, ids: string[]) {
+  const storeA = keep(postgresStore({ connectionString: urlA }, { schema }));
+  const storeB = keep(postgresStore({ connectionString: SERVER_URL! }, { schema }));
+  const first = await waitingDesk(ids, { store: storeA });
+  const second = await waitingDesk([], { store: storeB });
+  const s1 = keep(await serve({ store: storeA, programs: [first.served], keys: ["k1"], port: 0 }));
+  const s2 = keep(await serve({ store: storeB, programs: [second.served], keys: ["k1"], port: 0 }));
+  return { storeA, storeB, first, second, c1: keep(await connect(s1.url, { key: "k1" })), c2: keep(await connect(s2.url, { key: "k1" })) };
+}
+
 describe.skipIf(NO_SERVER !== null)("two servers on one database, two people answering one turn at once (PostgreSQL)", () => {
   it("an approval through A against an abandon, a denial or a second approval through B, 12 times: the refund runs once exactly when the yes stood, every answer is replied to", async () => {
     const schema = freshSchema();
     keep({ close: () => dropSchema(schema).then(() => undefined) });
-    const storeA = keep(postgresStore({ connectionString: SERVER_URL! }, { schema }));
-    const storeB = keep(postgresStore({ connectionString: SERVER_URL! }, { schema }));
     const ids = Array.from({ length: 12 }, (_, i) => `race-${i}`);
-    const first = await waitingDesk(ids, { store: storeA });
-    const second = await waitingDesk([], { store: storeB });
-    const s1 = keep(await serve({ store: storeA, programs: [first.served], keys: ["k1"], port: 0 }));
-    const s2 = keep(await serve({ store: storeB, programs: [second.served], keys: ["k1"], port: 0 }));
-    const c1 = keep(await connect(s1.url, { key: "k1" }));
-    const c2 = keep(await connect(s2.url, { key: "k1" }));
+    const { storeA, first, second, c1, c2 } = await twoServers(SERVER_URL!, schema, ids);
     const waiting = await c1.waiting();
     expect(waiting.map((w) => w.conversation).sort()).toEqual([...ids].sort());
     const seen = new Set<string>();
@@ -72,15 +79,8 @@ describe.skipIf(NO_SERVER !== null)("two servers on one database, two people ans
     const app = `serve-a-${schema}`;
     const url = new URL(SERVER_URL!);
     url.searchParams.set("application_name", app);
-    const storeA = keep(postgresStore({ connectionString: url.toString() }, { schema }));
-    const storeB = keep(postgresStore({ connectionString: SERVER_URL! }, { schema }));
     const ids = Array.from({ length: 6 }, (_, i) => `cut-${i}`);
-    const first = await waitingDesk(ids, { store: storeA });
-    const second = await waitingDesk([], { store: storeB });
-    const s1 = keep(await serve({ store: storeA, programs: [first.served], keys: ["k1"], port: 0 }));
-    const s2 = keep(await serve({ store: storeB, programs: [second.served], keys: ["k1"], port: 0 }));
-    const c1 = keep(await connect(s1.url, { key: "k1" }));
-    const c2 = keep(await connect(s2.url, { key: "k1" }));
+    const { storeB, first, second, c1, c2 } = await twoServers(url.toString(), schema, ids);
     const waiting = await c1.waiting();
     expect(waiting).toHaveLength(6);
     // every connection of server A's store (its pool, its lock session, its LISTEN) ended by the server
