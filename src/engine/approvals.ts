@@ -71,12 +71,12 @@ function checkApprovedInput(frame: Frame, call: { path: string; invocation: numb
   if (now !== then)
     throw new FunctaiError(
       "tool-failed",
-      `${call.path}: a person approved it with the input ${describeValue(shown.input, 120)}, and its input schema now reads the model's call as ${describeValue(input, 120)} (a default or transform that gives a new value each time); it did not run. Make the schema give the same value each time.`,
+      `${call.path}: a person approved it with the input ${describeValue(shown.input, 120)}, and the call here now has the input ${describeValue(input, 120)}; it did not run. Either the model's call changed (its request was sent anew: the program or its model changed since the turn began) or the tool's input schema gives a new value each time (a default or transform); make the schema give the same value each time.`,
     );
 }
 
 async function answerFor(frame: Frame, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
-  const recorded = frame.runtime.journal.answer(frame.site, approval.invocation, approval.plugin);
+  const recorded = frame.runtime.journal.answer(frame.site, approval.invocation, approval.plugin, approval.path);
   if (recorded) {
     if (recorded.verdict === "yes") checkApprovedInput(frame, approval, approval.plugin, approval.input);
     return recorded;
@@ -113,7 +113,7 @@ export function decide(frame: Frame, call: CallSubject): Decision | Promise<Deci
   const { approve, plugins } = frame.settings;
   // the common case (no plugins, no recorded answer, nobody to ask) decides without a promise: the loop's hot path
   if (plugins === undefined || plugins.length === 0) {
-    const recorded = frame.runtime.journal.answer(frame.site, call.invocation);
+    const recorded = frame.runtime.journal.answer(frame.site, call.invocation, null, call.path);
     if (!recorded && !asksApproval(approve ?? null, call)) return { kind: "run", input: call.input };
   }
   return decideFully(frame, call);
@@ -161,7 +161,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
     }
   }
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
-  const recorded = frame.runtime.journal.answer(frame.site, call.invocation);
+  const recorded = frame.runtime.journal.answer(frame.site, call.invocation, null, call.path);
   if (recorded?.verdict === "yes") checkApprovedInput(frame, call, null, input);
   if (recorded) return recorded.verdict === "yes" ? { kind: "run", input, approved: { by: recorded.by } } : { kind: "refused", text: refusalText(recorded.reason) };
   if (!asksApproval(approve ?? null, call)) return approved ? { kind: "run", input, approved } : { kind: "run", input };

@@ -18,6 +18,8 @@ export interface RecordedAnswer {
   verdict: "yes" | "no";
   reason: string | null;
   by: string | null;
+  /** The call it answered (its record's `path`, which ends in the tool's name); unknown for one given outside the records. */
+  path?: string;
 }
 
 /**
@@ -112,7 +114,9 @@ export class Journal {
       }
       case "approval": {
         const a = record as ApprovalRecord;
-        this.#answers.set(approvalKey(a.site, a.invocation, a.plugin), { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null });
+        const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null };
+        if (typeof a.path === "string") answer.path = a.path;
+        this.#answers.set(approvalKey(a.site, a.invocation, a.plugin), answer);
         break;
       }
       case "waiting": {
@@ -138,8 +142,14 @@ export class Journal {
     return this.#tools.get(toolKey(site, invocation));
   }
 
-  answer(site: string, invocation: number, plugin?: string | null): RecordedAnswer | undefined {
-    return this.#answers.get(approvalKey(site, invocation, plugin));
+  /**
+   * A person's recorded answer to the call at this place, when it was given to this call (`path`): after a
+   * deploy, or another model, a request is sent anew and its reply may call another tool here, which an answer
+   * given to the one before never approves (it is asked about again).
+   */
+  answer(site: string, invocation: number, plugin: string | null | undefined, path: string): RecordedAnswer | undefined {
+    const answer = this.#answers.get(approvalKey(site, invocation, plugin));
+    return answer === undefined || answer.path === undefined || answer.path === path ? answer : undefined;
   }
 
   /** The input an earlier run's approval showed a person (its `waiting` record's), if one did. */

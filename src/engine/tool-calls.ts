@@ -53,6 +53,14 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   const tool = tools.get(call.name);
   const p: Prepared = { call, invocation, path: `${frame.path}/${call.name}`, tool };
   const record = frame.runtime.journal.tool(frame.site, invocation);
+  // a record of another tool at this place: the request was sent anew (a deploy, another model) and its reply calls
+  // something else here. One tool's result is never another's, and a tool that ran (or may have) is not let run
+  // again under another call's place: the turn stops, saying so, and nothing runs
+  if (record && record.name !== call.name)
+    throw new ConversationError(
+      "turn-state",
+      `${p.path} (invocation ${invocation}): this turn's records say ${JSON.stringify(record.name)} was called here (${record.state}), and the model now calls ${JSON.stringify(call.name)}: the program or its model changed since the turn began, and its request was sent anew; nothing ran. Go on with the code the turn began with, or abandon() it.`,
+    );
   if (record && (record.state === "done" || record.state === "given")) {
     p.recorded = record.error === undefined ? { output: record.output } : { error: record.error };
     return p;

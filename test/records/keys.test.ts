@@ -30,8 +30,10 @@ describe("identity keys: one rule for the journal and the reader", () => {
     // the built-in approval is answered; the plugin named "approve" still waits
     expect(info.waiting.map((w) => w.plugin ?? null)).toEqual(["approve"]);
     const journal = new Journal({ turn: "t1", attempt: 1, records });
-    expect(journal.answer("desk#1", 1)?.verdict).toBe("yes");
-    expect(journal.answer("desk#1", 1, "approve")).toBeUndefined();
+    expect(journal.answer("desk#1", 1, null, "desk/a")?.verdict).toBe("yes");
+    expect(journal.answer("desk#1", 1, "approve", "desk/a")).toBeUndefined();
+    // given to desk/a: never taken by another call at its place (a reply sent anew after a deploy calls desk/b there)
+    expect(journal.answer("desk#1", 1, null, "desk/b")).toBeUndefined();
   });
 
   it("an unfinished tool is shown with its path (its name when none) and its input (null when none)", () => {
