@@ -53,9 +53,13 @@ export async function pump(s: TurnStream<unknown>, conversation: string | null, 
   try {
     return { ...base, state: "done", value: await s };
   } catch (e) {
+    const error = toWireError(e, "turn");
+    // another process claimed the turn first (it woke here after another server resumed it): it goes on there. The
+    // stream here reads interrupted, which would tell a companion to resume a turn that runs, or ran, elsewhere
+    if (error.code === "turn-claimed") return { ...base, state: "running", error };
     const state = s.state;
     const known = state === "failed" || state === "stopped" || state === "abandoned" || state === "interrupted";
-    return { ...base, state: known ? state : "failed", error: toWireError(e, "turn") };
+    return { ...base, state: known ? state : "failed", error };
   }
 }
 
