@@ -1,0 +1,118 @@
+/**
+ * A companion that sent a yes and lost its connection before the reply, then
+ * reconnects and sends the same yes again (a retry): the tool runs once and
+ * the retry gets a clear answer, never silence.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { connect, serve } from "../../adapters/websocket/index.js";
+import { ai, readConversation, tool, Waiting } from "../../src/index.js";
+import type { LMRequest } from "../../src/lm/types.js";
+import { memoryStore, scripted } from "../../src/testing/index.js";
+import { keeper, proxy, until, waitingDesk } from "./fixtures.js";
+
+const keep = keeper();
+
+/** Approves through a proxy and cuts the network once the server said the yes was kept (the `approved` event): the reply never comes. */
+async function approveThenCut(app: Awaited<ReturnType<typeof connect>>, net: { cut(): void }, ref: { conversation: string; turn: string; id?: string }) {
+  const s = app.approve({ ...ref, by: "maria" });
+  const seen: string[] = [];
+  const iterated = (async () => {
+    for await (const e of s) {
+      seen.push(e.type);
+      if (e.type === "approved") net.cut();
+    }
+  })().then(() => null, (e: unknown) => e);
+  expect(await iterated).toMatchObject({ code: "remote-closed" });
+  expect(seen).toContain("approved");
+}
+
+describe("a yes sent again after the connection dropped before its reply", () => {
+  it("while the turn runs and after it is done: the retry is refused with approval-answered, the refund ran once", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const d = await waitingDesk(["sam"], { gate });
+    const server = keep(await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0 }));
+    const net = keep(await proxy(server.port));
+    const app = keep(await connect(net.url, { key: "k1", maxDelayMs: 50 }));
+    let reconnects = 0;
+    app.on("reconnect", () => reconnects++);
+    const [w] = await app.waiting();
+    const ref = { conversation: "sam", turn: w!.turn };
+    await approveThenCut(app, net, ref);
+    await until(() => reconnects === 1);
+    // the refund is held at its gate: the turn runs in the server
+    await expect(Promise.resolve(app.approve(ref))).rejects.toMatchObject({ code: "approval-answered" });
+    release();
+    await until(async () => (await app.status(ref)).state === "done");
+    await expect(Promise.resolve(app.approve(ref))).rejects.toMatchObject({ code: "approval-answered" });
+    await expect(Promise.resolve(app.deny({ ...ref, reason: "changed my mind" }))).rejects.toMatchObject({ code: "approval-answered" });
+    expect(d.REFUNDS).toEqual([["A-1042", 39]]);
+    expect(d.lm.requests).toHaveLength(3);
+    const turn = readConversation(await d.store.read("sam"), { now: Date.now() }).turns.get(w!.turn)!;
+    expect(turn.answers).toHaveLength(1);
+  });
+
+  /** A desk that refunds, then (a second changing tool) emails the customer: two approvals, one after the other. */
+  async function twoStepDesk() {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const RAN: string[] = [];
+    const refund = tool("refund", { description: "Refund.", input: { order_id: z.string() }, effects: "changes" }, async ({ order_id }) => {
+      await gate;
+      RAN.push(`refund ${order_id}`);
+      return "refunded";
+    });
+    const email = tool("email", { description: "Email the customer.", input: { text: z.string() }, effects: "changes" }, ({ text }) => {
+      RAN.push(`email ${text}`);
+      return "sent";
+    });
+    const steps = [{ toolCalls: [{ name: "refund", input: { order_id: "A-1042" } }] }, { toolCalls: [{ name: "email", input: { text: "Your refund is on its way." } }] }];
+    const reply = (req: LMRequest) => steps[req.messages.filter((m) => m.role === "tool").length] ?? "Done.";
+    const fn = ai("desk2", { description: "Refund, then tell the customer.", input: { message: z.string() }, tools: [refund, email] }).using({ lm: scripted(Array.from({ length: 10 }, () => reply)) });
+    const store = memoryStore();
+    const err = await fn.conversation("sam", { store, approve: "changes" }).send("Refund A-1042.").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Waiting);
+    return { fn, store, RAN, release };
+  }
+
+  it("by the approval's id: a retry after the turn went on to wait for another tool is refused, and that tool is not approved", async () => {
+    const d = await twoStepDesk();
+    const server = keep(await serve({ store: d.store, programs: [d.fn], port: 0 }));
+    const net = keep(await proxy(server.port));
+    const app = keep(await connect(net.url, { maxDelayMs: 50 }));
+    const [w] = await app.waiting();
+    const ref = { conversation: "sam", turn: w!.turn, id: w!.approvals[0]!.id };
+    await approveThenCut(app, net, ref);
+    d.release();
+    // (asked until the companion is back and the turn waits for the email)
+    await until(async () => (await app.waiting().catch(() => [])).some((x) => x.approvals.some((a) => a.name === "email")));
+    await expect(Promise.resolve(app.approve(ref))).rejects.toMatchObject({ code: "approval-answered" });
+    expect(d.RAN).toEqual(["refund A-1042"]);
+    expect((await app.waiting())[0]!.approvals.map((a) => a.name)).toEqual(["email"]);
+  });
+
+  // KNOWN, OPEN (left for a decision; the README now says to name the approval): a retried yes without an approval id
+  // is applied to an approval the person never saw. The person approved the refund (no `id`, as the README's example
+  // did until 2026-12-03); the connection dropped before the reply; meanwhile the
+  // turn went on and now waits for the email. The retry, the same message, is taken as "yes to all that waits now"
+  // (adapters/websocket/server/runner.ts answer() -> recordAnswerOf with id undefined -> src/conversation/answers.ts
+  // recordAnswer chooses every approval waiting at that moment), so the email is approved and sent without anyone
+  // having seen it. A retry should be refused (approval-answered) or be held to what was shown: that needs the answer
+  // to carry what the person was shown (a protocol and API change), since nothing tells a retry from a new answer.
+  it.fails("without an id: a retry after the turn went on to wait for another tool does not approve that tool", async () => {
+    const d = await twoStepDesk();
+    const server = keep(await serve({ store: d.store, programs: [d.fn], port: 0 }));
+    const net = keep(await proxy(server.port));
+    const app = keep(await connect(net.url, { maxDelayMs: 50 }));
+    const [w] = await app.waiting();
+    const ref = { conversation: "sam", turn: w!.turn };
+    await approveThenCut(app, net, ref);
+    d.release();
+    // (asked until the companion is back and the turn waits for the email)
+    await until(async () => (await app.waiting().catch(() => [])).some((x) => x.approvals.some((a) => a.name === "email")));
+    const retry = await Promise.resolve(app.approve(ref)).then((v) => ({ v }), (e: unknown) => ({ e }));
+    expect(d.RAN).toEqual(["refund A-1042"]); // fails: ["refund A-1042", "email Your refund is on its way."]
+    expect(retry).toMatchObject({ e: { code: "approval-answered" } });
+  });
+});
