@@ -122,6 +122,12 @@ export interface Once {
   parent?: string | null;
   /** The input was parsed by this function's input schema already (a delegate's, by the tool loop): not parsed again (a transform is applied once). */
   parsed?: boolean;
+  /**
+   * The calling turn's own check before a side effect (a delegate's caller): the turn sent here asks it too before
+   * each of its effects, so it stops (interrupted, to go on when the caller is resumed) once its caller lost its
+   * turn: abandoned, or taken by another host while this process was paused.
+   */
+  upstream?: (afterWait?: boolean) => void | Promise<void>;
 }
 
 export interface ConversationInternals<I, O> {
@@ -285,7 +291,10 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
             throw new ConversationError("conversation-busy", `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`);
           }
           if ("waits" in next) return { append: [], value: { waits: true } };
-          host = new ConversationHost({ def, settings, log, turn, inputs, history: historyOf(state, next.parent), attempt: 1, claimed: true, length: 0 });
+          host = new ConversationHost({
+            def, settings, log, turn, inputs, history: historyOf(state, next.parent), attempt: 1, claimed: true, length: 0,
+            ...(once?.upstream && { upstream: once.upstream }),
+          });
           await host.lease.holdLock(early); // the lock before the lease: a lease of a live tab never stands without it
           return { append: firstRecords(state, turn, next.parent, inputs, settings, host, once, caller), value: { waits: false, host } };
         }, { maxTries: 50 });

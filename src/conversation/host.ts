@@ -41,6 +41,8 @@ export interface HostOptions {
    * written, so an answer given while the turn runs elsewhere would be refused as `turn-claimed`, not `approval-answered`.
    */
   answer?: Answer;
+  /** The calling turn's check before an effect (a delegated turn's caller, see Once.upstream), asked before this turn's own. */
+  upstream?: (afterWait?: boolean) => void | Promise<void>;
 }
 
 /** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
@@ -160,7 +162,11 @@ export class ConversationHost implements TurnHost {
   }
 
   beforeEffect(afterWait?: boolean): void | Promise<void> {
-    return this.lease.check(afterWait);
+    const upstream = this.options.upstream;
+    if (!upstream) return this.lease.check(afterWait);
+    // the caller's first: a caller that lost its turn stops this one before it writes anything (its own renewal included)
+    const up = upstream(afterWait);
+    return up ? up.then(() => this.lease.check(afterWait)) : this.lease.check(afterWait);
   }
 
   async execute(runtime: TurnRuntime): Promise<unknown> {

@@ -99,7 +99,8 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       await runtime.journal.flush();
       const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id, runtime.clock.now());
       try {
-        return await chat[SEND_ONCE](input as never, { requestId, parent, parsed: true });
+        // (its effects ask the caller's lease too: a caller abandoned, or taken over while this process was paused, stops it)
+        return await chat[SEND_ONCE](input as never, { requestId, parent, parsed: true, upstream: (afterWait) => runtime.beforeEffect(afterWait) });
       } catch (e) {
         if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting")) throw e;
         await runtime.journal.flush(); // what this run learned is kept: replies are not paid for again
