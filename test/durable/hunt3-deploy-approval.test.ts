@@ -5,38 +5,13 @@
  * counted from the tools' own effects file, what was paid from each
  * process's model requests.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { DeployChildConfig, Version } from "./fixtures/hunt3-deploy-child.js";
-import { bundled, fixture, removeBundles, runChild } from "./fixtures/spawn.js";
+import { call, deployWorld } from "./fixtures/hunt3-deploy.js";
+import { removeBundles } from "./fixtures/spawn.js";
 
 afterAll(removeBundles);
 
-type Out = Record<string, unknown>;
-const call = (name: string, input: Record<string, unknown>, id = `${name}-1`) => ({ toolCalls: [{ id, name, input }] });
-
-function world() {
-  const dir = mkdtempSync(join(tmpdir(), "functai-deploy-"));
-  const effects = join(dir, "effects.log");
-  const act = async (version: Version, what: DeployChildConfig["act"], more: Partial<DeployChildConfig> = {}): Promise<Out> => {
-    const config: DeployChildConfig = { dir, conversation: "c", version, act: what, effects, ...more };
-    const end = await runChild(await bundled(fixture("hunt3-deploy-child.ts")), [JSON.stringify(config)]);
-    const last = end.stdout.trim().split("\n").at(-1);
-    if (!last) throw new Error(`the child printed nothing: ${end.stderr}`);
-    return JSON.parse(last) as Out;
-  };
-  /** What the tools did, in order: `<name>:<order>`. */
-  const ran = (): string[] => {
-    try {
-      return readFileSync(effects, "utf8").trim().split("\n").filter(Boolean).map((l) => l.split(":").slice(0, 2).join(":"));
-    } catch {
-      return [];
-    }
-  };
-  return { dir, act, ran };
-}
+const world = deployWorld;
 
 /** The old code's turn, waiting for a yes to refund A-1 (invocation 1), after one paid request. */
 async function waitingForRefund() {

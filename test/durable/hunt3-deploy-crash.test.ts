@@ -5,31 +5,15 @@
  * its side effect made), the new code in another, on the same file store.
  * What ran is counted from the tools' own effects file.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { DeployChildConfig, Version } from "./fixtures/hunt3-deploy-child.js";
+import { call, deployWorld } from "./fixtures/hunt3-deploy.js";
 import { start } from "./fixtures/hunt2-children.js";
-import { bundled, fixture, removeBundles, runChild } from "./fixtures/spawn.js";
+import { removeBundles } from "./fixtures/spawn.js";
 
 afterAll(removeBundles);
 
-type Out = Record<string, unknown>;
-const call = (name: string, input: Record<string, unknown>, id = `${name}-1`) => ({ toolCalls: [{ id, name, input }] });
-
 function world() {
-  const dir = mkdtempSync(join(tmpdir(), "functai-deploy-"));
-  const effects = join(dir, "effects.log");
-  const config = (version: Version, what: DeployChildConfig["act"], more: Partial<DeployChildConfig>): DeployChildConfig => ({
-    dir, conversation: "c", version, act: what, effects, ...more,
-  });
-  const act = async (version: Version, what: DeployChildConfig["act"], more: Partial<DeployChildConfig> = {}): Promise<Out> => {
-    const end = await runChild(await bundled(fixture("hunt3-deploy-child.ts")), [JSON.stringify(config(version, what, more))]);
-    const last = end.stdout.trim().split("\n").at(-1);
-    if (!last) throw new Error(`the child printed nothing: ${end.stderr}`);
-    return JSON.parse(last) as Out;
-  };
+  const { act, config, ran } = deployWorld();
   /** The old code sends (no approval rule); its refund(A-1) makes its effect and the process is killed there. */
   const crashInRefund = async (): Promise<void> => {
     const child = await start("hunt3-deploy-child.ts", config("v1", "send", { noRule: true, hang: true, replies: [call("refund", { order: "A-1" })] }));
@@ -39,13 +23,6 @@ function world() {
       child.kill();
     }
     await child.exited;
-  };
-  const ran = (): string[] => {
-    try {
-      return readFileSync(effects, "utf8").trim().split("\n").filter(Boolean).map((l) => l.split(":").slice(0, 2).join(":"));
-    } catch {
-      return [];
-    }
   };
   return { act, crashInRefund, ran };
 }
