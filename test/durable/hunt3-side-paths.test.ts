@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { ended, until } from "./fixtures/hunt-block.js";
 import type { Hunt3Config } from "./fixtures/hunt3-child.js";
 import { call, effects, world } from "./fixtures/hunt3-world.js";
 import { bundled, fixture, removeBundles } from "./fixtures/spawn.js";
@@ -44,26 +45,9 @@ async function start(config: Hunt3Config): Promise<Run> {
   const proc = config.act === "block"
     ? spawn("unshare", ["--pid", "--fork", "--kill-child", ...node], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(node[0]!, node.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  proc.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
-  proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Awaited<Run["done"]>>((resolve) =>
-    proc.on("close", (_code, signal) => {
-      const line = stdout.trim().split("\n").filter(Boolean).at(-1);
-      resolve({ out: line ? (JSON.parse(line) as never) : null, stderr, signal });
-    }),
-  );
-  return { proc, done, config };
+  return { proc, done: ended(proc), config };
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** The child reached its moment: killed (its process ended), or blocked. */
 async function reached(run: Run): Promise<void> {
@@ -79,6 +63,19 @@ async function wake(run: Run) {
 }
 
 const ran = (config: Hunt3Config, prefix: string): string[] => effects(config.effects).filter((l) => l.startsWith(prefix));
+
+/**
+ * Wakes the blocked child after the takeover here: it ends lease-lost having paid `requests` in all, writes nothing
+ * more to conversation w, and the tool `prefix` names ran `times` in all.
+ */
+async function wokenWritesNothing(run: Run, store: ReturnType<typeof fsStore>, requests: number, prefix: string, times = 1): Promise<void> {
+  const length = (await store.read("w")).length;
+  const end = await wake(run);
+  expect(end.out, end.stderr).toMatchObject({ error: "lease-lost", requests });
+  expect((await store.read("w")).length).toBe(length);
+  expect(ran(run.config, prefix)).toHaveLength(times);
+}
+
 
 /** The world of the child, here (the same tools and functions), and the store. */
 function here(config: Hunt3Config) {
@@ -181,11 +178,7 @@ describe("an approve function or a plugin hook that stalls before a changing too
       expect(await (await chat.turns())[0]!.approve({ by: "maria" })).toBe("Refunded.");
       expect(lm.requests).toHaveLength(2);
       expect(ran(config, "refund:")).toHaveLength(1);
-      const length = (await store.read("w")).length;
-      const end = await wake(run);
-      expect(end.out, end.stderr).toMatchObject({ error: "lease-lost", requests: 1 });
-      expect((await store.read("w")).length).toBe(length);
-      expect(ran(config, "refund:")).toHaveLength(1);
+      await wokenWritesNothing(run, store, 1, "refund:");
     } finally {
       run.proc.kill("SIGKILL");
     }
@@ -204,11 +197,7 @@ describe("an approve function or a plugin hook that stalls before a changing too
       expect(await (await chat.turns())[0]!.resume()).toBe("Refunded.");
       expect(lm.requests).toHaveLength(2); // its step's reply was not kept there yet: asked again (allowed), then the answer
       expect(ran(config, "refund:")).toHaveLength(1);
-      const length = (await store.read("w")).length;
-      const end = await wake(run);
-      expect(end.out, end.stderr).toMatchObject({ error: "lease-lost", requests: 1 });
-      expect((await store.read("w")).length).toBe(length);
-      expect(ran(config, "refund:")).toHaveLength(1);
+      await wokenWritesNothing(run, store, 1, "refund:");
     } finally {
       run.proc.kill("SIGKILL");
     }
@@ -227,11 +216,7 @@ describe("an approve function or a plugin hook that stalls before a changing too
       expect(turn!.unfinished.map((u) => u.name)).toEqual(["refund"]);
       expect(await turn!.resume({ results: { 1: "refunded A" } })).toBe("Refunded.");
       expect(lm.requests).toHaveLength(1);
-      const length = (await store.read("w")).length;
-      const end = await wake(run);
-      expect(end.out, end.stderr).toMatchObject({ error: "lease-lost", requests: 1 });
-      expect((await store.read("w")).length).toBe(length);
-      expect(ran(config, "refund:")).toHaveLength(1);
+      await wokenWritesNothing(run, store, 1, "refund:");
     } finally {
       run.proc.kill("SIGKILL");
     }
@@ -280,11 +265,7 @@ describe("the step limit reached mid-turn (attack 5)", () => {
       expect(ran(config, "refund:A:")).toHaveLength(1);
       expect(ran(config, "refund:B:")).toHaveLength(1);
       expect((await chat.turns())[0]!.state).toBe("failed");
-      const length = (await store.read("w")).length;
-      const end = await wake(run);
-      expect(end.out, end.stderr).toMatchObject({ error: "lease-lost", requests: 2 });
-      expect((await store.read("w")).length).toBe(length);
-      expect(ran(config, "refund:B:")).toHaveLength(1);
+      await wokenWritesNothing(run, store, 2, "refund:B:");
     } finally {
       run.proc.kill("SIGKILL");
     }
