@@ -33,8 +33,17 @@ interface Run {
 function setup(scenario: Hunt3Config["scenario"], at: Hunt3Config["at"], act: Hunt3Config["act"], more: Partial<Hunt3Config> = {}): Hunt3Config {
   const dir = mkdtempSync(join(tmpdir(), "functai-hunt3-"));
   return {
-    dir, conversation: "w", scenario, at, act, lease: LEASE,
-    blocked: join(dir, "blocked"), go: join(dir, "go"), effects: join(dir, "effects.log"), release: join(dir, "release"), ...more,
+    dir,
+    conversation: "w",
+    scenario,
+    at,
+    act,
+    lease: LEASE,
+    blocked: join(dir, "blocked"),
+    go: join(dir, "go"),
+    effects: join(dir, "effects.log"),
+    release: join(dir, "release"),
+    ...more,
   };
 }
 
@@ -42,12 +51,12 @@ function setup(scenario: Hunt3Config["scenario"], at: Hunt3Config["at"], act: Hu
 async function start(config: Hunt3Config): Promise<Run> {
   const script = await bundled(fixture("hunt3-child.ts"));
   const node = [process.execPath, script, JSON.stringify(config)];
-  const proc = config.act === "block"
-    ? spawn("unshare", ["--pid", "--fork", "--kill-child", ...node], { stdio: ["ignore", "pipe", "pipe"] })
-    : spawn(node[0]!, node.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
+  const proc =
+    config.act === "block"
+      ? spawn("unshare", ["--pid", "--fork", "--kill-child", ...node], { stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(node[0]!, node.slice(1), { stdio: ["ignore", "pipe", "pipe"] });
   return { proc, done: ended(proc), config };
 }
-
 
 /** The child reached its moment: killed (its process ended), or blocked. */
 async function reached(run: Run): Promise<void> {
@@ -76,10 +85,20 @@ async function wokenWritesNothing(run: Run, store: ReturnType<typeof fsStore>, r
   expect(ran(run.config, prefix)).toHaveLength(times);
 }
 
-
 /** The world of the child, here (the same tools and functions), and the store. */
-function here(config: Hunt3Config) {
+function hereOf(config: Hunt3Config) {
   return { w: world({ effects: config.effects, release: config.release }), store: fsStore(config.dir) };
+}
+
+/** Starts the child, waits for its moment, and runs `body` with the same world and store here; the child is killed after, whatever happened. */
+async function atMoment(config: Hunt3Config, body: (run: Run, here: ReturnType<typeof hereOf>) => Promise<void>): Promise<void> {
+  const run = await start(config);
+  try {
+    await reached(run);
+    await body(run, hereOf(config));
+  } finally {
+    run.proc.kill("SIGKILL");
+  }
 }
 
 async function interrupted(chat: { turns(): Promise<{ state: string }[]> }): Promise<void> {
@@ -90,10 +109,7 @@ describe("tools run side by side: one changing tool's started record kept while 
   for (const act of ["kill", "block"] as const)
     it(`${act === "kill" ? "killed" : "stopped dead, then woken"} there: each tool is settled once (the mid-run one and the one that never ran are left to a person), no reply paid twice`, async () => {
       const config = setup("parallel", "started-2", act);
-      const run = await start(config);
-      try {
-        await reached(run);
-        const { w, store } = here(config);
+      await atMoment(config, async (run, { w, store }) => {
         const lm = scripted(["Done."]);
         const chat = w.parallel.conversation("w", { store, lm, lease: LEASE });
         await interrupted(chat);
@@ -116,9 +132,7 @@ describe("tools run side by side: one changing tool's started record kept while 
         expect((await store.read("w")).length).toBe(length); // nothing written after the takeover
         expect(ran(config, "refund:slow:")).toHaveLength(1);
         expect(ran(config, "refund:B:")).toHaveLength(1); // the woken holder did not run B
-      } finally {
-        run.proc.kill("SIGKILL");
-      }
+      });
     });
 });
 
@@ -126,10 +140,7 @@ describe("a delegated turn's changing tool (attack 2)", () => {
   for (const act of ["kill", "block"] as const)
     it(`${act === "kill" ? "killed" : "stopped dead"} just after the delegated charge's started record: the caller's resume stops for a person; once the charge is settled there, no reply of either turn is paid twice and the charge runs once`, async () => {
       const config = setup("delegate", "started-charge", act);
-      const run = await start(config);
-      try {
-        await reached(run);
-        const { w, store } = here(config);
+      await atMoment(config, async (run, { w, store }) => {
         const lm = scripted(["billing: charged", "Charged."]);
         const desk = w.delegating.conversation("w", { store, lm, lease: LEASE });
         const billing = w.billing.conversation("w.billing", { store, lm, lease: LEASE });
@@ -153,19 +164,14 @@ describe("a delegated turn's changing tool (attack 2)", () => {
         }
         expect([(await store.read("w")).length, (await store.read("w.billing")).length]).toEqual(lengths);
         expect(ran(config, "charge:")).toHaveLength(1);
-      } finally {
-        run.proc.kill("SIGKILL");
-      }
+      });
     });
 });
 
 describe("an approve function or a plugin hook that stalls before a changing tool, while another host takes the turn (attack 3)", () => {
   it("stopped dead inside the approve function: another host asks a person, who says yes; woken, the approve function's yes runs nothing", async () => {
     const config = setup("approve", "approve", "block");
-    const run = await start(config);
-    try {
-      await reached(run);
-      const { w, store } = here(config);
+    await atMoment(config, async (run, { w, store }) => {
       const lm = scripted([{ toolCalls: [call("refund", "A")] }, "Refunded."]);
       const chat = w.refunds.conversation("w", { store, lm, lease: LEASE });
       await interrupted(chat);
@@ -179,17 +185,12 @@ describe("an approve function or a plugin hook that stalls before a changing too
       expect(lm.requests).toHaveLength(2);
       expect(ran(config, "refund:")).toHaveLength(1);
       await wokenWritesNothing(run, store, 1, "refund:");
-    } finally {
-      run.proc.kill("SIGKILL");
-    }
+    });
   });
 
   it("stopped dead inside a plugin's toolCall hook: another host runs the refund; woken, the hook's go-ahead runs nothing", async () => {
     const config = setup("hook", "hook", "block");
-    const run = await start(config);
-    try {
-      await reached(run);
-      const { w, store } = here(config);
+    await atMoment(config, async (run, { w, store }) => {
       const lm = scripted([{ toolCalls: [call("refund", "A")] }, "Refunded."]);
       const chat = w.refunds.conversation("w", { store, lm, lease: LEASE });
       await interrupted(chat);
@@ -198,17 +199,12 @@ describe("an approve function or a plugin hook that stalls before a changing too
       expect(lm.requests).toHaveLength(2); // its step's reply was not kept there yet: asked again (allowed), then the answer
       expect(ran(config, "refund:")).toHaveLength(1);
       await wokenWritesNothing(run, store, 1, "refund:");
-    } finally {
-      run.proc.kill("SIGKILL");
-    }
+    });
   });
 
   it("stopped dead inside a plugin's toolResult hook (the refund ran, its done not written): a person says what it returned; woken, nothing more is written or paid", async () => {
     const config = setup("result", "result", "block");
-    const run = await start(config);
-    try {
-      await reached(run);
-      const { w, store } = here(config);
+    await atMoment(config, async (run, { w, store }) => {
       const lm = scripted(["Refunded."]);
       const chat = w.refunds.conversation("w", { store, lm, lease: LEASE });
       await interrupted(chat);
@@ -217,9 +213,7 @@ describe("an approve function or a plugin hook that stalls before a changing too
       expect(await turn!.resume({ results: { 1: "refunded A" } })).toBe("Refunded.");
       expect(lm.requests).toHaveLength(1);
       await wokenWritesNothing(run, store, 1, "refund:");
-    } finally {
-      run.proc.kill("SIGKILL");
-    }
+    });
   });
 });
 
@@ -227,10 +221,7 @@ describe("a changing tool that fails after its effect (attack 4)", () => {
   for (const throwWith of ["error", "bigint"] as const)
     it(`${throwWith === "error" ? "throws" : "returns a BigInt"} after refunding; killed in the next model request: its failure was kept before the request, the resume re-runs nothing and pays only the reply in flight`, async () => {
       const config = setup("throws", "request-2", "kill", { throwWith });
-      const run = await start(config);
-      try {
-        await reached(run);
-        const { store } = here(config);
+      await atMoment(config, async (_run, { store }) => {
         const w = world({ effects: config.effects, release: config.release, throwWith });
         const lm = scripted(["It failed."]);
         const chat = w.refunds.conversation("w", { store, lm, lease: LEASE });
@@ -242,19 +233,14 @@ describe("a changing tool that fails after its effect (attack 4)", () => {
         expect(await turn!.resume()).toBe("It failed.");
         expect(lm.requests).toHaveLength(1); // the reply in flight when it died, asked again (allowed)
         expect(ran(config, "refund:")).toHaveLength(1);
-      } finally {
-        run.proc.kill("SIGKILL");
-      }
+      });
     });
 });
 
 describe("the step limit reached mid-turn (attack 5)", () => {
   it("stopped dead just after the last step's refund was journaled as started: the rerun fails the turn at the limit paying nothing; woken, nothing runs", async () => {
     const config = setup("steps", "started-2", "block");
-    const run = await start(config);
-    try {
-      await reached(run);
-      const { w, store } = here(config);
+    await atMoment(config, async (run, { w, store }) => {
       const lm = scripted(["Done."]);
       const chat = w.refunds.using({ maxSteps: 2 }).conversation("w", { store, lm, lease: LEASE });
       await interrupted(chat);
@@ -266,9 +252,7 @@ describe("the step limit reached mid-turn (attack 5)", () => {
       expect(ran(config, "refund:B:")).toHaveLength(1);
       expect((await chat.turns())[0]!.state).toBe("failed");
       await wokenWritesNothing(run, store, 2, "refund:B:");
-    } finally {
-      run.proc.kill("SIGKILL");
-    }
+    });
   });
 });
 
@@ -285,10 +269,7 @@ describe("a delegated turn whose caller was abandoned while its holder stalled (
   // caller's lease and does stop).
   it("stopped dead inside billing's model call, the desk turn abandoned meanwhile: woken, the delegated turn charges nothing and pays nothing more", async () => {
     const config = setup("delegate", "billing-reply", "block");
-    const run = await start(config);
-    try {
-      await reached(run);
-      const { w, store } = here(config);
+    await atMoment(config, async (run, { w, store }) => {
       const desk = w.delegating.conversation("w", { store, lease: LEASE });
       await interrupted(desk);
       await (await desk.turns())[0]!.abandon();
@@ -300,10 +281,11 @@ describe("a delegated turn whose caller was abandoned while its holder stalled (
       expect(end.out!.requests).toBe(2); // desk's first reply and billing's first: nothing paid after the abandon
       // (its own lease renewal may still fire as it wakes, carrying the reply it had in hand: no tool record, no end)
       const after = (await store.read("w.billing")).slice(billingLength);
-      expect(after.filter((r) => r.kind !== "lease" && r.kind !== "reply"), JSON.stringify(after)).toEqual([]);
+      expect(
+        after.filter((r) => r.kind !== "lease" && r.kind !== "reply"),
+        JSON.stringify(after),
+      ).toEqual([]);
       expect(after.filter((r) => r.kind === "reply").length).toBeLessThanOrEqual(1);
-    } finally {
-      run.proc.kill("SIGKILL");
-    }
+    });
   });
 });
