@@ -95,6 +95,26 @@ export class ConversationHost implements TurnHost {
     this.#length = length;
   }
 
+  /**
+   * A newer claim, a stop or an end another process wrote, as this host's writes of an attempt found it: every
+   * later write of that attempt is refused with it. Once found, those records lie behind the length the turn's own
+   * appends expect (they read them to find it), so a write that tries first on what it last saw is never shown
+   * them again: a reply kept in the background, or a snapshot, would land after the other process's records.
+   */
+  #fenced: { attempt: number; lost: LeaseLost } | undefined;
+
+  /** Refuses a write of `attempt` once the turn is another's (see `#fenced`). */
+  #fence(fresh: readonly ConversationRecord[], attempt: number): void {
+    const fenced = this.#fenced;
+    if (fenced && fenced.attempt === attempt) throw fenced.lost;
+    try {
+      fence(fresh, this.turn, attempt);
+    } catch (e) {
+      if (e instanceof LeaseLost) this.#fenced = { attempt, lost: e };
+      throw e;
+    }
+  }
+
   #tailAt(length: number): ConversationLog {
     return new ConversationLog(this.options.log.store, this.options.log.id, this.options.log.clock, length);
   }
@@ -144,7 +164,7 @@ export class ConversationHost implements TurnHost {
     const { attempt } = this.lease;
     const sink: JournalSink = {
       write: (batch, durable) =>
-        tail.appendIf(({ fresh }) => (fence(fresh, this.turn, attempt), { append: batch, value: undefined }), durable ? KEPT : RIDING),
+        tail.appendIf(({ fresh }) => (this.#fence(fresh, attempt), { append: batch, value: undefined }), durable ? KEPT : RIDING),
     };
     const journal = (this.#journal = new Journal({
       turn: this.turn,
@@ -259,7 +279,7 @@ export class ConversationHost implements TurnHost {
       const now = clock.now();
       try {
         await tail.appendIf(({ fresh }) => {
-          fence(fresh, turn, attempt);
+          this.#fence(fresh, attempt);
           if (fresh.some(kept)) return { append: [], value: undefined }; // its wait or end was written after all
           // run out already when written (a reader in the same millisecond reads it run out too)
           return { append: [makeRecord("lease", { turn, holder, until: isoAt(now - 1), attempt }, now)], value: undefined };
@@ -278,7 +298,7 @@ export class ConversationHost implements TurnHost {
     if (!tail) return;
     const record = makeRecord("snapshot", { turn: this.turn, snapshot }, this.options.log.clock.now());
     await tail
-      .appendIf(({ fresh }) => (fence(fresh, this.turn, this.lease.attempt), { append: [record], value: undefined }), {
+      .appendIf(({ fresh }) => (this.#fence(fresh, this.lease.attempt), { append: [record], value: undefined }), {
         readFirst: false,
         durable: false,
         maxTries: 21,
