@@ -1,7 +1,7 @@
 import type { LMResponse } from "../lm/types.js";
 import { approvalKey, toolKey } from "../records/keys.js";
 import { makeBodyRecord } from "../records/make.js";
-import { systemClock, type Clock } from "../runtime/clock.js";
+import { systemClock, type Clock, type ClockTimer } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord, WaitingRecord } from "../records/types.js";
 
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
@@ -13,6 +13,14 @@ export interface JournalSink {
 }
 
 const isReply = (r: object): boolean => (r as { kind?: unknown }).kind === "reply";
+
+/**
+ * How long a reply may wait in the queue while its step's own code runs (tools that read, an `approve` function,
+ * plugin hooks) before it is kept in the background. A step whose code is quick shares one flush with what follows
+ * (the next request's, or a changing tool's `started`); one that takes longer (a slow lookup, a person asked on
+ * Slack) has its reply kept meanwhile, so a process that dies there leaves no paid reply to pay for again.
+ */
+export const KEEP_REPLY_WITHIN_MS = 100;
 
 export interface RecordedAnswer {
   verdict: "yes" | "no";
@@ -61,6 +69,8 @@ export class Journal {
   #pending: object[] = [];
   /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
   #failed: unknown = undefined;
+  /** Keeps a queued reply once it waited KEEP_REPLY_WITHIN_MS (none while no reply waits). */
+  #replyTimer: ClockTimer | undefined = undefined;
 
   constructor(options: {
     turn: string;
@@ -180,7 +190,14 @@ export class Journal {
     if (this.#keep) this.records.push(record);
     if (!this.#sink) return undefined;
     this.#pending.push(record);
-    if (body.kind === "reply") this.family.add(this);
+    if (body.kind === "reply") {
+      this.family.add(this);
+      // real time, whatever the turn's clock: it bounds how long a process that dies may leave a paid reply unkept
+      this.#replyTimer ??= systemClock.after(KEEP_REPLY_WITHIN_MS, () => {
+        this.#replyTimer = undefined;
+        if (this.#pending.some(isReply)) this.flush(true).catch((e: unknown) => (this.#failed ??= e));
+      });
+    }
     if (durable) return this.flush(true);
     if (this.#pending.length >= 64) {
       this.flush(false).catch((e: unknown) => (this.#failed ??= e));
@@ -273,6 +290,10 @@ export class Journal {
     if (!this.#sink || this.#pending.length === 0) return Promise.resolve();
     const batch = this.#pending;
     this.#pending = [];
+    if (this.#replyTimer) {
+      this.#replyTimer.cancel();
+      this.#replyTimer = undefined;
+    }
     const written = this.#sink.write(batch, durable);
     if (batch.some(isReply)) {
       const writing = this.#writing;
