@@ -25,7 +25,10 @@ export interface Prediction<T> {
   usage: Usage;
 }
 
-/** Resolves with the turn's result once its actor ends; `onWaiting` says what a waiting turn rejects with. */
+/**
+ * Resolves with the turn's result once its actor ends (a stopped turn: once its run ended too, its tools
+ * and its `ended` record); `onWaiting` says what a waiting turn rejects with.
+ */
 export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const check = (): void => {
@@ -35,8 +38,12 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
           return resolve(snapshot.context.result as T);
         case "failed":
           return reject(session.error ?? new FunctaiError("turn-state", snapshot.context.error?.message ?? "the turn failed"));
-        case "stopped":
-          return reject(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
+        case "stopped": {
+          // settled once the run let go of the turn: a caller that exits as the call rejects (Ctrl-C) leaves it
+          // `stopped` in its records, not interrupted for anyone to run again, and nothing of it runs on unseen
+          const stopped = (): void => reject(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
+          return void (session.run ? session.run.then(stopped) : stopped());
+        }
         case "abandoned":
           return reject(new FunctaiError("turn-state", "the turn was abandoned"));
         case "interrupted":

@@ -53,6 +53,11 @@ export interface TurnSession {
   error: unknown;
   /** Event keys already shown, so a replay does not show them again. */
   readonly shown: Set<string>;
+  /**
+   * The latest run, settled once it let go of the turn (its end, wait or interruption recorded, or found it could
+   * not be). A turn told to STOP is `stopped` at once, while its run still ends its tools and writes `ended`.
+   */
+  run: Promise<void> | null;
 }
 
 
@@ -91,7 +96,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
       ended = true;
       sendBack(event);
     };
-    void (async () => {
+    session.run = (async () => {
       let runtime: TurnRuntime | null = null;
       try {
         const journal = await host.journal(input.run);
@@ -192,7 +197,7 @@ export function startTurn(host: TurnHost, options: { streaming: boolean; input?:
   const actor = options.snapshot !== undefined
     ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
     : createActor(machine, { input });
-  const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set() };
+  const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set(), run: null };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;
 }

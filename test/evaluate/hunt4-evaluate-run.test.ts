@@ -108,19 +108,14 @@ describe("evaluate stopped by its signal while rows run tools", () => {
 });
 
 /**
- * BUG: a tool deaf to ctx.signal keeps its row's turn running after evaluate settled. DESIGN ("Evaluate and
- * optimize"): a call made by evaluate "is cancelled by signal"; evaluate.ts's own pool promises, for a throwing
- * onProgress, that "nothing of the run goes on after it settled". On abort, linkSignal (src/turn/run.ts:66-67)
- * sends STOP and resultOf (src/turn/run.ts:38-39) rejects as soon as the actor is "stopped", while the engine
- * still awaits the tool body and afterwards appends the tool's `done` and the turn's `ended` records; callRow
- * (src/evaluate/run-row.ts:60-63) takes that rejection as the row's end, so evaluate (src/evaluate/evaluate.ts:170-178)
- * rejects turn-aborted while rows' turns are still running and still writing to the evaluation's store.
- * A fix: a row's call ends when its turn's run has drained (the session's end, not the actor's state), so
- * evaluate settles after the running turns wrote their last record; or DESIGN says a tool deaf to its signal
- * may outlive the run.
+ * A tool deaf to ctx.signal: evaluate, stopped, settles only once the rows' turns ended. DESIGN ("Evaluate and
+ * optimize"): a call made by evaluate "is cancelled by signal", and evaluate's pool promises that nothing of the
+ * run goes on after it settled. A stopped turn's call settles once its run let go of the turn (resultOf waits for
+ * the session's run: the tool, then the `ended` record), so evaluate rejects turn-aborted after the last record.
+ * (Before, it rejected as the actor entered `stopped`, and the rows' turns went on writing after it settled.)
  */
 describe("evaluate stopped while a tool ignores its signal", () => {
-  it.fails("settles only once the rows' turns ended: nothing of the run is written to its store after it settled", async () => {
+  it("settles only once the rows' turns ended: nothing of the run is written to its store after it settled", async () => {
     let open!: () => void;
     const gate = new Promise<void>((r) => {
       open = r;
@@ -145,12 +140,15 @@ describe("evaluate stopped while a tool ignores its signal", () => {
     const lengths = await Promise.all(conversations.map(async (c) => (await store.read(c)).length));
     open();
     await run.catch(() => {});
+    const settled = await Promise.all(conversations.map(async (c) => (await store.read(c)).length));
     await new Promise((r) => setTimeout(r, 100));
     const later = await Promise.all(conversations.map(async (c) => (await store.read(c)).length));
     expect(count).toEqual({ started: 3, ended: 3 });
-    // either evaluate waited for the tools (still running after 2 s, as they are deaf), or, once it settled, nothing more was written
-    if (outcome !== "still running") expect(later).toEqual(lengths);
-    else expect(await run.catch((e: { code?: string }) => e.code)).toBe("turn-aborted");
+    // evaluate waited for the deaf tools (still running after 2 s), then settled turn-aborted once the turns wrote their end
+    expect(outcome).toBe("still running");
+    expect(await run.catch((e: { code?: string }) => e.code)).toBe("turn-aborted");
+    expect(settled.every((n, i) => n > lengths[i]!)).toBe(true); // each row's tool `done` and `ended: stopped`, written before it settled
+    expect(later).toEqual(settled); // and nothing after
   });
 });
 

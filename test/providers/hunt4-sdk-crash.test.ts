@@ -189,16 +189,11 @@ describe("SIGKILL with a reply on the wire, resumed in another process (real SDK
     },
   );
 
-  // BUG: a send aborted by its caller's signal rejects (turn-aborted) before the turn's `ended: stopped`
-  // record is written. `linkSignal` (src/turn/run.ts:64-69) sends STOP, the actor enters its final
-  // `stopped` state at once, and `resultOf` (src/turn/run.ts:38-39) rejects the send; the record is
-  // written later, by the runner's catch (src/turn/session.ts:142-143, host.onEnd), after the
-  // model call or tool in progress has unwound. A process that exits once its send rejected (a CLI on
-  // Ctrl-C, a worker shutting down) leaves no `ended` record: the turn reads `interrupted`, and any
-  // process may resume it, paying the model and running tools, though its caller stopped it.
-  // A fix: settle the send (and `stopped`) only after host.onEnd kept the record (or write it in
-  // linkSignal's stop before the STOP is told), as a turn that fails does.
-  it.fails("aborted by its caller's signal while a retry waits, the process exiting once the send rejected: the turn reads stopped", async () => {
+  // A send aborted by its caller's signal settles once its run let go of the turn (`resultOf` waits for the
+  // session's run, whose catch writes `ended: stopped` through host.onEnd): a process that exits once its send
+  // rejected (a CLI on Ctrl-C) leaves the turn `stopped`, never `interrupted` for any process to run again.
+  // (Before, the send rejected as the actor entered `stopped`, before the record was written.)
+  it("aborted by its caller's signal while a retry waits, the process exiting once the send rejected: the turn reads stopped", async () => {
     const dir = mkdtempSync(join(tmpdir(), "functai-hunt4-crash-"));
     server.reply(
       { json: wireJson("openai-chat-02-response-tool-calls.json") },
