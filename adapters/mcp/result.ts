@@ -1,4 +1,7 @@
-import { FunctaiError } from "../../src/errors.js";
+import type { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { FunctaiError, describeError } from "../../src/errors.js";
+import { fromSdk } from "./validate.js";
 
 /**
  * The parts of an MCP `tools/call` result functai reads.
@@ -40,4 +43,56 @@ export function outputOf(name: string, result: McpCallResult): unknown {
   if (text !== undefined) return text;
   if (result.content === undefined) throw new FunctaiError("tool-failed", `the MCP server's result for ${name} has no content`);
   return result.content;
+}
+
+/**
+ * What one `client.callTool` reads the server's result with: the SDK's own
+ * schema of a `tools/call` result (`schema`, passed to `callTool`), and
+ * whether a result arrived at all (`answered`).
+ */
+export interface ResultReader {
+  readonly schema: typeof CallToolResultSchema;
+  answered(): boolean;
+}
+
+/**
+ * Makes a `ResultReader` per call, the SDK's schema loaded once. The reader
+ * notes that the server's result arrived before the SDK checks it, so a call
+ * that then fails tells "the server answered, and its answer cannot be read"
+ * (the SDK's plain ZodError, or the output-schema check of its structured
+ * content: the server acted) from "nothing came back" or "the server answered
+ * with an error" — which the SDK's errors alone do not (its output-schema
+ * check throws the same McpError codes a server's error answer carries).
+ *
+ * @example
+ * const reader = (await loadResultReader())();
+ * await client.callTool({ name: "refund", arguments: input }, reader.schema).catch(() => reader.answered()); // true: a result came back
+ */
+export async function loadResultReader(): Promise<() => ResultReader> {
+  const { CallToolResultSchema: sdkSchema } = await fromSdk(() => import("@modelcontextprotocol/sdk/types.js"));
+  return () => {
+    let answered = false;
+    const noted = z.preprocess((result) => ((answered = true), result), sdkSchema);
+    // it parses to what the SDK's schema does: only its type differs
+    return { schema: noted as unknown as typeof CallToolResultSchema, answered: () => answered };
+  };
+}
+
+/**
+ * What is wrong with a server's answer the SDK could not read, in a line:
+ * a ZodError's issues by path (`content: Invalid input: expected array,
+ * received string`) rather than its JSON dump; any other error's message.
+ *
+ * @example
+ * unreadable(CallToolResultSchema.safeParse({ content: "froze it" }).error); // "content: Invalid input: expected array, received string"
+ */
+export function unreadable(e: unknown): string {
+  const issues = (e as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return describeError(e);
+  return issues
+    .map((issue: { path?: unknown; message?: unknown }) => {
+      const path = Array.isArray(issue?.path) && issue.path.length > 0 ? issue.path.map(String).join(".") : "the result";
+      return `${path}: ${typeof issue?.message === "string" ? issue.message : "not as MCP says"}`;
+    })
+    .join("; ");
 }

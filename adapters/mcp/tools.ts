@@ -5,7 +5,7 @@ import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
 import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
-import { outputOf, type McpCallResult } from "./result.js";
+import { loadResultReader, outputOf, unreadable, type McpCallResult } from "./result.js";
 import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
 import { isRecord } from "../../src/runtime/values.js";
 
@@ -77,7 +77,8 @@ const REQUEST_TIMEOUT = -32001;
  * Whether a call failed after its request was sent, with no answer: it timed
  * out, or the connection closed under it. The server may have acted. (One
  * the server answered with an error, or that was never sent, did not leave
- * that in doubt.)
+ * that in doubt; one it answered with a result that cannot be read is told
+ * by its `ResultReader`.)
  */
 const outcomeUnknown = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;
@@ -182,9 +183,13 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * `effects` says otherwise. A result's structured content, else its text, is
  * what the model sees; `isError` is a tool error the model sees. A call to
  * a changing tool that was sent and never answered (the connection closed,
- * or it timed out) may have acted: the turn stops for a person, resumable
- * (`turn-unfinished`), the call unfinished. The tools are journaled,
- * approved and resumed like any tool; a stopped turn cancels the request. A listing that fails is `remote-closed` (the connection is
+ * or it timed out), or answered with a result the SDK cannot read (not an
+ * MCP result, or structured content that breaks the tool's output schema),
+ * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
+ * the call unfinished. A reading tool's unreadable answer is a tool error
+ * the model sees (`remote-protocol`, saying what is wrong with it). The
+ * tools are journaled, approved and resumed like any tool; a stopped turn
+ * cancels the request. A listing that fails is `remote-closed` (the connection is
  * gone) or `remote-protocol` (the server answered with an error, lists one
  * name twice, or its pages go round in a circle). A tool whose name, input
  * names or schema providers refuse is `settings-invalid`: leave it out with
@@ -205,6 +210,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     throw new FunctaiError("settings-invalid", "mcpTools takes a connected Client of @modelcontextprotocol/sdk");
   checkOptions(options);
   const makeCheck = await loadCheckMaker();
+  const readResult = await loadResultReader();
   const tools = chosen(await listAll(client), options);
   return tools.map((info) => {
     const { name, parameters } = offerable(info);
@@ -227,12 +233,20 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       composite: false,
       async runAsTool(input, ctx) {
         let result: unknown;
+        const reader = readResult();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
-          result = await client.callTool({ name, arguments: input }, undefined, { signal: ctx.signal });
+          result = await client.callTool({ name, arguments: input }, reader.schema, { signal: ctx.signal });
         } catch (e) {
-          if (effects === "changes" && !ctx.signal.aborted && outcomeUnknown(e))
-            throw new NeedsPerson(`the MCP tool ${name} may have run: ${describeError(e)}, after its request was sent. Say what it returned, or ask for a rerun.`);
+          if (ctx.signal.aborted) throw e;
+          // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
+          // schema): the server took the call and answered it, so it may have acted, whatever the answer said
+          const answered = reader.answered();
+          if (effects === "changes" && (answered || outcomeUnknown(e))) {
+            const why = answered ? `the MCP server's answer could not be read (${unreadable(e)})` : `${describeError(e)}, after its request was sent`;
+            throw new NeedsPerson(`the MCP tool ${name} may have run: ${why}. Say what it returned, or ask for a rerun.`);
+          }
+          if (answered) throw new FunctaiError("remote-protocol", `the MCP server's answer to ${name} could not be read: ${unreadable(e)}`, { cause: e });
           throw e;
         }
         return outputOf(name, result as McpCallResult);

@@ -7,17 +7,25 @@ export type JsonCheck = (value: unknown) => string | null;
 export type CheckMaker = (schema: Record<string, unknown>) => JsonCheck;
 
 /**
+ * A module of the MCP SDK, loaded when first needed (`load` imports it): the
+ * SDK is an optional peer dependency of functai, and without it this is
+ * `package-missing`, saying what to install.
+ */
+export async function fromSdk<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    throw new FunctaiError("package-missing", `functai/mcp needs the package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk): ${describeError(e)}`, { cause: e });
+  }
+}
+
+/**
  * The MCP SDK's own JSON Schema validator (Ajv, as its client uses for
  * tools' output schemas), loaded when first needed: the SDK is an optional
  * peer dependency of functai.
  */
 export async function loadCheckMaker(): Promise<CheckMaker> {
-  let mod: typeof import("@modelcontextprotocol/sdk/validation/ajv");
-  try {
-    mod = await import("@modelcontextprotocol/sdk/validation/ajv");
-  } catch (e) {
-    throw new FunctaiError("package-missing", `functai/mcp needs the package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk): ${describeError(e)}`, { cause: e });
-  }
+  const mod = await fromSdk(() => import("@modelcontextprotocol/sdk/validation/ajv"));
   const validator = new mod.AjvJsonSchemaValidator();
   return (schema) => {
     const check = validator.getValidator(schema as never);

@@ -45,6 +45,9 @@ describe("effects from a real server's annotations", () => {
         flaky: "changes",
         flaky_peek: "reads",
         garble: "changes",
+        garble_peek: "reads",
+        misfit: "changes",
+        balk: "changes",
       });
     });
   });
@@ -190,29 +193,67 @@ describe("a server that dies mid-call, or answers with a malformed result", () =
     }
   });
 
-  // BUG: a changing MCP tool whose answer arrives malformed (here `content` is
-  // not a list) has run on the server, but functai records it `done` with the
-  // SDK's raw ZodError as its error and shows the model that error, which it
-  // may answer by calling the tool again (a second transfer). The outcome is
-  // as much in doubt as a call whose connection closed. Cause:
-  // adapters/mcp/tools.ts:233-236 (runAsTool's catch) treats only the SDK's
-  // ConnectionClosed / RequestTimeout codes as "may have run"
-  // (outcomeUnknown, adapters/mcp/tools.ts:82-85); the SDK rejects an
-  // unreadable result with a plain ZodError (protocol.js's safeParse of the
-  // result), which is rethrown as it is. A fix: for a changing tool, any
-  // failure after the request was sent that is not a JSON-RPC error answer
-  // (McpError other than those codes) — a result that fails the SDK's
-  // schema, or its output-schema check — stops the turn for a person
-  // (NeedsPerson), and the error names the MCP server's unreadable answer
-  // (remote-protocol) rather than a bare ZodError dump.
-  it.fails("a changing call whose answer is malformed is left for a person (turn-unfinished), never shown to the model as an error to retry", async () => {
+  // A changing MCP tool whose answer arrives malformed (here `content` is not
+  // a list: the SDK rejects it with a plain ZodError) has run on the server:
+  // its outcome is as much in doubt as a call whose connection closed. The
+  // turn stops for a person (turn-unfinished), the call kept `started` only
+  // (never `done` with the ZodError, never shown to the model, which could
+  // answer it by calling again), and the message names the server's
+  // unreadable answer by what is wrong with it, not the ZodError's JSON dump.
+  it("a changing call whose answer is malformed is left for a person (turn-unfinished), never shown to the model as an error to retry", async () => {
     await withDesk(async ({ desk }, w) => {
       const lm = deskModel({ name: "garble", input: { account: "A-1" } });
       const store = fsStore(join(w.dir, "store"));
-      const e = await desk.conversation("acct", { store, lm }).send("Freeze A-1.").catch((x: unknown) => x);
+      const chat = desk.conversation("acct", { store, lm });
+      const e = await chat.send("Freeze A-1.").catch((x: unknown) => x);
       expect(began(w.calls, "garble")).toBe(1); // the server did freeze it
       expect(isFunctaiError(e, "turn-unfinished"), String(e)).toBe(true);
+      expect((e as Error).message).toMatch(/garble may have run: the MCP server's answer could not be read \(content: .*expected array/);
+      expect((e as Error).message).not.toMatch(/"code"|\[\s*\{/); // no ZodError dump
       expect(lm.requests).toHaveLength(1);
+      const tools = ((await store.read("acct")) as unknown as { kind: string; state?: string }[]).filter((r) => r.kind === "tool").map((r) => r.state);
+      expect(tools).toEqual(["started"]);
+      const [turn] = await chat.turns();
+      expect(turn!.state).toBe("interrupted");
+      expect(turn!.unfinished.map((t) => t.name)).toEqual(["garble"]);
+    });
+  });
+
+  it("a changing call whose structured content breaks its output schema (the SDK's own check, after the server acted) is left for a person too", async () => {
+    await withDesk(async ({ desk }, w) => {
+      const lm = deskModel({ name: "misfit", input: { account: "A-1" } });
+      const store = fsStore(join(w.dir, "store"));
+      const chat = desk.conversation("acct", { store, lm });
+      const e = await chat.send("Lock A-1.").catch((x: unknown) => x);
+      expect(began(w.calls, "misfit")).toBe(1);
+      expect(isFunctaiError(e, "turn-unfinished"), String(e)).toBe(true);
+      expect((e as Error).message).toMatch(/misfit may have run: the MCP server's answer could not be read \(.*output schema/);
+      expect(lm.requests).toHaveLength(1);
+      expect((await chat.turns())[0]!.unfinished.map((t) => t.name)).toEqual(["misfit"]);
+    });
+  });
+
+  it("a reading call whose answer is malformed is a tool error the model sees, saying the server's answer could not be read (no ZodError dump); the turn ends done", async () => {
+    await withDesk(async ({ desk }, w) => {
+      const lm = deskModel({ name: "garble_peek", input: { account: "A-1" } });
+      const store = fsStore(join(w.dir, "store"));
+      const chat = desk.conversation("acct", { store, lm });
+      const reply = await chat.send("What are A-1's limits?");
+      expect(reply).toMatch(/^failed: Error: the MCP server's answer to garble_peek could not be read: content: .*expected array, received string$/);
+      expect(lm.requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", name: "garble_peek", isError: true });
+      expect((await chat.turns())[0]!.state).toBe("done");
+      expect(began(w.calls, "garble_peek")).toBe(1);
+    });
+  });
+
+  it("a changing call the server answers with a JSON-RPC error (it did not run; the code the SDK's output-schema check uses too) stays a tool error the model sees", async () => {
+    await withDesk(async ({ desk }, w) => {
+      const lm = deskModel({ name: "balk", input: { account: "A-1" } });
+      const store = fsStore(join(w.dir, "store"));
+      const chat = desk.conversation("acct", { store, lm });
+      expect(await chat.send("Thaw A-1.")).toBe("failed: Error: MCP error -32602: the account is frozen: nothing was thawed");
+      expect((await chat.turns())[0]!.state).toBe("done");
+      expect(began(w.calls, "balk")).toBe(0);
     });
   });
 });
