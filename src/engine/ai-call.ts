@@ -144,7 +144,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     if (response.toolCalls.length === 0) {
-      const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output);
+      const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
       if (read.ok) {
         remember({
           at: new Date(runtime.clock.now()),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { asciiLower, partialTag } from "./reply-text.js";
-import type { Message } from "./types.js";
+import type { FinishReason, Message } from "./types.js";
 
 /**
  * How a call is laid out: the system message names the function, its
@@ -92,20 +92,24 @@ const FENCE = /^```[A-Za-z]*\s*([\s\S]*?)\s*```$/;
 export const unfenced = (text: string): string => text.replace(FENCE, "$1");
 
 /**
- * The body of the reply's first `<result>` block, trimmed; undefined when
- * there is none. A block never closed (the reply hit its length limit, or
- * the model left the tag out) runs to the reply's end, without a piece of
- * `</result>` there: the tags are never part of the answer (and the answer
- * is what its streamed text showed: see reply-text.ts).
+ * The body of the reply's first `<result>` block, trimmed, and whether the
+ * block was closed; undefined when there is none. A block never closed (the
+ * reply hit its length limit, or the model left the tag out) runs to the
+ * reply's end, without a piece of `</result>` there: the tags are never part
+ * of the answer (and the answer is what its streamed text showed: see
+ * reply-text.ts).
  */
-function resultBody(text: string): string | undefined {
+function resultBlock(text: string): { body: string; closed: boolean } | undefined {
   const match = RESULT.exec(text);
-  if (match) return match[1]!;
+  if (match) return { body: match[1]!, closed: true };
   const open = asciiLower(text).indexOf(OPEN);
   if (open < 0) return undefined;
   const body = text.slice(open + OPEN.length).trimEnd();
-  return body.slice(0, body.length - partialTag(body, CLOSE)).trim();
+  return { body: body.slice(0, body.length - partialTag(body, CLOSE)).trim(), closed: false };
 }
+
+/** Why a reply cut off by its length limit inside its `<result>` block is not read (the model is told it, and so is the caller). */
+const CUT_OFF_ANSWER = "the reply was cut off at its token limit before </result>: keep the answer shorter, or raise maxTokens";
 
 export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string };
 
@@ -113,9 +117,16 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * Reads the answer from a reply: the `<result>` block (JSON for non-string
  * outputs), checked with zod. A string output with no block is the whole
  * reply, trimmed (models often answer plainly).
+ *
+ * A block never closed is read to the reply's end (the model left the tag
+ * out), unless `finishReason` says the reply was cut off by its length
+ * limit: then what is there is only the answer's start (`12` of `12345`,
+ * which may read as a valid value all the same) and the reply is unreadable.
  */
-export function readOutput(text: string, output: z.ZodType): ReadResult {
-  const body = resultBody(text) ?? text.trim();
+export function readOutput(text: string, output: z.ZodType, finishReason: FinishReason = "stop"): ReadResult {
+  const block = resultBlock(text);
+  if (block?.closed === false && finishReason === "length") return { ok: false, detail: CUT_OFF_ANSWER };
+  const body = block?.body ?? text.trim();
   if (isStringOutput(output)) {
     const checked = output.safeParse(body);
     return checked.success ? { ok: true, value: checked.data } : { ok: false, detail: checked.error.issues[0]?.message ?? "invalid" };

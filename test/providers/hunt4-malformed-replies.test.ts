@@ -289,21 +289,56 @@ describe("the journal keeps the malformed reply as it arrived, and a resume repl
 });
 
 describe("a reply cut by its length limit in the answer itself", () => {
-  // BUG: a reply that stopped at its length limit (finish_reason "length", or Anthropic's
-  // stop_reason "max_tokens") with its <result> block never closed is read as the answer: the
-  // engine (src/engine/ai-call.ts:147, `readOutput` when there are no tool calls) never looks at
-  // finishReason, and src/lm/prompt.ts:94-108 (`resultBody`, line 101) reads an unclosed block to the end of
-  // the reply on purpose. So "<result>\n12" cut from 12345 is the number 12, with nothing said.
-  // A fix: a reply whose finishReason is "length" (stoppedEarly in src/lm/cut-short.ts) and whose
-  // block is not closed is unreadable (asked again once, then output-invalid), as a cut tool call is.
-  it.fails("openai: finish_reason length inside <result> of a number output is not taken as the answer", async () => {
+  // A reply that stopped at its length limit (finish_reason "length", Anthropic's stop_reason
+  // "max_tokens") with its <result> block never closed holds only the answer's start ("12" of 12345,
+  // a valid number all the same): it is unreadable, asked again once (the model told it was cut off),
+  // then refused with output-invalid saying so. A block never closed in a reply that ended normally
+  // (the model left the tag out) is still read to the reply's end.
+  const cutNumber = (content: string, finish = "length"): Reply => {
     const body = wireJson<OpenAICompletion>("openai-chat-04-response-final.json");
-    body.choices[0]!.message.content = "<result>\n12";
-    body.choices[0]!.finish_reason = "length";
-    server.reply({ json: body }, { json: body });
-    const count = ai("count", { description: "How many orders shipped?", input: { question: z.string() }, output: z.number() });
+    body.choices[0]!.message.content = content;
+    body.choices[0]!.finish_reason = finish;
+    return { json: body };
+  };
+  const count = ai("count", { description: "How many orders shipped?", input: { question: z.string() }, output: z.number() });
+  const lastTold = (i: number): string => String((server.requests[i]!.body.messages as { content: unknown }[]).at(-1)!.content);
+
+  it("openai: finish_reason length inside <result> of a number output is not taken as the answer", async () => {
+    server.reply(cutNumber("<result>\n12"), cutNumber("<result>\n12"));
     const got = await count("How many?", { lm: wireLM({ provider: "openai", baseURL: server.url }) }).catch((e: unknown) => e);
-    expect(got).toMatchObject({ code: "output-invalid" });
+    expect(got).toMatchObject({ code: "output-invalid", reply: "<result>\n12" });
+    expect((got as Error).message).toMatch(/cut off at its token limit before <\/result>.*raise maxTokens/);
+    expect(server.requests).toHaveLength(2); // asked again once
+    expect(lastTold(1)).toMatch(/could not be read \(the reply was cut off at its token limit/);
+  });
+
+  it("openai: cut inside <result>, then a whole reply: the second is the answer", async () => {
+    server.reply(cutNumber("<result>\n12"), cutNumber("<result>\n12345\n</result>", "stop"));
+    expect(await count("How many?", { lm: wireLM({ provider: "openai", baseURL: server.url }) })).toBe(12345);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("openai: a block never closed in a reply that ended normally (finish_reason stop) is read as before", async () => {
+    server.reply(cutNumber("<result>\n12345", "stop"));
+    expect(await count("How many?", { lm: wireLM({ provider: "openai", baseURL: server.url }) })).toBe(12345);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("anthropic, streamed: stop_reason max_tokens inside <result> is asked again, then refused", async () => {
+    const body = wireJson<AnthropicMessage>("anthropic-04-response-final.json");
+    body.content = [{ type: "text", text: "<result>\nIt shipped on Mon" }];
+    body.stop_reason = "max_tokens";
+    server.reply({ json: body }, { json: body });
+    const say = ai("say", { description: "Say where the order is.", input: { question: z.string() } });
+    const s = say.stream("Where is A-1042?", { lm: wireLM({ provider: "anthropic", baseURL: server.url }) });
+    const read = (async () => {
+      for await (const _ of s) {
+        // read as a UI would
+      }
+      return s;
+    })();
+    await expect(read).rejects.toMatchObject({ code: "output-invalid", message: expect.stringMatching(/cut off at its token limit/) });
+    expect(server.requests).toHaveLength(2);
   });
 });
 

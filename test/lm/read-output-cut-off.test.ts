@@ -1,0 +1,34 @@
+/**
+ * A `<result>` block never closed: read to the reply's end when the reply
+ * ended normally (the model left the tag out), unreadable when the reply was
+ * cut off by its length limit (what is there is only the answer's start,
+ * which may read as a valid value all the same).
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { readOutput } from "../../src/lm/prompt.js";
+
+describe("readOutput and a reply cut off by its length limit", () => {
+  it("an unclosed block in a reply cut at its length limit is unreadable, whatever it holds", () => {
+    for (const [text, output] of [
+      ["<result>\n12", z.number()],
+      ["<result>\nIt shipped on Mon", z.string()],
+      ['<RESULT>\n{"a": 1}\n</res', z.object({ a: z.number() })],
+      ["Here it is: <result>\n", z.string()],
+    ] as const) {
+      const read = readOutput(text, output, "length");
+      expect(read, text).toEqual({ ok: false, detail: expect.stringMatching(/cut off at its token limit before <\/result>.*raise maxTokens/) });
+    }
+  });
+
+  it("an unclosed block in a reply that ended normally is read to its end, as before", () => {
+    for (const reason of ["stop", "content_filter", "other"] as const) {
+      expect(readOutput("<result>\n12", z.number(), reason)).toEqual({ ok: true, value: 12 });
+    }
+    expect(readOutput("<result>\n12", z.number())).toEqual({ ok: true, value: 12 }); // (no reason given: ended normally)
+  });
+
+  it("a closed block is the answer even when the reply was cut after it", () => {
+    expect(readOutput("<result>\n12345\n</result>\nIt is the cou", z.number(), "length")).toEqual({ ok: true, value: 12345 });
+  });
+});
