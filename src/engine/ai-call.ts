@@ -51,7 +51,8 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   if (checked) await checked; // (a lease renewal; no promise made when there is nothing to wait for)
   const { site, path } = frame;
   runtime.emit(path, { type: "request", site, step });
-  // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts)
+  // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts); what it held
+  // back was shown to nobody, so a provider may still retry a stream that failed before any text event (heldText)
   const text = runtime.streaming ? replyText((delta) => runtime.emit(path, { type: "text", site, delta })) : undefined;
   let response: LMResponse;
   try {
@@ -60,7 +61,7 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
       // durable before paying: every reply that arrived before this request is kept before it is sent
       await observeModelCall(frame, lm, step, request, () =>
         runtime.journal.paying(
-          () => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push }),
+          () => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push, heldText: text }),
           () => runtime.beforeEffect(true),
         ),
       ),

@@ -12,8 +12,9 @@
  *   visible character, and a possible start of `</result>` only until the
  *   next chunk shows whether it is the tag. Everything after `</result>` is
  *   dropped (the answer is the first block). A block the reply never
- *   closes (cut off by its length limit) ends with the reply, a piece of
- *   `</result>` at its very end dropped.
+ *   closes ends with the reply, a piece of `</result>` at its very end
+ *   dropped (a reply cut off by its length limit there is then refused as
+ *   unreadable and asked again: see readOutput).
  * - Before any `<result>`: held, because it may be the model's preamble
  *   ("Here it is:") or a plain answer. If a `<result>` opens, it was
  *   preamble and is dropped; if the reply ends with none, it was the answer
@@ -36,10 +37,19 @@ import { CALL_BLOCK, unclosedCall } from "./tool-call-blocks.js";
 const OPEN = "<result>";
 const CLOSE = "</result>";
 
-/** Takes a reply's text deltas as they come; `end` when the reply is complete. */
+/**
+ * Takes a reply's text deltas as they come; `end` when the reply is
+ * complete. `shown` and `restart` are what a provider asks of a caller that
+ * holds text back (`GenerateOptions.heldText`): whether any delta was
+ * emitted yet, and to start over (a retried reply) while none was.
+ */
 export interface ReplyText {
   push(delta: string): void;
   end(): void;
+  /** Whether any delta was emitted (from then on, what was shown cannot be taken back). */
+  shown(): boolean;
+  /** Forgets what was pushed: the next push starts a new reply (a failed stream asked again). */
+  restart(): void;
 }
 
 /**
@@ -64,7 +74,12 @@ export function partialTag(text: string, tag: string): number {
  * text.push("<res"); text.push("ult>\nHel"); text.push("lo\n</re"); text.push("sult>");
  * text.end(); // wrote "Hello"
  */
-export function replyText(emit: (delta: string) => void): ReplyText {
+export function replyText(show: (delta: string) => void): ReplyText {
+  let shown = false;
+  const emit = (delta: string): void => {
+    shown = true;
+    show(delta);
+  };
   let mode: "before" | "inside" | "after" = "before";
   // inside: what is held back (whitespace, a possible start of `</result>`)
   let held = "";
@@ -123,6 +138,14 @@ export function replyText(emit: (delta: string) => void): ReplyText {
       before = [];
       held = "";
       mode = "after";
+    },
+    shown: () => shown,
+    restart(): void {
+      mode = "before";
+      held = "";
+      started = false;
+      before = [];
+      tail = "";
     },
   };
 }

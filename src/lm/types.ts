@@ -116,11 +116,29 @@ export interface LMResponse {
  * @example
  * const options: GenerateOptions = { signal: AbortSignal.timeout(30_000), onText: (delta) => process.stdout.write(delta) };
  * await lm.generate(request, options);
+ * @example
+ * // an onText that shows nothing until the reply is whole: a stream that fails midway may then be retried
+ * let text = "";
+ * await lm.generate(request, {
+ *   onText: (delta) => void (text += delta),
+ *   heldText: { shown: () => false, restart: () => void (text = "") },
+ * });
+ * console.log(text);
  */
 export interface GenerateOptions {
   signal?: AbortSignal | undefined;
   /** Called with each text delta as it streams (providers that stream call it). */
   onText?: ((delta: string) => void) | undefined;
+  /**
+   * For an `onText` that does not show every delta as it comes (the engine
+   * holds back the reply form's tags and a possible preamble). Text shown
+   * cannot be taken back, so a provider retries a streamed reply that failed
+   * midway only while `shown()` is false, calling `restart()` before the new
+   * attempt: the deltas given so far belong to a reply that will not come,
+   * and the next one starts a new reply. Without `heldText`, every delta
+   * given to `onText` counts as shown.
+   */
+  heldText?: { shown(): boolean; restart(): void } | undefined;
 }
 
 /**

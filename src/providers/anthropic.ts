@@ -7,7 +7,7 @@ import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
-import { drainStream, eventStream, givenWhole, idleBound, toProviderError, wholeWithin } from "./errors.js";
+import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -99,22 +99,24 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
     };
   };
 
-  async function generate(request: LMRequest, { signal, onText }: GenerateOptions = {}): Promise<LMResponse> {
+  async function generate(request: LMRequest, options: GenerateOptions = {}): Promise<LMResponse> {
+    const { signal, onText } = options;
     const body = bodyFor(request);
     const stream = onText !== undefined || body.max_tokens > NON_STREAMING_MAX_TOKENS;
-    let streamed = false;
+    // Text already shown cannot be taken back: after it, a failure is final (text held back does not count).
+    const text = streamedText(options);
     const attempt = async (): Promise<LMResponse> => {
+      text.attempt();
       let endpoint: string | undefined;
       try {
         const sdk = await client();
         endpoint = endpointOf(sdk, "/v1/messages");
         if (!stream) return fromMessage(await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })));
-        const shown = (): void => void (streamed = true);
         const got = await eventStream("anthropic", idleBound(sdk), sdk.messages.create({ ...body, stream: true }, { signal }).withResponse(), isMessage);
         // A compatible server or proxy that does not stream answers with the whole message.
-        if ("whole" in got) return givenWhole(fromMessage(got.whole as AnthropicMessage), onText, shown);
+        if ("whole" in got) return givenWhole(fromMessage(got.whole as AnthropicMessage), onText, text.passedOn);
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
-        return await drainStream("anthropic", got.stream, new EventAccumulator(), { signal, onText, shown, idleMs: idleBound(sdk) });
+        return await drainStream("anthropic", got.stream, new EventAccumulator(), { signal, onText, passedOn: text.passedOn, idleMs: idleBound(sdk) });
       } catch (e) {
         if (noCredentials(e)) {
           const message = "anthropic: no API key. Pass anthropic({ apiKey }) or set ANTHROPIC_API_KEY.";
@@ -123,8 +125,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
         throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
     };
-    // Text already shown cannot be taken back: after it, a failure is final.
-    return withRetry(attempt, { maxRetries, signal, canRetry: () => !streamed });
+    return withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
   }
 
   return { specificationVersion: LM_SPEC, provider: "anthropic", model, nativeTools, generate };

@@ -5,7 +5,7 @@
  * `APIError` carry `status`, `headers` and `error` (the body); connection
  * errors are `APIError`s with all three undefined.
  */
-import type { LMResponse } from "../lm/types.js";
+import type { GenerateOptions, LMResponse } from "../lm/types.js";
 import { FunctaiError, ProviderError, describeValue, type ProviderErrorCode } from "../errors.js";
 import { MAX_TIMER_MS } from "../runtime/clock.js";
 import { parseRetryAfter, shouldRetry, type HeadersLike } from "./retry.js";
@@ -239,14 +239,49 @@ export async function eventStream<S extends SdkStream<unknown>>(
 
 /**
  * A whole reply to a streamed request, its text passed on in one piece as
- * `drainStream` passes deltas (`shown` first: from then on nothing is retried).
+ * `drainStream` passes deltas (`passedOn` first: see `streamedText`).
  */
-export function givenWhole(reply: LMResponse, onText: ((delta: string) => void) | undefined, shown: () => void): LMResponse {
+export function givenWhole(reply: LMResponse, onText: ((delta: string) => void) | undefined, passedOn: () => void): LMResponse {
   if (reply.text !== "" && onText !== undefined) {
-    shown();
+    passedOn();
     onText(reply.text);
   }
   return reply;
+}
+
+/** What a streamed request's attempts tell each other of its text (see `streamedText`). */
+export interface StreamedText {
+  /** Called before a delta goes to `onText`. */
+  passedOn(): void;
+  /** Asked before a retry: false once text was shown (it cannot be taken back). */
+  canRetry(): boolean;
+  /** Called as each attempt starts: after one that passed deltas on, the caller's `heldText` starts over. */
+  attempt(): void;
+}
+
+/**
+ * Whether a streamed request may be asked again after a failed attempt, by
+ * what its text did: text shown to anyone cannot be taken back, so after it
+ * a failure is final. Arriving is not being shown: a caller that holds text
+ * back (the engine shows only the answer, never the reply form's tags) says
+ * what it showed through `heldText`; without it, every delta passed on counts
+ * as shown. Both providers decide so.
+ *
+ * @example
+ * const text = streamedText(options);
+ * return withRetry(async () => { text.attempt(); return drainStream(…, { onText, passedOn: text.passedOn }); }, { maxRetries, canRetry: text.canRetry });
+ */
+export function streamedText({ heldText }: GenerateOptions): StreamedText {
+  let passed = false;
+  return {
+    passedOn: () => void (passed = true),
+    canRetry: () => !passed || (heldText !== undefined && !heldText.shown()),
+    attempt(): void {
+      if (!passed) return;
+      passed = false;
+      heldText?.restart(); // (it showed nothing, or there would be no new attempt)
+    },
+  };
 }
 
 /** A stream's events, a connection lost between them being `provider-network` (what the caller's own code throws passes as it is). */
@@ -288,8 +323,8 @@ export const idleBound = (sdk: unknown): number | undefined => {
 
 /**
  * Reads a provider's stream into one response, passing text deltas on.
- * `shown` is called before the first delta goes out: text shown cannot be
- * taken back, so the caller stops retrying from then on. The SDKs' timeout
+ * `passedOn` is called before each delta goes out: text shown cannot be
+ * taken back, so the caller may stop retrying (see `streamedText`). The SDKs' timeout
  * ends with the response's headers: a stream that then stalls would be
  * waited for without end (in a browser; in Node until its fetch gives up,
  * five minutes), its turn held. So no event for `idleMs` ends it (the
@@ -302,9 +337,9 @@ export async function drainStream<E>(
   {
     signal,
     onText,
-    shown,
+    passedOn,
     idleMs,
-  }: { signal?: AbortSignal | undefined; onText?: ((delta: string) => void) | undefined; shown: () => void; idleMs?: number | undefined },
+  }: { signal?: AbortSignal | undefined; onText?: ((delta: string) => void) | undefined; passedOn: () => void; idleMs?: number | undefined },
 ): Promise<LMResponse> {
   let stalled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -322,7 +357,7 @@ export async function drainStream<E>(
       wait();
       const delta = reply.add(event);
       if (delta !== "" && onText !== undefined) {
-        shown();
+        passedOn();
         onText(delta);
       }
     }

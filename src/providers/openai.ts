@@ -8,7 +8,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "ope
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
-import { drainStream, eventStream, givenWhole, idleBound, toProviderError, wholeWithin } from "./errors.js";
+import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { ChunkAccumulator, fromCompletion, isCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -88,10 +88,13 @@ export function openai(options: OpenAIOptions): LanguageModel {
     };
   };
 
-  async function generate(request: LMRequest, { signal, onText }: GenerateOptions = {}): Promise<LMResponse> {
+  async function generate(request: LMRequest, options: GenerateOptions = {}): Promise<LMResponse> {
+    const { signal, onText } = options;
     const body = bodyFor(request);
-    let streamed = false;
+    // Text already shown cannot be taken back: after it, a failure is final (text held back does not count).
+    const text = streamedText(options);
     const attempt = async (): Promise<LMResponse> => {
+      text.attempt();
       let endpoint: string | undefined;
       try {
         const sdk = await client();
@@ -99,7 +102,6 @@ export function openai(options: OpenAIOptions): LanguageModel {
         if (onText === undefined) {
           return fromCompletion(await wholeWithin("openai", idleBound(sdk), signal, (bound) => sdk.chat.completions.create({ ...body, stream: false }, { signal: bound })));
         }
-        const shown = (): void => void (streamed = true);
         const got = await eventStream(
           "openai",
           idleBound(sdk),
@@ -107,14 +109,13 @@ export function openai(options: OpenAIOptions): LanguageModel {
           isCompletion,
         );
         // A server that ignores `stream: true` (some local ones) answers with the whole completion.
-        if ("whole" in got) return givenWhole(fromCompletion(got.whole as ChatCompletion), onText, shown);
-        return await drainStream("openai", got.stream, new ChunkAccumulator(), { signal, onText, shown, idleMs: idleBound(sdk) });
+        if ("whole" in got) return givenWhole(fromCompletion(got.whole as ChatCompletion), onText, text.passedOn);
+        return await drainStream("openai", got.stream, new ChunkAccumulator(), { signal, onText, passedOn: text.passedOn, idleMs: idleBound(sdk) });
       } catch (e) {
         throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
     };
-    // Text already shown cannot be taken back: after it, a failure is final.
-    return withRetry(attempt, { maxRetries, signal, canRetry: () => !streamed });
+    return withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
   }
 
   return { specificationVersion: LM_SPEC, provider: "openai", model, nativeTools, generate };

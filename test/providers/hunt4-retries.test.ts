@@ -140,10 +140,8 @@ describe("the caller's signal aborts while a retry waits", () => {
       expect(server.requests).toHaveLength(2);
       expect(ranLines(d)).toEqual([ran]);
 
-      // (polled: the send rejects before its `ended: stopped` record is written; see the it.fails in hunt4-sdk-crash.test.ts)
-      const chat = hunt4Desk(d).conversation(CONVERSATION, { store, lm });
-      let [turn] = await chat.turns();
-      for (let i = 0; i < 200 && turn!.state !== "stopped"; i++) await new Promise((r) => setTimeout(r, 10)), ([turn] = await chat.turns());
+      // the send rejected once its `ended: stopped` record was kept: read at once, the turn is stopped
+      const [turn] = await hunt4Desk(d).conversation(CONVERSATION, { store, lm }).turns();
       expect(turn!.state).toBe("stopped");
       const records = await store.read(CONVERSATION);
       expect(ofKind(records, "reply").map((r) => r.step)).toEqual([1]); // the step in retry kept nothing
@@ -173,53 +171,89 @@ describe("streamed: an overloaded error event mid-stream", () => {
       .split(/(?<=\n\n)/)
       .slice(0, 4)
       .join("");
-  const midstream = (): string =>
-    `${events()}event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n`;
+  const overloaded = 'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}\n\n';
+  const midstream = (): string => `${events()}${overloaded}`;
+  const finalText = (steps.anthropic.final.content as { text: string }[])[0]!.text;
+  // the tool-calling reply's own words are shown (see lm/reply-text.ts)
+  const toolWords = (steps.anthropic.tool.content as { type: string; text?: string }[]).find((b) => b.type === "text")!.text!;
 
-  it("anthropic, recorded shape (message_start, a text block, ping, then error): the stream refuses provider-overloaded; no reply is kept for it", async () => {
+  /** The turn's stream read as a UI would: the text events of each request (by its step), and how it ended. */
+  async function read(s: AsyncIterable<{ type: string; delta?: string }> & PromiseLike<unknown>) {
+    const texts: string[][] = [];
+    const ended = (async () => {
+      for await (const e of s) {
+        if (e.type === "request") texts.push([]);
+        if (e.type === "text") texts.at(-1)!.push(e.delta!);
+      }
+      return s;
+    })();
+    return { texts, ended };
+  }
+
+  // A mid-stream `overloaded_error` (HTTP 200, then an `error` event: Anthropic's documented form of a 529
+  // while streaming) is retried as the 529 is, as long as no text was shown: the recorded shape's "I"
+  // arrived, but the engine held it back (the preamble of a reply that may call tools; no `text` event),
+  // so nothing forbids the retry. The retried reply's text starts over: its `text` event is its own
+  // answer, with nothing of the dropped attempt's "I" in it.
+  it("anthropic: the same overload mid-stream, before any text event was shown, is retried like the 529 and the turn answers", async () => {
     const d = dir();
     const store = memoryStore();
     server.reply({ json: steps.anthropic.tool }, { sse: midstream() }, { json: steps.anthropic.final });
     const s = hunt4Desk(d)
       .conversation(CONVERSATION, { store, lm: wireLM({ provider: "anthropic", baseURL: server.url, maxRetries: 2 }) })
       .stream("What now?");
-    const texts: string[] = []; // shown while the second reply streamed
-    let requests = 0;
-    const failed = (async () => {
-      for await (const e of s) {
-        if (e.type === "request") requests++;
-        if (e.type === "text" && requests === 2) texts.push(e.delta);
-      }
-      return s;
-    })();
-    await expect(failed).rejects.toMatchObject({ code: "provider-overloaded" });
-    expect(requests).toBe(2);
-    expect(texts).toEqual([]); // its "I" was held (the preamble of a reply that may call tools): nothing was shown
+    const { texts, ended } = await read(s);
+    expect(await ended).toBe(finalText);
+    expect(server.requests).toHaveLength(3);
+    expect(texts).toEqual([[toolWords], [finalText]]); // one request event per step, however many attempts; the answer shown once
+    expect(ranLines(d)).toEqual([steps.anthropic.ran]); // the changing tool ran once
+    expect(ofKind(await store.read(CONVERSATION), "reply").map((r) => r.step)).toEqual([1, 2]); // nothing kept of the failed attempt
+  });
+
+  it("anthropic: retries spent on the overload mid-stream (nothing shown): provider-overloaded, no reply kept for it", async () => {
+    const d = dir();
+    const store = memoryStore();
+    server.reply({ json: steps.anthropic.tool }, { sse: midstream() }, { sse: midstream() }, { json: steps.anthropic.final });
+    const s = hunt4Desk(d)
+      .conversation(CONVERSATION, { store, lm: wireLM({ provider: "anthropic", baseURL: server.url, maxRetries: 1 }) })
+      .stream("What now?");
+    const { texts, ended } = await read(s);
+    await expect(ended).rejects.toMatchObject({ code: "provider-overloaded" });
+    expect(server.requests).toHaveLength(3);
+    expect(texts).toEqual([[toolWords], []]); // each attempt's "I" was held: nothing was shown
     expect(ranLines(d)).toEqual([steps.anthropic.ran]);
     expect(ofKind(await store.read(CONVERSATION), "reply").map((r) => r.step)).toEqual([1]);
   });
 
-  // BUG: a mid-stream `overloaded_error` (HTTP 200, then an `error` event: Anthropic's documented
-  // form of a 529 while streaming) fails a streamed turn for good, where the same overload answered as
-  // a 529 is retried (the tests above) and a send() of this turn succeeds. The provider stops retrying
-  // once any text delta arrived (src/providers/errors.ts:324-326 calls `shown()` for every delta;
-  // src/providers/anthropic.ts:127 `canRetry: () => !streamed`), but the engine's onText is
-  // `replyText(...).push` (src/engine/ai-call.ts:55,63), which holds a reply's text until its
-  // <result> opens or the reply ends: here nothing was shown (no `text` event), so nothing forbids a
-  // retry. The turn ends `failed` after its changing tool ran, and cannot be resumed.
-  // A fix: let the engine say what it showed (onText returning whether it emitted, or a `shown`
-  // callback from replyText), and restart the reply's text filter on a retry.
-  it.fails("anthropic: the same overload mid-stream, before any text event was shown, is retried like the 529 and the turn answers", async () => {
+  it("anthropic: the overload mid-stream after the answer's text was shown is final: provider-overloaded, not retried", async () => {
     const d = dir();
-    server.reply({ json: steps.anthropic.tool }, { sse: midstream() }, { json: steps.anthropic.final });
+    const store = memoryStore();
+    const shownThenOverloaded = midstream().replace('"text":"I"}', '"text":"<result>\\nIt is sun"}');
+    expect(shownThenOverloaded).not.toBe(midstream());
+    server.reply({ json: steps.anthropic.tool }, { sse: shownThenOverloaded }, { json: steps.anthropic.final });
     const s = hunt4Desk(d)
-      .conversation(CONVERSATION, { store: memoryStore(), lm: wireLM({ provider: "anthropic", baseURL: server.url, maxRetries: 2 }) })
+      .conversation(CONVERSATION, { store, lm: wireLM({ provider: "anthropic", baseURL: server.url, maxRetries: 2 }) })
       .stream("What now?");
-    for await (const _ of s) {
-      // read as a UI would
-    }
-    expect(await s).toBe((steps.anthropic.final.content as { text: string }[])[0]!.text);
-    expect(server.requests).toHaveLength(3);
+    const { texts, ended } = await read(s);
+    await expect(ended).rejects.toMatchObject({ code: "provider-overloaded" });
+    expect(server.requests).toHaveLength(2); // text shown cannot be taken back: no silent retry
+    expect(texts).toEqual([[toolWords], ["It is sun"]]);
     expect(ranLines(d)).toEqual([steps.anthropic.ran]);
+    expect(ofKind(await store.read(CONVERSATION), "reply").map((r) => r.step)).toEqual([1]);
+  });
+
+  // The same rule in the OpenAI provider (one rule, src/providers/errors.ts `streamedText`): a plain answer's
+  // first words arrive and are held (shown when the reply ends), then the connection drops: retried, and
+  // the retried reply's text starts over (shown once, nothing of the dropped attempt's words before it).
+  it("openai: a connection dropped mid-stream while the text was held is retried; the answer is shown once", async () => {
+    const final = fixture("hunt4-wire/openai-chat-stream-04-response-final.sse");
+    const cut = final.split(/(?<=\n\n)/).slice(0, 3).join("");
+    server.reply({ sse: cut, reset: true }, { sse: final });
+    const s = hunt4Desk(dir()).stream("What now?", { lm: wireLM({ provider: "openai", baseURL: server.url, maxRetries: 2 }) });
+    const { texts, ended } = await read(s);
+    const answer = await ended;
+    expect(answer).toMatch(/^The capital/);
+    expect(server.requests).toHaveLength(2);
+    expect(texts).toEqual([[answer]]);
   });
 });
