@@ -81,6 +81,10 @@ class Desk {
   async sendAndPause(store: PostgresStore, ids: readonly string[]): Promise<Promise<string>[]> {
     const answers = this.send(store, ids);
     await until("every turn waits in its tool", async () => ids.every((id) => this.paused.has(id)));
+    // a reply is kept while its step's reading tool runs (within KEEP_REPLY_WITHIN_MS): once kept, each turn writes nothing more while it waits
+    await until("every turn's reply is kept", async () =>
+      (await Promise.all(ids.map((id) => store.read(id)))).every((records) => records.some((r) => r.kind === "reply")),
+    );
     return answers;
   }
 
@@ -102,8 +106,7 @@ const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `
 
 /** `db`'s lock sessions, each statement shown to `see` (which may hold it up) before it is sent. */
 const sessionSeeing =
-  (db: ReturnType<typeof pgDb>, see: (text: string, params?: readonly unknown[]) => void | Promise<void>) =>
-  async (): Promise<Session> => {
+  (db: ReturnType<typeof pgDb>, see: (text: string, params?: readonly unknown[]) => void | Promise<void>) => async (): Promise<Session> => {
     const session = await db.session!();
     return {
       ...session,
@@ -334,7 +337,11 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       const asked = conv(scripted([PAY_CALL, { text: "paid 5" }]));
       await expect(asked.send({ amount: 5 })).rejects.toBeInstanceOf(Waiting);
       const refused = await Promise.all(
-        [6, 7, 8, 9].map((amount) => conv(scripted([])).send({ amount }).then(String, (e: { code?: string }) => `error ${e.code ?? String(e)}`)),
+        [6, 7, 8, 9].map((amount) =>
+          conv(scripted([]))
+            .send({ amount })
+            .then(String, (e: { code?: string }) => `error ${e.code ?? String(e)}`),
+        ),
       );
       expect(refused).toEqual(refused.map(() => "error conversation-busy"));
       await until("the refused sends' unlocks reached the server", async () => (await lockers(app)).length === 0);
@@ -435,7 +442,10 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     // the append that carries the turn's waiting record fails while `failing.waits` (the database went away just then)
     const flaky = {
       ...db,
-      query: queriesSeeing(db, (text, params) => failing.waits && text.includes(".append(") && JSON.stringify(params ?? []).includes('\\"kind\\":\\"waiting\\"')),
+      query: queriesSeeing(
+        db,
+        (text, params) => failing.waits && text.includes(".append(") && JSON.stringify(params ?? []).includes('\\"kind\\":\\"waiting\\"'),
+      ),
     };
     const store = storeOn(flaky, { schema });
     const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
@@ -443,7 +453,9 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
     try {
       failing.waits = true;
       const lm = scripted([PAY_CALL]);
-      await expect(payer.conversation("unkept", { store, approve: "changes", lm, lease: LONG_LEASE }).send({ amount: 5 })).rejects.toMatchObject({ code: "store-io" });
+      await expect(payer.conversation("unkept", { store, approve: "changes", lm, lease: LONG_LEASE }).send({ amount: 5 })).rejects.toMatchObject({
+        code: "store-io",
+      });
       failing.waits = false;
       await until("the turn's unlock reached the server", async () => (await lockers(app)).length === 0);
       // the reply that asked for the pay was in the refused append with the waiting record: asked for again there
