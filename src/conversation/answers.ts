@@ -63,7 +63,14 @@ export interface Answer {
  * turn going on here) the same append holds the claim's lease record, after
  * the answers: answered and claimed at once, one write.
  */
-export async function recordAnswer(log: ConversationLog, turn: string, answer: Answer, claim?: Lease): Promise<Answered & { chosen: Approval[] }> {
+export async function recordAnswer(
+  log: ConversationLog,
+  turn: string,
+  answer: Answer,
+  claim?: Lease,
+  /** Asked when the answer leaves nothing waiting (the turn goes on in this process): what it throws refuses the answer, nothing written. */
+  goesOn?: () => void,
+): Promise<Answered & { chosen: Approval[] }> {
   const { verdict, by, reason, id } = answer;
   let attempt = 0;
   const { value, length } = await log.appendIf(async (view) => {
@@ -80,6 +87,7 @@ export async function recordAnswer(log: ConversationLog, turn: string, answer: A
       if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
       throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
     }
+    if (goesOn && chosen.length === waiting.length) goesOn();
     const now = log.clock.now();
     const append: object[] = chosen.map((a) =>
       makeRecord("approval", { turn, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now));

@@ -7,6 +7,7 @@ import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
 import type { ConversationState } from "../records/read-conversation.js";
 import type { TurnCaller } from "../records/types.js";
+import { checkModel } from "../engine/ai-call.js";
 import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
@@ -208,6 +209,12 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   };
   const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
+  /** A call's settings (its options nearest), refused before anything is written when its turn could not run (no model). */
+  const callSettings = (callOptions: object | undefined): Settings => {
+    const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
+    checkModel(def, settings);
+    return settings;
+  };
   const version = programVersion(def);
 
   /**
@@ -336,7 +343,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
     checkClock();
     const inputs = resumable(once.parsed ? (input as Record<string, unknown>) : parseInput(def, input));
-    const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
+    const settings = callSettings(callOptions);
     for (let tries = 0; tries < 600; tries++) {
       let turn: Turn<O>;
       try {
@@ -366,7 +373,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       const requestId = keyOf(callOptions?.key);
       if (requestId !== undefined) return sendOnce(input as CallInput<S>, { requestId }, callOptions);
       const inputs = resumable(parseInput(def, input));
-      const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
+      const settings = callSettings(callOptions);
       return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller, callOptions?.signal), callOptions?.signal);
     },
     stream(input, callOptions) {
@@ -379,7 +386,7 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
         );
       checkClock();
       const inputs = resumable(parseInput(def, input));
-      const settings = mergeSettings(settingsNow(), checkSettings(pickSettings(callOptions)));
+      const settings = callSettings(callOptions);
       const turn = newTurnId(clock.now());
       // stopped before its turn is written (left, or the caller's signal, while it waits in line): nothing is written
       const left = new AbortController();

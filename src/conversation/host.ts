@@ -4,6 +4,7 @@ import type { EarlierTurn } from "../engine/ai-call.js";
 import { frameCarrier } from "../engine/carrier.js";
 import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
+import { checkModel } from "../engine/ai-call.js";
 import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
 import { notJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError, isFunctaiError, type ErrorCode } from "../errors.js";
@@ -139,12 +140,15 @@ export class ConversationHost implements TurnHost {
   }
 
   async #claimAndOpen(log: ConversationLog, answer: Answer | undefined): Promise<Journal> {
+    // a turn this process could not run is not claimed (it would fail for good): refused with nothing written
+    const runnable = (): void => checkModel(this.options.def, this.options.settings);
     if (answer && !this.lease.held) {
       // answered and claimed in one append, on what the conversation's log reads now
       delete this.options.answer;
-      this.#length = (await recordAnswer(log, this.turn, answer, this.lease)).length;
+      this.#length = (await recordAnswer(log, this.turn, answer, this.lease, runnable)).length;
     }
     if (!this.lease.held) {
+      runnable();
       const claim = this.#tailAt(this.#length);
       await this.lease.claim(claim);
       this.#length = claim.length;

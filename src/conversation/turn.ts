@@ -5,6 +5,7 @@ import type { ConversationState, TurnInfo } from "../records/read-conversation.j
 import type { TurnState } from "../records/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
+import { checkModel } from "../engine/ai-call.js";
 import { continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
@@ -127,7 +128,9 @@ export class Turn<O = unknown> {
     // lease is written, so an answer given while the turn runs elsewhere would meet the lock (turn-claimed) before
     // its own check (approval-answered); there the answer is written first, as its own append
     if (answer.id === undefined && !this.#ctx.log.store.liveness) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
-    const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer));
+    // (an answer that leaves nothing waiting goes on here: refused with nothing written where it could not run)
+    const goesOn = (): void => checkModel(this.#ctx.def, this.#ctx.settings());
+    const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer, undefined, goesOn));
     this.#update(state, info);
     if (chosen.length < info.waiting.length) throw await this.#waiting();
     return this.#goOn(state, info, undefined, length);

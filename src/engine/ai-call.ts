@@ -32,12 +32,29 @@ export interface EarlierTurn {
 }
 
 export function lmOf(frame: Frame): LanguageModel {
-  const lm = frame.settings.lm;
+  return lmFor(frame.path, frame.settings);
+}
+
+/**
+ * Refuses, before a turn is written or claimed, one this process cannot run:
+ * an AI function with no language model in these settings (`lm-missing`,
+ * `lm-unknown`). Found only as the turn ran, it failed the turn for good; a
+ * person's yes given from a handle opened with only a store was spent with it.
+ * (A program's calls find their models as they run.)
+ */
+export function checkModel(def: { readonly kind: string; readonly name: string }, settings: Settings): void {
+  if (def.kind === "ai") lmFor(def.name, settings);
+}
+
+/**
+ * The language model a call at `path` runs with these settings: `lm-missing`
+ * when none is given, `lm-unknown` when what is given is not one. Asked
+ * before a turn is written or claimed, too (see `checkModel`).
+ */
+export function lmFor(path: string, settings: Settings): LanguageModel {
+  const lm = settings.lm;
   if (lm === undefined)
-    throw new FunctaiError(
-      "lm-missing",
-      `${frame.path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`,
-    );
+    throw new FunctaiError("lm-missing", `${path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`);
   return resolveLM(lm);
 }
 

@@ -147,16 +147,11 @@ describe("wrong answers to a turn that waits (real SDK): refused, nothing paid o
     expect(server.requests).toHaveLength(2);
   });
 
-  // BUG: a person approving from a process (or handle) that has no model configured destroys the
-  // turn. `Turn.approve` (src/conversation/turn.ts:113-133) records the answer and claims the turn in
-  // one append, then goes on (continueTurn); the tool loop asks for its model only then
-  // (`lmOf`, src/engine/ai-call.ts:34-40) and throws lm-missing, which ends the turn `failed`. The
-  // approval is spent, the approved tool never runs, and nothing can resume the turn. DESIGN's own
-  // example approves with `desk.conversation("sam", { store })` from "any process or tab".
-  // A fix: resolve the turn's model (its merged settings' lm) before recording the answer or claiming
-  // (refuse lm-missing / lm-unknown with nothing written, the turn still waiting), or have an lm
-  // failure before any model call leave the turn interrupted rather than failed.
-  it.fails("approved from a handle with no model: refused (lm-missing) with nothing written; the turn still waits", async () => {
+  // A person approving from a handle that has no model configured is refused before anything is written or
+  // claimed (checkModel, src/conversation/driver.ts): the turn still waits for an answer given where it can run.
+  // (Before, the answer was recorded and the turn claimed, then the tool loop threw lm-missing and ended the
+  // turn failed: the approval spent, the tool never run, nothing left to resume.)
+  it("approved from a handle with no model: refused (lm-missing) with nothing written; the turn still waits", async () => {
     const { store, turn: seen } = await waiting();
     const [turn] = await hunt4Desk(dir()).conversation(CONVERSATION, { store }).turns();
     const length = (await store.read(CONVERSATION)).length;
