@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Callable } from "../functions/callable.js";
 import type { Definition } from "../functions/definition.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, describeError } from "../errors.js";
 
 /**
  * A row of data: columns named like the function's inputs, and the expected outputs.
@@ -35,6 +35,19 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => {
 };
 
 /**
+ * Whether an input may be left out: its schema reads undefined. One that
+ * throws reading it (a transform or refinement that throws, an async
+ * refinement) does not: a plain call without it is refused too.
+ */
+function acceptsAbsent(schema: z.ZodType): boolean {
+  try {
+    return schema.safeParse(undefined).success;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The outputs of a function: `result`, and for an object output each of its
  * fields. `expected` names other columns: a column for `result`, or
  * `{ output: column }`.
@@ -55,7 +68,7 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
     columns = expected as Record<string, string>;
   } else throw new FunctaiError("input-invalid", `${def.name}: expected is a column name or { output: column }, not ${JSON.stringify(expected)}`);
   const shapeOfInputs = def.inputSchema.shape as Record<string, z.ZodType>;
-  const required = Object.keys(shapeOfInputs).filter((k) => !shapeOfInputs[k]!.safeParse(undefined).success);
+  const required = Object.keys(shapeOfInputs).filter((k) => !acceptsAbsent(shapeOfInputs[k]!));
   return { name: def.name, inputs: Object.keys(shapeOfInputs), required, expected: columns, fields };
 }
 
@@ -75,14 +88,26 @@ export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[]
  * so a misspelt or wrongly typed column is refused up front, naming the
  * row, before any model call; and a one-input function is never handed a
  * row that lacks its required input (it would read the row's empty inputs
- * as the value). `only` picks the rows that are used (labeledFewShot
- * leaves out a row without its required inputs).
+ * as the value). A schema that throws while it reads a row (a transform
+ * or refinement that throws, an async refinement) refuses the run the same
+ * way, the thrown error kept as the cause. `only` picks the rows that are
+ * used (labeledFewShot leaves out a row without its required inputs).
  */
 export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSchema"> }, shape: RowShape, rows: readonly Row[], only: (row: Row) => boolean = () => true): void {
   const schema = fn.definition.inputSchema;
   rows.forEach((row, i) => {
     if (!only(row)) return;
-    const parsed = schema.safeParse(inputsOf(shape, row));
+    let parsed: ReturnType<typeof schema.safeParse>;
+    try {
+      parsed = schema.safeParse(inputsOf(shape, row));
+    } catch (e) {
+      // what the schema throws (a transform or refinement that throws, an async refinement): refused as a plain call refuses it
+      throw new FunctaiError(
+        "input-invalid",
+        `${shape.name}: row ${i + 1}'s inputs could not be read (${describeError(e)}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
+        { cause: e },
+      );
+    }
     if (parsed.success) return;
     const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ");
     throw new FunctaiError(

@@ -42,14 +42,13 @@ describe("refused up front, nothing sent to the server", () => {
 });
 
 /**
- * BUG: an input schema that throws while it reads a row (a transform or refinement that throws, an async
- * refinement zod cannot run synchronously) makes evaluate, bootstrapFewShot and labeledFewShot throw that bare
- * error (an Error, a $ZodAsyncError) instead of a FunctaiError. DESIGN: "Every error a user can see is a
- * FunctaiError with a code" and evaluate "only throws for bad arguments" (input-invalid). A plain call of the
- * same function says `input-invalid: … the input could not be read (…)` (src/functions/definition.ts, readInput's
- * caller). Cause: checkInputs (src/evaluate/rows.ts:85) calls `schema.safeParse` with no try/catch, so what the
- * schema throws escapes (safeParse only catches zod issues). Fix: catch it there and refuse the row as
- * input-invalid ("row N: the input could not be read (…)"), as the call path does.
+ * An input schema that throws while it reads a row (a transform or refinement that throws, an async
+ * refinement zod cannot run synchronously) refuses the run of evaluate, bootstrapFewShot and labeledFewShot
+ * as a FunctaiError input-invalid naming the row, the thrown error kept as its cause, before anything is
+ * sent: as a plain call of the same function says `input-invalid: … the input could not be read (…)`
+ * (src/functions/definition.ts, parseInput). DESIGN: "Every error a user can see is a FunctaiError with a
+ * code" and evaluate "only throws for bad arguments". (It threw the bare error: checkInputs in
+ * src/evaluate/rows.ts called `schema.safeParse` with no try/catch, and safeParse only catches zod issues.)
  */
 describe("an input schema that throws while reading a row", () => {
   const picky = ai("picky", {
@@ -68,16 +67,18 @@ describe("an input schema that throws while reading a row", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it.fails("evaluate refuses the run as input-invalid naming row 2 (a FunctaiError), nothing sent", async () => {
+  it("evaluate refuses the run as input-invalid naming row 2 (a FunctaiError, the thrown error its cause), nothing sent", async () => {
     const e = await evaluate(picky.using({ lm: lmOf() }), data).then(() => null, (x: unknown) => x);
     expect(server.requests).toHaveLength(0);
     expect(e).toBeInstanceOf(FunctaiError);
-    expect(e).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 2/) });
+    expect(e).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 2's inputs could not be read \(transform threw on a bad row\)/) });
+    expect((e as FunctaiError).cause).toMatchObject({ message: "transform threw on a bad row" });
   });
 
-  it.fails("bootstrapFewShot and labeledFewShot likewise (FunctaiError input-invalid)", async () => {
+  it("bootstrapFewShot and labeledFewShot likewise (FunctaiError input-invalid naming row 2)", async () => {
     const boot = await bootstrapFewShot(picky, data, { teacher: lmOf() }).then(() => null, (x: unknown) => x);
     expect(boot).toBeInstanceOf(FunctaiError);
+    expect(boot).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 2/) });
     let labeled: unknown = null;
     try {
       labeledFewShot(picky, data);
@@ -85,14 +86,32 @@ describe("an input schema that throws while reading a row", () => {
       labeled = x;
     }
     expect(labeled).toBeInstanceOf(FunctaiError);
+    expect(labeled).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 2/) });
     expect(server.requests).toHaveLength(0);
   });
 
-  it.fails("an async refinement: evaluate refuses input-invalid (a FunctaiError), as a plain call does", async () => {
+  it("an async refinement: evaluate refuses input-invalid naming the row (a FunctaiError), as a plain call does", async () => {
     const checked = ai("checked", { description: "Answer.", input: { question: z.string().refine(async (v) => v.length > 0) } });
     await expect(checked("q", { lm: lmOf() })).rejects.toMatchObject({ code: "input-invalid" });
     const e = await evaluate(checked.using({ lm: lmOf() }), [{ question: "q", result: "a" }]).then(() => null, (x: unknown) => x);
     expect(e).toBeInstanceOf(FunctaiError);
+    expect(e).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 1's inputs could not be read/) });
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("an optional input whose schema throws reading undefined: counted as required, the run refused input-invalid", async () => {
+    // rowShape asks each input's schema whether it may be left out (parsing undefined): that threw before any row was read
+    const optional = ai("optional", { description: "Answer.", input: { question: z.string().optional().refine(async () => true) } });
+    const e = await evaluate(optional.using({ lm: lmOf() }), [{ question: "q", result: "a" }]).then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(FunctaiError);
+    expect(e).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 1's inputs could not be read/) });
+    let labeled: unknown = null;
+    try {
+      labeledFewShot(optional, [{ question: "q", result: "a" }]);
+    } catch (x) {
+      labeled = x;
+    }
+    expect(labeled).toMatchObject({ code: "input-invalid", message: expect.stringMatching(/row 1/) });
     expect(server.requests).toHaveLength(0);
   });
 });
