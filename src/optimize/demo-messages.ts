@@ -1,3 +1,4 @@
+import { digestJson } from "../lm/digest.js";
 import type { Message, ToolCall } from "../lm/types.js";
 import type { Demo } from "./demo.js";
 
@@ -8,22 +9,41 @@ export interface ShownExample {
   steps?: Message[];
 }
 
+/** How many characters of the example's digest end its call ids (41 bits; an id stays well within OpenAI's 40 characters). */
+const MARK_LENGTH = 8;
+
+/**
+ * The mark an example's call ids end with: a digest of its recorded steps.
+ * The ids stay a pure function of the state (the same state sends the same
+ * bytes), and an id of the examples' shape that a provider hands out, or a
+ * model that writes its own ids makes up (`example_1_call_1`), is none of
+ * them: only a copy of an id shown could be.
+ */
+// Not made from the live calls' ids: examples are made once per state and are the first messages of every
+// request, so the request's fingerprint covers them (engine/ai-call.ts); ids changed when a later step brings
+// a live id would change the key each kept reply of the turn is found by. And OpenAI sends a duplicate id as
+// it is (providers/tool-ids.ts), so a bare `example_<n>_call_<k>` from the provider went out twice.
+const markOf = (steps: NonNullable<Demo["steps"]>): string => digestJson("example", steps).slice(0, MARK_LENGTH);
+
 /**
  * A demo's steps as provider-neutral messages: each step an assistant
  * message with its tool calls, then one tool message per call. Call ids are
- * made unique per example (`example_<n>_call_<k>`), and every call is
- * answered (a result the recording lacks reads as an error), so each
- * provider's pairing rules hold.
+ * made unique per example and apart from the live calls'
+ * (`example_<n>_call_<k>_<mark>`, see markOf), and every call is answered
+ * (a result the recording lacks reads as an error), so each provider's
+ * pairing rules hold.
  */
 export function demoMessages(demo: Demo, n: number): Message[] {
   const messages: Message[] = [];
+  if (demo.steps === undefined || demo.steps.length === 0) return messages;
+  const mark = markOf(demo.steps);
   let k = 0;
-  for (const step of demo.steps ?? []) {
+  for (const step of demo.steps) {
     const results = [...step.results];
     const calls: ToolCall[] = [];
     const answers: Message[] = [];
     for (const call of step.toolCalls) {
-      const id = `example_${n}_call_${++k}`;
+      const id = `example_${n}_call_${++k}_${mark}`;
       calls.push({ id, name: call.name, input: call.input });
       // results pair with calls by id (ids may repeat across steps, never within one), else in order
       const at = results.findIndex((r) => r.id === call.id);

@@ -111,19 +111,36 @@ describe("bootstrapped examples of a two-step tool loop", () => {
 
   it("openai, the provider's own call id: example tools never run again; every id answered once; no example id equals the live one", () => liveRun("openai", "call_Lk2p9QwOrder1042"));
   it("anthropic, the provider's own call id: likewise", () => liveRun("anthropic", "toolu_01FxLookupA1042aaaaaaa"));
-  it("anthropic, a live call id shaped like an example's (example_1_call_1): renamed on the wire, no collision", () => liveRun("anthropic", "example_1_call_1"));
+  it("anthropic, a live call id shaped like an example's (example_1_call_1): no example id equals it either", () => liveRun("anthropic", "example_1_call_1"));
 
   /**
-   * BUG (low severity: only when a provider or OpenAI-compatible server hands out an id of the examples' form):
-   * a live call id equal to an example's id is sent twice in one OpenAI request, so two different calls share
-   * one id and the results pair by position only. DESIGN: "Example call ids are made unique per example" and
-   * "every tool call gets a result message, in the provider's own pairing rules". Cause: example ids are made as
-   * `example_<n>_call_<k>` (src/optimize/demo-messages.ts:26) without looking at the live calls' ids, and OpenAI's
-   * wire rule keeps duplicate ids (OPENAI_IDS `unique: false`, src/providers/tool-ids.ts:114), while Anthropic's
-   * (`unique: true`) renames the later one. Fix: make example ids disjoint from the request's other ids (e.g.
-   * rename a colliding example id when the request is built, or treat example ids as unique on every wire).
+   * A live call id of the examples' bare shape (`example_1_call_1`, as a provider or a model that writes its own
+   * ids could give) is none of the examples' ids, on OpenAI too, whose wire rule sends a duplicate id as it is
+   * (OPENAI_IDS `unique: false`, src/providers/tool-ids.ts): example ids end with a mark made from the example's
+   * steps (`example_<n>_call_<k>_<mark>`, src/optimize/demo-messages.ts), a pure function of the state, so a
+   * reloaded state still sends the same bytes (below) and the examples, the first messages of every request,
+   * keep the request fingerprints of a turn's steps. DESIGN: "Example call ids are made unique per example";
+   * "every tool call gets a result message, in the provider's own pairing rules". (The ids were the bare
+   * `example_<n>_call_<k>`: the OpenAI request carried that id twice.)
    */
-  it.fails("openai, a live call id shaped like an example's (example_1_call_1): no example id equals it", () => liveRun("openai", "example_1_call_1"));
+  it("openai, a live call id shaped like an example's (example_1_call_1): no example id equals it", () => liveRun("openai", "example_1_call_1"));
+
+  it("example ids: example_<n>_call_<k> and a mark from the example's steps, the same for the same state, another for other steps", async () => {
+    const better = await optimized();
+    server.reply(toolReply("openai", "call_one", "D-4410"), textReply("openai"));
+    await better("What is the status of D-4410?", { lm: lmFor("openai") });
+    const ids = idsOf("openai", server.requests[0]!.body);
+    expect(ids).toEqual([
+      expect.stringMatching(/^example_1_call_1_[0-9a-z]{8}$/),
+      expect.stringMatching(/^example_1_call_2_[0-9a-z]{8}$/),
+      expect.stringMatching(/^example_2_call_1_[0-9a-z]{8}$/),
+      expect.stringMatching(/^example_2_call_2_[0-9a-z]{8}$/),
+    ]);
+    const marks = ids.map((id) => id.slice(-8));
+    expect(marks[1]).toBe(marks[0]); // one mark per example
+    expect(marks[2]).not.toBe(marks[0]); // another example (other steps): another mark
+    for (const id of ids) expect(id.length).toBeLessThanOrEqual(40); // sent as they are on OpenAI's wire
+  });
 });
 
 describe("nothing of an example reaches a conversation", () => {

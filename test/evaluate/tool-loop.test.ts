@@ -84,7 +84,7 @@ describe("evaluate, bootstrap, evaluate again", () => {
     const sent = lm.requests[0]!.messages;
     expect(sent.map((m) => m.role)).toEqual(["system", "user", "assistant", "user", "assistant", "user"]);
     expect(sent[2]!.content).toBe('<tool_call>\n{"name":"lookup_order","input":{"order_id":"A-1042"}}\n</tool_call>');
-    expect(sent[3]!.content).toMatch(/^<tool_result name="lookup_order" id="example_1_call_1">\n\{"item":"kettle"/);
+    expect(sent[3]!.content).toMatch(/^<tool_result name="lookup_order" id="example_1_call_1_[0-9a-z]{8}">\n\{"item":"kettle"/);
     expect(sent[4]!.content).toBe("<result>\nstuck at the carrier\n</result>");
   });
 });
