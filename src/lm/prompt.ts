@@ -110,6 +110,8 @@ function resultBlock(text: string): { body: string; closed: boolean } | undefine
 
 /** Why a reply cut off by its length limit inside its `<result>` block is not read (the model is told it, and so is the caller). */
 const CUT_OFF_ANSWER = "the reply was cut off at its token limit before </result>: keep the answer shorter, or raise maxTokens";
+/** Why a reply cut off by its length limit with no `<result>` block is not read as a plain answer. */
+const CUT_OFF_PLAIN = "the reply was cut off at its token limit before its answer ended: keep the answer shorter, or raise maxTokens";
 
 export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string };
 
@@ -121,11 +123,13 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * A block never closed is read to the reply's end (the model left the tag
  * out), unless `finishReason` says the reply was cut off by its length
  * limit: then what is there is only the answer's start (`12` of `12345`,
- * which may read as a valid value all the same) and the reply is unreadable.
+ * which may read as a valid value all the same) and the reply is unreadable;
+ * so is a reply cut off with no block at all (a plain answer cut short).
  */
 export function readOutput(text: string, output: z.ZodType, finishReason: FinishReason = "stop"): ReadResult {
   const block = resultBlock(text);
-  if (block?.closed === false && finishReason === "length") return { ok: false, detail: CUT_OFF_ANSWER };
+  // cut off before a block closed: what is there is the answer's start only (a plain answer's too)
+  if (finishReason === "length" && block?.closed !== true) return { ok: false, detail: block ? CUT_OFF_ANSWER : CUT_OFF_PLAIN };
   const body = block?.body ?? text.trim();
   if (isStringOutput(output)) {
     const checked = output.safeParse(body);

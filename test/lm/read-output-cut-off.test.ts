@@ -2,7 +2,8 @@
  * A `<result>` block never closed: read to the reply's end when the reply
  * ended normally (the model left the tag out), unreadable when the reply was
  * cut off by its length limit (what is there is only the answer's start,
- * which may read as a valid value all the same).
+ * which may read as a valid value all the same); so is a reply cut off with
+ * no block at all.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -26,6 +27,18 @@ describe("readOutput and a reply cut off by its length limit", () => {
       expect(readOutput("<result>\n12", z.number(), reason)).toEqual({ ok: true, value: 12 });
     }
     expect(readOutput("<result>\n12", z.number())).toEqual({ ok: true, value: 12 }); // (no reason given: ended normally)
+  });
+
+  it("a reply cut at its length limit with no block at all is unreadable too: a plain answer cut short", () => {
+    for (const [text, output] of [
+      ["It shipped on Mon", z.string()],
+      ["1234", z.number()],
+    ] as const)
+      expect(readOutput(text, output, "length"), text).toEqual({
+        ok: false,
+        detail: expect.stringMatching(/cut off at its token limit before its answer ended.*raise maxTokens/),
+      });
+    expect(readOutput("It shipped on Monday.", z.string(), "stop")).toEqual({ ok: true, value: "It shipped on Monday." });
   });
 
   it("a closed block is the answer even when the reply was cut after it", () => {
