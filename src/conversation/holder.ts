@@ -35,8 +35,11 @@ export function leaseHolder(): string {
  * Whether the process named by `holder` runs: true (provably alive: same
  * host and pid namespace, and its pid runs), false (provably gone), or
  * undefined (cannot tell: another host, another kind of holder). A holder of
- * this very process is gone once its turn stopped here (a store that failed
- * mid-turn left its lease standing), else its lease tells (undefined).
+ * this very process is alive while its turn runs here, whatever its lease
+ * says (a renewal held up by a blocked event loop or a slow disk does not
+ * let a reader in this process, a `serve()` beside the turn, take it for
+ * interrupted), and gone once its turn stopped here (a store that failed
+ * mid-turn left its lease standing).
  */
 export function holderAlive(holder: string | null): boolean | undefined {
   const processes = platform.processes;
@@ -45,7 +48,7 @@ export function holderAlive(holder: string | null): boolean | undefined {
   const [, pid, start, place, token] = m as unknown as [string, string, string, string, string];
   const { self } = processes;
   if (place !== self.place) return undefined;
-  if (Number(pid) === self.pid && start === self.start) return token.startsWith(NONCE) && runningHere.has(holder!) ? undefined : false;
+  if (Number(pid) === self.pid && start === self.start) return token.startsWith(NONCE) && runningHere.has(holder!);
   if (gone.has(m[0])) return false;
   if (processes.runs(Number(pid), start)) return true;
   if (gone.size >= 4096) gone.clear();

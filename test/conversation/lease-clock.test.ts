@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import { fakeClock, memoryStore, scripted } from "../../src/testing/index.js";
+import { anotherHost } from "../fixtures/another-host.js";
 
 const LEASE = { renewMs: 1_000, ttlMs: 3_000 };
 
@@ -54,7 +55,8 @@ describe("leases on a fake clock", () => {
     const store = memoryStore();
     const d = gatedDesk();
     const frozen = fakeClock(); // the holder's time does not move: it never renews (as if it hung)
-    const sent = d.desk.conversation("c", { store, clock: frozen, lm: d.lm(), lease: LEASE }).send("go");
+    // (another host's holder: this process tells its own alive while their turns run here, whatever their lease says)
+    const sent = d.desk.conversation("c", { store: anotherHost(store), clock: frozen, lm: d.lm(), lease: LEASE }).send("go");
     void sent.catch(() => undefined);
     await d.inside;
     const clock = fakeClock(); // everyone else's

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool, Waiting, type Store } from "../../src/index.js";
 import { heldTurns } from "./fixtures/held-turns.js";
+import { anotherHost } from "../fixtures/another-host.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 
 const paid: number[] = [];
@@ -87,7 +88,8 @@ describe("no language model here, an interrupted turn", () => {
     const store = memoryStore();
     // its model never answers, and its lease (30 ms) is renewed only every second: other readers find it interrupted
     const silent = { ...scripted([]), generate: () => new Promise<never>(() => {}) };
-    void desk.conversation("c", { store, lm: silent, lease: { renewMs: 1_000, ttlMs: 30 } }).send("pay 5");
+    // (another host's holder: this process tells its own alive while their turns run here)
+    void desk.conversation("c", { store: anotherHost(store), lm: silent, lease: { renewMs: 1_000, ttlMs: 30 } }).send("pay 5");
     await expect.poll(async () => (await desk.conversation("c", { store }).turns())[0]?.state).toBe("interrupted");
     const [bare] = await desk.conversation("c", { store }).turns();
     const length = (await store.read("c")).length;

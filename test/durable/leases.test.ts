@@ -10,6 +10,7 @@ import { LET_GO } from "../../src/conversation/host.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
 import { PAY_CALL, payDesk } from "./fixtures/pay-desk.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
+import { anotherHost } from "../fixtures/another-host.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -17,19 +18,6 @@ const SLOW: ProgSpec = {
   root: { kind: "ai", fn: { name: "desk", tools: [{ kind: "reads", name: "look" }, { kind: "changes", name: "pay" }], steps: [["look"], ["pay"]] } },
   approve: null, deny: [],
 };
-
-/** `inner`, with the holder of every lease written through it made another host's (its place changed): this process cannot tell it alive or gone. */
-function anotherHost(inner: Store): Store {
-  const elsewhere = (holder: string) => holder.replace(/^(p1:\d+:\d*:)([0-9a-f]{8})/, (_, head: string, place: string) => head + (place === "00000000" ? "11111111" : "00000000"));
-  return Object.assign(Object.create(inner) as Store, {
-    append: (id: string, records: readonly object[], opts?: { expect?: number; durable?: boolean }) =>
-      inner.append(
-        id,
-        records.map((r) => ((r as { kind?: string }).kind === "lease" ? { ...r, holder: elsewhere((r as { holder: string }).holder) } : r)),
-        opts,
-      ),
-  });
-}
 
 const stateOf = async (store: ReturnType<typeof memoryStore>, world: World) => (await build(SLOW, world).conversation("lease", { store }).turns())[0]?.state;
 
@@ -154,7 +142,8 @@ describe("leases", () => {
     const inner = memoryStore();
     const effects = memoryLog();
     // A's renewals are held up (a stalled disk): its lease runs out while it waits for the model
-    const stalled = faultyStore(inner, {
+    // (another host's: this process tells its own holder alive while its turn runs here, and no lease running out would let B in)
+    const stalled = faultyStore(anotherHost(inner), {
       delayMs: (c) => (c && c.records.some((r) => (r as { kind?: string }).kind === "lease") && !c.records.some((r) => (r as { kind?: string }).kind === "turn") ? 600 : 0),
     });
     const a = new World({ effects, latencyMs: 300 });
