@@ -1,7 +1,7 @@
 /**
  * Two runs of one turn at once in one process, both traced by the same
- * otel(): run A's lease renewals are held up (a stalled disk), so its lease
- * runs out while its model call is in flight; a second handle finds the turn
+ * otel(): run A (playing another host) has its lease renewals held up (a
+ * stalled disk), so its lease runs out while its model call is in flight; a second handle finds the turn
  * interrupted and resumes it as run B, which goes on to the end.
  */
 import { expect } from "vitest";
@@ -9,6 +9,7 @@ import { otel } from "../../adapters/otel/index.js";
 import { memoryStore, type LanguageModel } from "../../src/index.js";
 import { faultyStore } from "../../src/testing/index.js";
 import { build, memoryLog, World, worldLM, type ProgSpec } from "../durable/fixtures/world.js";
+import { anotherHost } from "../fixtures/another-host.js";
 import { tracing } from "./tracing.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -34,7 +35,8 @@ export async function twoRuns(options: { latencyMs: number; lmA?: (lm: LanguageM
   const plugins = [otel({ tracer: t.tracer })];
   const inner = memoryStore();
   const effects = memoryLog();
-  const stalled = faultyStore(inner, { delayMs: (c) => (c?.records.some((r) => isKind(r, "lease")) && !c.records.some((r) => isKind(r, "turn")) ? 600 : 0) });
+  // (A's holder named as another host's: this process tells its own holders alive while their turns run here)
+  const stalled = faultyStore(anotherHost(inner), { delayMs: (c) => (c?.records.some((r) => isKind(r, "lease")) && !c.records.some((r) => isKind(r, "turn")) ? 600 : 0) });
   const { lmA = (lm) => lm, lmB = (lm) => lm } = options;
   const lease = { renewMs: 50, ttlMs: 150 };
   const a = new World({ effects, latencyMs: options.latencyMs });
