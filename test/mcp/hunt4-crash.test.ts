@@ -111,28 +111,35 @@ describe.each(places)("a changing MCP call in a host that dies inside it ($name)
   }
 });
 
+/**
+ * Stops the host (SIGSTOP, same host) inside its transfer, well past its lease; from here its turn reads
+ * running and stalled (its holder's pid runs), a rerun is refused, and a person abandons it. The host's pid.
+ */
+async function stopThenAbandon(w: World, host: ReturnType<typeof startHost>, store: Store): Promise<number> {
+  await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
+  const pid = hostPid(host, false);
+  process.kill(pid, "SIGSTOP");
+  await until("the host is stopped", () => isStopped(pid));
+  await sleep(FS_LEASE.ttlMs * 3);
+  const here = await hereDesk(w);
+  try {
+    const [turn] = await here.desk.conversation("acct", { store, lm: deskModel(TRANSFER), lease: FS_LEASE }).turns();
+    expect([turn!.state, turn!.stalled]).toEqual(["running", true]);
+    await expect(turn!.resume({ rerun: [1] })).rejects.toMatchObject({ code: "turn-state" });
+    await turn!.abandon();
+  } finally {
+    await here.close();
+  }
+  return pid;
+}
+
 describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn taken, then woken (SIGCONT)", () => {
   it("file store, same host: the stalled turn is abandoned; the server's answer waits in the pipe; woken, the host writes nothing and sends no call", async () => {
     const w = await world();
     const store = fsStore(w.store);
     const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: FS_LEASE, dir: w.store });
     try {
-      await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
-      const pid = hostPid(host, false);
-      process.kill(pid, "SIGSTOP");
-      await until("the host is stopped", () => isStopped(pid));
-      await sleep(FS_LEASE.ttlMs * 3);
-      const here = await hereDesk(w);
-      try {
-        const chat = here.desk.conversation("acct", { store, lm: deskModel(TRANSFER), lease: FS_LEASE });
-        const [turn] = await chat.turns();
-        expect(turn!.state).toBe("running");
-        expect(turn!.stalled).toBe(true);
-        await expect(turn!.resume({ rerun: [1] })).rejects.toMatchObject({ code: "turn-state" });
-        await turn!.abandon();
-      } finally {
-        await here.close();
-      }
+      const pid = await stopThenAbandon(w, host, store);
       const records = (await store.read("acct")).length;
       writeFileSync(w.gate, "open");
       await until("the server answered the stopped host", () => callsIn(w.calls).some((c) => c.tool === "transfer" && c.phase === "end"));
@@ -154,19 +161,7 @@ describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn tak
     const store = fsStore(w.store);
     const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: FS_LEASE, dir: w.store });
     try {
-      await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
-      const pid = hostPid(host, false);
-      process.kill(pid, "SIGSTOP");
-      await until("the host is stopped", () => isStopped(pid));
-      await sleep(FS_LEASE.ttlMs * 3);
-      const here = await hereDesk(w);
-      try {
-        const [turn] = await here.desk.conversation("acct", { store, lm: deskModel(TRANSFER), lease: FS_LEASE }).turns();
-        expect(turn!.stalled).toBe(true);
-        await turn!.abandon();
-      } finally {
-        await here.close();
-      }
+      const pid = await stopThenAbandon(w, host, store);
       const records = (await store.read("acct")).length;
       process.kill(pid, "SIGCONT");
       const out = await host.line("error");

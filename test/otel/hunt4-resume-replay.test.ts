@@ -14,21 +14,9 @@ import { otel } from "../../adapters/otel/index.js";
 import { Waiting } from "../../src/index.js";
 import { bundled, removeBundles, runChild } from "../durable/fixtures/spawn.js";
 import { twoToolDesk, twoToolLM } from "./fixtures/hunt4-two-tools.js";
-import { everything, idOf, named, one, tracing } from "./tracing.js";
+import { everything, idOf, named, one, tracing, type ChildSpan } from "./tracing.js";
 
 afterAll(removeBundles);
-
-interface ChildSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parent: string | null;
-  links: { traceId: string; spanId: string }[];
-  attributes: Record<string, unknown>;
-  events: { name: string; attributes: Record<string, unknown> }[];
-  status: { code: number; message?: string };
-  ended: boolean;
-}
 
 /** The first run, here: the lookup runs, the refund waits for a person. */
 async function firstRun(content = false) {

@@ -13,19 +13,9 @@ import { memoryStore, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { bundled, removeBundles, runChild } from "../durable/fixtures/spawn.js";
 import { deskLM, traceDesk } from "./fixtures/desk.js";
-import { idOf, named, one, parentOf, tracing } from "./tracing.js";
+import { idOf, named, one, parentOf, tracing, type ChildSpan } from "./tracing.js";
 
 afterAll(removeBundles);
-
-interface ChildSpan {
-  name: string;
-  traceId: string;
-  spanId: string;
-  parent: string | null;
-  links: { traceId: string; spanId: string }[];
-  attributes: Record<string, unknown>;
-  events: string[];
-}
 
 describe("otel() across a wait", () => {
   it("a waiting turn approved in another process yields two traces, the second linked to the first", async () => {
