@@ -133,6 +133,21 @@ async function stopThenAbandon(w: World, host: ReturnType<typeof startHost>, sto
   return pid;
 }
 
+/**
+ * Wakes a stopped host whose turn was claimed here and rerun (SIGCONT): it stops (lease-lost or turn-claimed)
+ * having paid one request, writes no record, and the server saw two transfers begin (its run and the rerun).
+ */
+async function wakeClaimed(w: World, host: ReturnType<typeof startHost>, pid: number, store: Store): Promise<void> {
+  const records = (await store.read("acct")).length;
+  process.kill(pid, "SIGCONT");
+  const out = await host.line("error");
+  expect(out.error).toMatch(/^(lease-lost|turn-claimed)$/);
+  expect(out.requests).toBe(1);
+  await host.exited;
+  expect((await store.read("acct")).length, "records the woken host wrote").toBe(records);
+  expect(callsIn(w.calls).filter((c) => c.phase === "begin").map((c) => c.tool)).toEqual(["transfer", "transfer"]);
+}
+
 describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn taken, then woken (SIGCONT)", () => {
   it("file store, same host: the stalled turn is abandoned; the server's answer waits in the pipe; woken, the host writes nothing and sends no call", async () => {
     const w = await world();
@@ -200,14 +215,7 @@ describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn tak
         await here.close();
       }
       expect(began(w.calls, "transfer")).toBe(2); // the first run, and the person's rerun
-      const records = (await store.read("acct")).length;
-      process.kill(pid, "SIGCONT");
-      const out = await host.line("error");
-      expect(out.error).toMatch(/^(lease-lost|turn-claimed)$/);
-      expect(out.requests).toBe(1);
-      await host.exited;
-      expect((await store.read("acct")).length, "records the woken host wrote").toBe(records);
-      expect(callsIn(w.calls).filter((c) => c.phase === "begin").map((c) => c.tool)).toEqual(["transfer", "transfer"]);
+      await wakeClaimed(w, host, pid, store);
     } finally {
       host.kill();
       endServers(w.calls);
@@ -241,14 +249,7 @@ describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn tak
         await here.close();
       }
       await until("the stopped host's server answered", () => callsIn(w.calls).filter((c) => c.phase === "end").length === 2);
-      const records = (await store.read("acct")).length;
-      process.kill(pid, "SIGCONT");
-      const out = await host.line("error");
-      expect(out.error).toMatch(/^(lease-lost|turn-claimed)$/);
-      expect(out.requests).toBe(1);
-      await host.exited;
-      expect((await store.read("acct")).length, "records the woken host wrote").toBe(records);
-      expect(callsIn(w.calls).filter((c) => c.phase === "begin").map((c) => c.tool)).toEqual(["transfer", "transfer"]);
+      await wakeClaimed(w, host, pid, store);
     } finally {
       host.kill();
       endServers(w.calls);
