@@ -29,7 +29,12 @@ interface Place {
   name: string;
   skip: boolean;
   /** The host's store config, and a store in this process on the same conversations. */
-  open(w: World): { config: { dir: string } | { pg: { url: string; schema: string; app: string } }; store: Store & { close?: () => Promise<void> }; lease: typeof FS_LEASE; drop(): Promise<void> };
+  open(w: World): {
+    config: { dir: string } | { pg: { url: string; schema: string; app: string } };
+    store: Store & { close?: () => Promise<void> };
+    lease: typeof FS_LEASE;
+    drop(): Promise<void>;
+  };
 }
 
 const places: Place[] = [
@@ -58,58 +63,83 @@ const places: Place[] = [
 ];
 
 const toolRecords = async (store: Store) =>
-  ((await store.read("acct")) as unknown as { kind: string; state?: string; name?: string }[]).filter((r) => r.kind === "tool").map((r) => `${r.name}:${r.state}`);
+  ((await store.read("acct")) as unknown as { kind: string; state?: string; name?: string }[])
+    .filter((r) => r.kind === "tool")
+    .map((r) => `${r.name}:${r.state}`);
 
 describe.each(places)("a changing MCP call in a host that dies inside it ($name)", (place) => {
   for (const answer of ["results", "rerun"] as const) {
-    it.skipIf(place.skip)(`SIGKILLed while the server runs it: resumed elsewhere it reads interrupted, is never sent again on its own; ${answer} settles it`, async () => {
-      const w = await world();
-      const { config, store, lease, drop } = place.open(w);
-      const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease, ...config });
-      try {
-        await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
-        host.proc.kill("SIGKILL");
-        endServers(w.calls); // its server, left behind, still waits at the gate (it never answered) and holds the host's stderr open
-        expect(await host.exited).toBe("SIGKILL");
-        writeFileSync(w.gate, "open");
-
-        const here = await hereDesk(w);
+    it.skipIf(place.skip)(
+      `SIGKILLed while the server runs it: resumed elsewhere it reads interrupted, is never sent again on its own; ${answer} settles it`,
+      async () => {
+        const w = await world();
+        const { config, store, lease, drop } = place.open(w);
+        const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease, ...config });
         try {
-          const lm = deskModel(TRANSFER);
-          const chat = here.desk.conversation("acct", { store, lm, lease });
-          let turn = (await chat.turns()).at(-1)!;
-          await until("the turn reads interrupted", async () => (await turn.refresh(), turn.state === "interrupted"));
-          expect(turn.unfinished.map((t) => [t.invocation, t.name, t.input])).toEqual([[1, "transfer", TRANSFER.input]]);
-          expect(await toolRecords(store)).toEqual(["transfer:started"]);
-          const refused = await turn.resume().catch((e: unknown) => e);
-          expect(isFunctaiError(refused, "turn-unfinished")).toBe(true);
-          expect(began(w.calls, "transfer")).toBe(1);
+          await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
+          host.proc.kill("SIGKILL");
+          endServers(w.calls); // its server, left behind, still waits at the gate (it never answered) and holds the host's stderr open
+          expect(await host.exited).toBe("SIGKILL");
+          writeFileSync(w.gate, "open");
 
-          turn = (await chat.turns()).at(-1)!;
-          const reply = answer === "results" ? await turn.resume({ results: { 1: "moved 5 from A-1" } }) : await turn.resume({ rerun: [1] });
-          expect(reply).toBe("ok: moved 5 from A-1");
-          expect(began(w.calls, "transfer")).toBe(answer === "results" ? 1 : 2);
-          expect(lm.requests).toHaveLength(1); // the reply that called the transfer came from the journal
-          // a person's result is the call's end (given); a rerun starts it again and ends it (done)
-          expect(await toolRecords(store)).toEqual(answer === "results" ? ["transfer:started", "transfer:given"] : ["transfer:started", "transfer:rerun", "transfer:started", "transfer:done"]);
-          if (answer === "rerun") {
-            // what the server was sent with each run: the adapter forwards no idempotency key (no _meta), the same for both runs
-            const metas = callsIn(w.calls).filter((c) => c.phase === "begin").map((c) => c.meta);
-            expect(metas[0]).toEqual(metas[1]);
+          const here = await hereDesk(w);
+          try {
+            const lm = deskModel(TRANSFER);
+            const chat = here.desk.conversation("acct", { store, lm, lease });
+            let turn = (await chat.turns()).at(-1)!;
+            await until("the turn reads interrupted", async () => (await turn.refresh(), turn.state === "interrupted"));
+            expect(turn.unfinished.map((t) => [t.invocation, t.name, t.input])).toEqual([[1, "transfer", TRANSFER.input]]);
+            expect(await toolRecords(store)).toEqual(["transfer:started"]);
+            const refused = await turn.resume().catch((e: unknown) => e);
+            expect(isFunctaiError(refused, "turn-unfinished")).toBe(true);
+            expect(began(w.calls, "transfer")).toBe(1);
+
+            turn = (await chat.turns()).at(-1)!;
+            const reply = answer === "results" ? await turn.resume({ results: { 1: "moved 5 from A-1" } }) : await turn.resume({ rerun: [1] });
+            expect(reply).toBe("ok: moved 5 from A-1");
+            expect(began(w.calls, "transfer")).toBe(answer === "results" ? 1 : 2);
+            expect(lm.requests).toHaveLength(1); // the reply that called the transfer came from the journal
+            // a person's result is the call's end (given); a rerun starts it again and ends it (done)
+            expect(await toolRecords(store)).toEqual(
+              answer === "results"
+                ? ["transfer:started", "transfer:given"]
+                : ["transfer:started", "transfer:rerun", "transfer:started", "transfer:done"],
+            );
+            if (answer === "rerun") {
+              // what the server was sent with each run: the adapter forwards no idempotency key (no _meta), the same for both runs
+              const metas = callsIn(w.calls)
+                .filter((c) => c.phase === "begin")
+                .map((c) => c.meta);
+              expect(metas[0]).toEqual(metas[1]);
+            }
+            await turn.refresh();
+            expect(turn.state).toBe("done");
+          } finally {
+            await here.close();
           }
-          await turn.refresh();
-          expect(turn.state).toBe("done");
         } finally {
-          await here.close();
+          host.kill();
+          endServers(w.calls);
+          await drop();
         }
-      } finally {
-        host.kill();
-        endServers(w.calls);
-        await drop();
-      }
-    }, 60_000);
+      },
+      60_000,
+    );
   }
 });
+
+/** A world whose host (in a pid namespace of its own when `foreign`) sends the transfer on a file store; `body` runs with them, the host killed and the servers ended after. */
+async function withFsHost(foreign: boolean, body: (w: World, store: Store, host: ReturnType<typeof startHost>) => Promise<void>): Promise<void> {
+  const w = await world();
+  const store = fsStore(w.store);
+  const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: FS_LEASE, dir: w.store }, foreign);
+  try {
+    await body(w, store, host);
+  } finally {
+    host.kill();
+    endServers(w.calls);
+  }
+}
 
 /**
  * Stops the host (SIGSTOP, same host) inside its transfer, well past its lease; from here its turn reads
@@ -134,48 +164,43 @@ async function stopThenAbandon(w: World, host: ReturnType<typeof startHost>, sto
 }
 
 /**
- * Wakes a stopped host whose turn was claimed here and rerun (SIGCONT): it stops (lease-lost or turn-claimed)
- * having paid one request, writes no record, and the server saw two transfers begin (its run and the rerun).
+ * Wakes a stopped host whose turn another took (SIGCONT): it stops with `error`, having paid one request,
+ * writes no record, and the server saw the transfers `begun` begin (its run, and a rerun here if any).
  */
-async function wakeClaimed(w: World, host: ReturnType<typeof startHost>, pid: number, store: Store): Promise<void> {
+async function wakeWritesNothing(
+  w: World,
+  host: ReturnType<typeof startHost>,
+  pid: number,
+  store: Store,
+  error: RegExp,
+  begun: string[],
+): Promise<void> {
   const records = (await store.read("acct")).length;
   process.kill(pid, "SIGCONT");
   const out = await host.line("error");
-  expect(out.error).toMatch(/^(lease-lost|turn-claimed)$/);
+  expect(out.error).toMatch(error);
   expect(out.requests).toBe(1);
   await host.exited;
   expect((await store.read("acct")).length, "records the woken host wrote").toBe(records);
-  expect(callsIn(w.calls).filter((c) => c.phase === "begin").map((c) => c.tool)).toEqual(["transfer", "transfer"]);
+  expect(
+    callsIn(w.calls)
+      .filter((c) => c.phase === "begin")
+      .map((c) => c.tool),
+  ).toEqual(begun);
 }
 
 describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn taken, then woken (SIGCONT)", () => {
   it("file store, same host: the stalled turn is abandoned; the server's answer waits in the pipe; woken, the host writes nothing and sends no call", async () => {
-    const w = await world();
-    const store = fsStore(w.store);
-    const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: FS_LEASE, dir: w.store });
-    try {
+    await withFsHost(false, async (w, store, host) => {
       const pid = await stopThenAbandon(w, host, store);
-      const records = (await store.read("acct")).length;
       writeFileSync(w.gate, "open");
       await until("the server answered the stopped host", () => callsIn(w.calls).some((c) => c.tool === "transfer" && c.phase === "end"));
-      process.kill(pid, "SIGCONT");
-      const out = await host.line("error");
-      expect(out.error).toMatch(/^(lease-lost|turn-state)$/);
-      expect(out.requests).toBe(1);
-      await host.exited;
-      expect((await store.read("acct")).length, "records the woken host wrote").toBe(records);
-      expect(callsIn(w.calls).filter((c) => c.phase === "begin").map((c) => c.tool)).toEqual(["transfer"]);
-    } finally {
-      host.kill();
-      endServers(w.calls);
-    }
+      await wakeWritesNothing(w, host, pid, store, /^(lease-lost|turn-state)$/, ["transfer"]);
+    });
   }, 60_000);
 
   it("file store, same host: the stalled turn is abandoned; woken while the server still runs the call, the host cancels the MCP request (notifications/cancelled) and writes nothing", async () => {
-    const w = await world();
-    const store = fsStore(w.store);
-    const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: FS_LEASE, dir: w.store });
-    try {
+    await withFsHost(false, async (w, store, host) => {
       const pid = await stopThenAbandon(w, host, store);
       const records = (await store.read("acct")).length;
       process.kill(pid, "SIGCONT");
@@ -185,17 +210,11 @@ describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn tak
       await host.exited;
       expect((await store.read("acct")).length, "records the woken host wrote").toBe(records);
       expect(callsIn(w.calls).map((c) => `${c.tool}:${c.phase}`)).toEqual(["transfer:begin", "transfer:cancelled"]);
-    } finally {
-      host.kill();
-      endServers(w.calls);
-    }
+    });
   }, 60_000);
 
   it("file store, a host in another pid namespace: its lease runs out, the turn is claimed here with a rerun (sent once); woken, the host writes nothing and sends no call", async () => {
-    const w = await world();
-    const store = fsStore(w.store);
-    const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: FS_LEASE, dir: w.store }, true);
-    try {
+    await withFsHost(true, async (w, store, host) => {
       await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
       const pid = hostPid(host, true);
       process.kill(pid, "SIGSTOP");
@@ -206,7 +225,10 @@ describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn tak
         const lm = deskModel(TRANSFER);
         const chat = here.desk.conversation("acct", { store, lm, lease: FS_LEASE });
         let turn = (await chat.turns())[0]!;
-        await until("the turn reads interrupted (its lease ran out, its holder cannot be looked up)", async () => (await turn.refresh(), turn.state === "interrupted"));
+        await until(
+          "the turn reads interrupted (its lease ran out, its holder cannot be looked up)",
+          async () => (await turn.refresh(), turn.state === "interrupted"),
+        );
         expect(turn.unfinished.map((t) => t.name)).toEqual(["transfer"]);
         turn = (await chat.turns())[0]!;
         expect(await turn.resume({ rerun: [1] })).toBe("ok: moved 5 from A-1");
@@ -215,46 +237,47 @@ describe("a changing MCP call in a host paused inside it (SIGSTOP), its turn tak
         await here.close();
       }
       expect(began(w.calls, "transfer")).toBe(2); // the first run, and the person's rerun
-      await wakeClaimed(w, host, pid, store);
-    } finally {
-      host.kill();
-      endServers(w.calls);
-    }
+      await wakeWritesNothing(w, host, pid, store, /^(lease-lost|turn-claimed)$/, ["transfer", "transfer"]);
+    });
   }, 60_000);
 
-  it.skipIf(NO_SERVER !== null)("PostgreSQL: its lock session is ended, the turn is claimed with a rerun (sent once); woken, the host writes nothing and sends no call", async () => {
-    const w = await world();
-    const schema = freshSchema();
-    const app = `hunt4-${schema}`;
-    const store = postgresStore({ connectionString: SERVER_URL! }, { schema });
-    const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: PG_LEASE, pg: { url: SERVER_URL!, schema, app } });
-    try {
-      await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
-      const pid = hostPid(host, false);
-      process.kill(pid, "SIGSTOP");
-      await until("the host is stopped", () => isStopped(pid));
-      const here = await hereDesk(w);
+  it.skipIf(NO_SERVER !== null)(
+    "PostgreSQL: its lock session is ended, the turn is claimed with a rerun (sent once); woken, the host writes nothing and sends no call",
+    async () => {
+      const w = await world();
+      const schema = freshSchema();
+      const app = `hunt4-${schema}`;
+      const store = postgresStore({ connectionString: SERVER_URL! }, { schema });
+      const host = startHost(w, { action: "send", conversation: "acct", first: TRANSFER, lease: PG_LEASE, pg: { url: SERVER_URL!, schema, app } });
       try {
-        const lm = deskModel(TRANSFER);
-        const chat = here.desk.conversation("acct", { store, lm, lease: PG_LEASE });
-        let turn = (await chat.turns())[0]!;
-        expect(turn.state).toBe("running"); // it holds its lock, paused
-        expect((await cutLockSession(app)).filter((r) => r.ok)).toHaveLength(1);
-        await until("the turn reads interrupted", async () => (await turn.refresh(), turn.state === "interrupted"));
-        writeFileSync(w.gate, "open");
-        turn = (await chat.turns())[0]!;
-        expect(await turn.resume({ rerun: [1] })).toBe("ok: moved 5 from A-1");
-        expect(lm.requests).toHaveLength(1);
+        await until("the server runs the transfer", () => began(w.calls, "transfer") === 1);
+        const pid = hostPid(host, false);
+        process.kill(pid, "SIGSTOP");
+        await until("the host is stopped", () => isStopped(pid));
+        const here = await hereDesk(w);
+        try {
+          const lm = deskModel(TRANSFER);
+          const chat = here.desk.conversation("acct", { store, lm, lease: PG_LEASE });
+          let turn = (await chat.turns())[0]!;
+          expect(turn.state).toBe("running"); // it holds its lock, paused
+          expect((await cutLockSession(app)).filter((r) => r.ok)).toHaveLength(1);
+          await until("the turn reads interrupted", async () => (await turn.refresh(), turn.state === "interrupted"));
+          writeFileSync(w.gate, "open");
+          turn = (await chat.turns())[0]!;
+          expect(await turn.resume({ rerun: [1] })).toBe("ok: moved 5 from A-1");
+          expect(lm.requests).toHaveLength(1);
+        } finally {
+          await here.close();
+        }
+        await until("the stopped host's server answered", () => callsIn(w.calls).filter((c) => c.phase === "end").length === 2);
+        await wakeWritesNothing(w, host, pid, store, /^(lease-lost|turn-claimed)$/, ["transfer", "transfer"]);
       } finally {
-        await here.close();
+        host.kill();
+        endServers(w.calls);
+        await store.close();
+        await dropSchema(schema);
       }
-      await until("the stopped host's server answered", () => callsIn(w.calls).filter((c) => c.phase === "end").length === 2);
-      await wakeClaimed(w, host, pid, store);
-    } finally {
-      host.kill();
-      endServers(w.calls);
-      await store.close();
-      await dropSchema(schema);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });
