@@ -185,7 +185,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
       continue;
     }
     push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
-    const results = runToolCalls(frame, response.toolCalls, fn.toolMap);
+    const results = runToolCalls(frame, response.toolCalls, fn.toolMap, recorded === undefined);
     for (const result of results instanceof Promise ? await results : results) push(result);
   }
   throw new StepLimit(fn.name, maxSteps);

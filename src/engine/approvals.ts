@@ -15,6 +15,8 @@ export interface CallSubject {
   path: string;
   invocation: number;
   id: string;
+  /** The model's reply that made this call was paid in this run (its request was sent anew), not replayed from the records. */
+  anew: boolean;
 }
 
 /** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
@@ -57,30 +59,37 @@ const makeApproval = (frame: Frame, call: CallSubject, plugin?: string, question
 };
 
 /**
- * Refuses (`tool-failed`) to run on a person's recorded yes when the input the
- * call has now, read again from the model's call by the tool's schema, is
- * not the one that person was shown: a default or transform that gives a new
- * value each time (`z.string().default(() => randomUUID())`) would run
- * something nobody approved.
+ * A person's recorded answer to this call, when it was given to this call.
+ * It is found by place (site, invocation, plugin) and tool; the input a
+ * person was shown must be the one the call has now. When it is not:
+ * - the reply was paid anew in this run (a deploy or another model changed
+ *   the request): the model made another call here, which nobody answered:
+ *   none (it is asked about again);
+ * - the reply was replayed (the very call that was shown), so the tool's
+ *   input schema reads it otherwise now (a default or transform that gives a
+ *   new value each time, or a schema changed since): a yes is refused
+ *   (`tool-failed`), never run on something nobody approved; a no stands.
  */
-function checkApprovedInput(frame: Frame, call: { path: string; invocation: number }, plugin: string | null | undefined, input: unknown): void {
-  const shown = frame.runtime.journal.shownInput(frame.site, call.invocation, plugin);
-  if (shown === undefined) return;
+function recordedAnswer(frame: Frame, call: CallSubject, plugin: string | null | undefined, input: unknown): RecordedAnswer | undefined {
+  const { journal } = frame.runtime;
+  const recorded = journal.answer(frame.site, call.invocation, plugin, call.path);
+  if (recorded === undefined) return undefined;
+  const shown = journal.shownInput(frame.site, call.invocation, plugin);
+  if (shown === undefined) return recorded;
   const now = JSON.stringify(input ?? null);
-  const then = JSON.stringify(shown.input ?? null);
-  if (now !== then)
+  if (now === JSON.stringify(shown.input ?? null)) return recorded;
+  if (call.anew) return undefined;
+  if (recorded.verdict === "yes")
     throw new FunctaiError(
       "tool-failed",
-      `${call.path}: a person approved it with the input ${describeValue(shown.input, 120)}, and the call here now has the input ${describeValue(input, 120)}; it did not run. Either the model's call changed (its request was sent anew: the program or its model changed since the turn began) or the tool's input schema gives a new value each time (a default or transform); make the schema give the same value each time.`,
+      `${call.path}: a person approved it with the input ${describeValue(shown.input, 120)}, and the same call of the model reads as ${describeValue(input, 120)} now; it did not run. The tool's input schema gives a new value each time (a default or transform) or was changed since the turn began; make it give the same value each time.`,
     );
+  return recorded;
 }
 
-async function answerFor(frame: Frame, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
-  const recorded = frame.runtime.journal.answer(frame.site, approval.invocation, approval.plugin, approval.path);
-  if (recorded) {
-    if (recorded.verdict === "yes") checkApprovedInput(frame, approval, approval.plugin, approval.input);
-    return recorded;
-  }
+async function answerFor(frame: Frame, call: CallSubject, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
+  const recorded = recordedAnswer(frame, call, approval.plugin, approval.input);
+  if (recorded) return recorded;
   if (typeof approve !== "function") return null;
   let answer: unknown;
   try {
@@ -154,19 +163,18 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
     if ("input" in decision) input = decision.input;
     else if ("ask" in decision) {
       const approval = makeApproval(frame, { ...call, input }, plugin.name, decision.ask);
-      const answer = await answerFor(frame, approval, approve);
+      const answer = await answerFor(frame, call, approval, approve);
       if (!answer) return { kind: "pending", approval };
       if (answer.verdict === "no") return { kind: "refused", text: refusalText(answer.reason) };
       approved = { by: answer.by };
     }
   }
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
-  const recorded = frame.runtime.journal.answer(frame.site, call.invocation, null, call.path);
-  if (recorded?.verdict === "yes") checkApprovedInput(frame, call, null, input);
+  const recorded = recordedAnswer(frame, call, null, input);
   if (recorded) return recorded.verdict === "yes" ? { kind: "run", input, approved: { by: recorded.by } } : { kind: "refused", text: refusalText(recorded.reason) };
   if (!asksApproval(approve ?? null, call)) return approved ? { kind: "run", input, approved } : { kind: "run", input };
   const approval = makeApproval(frame, { ...call, input });
-  const answer = await answerFor(frame, approval, approve);
+  const answer = await answerFor(frame, call, approval, approve);
   if (!answer) return { kind: "pending", approval };
   return answer.verdict === "yes" ? { kind: "run", input, approved: { by: answer.by } } : { kind: "refused", text: refusalText(answer.reason) };
 }

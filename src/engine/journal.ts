@@ -132,7 +132,13 @@ export class Journal {
       case "waiting": {
         const { approvals } = record as WaitingRecord;
         if (Array.isArray(approvals))
-          for (const a of approvals) if (Object.hasOwn(a, "input")) this.#shown.set(approvalKey(a.site, a.invocation, a.plugin), a.input);
+          for (const a of approvals) {
+            const key = approvalKey(a.site, a.invocation, a.plugin);
+            // asked (again): only an answer after this showing answers it (a call made anew at an answered place is asked about again)
+            this.#answers.delete(key);
+            if (Object.hasOwn(a, "input")) this.#shown.set(key, a.input);
+            else this.#shown.delete(key);
+          }
         break;
       }
       case "plugin": {

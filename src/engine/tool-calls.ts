@@ -48,7 +48,7 @@ const toolBody = (site: string, p: Prepared, state: "started" | "done" | "rerun"
 });
 
 /** Numbers, checks and decides one call; a promise only when its decision is one (a plugin, a person). */
-function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLike>): Prepared | Promise<Prepared> {
+function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLike>, anew: boolean): Prepared | Promise<Prepared> {
   const invocation = ++frame.invocations;
   const tool = tools.get(call.name);
   const p: Prepared = { call, invocation, path: `${frame.path}/${call.name}`, tool };
@@ -92,7 +92,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
       { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects },
       `tool_call:${frame.site}:${invocation}`,
     );
-  const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id });
+  const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id, anew });
   return decision instanceof Promise ? decision.then((d) => decided(p, tool, parsed.data, d)) : decided(p, tool, parsed.data, decision);
 }
 
@@ -312,14 +312,15 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
 /**
  * Runs one reply's tool calls. Every call the model made gets a result
  * message, in the order it made them, whatever happened to it. Approvals of
- * the whole step are settled before any of its tools runs.
+ * the whole step are settled before any of its tools runs. `anew`: the reply
+ * was paid in this run (its request was sent), not replayed from the records.
  */
-export function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>): Message[] | Promise<Message[]> {
+export function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>, anew: boolean): Message[] | Promise<Message[]> {
   const prepared: Prepared[] = [];
   for (const call of calls) {
-    const p = prepare(frame, call, tools);
+    const p = prepare(frame, call, tools, anew);
     // a decision to wait for: the rest is prepared once it is made, one call at a time as here
-    if (p instanceof Promise) return prepareRest(frame, calls, tools, prepared, p);
+    if (p instanceof Promise) return prepareRest(frame, calls, tools, anew, prepared, p);
     prepared.push(p);
   }
   // a step whose calls were settled by an earlier run (a replay) is answered without a promise
@@ -330,12 +331,13 @@ async function prepareRest(
   frame: Frame,
   calls: readonly ToolCall[],
   tools: ReadonlyMap<string, ToolLike>,
+  anew: boolean,
   prepared: Prepared[],
   next: Promise<Prepared>,
 ): Promise<Message[]> {
   prepared.push(await next);
   for (let i = prepared.length; i < calls.length; i++) {
-    const p = prepare(frame, calls[i]!, tools);
+    const p = prepare(frame, calls[i]!, tools, anew);
     prepared.push(p instanceof Promise ? await p : p);
   }
   return runPrepared(frame, prepared);

@@ -113,15 +113,19 @@ describe("a deploy that changes the request, and the model's new reply calls som
     expect(out).toMatchObject({ waiting: [{ name: "cancel_order", input: { order: "A-1" }, invocation: 1 }] });
   });
 
-  // VIOLATION (a lesser one: nothing runs): a required field added by the deploy makes the model's new call
-  // refund({ order: "A-1", reason: "late" }). The yes for refund({ order: "A-1" }) is refused, as it must be, but
-  // the turn FAILS (tool-failed) with a message that blames "a default or transform that gives a new value each
-  // time", which the schema has not; the person's answer is spent and the refund can no longer be approved. A
-  // call that differs from the one approved should be asked about again (Waiting), like any new call.
-  it.fails("a new call with another input than the approved one asks again, and does not fail the turn blaming a default", async () => {
+  // FIXED (it was a violation, a lesser one: nothing ran): a required field added by the deploy makes the model's new
+  // call refund({ order: "A-1", reason: "late" }). The yes for refund({ order: "A-1" }) was refused, as it must be, but
+  // the turn FAILED (tool-failed), blaming "a default or transform that gives a new value each time", which the
+  // schema has not; the person's answer was spent and the refund could no longer be approved. A call the model made
+  // anew with another input is now asked about again (engine/approvals.ts, recordedAnswer), like any new call; the
+  // tool-failed refusal stays for a replayed call that the schema reads otherwise (engine/approved-input.test.ts).
+  it("a new call with another input than the approved one asks again, and does not fail the turn blaming a default", async () => {
     const w = await waitingForRefund();
     const out = await w.act("v2-required", "approve", { replies: [call("refund", { order: "A-1", reason: "late" }), "Refunded A-1."] });
     expect(w.ran()).toEqual([]);
-    expect(out).toMatchObject({ waiting: [{ name: "refund", input: { order: "A-1", reason: "late" }, invocation: 1 }] });
+    expect(out).toMatchObject({ waiting: [{ name: "refund", input: { order: "A-1", reason: "late" }, invocation: 1 }], requests: 1 });
+    // asked again, answered again: the reply paid for it is replayed, the call shown runs once
+    expect(await w.act("v2-required", "approve", { replies: ["Refunded A-1."] })).toEqual({ ok: "Refunded A-1.", requests: 1 });
+    expect(w.ran()).toEqual(["refund:A-1"]);
   });
 });

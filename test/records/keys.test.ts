@@ -36,6 +36,23 @@ describe("identity keys: one rule for the journal and the reader", () => {
     expect(journal.answer("desk#1", 1, null, "desk/b")).toBeUndefined();
   });
 
+  it("the reader and the journal agree that an answer given before a place was asked again does not answer it", () => {
+    const asked = (seq: number, input: unknown) => ({
+      ...base, seq, kind: "waiting", turn: "t1", approvals: [{ site: "desk#1", invocation: 1, path: "desk/a", name: "a", input }],
+    });
+    const yes = (seq: number) => ({ ...base, seq, kind: "approval", turn: "t1", site: "desk#1", invocation: 1, path: "desk/a", verdict: "yes", by: "maria", reason: null });
+    const turn = { ...base, seq: 1, kind: "turn", turn: "t1", parent: null, program: "p", inputs: {} };
+    // asked about { n: 1 }, answered; then (its request sent anew) the model's call there is { n: 2 }: asked again
+    const again = [turn, asked(2, { n: 1 }), yes(3), asked(4, { n: 2 })];
+    expect(readConversation(again, { now: 0 }).turns.get("t1")!.waiting.map((w) => w.input)).toEqual([{ n: 2 }]);
+    const journal = new Journal({ turn: "t1", attempt: 1, records: again });
+    expect(journal.answer("desk#1", 1, null, "desk/a")).toBeUndefined();
+    expect(journal.shownInput("desk#1", 1, null)).toEqual({ input: { n: 2 } });
+    // answered after it was asked again: that answer stands, for the input shown then
+    const answered = new Journal({ turn: "t1", attempt: 1, records: [...again, yes(5)] });
+    expect(answered.answer("desk#1", 1, null, "desk/a")?.by).toBe("maria");
+  });
+
   it("an unfinished tool is shown with its path (its name when none) and its input (null when none)", () => {
     const tool = { ...base, seq: 4, kind: "tool" as const, turn: "t1", site: "desk#1", invocation: 2, name: "refund", state: "started" as const };
     expect(unfinishedOf({ unfinished: [tool] })).toEqual([{ invocation: 2, name: "refund", input: null, path: "refund", site: "desk#1" }]);
