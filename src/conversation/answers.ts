@@ -69,7 +69,7 @@ export async function recordAnswer(
   answer: Answer,
   claim?: Lease,
   /** Asked when the answer leaves nothing waiting (the turn goes on in this process): what it throws refuses the answer, nothing written. */
-  goesOn?: () => void,
+  goesOn?: (info: TurnInfo) => void,
 ): Promise<Answered & { chosen: Approval[] }> {
   const { verdict, by, reason, id } = answer;
   let attempt = 0;
@@ -87,7 +87,7 @@ export async function recordAnswer(
       if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
       throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
     }
-    if (goesOn && chosen.length === waiting.length) goesOn();
+    if (goesOn && chosen.length === waiting.length) goesOn(info);
     const now = log.clock.now();
     const append: object[] = chosen.map((a) =>
       makeRecord("approval", { turn, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now));

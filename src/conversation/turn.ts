@@ -6,6 +6,7 @@ import type { TurnState } from "../records/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
 import { checkModel } from "../engine/ai-call.js";
+import { keptInputs } from "../functions/definition.js";
 import { continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
@@ -122,6 +123,16 @@ export class Turn<O = unknown> {
     return this.#answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id });
   }
 
+  /**
+   * Refuses, before anything is written, a turn this process cannot go on
+   * with: no model to run it, or kept inputs its program's schema no longer
+   * reads (the continued turn's host checks them again, see continueTurn).
+   */
+  #runnable(info: TurnInfo): void {
+    checkModel(this.#ctx.def, this.#ctx.settings());
+    keptInputs(this.#ctx.def, info.inputs);
+  }
+
   async #answer(answer: Answer): Promise<O> {
     // an answer to all of them: recorded by the run itself, in the append that claims the turn (one write, not two).
     // Not where a lock proves a holder alive (a tab's Web Lock, a database session's): that lock is taken before a
@@ -129,7 +140,7 @@ export class Turn<O = unknown> {
     // its own check (approval-answered); there the answer is written first, as its own append
     if (answer.id === undefined && !this.#ctx.log.store.liveness) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
     // (an answer that leaves nothing waiting goes on here: refused with nothing written where it could not run)
-    const goesOn = (): void => checkModel(this.#ctx.def, this.#ctx.settings());
+    const goesOn = (info: TurnInfo): void => this.#runnable(info);
     const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer, undefined, goesOn));
     this.#update(state, info);
     if (chosen.length < info.waiting.length) throw await this.#waiting();
@@ -142,7 +153,10 @@ export class Turn<O = unknown> {
    * is given its result (`results`) or a rerun (`rerun`), by invocation.
    */
   async resume(options: ResumeOptions = {}): Promise<O> {
-    const { state, info, length } = await this.#results(optionsOf("resume", options));
+    options = optionsOf("resume", options);
+    // refused before a person's results are written: what this process cannot go on with is left as it is
+    keptInputs(this.#ctx.def, this.#info.inputs);
+    const { state, info, length } = await this.#results(options);
     return this.#goOn(state, info, "interrupted", length);
   }
 

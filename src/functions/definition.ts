@@ -54,19 +54,37 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
  * had them: parsed again by the input schema when that gives the same JSON
  * (a coerced or transformed Date is a Date again, for a program's body that
  * runs again on resume). Otherwise as kept: parsing again could change them
- * (a transform that is not idempotent) or fail (a type JSON does not keep).
+ * (a transform that is not idempotent).
+ *
+ * A program's body is user code that reads its inputs as its schema says:
+ * kept inputs its schema no longer reads (a deploy added a required input,
+ * or changed one's type) are refused (`input-invalid`, naming them), never
+ * handed to the body as they are. Its inputs were checked to read back from
+ * JSON when the turn was sent, so only a changed schema refuses them. An AI
+ * function only lays its inputs out as JSON: any will do.
  */
-export function keptInputs(def: Pick<Definition, "inputSchema">, kept: Record<string, unknown>): Record<string, unknown> {
+export function keptInputs(def: Pick<Definition, "inputSchema" | "kind" | "name">, kept: Record<string, unknown>): Record<string, unknown> {
   let parsed: ReturnType<Definition["inputSchema"]["safeParse"]>;
   try {
     parsed = def.inputSchema.safeParse(kept);
-  } catch {
-    return kept; // (a refinement that throws: the inputs as kept)
+  } catch (e) {
+    if (def.kind === "program") throw keptRefused(def.name, `its input schema threw while reading them: ${describeError(e)}`, e);
+    return kept;
   }
-  if (!parsed.success) return kept;
+  if (!parsed.success) {
+    if (def.kind === "program") throw keptRefused(def.name, parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+    return kept;
+  }
   const again = parsed.data as Record<string, unknown>;
   return JSON.stringify(again) === JSON.stringify(kept) ? again : kept;
 }
+
+const keptRefused = (name: string, why: string, cause?: unknown): FunctaiError =>
+  new FunctaiError(
+    "input-invalid",
+    `${name}: this turn's inputs, as it kept them, no longer fit the program's input schema (${why}): its code changed since the turn began. Nothing was written: go on with the code the turn began with, or abandon() it.`,
+    cause === undefined ? undefined : { cause },
+  );
 
 function readInput(def: Definition, input: unknown): Record<string, unknown> {
   const keys = Object.keys(def.inputSchema.shape);
