@@ -26,13 +26,26 @@ describe("turn ids", () => {
     expect(new Set(Array.from({ length: 1000 }, () => newTurnId(at))).size).toBe(1000);
   });
 
+  it("made here within one millisecond, sort in the order they were made", () => {
+    for (const at of [1_764_633_600_000, 1_764_633_600_001, 0]) {
+      const ids = Array.from({ length: 2048 }, () => newTurnId(at));
+      expect([...ids].sort()).toEqual(ids);
+    }
+    // past the counter's room (at least 2,048 a millisecond): still UUIDs of that millisecond, all different
+    const many = Array.from({ length: 5000 }, () => newTurnId(7));
+    expect(new Set(many).size).toBe(5000);
+    for (const id of many) expect(id.slice(0, 13)).toBe(newTurnId(7).slice(0, 13));
+  });
+
   it("carry random bits in every position but the version and variant", () => {
     const seen = new Set<string>();
     for (let i = 0; i < 400; i++) {
-      const hex = newTurnId(0).replaceAll("-", "");
+      // each in a millisecond of its own: the 12 bits after the version start at random below 2,048 (a counter after)
+      const hex = newTurnId(i).replaceAll("-", "");
       for (let k = 13; k < 32; k++) if (k !== 16) seen.add(`${k}:${hex[k]}`);
     }
-    // 18 free hex digits (the 13th is the version; the 17th carries the variant): each took all 16 values
-    expect(seen.size).toBe(18 * 16);
+    // 18 free hex digits (the 13th is the version; the 17th carries the variant): each took all 16 values but the
+    // 14th, the counter's top digit, which starts below 8
+    expect(seen.size).toBe(17 * 16 + 8);
   });
 });
