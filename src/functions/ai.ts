@@ -4,7 +4,7 @@ import { announceStart } from "../engine/frame.js";
 import { FunctaiError, describeValue } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
-import { copyDemos, parseState, type AIState, type Demo } from "../optimize/demo.js";
+import { parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
 import { checkName, checkSpec } from "../tools/tool.js";
@@ -116,13 +116,16 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
   const toolEffects = effectsAsTool(tools);
   const inputSchema = z.object(spec.input);
 
-  /** The definition for some instructions and worked examples (the examples are shown, never run). */
-  const define = (description: string, demos: readonly Demo[]): Definition => {
+  /**
+   * The definition for some instructions and worked examples (the examples are shown, never run). `inputs` are
+   * each example's inputs as withState read them (parseState).
+   */
+  const define = (description: string, demos: readonly Demo[], inputs: readonly Record<string, unknown>[]): Definition => {
     const shape: AIShape = { name, description, output, tools, toolMap };
     // an example's inputs are shown as the live input is, parsed (defaults filled, transforms applied): kept raw,
-    // a trimmed or defaulted input looked different in the examples than in the call they teach
-    // (withState has checked that each example's inputs parse)
-    const examples = shownExamples(demos.map((d) => ({ ...d, inputs: inputSchema.parse(d.inputs) as Record<string, unknown> })));
+    // a trimmed or defaulted input looked different in the examples than in the call they teach. Not read again
+    // here: a second read need not give the same (a transform that is not pure), and what it threw was not caught
+    const examples = shownExamples(demos.map((d, i) => ({ ...d, inputs: inputs[i]! })));
     return {
       kind: "ai",
       name,
@@ -134,7 +137,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       demos,
       withState: (state) => {
         const loaded = parseState(name, state, { inputSchema, tools: tools.map((t) => t.name) });
-        return define(loaded.instructions, copyDemos(loaded.demos));
+        return define(loaded.state.instructions, loaded.state.demos, loaded.inputs);
       },
       execute: (frame, input, history) =>
         observeTurn(frame, input, () => {
@@ -149,5 +152,5 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       }),
     };
   };
-  return makeCallable<S, z.output<O>>(define(spec.description, [])) as AIFunction<S, O>;
+  return makeCallable<S, z.output<O>>(define(spec.description, [], [])) as AIFunction<S, O>;
 }

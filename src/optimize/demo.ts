@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, describeError } from "../errors.js";
 import type { Message } from "../lm/types.js";
 
 /**
@@ -70,10 +70,8 @@ export interface Signature {
 }
 
 /**
- * Why a demo's inputs do not fit a signature (an input it does not take, one
- * missing or of the wrong type), or null. The answer is not checked against
- * the output type: a labeled row's answer is shown as written (`4` for a
- * text output), which a model reads as well.
+ * Why a demo does not fit a signature (an input it does not take, a tool it
+ * does not have), or null. Its inputs' values are read by `readInputs`.
  */
 function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>): string | null {
   // the inputs as given: parsed, a JSON key __proto__ set the record's prototype instead, and was neither seen nor kept
@@ -83,30 +81,62 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
   const { tools } = signature;
   const unknown = tools === undefined ? [] : [...new Set((demo.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)))].filter((n) => !tools.includes(n));
   if (unknown.length > 0) return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${tools!.join(", ") || "none"})`;
-  const inputs = signature.inputSchema.safeParse(demo.inputs);
-  return inputs.success ? null : issuesOf(inputs.error, "inputs");
+  return null;
+}
+
+/**
+ * Example `n`'s inputs as the signature's input schema reads them (defaults
+ * filled, transforms applied): what the model is shown, as a live input is.
+ * Read once, here: an example that fits is never read again. Inputs the
+ * schema refuses (one missing or of the wrong type) are refused as a misfit;
+ * a schema that throws while it reads them (a transform or refinement that
+ * throws, an async refinement) refuses the example too (`input-invalid`,
+ * the thrown error kept as the cause), as a plain call refuses such an input.
+ * The answer is not checked against the output type: a labeled row's answer
+ * is shown as written (`4` for a text output), which a model reads as well.
+ */
+function readInputs(name: string, n: number, demo: Demo, signature: Signature, given: Record<string, unknown>): Record<string, unknown> {
+  const refused = (why: string) =>
+    new FunctaiError("input-invalid", `${name}.withState: example ${n} does not fit ${name}'s signature (${why}); was the state saved from another function?`);
+  const why = misfit(demo, signature, given);
+  if (why !== null) throw refused(why);
+  let inputs: ReturnType<Signature["inputSchema"]["safeParse"]>;
+  try {
+    inputs = signature.inputSchema.safeParse(demo.inputs);
+  } catch (e) {
+    // safeParse returns what the schema refuses, and lets what it throws escape
+    throw new FunctaiError("input-invalid", `${name}.withState: example ${n}'s inputs could not be read (${describeError(e)}): ${name}'s input schema threw while reading them`, { cause: e });
+  }
+  if (!inputs.success) throw refused(issuesOf(inputs.error, "inputs"));
+  return inputs.data as Record<string, unknown>;
+}
+
+/** A saved state loaded for a function: the state, and each example's inputs as the function reads them (`readInputs`). */
+export interface LoadedState {
+  /** The state as given, copied: its examples share no object with what was given, and are kept (and saved again) as given. */
+  readonly state: AIState;
+  /** Each example's inputs as the function's input schema read them, in the examples' order: what the model is shown. */
+  readonly inputs: readonly Record<string, unknown>[];
 }
 
 /**
  * Checks a saved state (a user's data: wrong is `input-invalid`, naming what
- * is wrong). Given the function's signature, each example's inputs must fit
- * it too: a state saved from another function would otherwise be shown to
- * the model as if it were this one's (other input tags).
+ * is wrong) and reads its examples' inputs. Each example's inputs must fit
+ * the function's signature: a state saved from another function would
+ * otherwise be shown to the model as if it were this one's (other input tags).
  */
-export function parseState(name: string, state: unknown, signature?: Signature): AIState {
+export function parseState(name: string, state: unknown, signature: Signature): LoadedState {
   const parsed = stateSchema.safeParse(state);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "state"}: ${i.message}`).join("; ");
     throw new FunctaiError("input-invalid", `${name}.withState: not a saved state { instructions, demos } (${issues})`);
   }
-  const loaded = parsed.data as AIState;
-  loaded.demos.forEach((demo, i) => jsonCopy(demo, `${name}.withState: example ${i + 1}`));
-  if (signature)
-    loaded.demos.forEach((demo, i) => {
-      const why = misfit(demo, signature, (state as { demos: { inputs: Record<string, unknown> }[] }).demos[i]!.inputs);
-      if (why !== null) throw new FunctaiError("input-invalid", `${name}.withState: example ${i + 1} does not fit ${name}'s signature (${why}); was the state saved from another function?`);
-    });
-  return loaded;
+  const { instructions } = parsed.data;
+  // copies (checked to be JSON): what the input schema reads, or a transform changes, is never the caller's
+  const demos = (parsed.data.demos as Demo[]).map((demo, i) => jsonCopy(demo, `${name}.withState: example ${i + 1}`));
+  const given = (state as { demos: { inputs: Record<string, unknown> }[] }).demos;
+  const inputs = demos.map((demo, i) => readInputs(name, i + 1, demo, signature, given[i]!.inputs));
+  return { state: { instructions, demos }, inputs };
 }
 
 /**
