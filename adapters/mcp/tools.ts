@@ -67,6 +67,14 @@ export interface McpTool extends ToolLike {
  */
 export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.readOnlyHint === true ? "reads" : "changes");
 
+/**
+ * The key of a `tools/call` request's `_meta` that carries the call's
+ * `ctx.idempotencyKey` (a prefix of functai's own, as MCP asks of `_meta`
+ * keys): the same for a call's first run and a person's rerun of it, so a
+ * server can perform it once.
+ */
+const IDEMPOTENCY_KEY = "functai.dev/idempotencyKey";
+
 /** The SDK's code for a connection that closed (`ErrorCode.ConnectionClosed`), read without loading the SDK here. */
 const CONNECTION_CLOSED = -32000;
 
@@ -186,8 +194,11 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * or it timed out), or answered with a result the SDK cannot read (not an
  * MCP result, or structured content that breaks the tool's output schema),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
- * the call unfinished. A reading tool's unreadable answer is a tool error
- * the model sees (`remote-protocol`, saying what is wrong with it). The
+ * the call unfinished. Each call sends its `ctx.idempotencyKey` in the
+ * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
+ * rerun; an SDK server's handler reads it in `extra._meta`), so a server that
+ * deduplicates performs it once. A reading tool's unreadable answer is a tool
+ * error the model sees (`remote-protocol`, saying what is wrong with it). The
  * tools are journaled, approved and resumed like any tool; a stopped turn
  * cancels the request. A listing that fails is `remote-closed` (the connection is
  * gone) or `remote-protocol` (the server answered with an error, lists one
@@ -236,7 +247,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
         const reader = readResult();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
-          result = await client.callTool({ name, arguments: input }, reader.schema, { signal: ctx.signal });
+          result = await client.callTool({ name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } }, reader.schema, { signal: ctx.signal });
         } catch (e) {
           if (ctx.signal.aborted) throw e;
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
