@@ -119,7 +119,10 @@ export class Journal {
       }
       case "tool": {
         const tool = record as ToolRecord;
-        this.#tools.set(toolKey(tool.site, tool.invocation), tool);
+        const key = toolKey(tool.site, tool.invocation);
+        const before = this.#tools.get(key);
+        // a call's later records (done, given, rerun) keep no input: its `started` record said what the call was
+        this.#tools.set(key, tool.input === undefined && before?.input !== undefined && before.name === tool.name ? { ...tool, input: before.input } : tool);
         break;
       }
       case "approval": {
