@@ -88,7 +88,14 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     p.problem = `Error: the input for ${call.name} could not be read (${call.inputError}). Send valid JSON.`;
     return p;
   }
-  const parsed = tool.inputSchema.safeParse(call.input);
+  const parsed = readInput(tool, call.input);
+  if ("thrown" in parsed) {
+    const why = `its input schema threw while checking it: ${describeError(parsed.thrown)}`;
+    // the tool's fault (a refinement's bug, a lookup that failed), not the model's: as a tool that fails
+    if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${why}`, { cause: parsed.thrown });
+    p.problem = `Error: the input for ${call.name} could not be checked (${why}). The tool did not run.`;
+    return p;
+  }
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
     p.problem = `Error: invalid input for ${call.name}: ${issues}. The tool did not run.`;
@@ -116,13 +123,21 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
  */
 function sameCall(record: ToolRecord, tool: ToolLike | undefined, call: ToolCall): boolean | undefined {
   if (record.input === undefined || tool === undefined || call.inputError !== undefined) return undefined;
-  let parsed: ReturnType<ToolLike["inputSchema"]["safeParse"]>;
+  const parsed = readInput(tool, call.input);
+  return "success" in parsed && parsed.success ? JSON.stringify(parsed.data ?? null) === JSON.stringify(record.input ?? null) : undefined;
+}
+
+/**
+ * A tool's input schema read on an input. `safeParse` gives back what the
+ * schema refuses and lets what it throws escape (a refinement with a bug, a
+ * lookup that failed, an async refinement): that comes back as `thrown`.
+ */
+function readInput(tool: ToolLike, input: unknown): ReturnType<ToolLike["inputSchema"]["safeParse"]> | { thrown: unknown } {
   try {
-    parsed = tool.inputSchema.safeParse(call.input);
-  } catch {
-    return undefined;
+    return tool.inputSchema.safeParse(input);
+  } catch (e) {
+    return { thrown: e };
   }
-  return parsed.success ? JSON.stringify(parsed.data ?? null) === JSON.stringify(record.input ?? null) : undefined;
 }
 
 /**
@@ -146,7 +161,9 @@ function decided(p: Prepared, tool: ToolLike, input: unknown, decision: Decision
   p.decision = decision;
   if (decision.kind === "run" && decision.input !== input) {
     // a plugin changed the input: the tool still only runs with an input it takes
-    const changed = tool.inputSchema.safeParse(decision.input);
+    const changed = readInput(tool, decision.input);
+    if ("thrown" in changed)
+      throw new FunctaiError("plugin-failed", `a plugin changed the input of ${p.path}, and the tool's input schema threw while checking it: ${describeError(changed.thrown)}`, { cause: changed.thrown });
     if (!changed.success)
       throw new FunctaiError(
         "plugin-failed",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { frameCarrier } from "../engine/carrier.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import { announceStart, type Frame } from "../engine/frame.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, describeError } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, type Settings } from "../settings.js";
@@ -90,7 +90,13 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
         announceStart(frame, input);
         const ctx: ProgramContext = { frame, path: frame.path, site: frame.site, signal: frame.runtime.signal, history };
         const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
-        const checked = output.safeParse(value);
+        let checked: ReturnType<typeof output.safeParse>;
+        try {
+          checked = output.safeParse(value);
+        } catch (e) {
+          // safeParse gives back what the schema refuses, and lets what it throws escape
+          throw new FunctaiError("output-invalid", `program ${name}: its output schema threw while checking the value it returned: ${describeError(e)}`, { cause: e });
+        }
         if (!checked.success) throw new FunctaiError("output-invalid", `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`);
         return checked.data;
       }),
