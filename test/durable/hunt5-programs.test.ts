@@ -146,7 +146,8 @@ describe("a delegated program whose turn waits for a person's approval (attack 2
     expect(await turnsIn(config, "d.billing")).toBe(1);
   });
 
-  // BUG: the caller's send rejects with a FunctaiError whose code is turn-waiting but which is not a `Waiting`
+  // KNOWN, OPEN (left for a decision; the README now says what the caller's send rejects with, and what to do):
+  // the caller's send rejects with a FunctaiError whose code is turn-waiting but which is not a `Waiting`
   // (no `turn`, no `approvals`): code that follows the README (`if (!(e instanceof Waiting)) throw e;`, README.md
   // "Conversations: the turn waits, saved"; Conversation.send's doc, src/conversation/conversation.ts:60: "throws
   // `Waiting` (`turn-waiting`) when it stops for a person") rethrows it, and nothing but the message's text says
@@ -155,7 +156,9 @@ describe("a delegated program whose turn waits for a person's approval (attack 2
   // caller's run rejects with as it is (src/conversation/driver.ts:74 resultOrWait only makes a Waiting for a turn
   // that reached awaitingApproval itself). A fix: reject the caller's send with a Waiting (or a documented
   // subclass) that carries the delegated turn's handle and approvals (its conversation id with them), or stop
-  // using the turn-waiting code for an error that is not a Waiting.
+  // using the turn-waiting code for an error that is not a Waiting. (A Waiting of the delegated turn would make
+  // `e.turn.approve()` resolve to the delegated program's answer, not the caller's: the caller would still need a
+  // resume, so a plain rethrow of it would mislead in its own way.)
   it.fails("the caller's send rejects with a Waiting that lists the delegated turn's approvals", async () => {
     const config = setup({ approve: "changes" });
     const sent = await child(config, [{ do: "send", conversation: "d", order: "A-1" }]);
