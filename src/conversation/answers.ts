@@ -197,17 +197,48 @@ export async function recordResults(log: ConversationLog, turn: string, options:
   }
 }
 
+/** How `endTurn` ends a turn: abandoned by a person, or stopped by the stream that showed its wait. */
+type End = { state: "abandoned" } | { state: "stopped"; error: { code: "turn-aborted"; message: string } };
+
+/**
+ * Ends a turn that no process runs with an `ended` record, in one
+ * conditional append: a turn another process claimed meanwhile is never
+ * ended under it (`turn-claimed`), and `endable` refuses, on the turn as the
+ * append finds it, one that may not end so.
+ */
+async function endTurn(log: ConversationLog, turn: string, end: End, endable: (info: TurnInfo) => void): Promise<void> {
+  await log.appendIf(async (view) => {
+    const info = turnIn(await view.state(), log, turn);
+    if (info.state === "running" && !info.stalled) throw claimedElsewhere(info);
+    endable(info);
+    return { append: [makeRecord("ended", { turn, ...end, attempt: info.attempt }, log.clock.now())], value: undefined };
+  }, { maxTries: 21 });
+}
+
 /**
  * Ends a waiting, interrupted or stalled turn without going on
  * (conditionally: a turn another process claimed meanwhile is not ended
  * under it). A stalled holder that wakes finds the end and stops.
  */
-export async function abandonTurn(log: ConversationLog, turn: string): Promise<void> {
-  await log.appendIf(async (view) => {
-    const info = turnIn(await view.state(), log, turn);
-    if (info.state === "running" && !info.stalled) throw claimedElsewhere(info);
+export function abandonTurn(log: ConversationLog, turn: string): Promise<void> {
+  return endTurn(log, turn, { state: "abandoned" }, (info) => {
     if (info.state !== "waiting" && info.state !== "interrupted" && !info.stalled)
       throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only a waiting, interrupted or stalled turn can be abandoned`);
-    return { append: [makeRecord("ended", { turn, state: "abandoned", attempt: info.attempt }, log.clock.now())], value: undefined };
-  }, { maxTries: 21 });
+  });
+}
+
+/**
+ * Ends `stopped` a turn that waits for a person, stopped by the stream that
+ * showed its wait (`s.abort()`): as a running turn stopped there ends, so a
+ * later answer from anywhere is refused (`turn-state`), never run after the
+ * caller was told the turn stopped. Conditionally: a turn whose approvals
+ * were answered meanwhile (`approval-answered`), or that another process
+ * claimed or ended, is not ended under it.
+ */
+export function stopWaitingTurn(log: ConversationLog, turn: string): Promise<void> {
+  return endTurn(log, turn, { state: "stopped", error: { code: "turn-aborted", message: "the turn was stopped while it waited for a person" } }, (info) => {
+    if (info.state === "waiting" && info.waiting.length > 0) return;
+    if (info.state === "waiting") throw new ConversationError("approval-answered", `turn ${turn}: its approvals were answered meanwhile; it goes on where they were answered, not stopped here`);
+    throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: it no longer waits, and is not stopped here`);
+  });
 }

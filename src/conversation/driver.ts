@@ -5,14 +5,14 @@
  * and the controls a stream answers it with.
  */
 import type { ApprovalRule } from "../approval/types.js";
+import { ConversationError, FunctaiError, isErrorCode } from "../errors.js";
 import { keptInputs, type Definition } from "../functions/definition.js";
-import { resultOf } from "../turn/run.js";
+import { answerable, resultOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
-import { snapshotWhere } from "../turn/actor.js";
 import { startTurn, tell, type TurnSession } from "../turn/session.js";
 import type { StreamControls } from "../turn/stream.js";
-import { recordAnswer, type Answer } from "./answers.js";
+import { claimedElsewhere, recordAnswer, stalledError, stopWaitingTurn, turnIn, type Answer } from "./answers.js";
 import { ConversationHost } from "./host.js";
 import { historyOf, type ConversationLog } from "./log.js";
 import { approvalOf } from "./waiting.js";
@@ -88,8 +88,31 @@ export async function resultOrWait(session: TurnSession, waiting: WaitingError):
   }
 }
 
-/** Until the turn stopped running (its waiting record is written before it leaves `running`). */
-const stoppedRunning = (session: TurnSession): Promise<unknown> => snapshotWhere(session.actor, (s) => s.value !== "running" && s.value !== "boot");
+/**
+ * What the turn asks now, refused before anything is written (an answer is recorded for approvals a person was
+ * shown, never kept for ones asked later): refused as a plain stream refuses it (`answerable`: `turn-state` before
+ * the turn asked anything or once it ended, `approval-unknown` for an id it never asked about); an answer given
+ * again once the turn went on is `approval-answered`, as the records say of it.
+ */
+function askedNow(session: TurnSession, id: string | undefined): void {
+  answerable(session, id);
+  // (approvals pending: the actor waits, its waiting record written before it left `running`)
+  if (session.actor.getSnapshot().context.pending.length > 0) return;
+  throw new ConversationError("approval-answered", `turn ${session.host.turn}: ${id ?? "its approvals"} already answered here; the turn went on`);
+}
+
+/**
+ * Stops the turn. One that waits (saved: no run here records its end) is ended `stopped` in its records first
+ * (conditionally, see stopWaitingTurn), as a running one is by its run: the stream's promise settles once the end
+ * is written, or rejects with why it was not (answered or claimed meanwhile elsewhere: it goes on there).
+ */
+function stopTurn(session: TurnSession, log: ConversationLog): void {
+  const now = session.actor.getSnapshot();
+  if (now.status !== "active") return;
+  if (now.value === "awaitingApproval")
+    session.run = stopWaitingTurn(log, session.host.turn).catch((e: unknown) => void (session.error = e));
+  tell(session, { type: "STOP" });
+}
 
 /** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
 export function controls(session: TurnSession, log: ConversationLog): StreamControls {
@@ -97,17 +120,43 @@ export function controls(session: TurnSession, log: ConversationLog): StreamCont
   return {
     endsWhenWaiting: true,
     approve: async ({ id, by }) => {
-      await stoppedRunning(session);
+      askedNow(session, id);
       await recordAnswer(log, turn, { verdict: "yes", by: by ?? null, reason: null, id });
       tell(session, { type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
     },
     deny: async (reason, { id, by }) => {
-      await stoppedRunning(session);
+      askedNow(session, id);
       await recordAnswer(log, turn, { verdict: "no", by: by ?? null, reason: reason ?? null, id });
       tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null });
     },
-    abort: () => tell(session, { type: "STOP" }),
+    abort: () => stopTurn(session, log),
   };
+}
+
+/**
+ * What a turn seen waiting here settles to, its records read again: `waiting()` (a `Waiting`) while it still
+ * waits for a person; else what its records say (another process answered it meanwhile): its answer when it
+ * ended done, `turn-claimed` while it runs elsewhere, `approval-answered` while it is answered but not yet
+ * claimed, the recorded error of a turn that ended otherwise. Never a `Waiting` with no approvals to answer.
+ */
+export async function waitingOrRecorded(log: ConversationLog, turn: string, waiting: WaitingError): Promise<unknown> {
+  const info = turnIn(await log.read(), log, turn);
+  switch (info.state) {
+    case "waiting":
+      if (info.waiting.length > 0) throw await waiting();
+      throw new ConversationError("approval-answered", `turn ${turn}: its approvals were answered elsewhere; it goes on where they were answered`);
+    case "done":
+      return info.ended?.value;
+    case "running":
+      throw info.stalled ? stalledError(info) : claimedElsewhere(info);
+    case "interrupted":
+      throw new ConversationError("turn-state", `turn ${turn} was answered elsewhere and is interrupted there: resume() it`);
+    default: {
+      const recorded = info.ended?.error as { code?: unknown; message?: unknown } | undefined;
+      if (isErrorCode(recorded?.code) && typeof recorded.message === "string") throw new FunctaiError(recorded.code, recorded.message);
+      throw new ConversationError("turn-state", `turn ${turn} is ${info.state}`);
+    }
+  }
 }
 
 /** Starts the session of a turn just sent here (its first records written, its lease held). Started. */
@@ -129,6 +178,8 @@ export interface ContinueOptions {
   length?: number;
   /** A person's answer to all of the turn's waiting approvals: recorded with the claim, in one append. */
   answer?: Answer;
+  /** Called before the actor starts: a stream listens here, so it shows the actor's first `state` events (numbered from 1). */
+  listen?: (session: TurnSession) => void;
 }
 
 /** A session that continues a turn (it claims the turn at its first run). Started. */
@@ -149,6 +200,7 @@ export function continueTurn(ctx: ConversationContext, state: ConversationState,
     ? startTurn(host, { streaming: options.streaming, snapshot })
     : startTurn(host, { streaming: options.streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
   keepSnapshots(session);
+  options.listen?.(session);
   session.actor.start();
   if (!pending && session.actor.getSnapshot().value === "awaitingApproval") tell(session, { type: "RESUME" });
   if (session.actor.getSnapshot().value === "interrupted") tell(session, { type: "RESUME" });

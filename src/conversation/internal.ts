@@ -6,6 +6,7 @@
 import type { Approval } from "../approval/types.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnStream } from "../turn/stream.js";
+import type { TurnSession } from "../turn/session.js";
 import { recordAnswer } from "./answers.js";
 import { continueTurn, type ConversationContext } from "./driver.js";
 import { ConversationStream } from "./stream.js";
@@ -54,6 +55,9 @@ export function streamOn(turn: { readonly id: string }): TurnStream<unknown> {
   const own = insidesFor(turn);
   const ctx = own.ctx(turn);
   const { state, info } = own.seen(turn);
-  const session = continueTurn(ctx, state, info, info.state === "interrupted" ? "interrupted" : undefined, { streaming: true });
-  return new ConversationStream(session, ctx.log, () => own.waiting(turn));
+  // the stream listens before the actor starts: its first events (the state it starts in) are shown, numbered from 1
+  let stream!: ConversationStream<unknown>;
+  const listen = (session: TurnSession): void => void (stream = new ConversationStream(session, ctx.log, () => own.waiting(turn)));
+  continueTurn(ctx, state, info, info.state === "interrupted" ? "interrupted" : undefined, { streaming: true, listen });
+  return stream;
 }

@@ -2,7 +2,7 @@ import { resultOf } from "../turn/run.js";
 import type { TurnEvent } from "../turn/events.js";
 import type { TurnSession } from "../turn/session.js";
 import { TurnStream } from "../turn/stream.js";
-import { controls, snapshotKept, type WaitingError } from "./driver.js";
+import { controls, snapshotKept, waitingOrRecorded, type WaitingError } from "./driver.js";
 import type { ConversationLog } from "./log.js";
 
 /**
@@ -10,7 +10,12 @@ import type { ConversationLog } from "./log.js";
  * also when approvals were answered in the stream (`s.approve()` in the
  * loop); it rejects with `Waiting` when the turn waits, saved, and nobody
  * here answers: the loop ended on the wait, was left (`break`) while the
- * turn waits, or nobody iterates.
+ * turn waits, or nobody iterates. A turn another process answered meanwhile
+ * settles as its records say (see waitingOrRecorded), never as `Waiting`.
+ * Answers are taken only for approvals the turn asks (refused as a plain
+ * stream's are; given again once it went on, `approval-answered`), and
+ * `abort()` while the turn waits ends it `stopped` in its records (see
+ * `controls`).
  */
 export class ConversationStream<T> extends TurnStream<T> {
   readonly #session: TurnSession;
@@ -26,14 +31,14 @@ export class ConversationStream<T> extends TurnStream<T> {
   constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>) {
     let toldWaiting = (): void => undefined;
     const result = new Promise<T>((resolve, reject) => {
-      const ended = resultOf<T>(session);
-      (settled ? ended.finally(() => settled().catch(() => undefined)) : ended).then(resolve, reject);
+      const settle = (outcome: Promise<T>): void => void (settled ? outcome.finally(() => settled().catch(() => undefined)) : outcome).then(resolve, reject);
+      settle(resultOf<T>(session));
       let told = false;
       toldWaiting = () => {
         if (told) return;
         told = true;
-        // its snapshot kept before anyone is told the turn waits
-        void snapshotKept(session).then(waiting).then(reject, reject);
+        // its snapshot kept before anyone is told the turn waits; told as its records, read again, say
+        settle(snapshotKept(session).then(() => waitingOrRecorded(log, session.host.turn, waiting) as Promise<T>));
       };
     });
     super(session, controls(session, log), result);

@@ -3,6 +3,7 @@ import { ConversationError, describeValue } from "../errors.js";
 import { unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnState } from "../records/types.js";
+import type { TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
 import { checkModel } from "../engine/ai-call.js";
@@ -189,11 +190,16 @@ export class Turn<O = unknown> {
     const [state, info] = [this.#state, this.#info]; // as this handle last read it: a stale answer is refused when given (approval-answered)
     const waiting = (): Promise<Error> => this.#waiting();
     const settled = (): Promise<this> => this.refresh(); // current after its stream, as after its other actions
-    if (info.state === "waiting" && info.waiting.length > 0)
-      return new ConversationStream<O>(continueTurn(this.#ctx, state, info, "awaitingApproval", { streaming: true }), this.#ctx.log, waiting, settled);
-    // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
-    const prepare = async (): Promise<number> => (await this.#results(options)).length;
-    return new ConversationStream<O>(continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare }), this.#ctx.log, waiting, settled);
+    // the stream listens before the actor starts: its first events (the state it starts in) are shown, numbered from 1
+    let stream!: ConversationStream<O>;
+    const listen = (session: TurnSession): void => void (stream = new ConversationStream<O>(session, this.#ctx.log, waiting, settled));
+    if (info.state === "waiting" && info.waiting.length > 0) continueTurn(this.#ctx, state, info, "awaitingApproval", { streaming: true, listen });
+    else {
+      // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
+      const prepare = async (): Promise<number> => (await this.#results(options)).length;
+      continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare, listen });
+    }
+    return stream;
   }
 
   /** Ends the turn without going on. */

@@ -47,6 +47,8 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
         case "abandoned":
           return reject(new FunctaiError("turn-state", "the turn was abandoned"));
         case "interrupted":
+          // an actor that starts interrupted (a continued turn, resumed as it starts) has not ended: a run's interruption has
+          if (snapshot.context.runs === 0) return;
           return reject(session.error ?? new FunctaiError("lease-lost", "the turn was interrupted"));
         case "awaitingApproval":
           if (onWaiting) reject(onWaiting());
@@ -120,8 +122,9 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
  * An answer the turn could never take is refused (it would be dropped, and the caller would wait for
  * nothing): to a turn that ended, to an id this turn never asked about, or to "all" before anything was
  * asked. Answering again (an id answered, or "all" once answers were given and nothing waits) changes nothing.
+ * A conversation's stream refuses the same (see `controls` in conversation/driver.ts).
  */
-function answerable(session: TurnSession, id: string | undefined): void {
+export function answerable(session: TurnSession, id: string | undefined): void {
   const { status, value, context } = session.actor.getSnapshot();
   const { turn } = session.host;
   if (status !== "active") throw new FunctaiError("turn-state", `turn ${turn} is ${String(value)}: nothing waits for an answer any more`);

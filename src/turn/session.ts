@@ -55,7 +55,8 @@ export interface TurnSession {
   readonly shown: Set<string>;
   /**
    * The latest run, settled once it let go of the turn (its end, wait or interruption recorded, or found it could
-   * not be). A turn told to STOP is `stopped` at once, while its run still ends its tools and writes `ended`.
+   * not be). A turn told to STOP is `stopped` at once, while its run still ends its tools and writes `ended`; a
+   * conversation turn stopped while it waits (no run) has the append that ends it here (see `controls`).
    */
   run: Promise<void> | null;
 }

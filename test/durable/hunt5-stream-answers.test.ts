@@ -52,13 +52,10 @@ const kinds = async (store: Store, id = "sam"): Promise<string[]> =>
 const codeOf = (p: PromiseLike<unknown>): Promise<unknown> => Promise.resolve(p).then(() => "ok", (e: unknown) => (e instanceof FunctaiError ? e.code : e));
 
 describe("answers sent to a conversation's stream at the wrong time", () => {
-  // BUG: src/conversation/driver.ts:99-103 (controls().approve): a conversation stream's approve() given before the
-  // turn asked anything waits (stoppedRunning) for the turn to stop, then records a yes to every approval it then waits
-  // for (recordAnswer with no id, src/conversation/answers.ts:81): a blanket yes to calls nobody was shown, and the refund
-  // runs. A plain stream refuses the same answer (turn-state, src/turn/run.ts:124 answerable), as TurnStream.approve's
-  // own doc says ("refused: turn-state ... before it asked anything"). A fix: check, as answerable() does, that the actor
-  // has pending approvals (or answers given) when approve()/deny() is called, before waiting for the run to stop.
-  it.fails("approve() before any approval was shown is refused (turn-state), not kept as a yes to the refund asked later", async () => {
+  // A conversation stream's approve()/deny() is checked when it is called, before anything is written
+  // (src/conversation/driver.ts askedNow, with the plain stream's own check, src/turn/run.ts answerable): given before
+  // the turn asked anything it is refused (turn-state), never kept as a yes to approvals asked later and shown to nobody.
+  it("approve() before any approval was shown is refused (turn-state), not kept as a yes to the refund asked later", async () => {
     const { t, store, chat } = desk();
     const s = chat.stream("Refund A-1");
     expect(s.pending).toEqual([]);
@@ -68,7 +65,39 @@ describe("answers sent to a conversation's stream at the wrong time", () => {
     expect(await early).toBe("turn-state");
     expect(t.REFUNDS).toEqual([]);
     expect(await kinds(store)).not.toContain("approval:yes");
+    expect(types.at(-1)).toBe("state");
     expect(await codeOf(s)).toBe("turn-waiting");
+    expect(await codeOf(s.deny("early too"))).toBe("ok"); // once it asks, an answer is taken
+  });
+
+  it("a stale approve() between two waits is refused (approval-answered): the second wait is not answered by it", async () => {
+    const t = deskTools();
+    const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.refund] });
+    const lm = scripted([
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] },
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1000 } }] },
+      results,
+    ]);
+    const store = memoryStore();
+    const s = fn.conversation("two", { store, lm, approve: "changes" }).stream("Refund A-1");
+    const approvals: string[] = [];
+    let stale: Promise<unknown> | undefined;
+    for await (const e of s) {
+      if (e.type === "approval") {
+        approvals.push(e.approval.id);
+        if (approvals.length === 1) await s.approve();
+        else {
+          expect(await stale).toBe("approval-answered");
+          expect(s.pending.map((a) => a.id)).toEqual(["desk#1:2"]); // still waits: the stale yes answered nothing
+          await s.deny("too much", { id: e.approval.id });
+        }
+      }
+      if (e.type === "state" && e.state === "running" && approvals.length === 1) stale = codeOf(s.approve({ by: "stale" }));
+    }
+    expect(approvals).toEqual(["desk#1:1", "desk#1:2"]);
+    expect(await s).toBe("results: refunded 1 for A-1 | The person did not allow this call. Reason: too much");
+    expect(t.REFUNDS).toEqual([["A-1", 1]]);
+    expect((await kinds(store, "two")).filter((x) => x.startsWith("approval:"))).toEqual(["approval:yes", "approval:no"]);
   });
 
   it("an unknown id is refused (approval-unknown); a no with a reason, then a yes: the no stands, the refund never runs; after the end: a clear code", async () => {
@@ -95,25 +124,41 @@ describe("answers sent to a conversation's stream at the wrong time", () => {
 });
 
 describe("a stop while a conversation's stream waits, or while its changing tool runs", () => {
-  // BUG: src/conversation/driver.ts:109 (controls().abort) sends STOP to the actor of a turn that waits, saved: the
-  // actor ends `stopped` and the stream's promise rejects `turn-aborted` ("the turn was stopped", src/turn/run.ts:44),
-  // but nothing is recorded (no runner runs in awaitingApproval, so no `stop`/`ended` record): the records say the turn
-  // waits, another handle approves it, and the refund runs after the caller was told the turn was stopped. A fix: either
-  // record the stop (a `stop` or `ended: stopped` record, as an abort while running does), or leave a waiting turn
-  // saved and reject with Waiting (as an AbortSignal does then: the next test).
-  it.fails("s.abort() while the turn waits: the stream and the records agree, and no refund runs after a stop", async () => {
+  // s.abort() while the turn waits, saved, ends it in its records as an abort while it runs does (`ended`, stopped;
+  // src/conversation/driver.ts stopTurn, src/conversation/answers.ts stopWaitingTurn, one conditional append), and the
+  // stream's promise rejects turn-aborted once that is written: another handle's yes is then refused (turn-state).
+  it("s.abort() while the turn waits: the stream and the records agree, and no refund runs after a stop", async () => {
     const { t, fn, store, chat } = desk();
     const s = chat.stream("Refund A-1");
-    for await (const e of s) if (e.type === "approval") s.abort();
+    const types: string[] = [];
+    for await (const e of s) {
+      types.push(e.type === "state" ? `state:${e.state}` : e.type);
+      if (e.type === "approval") s.abort();
+    }
+    expect(types.at(-1)).toBe("state:stopped");
     const told = await codeOf(s);
     const [turn] = await fn.conversation("sam", { store, lm: scripted([results]) }).turns();
-    expect([told, turn!.state]).toSatisfy(
-      ([c, st]: [unknown, string]) => (c === "turn-aborted" && st === "stopped") || (c === "turn-waiting" && st === "waiting"),
-    );
-    if (told === "turn-aborted") {
-      expect(await codeOf(turn!.approve({ by: "maria" }))).toBe("turn-state");
-      expect(t.REFUNDS).toEqual([]);
+    expect([told, turn!.state]).toEqual(["turn-aborted", "stopped"]);
+    expect((await kinds(store)).filter((x) => x.startsWith("ended:"))).toEqual(["ended:stopped"]);
+    expect(await codeOf(turn!.approve({ by: "maria" }))).toBe("turn-state");
+    expect(await codeOf(s.approve())).toBe("turn-state");
+    expect(t.REFUNDS).toEqual([]);
+  });
+
+  it("s.abort() of a waiting turn another handle answered first: not ended under it; the stream's promise says why", async () => {
+    const { t, fn, store, chat } = desk();
+    const s = chat.stream("Refund A-1");
+    let other: unknown;
+    for await (const e of s) {
+      if (e.type !== "approval") continue;
+      const [turn] = await fn.conversation("sam", { store, lm: scripted([results]) }).turns();
+      other = await turn!.approve({ by: "maria" }); // it goes on there, to its end
+      s.abort();
     }
+    expect(other).toMatch(/refunded 39 for A-1/);
+    expect(await codeOf(s)).toBe("turn-state");
+    expect((await kinds(store)).filter((x) => x.startsWith("ended:"))).toEqual(["ended:done"]);
+    expect(t.REFUNDS).toEqual([["A-1", 39]]);
   });
 
   it("an AbortSignal after the turn waits changes nothing: the stream ends on the wait, the promise is Waiting, approved later the refund runs once", async () => {
@@ -225,14 +270,11 @@ describe("an answer from another process while this stream waits (file store, a 
     }
   }, 60_000);
 
-  // BUG: src/conversation/stream.ts:32-37 (toldWaiting) and src/conversation/conversation.ts:331 (waitingOf): when
-  // this stream's own answer is refused because another process answered (approval-answered), its loop ends on the
-  // local actor's awaitingApproval and the promise rejects `Waiting` built from a handle that reads the turn `done`
-  // (or `running` while the other process runs it): "turn … waits for a person's answer ()", with no approvals. A
-  // caller shows an approve button for a turn that no longer waits (and whose refund ran). A fix: make the Waiting
-  // only when the refreshed turn still waits; otherwise settle with what the records say (its answer when it ended
-  // done, or a clear code such as approval-answered).
-  it.fails("the child's yes stands first: this stream's later yes is refused, and its promise does not say the turn waits", async () => {
+  // When this stream's own answer is refused because another process answered first (approval-answered), its loop
+  // ends on the local actor's wait; the promise reads the turn's records again (src/conversation/driver.ts
+  // waitingOrRecorded) and settles as they say: the child's answer here, as the turn ended done there (turn-claimed
+  // while it runs there), never a `Waiting` for a turn that does not wait.
+  it("the child's yes stands first: this stream's later yes is refused, and its promise does not say the turn waits", async () => {
     const dir = mkdtempSync(join(tmpdir(), "functai-hunt5-"));
     const { effects, lm, s, go, child } = await setUp(dir, "theirs");
     try {
@@ -248,6 +290,7 @@ describe("an answer from another process while this stream waits (file store, a 
       expect(lm.requests).toHaveLength(1);
       const told = await Promise.resolve(s).catch((e: unknown) => e);
       expect(told instanceof Waiting ? `Waiting, the turn ${told.turn.state}` : told).not.toMatch(/^Waiting, the turn (done|running)$/);
+      expect(told).toBe("Refunded there."); // what its records say: it ended done, with the child's answer
     } finally {
       child.kill();
     }
