@@ -15,7 +15,8 @@ import { z } from "zod";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { ai, FunctaiError, memoryStore, tool, Waiting, type Store, type TurnEvent } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
-import { deskTools, toolResults } from "../engine/fixtures.js";
+import { deskTools } from "../engine/fixtures.js";
+import { summary, twoWaits } from "./fixtures/hunt5-stream-desk.js";
 import { hereDesk, refunds } from "./fixtures/hunt-block.js";
 import { start, until } from "./fixtures/hunt2-children.js";
 import { removeBundles } from "./fixtures/spawn.js";
@@ -30,7 +31,6 @@ afterAll(async () => {
   expect(unhandled).toEqual([]);
 });
 
-const results = (req: Parameters<typeof toolResults>[0]): string => `results: ${toolResults(req).map(([, c]) => c).join(" | ")}`;
 
 /** The desk (find_order reads, refund changes) on a memory store, its model calling both in one reply, under approve: "changes". */
 function desk() {
@@ -38,7 +38,7 @@ function desk() {
   const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.findOrder, t.refund] });
   const lm = scripted([
     { text: "Looking it up and refunding.", toolCalls: [{ name: "find_order", input: { order_id: "A-1" } }, { name: "refund", input: { order_id: "A-1", amount: 39 } }] },
-    results,
+    summary,
   ]);
   const store = memoryStore();
   return { t, fn, lm, store, chat: fn.conversation("sam", { store, lm, approve: "changes" }) };
@@ -71,13 +71,7 @@ describe("answers sent to a conversation's stream at the wrong time", () => {
   });
 
   it("a stale approve() between two waits is refused (approval-answered): the second wait is not answered by it", async () => {
-    const t = deskTools();
-    const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.refund] });
-    const lm = scripted([
-      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] },
-      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1000 } }] },
-      results,
-    ]);
+    const { t, fn, lm } = twoWaits();
     const store = memoryStore();
     const s = fn.conversation("two", { store, lm, approve: "changes" }).stream("Refund A-1");
     const approvals: string[] = [];
@@ -137,7 +131,7 @@ describe("a stop while a conversation's stream waits, or while its changing tool
     }
     expect(types.at(-1)).toBe("state:stopped");
     const told = await codeOf(s);
-    const [turn] = await fn.conversation("sam", { store, lm: scripted([results]) }).turns();
+    const [turn] = await fn.conversation("sam", { store, lm: scripted([summary]) }).turns();
     expect([told, turn!.state]).toEqual(["turn-aborted", "stopped"]);
     expect((await kinds(store)).filter((x) => x.startsWith("ended:"))).toEqual(["ended:stopped"]);
     expect(await codeOf(turn!.approve({ by: "maria" }))).toBe("turn-state");
@@ -151,7 +145,7 @@ describe("a stop while a conversation's stream waits, or while its changing tool
     let other: unknown;
     for await (const e of s) {
       if (e.type !== "approval") continue;
-      const [turn] = await fn.conversation("sam", { store, lm: scripted([results]) }).turns();
+      const [turn] = await fn.conversation("sam", { store, lm: scripted([summary]) }).turns();
       other = await turn!.approve({ by: "maria" }); // it goes on there, to its end
       s.abort();
     }

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool, type TurnEvent } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
-import { deskTools, toolResults } from "../engine/fixtures.js";
+import { deskTools } from "../engine/fixtures.js";
+import { summary, twoWaits } from "../durable/fixtures/hunt5-stream-desk.js";
 import { waitFor } from "./fixtures.js";
 
 const unhandled: unknown[] = [];
@@ -23,7 +24,6 @@ afterAll(async () => {
   expect(unhandled).toEqual([]);
 });
 
-const results = (req: Parameters<typeof toolResults>[0]): string => `results: ${toolResults(req).map(([, c]) => c).join(" | ")}`;
 
 /**
  * The desk (find_order reads, refund changes, note says nothing: changes), and a model whose first reply streams
@@ -112,19 +112,13 @@ describe("a streamed turn's events: order and completeness", () => {
     expect(text).toBe("Let me look it up, refund it and note it.All done, thanks.");
     expect(text).not.toMatch(/result>/);
     expect([t.LOOKUPS, t.REFUNDS, t.NOTES]).toEqual([["A-1"], [["A-1", 39]], []]);
-    expect(results(lm.requests[1])).toBe(
+    expect(summary(lm.requests[1]!)).toBe(
       'results: {"order_id":"A-1","item":"kettle","paid":39} | refunded 39 for A-1 | The person did not allow this call. Reason: no notes today',
     );
   });
 
   it("two waits in one turn: a stale approve() sent between them answers nothing; the second call waits for its own answer", async () => {
-    const t = deskTools();
-    const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.refund] });
-    const lm = scripted([
-      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] },
-      { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1000 } }] },
-      results,
-    ]);
+    const { t, fn, lm } = twoWaits();
     const s = fn.stream("Refund A-1", { lm, approve: "changes" });
     const approvals: string[] = [];
     let stale: Promise<void> | undefined;
