@@ -46,13 +46,14 @@ async function newerVersion(name: string, e: unknown): Promise<ConversationError
 
 /**
  * Opens (creating on first use) the database. When another tab asks for a
- * newer version, this connection closes itself (`blocking`) instead of
- * blocking it, and `onGone` lets the caller open again on next use. A
+ * newer version, or deletes the database, this connection closes itself
+ * (`blocking`) instead of blocking it, and `onGone` tells the caller
+ * (`deleted`: the database was deleted, not upgraded). A
  * database of a newer schema version, or one of this name that another
  * program of the origin made (without our object stores), is refused with a
  * store-io that says so: it is neither read nor written.
  */
-export function openStoreDB(name: string, onGone: () => void): Promise<StoreDB> {
+export function openStoreDB(name: string, onGone: (deleted: boolean) => void): Promise<StoreDB> {
   return openDB<StoreSchema>(name, SCHEMA_VERSION, {
     upgrade(db, oldVersion) {
       if (oldVersion < 1) {
@@ -60,11 +61,11 @@ export function openStoreDB(name: string, onGone: () => void): Promise<StoreDB> 
         db.createObjectStore("lengths");
       }
     },
-    blocking(_current, _blocked, event) {
+    blocking(_current, blocked, event) {
       (event.target as IDBDatabase).close();
-      onGone();
+      onGone(blocked === null); // (a deletion asks for no version)
     },
-    terminated: onGone,
+    terminated: () => onGone(false),
   }).then(
     (db) => {
       const missing = OBJECT_STORES.filter((s) => !db.objectStoreNames.contains(s));

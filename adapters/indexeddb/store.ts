@@ -2,7 +2,7 @@ import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
-import { checkAfter as checkAfterOf, checkConversationId, checkExpect, checkRecords, isDurable, storeConflict, waitTimerMs } from "../../src/store/checks.js";
+import { checkAfter as checkAfterOf, checkConversationId, checkExpect, checkRecords, isDurable, recordJson, storeConflict, waitTimerMs } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
@@ -22,7 +22,12 @@ export interface IndexedDBStoreOptions {
    * leaves `liveness` out. Where there is none, `liveness` is absent.
    */
   locks?: LockManager | null;
-  /** Where BroadcastChannel is missing, how often `wait` reads the length instead (ms, default 250). */
+  /**
+   * Where BroadcastChannel is missing, how often `wait` reads the length
+   * instead (ms, default 250). Where it is there, `wait` also reads the
+   * length every 2 s (or `pollMs`, if longer): a tab closed between its
+   * append and its notice takes the notice along.
+   */
   pollMs?: number;
   /**
    * How long an operation waits for the database to open before it fails
@@ -31,6 +36,9 @@ export interface IndexedDBStoreOptions {
    */
   openTimeoutMs?: number;
 }
+
+/** How often a `wait` reads the length where BroadcastChannel wakes it (a notice lost with a tab closed after its commit). */
+const BACKSTOP_MS = 2_000;
 
 /** The default `openTimeoutMs`: far past a slow disk's open, short enough for a person to be told. */
 const OPEN_TIMEOUT_MS = 10_000;
@@ -94,6 +102,19 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
 
   const closedError = (): ConversationError => new ConversationError("store-io", `IndexedDB store "${name}" is closed.`);
 
+  /**
+   * Another tab (or the browser, clearing the site's data) deleted the database under this handle: what it held is
+   * gone, and a turn that goes on would write its later records into a new, empty database where no reader can
+   * place them. This handle refuses from then on; a new handle (`indexedDBStore(name)`) starts a new database.
+   */
+  let deleted = false;
+  const deletedError = (): ConversationError =>
+    new ConversationError(
+      "store-io",
+      `IndexedDB store "${name}": the database was deleted under this handle (by another tab, or the browser clearing this site's data); ` +
+        "what it held is gone, and this handle writes nothing more. Open the store again (indexedDBStore) to start anew.",
+    );
+
   // (Node without fake-indexeddb, a server render, a sandboxed frame, a privacy mode that removes it)
   const missingError = (): ConversationError =>
     new ConversationError("store-io", `IndexedDB store "${name}": this environment has no IndexedDB (globalThis.indexedDB is missing).`);
@@ -118,9 +139,11 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
    */
   const open = (): Promise<StoreDB> => {
     if (closed) return Promise.reject(closedError());
+    if (deleted) return Promise.reject(deletedError());
     if (!hasIndexedDB()) return Promise.reject(missingError());
     if (db === undefined) {
-      const opening: Promise<StoreDB> = openStoreDB(name, () => {
+      const opening: Promise<StoreDB> = openStoreDB(name, (gone) => {
+        if (gone) deleted = true;
         if (db === opening) db = undefined;
       });
       db = opening;
@@ -170,6 +193,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     check(conversation);
     checkRecords(conversation, records);
     checkExpect(conversation, opts.expect);
+    // kept as their JSON reads back, as the other stores keep them: a BigInt or a cycle is refused before anything is
+    // written (input-invalid), and a Date, Map or NaN is never kept as itself (structured clone would keep it)
+    const kept = records.map((r, i) => JSON.parse(recordJson(conversation, r, i)) as object);
     const { expect } = opts;
     const durable = isDurable(opts);
     const begin = async (): Promise<AppendTx> =>
@@ -191,7 +217,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
         return before;
       }
       const store = tx.objectStore("records");
-      records.forEach((r, i) => {
+      kept.forEach((r, i) => {
         const seq = before + i + 1;
         // A record that cannot be cloned throws here, synchronously. `add`, not `put`: a record already
         // standing past the length (damage) fails the append instead of being overwritten.
@@ -259,7 +285,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       const recheck = (): Promise<void> => length(conversation).then((n) => (n > after ? settle(true) : undefined));
       const stop = wakeups.listen(conversation, after, settle); // listen first, then look
       recheck().catch(failed);
-      if (!wakeups.crossTab) poll = setInterval(() => void recheck().catch(failed), pollMs);
+      // without BroadcastChannel, polled; with it, looked at now and then all the same: a writer tab closed between its
+      // commit and its notice takes the notice along, and a wait with no deadline would never wake
+      poll = setInterval(() => void recheck().catch(failed), wakeups.crossTab ? Math.max(pollMs, BACKSTOP_MS) : pollMs);
       const ms = waitTimerMs(timeoutMs); // NaN and negatives: look once, then answer; past a timer's reach: none
       if (ms !== null) {
         // At the deadline, the length itself decides: a notice lost (a writer that died before posting) costs nothing.

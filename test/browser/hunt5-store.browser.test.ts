@@ -59,7 +59,8 @@ describe("IndexedDB store across tabs", () => {
     }
   });
 
-  // BUG: the IndexedDB store keeps records that are not JSON. adapters/indexeddb/store.ts:169-199 (append)
+  // FIXED (it was a bug; append now keeps each record's JSON form, refusing what recordJson refuses): the IndexedDB
+  // store kept records that are not JSON. adapters/indexeddb/store.ts (append)
   // checks only that each record is an object (checkRecords) and hands it to IndexedDB's structured clone,
   // which takes a BigInt, a cycle (and keeps a Date, a Map, NaN as themselves); the file and PostgreSQL stores
   // run every record through recordJson (src/store/checks.ts:38; adapters/node-fs/jsonl.ts:138,
@@ -67,7 +68,7 @@ describe("IndexedDB store across tabs", () => {
   // record is read back by every tab as a value no JSON reader, exporter or other store can take
   // (JSON.stringify of the read throws). A fix: run recordJson on each record before the transaction, and
   // store its JSON form (JSON.parse of it), as the other stores keep it.
-  it.fails("a record that is not JSON (a BigInt, a cycle) is refused (input-invalid), nothing written, as the file and PostgreSQL stores refuse it", async () => {
+  it("a record that is not JSON (a BigInt, a cycle) is refused (input-invalid), nothing written, as the file and PostgreSQL stores refuse it", async () => {
     const db = freshDb();
     const s = here(db);
     const cycle: Record<string, unknown> = note({ text: "loop" }) as Record<string, unknown>;
@@ -119,7 +120,8 @@ describe("IndexedDB store across tabs", () => {
     expect(await waiting).toBe(true);
   });
 
-  // BUG: a wake-up is lost for good when the writing tab goes away between its commit and its notice.
+  // FIXED (it was a bug; wait now also reads the length every 2 s where BroadcastChannel wakes it): a wake-up was
+  // lost for good when the writing tab went away between its commit and its notice.
   // adapters/indexeddb/store.ts:262-268 (wait): with a BroadcastChannel it never polls, and only a wait with a
   // deadline looks at the length again (at the deadline); a wait with no deadline (Infinity, or longer than a
   // timer holds: "waits, and wakes on an append", test/store/contract.ts:249) is never woken though the
@@ -127,7 +129,7 @@ describe("IndexedDB store across tabs", () => {
   // (store.ts:219, wake.ts announce), so a tab closed in that instant takes it along. A fix: a slow backstop
   // poll of the length (say every few seconds) even where BroadcastChannel exists, or a notice that does not
   // depend on the writer living on (a Web Lock per writer whose release wakes the waiters to look).
-  it.fails("a writer tab closed just after its append committed, before its wake-up notice: waits with no deadline, here and in another tab, still wake", async () => {
+  it("a writer tab closed just after its append committed, before its wake-up notice: waits with no deadline, here and in another tab, still wake", async () => {
     const t = told();
     const db = freshDb();
     const [writer, other] = [keep(await workerTab(t)), keep(await workerTab(t))];
@@ -146,7 +148,8 @@ describe("IndexedDB store across tabs", () => {
     await until("both waiters woken", () => woke && otherWoke, 15_000);
   });
 
-  // BUG: a turn whose database another tab deletes under it goes on into a new, empty database and reports
+  // FIXED (it was a bug; a handle told of a deletion refuses from then on, store-io): a turn whose database another
+  // tab deleted under it went on into a new, empty database and reported
   // success. The handle's connection closes itself on the deletion (adapters/indexeddb/schema.ts:63-66,
   // `blocking` calls onGone whatever the new version is: null for a deletion), and the next append opens the
   // database afresh (store.ts:119-123), empty. The turn's next conditional append (expect 5) is refused, and
@@ -157,7 +160,7 @@ describe("IndexedDB store across tabs", () => {
   // this handle's appends to the conversations it knew (store-io: the database was deleted by another tab),
   // or the log refuses (store-corrupt / store-io) a conversation shorter than records it wrote itself and saw
   // kept, instead of treating that as a torn tail; the turn then stops with that error and writes nothing.
-  it.fails("the database deleted by another tab while a turn's refund runs: the turn stops with a coded error, and writes none of its records into the new empty database", async () => {
+  it("the database deleted by another tab while a turn's refund runs: the turn stops with a coded error, and writes none of its records into the new empty database", async () => {
     const t = told();
     const db = freshDb();
     const [a, b] = [keep(await workerTab(t)), keep(await workerTab(t))];
