@@ -49,6 +49,8 @@ export class Journal {
   readonly records: object[] = [];
   readonly #replies = new Map<string, LMResponse[]>();
   readonly #tools = new Map<string, ToolRecord>();
+  /** The inputs earlier runs kept of calls, by place (a changing tool's `started` record): what a call there was. */
+  readonly #inputs = new Map<string, unknown>();
   readonly #answers = new Map<string, RecordedAnswer>();
   /** The input each approval showed a person, by approval key (its latest `waiting` record's). */
   readonly #shown = new Map<string, unknown>();
@@ -120,9 +122,9 @@ export class Journal {
       case "tool": {
         const tool = record as ToolRecord;
         const key = toolKey(tool.site, tool.invocation);
-        const before = this.#tools.get(key);
+        this.#tools.set(key, tool);
         // a call's later records (done, given, rerun) keep no input: its `started` record said what the call was
-        this.#tools.set(key, tool.input === undefined && before?.input !== undefined && before.name === tool.name ? { ...tool, input: before.input } : tool);
+        if (tool.input !== undefined) this.#inputs.set(key, tool.input);
         break;
       }
       case "approval": {
@@ -159,6 +161,12 @@ export class Journal {
 
   tool(site: string, invocation: number): ToolRecord | undefined {
     return this.#tools.get(toolKey(site, invocation));
+  }
+
+  /** The input the records of the call at this place kept (a changing tool's `started` keeps it), if any did. */
+  toolInput(site: string, invocation: number): { input: unknown } | undefined {
+    const key = toolKey(site, invocation);
+    return this.#inputs.has(key) ? { input: this.#inputs.get(key) } : undefined;
   }
 
   /**

@@ -10,7 +10,6 @@ import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
-import type { ToolRecord } from "../records/types.js";
 import { ToolCallContext, hasKey, keptText, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
@@ -63,11 +62,12 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
       `${p.path} (invocation ${invocation}): this turn's records say ${JSON.stringify(record.name)} was called here (${record.state}), and the model now calls ${JSON.stringify(call.name)}: the program or its model changed since the turn began, and its request was sent anew; nothing ran. Go on with the code the turn began with, or abandon() it.`,
     );
   if (record && (record.state === "done" || record.state === "given")) {
-    const same = anew ? sameCall(record, tool, call) : true;
+    const kept = anew ? frame.runtime.journal.toolInput(frame.site, invocation) : undefined;
+    const same = anew ? sameCall(kept, tool, call) : true;
     if (same === false)
       throw new ConversationError(
         "turn-state",
-        `${p.path} (invocation ${invocation}): this turn's records say it ran here with the input ${describeValue(record.input, 120)}, and the model now calls it with ${describeValue(call.input, 120)}: the program or its model changed since the turn began, and its request was sent anew; nothing ran. Go on with the code the turn began with, or abandon() it.`,
+        `${p.path} (invocation ${invocation}): this turn's records say it ran here with the input ${describeValue(kept!.input, 120)}, and the model now calls it with ${describeValue(call.input, 120)}: the program or its model changed since the turn began, and its request was sent anew; nothing ran. Go on with the code the turn began with, or abandon() it.`,
       );
     if (same) {
       p.recorded = record.error === undefined ? { output: record.output } : { error: record.error };
@@ -116,15 +116,16 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
 /**
  * Whether a call of a reply paid anew (its request differed from the
  * recorded one) is the call this place's record settled: the same input, as
- * the tool reads it, as the record's (a changing tool's records keep it).
+ * the tool reads it, as the one kept there (`kept`: a changing tool's
+ * `started` record keeps it).
  * Undefined when that cannot be told: the record kept no input (a tool that
  * only reads, run again at no risk), or the call cannot be read now (the
  * model is told why, nothing runs).
  */
-function sameCall(record: ToolRecord, tool: ToolLike | undefined, call: ToolCall): boolean | undefined {
-  if (record.input === undefined || tool === undefined || call.inputError !== undefined) return undefined;
+function sameCall(kept: { input: unknown } | undefined, tool: ToolLike | undefined, call: ToolCall): boolean | undefined {
+  if (kept === undefined || tool === undefined || call.inputError !== undefined) return undefined;
   const parsed = readInput(tool, call.input);
-  return "success" in parsed && parsed.success ? JSON.stringify(parsed.data ?? null) === JSON.stringify(record.input ?? null) : undefined;
+  return "success" in parsed && parsed.success ? JSON.stringify(parsed.data ?? null) === JSON.stringify(kept.input ?? null) : undefined;
 }
 
 /**
