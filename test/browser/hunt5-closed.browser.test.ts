@@ -5,24 +5,28 @@
  * still has a minute to run), the refund unfinished; nothing runs it again
  * on its own; a person's `results` or `rerun` takes it on.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lockName } from "../../adapters/indexeddb/liveness.js";
-import { type Tab, freshDb, frameTab, gate, told, until, workerTab } from "./fixtures/hunt5-tabs.js";
+import { type Kind, frameTab, tabsUnderTest, until, untilInterrupted } from "./fixtures/hunt5-tabs.js";
 
 const LONG = { renewMs: 10_000, ttlMs: 60_000 };
 
-let open: Tab[] = [];
-afterEach(() => {
-  for (const t of open) t.kill();
-  open = [];
-});
-
-const keep = <T extends Tab>(t: T): T => (open.push(t), t);
+const { keep, scene, sendGated } = tabsUnderTest();
 
 /** Whether any context of this origin holds (or asks for) the Web Lock of `conversation`'s turn `turn` in `db`. */
 async function lockHeld(db: string, conversation: string, turn: string): Promise<boolean> {
   const { held = [], pending = [] } = await navigator.locks.query();
   return [...held, ...pending].some((l) => l.name === lockName(db, conversation, turn));
+}
+
+/** Worker `a` stopped dead at `blockAt` (waited for as `blocked`), then terminated and its gate released; tab `b` (of `other`) reads the turn interrupted: that reading. */
+async function stoppedDeadThenTerminated(blockAt: "started" | "tool", blocked: string, other: Kind) {
+  const { t, db, tabs: [a, b] } = await scene("worker", other);
+  const g = await sendGated(a, db, { blockAt, lease: LONG });
+  await until(blocked, () => t.has("blocked", "a"));
+  a.kill();
+  g.release();
+  return { t, db, b, last: await untilInterrupted(b, db) };
 }
 
 type Closer = "worker terminated" | "frame removed" | "frame navigated away";
@@ -32,10 +36,7 @@ describe("a tab closed in the middle of a changing tool", () => {
   for (const [closer, kind] of closers) {
     for (const how of ["results", "rerun"] as const) {
       it(`${closer} while its refund runs: interrupted at once elsewhere, the lock let go, the refund unfinished and not run again on its own; ${how} takes it on`, async () => {
-        const t = told();
-        const db = freshDb();
-        const a = keep(kind === "worker" ? await workerTab(t) : await frameTab(t));
-        const b = keep(await workerTab(t));
+        const { t, db, tabs: [a, b] } = await scene(kind, "worker");
         await a.send({ db, conversation: "sam", tag: "a", hang: true, lease: LONG });
         await until("the refund ran", () => t.effects("a") === 1);
         const running = await b.last(db, "sam");
@@ -43,9 +44,8 @@ describe("a tab closed in the middle of a changing tool", () => {
         expect(await lockHeld(db, "sam", running!.id)).toBe(true);
         if (closer === "frame navigated away") await a.navigateAway();
         else a.kill();
-        let last: Awaited<ReturnType<Tab["last"]>> = null;
-        await until("interrupted", async () => (last = await b.last(db, "sam"))?.state === "interrupted");
-        expect(last!.unfinished).toEqual([["refund", 1]]);
+        const last = await untilInterrupted(b, db);
+        expect(last.unfinished).toEqual([["refund", 1]]);
         expect(await lockHeld(db, "sam", running!.id)).toBe(false);
         // read again, from two more tabs: reading runs nothing
         const c = keep(await frameTab(t));
@@ -65,34 +65,15 @@ describe("a tab closed in the middle of a changing tool", () => {
   }
 
   it("a worker stopped dead just after its refund's started record, then terminated: interrupted at once, the refund never ran; results resume it with one request", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
-    const b = keep(await frameTab(t));
-    const g = gate();
-    await a.send({ db, conversation: "sam", tag: "a", blockAt: "started", go: g.url, lease: LONG });
-    await until("blocked after started", () => t.has("blocked", "a"));
-    a.kill();
-    g.release();
-    let last: Awaited<ReturnType<Tab["last"]>> = null;
-    await until("interrupted", async () => (last = await b.last(db, "sam"))?.state === "interrupted");
-    expect(last!.unfinished).toEqual([["refund", 1]]);
+    const { t, db, b, last } = await stoppedDeadThenTerminated("started", "blocked after started", "frame");
+    expect(last.unfinished).toEqual([["refund", 1]]);
     expect(t.effects("")).toBe(0);
     expect(await b.answer(db, "sam", "b", "results")).toEqual({ ok: "Refunded.", requests: 1 });
     expect(t.effects("")).toBe(0);
   });
 
   it("a worker stopped dead inside its refund once it took effect, then terminated: interrupted, the refund unfinished; rerun runs it once more with the same idempotency key", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
-    const b = keep(await workerTab(t));
-    const g = gate();
-    await a.send({ db, conversation: "sam", tag: "a", blockAt: "tool", go: g.url, lease: LONG });
-    await until("blocked in the refund", () => t.has("blocked", "a"));
-    a.kill();
-    g.release();
-    await until("interrupted", async () => (await b.last(db, "sam"))?.state === "interrupted");
+    const { t, db, b } = await stoppedDeadThenTerminated("tool", "blocked in the refund", "worker");
     expect(await b.answer(db, "sam", "b", "rerun")).toEqual({ ok: "Refunded.", requests: 1 });
     const keys = t.events.filter((e) => e.event === "effect").map((e) => e.key);
     expect(keys).toHaveLength(2);
@@ -100,14 +81,11 @@ describe("a tab closed in the middle of a changing tool", () => {
   });
 
   it("a new send in another tab after the closed tab's turn: a new turn on the last done one; the interrupted refund is not run again by it", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await frameTab(t));
-    const b = keep(await workerTab(t));
+    const { t, db, tabs: [a, b] } = await scene("frame", "worker");
     await a.send({ db, conversation: "sam", tag: "a", hang: true, lease: LONG });
     await until("the refund ran", () => t.effects("a") === 1);
     a.kill();
-    await until("interrupted", async () => (await b.last(db, "sam"))?.state === "interrupted");
+    await untilInterrupted(b, db);
     const before = (await b.records(db, "sam")).length;
     // the new turn's own model asks for a refund of its own: that one runs (once); the old one stays unfinished
     expect(await b.send({ db, conversation: "sam", tag: "b", lease: LONG }, true)).toEqual({ ok: "Refunded.", requests: 2 });

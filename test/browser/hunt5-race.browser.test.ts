@@ -5,24 +5,19 @@
  * as the winning answer says, never twice; every loser is told with a code
  * and pays no model request.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { type How, type Outcome, type Tab, freshDb, frameTab, gate, told, until, workerTab } from "./fixtures/hunt5-tabs.js";
+import { describe, expect, it } from "vitest";
+import { type How, type Outcome, type Tab, freshDb, frameTab, gate, tabsUnderTest, told, until, untilInterrupted, workerTab } from "./fixtures/hunt5-tabs.js";
 
 const LOST = /^(turn-claimed|approval-answered|turn-state|store-conflict|lease-lost)$/;
 const LONG = { renewMs: 10_000, ttlMs: 60_000 };
 
-let open: Tab[] = [];
-afterEach(() => {
-  for (const t of open) t.kill();
-  open = [];
-});
+const { keep } = tabsUnderTest();
 
 async function tabs(workers: number, frames: number, into = told()) {
   const made = [
     ...(await Promise.all(Array.from({ length: workers }, () => workerTab(into)))),
     ...(await Promise.all(Array.from({ length: frames }, () => frameTab(into)))),
-  ];
-  open.push(...made);
+  ].map(keep);
   return { tabs: made, told: into };
 }
 
@@ -89,7 +84,7 @@ describe("tabs racing to answer one turn", () => {
         await a!.send({ db, conversation: conv, tag: `${conv}-a`, hang: true, lease: LONG });
         await until("the refund ran", () => t.effects(`${conv}-a`) === 1);
         a!.kill();
-        await until("interrupted", async () => (await answerers[0]!.last(db, conv))?.state === "interrupted");
+        await untilInterrupted(answerers[0]!, db, conv);
         const outcomes = await atOnce(answerers, db, conv, how);
         expect(oneWon(outcomes)).toEqual({ ok: "Refunded.", requests: 1 });
         expect(t.effects(`${conv}-`)).toBe(1 + more);
@@ -109,9 +104,8 @@ describe("tabs racing to answer one turn", () => {
       await until("blocked in the second request", () => t.has("blocked", `${conv}-a`));
       a!.kill();
       g.release();
-      let last: Awaited<ReturnType<Tab["last"]>> = null;
-      await until("interrupted", async () => (last = await answerers[0]!.last(db, conv))?.state === "interrupted");
-      expect(last!.unfinished).toEqual([]); // the refund's done record was kept with the request that followed it
+      const last = await untilInterrupted(answerers[0]!, db, conv);
+      expect(last.unfinished).toEqual([]); // the refund's done record was kept with the request that followed it
       const outcomes = await atOnce(answerers, db, conv, "resume");
       expect(oneWon(outcomes)).toEqual({ ok: "Refunded.", requests: 1 });
       expect(t.effects(`${conv}-`)).toBe(1);

@@ -11,45 +11,22 @@
  * - "a call waits for the database to open while another tab blocks it …
  *   for openTimeoutMs …, then fails with store-io".
  */
-import { deleteDB } from "idb";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
-import { ai, isFunctaiError, type Store } from "../../src/index.js";
+import { ai, isFunctaiError } from "../../src/index.js";
 import { storeAt } from "../../src/runtime/stores.js";
 import { scripted } from "../../src/testing/index.js";
-import { type Tab, freshDb, frameTab, gate, told, until, workerTab } from "./fixtures/hunt5-tabs.js";
+import { freshDb, tabsUnderTest, told, until, untilInterrupted, untilStalled, workerTab } from "./fixtures/hunt5-tabs.js";
 
 const LONG = { renewMs: 10_000, ttlMs: 60_000 };
 const SHORT = { renewMs: 200, ttlMs: 1_000 };
 
-let open: Tab[] = [];
-const gates: (() => void)[] = [];
-const handles: { name: string; store: Store }[] = [];
-afterEach(async () => {
-  for (const release of gates.splice(0)) release();
-  for (const t of open) t.kill();
-  open = [];
-  await Promise.all(handles.map((h) => h.store.close?.()));
-  await Promise.all(handles.splice(0).map((h) => deleteDB(h.name)));
-});
-const keep = <T extends Tab>(t: T): T => (open.push(t), t);
-const gated = () => {
-  const g = gate();
-  gates.push(g.release);
-  return g;
-};
-const here = (name: string, options?: Parameters<typeof indexedDBStore>[1]): Store => {
-  const store = indexedDBStore(name, options);
-  handles.push({ name, store });
-  return store;
-};
+const { keep, here, scene, sendGated } = tabsUnderTest();
 
 describe("README, browsers", () => {
   it("a tab that asks for a running turn's Web Lock while another tab holds it is refused (turn-claimed) while the holder still holds it", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
+    const { t, db, tabs: [a] } = await scene("worker");
     await a.send({ db, conversation: "sam", tag: "a", hang: true, lease: LONG });
     await until("the refund ran", () => t.effects("a") === 1);
     const turn = (await a.last(db, "sam"))!.id;
@@ -63,13 +40,9 @@ describe("README, browsers", () => {
   });
 
   it("a stalled turn: running and stalled in every other tab; resume is refused with turn-state, as README says; abandon() ends it", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
-    const [b, c] = [keep(await workerTab(t)), keep(await frameTab(t))];
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", blockAt: "started", go: g.url, lease: SHORT });
-    await until("stalled", async () => (await b.last(db, "sam"))?.stalled === true);
+    const { t, db, tabs: [a, b, c] } = await scene("worker", "worker", "frame");
+    const g = await sendGated(a, db, { blockAt: "started", lease: SHORT });
+    await untilStalled(b, db);
     expect(await c.last(db, "sam")).toMatchObject({ state: "running", stalled: true });
     for (const how of ["resume", "results", "rerun"] as const) expect(await b.answer(db, "sam", `b-${how}`, how)).toMatchObject({ error: "turn-state", requests: 0 });
     expect(await c.answer(db, "sam", "c", "abandon")).toEqual({ ok: "abandoned", requests: 0 });
@@ -81,21 +54,18 @@ describe("README, browsers", () => {
 
   for (const fault of ["before-write", "after-write"] as const) {
     it(`a live tab whose store failed under its turn (the refund's done record: ${fault}): the freed lock tells, another tab reads it interrupted at once (its lease has a minute left) and answers it`, async () => {
-      const t = told();
-      const db = freshDb();
-      const [a, b] = [keep(await workerTab(t)), keep(await frameTab(t))];
+      const { t, db, tabs: [a, b] } = await scene("worker", "frame");
       await a.send({ db, conversation: "sam", tag: "a", failDone: fault, lease: LONG });
       await until("a's outcome", () => t.outcomes.has("a"));
       expect(t.outcomes.get("a")).toMatchObject({ error: "store-io", requests: 1 });
       expect(t.effects("a")).toBe(1);
       expect(await a.tab()).toBeTypeOf("string"); // the tab lives on
-      let last: Awaited<ReturnType<Tab["last"]>> = null;
-      await until("interrupted", async () => (last = await b.last(db, "sam"))?.state === "interrupted");
+      const last = await untilInterrupted(b, db);
       if (fault === "before-write") {
-        expect(last!.unfinished).toEqual([["refund", 1]]);
+        expect(last.unfinished).toEqual([["refund", 1]]);
         expect(await b.answer(db, "sam", "b", "results")).toEqual({ ok: "Refunded.", requests: 1 });
       } else {
-        expect(last!.unfinished).toEqual([]); // its done record was kept: no person needed
+        expect(last.unfinished).toEqual([]); // its done record was kept: no person needed
         expect(await b.answer(db, "sam", "b", "resume")).toEqual({ ok: "Refunded.", requests: 1 });
       }
       expect(t.effects("")).toBe(1);
@@ -114,15 +84,12 @@ describe("README, browsers", () => {
     expect((await b.records(name, "sam")).map((r) => r.kind)).toEqual(["program", "turn", "lease", "reply", "ended"]);
     expect((await b.last(name, "sam"))?.state).toBe("done");
     await b.close(name);
-    handles.push({ name, store: indexedDBStore(name) });
+    here(name); // deleted after the test
   });
 
   it("a stalled tab keeps its connection open, so another tab's deletion waits; a call in a third tab waits openTimeoutMs for the database, then fails with store-io saying why", async () => {
-    const t = told();
-    const db = freshDb();
-    const [a, b] = [keep(await workerTab(t)), keep(await workerTab(t))];
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", blockAt: "started", go: g.url, lease: LONG });
+    const { t, db, tabs: [a, b] } = await scene("worker", "worker");
+    await sendGated(a, db, { blockAt: "started", lease: LONG });
     await until("a blocked", () => t.has("blocked", "a"));
     let deleted: string | undefined;
     void b.deleteDb(db).then((d) => (deleted = d)); // (waits: the stalled tab cannot even be told to close its connection)

@@ -6,37 +6,21 @@
  * not claim it; `abandon()` still ends it, and the stalled tab, woken, runs
  * and writes nothing more.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { type Tab, freshDb, frameTab, gate, told, until, workerTab } from "./fixtures/hunt5-tabs.js";
+import { describe, expect, it } from "vitest";
+import { tabsUnderTest, until, untilInterrupted, untilStalled } from "./fixtures/hunt5-tabs.js";
 
 const SHORT = { renewMs: 200, ttlMs: 1_000 };
 const CLAIM = /^(turn-state|turn-claimed)$/;
 
-let open: Tab[] = [];
-const gates: (() => void)[] = [];
-afterEach(() => {
-  for (const release of gates.splice(0)) release();
-  for (const t of open) t.kill();
-  open = [];
-});
-const keep = <T extends Tab>(t: T): T => (open.push(t), t);
-const gated = () => {
-  const g = gate();
-  gates.push(g.release);
-  return g;
-};
+const { scene, sendGated } = tabsUnderTest();
 
 describe("a stalled tab", () => {
   for (const blockAt of ["started", "tool"] as const) {
     it(`a worker stopped dead ${blockAt === "started" ? "just after its refund's started record" : "inside its refund, once it took effect"}, its lease run out: three tabs read it running and stalled, none can claim it; abandoned, the woken worker is lease-lost and wrote nothing more`, async () => {
-      const t = told();
-      const db = freshDb();
-      const a = keep(await workerTab(t));
-      const [b, c, d] = [keep(await workerTab(t)), keep(await frameTab(t)), keep(await workerTab(t))];
-      const g = gated();
-      await a.send({ db, conversation: "sam", tag: "a", blockAt, go: g.url, lease: SHORT });
+      const { t, db, tabs: [a, b, c, d] } = await scene("worker", "worker", "frame", "worker");
+      const g = await sendGated(a, db, { blockAt, lease: SHORT });
       await until("blocked", () => t.has("blocked", "a"));
-      await until("stalled", async () => (await b.last(db, "sam"))?.stalled === true);
+      await untilStalled(b, db);
       for (const x of [b, c, d]) expect(await x.last(db, "sam")).toMatchObject({ state: "running", stalled: true });
       // nobody may take it on, whatever they answer, even all at once
       const at = Date.now() + 200;
@@ -55,15 +39,11 @@ describe("a stalled tab", () => {
   }
 
   it("a worker that lives and holds its lock but whose lease renewals hang: stalled elsewhere, not claimable; abandoned, its renewal then let through is refused, the refund's signal aborts, nothing more is written", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
-    const b = keep(await frameTab(t));
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", hang: true, stuckRenewals: true, go: g.url, lease: SHORT });
+    const { t, db, tabs: [a, b] } = await scene("worker", "frame");
+    const g = await sendGated(a, db, { hang: true, stuckRenewals: true, lease: SHORT });
     await until("the refund ran", () => t.effects("a") === 1);
     await until("a renewal held back", () => t.has("stuck", "a"));
-    await until("stalled", async () => (await b.last(db, "sam"))?.stalled === true);
+    await untilStalled(b, db);
     expect(await b.last(db, "sam")).toMatchObject({ state: "running", stalled: true });
     expect((await b.answer(db, "sam", "b", "results")).error).toMatch(CLAIM);
     expect((await b.answer(db, "sam", "b", "rerun")).error).toMatch(CLAIM);
@@ -80,29 +60,20 @@ describe("a stalled tab", () => {
   });
 
   it("a stalled worker then terminated: the turn reads interrupted at once (no longer stalled), and results take it on", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
-    const b = keep(await workerTab(t));
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", blockAt: "started", go: g.url, lease: SHORT });
-    await until("stalled", async () => (await b.last(db, "sam"))?.stalled === true);
+    const { t, db, tabs: [a, b] } = await scene("worker", "worker");
+    await sendGated(a, db, { blockAt: "started", lease: SHORT });
+    await untilStalled(b, db);
     a.kill();
-    let last: Awaited<ReturnType<Tab["last"]>> = null;
-    await until("interrupted", async () => (last = await b.last(db, "sam"))?.state === "interrupted");
-    expect([last!.stalled, last!.unfinished]).toEqual([false, [["refund", 1]]]);
+    const last = await untilInterrupted(b, db);
+    expect([last.stalled, last.unfinished]).toEqual([false, [["refund", 1]]]);
     expect(await b.answer(db, "sam", "b", "results")).toEqual({ ok: "Refunded.", requests: 1 });
     expect(t.effects("")).toBe(0);
   });
 
   it("a send from another tab while the head turn is stalled: it does not run the stalled turn's refund, and once the stalled turn is abandoned it goes on", async () => {
-    const t = told();
-    const db = freshDb();
-    const a = keep(await workerTab(t));
-    const [b, c] = [keep(await workerTab(t)), keep(await workerTab(t))];
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", blockAt: "started", go: g.url, lease: SHORT });
-    await until("stalled", async () => (await b.last(db, "sam"))?.stalled === true);
+    const { t, db, tabs: [a, b, c] } = await scene("worker", "worker", "worker");
+    const g = await sendGated(a, db, { blockAt: "started", lease: SHORT });
+    await untilStalled(b, db);
     const sent = c.send({ db, conversation: "sam", tag: "c", lease: SHORT }, true);
     // it queues behind the running head (DESIGN: `next` is `{ waits }`), for as long as that head lives
     await until("the send's tab reads the head", async () => (await c.last(db, "sam"))?.stalled === true);

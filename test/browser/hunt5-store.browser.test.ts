@@ -4,36 +4,22 @@
  * records that are not JSON, `wait` woken across tabs with no wake-up lost,
  * and the database deleted or upgraded by another tab while a turn runs.
  */
-import { deleteDB, openDB } from "idb";
-import { afterEach, describe, expect, it } from "vitest";
-import { indexedDBStore } from "../../adapters/indexeddb/index.js";
-import { isFunctaiError, type Store } from "../../src/index.js";
-import { type Tab, freshDb, frameTab, gate, told, until, workerTab } from "./fixtures/hunt5-tabs.js";
+import { openDB } from "idb";
+import { describe, expect, it } from "vitest";
+import { isFunctaiError } from "../../src/index.js";
+import { freshDb, frameTab, tabsUnderTest, told, until, workerTab } from "./fixtures/hunt5-tabs.js";
 
 const LONG = { renewMs: 10_000, ttlMs: 60_000 };
 
-let open: Tab[] = [];
-const gates: (() => void)[] = [];
-const handles: { name: string; store: Store }[] = [];
-afterEach(async () => {
-  for (const release of gates.splice(0)) release();
-  for (const t of open) t.kill();
-  open = [];
-  await Promise.all(handles.map((h) => h.store.close?.()));
-  await Promise.all(handles.splice(0).map((h) => deleteDB(h.name)));
-});
-const keep = <T extends Tab>(t: T): T => (open.push(t), t);
-const gated = () => {
-  const g = gate();
-  gates.push(g.release);
-  return g;
-};
-/** A handle of this page on database `name`, closed (and the database deleted) after the test. */
-const here = (name: string): Store => {
-  const store = indexedDBStore(name);
-  handles.push({ name, store });
-  return store;
-};
+const { keep, here, scene, sendGated } = tabsUnderTest();
+
+/** Two worker tabs on a fresh database; `a`'s turn is inside its refund, held there by the gate `g`. */
+async function inTheRefund() {
+  const { t, db, tabs: [a, b] } = await scene("worker", "worker");
+  const g = await sendGated(a, db, { toolGate: true, lease: LONG });
+  await until("in the refund", () => t.has("in-tool", "a"));
+  return { t, db, a, b, g };
+}
 
 const note = (extra: object): object => ({ functai_conversation: 1, kind: "note", at: "2026-11-29T12:00:00.000Z", ...extra });
 
@@ -81,9 +67,7 @@ describe("IndexedDB store across tabs", () => {
   });
 
   it("a writer tab appends 150 records one by one while three tabs and this page wait for each length with no deadline: every waiter sees every append, none waits for ever", async () => {
-    const t = told();
-    const db = freshDb();
-    const [writer, w1, w2, f] = [keep(await workerTab(t)), keep(await workerTab(t)), keep(await workerTab(t)), keep(await frameTab(t))];
+    const { t, db, tabs: [writer, w1, w2, f] } = await scene("worker", "worker", "worker", "frame");
     const mine = here(db);
     await mine.append("sam", [note({ text: "seed" })]); // the database exists before anyone waits
     const waiters = [w1, w2, f].map((x, i) => x.waitEach(db, "sam", 1, 151, `waiter-${i}`));
@@ -107,9 +91,7 @@ describe("IndexedDB store across tabs", () => {
   });
 
   it("a writer tab closed just after its append committed, before its wake-up notice: a wait with a deadline still answers true at its deadline (the length decides)", async () => {
-    const t = told();
-    const db = freshDb();
-    const writer = keep(await workerTab(t));
+    const { t, db, tabs: [writer] } = await scene("worker");
     const mine = here(db);
     await mine.append("sam", [note({ text: "seed" })]);
     const waiting = mine.wait!("sam", 1, 2_000);
@@ -130,9 +112,7 @@ describe("IndexedDB store across tabs", () => {
   // poll of the length (say every few seconds) even where BroadcastChannel exists, or a notice that does not
   // depend on the writer living on (a Web Lock per writer whose release wakes the waiters to look).
   it("a writer tab closed just after its append committed, before its wake-up notice: waits with no deadline, here and in another tab, still wake", async () => {
-    const t = told();
-    const db = freshDb();
-    const [writer, other] = [keep(await workerTab(t)), keep(await workerTab(t))];
+    const { t, db, tabs: [writer, other] } = await scene("worker", "worker");
     const mine = here(db);
     await mine.append("sam", [note({ text: "seed" })]);
     let woke = false;
@@ -161,12 +141,7 @@ describe("IndexedDB store across tabs", () => {
   // or the log refuses (store-corrupt / store-io) a conversation shorter than records it wrote itself and saw
   // kept, instead of treating that as a torn tail; the turn then stops with that error and writes nothing.
   it("the database deleted by another tab while a turn's refund runs: the turn stops with a coded error, and writes none of its records into the new empty database", async () => {
-    const t = told();
-    const db = freshDb();
-    const [a, b] = [keep(await workerTab(t)), keep(await workerTab(t))];
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", toolGate: true, go: g.url, lease: LONG });
-    await until("in the refund", () => t.has("in-tool", "a"));
+    const { t, db, b, g } = await inTheRefund();
     expect((await b.records(db, "sam")).map((r) => r.kind)).toEqual(["program", "turn", "lease", "reply", "tool"]);
     expect(await b.deleteDb(db)).toBe("deleted"); // not blocked: the running tab's connection let go
     g.release();
@@ -180,12 +155,7 @@ describe("IndexedDB store across tabs", () => {
   });
 
   it("the database upgraded by a newer version in another tab while a turn's refund runs: the turn stops with store-io naming the versions; every record it had kept is still in the upgraded database, none written after", async () => {
-    const t = told();
-    const db = freshDb();
-    const [a, b] = [keep(await workerTab(t)), keep(await workerTab(t))];
-    const g = gated();
-    await a.send({ db, conversation: "sam", tag: "a", toolGate: true, go: g.url, lease: LONG });
-    await until("in the refund", () => t.has("in-tool", "a"));
+    const { t, db, b, g } = await inTheRefund();
     const kept = await b.records(db, "sam");
     await b.close(db);
     expect(await b.upgradeDb(db, 2)).toBe("opened 2");
@@ -208,6 +178,6 @@ describe("IndexedDB store across tabs", () => {
     // an old tab's reader is refused with the same clear error, never shown an empty conversation
     const c = keep(await frameTab(t));
     await expect(c.last(db, "sam")).rejects.toThrow(/schema version 2, newer than this store's 1/);
-    handles.push({ name: db, store: indexedDBStore(db) }); // deleted after the test
+    here(db); // deleted after the test
   });
 });
