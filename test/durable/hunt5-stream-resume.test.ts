@@ -103,7 +103,10 @@ describe("a child streaming a turn, SIGKILLed inside its refund; the turn resume
     const marker = join(dir, "marker");
     const child = await start("hunt5-stream-child.ts", { dir, conversation: "k", act: "stream", effects, marker, hold: join(dir, "hold"), lease: LEASE });
     try {
-      await until("the refund runs in the child", () => existsSync(marker));
+      // the child prints each event after the engine hands it over, and the refund's body writes its marker when it
+      // starts: both are awaited, or a kill between the two (a busy machine) leaves the refund's call unprinted
+      const refundShown = () => childEvents(child.lines).some((e) => e.type === "tool_call" && e["name"] === "refund");
+      await until("the refund runs in the child, its call printed", () => existsSync(marker) && refundShown());
     } finally {
       child.kill();
     }
