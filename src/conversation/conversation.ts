@@ -24,6 +24,7 @@ import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
 import { Turn, Waiting } from "./turn.js";
 import { whenAborted } from "../runtime/abort.js";
+import { issuesText, readWith } from "../schema-read.js";
 
 /**
  * A conversation's options: where it is kept (`store`), its clock, and any
@@ -228,17 +229,12 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   function resumable(inputs: Record<string, unknown>): Record<string, unknown> {
     if (def.kind !== "program") return inputs;
     const kept = JSON.parse(JSON.stringify(inputs)) as Record<string, unknown>;
-    let again: ReturnType<Definition["inputSchema"]["safeParse"]>;
-    try {
-      again = def.inputSchema.safeParse(kept);
-    } catch {
-      return inputs; // (a refinement that throws: resumed as kept, as keptInputs does)
-    }
+    const again = readWith(def.inputSchema, kept);
+    if ("thrown" in again) return inputs; // (a refinement that throws: resumed as kept, as keptInputs does)
     if (again.success) return inputs;
-    const issues = again.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
     throw new FunctaiError(
       "input-invalid",
-      `${def.name}: its inputs cannot be kept for a resume (${issues} once kept as JSON); give the program an input schema that reads its JSON back (z.coerce.date() for a date). Nothing was written.`,
+      `${def.name}: its inputs cannot be kept for a resume (${issuesText(again.error, "input")} once kept as JSON); give the program an input schema that reads its JSON back (z.coerce.date() for a date). Nothing was written.`,
     );
   }
 

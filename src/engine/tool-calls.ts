@@ -10,6 +10,7 @@ import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
+import { issuesText, readWith } from "../schema-read.js";
 import { ToolCallContext, hasKey, keptText, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
@@ -88,7 +89,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     p.problem = `Error: the input for ${call.name} could not be read (${call.inputError}). Send valid JSON.`;
     return p;
   }
-  const parsed = readInput(tool, call.input);
+  const parsed = readWith(tool.inputSchema, call.input);
   if ("thrown" in parsed) {
     const why = `its input schema threw while checking it: ${describeError(parsed.thrown)}`;
     // the tool's fault (a refinement's bug, a lookup that failed), not the model's: as a tool that fails
@@ -97,8 +98,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     return p;
   }
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; ");
-    p.problem = `Error: invalid input for ${call.name}: ${issues}. The tool did not run.`;
+    p.problem = `Error: invalid input for ${call.name}: ${issuesText(parsed.error, "input")}. The tool did not run.`;
     return p;
   }
   checkKeepable(p, parsed.data);
@@ -124,21 +124,8 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
  */
 function sameCall(kept: { input: unknown } | undefined, tool: ToolLike | undefined, call: ToolCall): boolean | undefined {
   if (kept === undefined || tool === undefined || call.inputError !== undefined) return undefined;
-  const parsed = readInput(tool, call.input);
+  const parsed = readWith(tool.inputSchema, call.input);
   return "success" in parsed && parsed.success ? JSON.stringify(parsed.data ?? null) === JSON.stringify(kept.input ?? null) : undefined;
-}
-
-/**
- * A tool's input schema read on an input. `safeParse` gives back what the
- * schema refuses and lets what it throws escape (a refinement with a bug, a
- * lookup that failed, an async refinement): that comes back as `thrown`.
- */
-function readInput(tool: ToolLike, input: unknown): ReturnType<ToolLike["inputSchema"]["safeParse"]> | { thrown: unknown } {
-  try {
-    return tool.inputSchema.safeParse(input);
-  } catch (e) {
-    return { thrown: e };
-  }
 }
 
 /**
@@ -162,7 +149,7 @@ function decided(p: Prepared, tool: ToolLike, input: unknown, decision: Decision
   p.decision = decision;
   if (decision.kind === "run" && decision.input !== input) {
     // a plugin changed the input: the tool still only runs with an input it takes
-    const changed = readInput(tool, decision.input);
+    const changed = readWith(tool.inputSchema, decision.input);
     if ("thrown" in changed)
       throw new FunctaiError("plugin-failed", `a plugin changed the input of ${p.path}, and the tool's input schema threw while checking it: ${describeError(changed.thrown)}`, { cause: changed.thrown });
     if (!changed.success)

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Callable } from "../functions/callable.js";
 import type { Definition } from "../functions/definition.js";
 import { FunctaiError, describeError } from "../errors.js";
+import { issuesText, readWith } from "../schema-read.js";
 
 /**
  * A row of data: columns named like the function's inputs, and the expected outputs.
@@ -40,11 +41,8 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => {
  * refinement) does not: a plain call without it is refused too.
  */
 function acceptsAbsent(schema: z.ZodType): boolean {
-  try {
-    return schema.safeParse(undefined).success;
-  } catch {
-    return false;
-  }
+  const read = readWith(schema, undefined);
+  return "success" in read && read.success;
 }
 
 /**
@@ -97,22 +95,18 @@ export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSc
   const schema = fn.definition.inputSchema;
   rows.forEach((row, i) => {
     if (!only(row)) return;
-    let parsed: ReturnType<typeof schema.safeParse>;
-    try {
-      parsed = schema.safeParse(inputsOf(shape, row));
-    } catch (e) {
+    const parsed = readWith(schema, inputsOf(shape, row));
+    if ("thrown" in parsed)
       // what the schema throws (a transform or refinement that throws, an async refinement): refused as a plain call refuses it
       throw new FunctaiError(
         "input-invalid",
-        `${shape.name}: row ${i + 1}'s inputs could not be read (${describeError(e)}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
-        { cause: e },
+        `${shape.name}: row ${i + 1}'s inputs could not be read (${describeError(parsed.thrown)}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
+        { cause: parsed.thrown },
       );
-    }
     if (parsed.success) return;
-    const issues = parsed.error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("; ");
     throw new FunctaiError(
       "input-invalid",
-      `${shape.name}: row ${i + 1} has wrong inputs (${issues}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
+      `${shape.name}: row ${i + 1} has wrong inputs (${issuesText(parsed.error, "input")}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
     );
   });
 }

@@ -7,6 +7,7 @@ import type { AIState, Demo } from "../optimize/demo.js";
 import type { Effects } from "../records/types.js";
 import type { Settings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
+import { issuesText, readWith } from "../schema-read.js";
 
 /** What `ai` and `program` share: a typed signature and a body run in a frame. */
 export interface Definition {
@@ -64,15 +65,13 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
  * function only lays its inputs out as JSON: any will do.
  */
 export function keptInputs(def: Pick<Definition, "inputSchema" | "kind" | "name">, kept: Record<string, unknown>): Record<string, unknown> {
-  let parsed: ReturnType<Definition["inputSchema"]["safeParse"]>;
-  try {
-    parsed = def.inputSchema.safeParse(kept);
-  } catch (e) {
-    if (def.kind === "program") throw keptRefused(def.name, `its input schema threw while reading them: ${describeError(e)}`, e);
+  const parsed = readWith(def.inputSchema, kept);
+  if ("thrown" in parsed) {
+    if (def.kind === "program") throw keptRefused(def.name, `its input schema threw while reading them: ${describeError(parsed.thrown)}`, parsed.thrown);
     return kept;
   }
   if (!parsed.success) {
-    if (def.kind === "program") throw keptRefused(def.name, parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`).join("; "));
+    if (def.kind === "program") throw keptRefused(def.name, issuesText(parsed.error, "input"));
     return kept;
   }
   const again = parsed.data as Record<string, unknown>;
@@ -98,7 +97,7 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
     // a key the function does not have is refused, not dropped: a misspelt optional input would be lost unseen
     const unknown = typeof form === "object" && form !== null ? Object.keys(form).filter((k) => !Object.hasOwn(def.inputSchema.shape, k)) : [];
     if (parsed.success && unknown.length === 0) return parsed.data as Record<string, unknown>;
-    const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".") || "input"}: ${i.message}`);
+    const issues = parsed.success ? [] : [issuesText(parsed.error, "input")];
     if (unknown.length > 0) issues.push(`${unknown.join(", ")}: not ${unknown.length === 1 ? "an input" : "inputs"} of ${def.name} (its inputs: ${keys.join(", ") || "none"})`);
     problems.push(issues);
   }

@@ -10,6 +10,7 @@ import { checkEffects, checkName, checkRun, checkSpec } from "../tools/tool.js";
 import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
+import { issuesText, readWith } from "../schema-read.js";
 
 /**
  * What `program(name, spec, body)` takes: a description, the input shape, the
@@ -90,13 +91,11 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
         announceStart(frame, input);
         const ctx: ProgramContext = { frame, path: frame.path, site: frame.site, signal: frame.runtime.signal, history };
         const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
-        let checked: ReturnType<typeof output.safeParse>;
-        try {
-          checked = output.safeParse(value);
-        } catch (e) {
-          // safeParse gives back what the schema refuses, and lets what it throws escape
-          throw new FunctaiError("output-invalid", `program ${name}: its output schema threw while checking the value it returned: ${describeError(e)}`, { cause: e });
-        }
+        const checked = readWith(output, value);
+        if ("thrown" in checked)
+          throw new FunctaiError("output-invalid", `program ${name}: its output schema threw while checking the value it returned: ${describeError(checked.thrown)}`, {
+            cause: checked.thrown,
+          });
         if (!checked.success) throw new FunctaiError("output-invalid", `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`);
         return checked.data;
       }),

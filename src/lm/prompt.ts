@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { asciiLower, partialTag } from "./reply-text.js";
+import { issuesText } from "../schema-read.js";
 import type { FinishReason, Message } from "./types.js";
 
 /**
@@ -151,7 +152,7 @@ export function readOutput(text: string, output: z.ZodType, finishReason: Finish
   for (const candidate of candidates) {
     const checked = output.safeParse(candidate);
     if (checked.success) return { ok: true, value: checked.data };
-    detail = checked.error.issues.map((i) => `${i.path.join(".") || "result"}: ${i.message}`).join("; ");
+    detail = issuesText(checked.error, "result");
   }
   // an object or a list whose JSON did not parse (a trailing comma, a comment): say so, not that the text is a string
   if (notJson !== undefined && /^[[{]/.test(json)) detail = `not valid JSON: ${notJson}`;

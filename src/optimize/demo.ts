@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Message } from "../lm/types.js";
+import { issuesText, readWith } from "../schema-read.js";
 
 /**
  * One model step of a worked example: what the model said, the tools it called, and what each returned.
@@ -100,13 +101,11 @@ function readInputs(name: string, n: number, demo: Demo, signature: Signature, g
     new FunctaiError("input-invalid", `${name}.withState: example ${n} does not fit ${name}'s signature (${why}); was the state saved from another function?`);
   const why = misfit(demo, signature, given);
   if (why !== null) throw refused(why);
-  let inputs: ReturnType<Signature["inputSchema"]["safeParse"]>;
-  try {
-    inputs = signature.inputSchema.safeParse(demo.inputs);
-  } catch (e) {
-    // safeParse returns what the schema refuses, and lets what it throws escape
-    throw new FunctaiError("input-invalid", `${name}.withState: example ${n}'s inputs could not be read (${describeError(e)}): ${name}'s input schema threw while reading them`, { cause: e });
-  }
+  const inputs = readWith(signature.inputSchema, demo.inputs);
+  if ("thrown" in inputs)
+    throw new FunctaiError("input-invalid", `${name}.withState: example ${n}'s inputs could not be read (${describeError(inputs.thrown)}): ${name}'s input schema threw while reading them`, {
+      cause: inputs.thrown,
+    });
   if (!inputs.success) throw refused(issuesOf(inputs.error, "inputs"));
   return inputs.data as Record<string, unknown>;
 }
@@ -128,8 +127,7 @@ export interface LoadedState {
 export function parseState(name: string, state: unknown, signature: Signature): LoadedState {
   const parsed = stateSchema.safeParse(state);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "state"}: ${i.message}`).join("; ");
-    throw new FunctaiError("input-invalid", `${name}.withState: not a saved state { instructions, demos } (${issues})`);
+    throw new FunctaiError("input-invalid", `${name}.withState: not a saved state { instructions, demos } (${issuesText(parsed.error, "state")})`);
   }
   const { instructions } = parsed.data;
   // copies (checked to be JSON): what the input schema reads, or a transform changes, is never the caller's

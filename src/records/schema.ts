@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { FORMAT, type KnownRecord, type NewRecord } from "./types.js";
+import { issuesText } from "../schema-read.js";
 
 const text = z.string();
 const id = z.string().min(1);
@@ -139,7 +140,7 @@ const isObject = (raw: unknown): raw is Record<string, unknown> =>
   typeof raw === "object" && raw !== null && !Array.isArray(raw);
 
 const describe = (kind: string, error: z.ZodError): string =>
-  `${kind} record: ${error.issues.map((i) => `${i.path.map(String).join(".") || "(record)"}: ${i.message}`).join("; ")}`;
+  `${kind} record: ${issuesText(error, "(record)")}`;
 
 export type ParsedRecord =
   | { ok: true; record: KnownRecord }
