@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseInput } from "../functions/definition.js";
 import type { CallInput, CallOptions } from "../functions/input.js";
-import { ConversationError, describeError, describeValue, FunctaiError, isErrorCode } from "../errors.js";
+import { ConversationError, describeError, describeValue, FunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
@@ -16,7 +16,7 @@ import type { Definition } from "../functions/definition.js";
 import { abortError, type LeaseLost } from "../engine/runtime.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
-import { keepSnapshots, resultOrWait, startSent, type ConversationContext } from "./driver.js";
+import { keepSnapshots, recordedError, resultOrWait, startSent, type ConversationContext } from "./driver.js";
 import { linkSignal } from "../turn/run.js";
 import { ConversationHost } from "./host.js";
 import { EarlyLock } from "./lease.js";
@@ -152,8 +152,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * abandoned, or ended with a code this version does not know.
  */
 function endedError(conversation: string, turn: { id: string; state: string; error: unknown }, requestId: string): FunctaiError {
-  const recorded = turn.error as { code?: unknown; message?: unknown } | undefined;
-  if (isErrorCode(recorded?.code) && typeof recorded.message === "string") return new FunctaiError(recorded.code, recorded.message);
+  const recorded = recordedError(turn.error);
+  if (recorded) return recorded;
   const why = turn.error ? `: ${JSON.stringify(turn.error)}` : "";
   return new ConversationError("turn-state", `conversation ${conversation}: turn ${turn.id} (request ${requestId}) ${turn.state}${why}`);
 }

@@ -151,12 +151,15 @@ export async function waitingOrRecorded(log: ConversationLog, turn: string, wait
       throw info.stalled ? stalledError(info) : claimedElsewhere(info);
     case "interrupted":
       throw new ConversationError("turn-state", `turn ${turn} was answered elsewhere and is interrupted there: resume() it`);
-    default: {
-      const recorded = info.ended?.error as { code?: unknown; message?: unknown } | undefined;
-      if (isErrorCode(recorded?.code) && typeof recorded.message === "string") throw new FunctaiError(recorded.code, recorded.message);
-      throw new ConversationError("turn-state", `turn ${turn} is ${info.state}`);
-    }
+    default:
+      throw recordedError(info.ended?.error) ?? new ConversationError("turn-state", `turn ${turn} is ${info.state}`);
   }
+}
+
+/** The error a turn ended with, as its record keeps it (code and message), when its code is one this version knows. */
+export function recordedError(error: unknown): FunctaiError | undefined {
+  const recorded = error as { code?: unknown; message?: unknown } | undefined;
+  return isErrorCode(recorded?.code) && typeof recorded.message === "string" ? new FunctaiError(recorded.code, recorded.message) : undefined;
 }
 
 /** Starts the session of a turn just sent here (its first records written, its lease held). Started. */
