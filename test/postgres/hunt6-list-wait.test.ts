@@ -10,21 +10,10 @@
 import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema, settle } from "./server.js";
 
 const url = SERVER_URL ?? "";
 const PAGE = 500; // store.ts's page of list
-
-/** How `p` settles: its value, or its error's code; and when (ms from `t0`). */
-async function settle(p: Promise<unknown>, t0: number): Promise<{ got: unknown; ms: number }> {
-  let got: unknown;
-  try {
-    got = await p;
-  } catch (e) {
-    got = (e as { code?: unknown }).code;
-  }
-  return { got, ms: Date.now() - t0 };
-}
 
 /** Code-point order (the ids are ASCII: the same as the server's "C" collation). */
 const sorted = (ids: readonly string[]): string[] => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

@@ -26,3 +26,14 @@ export async function admin<T extends pg.QueryResultRow = Record<string, unknown
 
 /** Drops a schema this test made. */
 export const dropSchema = (schema: string): Promise<unknown> => admin(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+
+/** How `p` settles: its value, or its error's code; and when (ms from `t0`, by default the call's time). */
+export async function settle(p: Promise<unknown>, t0 = Date.now()): Promise<{ got: unknown; ms: number }> {
+  let got: unknown;
+  try {
+    got = await p;
+  } catch (e) {
+    got = (e as { code?: unknown }).code;
+  }
+  return { got, ms: Date.now() - t0 };
+}

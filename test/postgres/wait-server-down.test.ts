@@ -10,21 +10,9 @@ import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
 import { proxy } from "./fixtures/proxy.js";
-import { NO_SERVER, SERVER_URL, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, dropSchema, freshSchema, settle as outcome } from "./server.js";
 
 const url = SERVER_URL ?? "";
-
-/** How `p` settles: its value, or its error's code; and how long it took. */
-async function outcome(p: Promise<unknown>): Promise<{ got: unknown; ms: number }> {
-  const t0 = Date.now();
-  let got: unknown;
-  try {
-    got = await p;
-  } catch (e) {
-    got = (e as { code?: unknown }).code;
-  }
-  return { got, ms: Date.now() - t0 };
-}
 
 /**
  * A store reached through a proxy that can take the server away (`via`),
