@@ -54,7 +54,8 @@ let waitedHere: string | null = null;
 /** What the store says of the conversation's turns: a neutral message, never an error. */
 function fromStore(turns: readonly Turn[]): void {
   const waited = waitedHere === null ? undefined : turns.find((t) => t.id === waitedHere);
-  if (waited && waited.state !== "waiting" && waited.state !== "running") {
+  // only an end is said here: an interrupted turn has not ended (the status line says so; a person may resume it)
+  if (waited && waited.state !== "waiting" && waited.state !== "running" && waited.state !== "interrupted") {
     waitedHere = null;
     events.note(waited.state === "done" ? `answered in another tab → ${json(waited.value)}` : `the turn ended in another tab (${waited.state})`, "elsewhere");
   }

@@ -125,7 +125,13 @@ export class ConversationLog {
   read(): Promise<ConversationState> {
     return this.#serial(async () => {
       await this.#catchUp();
-      return this.#state();
+      for (let looks = 1; ; looks++) {
+        const { state, gone } = await this.#overlaid();
+        // a holder lets go of its lock only once its last records are kept (its end, its wait): a lock found free after
+        // the records were read may be one whose turn ended meanwhile, so what came since is read before the turn reads
+        // interrupted (a few looks at most: a conversation appended to without a pause is not chased for ever)
+        if (!gone || looks >= 3 || (await this.#catchUp()).length === 0) return state;
+      }
     });
   }
 
@@ -255,6 +261,12 @@ export class ConversationLog {
 
   /** The state as read so far, with the liveness overlay (walks the whole log the first time). */
   async #state(): Promise<ConversationState> {
+    return (await this.#overlaid()).state;
+  }
+
+  /** The state with the liveness overlay, and whether a turn read running was found gone (its lock free). */
+  async #overlaid(): Promise<{ state: ConversationState; gone: boolean }> {
+    let gone = false;
     const reader = this.#reader ?? (await this.#walkAll());
     const state = reader.state(this.clock.now());
     if (state.skipped.length > 0) throw malformed(this.id, state.skipped);
@@ -273,9 +285,10 @@ export class ConversationLog {
         // to stop is stopped once nobody runs it (as the reader says of one whose lease ran out), never resumed
         info.state = info.stopped ? "stopped" : "interrupted";
         if (state.head === info.id) state.next = { parent: doneOn(state.turns, info.parent) };
+        gone = true;
       }
     }
-    return state;
+    return { state, gone };
   }
 
   /** Whether the turn's lock is held (true), free while its holder kept it for as long as it ran (false), or neither. */

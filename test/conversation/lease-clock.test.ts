@@ -70,6 +70,9 @@ describe("leases on a fake clock", () => {
     expect((await turn!.refresh()).state).toBe("interrupted");
     // claimed here (attempt 2), run on here from its journal: look is a reading tool, so it runs again, and pay once
     const resumed = turn!.resume();
+    // the gate opens once the claim is kept: the old holder (its clock frozen, its lease good by it) would pay otherwise,
+    // its `started` written before the claim, and the resumed turn would rightly find the payment unfinished
+    while (!(await leases(store)).some((l) => l.attempt === 2)) await new Promise((r) => setTimeout(r, 1));
     d.open();
     expect(await resumed).toBe("done");
     expect((await leases(store)).map((l) => l.attempt)).toContain(2);
