@@ -47,7 +47,10 @@ describe.skipIf(NO_SERVER !== null)("hosts approving and resuming one waiting tu
       }
       const won = outs.filter((o) => o.out && "ok" in o.out);
       expect(won.length, shown).toBe(1);
-      expect(won[0]!.action, shown).toBe("approve");
+      // most often an approver runs it on; a resume that reads the turn between an approval's record and its
+      // approver's claim may take it on instead (the person's yes is kept, nothing waits), and the approver is then
+      // told turn-claimed: either way, one host runs it
+      expect(["approve", "resume"], shown).toContain(won[0]!.action);
       expect(runs(effects), shown).toEqual({ find: 1, refund: 1, notify: 1 });
       const records = await recordsOf(schema, "both");
       expect(records.filter((r) => r.kind === "approval" && r.verdict === "yes").length, shown).toBe(1);
