@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ApproveSetting } from "../approval/types.js";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
 import type { CallInput } from "./input.js";
 import { NeedsPerson } from "../engine/runtime.js";
@@ -40,15 +41,46 @@ async function branchParent(store: Store, caller: string, callerTurn: string, de
 }
 
 /**
+ * The caller's `approve` as the delegated turn reads it. A function or
+ * `"changes"` / `"all"` is the same there. A list keeps its entries (a tool's
+ * name, or a path ending inside the delegated program, matches there as it
+ * does from the caller) and adds each entry written from the caller's side
+ * of the delegate, as the delegated turn sees that path: its tool paths start
+ * at the program's own name (`billing/refund`), where the caller sees them
+ * under the delegate call (`desk/billing/refund`, or `desk/accounts/refund`
+ * for a delegate named "accounts"). So `desk/billing/refund` and
+ * `billing/refund` both ask about the refund inside; the list is what the
+ * delegated turn's record keeps, so a resume anywhere reads it alike. (An
+ * added entry matches as a path ending too, as every entry does: a program
+ * that calls one of its own name deeper asks there as well, never less.)
+ */
+function delegatedRule(rule: ApproveSetting, callPath: string, root: string): ApproveSetting {
+  if (!Array.isArray(rule)) return rule;
+  const caller = callPath.split("/");
+  const entries = new Set<string>(rule);
+  for (const entry of rule as readonly string[]) {
+    const names = entry.split("/");
+    // the entry's first j names are the last j of the delegate call's path: the rest lies inside the delegated program
+    for (let j = 1; j < names.length && j <= caller.length; j++)
+      if (names.slice(0, j).join("/") === caller.slice(-j).join("/")) entries.add([root, ...names.slice(j)].join("/"));
+  }
+  return [...entries];
+}
+
+/**
  * The calling turn stops here without ending, resumable, because its
  * delegated turn needs a person first; it is let go at once (every process
- * reads it interrupted), not when its lease runs out.
+ * reads it interrupted), not when its lease runs out. A delegated
+ * conversation refusing the turn (conversation-busy: another delegated turn
+ * there waits for a person, such as a call made beside this one in the same
+ * step) needs a person as well: the call is sent again when the caller is
+ * resumed, never kept as a failed call the model would see for good.
  */
 function needsPerson(e: FunctaiError, conversation: string): NeedsPerson {
-  // turn-unfinished or turn-waiting, as the delegated turn said
+  // turn-unfinished or turn-waiting, as the delegated conversation said
   return new NeedsPerson(
     `the delegated turn in conversation ${conversation} needs a person first (${e.message}). Answer it there, then resume this turn.`,
-    e.code === "turn-waiting" ? "turn-waiting" : "turn-unfinished",
+    e.code === "turn-waiting" || e.code === "conversation-busy" ? "turn-waiting" : "turn-unfinished",
   );
 }
 
@@ -61,10 +93,16 @@ function needsPerson(e: FunctaiError, conversation: string): NeedsPerson {
  * (by request id) and takes its answer, or goes on with it. Outside a
  * conversation it is a plain call of the program.
  *
- * The delegated turns take the caller's settings (its model, lease, …) but
- * not its approval rule: the call to the delegate is what the caller's rule
- * asks about. A delegated turn that needs a person (it waits for an
- * approval of its own, or a tool of it may have run when its process died)
+ * The delegated turns take the caller's settings (its model, lease, …),
+ * its `approve` too (the program's own settings are nearer, as in a plain
+ * call): the call to the delegate is asked about in the calling turn, and
+ * each tool call inside in the delegated turn, as a plain call asks them. A
+ * rule is kept with the delegated turn's record (its entries as the caller
+ * or the program sees paths: see `delegatedRule`); a function is asked in
+ * this process, and the record keeps "function", so a resume without it
+ * asks a person what the function would have been asked, as a
+ * conversation's own turns do. A delegated turn that needs a person (it
+ * waits for an approval, or a tool of it may have run when its process died)
  * stops the calling turn without ending it: answer the delegated turn in its
  * conversation, then resume the caller.
  *
@@ -91,7 +129,9 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       const id = delegatedId(conversation.id, name);
       // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
       const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
-      const settings = Object.fromEntries(Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "approve" && key !== "store" && !own.has(key)));
+      const settings: Settings = Object.fromEntries(Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "store" && !own.has(key)));
+      // the caller's approve reaches the tools inside, as in a plain call: a delegate is no way around a rule or a function's no
+      if (settings.approve !== undefined) settings.approve = delegatedRule(settings.approve, ctx.path, target.definition.name);
       const chat = target.conversation(id, { ...settings, store: conversation.store, clock: runtime.clock }) as unknown as ConversationInternals<CallInput<S>, O>;
       // the same call of the same turn, with the same input: a call the model makes differently on resume is a new request
       const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;
@@ -102,7 +142,7 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
         // (its effects ask the caller's lease too: a caller abandoned, or taken over while this process was paused, stops it)
         return await chat[SEND_ONCE](input as never, { requestId, parent, parsed: true, upstream: (afterWait) => runtime.beforeEffect(afterWait) });
       } catch (e) {
-        if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting")) throw e;
+        if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting") && !isFunctaiError(e, "conversation-busy")) throw e;
         await runtime.journal.flush(); // what this run learned is kept: replies are not paid for again
         throw needsPerson(e, id);
       }
