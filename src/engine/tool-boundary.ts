@@ -13,8 +13,8 @@ import type { TurnRuntime } from "./runtime.js";
 /**
  * Why `output` cannot be kept as JSON (a BigInt, a cycle, a throwing
  * `toJSON`, a function, or what JSON would write as `{}`: a Map, a Set, a
- * promise), or undefined when it can. `undefined` itself is fine: it is kept
- * as `null`.
+ * promise, an Error, a fetch Response), or undefined when it can.
+ * `undefined` itself is fine: it is kept as `null`.
  */
 export function notJson(output: unknown): string | undefined {
   if (output === undefined) return undefined;
@@ -48,9 +48,12 @@ export function keptText(output: unknown): string | undefined {
 
 /**
  * What JSON.stringify wrote as `{}` though it holds something: a Map or a
- * Set (their entries are not own keys), or a promise (an `await` left out),
- * found anywhere in `value`. Looked for only when the text has a `{}` in it,
- * so plain outputs cost nothing more.
+ * Set (their entries are not own keys), a promise (an `await` left out), or
+ * an object of a class with no own keys: an Error (its message and stack
+ * are not enumerable), a fetch Response, Headers, a class with only
+ * #private fields (what it holds is on its prototype or hidden); found
+ * anywhere in `value`. Looked for only when the text has a `{}` in it, so
+ * plain outputs cost nothing more.
  */
 function lostIn(text: string, value: unknown): string | undefined {
   if (!text.includes("{}")) return undefined;
@@ -68,12 +71,44 @@ function lostObject(value: unknown, seen: Set<object>): string | undefined {
   if (value instanceof Map) return "a Map is written as {}";
   if (value instanceof Set) return "a Set is written as {}";
   if (typeof (value as { then?: unknown }).then === "function") return "a promise is written as {} (an await is missing)";
-  for (const item of Object.values(value)) {
+  const items = Object.values(value);
+  if (items.length === 0) return classLost(value);
+  for (const item of items) {
     const found = lostObject(item, seen);
     if (found !== undefined) return found;
   }
   return undefined;
 }
+
+/**
+ * Why an object with no own keys (written as `{}`) is lost, or undefined
+ * when it is plain: a `{}` (of any realm, or with no prototype), an array,
+ * or a boxed string, number or boolean (JSON writes what they hold). An
+ * Error is named with what it says; any other object of a class, by its
+ * class.
+ */
+function classLost(value: object): string | undefined {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto === null || Object.getPrototypeOf(proto) === null || Array.isArray(value)) return undefined;
+  if (value instanceof String || value instanceof Number || value instanceof Boolean) return undefined;
+  // returned from a catch, not thrown: the model is told what it says (as a thrown one's message), never shown {}
+  if (value instanceof Error) return `${errorSaying(value)} is written as {}: throw it, or return its message`;
+  const ctor = (proto as { constructor?: unknown }).constructor;
+  const name = typeof ctor === "function" && typeof ctor.name === "string" && ctor.name !== "" ? ctor.name : "";
+  // (the commonest slip in a tool's body: a fetch's Response handed back unread)
+  if (name === "Response") return "a Response is written as {} (read it: return await res.json() or await res.text())";
+  return name ? `${article(name)} ${name} is written as {}` : "an object of a class with no own keys is written as {}";
+}
+
+/** `a TypeError ("bad id")`: the name an Error gives itself and its message, as describeError tells a thrown one. */
+function errorSaying(e: Error): string {
+  const name = typeof e.name === "string" && e.name !== "" ? e.name : "Error";
+  const said = typeof e.message === "string" && e.message !== "" ? ` (${JSON.stringify(describeError(e))})` : " with no message";
+  return `${article(name)} ${name}${said}`;
+}
+
+// ("a URLSearchParams", "a Uint8Array": a U is most often said "you")
+const article = (name: string): string => (/^[AEIO]/i.test(name) ? "an" : "a");
 
 /** A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly. */
 export function thrownText(e: unknown): string {
