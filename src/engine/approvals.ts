@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { asksApproval, refusalText } from "../approval/rule.js";
 import type { Approval, ApproveFunction } from "../approval/types.js";
 import { FunctaiError, describeError, describeValue } from "../errors.js";
@@ -6,7 +7,8 @@ import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
 import { approvalKey } from "../records/keys.js";
 import type { RecordedAnswer } from "./journal.js";
-import { hasKey } from "./tool-boundary.js";
+import { hasKey, notJson } from "./tool-boundary.js";
+import { readWith } from "../schema-read.js";
 
 export interface CallSubject {
   name: string;
@@ -17,6 +19,8 @@ export interface CallSubject {
   id: string;
   /** The model's reply that made this call was paid in this run (its request was sent anew), not replayed from the records. */
   anew: boolean;
+  /** The tool's input schema, which already read `input`: it checks an input a plugin changes. */
+  schema: z.ZodType;
 }
 
 /** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
@@ -139,6 +143,40 @@ function takenAnswer(answer: unknown): boolean {
   }
 }
 
+/**
+ * An input a plugin changed, as the call goes on with it: the next plugins,
+ * a person or the approve function are shown it, and the tool runs with it.
+ * The plugin was shown the input as the tool's schema read it (transforms
+ * applied), and hands back one of that kind: the schema checks it (one it
+ * refuses, or throws on, fails the call here, before anyone is asked or
+ * anything runs), and the call goes on with the plugin's value, never the
+ * schema's reading of it, which would apply a transform to a value it
+ * already gave (dollars made cents, then cents made cents again). Kept as
+ * its JSON copy: what the journal keeps and a resumed turn reads back, never
+ * the plugin's own object, which it may go on changing.
+ */
+function changedInput(call: CallSubject, plugin: string, changed: unknown): unknown {
+  const read = readWith(call.schema, changed);
+  if ("thrown" in read)
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin} changed the input of ${call.path}, and the tool's input schema threw while checking it: ${describeError(read.thrown)}`,
+      { cause: read.thrown },
+    );
+  if (!read.success)
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin} changed the input of ${call.path} into one the tool does not take: ${read.error.issues[0]?.message ?? "invalid"}`,
+    );
+  const lost = notJson(changed);
+  if (lost !== undefined)
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin} changed the input of ${call.path} into one JSON cannot keep (${lost}), and a tool's input is journaled, shown to a person and streamed`,
+    );
+  return changed === undefined ? undefined : JSON.parse(JSON.stringify(changed));
+}
+
 async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   const { approve, plugins = [] } = frame.settings;
   let input = call.input;
@@ -160,7 +198,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
         `plugin ${plugin.name} answered ${describeValue(decision, 80)} on ${call.path}: return undefined (go on), { input }, { block: reason } or { ask: question } (reason and question strings)`,
       );
     if ("block" in decision) return { kind: "refused", text: `The call was blocked (${plugin.name}). Reason: ${decision.block}` };
-    if ("input" in decision) input = decision.input;
+    if ("input" in decision) input = decision.input === input ? input : changedInput(call, plugin.name, decision.input);
     else if ("ask" in decision) {
       const approval = makeApproval(frame, { ...call, input }, plugin.name, decision.ask);
       const answer = await answerFor(frame, call, approval, approve);

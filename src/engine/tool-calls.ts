@@ -109,8 +109,9 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
       { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects },
       `tool_call:${frame.site}:${invocation}`,
     );
-  const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id, anew });
-  return decision instanceof Promise ? decision.then((d) => decided(p, tool, parsed.data, d)) : decided(p, tool, parsed.data, decision);
+  // a plugin's changed input is checked there, as it is handed back (before the next plugin, a person or the approve function)
+  const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id, anew, schema: tool.inputSchema });
+  return decision instanceof Promise ? decision.then((d) => decided(p, d)) : decided(p, decision);
 }
 
 /**
@@ -145,21 +146,14 @@ function checkKeepable(p: Prepared, input: unknown): void {
     );
 }
 
-function decided(p: Prepared, tool: ToolLike, input: unknown, decision: Decision): Prepared {
+/**
+ * The call's decision, as made: a `run` has the input that runs, the one the
+ * approve function was shown (a plugin's change was checked as it was made,
+ * in decide). It is never read by the schema again here: a transform would
+ * apply twice.
+ */
+function decided(p: Prepared, decision: Decision): Prepared {
   p.decision = decision;
-  if (decision.kind === "run" && decision.input !== input) {
-    // a plugin changed the input: the tool still only runs with an input it takes
-    const changed = readWith(tool.inputSchema, decision.input);
-    if ("thrown" in changed)
-      throw new FunctaiError("plugin-failed", `a plugin changed the input of ${p.path}, and the tool's input schema threw while checking it: ${describeError(changed.thrown)}`, { cause: changed.thrown });
-    if (!changed.success)
-      throw new FunctaiError(
-        "plugin-failed",
-        `a plugin changed the input of ${p.path} into one the tool does not take: ${changed.error.issues[0]?.message ?? "invalid"}`,
-      );
-    checkKeepable(p, changed.data);
-    p.decision = { ...decision, input: changed.data };
-  }
   return p;
 }
 
