@@ -102,6 +102,7 @@ export class TurnRuntime {
   readonly #shown: Set<string>;
   readonly #beforeEffect: ((afterWait?: boolean) => void | Promise<void>) | undefined;
   readonly #keepSteps: boolean;
+  #ended = false;
 
   constructor(options: TurnRuntimeOptions) {
     this.#keepSteps = options.keepSteps ?? false;
@@ -137,6 +138,21 @@ export class TurnRuntime {
   beforeEffect(afterWait = false): void | Promise<void> {
     if (this.signal.aborted) throw abortError(this.signal);
     return this.#beforeEffect?.(afterWait);
+  }
+
+  /**
+   * Whether this run's outermost call returned or threw: the run is over (its
+   * `ended` or `waiting` record is written, or about to be), and a call made
+   * in it afterwards (a timer or promise its body left running, which Node's
+   * AsyncLocalStorage carries the frame into) must not join it.
+   */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The run's outermost call settled (see `ended`); said once, by the runner. */
+  end(): void {
+    this.#ended = true;
   }
 
   /** Whether model calls are kept in `steps` (then each step makes its request, replayed or not). */

@@ -119,7 +119,12 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         session.runtime = runtime;
         // stopped before it began (a call given an aborted signal, a stream left at once): no user code runs, a program's body neither
         if (controller.signal.aborted) throw abortError(controller.signal);
-        const result = await host.execute(runtime);
+        let result: unknown;
+        try {
+          result = await host.execute(runtime);
+        } finally {
+          runtime.end(); // from here a call its body left running is refused (see functions/callable.ts), before anything is recorded
+        }
         await host.onEnd?.({ state: "done", result, usage: runtime.usage }, runtime);
         report({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });
       } catch (e) {

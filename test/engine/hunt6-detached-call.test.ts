@@ -49,22 +49,24 @@ describe("a call started by a program's body after its turn ended", () => {
     expect(REFUNDS).toEqual([]);
   });
 
-  // BUG: the call finds the ended turn's frame (Node's AsyncLocalStorage carries it into the timer) and runs in it:
-  // src/functions/callable.ts:75-80 (`nested`) only refuses a turn that was stopped (signal aborted), not one that
-  // ended done, so the model is paid and a changing tool runs in the name of a turn whose `ended` record is already
-  // written, and their `reply` / `tool` records are appended after it (and refund runs with no lease held).
-  // Fix: refuse a nested call whose parent's run has ended (turn-state, "its turn ended: pass no ctx, or await it
-  // in the body"), or run it as a root call of its own, never inside the ended turn.
-  it.fails("a turn that ended done: nothing of the late call is written after the turn's ended record", async () => {
-    const { support, late } = world();
+  // Was a bug: the call found the ended turn's frame (Node's AsyncLocalStorage carries it into the timer) and ran in
+  // it: `nested` (src/functions/callable.ts) only refused a turn that was stopped (signal aborted), not one that ended
+  // done, so the model was paid and a changing tool ran in the name of a turn whose `ended` record was already
+  // written, their `reply` / `tool` records appended after it (and refund ran with no lease held). Now the runner
+  // marks its run ended once the outermost call settles (TurnRuntime.ended) and `nested` refuses a call made in it
+  // afterwards (`turn-state`: await it in the body, or call it outside the program): nothing is paid, run or written.
+  it("a turn that ended done: nothing of the late call is written after the turn's ended record", async () => {
+    const { support, REFUNDS, late } = world();
     const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1" } }] }, "done"]);
     const store = memoryStore();
     expect(await support.conversation("sam", { store, lm }).send("go")).toBe("routed");
     // until the late call settled (it is answered, or refused)
     for (let i = 0; i < 200 && (late.outcome === "not started" || late.outcome === "started"); i++) await sleep(10);
     await sleep(50); // what it queued, written
-    expect(late.outcome).not.toBe("not started");
+    expect(late.outcome).toBe("turn-state");
     const kinds = (await store.read("sam")).map((r) => r.kind);
     expect(kinds.slice(kinds.indexOf("ended") + 1)).toEqual([]);
+    expect(lm.requests).toHaveLength(0);
+    expect(REFUNDS).toEqual([]);
   });
 });
