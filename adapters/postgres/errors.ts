@@ -17,11 +17,28 @@ export function describeTarget(connectionString: string | undefined): string {
 /** The `code` of an error the store raises on rows it read that are not what it writes (never a server's). */
 export const DAMAGED = "functai-damaged";
 
+/**
+ * The SQLSTATE the append function (schema.ts) raises on rows that disagree
+ * with each other. A class of its own, not the server's XX001, which says a
+ * page on disk is corrupt (an alarm of its own to whoever runs the server).
+ */
+export const DAMAGED_STATE = "FD001";
+
 /** An error for rows that are not what the store writes: storeIo says they are damaged. */
 export const damaged = (why: string): Error => Object.assign(new Error(why), { code: DAMAGED });
 
+/**
+ * Whether the server refused a statement for damaged rows: the append
+ * function's own refusal (schema.ts's DAMAGED_STATE), or a batch's key
+ * already taken, which an append under the conversation's row lock never
+ * meets unless rows were changed by hand (so one the function's checks let
+ * by is still told as damage, not as a bare duplicate key).
+ */
+const damagedOnServer = (code: string, constraint: unknown): boolean => code === DAMAGED_STATE || (code === "23505" && constraint === "batches_pkey");
+
 const FIXES: Record<string, string> = {
-  [DAMAGED]: "the rows are damaged: not what this store writes (its tables were changed by hand?); nothing was read as something else: restore them, e.g. from a backup",
+  [DAMAGED]:
+    "the rows are damaged: not what this store writes (its tables were changed by hand?); nothing was read or written as something else: restore them, e.g. from a backup",
   "28P01": "the password (or user) is wrong: fix them in the connection string",
   "28000": "the server refuses this user or address (pg_hba.conf): use a role the server lets in",
   "3D000": "that database does not exist: create it or name another in the connection string",
@@ -43,8 +60,8 @@ const FIXES: Record<string, string> = {
  */
 export function storeIo(e: unknown, doing: string, target: string): FunctaiError {
   if (e instanceof FunctaiError) return e;
-  const err = e as { code?: string; message?: string };
-  const code = typeof err.code === "string" ? err.code : "";
+  const err = e as { code?: string; message?: string; constraint?: unknown };
+  const code = typeof err.code === "string" ? (damagedOnServer(err.code, err.constraint) ? DAMAGED : err.code) : "";
   const message = describeError(e).replace(/:\/\/([^:@/]*):[^@/]*@/g, "://$1:***@");
   let fix: string;
   if (FIXES[code]) fix = FIXES[code];

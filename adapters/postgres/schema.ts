@@ -1,6 +1,6 @@
 import { FunctaiError } from "../../src/errors.js";
 import type { Db } from "./db.js";
-import { storeIo } from "./errors.js";
+import { DAMAGED_STATE, storeIo } from "./errors.js";
 
 /**
  * The version of the tables this release writes; a later release migrates from it.
@@ -9,7 +9,7 @@ import { storeIo } from "./errors.js";
  * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
  * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
@@ -35,6 +35,14 @@ export const channelOf = (schema: string): string => `functai_${schema}`;
  * JSON again to count). Returns the new length; -1 when the fence failed;
  * -2 - length on a length mismatch.
  *
+ * Rows changed by hand are refused (DAMAGED_STATE, nothing written), never
+ * written past or answered as something else: a length below 0 (-2 - length
+ * would read as another length, or a committed append as a mismatch), and a
+ * length that is not where the newest batch ends (a batch deleted: the
+ * append would leave a hole; a length set back: it would write over batches
+ * the length no longer counts). The newest batch is one probe of the
+ * primary key's index, in the statement the append is anyway.
+ *
  * One row per append (a batch: the records first…last as one JSON array, as
  * the client wrote them): one tuple and one index entry, not one per record.
  *
@@ -54,6 +62,7 @@ CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_ex
 RETURNS integer LANGUAGE plpgsql AS $fn$
 DECLARE
   cur integer;
+  newest integer;
   n integer := p_n;
 BEGIN
   IF p_fence IS NOT NULL THEN
@@ -62,6 +71,7 @@ BEGIN
   END IF;
   IF n = 0 THEN
     SELECT coalesce(max(length), 0) INTO cur FROM ${s}.conversations WHERE id = p_conversation;
+    IF cur < 0 THEN RAISE EXCEPTION 'functai: conversation % has a length of %; nothing was written', p_conversation, cur USING ERRCODE = '${DAMAGED_STATE}'; END IF;
     RETURN CASE WHEN p_expect IS NULL OR p_expect = cur THEN cur ELSE -2 - cur END;
   END IF;
   -- the compare-and-set and the row lock in one statement (a changed row is compared again at its newest version)
@@ -71,6 +81,7 @@ BEGIN
     EXIT WHEN FOUND;
     SELECT length INTO cur FROM ${s}.conversations WHERE id = p_conversation;
     IF FOUND THEN
+      IF cur < 0 THEN RAISE EXCEPTION 'functai: conversation % has a length of %; nothing was written', p_conversation, cur USING ERRCODE = '${DAMAGED_STATE}'; END IF;
       IF p_expect IS NOT NULL AND cur <> p_expect THEN RETURN -2 - cur; END IF; -- another length than expected
       cur := NULL;
       CONTINUE; -- a row another transaction committed after the UPDATE looked (a first append, a watch): update it
@@ -81,6 +92,11 @@ BEGIN
     -- made meanwhile by another transaction: compare with it (cur is NULL again, as after every miss above)
   END LOOP;
   IF cur IS NULL THEN RAISE EXCEPTION 'functai: the row of conversation % kept changing under this append; nothing was written', p_conversation; END IF;
+  -- the length must be where the newest batch ends (0: none); read under the row's lock, so no other append moves either meanwhile
+  SELECT max(last) INTO newest FROM ${s}.batches WHERE conversation = p_conversation;
+  IF cur <> coalesce(newest, 0) THEN
+    RAISE EXCEPTION 'functai: conversation % has a length of % but its newest batch ends at %; nothing was written', p_conversation, cur, coalesce(newest, 0) USING ERRCODE = '${DAMAGED_STATE}';
+  END IF;
   INSERT INTO ${s}.batches (conversation, last, first, records) VALUES (p_conversation, cur + n, cur + 1, p_records);
   -- only when a store waits on it: a NOTIFY serializes the commits of every notifying transaction (WAL flush included)
   IF EXISTS (SELECT 1 FROM ${s}.waiters WHERE conversation = p_conversation AND until > clock_timestamp()) THEN
@@ -121,9 +137,10 @@ $fn$;`;
 }
 
 /**
- * Everything the store creates, version 5 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
+ * Everything the store creates, version 6 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
  * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
- * per append in `batches`, and `records` a view of them, for the readers of a release before it). Run as one implicit transaction
+ * per append in `batches`, and `records` a view of them, for the readers of a release before it; 6: the append
+ * refuses a length below 0 or not where the newest batch ends, the tables unchanged). Run as one implicit transaction
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */
@@ -194,7 +211,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
   }
   if (version === null || version < SCHEMA_VERSION) {
-    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 to 4 had older appends, 1 to 4 a row per record)
+    // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 to 5 had older appends, 1 to 4 a row per record)
     try {
       await db.exec(ddl(schema));
     } catch (e) {

@@ -68,21 +68,32 @@ const APPEND_LANES = 2;
 /**
  * Several reads as one statement (grouped.ts): `$1` is a JSON array of
  * `[conversation, after, limit]` (limit null: every batch after `after`);
- * each row says which read it answers (`ord`, from 1).
+ * each row says which read it answers (`ord`, from 1). As READ: each read
+ * has the conversation's length on its rows, and one row with no batch when
+ * it has none.
  */
 const READ_MANY = (s: string) =>
-  `SELECT t.ord, b.first, b.last, b.records::text AS records
+  `SELECT t.ord, c.length, b.first, b.last, b.records::text AS records
    FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord)
-   CROSS JOIN LATERAL (SELECT first, last, records FROM ${s}.batches
-     WHERE conversation = t.a->>0 AND last > (t.a->>1)::int4 ORDER BY last LIMIT (t.a->>2)::int4) b
+   LEFT JOIN ${s}.conversations c ON c.id = t.a->>0
+   LEFT JOIN LATERAL (SELECT first, last, records FROM ${s}.batches
+     WHERE conversation = t.a->>0 AND last > (t.a->>1)::int4 ORDER BY last LIMIT (t.a->>2)::int4) b ON true
    ORDER BY t.ord, b.last`;
 
 /**
  * One read of batch rows (a conversation's after `$2`, at most `$3`; a null
  * limit is none): prepared once per connection, as the append is (a turn
- * starts with one).
+ * starts with one). Each row has the conversation's length too (null: it
+ * has no row), read in the same snapshot as the batches, so `page` can
+ * tell rows that disagree with it; with no batch, one row with none.
+ * No outer ORDER BY (a second sort of rows the lateral already sorted):
+ * `pages` puts them in order.
  */
-const READ = (s: string) => `SELECT first, last, records::text AS records FROM ${s}.batches WHERE conversation = $1 AND last > $2 ORDER BY last LIMIT $3`;
+const READ = (s: string) =>
+  `SELECT c.length, b.first, b.last, b.records::text AS records
+   FROM (SELECT $1::text AS id) t
+   LEFT JOIN ${s}.conversations c ON c.id = t.id
+   LEFT JOIN LATERAL (SELECT first, last, records FROM ${s}.batches WHERE conversation = t.id AND last > $2 ORDER BY last LIMIT $3) b ON true`;
 
 /**
  * The name a statement of `schema` is prepared under. PostgreSQL keeps 63
@@ -107,6 +118,25 @@ interface PageAsk {
 }
 
 type Row = Record<string, unknown>;
+
+/** What a read of batch rows found: the conversation's length (null: it has no row), and its batch rows in order. */
+interface Batches {
+  length: unknown;
+  rows: Row[];
+}
+
+/** What `page` gives: the records read, how many batch rows held them, and the conversation's length read with them. */
+interface PageRead {
+  records: ConversationRecord[];
+  batches: number;
+  length: number;
+}
+
+/** Adds a row of READ or READ_MANY to `into`: its length, and its batch if it has one (a row with none stands for a read that found none). */
+const gather = (into: Batches, row: Row): void => {
+  into.length = row["length"];
+  if (row["first"] !== null) into.rows.push(row);
+};
 
 /** The largest seq (and length) the tables hold: PostgreSQL's `integer`. */
 const MAX_SEQ = 2 ** 31 - 1;
@@ -144,6 +174,35 @@ function unbatch(
     into.push(record as ConversationRecord);
   }
   return last + 1;
+}
+
+/**
+ * A conversation's length as read (null: it has no row) when it is one;
+ * a length below 0, or that is not a whole number, is damage (store-io),
+ * never answered as a length or compared as one.
+ */
+function lengthRead(conversation: string, value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  const length = Number(value);
+  if (!Number.isSafeInteger(length) || length < 0) throw damaged(`the length of ${conversation} is ${String(value)}, not a count of records`);
+  return length;
+}
+
+/**
+ * Checks one read's batch rows against the conversation's length (unbatch
+ * checks them against each other): batches with no conversation row, or a
+ * read to the end (`toEnd`) that stops short of the length (a batch lost),
+ * are refused (store-io), never read as a shorter conversation. `end` is
+ * the last seq read (`after` when there was none). Batches beyond the length
+ * are read as they are (contract-pglite reads what lies after a gap); the
+ * next append refuses them (schema.ts).
+ */
+function checkAgainstLength(conversation: string, length: number | null, batches: number, end: number, toEnd: boolean): void {
+  if (length === null) {
+    if (batches > 0) throw damaged(`${conversation} has batches of records but no row in conversations (its length)`);
+    return;
+  }
+  if (toEnd && end < length) throw damaged(`the records of ${conversation} stop at ${end}, short of its length of ${length}`);
 }
 
 /** A batch's records as one JSON array, each checked as every store checks it (recordJson: a JSON object, or input-invalid). */
@@ -201,39 +260,51 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const lengthOf = (conversation: string): Promise<number> =>
     use(`read the length of ${conversation}`, async () => {
       const { rows } = await db.query(`SELECT length FROM ${s}.conversations WHERE id = $1`, [conversation]);
-      return rows.length > 0 ? Number(rows[0]!["length"]) : 0;
+      return rows.length > 0 ? (lengthRead(conversation, rows[0]!["length"]) ?? 0) : 0;
     });
 
-  /** Batch rows of one conversation after `after`, at most `limit` of them; the reads that come while two are out go together. */
-  const pages = new Grouped<PageAsk, Row[]>(
+  /** Batch rows of one conversation after `after`, at most `limit` of them, with its length; the reads that come while two are out go together. */
+  const pages = new Grouped<PageAsk, Batches>(
     READ_LANES,
     oneOrMany({
-      one: async ({ conversation, after, limit }) => (await db.query(READ(s), [conversation, after, limit], names.read)).rows,
+      one: async ({ conversation, after, limit }) => {
+        const found: Batches = { length: null, rows: [] };
+        for (const row of (await db.query(READ(s), [conversation, after, limit], names.read)).rows) gather(found, row);
+        found.rows.sort((a, b) => Number(a["last"]) - Number(b["last"]));
+        return found;
+      },
       many: async (asks) => {
         const { rows } = await db.query(
           READ_MANY(s),
           [JSON.stringify(asks.map((a) => [a.conversation, a.after, a.limit]))],
           names.readMany,
         );
-        const each: Row[][] = asks.map(() => []);
+        const each: Batches[] = asks.map(() => ({ length: null, rows: [] }));
         for (const row of rows) {
           const at = Number(row["ord"]) - 1;
           if (!(at >= 0 && at < each.length)) throw new Error(`a grouped read answered a row for read ${at + 1} of ${each.length}`);
-          each[at]!.push(row);
+          gather(each[at]!, row);
         }
         return each;
       },
     }),
   );
 
-  /** The records after `after` from at most `limit` batches, and how many batches were read (a short page is the last). */
-  const page = (conversation: string, after: number, limit: number | null): Promise<{ records: ConversationRecord[]; batches: number }> =>
+  /**
+   * The records after `after` from at most `limit` batches, how many batches
+   * were read (a short page is the last), and the conversation's length
+   * (read with them: a page that reads to the end ends at it).
+   */
+  const page = (conversation: string, after: number, limit: number | null): Promise<PageRead> =>
     use(`read ${conversation}`, async () => {
-      const rows = await pages.run({ conversation, after, limit });
+      const found = await pages.run({ conversation, after, limit });
+      const length = lengthRead(conversation, found.length);
       const records: ConversationRecord[] = [];
       let next = after + 1;
-      for (const [i, row] of rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
-      return { records, batches: rows.length };
+      for (const [i, row] of found.rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
+      const batches = found.rows.length;
+      checkAgainstLength(conversation, length, batches, next - 1, limit === null || batches < limit);
+      return { records, batches, length: length ?? 0 };
     });
   /** `after` as a seq the tables can compare: one beyond the largest a conversation can hold reads nothing (never an out-of-range error). */
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.min(Math.floor(after), MAX_SEQ) : 0);
@@ -243,7 +314,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     watch: (conversation, token, seconds) =>
       use(`wait on ${conversation}`, async () => {
         const { rows } = await db.query(`SELECT ${s}.watch($1, $2, $3::float8) AS length`, [conversation, token, seconds]);
-        return Number(rows[0]!["length"]);
+        return lengthRead(conversation, rows[0]!["length"]) ?? 0;
       }),
     unwatch: (conversation, token) =>
       void use(`stop waiting on ${conversation}`, () =>
@@ -298,11 +369,11 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     checkAfter(conversation, after);
     let at = afterOf(after);
     for (let seen = false; ; seen = true) {
-      const { records, batches } = await page(conversation, at, PAGE);
+      const { records, batches, length } = await page(conversation, at, PAGE);
       for (const r of records) visit(r);
       if (records.length > 0) at = records[records.length - 1]!.seq;
-      // no record at all: the length is 0 (records are 1…length), not worth a query; none after `after` > 0: ask
-      if (batches < PAGE) return records.length > 0 || seen || at === 0 ? at : lengthOf(conversation);
+      // none after `after`: the length read with the page (no query more)
+      if (batches < PAGE) return records.length > 0 || seen ? at : length;
     }
   };
 

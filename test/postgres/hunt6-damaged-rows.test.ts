@@ -10,7 +10,8 @@
  * contract-pglite.test.ts's; these are the ones the length tells.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import { storeIo } from "../../adapters/postgres/errors.js";
+import { SCHEMA_VERSION, postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
@@ -56,23 +57,21 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: rows that disagree with the 
     ]);
   }, 20_000);
 
-  // BUG: the last batch row deleted (conversations.length still 3): read gives 1 record, scan resolves to 1, length says 3.
-  // A reader (a conversation's history) takes the conversation for shorter than it is: a turn's `done` or `started`
-  // record lost so reads as a turn not finished, or a tool not started. Cause: adapters/postgres/store.ts `page`/`unbatch`
-  // (about line 225) check the rows only against each other, never that they reach the conversation's length.
-  // Fix: READ/READ_MANY return conversations.length with the rows (one more column) and `page` refuses (damaged) when
-  // a read to the end stops short of it.
-  it.fails("a conversation whose last batch row is missing (its length says 3, its rows 1) is refused as damaged, never read as one record", async () => {
+  // Was: the last batch row deleted (conversations.length still 3), read gave 1 record and scan resolved to 1 while
+  // length said 3: a turn's lost `done` or `started` record read as a turn not finished, or a tool not started.
+  // `page`/`unbatch` checked the rows only against each other. Now READ/READ_MANY bring the conversation's length with
+  // the rows (same statement, same snapshot) and `page` refuses (store-io, damaged) a read to the end that stops short of it.
+  it("a conversation whose last batch row is missing (its length says 3, its rows 1) is refused as damaged, never read as one record", async () => {
     const { store, schema } = await threeRecords();
     await admin(`DELETE FROM "${schema}".batches WHERE conversation = 'c' AND last = 3`);
     expect(await store.length!("c")).toBe(3);
     expect(await outcome(store.read("c"))).toMatch(DAMAGED);
   }, 20_000);
 
-  // BUG: same cause, other way round: an append without `expect` on that conversation lands at 4, past the missing 2…3,
-  // so the damage grows (read then reports a gap). A fix as above, plus the append function refusing when
-  // conversations.length does not match the newest batch's `last`, would refuse it.
-  it.fails("an append without an expected length on a conversation whose last batch is missing is refused, not written past the hole", async () => {
+  // Was: an append without `expect` on that conversation landed at 4, past the missing 2…3, so the damage grew. The
+  // append function (schema.ts, version 6) now compares the length with the newest batch's `last` under the row's lock,
+  // in the same statement, and raises (FD001, told as damaged by storeIo): nothing is written.
+  it("an append without an expected length on a conversation whose last batch is missing is refused, not written past the hole", async () => {
     const { store, schema } = await threeRecords();
     await admin(`DELETE FROM "${schema}".batches WHERE conversation = 'c' AND last = 3`);
     const appended = await outcome(store.append("c", [rec("d")]));
@@ -80,38 +79,86 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: rows that disagree with the 
     expect({ appended, rows: rows[0]!.n }).toEqual({ appended: expect.stringMatching(DAMAGED), rows: 1 });
   }, 20_000);
 
-  // BUG: conversations.length set behind the batches (3 records, length 1): read gives 3 records while length says 1,
-  // and an append fails as "duplicate key value violates unique constraint batches_pkey (see the server's message)",
-  // which says nothing of damage or what to fix. Cause: the append function (adapters/postgres/schema.ts, appendFunction)
-  // trusts conversations.length and lets the batches' primary key refuse; store.ts's `unbatch` never compares with the
-  // length. Fix: map 23505 on batches_pkey to the DAMAGED fix in errors.ts (storeIo), and check the length on read.
-  it.fails("a length behind the batches: the append is refused as damaged (not a bare duplicate-key message)", async () => {
+  // Was: conversations.length set behind the batches (3 records, length 1), read gave 3 records while length said 1,
+  // and an append of one record was written as a batch 2…2 over the batch 2…3 (its key, last = 2, was free; a longer one
+  // failed as a bare duplicate key on batches_pkey). The append function trusted the length. Now it refuses a length that
+  // is not where the newest batch ends (damaged, nothing written), and storeIo tells 23505 on batches_pkey as damaged too.
+  // (A read still gives the batches beyond the length: contract-pglite.test.ts reads what lies after a gap.)
+  it("a length behind the batches: the append is refused as damaged (not a bare duplicate-key message)", async () => {
     const { store, schema } = await threeRecords();
     await admin(`UPDATE "${schema}".conversations SET length = 1 WHERE id = 'c'`);
     expect(await outcome(store.append("c", [rec("d")]))).toMatch(DAMAGED);
   }, 20_000);
 
-  // BUG: the conversations row deleted while its batches stay: read gives the record, length says 0, list leaves the
-  // conversation out, and an append fails on batches_pkey. Cause: lengthOf and list read conversations alone and the
-  // read reads batches alone (store.ts lengthOf / list / page). Fix: the read's statement joins the conversation's row
-  // (as above) and refuses batches with no row as damaged.
-  it.fails("batches whose conversation row is missing are refused as damaged (never read while length says 0 and list omits it)", async () => {
+  // Was: the conversations row deleted while its batches stay, read gave the records while length said 0 and list left
+  // the conversation out; an append failed on batches_pkey. The read read batches alone. Now its statement joins the
+  // conversation's row and refuses batches with none as damaged (and the append refuses: a length of 0, batches to 3).
+  it("batches whose conversation row is missing are refused as damaged (never read while length says 0 and list omits it)", async () => {
     const { store, schema } = await threeRecords();
     await admin(`DELETE FROM "${schema}".conversations WHERE id = 'c'`);
     expect(await outcome(store.read("c"))).toMatch(DAMAGED);
   }, 20_000);
 
-  // BUG (the worst of these): a negative length (-5) by hand. length() answers -5; an append without `expect` COMMITS a
-  // batch at -4 and sets the length to -4, yet rejects with store-conflict ("expected 0 records, found 2"): the caller is
-  // told nothing was written, and one that retries writes its records twice. Cause: schema.ts appendFunction returns
-  // cur + n = -4, which store.ts `append` (about line 300) reads as the -2 - length code of a mismatch. Fix: the
-  // function RAISEs (nothing written) when the row's length is below 0 (or a CHECK (length >= 0) on the table), and the
-  // client refuses a negative length read by lengthOf as damaged.
-  it.fails("a negative length is refused as damaged and nothing is written (never a committed append reported as a conflict)", async () => {
+  // Was (the worst of these): a negative length (-5) by hand; length() answered -5, and an append without `expect`
+  // COMMITTED a batch at -4, set the length to -4, and rejected with store-conflict: the function's cur + n = -4 read as
+  // the -2 - length code of a mismatch, so a caller that retried wrote its records twice. Now the function raises
+  // (damaged, nothing written) on a length below 0 or not where the newest batch ends, and the client refuses a negative
+  // length wherever it reads one (length, read, wait) as damaged.
+  it("a negative length is refused as damaged and nothing is written (never a committed append reported as a conflict)", async () => {
     const { store, schema } = await threeRecords();
     await admin(`UPDATE "${schema}".conversations SET length = -5 WHERE id = 'c'`);
     const appended = await outcome(store.append("c", [rec("d")]));
     const rows = await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".batches WHERE conversation = 'c'`);
     expect({ appended, rows: rows[0]!.n }).toEqual({ appended: expect.stringMatching(DAMAGED), rows: 2 });
   }, 20_000);
+
+  // With `expect`, the mismatch path answered -2 - length: for a length of -5 and `expect` 3 that is 3, which the client
+  // took for the new length of an append that wrote nothing. The function refuses a negative length there too.
+  it("an append with an expected length on a negative length is refused as damaged, never answered as a length", async () => {
+    const { store, schema } = await threeRecords();
+    await admin(`UPDATE "${schema}".conversations SET length = -5 WHERE id = 'c'`);
+    expect(await outcome(store.append("c", [rec("d")], { expect: 3 }))).toMatch(DAMAGED);
+    expect(await outcome(store.append("c", [], { expect: 3 }))).toMatch(DAMAGED);
+    expect(await outcome(store.length!("c"))).toMatch(DAMAGED);
+    const rows = await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".batches WHERE conversation = 'c'`);
+    expect(rows[0]!.n).toBe(2);
+  }, 20_000);
+
+  // Reads that come while two are out go as one statement (READ_MANY): each read keeps its own length check and outcome.
+  it("reads grouped in one statement each check their own conversation: the damaged one is refused, the others read", async () => {
+    const { store, schema } = await threeRecords();
+    for (const id of ["d", "e", "f"]) await store.append(id, [rec(id)]);
+    await admin(`DELETE FROM "${schema}".batches WHERE conversation = 'c' AND last = 3`);
+    const got = await Promise.all(["d", "e", "c", "f", "c"].map((id) => outcome(store.read(id).then((rs) => rs.map((r) => r.kind)))));
+    expect(got).toEqual([["d"], ["e"], expect.stringMatching(DAMAGED), ["f"], expect.stringMatching(DAMAGED)]);
+  }, 20_000);
+
+  // The checks are in the append function: a schema an earlier release made (version 5, its append trusting the length)
+  // gets this one's on first use, as every version's DDL is run again when the schema is older.
+  it("a schema at version 5 gets the append that refuses damaged rows on its first use by this release", async () => {
+    const { store, schema } = await threeRecords();
+    await store.close();
+    open.splice(0);
+    // a stand-in for version 5's append, which trusted the length (this one answers 42 whatever the rows)
+    await admin(
+      `CREATE OR REPLACE FUNCTION "${schema}".append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text, p_n integer)
+       RETURNS integer LANGUAGE sql AS 'SELECT 42'`,
+    );
+    await admin(`UPDATE "${schema}".meta SET value = '5' WHERE key = 'schema_version'`);
+    await admin(`UPDATE "${schema}".conversations SET length = 1 WHERE id = 'c'`);
+    const again = postgresStore({ connectionString: url }, { schema });
+    open.push({ store: again, schema });
+    expect(await outcome(again.append("c", [rec("d")]))).toMatch(DAMAGED);
+    expect(await admin(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`)).toEqual([{ value: String(SCHEMA_VERSION) }]);
+  }, 20_000);
+
+  it("a duplicate key on batches_pkey (a batch's place taken) is told as damaged rows, not as the server's bare message", () => {
+    const e = Object.assign(new Error('duplicate key value violates unique constraint "batches_pkey"'), {
+      code: "23505",
+      constraint: "batches_pkey",
+      severity: "ERROR",
+    });
+    const told = storeIo(e, "append to c", "the server");
+    expect(`${told.code}: ${told.message}`).toMatch(DAMAGED);
+  });
 });
