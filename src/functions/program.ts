@@ -10,7 +10,7 @@ import { checkEffects, checkName, checkRun, checkSpec } from "../tools/tool.js";
 import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
-import { issuesText, readWith } from "../schema-read.js";
+import { readWith } from "../schema-read.js";
 
 /**
  * What `program(name, spec, body)` takes: a description, the input shape, the

@@ -61,7 +61,8 @@ describe("racing resumers", () => {
     expect(turn!.state).toBe("interrupted");
     expect(turn!.unfinished.map((u) => u.name)).toEqual(["refund"]);
 
-    const goAt = Date.now() + 2500;
+    // (time for six children to start on a loaded machine: one that starts after the winner finished is told turn-state)
+    const goAt = Date.now() + 5000;
     const config = { dir, conversation: "race", spec: DESK, input: "race", effects: join(dir, "effects"), action: "resume", goAt, latencyMs: 400, lease: LEASE };
     const outs = await Promise.all(Array.from({ length: 6 }, () => child(config)));
     const winners = outs.filter((o) => "ok" in o);
