@@ -137,6 +137,12 @@ export class TurnRuntime {
    */
   beforeEffect(afterWait = false): void | Promise<void> {
     if (this.signal.aborted) throw abortError(this.signal);
+    // a call the program left running (not awaited) acts no more in the name of a run that is over
+    if (this.#ended)
+      throw new FunctaiError(
+        "turn-state",
+        `turn ${this.turn} has already ended: a call its program left running (not awaited) does not act in its name afterwards. Await every call before the program returns`,
+      );
     return this.#beforeEffect?.(afterWait);
   }
 
