@@ -138,25 +138,26 @@ export class TurnRuntime {
   beforeEffect(afterWait = false): void | Promise<void> {
     if (this.signal.aborted) throw abortError(this.signal);
     // a call the program left running (not awaited) acts no more in the name of a run that is over
-    if (this.#ended)
-      throw new FunctaiError(
-        "turn-state",
-        `turn ${this.turn} has already ended: a call its program left running (not awaited) does not act in its name afterwards. Await every call before the program returns`,
-      );
+    this.checkRunning("a call left running");
     return this.#beforeEffect?.(afterWait);
   }
 
   /**
-   * Whether this run's outermost call returned or threw: the run is over (its
-   * `ended` or `waiting` record is written, or about to be), and a call made
-   * in it afterwards (a timer or promise its body left running, which Node's
-   * AsyncLocalStorage carries the frame into) must not join it.
+   * Refuses (`turn-state`) once this run's outermost call returned or threw:
+   * the run is over (its `ended` or `waiting` record is written, or about to
+   * be), and a call its body left running (a timer or an un-awaited promise,
+   * which Node's AsyncLocalStorage carries the frame into) neither joins it
+   * nor acts in its name. `what` says which call it was.
    */
-  get ended(): boolean {
-    return this.#ended;
+  checkRunning(what: string): void {
+    if (!this.#ended) return;
+    throw new FunctaiError(
+      "turn-state",
+      `${what} in turn ${this.turn}, which has already ended: a call left running after its program returned does not act in its turn. Await it in the body before returning, or make it outside the program (fn.predict(...) starts a call of its own)`,
+    );
   }
 
-  /** The run's outermost call settled (see `ended`); said once, by the runner. */
+  /** The run's outermost call settled (see `checkRunning`); said once, by the runner. */
   end(): void {
     this.#ended = true;
   }

@@ -52,13 +52,6 @@ function frameOf(ctx: unknown): Frame | undefined {
   throw new FunctaiError("settings-invalid", `ctx must be the ctx a tool or program body is given (or its frame), not ${describeValue(ctx, 80)}`);
 }
 
-/** A call made inside a turn that already ended: refused, never run in it (`turn-state`). */
-const endedError = (name: string, parent: Frame): FunctaiError =>
-  new FunctaiError(
-    "turn-state",
-    `${name} was called inside ${parent.site} of turn ${parent.runtime.turn}, which has already ended: a call left running after its program returned does not join its turn. Await it in the body before returning, or make it outside the program (${name}.predict(...) always starts a call of its own)`,
-  );
-
 /**
  * A call's options as given: an object (or nothing), whose signal is an
  * AbortSignal. Checked before any model call: a string was taken as no
@@ -84,7 +77,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     if (parent.runtime.signal.aborted) throw abortError(parent.runtime.signal);
     // nor does one made once its turn ended (a timer or promise the body left running after it returned): it would pay
     // and run tools in the name of a turn whose last record is written, appending after it, with no lease held
-    if (parent.runtime.ended) throw endedError(def.name, parent);
+    parent.runtime.checkRunning(`${def.name} was called inside ${parent.site}`);
     // a withSettings block inside a program or tool body is nearer than the caller's settings
     const settings = mergeSettings(parent.settings, blockSettings(), ownSettings(), checkSettings(pickSettings(options)));
     return (await def.execute(childFrame(parent, def.name, settings), input, [])) as T;

@@ -123,7 +123,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         try {
           result = await host.execute(runtime);
         } finally {
-          runtime.end(); // from here a call its body left running is refused (see functions/callable.ts), before anything is recorded
+          runtime.end(); // from here a call its body left running is refused (TurnRuntime.checkRunning), before anything is recorded
         }
         await host.onEnd?.({ state: "done", result, usage: runtime.usage }, runtime);
         report({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });
