@@ -216,6 +216,37 @@ function provenance(): { head: string | null; uncommitted_engine_files: number |
 }
 const measuredCode = provenance();
 
+/** A row's place in results.json: its metric and n. */
+const rowKey = (r: { metric: string; n: number | null }): string => `${r.metric}@${r.n ?? "-"}`;
+
+/**
+ * What a partial run writes beside: the rows and setting already in `dir`
+ * (none: it writes its own alone). A file there that does not read as rows
+ * stops the run before it writes over it: those figures are not ours to lose.
+ */
+function readEarlier(dir: string): { rows: Record<string, unknown>[]; meta: Record<string, unknown> | null } | null {
+  const file = join(dir, "results.json");
+  if (!existsSync(file)) return null;
+  const rows = JSON.parse(readFileSync(file, "utf8")) as unknown;
+  if (!Array.isArray(rows) || !rows.every((r) => typeof r?.metric === "string"))
+    throw new Error(`${file} does not hold rows of results: move it away (or give --out=) before a partial run writes there`);
+  const metaFile = join(dir, "results.meta.json");
+  const meta = existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, "utf8")) as Record<string, unknown>) : null;
+  return { rows: rows as Record<string, unknown>[], meta };
+}
+
+/** The earlier rows with those this run measured in their place (new ones at the end). */
+function mergeRows(earlier: Record<string, unknown>[], measured: Row[]): unknown[] {
+  const now = new Map(measured.map((r) => [rowKey(r), r]));
+  const merged: unknown[] = earlier.map((r) => {
+    const key = rowKey(r as { metric: string; n: number | null });
+    const fresh = now.get(key);
+    now.delete(key);
+    return fresh ?? r;
+  });
+  return [...merged, ...now.values()];
+}
+
 function buildRows(): Row[] {
   const byKey = new Map<string, Row>();
   const key = (m: string, n: number | null) => `${m}@${n ?? "-"}`;
@@ -394,8 +425,12 @@ if (loads.length) {
 if (measuredCode.uncommitted_engine_files) console.log(`measured code: HEAD ${measuredCode.head?.slice(0, 12)} with ${measuredCode.uncommitted_engine_files} uncommitted file(s) under src/ and adapters/`);
 
 if (write) {
-  const results = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
+  const measured = rows.map(({ metric, n, unit, ours, peers, best_peer, ratio, detail }) => ({ metric, n, unit, ours, peers, best_peer, ratio, detail }));
   mkdirSync(outDir, { recursive: true });
+  // a run of some files only (a filter or a skip) replaces the rows it measured and keeps the others, never wipes them
+  const partial = filters.length > 0 || skips.length > 0;
+  const earlier = partial ? readEarlier(outDir) : null;
+  const results = earlier ? mergeRows(earlier.rows, measured) : measured;
   writeFileSync(join(outDir, "results.json"), JSON.stringify(results, null, 2) + "\n");
   const meta = {
     at: new Date().toISOString(),
@@ -416,6 +451,8 @@ if (write) {
     ),
     method: "each file:variant in its own `node --expose-gc --import tsx` process, one at a time; warm-up runs (per-step series: at least 10, 2 at n = 1,000 steps, and on until 1.5 s), then the median of 5 timed runs (7 for per-step and concurrency figures), one gc() before the warm-up, none between nor just before timed runs (a forced gc() drops the hidden classes the optimized code relies on: the warm-up re-optimizes after it), except runs of one large operation (resume, open: gc() before each); per-step figures are total loop time ÷ steps, nothing subtracted",
   };
-  writeFileSync(join(outDir, "results.meta.json"), JSON.stringify(meta, null, 2) + "\n");
+  // a partial run's setting goes beside the earlier run's (whose rows it left), in the order the runs came
+  const kept = earlier?.meta ? { ...earlier.meta, partial_runs: [...((earlier.meta["partial_runs"] as unknown[] | undefined) ?? []), { ...meta, rows: measured.map(rowKey) }] } : meta;
+  writeFileSync(join(outDir, "results.meta.json"), JSON.stringify(kept, null, 2) + "\n");
   console.log(`\nwrote ${relative(process.cwd(), join(outDir, "results.json"))} and results.meta.json`);
 }
