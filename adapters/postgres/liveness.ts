@@ -75,6 +75,35 @@ interface Hold {
   retaking: Promise<void> | null;
 }
 
+/**
+ * A fenced append that took longer than this (from the client's send to its
+ * answer) makes the next `confirm` of its turn ask the lock session itself
+ * (one round trip). The fence saw the session alive when the append ran on
+ * the server; an answer that came this late may have waited out a network
+ * partition, during which the server ended the session (its keepalives gave
+ * up) without the end reaching this host: its socket still looks open, and
+ * another host may have taken the turn. Far above an ordinary write (a
+ * millisecond; tens on a loaded machine), far below a takeover (the server
+ * ends the session, another host finds the lock free, a person answers).
+ */
+export const SLOW_WRITE_MS = 250;
+
+/** How long the lock session's answer to that question is waited for before the session is taken as lost. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+/** Whether a session answers one `SELECT 1` within PROBE_TIMEOUT_MS (an error or no answer: it is lost). */
+async function answers(session: Session): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([session.query("SELECT 1").then(() => true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A random int4. */
 const int4 = (): number => (Math.random() * 2 ** 32) | 0;
 
@@ -97,6 +126,8 @@ export class AdvisoryLiveness {
   /** Locks being taken by `hold` (so that two holds of one turn never both win on the one session). */
   readonly #taking = new Set<string>();
   readonly #releasing = new Map<string, Promise<void>>();
+  /** Held turns (their lock texts) with a fenced append that took longer than SLOW_WRITE_MS since their last confirm. */
+  readonly #slow = new Set<string>();
   #shared: Shared | null = null;
   #closed = false;
 
@@ -188,7 +219,10 @@ export class AdvisoryLiveness {
       return () => {
         if (released) return;
         released = true;
-        if (this.#held.get(text) === hold) this.#held.delete(text);
+        if (this.#held.get(text) === hold) {
+          this.#held.delete(text);
+          this.#slow.delete(text);
+        }
         const unlocking = this.#unlock(hold, text).finally(() => this.#releasing.delete(text));
         this.#releasing.set(text, unlocking);
       };
@@ -230,6 +264,11 @@ export class AdvisoryLiveness {
     return null;
   }
 
+  /** A fenced append of the turn whose lock is `text` took `ms` (its send to its answer): a slow one is confirmed by a round trip. */
+  wrote(text: string, ms: number): void {
+    if (ms > SLOW_WRITE_MS && this.#held.has(text)) this.#slow.add(text);
+  }
+
   /**
    * The fence failed: the lock's session was lost (a server restart, a
    * terminated backend), or only this turn's lock is no longer held. Takes
@@ -246,7 +285,10 @@ export class AdvisoryLiveness {
       // on the shared session while it answers (a lost one fails its query and is replaced): never dropped on a guess
       const got = await this.#tryLock(text);
       if (got === null) {
-        if (this.#held.get(text) === hold) this.#held.delete(text);
+        if (this.#held.get(text) === hold) {
+          this.#held.delete(text);
+          this.#slow.delete(text);
+        }
         throw new LeaseLost(`turn ${turn} lost its advisory lock (its database connection was lost) and another host holds it now`);
       }
       Object.assign(hold, got);
@@ -260,7 +302,11 @@ export class AdvisoryLiveness {
    * suspended VM, a long GC) may wake with its lock session ended by the
    * server and the turn taken by another host, while its lease has time
    * left. The connection's own events say so once they are read: the event
-   * loop is let run (two turns of it, so that its I/O is read), then a lost
+   * loop is let run (two turns of it, so that its I/O is read). A write that
+   * took longer than SLOW_WRITE_MS may have waited out a partition whose
+   * end of the session never reached this host: then the session is asked
+   * (`SELECT 1`; a connection the server forgot answers with a reset, one
+   * that does not answer within PROBE_TIMEOUT_MS is taken as lost). A lost
    * session takes the lock again (one round trip, only then), or the turn is
    * another's: lease-lost. Nothing is asked of the server otherwise. True
    * when the lock was taken again: another host may have run the turn and
@@ -273,8 +319,9 @@ export class AdvisoryLiveness {
     await new Promise<void>((r) => setImmediate(r));
     const hold = this.#held.get(text);
     if (!hold) throw new LeaseLost(`turn ${turn} is no longer held here`);
+    const slow = this.#slow.delete(text);
     const session = await hold.shared.session.catch(() => null);
-    if (!hold.shared.lost && session?.gone?.() !== true) return false;
+    if (!hold.shared.lost && session?.gone?.() !== true && (!slow || (await answers(session!)))) return false;
     void this.#drop(hold.shared);
     await this.retake(text, turn);
     return true;
@@ -282,6 +329,7 @@ export class AdvisoryLiveness {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#slow.clear();
     await Promise.all([...this.#releasing.values()]);
     this.#held.clear();
     if (this.#shared) await this.#drop(this.#shared);

@@ -355,7 +355,9 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     if (expect !== null && expect > MAX_SEQ) throw storeConflict(conversation, expect, await lengthOf(conversation));
     for (let retaken = false; ; retaken = true) {
       const fence = advisory?.fence(conversation, records) ?? null;
+      const sent = performance.now();
       const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: !isDurable(opts) });
+      if (fence) advisory!.wrote(fence.text, performance.now() - sent); // (a slow one: its turn's next confirm asks the lock session)
       if (length >= 0) return length;
       if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);
       if (retaken || !fence)
