@@ -64,10 +64,15 @@ async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean
 }
 
 /**
- * Server-side TCP keepalives for a lock's session: a host cut off from the
- * network loses its advisory lock within about 10 s (a dead process at once).
+ * A lock's session: server-side TCP keepalives, so a host cut off from the
+ * network loses its advisory lock within about 10 s (a dead process at
+ * once); and no `idle_session_timeout` (PostgreSQL 14 on; a pool's options
+ * or the role may set one), which would end the session while its host
+ * lives, its turns idle in a tool or a model call: they would read
+ * interrupted while they run.
  */
-const KEEPALIVES = "SET tcp_keepalives_idle = 4; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3";
+const SESSION_SETTINGS =
+  "SET tcp_keepalives_idle = 4; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'";
 
 async function openClient(Client: Pg["Client"], config: pg.ClientConfig, target: string): Promise<pg.Client> {
   const client = new Client({ ...config, keepAlive: true });
@@ -167,7 +172,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     async session(): Promise<Session> {
       const client = await ownClient();
       try {
-        await client.query(KEEPALIVES);
+        await client.query(SESSION_SETTINGS);
         const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
         // one statement at a time: a session is shared by every turn of a store, and pg no longer queues them itself
         let last: Promise<unknown> = Promise.resolve();
