@@ -3,14 +3,29 @@ import type pg from "pg";
 const noop = (): void => undefined;
 
 /**
+ * How often a listening connection is asked whether it still answers. It
+ * sends nothing else, so a connection the server ended while the network
+ * kept the end from this host (a partition, a NAT or load balancer that
+ * forgot the flow: half-open) would never be found lost, and every wait
+ * would run out though the conversation grew.
+ */
+export const LISTENER_PROBE_MS = 5_000;
+
+/** How long a probe's answer is waited for before the connection is taken as lost. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
  * One LISTEN connection that comes back after it is lost: it reconnects
  * (100 ms doubling to 2 s) and tells its owner, who re-reads what it waits
- * for, since notifications are not kept while nobody listens.
+ * for, since notifications are not kept while nobody listens. It is asked
+ * `SELECT 1` every LISTENER_PROBE_MS (a connection the server forgot answers
+ * with a reset; one that does not answer within PROBE_TIMEOUT_MS is lost).
  */
 export class Listener {
   #client: pg.Client | null = null;
   #stopped = false;
   #retry: ReturnType<typeof setTimeout> | null = null;
+  #probe: ReturnType<typeof setInterval> | null = null;
   #delay = 100;
 
   constructor(
@@ -33,6 +48,7 @@ export class Listener {
     const lost = (): void => {
       if (this.#client !== client) return;
       this.#client = null;
+      this.#stopProbing();
       void client.end().catch(noop);
       this.#again();
     };
@@ -46,6 +62,34 @@ export class Listener {
       throw e;
     }
     this.#delay = 100;
+    this.#probing(client, lost);
+  }
+
+  /** Asks `client` every LISTENER_PROBE_MS whether it answers; `lost` when it does not (one probe out at a time). */
+  #probing(client: pg.Client, lost: () => void): void {
+    this.#stopProbing();
+    let out = false;
+    this.#probe = setInterval(() => {
+      if (out || this.#client !== client) return;
+      out = true;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+        (timer as { unref?: () => void }).unref?.();
+      });
+      const answered = client.query("SELECT 1").then(() => true, () => false);
+      void Promise.race([answered, late]).then((ok) => {
+        clearTimeout(timer);
+        out = false;
+        if (!ok) lost();
+      });
+    }, LISTENER_PROBE_MS);
+    (this.#probe as { unref?: () => void }).unref?.(); // never keeps a process alive
+  }
+
+  #stopProbing(): void {
+    if (this.#probe) clearInterval(this.#probe);
+    this.#probe = null;
   }
 
   #again(): void {
@@ -67,6 +111,7 @@ export class Listener {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopProbing();
     if (this.#retry) clearTimeout(this.#retry);
     this.#retry = null;
     const client = this.#client;

@@ -51,17 +51,13 @@ describe.skipIf(NO_SERVER !== null)("the LISTEN connection cut, the pool's conne
     });
   });
 
-  // BUG (suspected from the design, shown through the proxy). The server ended the LISTEN backend while the network
-  // dropped what it sent (a partition, the server's keepalive giving up, a NAT or load balancer forgetting the flow):
-  // the host's end of it looks open, nothing is ever written on it, so it never hears it is gone. Every wait of the
-  // store then ends false at its timeout though the conversation grew: wake-ups lost (DESIGN "Many hosts": no lost
-  // wake-ups; Store.wait resolves true once the conversation holds more than `after`).
-  // Cause: adapters/postgres/pg-listener.ts (Listener) only learns of a lost connection from its 'error'/'end' events,
-  // and its client (pg-db.ts:81 openClient, keepAlive: true with the OS's default idle of two hours; no server-side
-  // keepalives on it, unlike the lock session's KEEPALIVES) sends nothing while it listens. Fix: a short keepalive
-  // (keepAliveInitialDelayMillis) and, where the path may be half-open past a proxy, a periodic `SELECT 1` on the
-  // listening connection (which a forgotten connection answers with a reset: the listener reconnects and re-reads).
-  it.fails("ended by the server while the network kept the host from hearing it (half-open): a later wait still wakes on another host's append", async () => {
+  // Found by hunt 7 (failed before): the server ended the LISTEN backend while the network dropped what it sent (a
+  // partition, the server's keepalive giving up, a NAT or load balancer forgetting the flow): the host's end looked
+  // open and nothing was written on it, so it never heard it was gone, and every wait of the store ended false at its
+  // timeout though the conversation grew (DESIGN "Many hosts": no lost wake-ups). The listener (pg-listener.ts) now
+  // asks its connection `SELECT 1` every LISTENER_PROBE_MS: a forgotten connection answers with a reset, the listener
+  // reconnects and its owner re-reads.
+  it("ended by the server while the network kept the host from hearing it (half-open): a later wait still wakes on another host's append", async () => {
     await onNet(async ({ app, via, store, other }) => {
       expect(await store.append("c", [rec()])).toBe(1);
       expect(await store.wait!("c", 0, 1_000)).toBe(true);
@@ -71,7 +67,7 @@ describe.skipIf(NO_SERVER !== null)("the LISTEN connection cut, the pool's conne
       expect(await admin("SELECT pg_terminate_backend($1) AS ok", [row!.pid])).toEqual([{ ok: true }]);
       await until("the server side is gone", () => listener!.serverGone);
       listener!.thaw(); // the network is back; the host's end of the connection was never told
-      const waiting = settle(store.wait!("c", 1, 8_000));
+      const waiting = settle(store.wait!("c", 1, 12_000)); // (found within one probe, LISTENER_PROBE_MS, and its reconnection)
       await new Promise((r) => setTimeout(r, 300));
       expect(await other.append("c", [rec()])).toBe(2);
       expect((await waiting).got).toBe(true);
