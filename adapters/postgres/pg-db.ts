@@ -141,14 +141,44 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     );
   };
 
+  /**
+   * A client of the pool, never a wait without end: a pool made here has
+   * connectionTimeoutMillis; a given pool's may have none (pg's default),
+   * and it never answers the connects queued when it is ended, so its
+   * connect is given CONNECT_TIMEOUT_MS here. A client it hands over later
+   * goes back to it at once.
+   */
+  const take = (pool: pg.Pool): Promise<pg.PoolClient> => {
+    const connect = pool.connect();
+    if (owned) return connect;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void connect.then((client) => client.release(), noop);
+        reject(
+          new FunctaiError(
+            "store-io",
+            `PostgreSQL store (${target}): no client of the given pool was free within ${CONNECT_TIMEOUT_MS / 1000} s (its clients are all checked out, or the pool was ended): raise the pool's max, release the clients your code holds, or close the store before ending the pool.`,
+          ),
+        );
+      }, CONNECT_TIMEOUT_MS);
+    });
+    return Promise.race([connect, late]).finally(() => clearTimeout(timer));
+  };
+
   const db: Db = {
     target,
     query(text, params, name) {
       // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
-      const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => pool.connect(), reached).then((client) => runOn(client, text, params, name));
+      const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name));
       const ready = opened;
       // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
-      if (ready !== undefined && reached.ever) return ready.pool.connect().then((client) => runOn(client, text, params, name), () => waited(ready.pool));
+      if (ready !== undefined && reached.ever)
+        return take(ready.pool).then(
+          (client) => runOn(client, text, params, name),
+          // (a given pool with no free client in time is said at once, not waited on again)
+          (e: unknown) => (e instanceof FunctaiError ? Promise.reject(e) : waited(ready.pool)),
+        );
       return open().then(({ pool }) => waited(pool));
     },
     async exec(sql) {
