@@ -321,7 +321,8 @@ export class AdvisoryLiveness {
     if (!hold) throw new LeaseLost(`turn ${turn} is no longer held here`);
     const slow = this.#slow.delete(text);
     const session = await hold.shared.session.catch(() => null);
-    if (!hold.shared.lost && session?.gone?.() !== true && (!slow || (await answers(session!)))) return false;
+    const alive = session !== null && !hold.shared.lost && session.gone?.() !== true && (!slow || (await answers(session)));
+    if (alive) return false;
     void this.#drop(hold.shared);
     await this.retake(text, turn);
     return true;
