@@ -11,50 +11,13 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
-import { ai, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
+import { CHARGE, LONG_LEASE, PAUSE, desk, until } from "./fixtures/hunt7-net-desk.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
 const url = SERVER_URL ?? "";
-const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 }; // never runs out here: the advisory lock alone tells
-
-/** Resolves once `check` holds (polled), or fails after `ms`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 8_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`still not: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** A desk whose turn waits in `pause` (reads) until opened, then `charge`s (changes) once. */
-function desk() {
-  const state = { paused: 0, charges: 0, open: (): void => undefined };
-  const opened = new Promise<void>((r) => (state.open = r));
-  const fn = ai("desk", {
-    description: "Waits, then charges.",
-    input: { id: z.string() },
-    output: z.string(),
-    tools: [
-      tool("pause", { description: "Waits.", input: {}, effects: "reads" }, async () => {
-        state.paused++;
-        await opened;
-        return "go";
-      }),
-      tool("charge", { description: "Charges once.", input: {}, effects: "changes" }, () => {
-        state.charges++;
-        return "charged";
-      }),
-    ],
-  });
-  return { fn, state };
-}
-const PAUSE = { toolCalls: [{ id: "p", name: "pause", input: {} }] };
-const CHARGE = { toolCalls: [{ id: "c", name: "charge", input: {} }] };
-
 /** Starts the turn of `id` on `store` and resolves once it waits in `pause` with its reply kept; the turn settles to its answer or "error <code>". */
 async function pausedTurn(store: PostgresStore, id: string) {
   const d = desk();
