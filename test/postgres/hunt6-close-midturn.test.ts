@@ -11,24 +11,13 @@
  */
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import { postgresStore } from "../../adapters/postgres/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
-import { CHARGE, LONG_LEASE, PAUSE, desk, until } from "./fixtures/hunt7-net-desk.js";
+import { CHARGE, LONG_LEASE, desk, pausedTurn } from "./fixtures/hunt7-net-desk.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
 const url = SERVER_URL ?? "";
-/** Starts the turn of `id` on `store` and resolves once it waits in `pause` with its reply kept; the turn settles to its answer or "error <code>". */
-async function pausedTurn(store: PostgresStore, id: string) {
-  const d = desk();
-  const turn = d.fn
-    .conversation(id, { store, lm: scripted([PAUSE, CHARGE, { text: "done" }]), lease: LONG_LEASE })
-    .send({ id })
-    .then(String, (e: { code?: string; message?: string }) => `error ${e.code ?? String(e)}: ${e.message ?? ""}`);
-  await until("the turn waits in pause", () => d.state.paused === 1);
-  await until("its reply is kept", async () => (await store.read(id)).some((r) => r.kind === "reply"));
-  return { ...d, turn };
-}
 
 /** Another host: finds the turn of `id` interrupted and resumes it; returns the state it found and the answer. */
 async function resumeElsewhere(schema: string, id: string) {
