@@ -36,6 +36,8 @@ interface Shared {
   key: readonly [number, number];
   lost: boolean;
   locks: Grouped<LockOp, boolean>;
+  /** Asks the session whether it answers (sharedQuestions), made with it. */
+  ask: Promise<() => Promise<boolean>>;
 }
 
 /** A take (`take`: try the lock) or release of a turn's lock. */
@@ -80,13 +82,13 @@ interface Hold {
  * answer) makes the next `confirm` of its turn ask the lock session itself
  * (one round trip). The fence saw the session alive when the append ran on
  * the server; an answer that came this late may have waited out a network
- * partition, during which the server ended the session (its keepalives gave
- * up) without the end reaching this host: its socket still looks open, and
- * another host may have taken the turn. Far above an ordinary write (a
- * millisecond; tens on a loaded machine), far below a takeover (the server
- * ends the session, another host finds the lock free, a person answers).
+ * partition, during which the server ended the session without the end
+ * reaching this host: its socket still looks open, and another host may have
+ * taken the turn. Far above an ordinary write (a millisecond; tens on a
+ * loaded machine), well below the 4 s at least that the server's keepalives
+ * (SESSION_SETTINGS in pg-db.ts) take to end a partitioned session.
  */
-export const SLOW_WRITE_MS = 250;
+export const SLOW_WRITE_MS = 1_000;
 
 /** How long the lock session's answer to that question is waited for before the session is taken as lost. */
 export const PROBE_TIMEOUT_MS = 5_000;
@@ -103,6 +105,32 @@ async function answers(session: Session): Promise<boolean> {
     clearTimeout(timer);
   }
 }
+
+/**
+ * The questions of one session (`answers`), shared: a turn that asks while
+ * one is out waits for the next, sent once that one is answered, with every
+ * turn that asked meanwhile (an answer proves the session alive only if it
+ * was asked after the turn's slow write came back). At most one out, one
+ * waiting: many turns of a loaded host ask a few questions, not one each.
+ */
+export function sharedQuestions(session: Session): () => Promise<boolean> {
+  let out: Promise<boolean> | null = null;
+  let next: Promise<boolean> | null = null;
+  return () => {
+    if (out === null) {
+      out = answers(session).finally(() => (out = null));
+      return out;
+    }
+    next ??= out.then(() => {
+      next = null;
+      out = answers(session).finally(() => (out = null));
+      return out;
+    });
+    return next;
+  };
+}
+
+const noop = (): void => undefined;
 
 /** A random int4. */
 const int4 = (): number => (Math.random() * 2 ** 32) | 0;
@@ -157,7 +185,8 @@ export class AdvisoryLiveness {
         if (ok !== true) throw new Error("the lock session's random key is held by another session");
         return session;
       });
-      const shared: Shared = { session: opening, key, lost: false, locks: lockStatements(opening) };
+      const shared: Shared = { session: opening, key, lost: false, locks: lockStatements(opening), ask: opening.then(sharedQuestions) };
+      shared.ask.catch(noop);
       shared.session.catch(() => void this.#drop(shared));
       this.#shared = shared;
     }
@@ -321,7 +350,7 @@ export class AdvisoryLiveness {
     if (!hold) throw new LeaseLost(`turn ${turn} is no longer held here`);
     const slow = this.#slow.delete(text);
     const session = await hold.shared.session.catch(() => null);
-    const alive = session !== null && !hold.shared.lost && session.gone?.() !== true && (!slow || (await answers(session)));
+    const alive = session !== null && !hold.shared.lost && session.gone?.() !== true && (!slow || (await (await hold.shared.ask)()));
     if (alive) return false;
     void this.#drop(hold.shared);
     await this.retake(text, turn);
