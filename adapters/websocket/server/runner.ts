@@ -8,7 +8,8 @@ import { recordAnswerOf, streamOn } from "../../../src/conversation/internal.js"
 import type { Turn } from "../../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
 import { callerPath } from "../../../src/records/keys.js";
-import { readConversation, type TurnInfo } from "../../../src/records/read-conversation.js";
+import { ConversationLog } from "../../../src/conversation/log.js";
+import type { ConversationState, TurnInfo } from "../../../src/records/read-conversation.js";
 import { isoAt, type Clock } from "../../../src/runtime/clock.js";
 import type { Settings } from "../../../src/settings.js";
 import type { Store } from "../../../src/store/types.js";
@@ -34,9 +35,17 @@ export interface RunContext {
 
 export type Emit = (event: TurnEvent) => void;
 
+/**
+ * A conversation's state as every reader of it tells it: with what the
+ * store's liveness says (a turn whose holder provably lives reads running,
+ * stalled, whatever its lease; one whose holder's lock is gone reads
+ * interrupted at once), as the waiting list (watch.ts) and a handle read it.
+ */
+const readNow = (ctx: RunContext, conversation: string): Promise<ConversationState> => new ConversationLog(ctx.store, conversation, ctx.clock).read();
+
 /** Opens a turn of a stored conversation with the program that sent it (by the `program` record's name). */
 export async function openTurn(ctx: RunContext, conversation: string, turn: string): Promise<{ turn: Turn; info: TurnInfo }> {
-  const state = readConversation(await ctx.store.read(conversation), { now: ctx.clock.now() });
+  const state = await readNow(ctx, conversation);
   const info = state.turns.get(turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${conversation} has no turn ${turn}`);
   const name = state.programs.get(info.program)?.name;
@@ -120,7 +129,7 @@ export async function abandon(ctx: RunContext, req: { conversation: string; turn
 
 /** A turn's state as read now (no program needed). */
 export async function status(ctx: RunContext, req: { conversation: string; turn: string }): Promise<TurnStatus> {
-  const state = readConversation(await ctx.store.read(req.conversation), { now: ctx.clock.now() });
+  const state = await readNow(ctx, req.conversation);
   const entry = entriesOf(req.conversation, state, ctx.clock.now()).find((e) => e.turn === req.turn);
   const info = state.turns.get(req.turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${req.conversation} has no turn ${req.turn}`);
