@@ -37,5 +37,7 @@ export interface Db {
   session?(): Promise<Session>;
   /** Where it connects (no password), for messages. */
   readonly target: string;
+  /** The store is closing: a connection that cannot be made is no longer tried again (the calls under way settle soon). */
+  closing?(): void;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { FunctaiError } from "../../src/errors.js";
-import { pgDb } from "./pg-db.js";
+import { STATEMENT_TIMEOUT_MS, pgDb } from "./pg-db.js";
 import { storeOn, type PostgresStore } from "./store.js";
 
 export type { PostgresStore } from "./store.js";
@@ -26,6 +26,13 @@ export type PostgresConnection = { connectionString: string } | { pool: pg.Pool 
 export interface PostgresStoreOptions {
   /** The schema that holds the store's tables (made on first use): 1–55 lower-case letters, digits or "_". Default "functai". */
   schema?: string;
+  /**
+   * How long a statement's answer is waited for before its connection is
+   * dropped and the call fails `store-io` (a connection left half-open by the
+   * network never answers). Default 30 000 ms; a lock session's statements
+   * wait 10 s at most.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Whether `pool` has what the store uses of a pg.Pool. */
@@ -79,5 +86,9 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   // options that are not an object would be read as none: a schema given there would be left out without a word
   if (typeof options !== "object" || options === null)
     throw new FunctaiError("store-io", `PostgreSQL store: the options must be an object such as { schema: "functai" }, not ${kindOf(options)}.`);
-  return storeOn(pgDb(connection), options);
+  const { statementTimeoutMs = STATEMENT_TIMEOUT_MS } = options;
+  // (setTimeout's own limit is 2^31 - 1 ms: a longer one would fire at once)
+  if (typeof statementTimeoutMs !== "number" || !(statementTimeoutMs > 0) || statementTimeoutMs > 2 ** 31 - 1)
+    throw new FunctaiError("store-io", `PostgreSQL store: statementTimeoutMs is a number of milliseconds above 0 (at most 2147483647), not ${JSON.stringify(statementTimeoutMs) ?? String(statementTimeoutMs)}.`);
+  return storeOn(pgDb(connection, statementTimeoutMs), options);
 }

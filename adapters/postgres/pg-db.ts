@@ -32,6 +32,37 @@ const noop = (): void => undefined;
 /** Makes a pool's new client's 'error' harmless (one function for every store: `close` takes it off a given pool again). */
 const quietClient = (client: pg.PoolClient): void => void client.on("error", noop);
 
+/**
+ * How long a statement's answer is waited for, by default (`statementTimeoutMs`):
+ * a connection left half-open in the middle of a statement (a network, NAT or
+ * load balancer that dropped it; a server that forgot it) never answers, and
+ * nothing else would end the wait. Far above any statement of the store on a
+ * working server (each is one short transaction).
+ */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+
+/** How long a statement of a lock session (a lock's take or release, a question) is waited for, at most. */
+const SESSION_STATEMENT_MS = 10_000;
+
+/** The error of a statement that got no answer in time: its client is dropped, and what it did is unknown. */
+const noAnswer = (target: string, ms: number): FunctaiError =>
+  new FunctaiError(
+    "store-io",
+    `PostgreSQL store (${target}): no answer to a statement within ${ms / 1000} s, so its connection was dropped (a network, NAT or load balancer that dropped it, or a stalled server); whether it took effect is unknown: an append may have been kept, and is never sent again.`,
+  );
+
+/** `p`, or `onLate`'s error once `ms` have passed (`onLate` runs then, once: drop what the statement ran on). */
+function answerWithin<T>(p: Promise<T>, ms: number, onLate: () => FunctaiError): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      p.catch(noop); // (settles once the dropped connection is torn down, or never: nobody waits for it now)
+      reject(onLate());
+    }, ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 /** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
 export const RECONNECT_MS = 20_000;
 
@@ -94,7 +125,7 @@ interface Opened {
 }
 
 /** A `Db` on a `pg.Pool` (made here from a connection string, or the caller's own); `pg` is loaded on first use. */
-export function pgDb(connection: { connectionString: string } | { pool: pg.Pool }): Db {
+export function pgDb(connection: { connectionString: string } | { pool: pg.Pool }, statementTimeoutMs = STATEMENT_TIMEOUT_MS): Db {
   const owned = !("pool" in connection);
   const target = describeTarget(owned ? connection.connectionString : undefined);
   let opening: Promise<Opened> | null = null;
@@ -125,20 +156,38 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   const listeners = new Set<Listener>();
   const reached = { ever: false, closed: false };
 
-  /** One statement on a client of the pool, which goes back to the pool after it (dropped when its connection is suspect). */
-  const runOn = (client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined): Promise<Rows> => {
+  /**
+   * One statement on a client of the pool, which goes back to the pool after
+   * it (dropped when its connection is suspect). With `deadline`, one that
+   * gets no answer within statementTimeoutMs drops its client and fails
+   * (noAnswer); the DDL of a first use has none (it may wait for another
+   * process's, under the schema's advisory lock).
+   */
+  const runOn = (client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
     const values = params as unknown[] | undefined;
-    return called(() => (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>).then(
+    let released = false;
+    const release = (e?: Error): void => {
+      if (released) return;
+      released = true;
+      client.release(e);
+    };
+    const sent = called(() => (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>).then(
       (rows) => {
-        client.release();
+        release();
         return rows;
       },
       (e: unknown) => {
         // not the server's answer: the connection is suspect
-        client.release("severity" in (e as object) ? undefined : (e as Error));
+        release("severity" in (e as object) ? undefined : (e as Error));
         throw e;
       },
     );
+    if (!deadline) return sent;
+    return answerWithin(sent, statementTimeoutMs, () => {
+      const e = noAnswer(target, statementTimeoutMs);
+      release(e); // (the pool ends it: never handed out again)
+      return e;
+    });
   };
 
   /**
@@ -166,23 +215,26 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     return Promise.race([connect, late]).finally(() => clearTimeout(timer));
   };
 
+  /** One statement on a client of the pool (see runOn). */
+  const statement = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
+    // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
+    const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name, deadline));
+    const ready = opened;
+    // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
+    if (ready !== undefined && reached.ever)
+      return take(ready.pool).then(
+        (client) => runOn(client, text, params, name, deadline),
+          // (a given pool with no free client in time is said at once, not waited on again)
+        (e: unknown) => (e instanceof FunctaiError ? Promise.reject(e) : waited(ready.pool)),
+      );
+    return open().then(({ pool }) => waited(pool));
+  };
+
   const db: Db = {
     target,
-    query(text, params, name) {
-      // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
-      const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name));
-      const ready = opened;
-      // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
-      if (ready !== undefined && reached.ever)
-        return take(ready.pool).then(
-          (client) => runOn(client, text, params, name),
-          // (a given pool with no free client in time is said at once, not waited on again)
-          (e: unknown) => (e instanceof FunctaiError ? Promise.reject(e) : waited(ready.pool)),
-        );
-      return open().then(({ pool }) => waited(pool));
-    },
+    query: (text, params, name) => statement(text, params, name),
     async exec(sql) {
-      await db.query(sql);
+      await statement(sql, undefined, undefined, false);
     },
     async listen(channel, onNotify, onReconnect) {
       const listener = new Listener(ownClient, channel, onNotify, onReconnect);
@@ -217,7 +269,13 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
           query: (text, params) => {
             const running = last.then(() => client.query(text, params as unknown[] | undefined) as Promise<Rows>);
             last = running.catch(noop);
-            return running;
+            // a session that does not answer is lost: ended (its locks go with it, on the server's side), never waited on
+            const ms = Math.min(statementTimeoutMs, SESSION_STATEMENT_MS);
+            return answerWithin(running, ms, () => {
+              gone = true;
+              void client.end().catch(noop);
+              return noAnswer(target, ms);
+            });
           },
           end: () => client.end().catch(noop),
         };
@@ -225,6 +283,9 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         void client.end().catch(noop);
         throw storeIo(e, "open a session", target);
       }
+    },
+    closing() {
+      reached.closed = true;
     },
     async close() {
       reached.closed = true;

@@ -435,6 +435,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     close: () =>
       (closing ??= (async () => {
         await wakeups.close(); // a wait under way resolves false now
+        db.closing?.(); // a call under way that waits for a server to come back (a restart) fails now, not in 20 s
         if (underWay > 0) await new Promise<void>((resolve) => (settledAll = resolve));
         closed = true;
         await advisory?.close();

@@ -21,6 +21,9 @@ import { CHARGE, desk, onNet, outcome, rows, until } from "./fixtures/hunt7-net-
 import { freezeAt, within } from "./fixtures/hunt8-freeze-kit.js";
 import { NO_SERVER } from "./server.js";
 
+/** The proxied store's statements wait this long for an answer before they are given up. */
+const FROZEN = { statementTimeoutMs: 3_000 };
+
 /** A lease that runs out within the freeze (renewals cannot get through: see hunt8-freeze-renew). */
 const SHORT_LEASE = { renewMs: 300, ttlMs: 1_500 };
 const BOUND_MS = 15_000;
@@ -28,14 +31,16 @@ const BOUND_MS = 15_000;
 const kinds = async (schema: string, c: string): Promise<string[]> => (await rows(schema, c)).map((r) => (r.state ? `${r.kind}:${r.state}` : r.kind));
 
 describe.skipIf(NO_SERVER !== null)("a pool connection frozen while it carries a turn's append", () => {
-  // BUG (hangs with no end: still pending after 15 s, and nothing on the host can end it). The append goes through
+  // Found by hunt 8, fixed (it hung with no end: still pending after 15 s, and nothing on the host can end it). The append goes through
   // pgDb's runOn (adapters/postgres/pg-db.ts:129-131), a client.query on a pool made at pg-db.ts:107 with neither
   // `query_timeout`/`statement_timeout` nor `keepAlive` (only the own clients of openClient, pg-db.ts:78, keep alive),
   // and neither the store (store.ts `appendOnce`) nor the journal (src/engine/journal.ts `flush`) bounds the wait.
   // A fix: give pool statements a deadline (pg's `query_timeout`, or a race as `answers` in liveness.ts) after which
   // the client is released as broken and the call fails `store-io` (outcome unknown: not sent again, as a lost
   // group's appends already are); and keepAlive on the pool's clients.
-  it.concurrent.fails("the charge's `started` append frozen: the send stops with a coded error in bounded time, the charge not run", async () => {
+  // Now every statement has a deadline (pg-db.ts, statementTimeoutMs: 3 s here; a lock session's 10 s at most):
+  // one with no answer drops its connection and fails store-io, its outcome unknown and never sent again.
+  it.concurrent("the charge's `started` append frozen: the send stops with a coded error in bounded time, the charge not run", async () => {
     await onNet(async (n) => {
       const here = desk();
       const lm = scripted([CHARGE, { text: "done" }]);
@@ -45,7 +50,7 @@ describe.skipIf(NO_SERVER !== null)("a pool connection frozen while it carries a
       const end = await within(sent, BOUND_MS);
       expect(here.state.chargeGate.started).toBe(0);
       expect(end.got, `waited ${end.ms} ms`).toMatch(/^error [a-z-]+$/);
-    });
+    }, FROZEN);
   }, 30_000);
 
   it.concurrent("meanwhile another host reads it running, then stalled; resume is refused, abandon ends it; thawed, the host charges nothing and writes nothing", async () => {
@@ -80,11 +85,13 @@ describe.skipIf(NO_SERVER !== null)("a pool connection frozen while it carries a
     });
   }, 30_000);
 
-  // BUG (hangs with no end while the turn is `done` for everyone else: still pending after 15 s). The same cause:
+  // Found by hunt 8, fixed (it hung with no end while the turn is `done` for everyone else: still pending after 15 s). The same cause:
   // the `ended` append's client.query (pg-db.ts:131) has no deadline. The turn's end committed; the send learns
   // nothing. A fix as above: a deadline, then `store-io` (the outcome unknown), or a read of the journal that finds
   // the `ended` record and answers from it.
-  it.concurrent.fails("the turn's `ended` append frozen: the send settles in bounded time", async () => {
+  // Now every statement has a deadline (pg-db.ts, statementTimeoutMs: 3 s here; a lock session's 10 s at most):
+  // one with no answer drops its connection and fails store-io, its outcome unknown and never sent again.
+  it.concurrent("the turn's `ended` append frozen: the send settles in bounded time", async () => {
     await onNet(async (n) => {
       const here = desk();
       here.state.open();
@@ -95,7 +102,7 @@ describe.skipIf(NO_SERVER !== null)("a pool connection frozen while it carries a
       const end = await within(sent, BOUND_MS);
       expect(here.state.charges).toBe(1);
       expect(end.got, `waited ${end.ms} ms`).toMatch(/^(done|error [a-z-]+)$/);
-    });
+    }, FROZEN);
   }, 30_000);
 
   it.concurrent("the turn's `ended` append frozen: every other host reads the turn done at once; thawed, the send answers done, charged and paid once", async () => {

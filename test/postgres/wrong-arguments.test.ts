@@ -34,6 +34,16 @@ describe("postgresStore refuses wrong arguments at once", () => {
     }
   });
 
+  it("a statementTimeoutMs that is not a number of milliseconds above 0 (setTimeout's limit at most); one that is, taken", () => {
+    for (const statementTimeoutMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, "30000", null]) {
+      const { code, message } = thrown(() => postgresStore({ connectionString: "postgres://x@127.0.0.1/db" }, { statementTimeoutMs } as never));
+      expect(code, String(statementTimeoutMs)).toBe("store-io");
+      expect(message).toContain("statementTimeoutMs");
+    }
+    for (const statementTimeoutMs of [1, 2_000, 2 ** 31 - 1])
+      expect(thrown(() => postgresStore({ connectionString: "postgres://x@127.0.0.1/db" }, { statementTimeoutMs })).code).toBe("none");
+  });
+
   it("the server's own schemas: pg_* and information_schema", () => {
     for (const schema of ["pg_catalog", "pg_x", "information_schema"]) {
       const { code, message } = thrown(() => postgresStore({ connectionString: "postgres://x@127.0.0.1/db" }, { schema }));
