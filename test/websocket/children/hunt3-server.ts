@@ -20,9 +20,8 @@ import { z } from "zod";
 import { fsStore } from "../../../adapters/node-fs/index.js";
 import { serve } from "../../../adapters/websocket/index.js";
 import { ai, tool } from "../../../src/index.js";
-import type { LMRequest } from "../../../src/lm/types.js";
 import type { Store } from "../../../src/store/types.js";
-import { scripted } from "../../../src/testing/index.js";
+import { deskReplies } from "./desk-replies.js";
 
 const [dir, effects, mode] = process.argv.slice(2) as [string, string, string];
 const effect = (what: string): void => appendFileSync(effects, `${what} ${process.pid}\n`);
@@ -40,17 +39,7 @@ const refund = tool("refund", { description: "Refund an amount to the customer's
   });
 const desk = ai("desk", { description: "Help the customer. Refund lost orders in full.", input: { message: z.string() }, tools: [findOrder, refund] });
 
-/** The fixtures' script, answered by where the turn is; each reply paid is written down. */
-const steps = [
-  { toolCalls: [{ name: "find_order", input: { order_id: "A-1042" } }] },
-  { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
-];
-const reply = (req: LMRequest) => {
-  effect("paid");
-  const step = req.messages.filter((m) => m.role === "tool").length;
-  return step < 2 ? steps[step]! : `The last tool said: ${String(req.messages.at(-1)!.content)}`;
-};
-const lm = scripted(Array.from({ length: 60 }, () => reply));
+const lm = deskReplies(() => effect("paid"));
 
 const inner = fsStore(dir);
 const isAnswer = (r: object): boolean => (r as { kind?: unknown }).kind === "approval";
