@@ -2,7 +2,9 @@
  * What waits for a person, across a store: found by polling (`list()`, then
  * each conversation's length) because the Store contract has no change feed
  * yet. A conversation is read again only when it grew, or when one of its
- * running turns' leases runs out (it may now be interrupted).
+ * running turns' leases runs out (it may now be interrupted), or, where the
+ * store's liveness tells a dead holder at once, every LIVENESS_RECHECK_MS
+ * while it has a running turn.
  */
 import { approvalOf } from "../../../src/conversation/waiting.js";
 import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
@@ -19,9 +21,17 @@ interface Seen {
   /** Its length when last read (whether or not its reader is kept). */
   length: number;
   entries: WaitingEntry[];
-  /** When a running turn's lease runs out: read again then. */
+  /** When a running turn's lease runs out (or its liveness is asked again): read again then. */
   recheckAt: number;
 }
+
+/**
+ * How often a running turn is read again on a store whose liveness tells a
+ * dead holder at once (a Postgres session's lock, a tab's Web Lock): its
+ * turn reads interrupted then, whatever its lease says, and nothing is
+ * appended to say so.
+ */
+export const LIVENESS_RECHECK_MS = 2_000;
 
 /** How many conversations keep their reader (the ones that changed last); another is walked anew when it changes. */
 const READERS = 256;
@@ -159,8 +169,9 @@ export class WaitingWatcher {
     const state = await log.read();
     if (!due && state.length === seen.length) return;
     let recheckAt = Number.POSITIVE_INFINITY;
+    const liveness = this.store.liveness ? now + LIVENESS_RECHECK_MS : Number.POSITIVE_INFINITY;
     for (const info of state.turns.values()) {
-      if (info.state === "running" && info.leaseUntil) recheckAt = Math.min(recheckAt, Date.parse(info.leaseUntil) + 1);
+      if (info.state === "running" && info.leaseUntil) recheckAt = Math.min(recheckAt, Date.parse(info.leaseUntil) + 1, liveness);
       if (info.state === "waiting" && info.waiting.length === 0) recheckAt = Math.min(recheckAt, answeredAt(info) + this.graceMs);
     }
     this.#seen.delete(id); // (re-added last: the conversations that changed last keep their readers)
