@@ -8,7 +8,7 @@
  * page of ids is hunt6-list-wait.test.ts's.
  */
 import { describe, expect, it } from "vitest";
-import { postgresStore } from "../../adapters/postgres/index.js";
+import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
 import { BIG, LONG_LEASE, desk } from "./fixtures/hunt7-edges-desk.js";
@@ -16,34 +16,49 @@ import { NO_SERVER, SERVER_URL, dropSchema, freshSchema } from "./server.js";
 
 const url = SERVER_URL ?? "";
 
+/** Runs `run` with two stores on a fresh schema (a host writing, another reading), closed and the schema dropped after. */
+async function twoStores(run: (store: PostgresStore, other: PostgresStore) => Promise<void>): Promise<void> {
+  const schema = freshSchema();
+  const store = postgresStore({ connectionString: url }, { schema });
+  const other = postgresStore({ connectionString: url }, { schema });
+  try {
+    await run(store, other);
+  } finally {
+    await other.close();
+    await store.close();
+    await dropSchema(schema);
+  }
+}
+
 describe.skipIf(NO_SERVER !== null)("postgresStore: big and odd records", () => {
   it("a tool output of 6 MB (with NULs and non-ASCII in it) is kept whole by a turn, and read back the same by another store", async () => {
-    const schema = freshSchema();
-    const store = postgresStore({ connectionString: url }, { schema });
-    const other = postgresStore({ connectionString: url }, { schema });
-    try {
+    await twoStores(async (store, other) => {
       const size = 6 * 1024 * 1024;
       const d = desk(size);
       expect(await d.fn.conversation("big", { store, lm: scripted([BIG, { text: "done" }]), lease: LONG_LEASE }).send({ id: "x" })).toBe("done");
-      const done = (await other.read("big")).find((r) => r.kind === "tool" && (r as { state?: unknown }).state === "done") as { output?: { text?: string } } | undefined;
+      const done = (await other.read("big")).find((r) => r.kind === "tool" && (r as { state?: unknown }).state === "done") as
+        | { output?: { text?: string } }
+        | undefined;
       expect(done?.output?.text?.length).toBe(size);
       expect(done?.output?.text === "é\u0000".repeat(size / 2)).toBe(true);
-    } finally {
-      await other.close();
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 20_000);
 
   it("odd strings (NUL in a key and a value, lone high and low surrogates, U+FFFF, U+2028) and 2,000-deep nesting, appended grouped at once, read back equal", async () => {
-    const schema = freshSchema();
-    const store = postgresStore({ connectionString: url }, { schema });
-    const other = postgresStore({ connectionString: url }, { schema });
-    try {
+    await twoStores(async (store, other) => {
       let deep: unknown = "bottom\u0000";
       for (let i = 0; i < 2_000; i++) deep = i % 2 ? { a: deep } : [deep];
       const odd = (i: number) => [
-        rec("odd", { i, "k\u0000ey": "a\u0000b", hi: "x\ud800", lo: "\udfffy", pair: "\ud83d\ude00", ffff: "\uffff", ls: "\u2028\u2029", esc: '"\\/\b\f\n\r\t' }),
+        rec("odd", {
+          i,
+          "k\u0000ey": "a\u0000b",
+          hi: "x\ud800",
+          lo: "\udfffy",
+          pair: "\ud83d\ude00",
+          ffff: "\uffff",
+          ls: "\u2028\u2029",
+          esc: '"\\/\b\f\n\r\t',
+        }),
         rec("deep", { i, deep }),
       ];
       // sixteen conversations at once: the appends go grouped (one statement of many), the reads too
@@ -52,18 +67,11 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: big and odd records", () => 
       expect(await Promise.all(ids.map((id, i) => store.append(id, written[i]!)))).toEqual(ids.map(() => 2));
       const read = await Promise.all(ids.map((id) => other.read(id)));
       for (const [i, records] of read.entries()) expect(records).toEqual(written[i]!.map((r, k) => ({ ...r, seq: k + 1 })));
-    } finally {
-      await other.close();
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 20_000);
 
   it("a conversation of 10,000 records in 1,141 batches of 1 to 4,000: read(after) and scan from many places give exactly the records after", async () => {
-    const schema = freshSchema();
-    const store = postgresStore({ connectionString: url }, { schema });
-    const other = postgresStore({ connectionString: url }, { schema });
-    try {
+    await twoStores(async (store, other) => {
       const batch = (from: number, n: number) => Array.from({ length: n }, (_, k) => rec("r", { n: from + k }));
       let next = 1;
       const put = async (n: number) => {
@@ -95,11 +103,7 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: big and odd records", () => 
       }
       expect(await other.wait!("long", 9_999, 5_000)).toBe(true);
       expect(await other.length!("long")).toBe(10_000);
-    } finally {
-      await other.close();
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   }, 20_000);
 
   it("list() while conversations are made at once: every id that existed before it began is listed once, none twice, in order", async () => {
@@ -115,7 +119,9 @@ describe.skipIf(NO_SERVER !== null)("postgresStore: big and odd records", () => 
           await Promise.all(
             Array.from({ length: 100 }, (_, k) => {
               const j = i + k;
-              return j % 10 === 0 ? maker.wait!(`p${String(j).padStart(4, "0")}w`, 0, 0) : maker.append(`${["a", "p", "z"][j % 3]}${String(j).padStart(4, "0")}x`, [rec()]);
+              return j % 10 === 0
+                ? maker.wait!(`p${String(j).padStart(4, "0")}w`, 0, 0)
+                : maker.append(`${["a", "p", "z"][j % 3]}${String(j).padStart(4, "0")}x`, [rec()]);
             }),
           );
       })();
