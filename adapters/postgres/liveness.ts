@@ -1,6 +1,7 @@
 import { LeaseLost } from "../../src/engine/runtime.js";
 import type { Store } from "../../src/store/types.js";
 import type { Db, Session } from "./db.js";
+import { answers } from "./deadline.js";
 import { storeIo } from "./errors.js";
 import { Grouped, oneOrMany } from "./grouped.js";
 
@@ -90,22 +91,6 @@ interface Hold {
  */
 export const SLOW_WRITE_MS = 1_000;
 
-/** How long the lock session's answer to that question is waited for before the session is taken as lost. */
-export const PROBE_TIMEOUT_MS = 5_000;
-
-/** Whether a session answers one `SELECT 1` within PROBE_TIMEOUT_MS (an error or no answer: it is lost). */
-async function answers(session: Session): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([session.query("SELECT 1").then(() => true, () => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /**
  * The questions of one session (`answers`), shared: a turn that asks while
  * one is out waits for the next, sent once that one is answered, with every
@@ -118,12 +103,12 @@ export function sharedQuestions(session: Session): () => Promise<boolean> {
   let next: Promise<boolean> | null = null;
   return () => {
     if (out === null) {
-      out = answers(session).finally(() => (out = null));
+      out = answers((text) => session.query(text)).finally(() => (out = null));
       return out;
     }
     next ??= out.then(() => {
       next = null;
-      out = answers(session).finally(() => (out = null));
+      out = answers((text) => session.query(text)).finally(() => (out = null));
       return out;
     });
     return next;

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import { called } from "./called.js";
 import type { Db, Rows, Session } from "./db.js";
+import { withDeadline } from "./deadline.js";
 import { describeTarget, storeIo } from "./errors.js";
 import { Listener } from "./pg-listener.js";
 
@@ -50,18 +51,6 @@ const noAnswer = (target: string, ms: number): FunctaiError =>
     "store-io",
     `PostgreSQL store (${target}): no answer to a statement within ${ms / 1000} s, so its connection was dropped (a network, NAT or load balancer that dropped it, or a stalled server); whether it took effect is unknown: an append may have been kept, and is never sent again.`,
   );
-
-/** `p`, or `onLate`'s error once `ms` have passed (`onLate` runs then, once: drop what the statement ran on). */
-function answerWithin<T>(p: Promise<T>, ms: number, onLate: () => FunctaiError): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      p.catch(noop); // (settles once the dropped connection is torn down, or never: nobody waits for it now)
-      reject(onLate());
-    }, ms);
-  });
-  return Promise.race([p, late]).finally(() => clearTimeout(timer));
-}
 
 /** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
 export const RECONNECT_MS = 20_000;
@@ -183,10 +172,10 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       },
     );
     if (!deadline) return sent;
-    return answerWithin(sent, statementTimeoutMs, () => {
+    return withDeadline(sent, statementTimeoutMs, () => {
       const e = noAnswer(target, statementTimeoutMs);
       release(e); // (the pool ends it: never handed out again)
-      return e;
+      throw e;
     });
   };
 
@@ -200,19 +189,13 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   const take = (pool: pg.Pool): Promise<pg.PoolClient> => {
     const connect = pool.connect();
     if (owned) return connect;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        void connect.then((client) => client.release(), noop);
-        reject(
-          new FunctaiError(
-            "store-io",
-            `PostgreSQL store (${target}): no client of the given pool was free within ${CONNECT_TIMEOUT_MS / 1000} s (its clients are all checked out, or the pool was ended): raise the pool's max, release the clients your code holds, or close the store before ending the pool.`,
-          ),
-        );
-      }, CONNECT_TIMEOUT_MS);
+    return withDeadline(connect, CONNECT_TIMEOUT_MS, () => {
+      void connect.then((client) => client.release(), noop);
+      throw new FunctaiError(
+        "store-io",
+        `PostgreSQL store (${target}): no client of the given pool was free within ${CONNECT_TIMEOUT_MS / 1000} s (its clients are all checked out, or the pool was ended): raise the pool's max, release the clients your code holds, or close the store before ending the pool.`,
+      );
     });
-    return Promise.race([connect, late]).finally(() => clearTimeout(timer));
   };
 
   /** One statement on a client of the pool (see runOn). */
@@ -271,10 +254,10 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
             last = running.catch(noop);
             // a session that does not answer is lost: ended (its locks go with it, on the server's side), never waited on
             const ms = Math.min(statementTimeoutMs, SESSION_STATEMENT_MS);
-            return answerWithin(running, ms, () => {
+            return withDeadline(running, ms, () => {
               gone = true;
               void client.end().catch(noop);
-              return noAnswer(target, ms);
+              throw noAnswer(target, ms);
             });
           },
           end: () => client.end().catch(noop),

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { answers } from "./deadline.js";
 
 const noop = (): void => undefined;
 
@@ -11,8 +12,6 @@ const noop = (): void => undefined;
  */
 export const LISTENER_PROBE_MS = 5_000;
 
-/** How long a probe's answer is waited for before the connection is taken as lost. */
-const PROBE_TIMEOUT_MS = 5_000;
 
 /**
  * One LISTEN connection that comes back after it is lost: it reconnects
@@ -72,14 +71,7 @@ export class Listener {
     this.#probe = setInterval(() => {
       if (out || this.#client !== client) return;
       out = true;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
-        (timer as { unref?: () => void }).unref?.();
-      });
-      const answered = client.query("SELECT 1").then(() => true, () => false);
-      void Promise.race([answered, late]).then((ok) => {
-        clearTimeout(timer);
+      void answers((text) => client.query(text)).then((ok) => {
         out = false;
         if (!ok) lost();
       });

@@ -6,7 +6,8 @@
  * answer within PROBE_TIMEOUT_MS, is "lost".
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { PROBE_TIMEOUT_MS, sharedQuestions } from "../../adapters/postgres/liveness.js";
+import { PROBE_TIMEOUT_MS } from "../../adapters/postgres/deadline.js";
+import { sharedQuestions } from "../../adapters/postgres/liveness.js";
 import type { Session } from "../../adapters/postgres/db.js";
 
 /** A session whose every `SELECT 1` waits until the test answers it (ok or failing). */

@@ -1,0 +1,45 @@
+/**
+ * Waiting on a connection with an end: one left half-open by the network
+ * (a partition, a NAT or load balancer that forgot the flow, a server that
+ * ended it unheard) never answers, and nothing else would end the wait.
+ */
+
+const noop = (): void => undefined;
+
+/**
+ * `p`, or what `onLate` gives (or throws) once `ms` have passed; `p` is then
+ * no longer waited for (its rejection is never unhandled). The timer never
+ * keeps a process alive.
+ *
+ * @example
+ * const rows = await withDeadline(client.query(text), 30_000, () => { throw new Error("no answer"); });
+ */
+export function withDeadline<T>(p: Promise<T>, ms: number, onLate: () => T): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<T>((resolve, reject) => {
+    timer = setTimeout(() => {
+      p.catch(noop);
+      try {
+        resolve(onLate());
+      } catch (e) {
+        reject(e);
+      }
+    }, ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/** How long a connection's answer to `SELECT 1` is waited for before it is taken as lost. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+/** Whether a connection answers `SELECT 1` (asked by `ask`) within PROBE_TIMEOUT_MS: an error or no answer, it is lost. */
+export const answers = (ask: (text: string) => Promise<unknown>): Promise<boolean> =>
+  withDeadline(
+    ask("SELECT 1").then(
+      () => true,
+      () => false,
+    ),
+    PROBE_TIMEOUT_MS,
+    () => false,
+  );
