@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket as WsSocket } from "ws";
 import { connect, serve, type SocketLike } from "../../adapters/websocket/index.js";
+import type { Store } from "../../src/store/types.js";
 import { proxy, until, waitingDesk } from "./fixtures.js";
 
 const open: { close(): Promise<void> }[] = [];
@@ -33,6 +34,40 @@ describe("server.close()", () => {
     expect(Date.now() - started).toBeLessThan(10_000); // not a speed goal: a hang check (ws's own close timeout is 30 s, the grace 1 s; room for a loaded machine)
     expect(await liveClosed).toBe(1001); // a companion that does answer is closed politely
     expect(server.connections).toBe(0);
+  });
+  it("waits for the waiting list's scan in flight: the store is not read after it resolves, so it may be closed then", async () => {
+    const d = await waitingDesk(["sam"]);
+    let gate: (() => void) | undefined;
+    let entered: (() => void) | undefined;
+    const inScan = new Promise<void>((r) => (entered = r));
+    let closed = false;
+    const afterClose: string[] = [];
+    const seen = (name: string): void => void (closed && afterClose.push(name));
+    // the store as serve reads it: its third list() (a poll's scan) is held until the server was asked to close
+    let lists = 0;
+    const store: Store = {
+      append: (c, r, o) => d.store.append(c, r, o),
+      read: (c, after) => (seen("read"), d.store.read(c, after)),
+      length: (c) => (seen("length"), d.store.length!(c)),
+      list: async () => {
+        seen("list");
+        if (++lists === 3) {
+          entered?.();
+          await new Promise<void>((r) => (gate = r));
+        }
+        return d.store.list!();
+      },
+    };
+    const errors: unknown[] = [];
+    const server = await serve({ store, programs: [d.served], keys: ["k1"], port: 0, pollMs: 20, onError: (_m, e) => errors.push(e) });
+    await inScan;
+    const closing = server.close().then(() => (closed = true));
+    // the scan goes on a moment after the server was asked to close: a store read slowly (a busy database)
+    setTimeout(() => gate?.(), 200);
+    await closing;
+    await new Promise((r) => setTimeout(r, 300)); // room for a scan left running to read on (it would within a tick of its list)
+    expect(afterClose).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });
 

@@ -213,7 +213,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     try {
       await listen(http, options.port ?? 0, host);
     } catch (e) {
-      watcher.stop(); // a server that never listened leaves nothing polling the store
+      void watcher.stop(); // a server that never listened leaves nothing polling the store
       throw new FunctaiError("settings-invalid", `serve: cannot listen on ${host}:${options.port ?? 0}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   }
@@ -286,7 +286,9 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
 
   async function shutdown(): Promise<void> {
     clearInterval(heartbeat);
-    watcher.stop();
+    // the waiting list's scan in flight reads no further, and is waited for with the turns (bounded): a store closed
+    // right after this resolves is not read by it
+    const scanning = watcher.stop();
     for (const conn of hub.connections) conn.close(CLOSE.shutdown, "server closing");
     // wss.close waits for every socket's close handshake: a peer that never answers (asleep, stuck) would hold it for ws's 30 s
     const cut = setTimeout(() => wss.clients.forEach((s) => s.terminate()), CLOSE_GRACE_MS);
@@ -294,7 +296,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     await new Promise<void>((resolve) => wss.close(() => resolve()));
     clearTimeout(cut);
     const bounded = new Promise((r) => setTimeout(r, 5000).unref());
-    await Promise.race([Promise.allSettled([...tasks]), bounded]);
+    await Promise.race([Promise.allSettled([...tasks, scanning]), bounded]);
     if (!attached) {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

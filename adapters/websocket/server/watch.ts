@@ -104,9 +104,11 @@ export class WaitingWatcher {
     return first;
   }
 
-  stop(): void {
+  /** Stops polling; resolves once the scan in flight, if any, has ended (it reads no further conversation). */
+  stop(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
+    return this.#scan ?? Promise.resolve();
   }
 
   /** Scans now (after the scan in flight, if any); resolves when the list is current. */
@@ -132,8 +134,10 @@ export class WaitingWatcher {
 
   async #scanAll(): Promise<void> {
     const ids = new Set([...(this.store.list ? await this.store.list() : []), ...this.#known]);
+    if (this.#closed) return;
     for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
     for (const id of [...ids].sort()) {
+      if (this.#closed) return; // (the server closes: its store may be closed next)
       try {
         await this.#scanOne(id);
       } catch (e) {
