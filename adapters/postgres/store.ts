@@ -33,10 +33,18 @@ export type PostgresStore = Store & {
  * within the WAL writer's delay. A column of the statement itself, so
  * still one round trip; set for this transaction only.
  */
-const RELAXED = `, set_config('synchronous_commit', 'off', true) AS relaxed`;
+const RELAXED = `, pg_catalog.set_config('synchronous_commit', 'off', true) AS relaxed`;
+
+/**
+ * What makes a durable append's transaction wait for its WAL flush where the
+ * role, the database or the connection turned `synchronous_commit` off
+ * (PostgreSQL's default, `on`, in its place, for this transaction only); any
+ * other setting flushes already, and is left as it is.
+ */
+const DURABLE = `, CASE WHEN pg_catalog.current_setting('synchronous_commit') = 'off' THEN pg_catalog.set_config('synchronous_commit', 'on', true) END AS durable`;
 
 /** The append: one statement, prepared once per connection (it is most of what a turn sends). */
-const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length${relaxed ? RELAXED : ""}`;
+const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length${relaxed ? RELAXED : DURABLE}`;
 
 /**
  * Several appends as one statement (group.ts): the same function on each, in
@@ -45,7 +53,7 @@ const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json
  * records as the client wrote them (`->` keeps a json value's text).
  */
 const APPEND_MANY = (s: string, relaxed: boolean) =>
-  `SELECT ${s}.append(t.a->>0, t.a->1, (t.a->>2)::int4, (t.a->>3)::int4, (t.a->>4)::int4, t.a->>5, (t.a->>6)::int4) AS length${relaxed ? RELAXED : ""}
+  `SELECT ${s}.append(t.a->>0, t.a->1, (t.a->>2)::int4, (t.a->>3)::int4, (t.a->>4)::int4, t.a->>5, (t.a->>6)::int4) AS length${relaxed ? RELAXED : DURABLE}
    FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
 
 /** The argument of APPEND_MANY: each append's records go in as they are (already JSON), the rest as JSON values. */
