@@ -52,6 +52,35 @@ const noAnswer = (target: string, ms: number): FunctaiError =>
     `PostgreSQL store (${target}): no answer to a statement within ${ms / 1000} s, so its connection was dropped (a network, NAT or load balancer that dropped it, or a stalled server); whether it took effect is unknown: an append may have been kept, and is never sent again.`,
   );
 
+/**
+ * SQLSTATEs of a statement the server rolled back whole, so that it took no
+ * effect and is sent again: a serialization failure (a role or database whose
+ * default_transaction_isolation is REPEATABLE READ or SERIALIZABLE, where two
+ * appends or waits on one conversation meet) and a deadlock.
+ */
+const ROLLED_BACK = new Set(["40001", "40P01"]);
+
+/** How many times a statement is sent while the server rolls it back as ROLLED_BACK says (then its error shows). */
+export const RESEND_TRIES = 10;
+
+/** Sends a statement again, after a short random wait, while the server rolls it back whole (ROLLED_BACK). */
+async function resent(send: () => Promise<Rows>): Promise<Rows> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await send();
+    } catch (e) {
+      if (tries >= RESEND_TRIES || !ROLLED_BACK.has(String((e as { code?: unknown }).code))) throw e;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, 50)));
+    }
+  }
+}
+
+/** Whether an error is the server's answer to a statement on a connection that goes on (not a FATAL one, which ends it). */
+const answered = (e: unknown): boolean => {
+  const severity = typeof e === "object" && e !== null ? (e as { severity?: unknown }).severity : undefined;
+  return typeof severity === "string" && severity !== "FATAL" && severity !== "PANIC";
+};
+
 /** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
 export const RECONNECT_MS = 20_000;
 
@@ -166,8 +195,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         return rows;
       },
       (e: unknown) => {
-        // not the server's answer: the connection is suspect
-        release("severity" in (e as object) ? undefined : (e as Error));
+        // not the server's answer, or a FATAL one (exit_on_error, an administrator's terminate): the connection is suspect or gone
+        release(answered(e) ? undefined : (e as Error));
         throw e;
       },
     );
@@ -198,8 +227,17 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     });
   };
 
-  /** One statement on a client of the pool (see runOn). */
+  /** One statement on a client of the pool (see runOn), sent again while the server rolls it back whole (`resent`). */
   const statement = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
+    const first = sendOnce(text, params, name, deadline);
+    // (the usual case, an answer, without another promise around it)
+    return first.catch((e: unknown) => {
+      if (!ROLLED_BACK.has(String((e as { code?: unknown }).code))) throw e;
+      return resent(() => sendOnce(text, params, name, deadline));
+    });
+  };
+
+  const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean): Promise<Rows> => {
     // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
     const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name, deadline));
     const ready = opened;
@@ -207,7 +245,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     if (ready !== undefined && reached.ever)
       return take(ready.pool).then(
         (client) => runOn(client, text, params, name, deadline),
-          // (a given pool with no free client in time is said at once, not waited on again)
+        // (a given pool with no free client in time is said at once, not waited on again)
         (e: unknown) => (e instanceof FunctaiError ? Promise.reject(e) : waited(ready.pool)),
       );
     return open().then(({ pool }) => waited(pool));
