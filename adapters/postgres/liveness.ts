@@ -10,22 +10,22 @@ export type Liveness = NonNullable<Store["liveness"]>;
 /** The text whose 64-bit hash keys a turn's advisory lock (the same text in every process). */
 export const lockText = (schema: string, conversation: string, turn: string): string => JSON.stringify(["functai", schema, conversation, turn]);
 
-const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok";
-const UNLOCK = "SELECT pg_advisory_unlock(hashtextextended($1, 0)) AS ok";
+const TRY_LOCK = "SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtextextended($1, 0)) AS ok";
+const UNLOCK = "SELECT pg_catalog.pg_advisory_unlock(pg_catalog.hashtextextended($1, 0)) AS ok";
 /**
  * Several takes and releases as one statement, in the order given: `$1` is a
  * JSON array of `[take, text]` (take: true to try the lock, false to let it go).
  */
-const LOCKS = `SELECT CASE WHEN (t.a->>0)::bool THEN pg_try_advisory_lock(hashtextextended(t.a->>1, 0))
-  ELSE pg_advisory_unlock(hashtextextended(t.a->>1, 0)) END AS ok
-  FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
+const LOCKS = `SELECT CASE WHEN (t.a->>0)::bool THEN pg_catalog.pg_try_advisory_lock(pg_catalog.hashtextextended(t.a->>1, 0))
+  ELSE pg_catalog.pg_advisory_unlock(pg_catalog.hashtextextended(t.a->>1, 0)) END AS ok
+  FROM pg_catalog.json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
 /** The lock session's own key (two int4s: never the form of a turn's lock), held for its whole life. */
-const SESSION_LOCK = "SELECT pg_try_advisory_lock($1::int4, $2::int4) AS ok";
+const SESSION_LOCK = "SELECT pg_catalog.pg_try_advisory_lock($1::int4, $2::int4) AS ok";
 const IS_HELD = `SELECT EXISTS (
-  SELECT 1 FROM pg_locks
+  SELECT 1 FROM pg_catalog.pg_locks
   WHERE locktype = 'advisory' AND objsubid = 1 AND granted
-    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND ((classid::bigint << 32) | objid::bigint) = hashtextextended($1, 0)) AS held`;
+    AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = pg_catalog.current_database())
+    AND ((classid::bigint << 32) | objid::bigint) = pg_catalog.hashtextextended($1, 0)) AS held`;
 
 /**
  * The lock session of a store: opened once, shared by every turn it holds,

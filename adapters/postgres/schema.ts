@@ -9,7 +9,7 @@ import { DAMAGED_STATE, storeIo } from "./errors.js";
  * // the version a store's tables are at: SELECT value FROM functai.meta WHERE key = 'schema_version'
  * console.log(`this release writes tables of version ${SCHEMA_VERSION}`);
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Schema names: a lower-case SQL identifier (used unquoted in the channel name too). */
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,54}$/;
@@ -66,8 +66,8 @@ DECLARE
   n integer := p_n;
 BEGIN
   IF p_fence IS NOT NULL THEN
-    IF pg_try_advisory_xact_lock_shared(p_session_a, p_session_b) THEN RETURN -1; END IF; -- the session is gone
-    IF pg_try_advisory_xact_lock_shared(hashtextextended(p_fence, 0)) THEN RETURN -1; END IF; -- the turn's lock is free
+    IF pg_catalog.pg_try_advisory_xact_lock_shared(p_session_a, p_session_b) THEN RETURN -1; END IF; -- the session is gone
+    IF pg_catalog.pg_try_advisory_xact_lock_shared(pg_catalog.hashtextextended(p_fence, 0)) THEN RETURN -1; END IF; -- the turn's lock is free
   END IF;
   IF n = 0 THEN
     SELECT coalesce(max(length), 0) INTO cur FROM ${s}.conversations WHERE id = p_conversation;
@@ -140,15 +140,23 @@ $fn$;`;
  * Everything the store creates, version 6 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
  * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
  * per append in `batches`, and `records` a view of them, for the readers of a release before it; 6: the append
- * refuses a length below 0 or not where the newest batch ends, the tables unchanged). Run as one implicit transaction
+ * refuses a length below 0 or not where the newest batch ends, the tables unchanged; 7: the append's fence names
+ * pg_catalog's hashtextextended, where a user's function of that name taking an integer was called instead). Run as
+ * one implicit transaction, with pg_catalog alone on its search_path (a user's function or operator is never what a
+ * view or default binds to),
  * under a transaction-level advisory lock, so that several processes using
  * a fresh database at once create it once.
  */
 function ddl(schema: string): string {
   const s = `"${schema}"`;
   return `
-SELECT pg_advisory_xact_lock(hashtextextended('functai schema ' || ${quote(schema)}, 0));
-CREATE SCHEMA IF NOT EXISTS ${s};
+SET LOCAL search_path = pg_catalog, pg_temp;
+SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('functai schema ' || ${quote(schema)}, 0));
+DO $schema$ BEGIN
+  -- made only when missing: CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even where the schema was made
+  -- beforehand for the store's role (as the refusal for a role without that privilege advises)
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ${quote(schema)}) THEN CREATE SCHEMA ${s}; END IF;
+END $schema$;
 CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS ${s}.conversations (
   id text COLLATE "C" PRIMARY KEY,
@@ -204,11 +212,15 @@ function versionOf(value: unknown, schema: string, target: string): number {
 export async function ensureSchema(db: Db, schema: string): Promise<void> {
   let version: number | null = null;
   try {
-    const { rows } = await db.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
-    version = rows.length > 0 ? versionOf(rows[0]!["value"], schema, db.target) : null;
+    // asked first, never learnt from an error: a role with exit_on_error has the server end the session at any error
+    const { rows: found } = await db.query(`SELECT pg_catalog.to_regclass('"${schema}".meta') IS NOT NULL AS present`);
+    if (found[0]?.["present"] === true) {
+      const { rows } = await db.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+      version = rows.length > 0 ? versionOf(rows[0]!["value"], schema, db.target) : null;
+    }
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema"
+    if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema" (dropped meanwhile)
   }
   if (version === null || version < SCHEMA_VERSION) {
     // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 to 5 had older appends, 1 to 4 a row per record)

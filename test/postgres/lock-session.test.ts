@@ -300,7 +300,7 @@ describe.skipIf(NO_SERVER !== null)("one lock session per store (real server)", 
       ...db,
       session: sessionSeeing(db, (text, params) => {
         if (text.includes("json_array_elements")) statements.push((JSON.parse(String(params![0])) as unknown[]).length);
-        else if (/pg_try_advisory_lock\(hashtextextended|pg_advisory_unlock/.test(text)) statements.push(1);
+        else if (/pg_try_advisory_lock\(pg_catalog\.hashtextextended|pg_advisory_unlock/.test(text)) statements.push(1);
       }),
     };
     const store = storeOn(counted, { schema });

@@ -1,0 +1,102 @@
+/**
+ * Settings of the role that turn a statement into an error the store must
+ * tell apart: lock_timeout and statement_timeout (an append waiting for a
+ * conversation's row lock another transaction holds), and exit_on_error
+ * (every error ends the session: the server answers FATAL, then closes).
+ */
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import { rec } from "../store/contract.js";
+import { type Playground, outcome, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { NO_SERVER, freshSchema } from "./server.js";
+
+let ground: Playground | null = null;
+let stores: PostgresStore[] = [];
+let holder: pg.Client | null = null;
+
+afterEach(async () => {
+  await holder?.end().catch(() => undefined);
+  holder = null;
+  for (const s of stores) await s.close();
+  stores = [];
+  await ground?.drop();
+  ground = null;
+});
+
+const open = (url: string, schema: string): PostgresStore => {
+  const store = postgresStore({ connectionString: url }, { schema });
+  stores.push(store);
+  return store;
+};
+
+/** Holds conversation `id`'s row lock in an open transaction of the superuser (as a slow append of another host would). */
+async function holdRow(g: Playground, schema: string, id: string): Promise<pg.Client> {
+  holder = new pg.Client({ connectionString: g.adminUrl });
+  holder.on("error", () => undefined);
+  await holder.connect();
+  await holder.query("BEGIN");
+  await holder.query(`SELECT 1 FROM "${schema}".conversations WHERE id = $1 FOR UPDATE`, [id]);
+  return holder;
+}
+
+describe.skipIf(NO_SERVER !== null)("postgres store: errors the role's settings make", () => {
+  it("lock_timeout: an append that waits for a row lock fails store-io naming lock_timeout, nothing kept; the next one goes through", async () => {
+    ground = await playground({ lock_timeout: "200" });
+    const schema = freshSchema();
+    const store = open(ground.url, schema);
+    await store.append("c", [rec()]);
+    const tx = await holdRow(ground, schema, "c");
+    const got = await outcome(store.append("c", [rec()], { expect: 1 }));
+    expect(got).toMatchObject({ ok: false, code: "store-io", message: expect.stringContaining("lock_timeout") });
+    await tx.query("COMMIT");
+    expect(await store.length!("c")).toBe(1);
+    expect(await store.append("c", [rec()], { expect: 1 })).toBe(2);
+  });
+
+  it("statement_timeout: an append that waits too long fails store-io naming statement_timeout, nothing kept; the next one goes through", async () => {
+    ground = await playground({ statement_timeout: "300" });
+    const schema = freshSchema();
+    const store = open(ground.url, schema);
+    await store.append("c", [rec()]);
+    const tx = await holdRow(ground, schema, "c");
+    const got = await outcome(store.append("c", [rec()], { expect: 1 }));
+    expect(got).toMatchObject({ ok: false, code: "store-io", message: expect.stringContaining("statement_timeout") });
+    await tx.query("COMMIT");
+    expect(await store.length!("c")).toBe(1);
+    expect(await store.append("c", [rec()], { expect: 1 })).toBe(2);
+  });
+
+  it("exit_on_error on a role whose tables were made beforehand: appends, conflicts and reads work", async () => {
+    ground = await playground({ exit_on_error: "on" });
+    const schema = freshSchema();
+    await open(ground.adminUrl, schema).length!("c"); // made by another role: the store's first read finds them
+    await ground.sql(`GRANT USAGE ON SCHEMA "${schema}" TO ${ground.role}`);
+    await ground.sql(`GRANT ALL ON ALL TABLES IN SCHEMA "${schema}" TO ${ground.role}`);
+    const store = open(ground.url, schema);
+    expect(await store.append("c", [rec()], { expect: 0 })).toBe(1);
+    expect((await outcome(store.append("c", [rec()], { expect: 0 }))).code).toBe("store-conflict");
+    expect(await store.append("c", [rec()], { expect: 1 })).toBe(2);
+    expect(await store.read("c")).toHaveLength(2);
+  });
+
+  // A user expects: a store on a fresh database makes its tables on first use (README "Tables are made on first
+  // use"), or fails saying what to change. Before its fix, on a role with exit_on_error = on: the first use asks for
+  // the schema's version and takes "no such table" (42P01) as "make them" (schema.ts ensureSchema, ~line 207);
+  // with exit_on_error that error is FATAL and the server closes the session, but the client goes back to the
+  // pool as healthy (pg-db.ts runOn line 170: any error with a severity counts as the server's answer on a live
+  // connection), so the DDL is sent on the closed connection: "Connection terminated unexpectedly ... the
+  // operation may be retried". Every later try repeats it (the probe again, the dead client again): the store
+  // can never start, and its message sends the user after a network problem that is not there.
+  it("exit_on_error on the role: the first use on a fresh schema makes the tables", async () => {
+    ground = await playground({ exit_on_error: "on" });
+    const schema = freshSchema();
+    const store = open(ground.url, schema);
+    const first = await outcome(store.append("c", [rec()]));
+    const second = await outcome(store.append("c", [rec()]));
+    expect([first, second]).toEqual([
+      { ok: true, value: 1 },
+      { ok: true, value: 2 },
+    ]);
+  });
+});
