@@ -229,9 +229,16 @@ export class ConversationLog {
     }
     const fresh = await this.store.read(this.id, this.#length);
     if (fresh.length === 0) {
-      // a lost race with nothing new: the store is shorter than we thought (a torn tail cut away); go on from what it holds
+      // a lost race with nothing new: the store is shorter than we thought (a torn tail cut away); a reader goes on
+      // from what it holds. A running turn's log saw those records kept (its own appends, or read): they were removed
+      // (by hand, a restore from an older backup), and its records written from there would belong to no turn
       if (lostRace) {
         const length = this.store.length ? await this.store.length(this.id) : (await this.store.read(this.id)).length;
+        if (length < this.#length && this.#tail)
+          throw new ConversationError(
+            "store-corrupt",
+            `conversation ${this.id} holds ${length} records, fewer than the ${this.#length} this turn saw kept: records were removed (by hand, or a restore from an older backup); the turn stops and writes nothing more`,
+          );
         if (length < this.#length) [this.#length, this.#reader] = [length, null];
       }
       return fresh;
