@@ -46,6 +46,7 @@ export function lazyPostgresStore(url: string): Store {
     wait: async (c, after, timeoutMs) => (await load()).wait!(c, after, timeoutMs),
     list: async () => (await load()).list!(),
     length: async (c) => (await load()).length!(c),
+    lengths: async () => (await load()).lengths!(),
     liveness: {
       refusesAtOnce: true, // the store's own (liveness.ts): a try of the lock
       hold: async (c, turn) => (await load()).liveness!.hold(c, turn),

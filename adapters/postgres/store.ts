@@ -387,15 +387,29 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     }
   };
 
+  /** Every conversation with a record, in pages of PAGE rows (`visit` is given each row, in id order). */
+  const pagesOfConversations = async (doing: string, columns: string, visit: (row: Row) => void): Promise<void> => {
+    for (let last = ""; ; ) {
+      const { rows } = await use(doing, () => db.query(`SELECT ${columns} FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${PAGE}`, [last]));
+      for (const row of rows) visit(row);
+      if (rows.length < PAGE) return;
+      last = String(rows.at(-1)!["id"]);
+    }
+  };
+
   const list = async (): Promise<string[]> => {
     const ids: string[] = [];
-    for (;;) {
-      const { rows } = await use("list conversations", () =>
-        db.query(`SELECT id FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${PAGE}`, [ids.at(-1) ?? ""]),
-      );
-      for (const row of rows) ids.push(String(row["id"]));
-      if (rows.length < PAGE) return ids;
-    }
+    await pagesOfConversations("list conversations", "id", (row) => ids.push(String(row["id"])));
+    return ids;
+  };
+
+  const lengths = async (): Promise<Map<string, number>> => {
+    const found = new Map<string, number>();
+    await pagesOfConversations("read the conversations' lengths", "id, length", (row) => {
+      const id = String(row["id"]);
+      found.set(id, lengthRead(id, row["length"]) ?? 0);
+    });
+    return found;
   };
 
   /** Calls under way, and what a close waiting for them to settle is told when the last does. */
@@ -440,6 +454,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         return use(`wait on ${conversation}`, () => wakeups.wait(conversation, afterOf(after), timeoutMs));
       }),
     list: () => call("list conversations", list),
+    lengths: () => call("read the conversations' lengths", lengths),
     close: () =>
       (closing ??= (async () => {
         await wakeups.close(); // a wait under way resolves false now

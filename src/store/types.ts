@@ -36,6 +36,13 @@ export interface Store {
   list?(): Promise<string[]>;
   /** How many records a conversation holds, without reading them. */
   length?(conversation: string): Promise<number>;
+  /**
+   * Every conversation `list` gives, with its length, in a few requests (a
+   * database's one statement a page): what a watcher of many conversations
+   * polls (`serve`'s waiting list), where `list` and then `length` for each
+   * would ask once per conversation.
+   */
+  lengths?(): Promise<Map<string, number>>;
   readonly durability?: "memory" | "disk";
   /**
    * Liveness beyond leases (browsers: Web Locks). A running turn holds

@@ -288,6 +288,24 @@ export function storeContract(name: string, make: () => Promise<StoreUnderTest>)
       expect((await store.list()).sort()).toEqual(["a", "b"]);
     });
 
+    it("lengths gives each conversation list names, with its length", async () => {
+      const { store } = t;
+      if (!store.lengths) return;
+      expect(await store.lengths()).toEqual(new Map());
+      await store.read("only-read");
+      if (store.wait) await store.wait("only-waited", 0, 1); // (a database notes a waiter: still no conversation)
+      await store.append("b", [rec(), rec()]);
+      await store.append("a", [rec()]);
+      await store.append("b", [rec()]);
+      expect(await store.lengths()).toEqual(
+        new Map([
+          ["a", 1],
+          ["b", 3],
+        ]),
+      );
+      if (store.list) expect([...(await store.lengths()).keys()].sort()).toEqual((await store.list()).sort());
+    });
+
     it("records survive a reopen; a second instance sees and conflicts like another process", async () => {
       if (!t.reopen) return;
       const first = t.store;

@@ -1,10 +1,11 @@
 /**
- * What waits for a person, across a store: found by polling (`list()`, then
- * each conversation's length) because the Store contract has no change feed
- * yet. A conversation is read again only when it grew, or when one of its
- * running turns' leases runs out (it may now be interrupted), or, where the
- * store's liveness tells a dead holder at once, every LIVENESS_RECHECK_MS
- * while it has a running turn.
+ * What waits for a person, across a store: found by polling (`lengths()`
+ * where the store has it, else `list()` and each conversation's length)
+ * because the Store contract has no change feed yet. A conversation is
+ * read again only when it grew, or when one of its running turns' leases
+ * runs out (it may now be interrupted), or, where the store's liveness
+ * tells a dead holder at once, every LIVENESS_RECHECK_MS while it has a
+ * running turn.
  */
 import { approvalOf } from "../../../src/conversation/waiting.js";
 import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
@@ -133,13 +134,15 @@ export class WaitingWatcher {
   }
 
   async #scanAll(): Promise<void> {
-    const ids = new Set([...(this.store.list ? await this.store.list() : []), ...this.#known]);
+    // every length in a few requests where the store can (a database: one statement a page, not one per conversation)
+    const lengths = this.store.lengths ? await this.store.lengths() : undefined;
+    const ids = new Set([...(lengths ? lengths.keys() : this.store.list ? await this.store.list() : []), ...this.#known]);
     if (this.#closed) return;
     for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
     for (const id of [...ids].sort()) {
       if (this.#closed) return; // (the server closes: its store may be closed next)
       try {
-        await this.#scanOne(id);
+        await this.#scanOne(id, lengths ? (lengths.get(id) ?? 0) : undefined);
       } catch (e) {
         // one conversation that cannot be read (damaged records, a file it may not open) is told and left as last
         // read: thrown on, it would stop every scan here, and no conversation after it would be listed or updated
@@ -163,11 +166,12 @@ export class WaitingWatcher {
     this.#seen.set(id, { log: undefined, length, entries: seen?.entries ?? [], recheckAt: Number.POSITIVE_INFINITY });
   }
 
-  async #scanOne(id: string): Promise<void> {
+  /** Reads one conversation again when it grew (`length`: as the store's `lengths` gave it, else asked here) or a recheck is due. */
+  async #scanOne(id: string, length: number | undefined): Promise<void> {
     const seen = this.#seen.get(id);
     const now = this.clock.now();
     const due = seen === undefined || now >= seen.recheckAt;
-    if (!due && this.store.length && (await this.store.length(id)) === seen.length) return;
+    if (!due && (length ?? (await this.store.length?.(id))) === seen.length) return;
     // each conversation is walked once; later scans walk only what was appended since
     const log = seen?.log ?? new ConversationLog(this.store, id, this.clock);
     const state = await log.read();
