@@ -6,28 +6,20 @@
  * as it stands when the transaction commits (after every statement of it,
  * so after any set_config the store's own statement makes).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
-import { type Playground, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { type Playground, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
-});
+const { playground, keep } = perTest();
 
 /** A store of the playground's role, its tables made, with a probe that logs each committed batch's synchronous_commit. */
 async function probed(g: Playground, how: "url" | "options" = "url"): Promise<PostgresStore> {
   const schema = freshSchema();
   const url = how === "url" ? g.url : `${g.url}?options=${encodeURIComponent("-c synchronous_commit=off")}`;
   const store = postgresStore({ connectionString: url }, { schema });
-  stores.push(store);
+  keep(store);
   await store.length!("warm-up"); // makes the tables
   await g.sql(`CREATE TABLE public.commit_log (conversation text, sync text)`);
   await g.sql(`CREATE FUNCTION public.log_commit() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
@@ -42,7 +34,7 @@ const logged = async (g: Playground, conversation: string): Promise<string[]> =>
 
 describe.skipIf(NO_SERVER !== null)("postgres store: synchronous_commit of the role or database", () => {
   it("on a default role: a durable append commits with synchronous_commit on, a relaxed one with off (the probe sees both)", async () => {
-    ground = await playground();
+    const ground = await playground();
     const store = await probed(ground);
     await store.append("durable", [rec("tool", { state: "started" })]);
     await store.append("relaxed", [rec("tool", { state: "done" })], { durable: false });
@@ -58,7 +50,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: synchronous_commit of the r
   // and the resumed turn runs the changing tool again (a second refund). The store already sets the value per
   // transaction in the same statement; it could set 'on' (or at least not 'off') for durable appends too.
   it("a role with synchronous_commit = off: a durable append still waits for the flush", async () => {
-    ground = await playground({ synchronous_commit: "off" });
+    const ground = await playground({ synchronous_commit: "off" });
     const store = await probed(ground);
     await store.append("refund", [rec("tool", { state: "started", name: "refund" })]);
     expect(await logged(ground, "refund")).toEqual(["on"]);
@@ -67,7 +59,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: synchronous_commit of the r
   // The same through the database (ALTER DATABASE … SET): a deployment's usual place for it. Same cause
   // (store.ts APPEND: nothing set for a durable append).
   it("a database with synchronous_commit = off: a durable append still waits for the flush", async () => {
-    ground = await playground({}, { synchronous_commit: "off" });
+    const ground = await playground({}, { synchronous_commit: "off" });
     const store = await probed(ground);
     await store.append("by-db", [rec("tool", { state: "started" })]);
     expect(await logged(ground, "by-db")).toEqual(["on"]);
@@ -75,14 +67,14 @@ describe.skipIf(NO_SERVER !== null)("postgres store: synchronous_commit of the r
 
   // The same through a connection string's options (?options=-c synchronous_commit=off). Same cause.
   it("a connection string with options=-c synchronous_commit=off: a durable append still waits for the flush", async () => {
-    ground = await playground();
+    const ground = await playground();
     const store = await probed(ground, "options");
     await store.append("by-options", [rec("tool", { state: "started" })]);
     expect(await logged(ground, "by-options")).toEqual(["on"]);
   });
 
   it("a role with synchronous_commit = remote_write: a durable append commits with it (it flushes locally too)", async () => {
-    ground = await playground({ synchronous_commit: "remote_write" });
+    const ground = await playground({ synchronous_commit: "remote_write" });
     const store = await probed(ground);
     await store.append("c", [rec("tool", { state: "started" })]);
     // remote_write (as local, on, remote_apply) waits for the local flush: only off does not

@@ -4,27 +4,12 @@
  * speaks UTF-8 on the wire and says so the role says is what
  * the server converts to and from. Records hold text in any script.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import { describe, expect, it } from "vitest";
 import { rec } from "../store/contract.js";
-import { type Playground, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
-});
-
-const open = (url: string, schema: string): PostgresStore => {
-  const store = postgresStore({ connectionString: url }, { schema });
-  stores.push(store);
-  return store;
-};
+const { playground, open } = perTest();
 
 /** Text a customer may write: Latin accents, and scripts LATIN1 has no letters for. */
 const LATIN = "Rückerstattung für café";
@@ -32,7 +17,7 @@ const WIDE = "返金をお願いします — Возврат";
 
 describe.skipIf(NO_SERVER !== null)("postgres store: client_encoding of the role", () => {
   it("UTF8 (the default): records in any script are read back exactly by another host", async () => {
-    ground = await playground();
+    const ground = await playground();
     const schema = freshSchema();
     await open(ground.url, schema).append("c", [rec("note", { text: LATIN }), rec("note", { text: WIDE })]);
     const read = await open(ground.url, schema).read("c");
@@ -40,7 +25,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: client_encoding of the role
   });
 
   it("a writer whose role has client_encoding LATIN1: another host (UTF8) reads its records exactly", async () => {
-    ground = await playground({ client_encoding: "LATIN1" });
+    const ground = await playground({ client_encoding: "LATIN1" });
     const schema = freshSchema();
     const writer = open(ground.url, schema);
     await writer.append("c", [rec("note", { text: LATIN }), rec("note", { text: WIDE })]);
@@ -51,7 +36,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: client_encoding of the role
   });
 
   it("a reader whose role has client_encoding LATIN1 (its database SQL_ASCII): reads text written by another host exactly", async () => {
-    ground = await playground({ client_encoding: "LATIN1" }, { client_encoding: "SQL_ASCII" });
+    const ground = await playground({ client_encoding: "LATIN1" }, { client_encoding: "SQL_ASCII" });
     const schema = freshSchema();
     const reader = open(ground.url, schema);
     await reader.length!("c"); // the role makes the tables (so it may read them)
@@ -61,7 +46,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: client_encoding of the role
   });
 
   it("a connection string with options=-c client_encoding=LATIN1: written and read back exactly, by it and by another host", async () => {
-    ground = await playground();
+    const ground = await playground();
     const schema = freshSchema();
     const latin = open(`${ground.url}?options=${encodeURIComponent("-c client_encoding=LATIN1")}`, schema);
     await latin.append("c", [rec("note", { text: LATIN }), rec("note", { text: WIDE })]);

@@ -6,29 +6,18 @@
  */
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
-import { type Playground, outcome, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { type Playground, outcome, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
+const { playground, open } = perTest();
+
 let holder: pg.Client | null = null;
 
 afterEach(async () => {
   await holder?.end().catch(() => undefined);
   holder = null;
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
 });
-
-const open = (url: string, schema: string): PostgresStore => {
-  const store = postgresStore({ connectionString: url }, { schema });
-  stores.push(store);
-  return store;
-};
 
 /** Holds conversation `id`'s row lock in an open transaction of the superuser (as a slow append of another host would). */
 async function holdRow(g: Playground, schema: string, id: string): Promise<pg.Client> {
@@ -42,7 +31,7 @@ async function holdRow(g: Playground, schema: string, id: string): Promise<pg.Cl
 
 describe.skipIf(NO_SERVER !== null)("postgres store: errors the role's settings make", () => {
   it("lock_timeout: an append that waits for a row lock fails store-io naming lock_timeout, nothing kept; the next one goes through", async () => {
-    ground = await playground({ lock_timeout: "200" });
+    const ground = await playground({ lock_timeout: "200" });
     const schema = freshSchema();
     const store = open(ground.url, schema);
     await store.append("c", [rec()]);
@@ -55,7 +44,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: errors the role's settings 
   });
 
   it("statement_timeout: an append that waits too long fails store-io naming statement_timeout, nothing kept; the next one goes through", async () => {
-    ground = await playground({ statement_timeout: "300" });
+    const ground = await playground({ statement_timeout: "300" });
     const schema = freshSchema();
     const store = open(ground.url, schema);
     await store.append("c", [rec()]);
@@ -68,7 +57,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: errors the role's settings 
   });
 
   it("exit_on_error on a role whose tables were made beforehand: appends, conflicts and reads work", async () => {
-    ground = await playground({ exit_on_error: "on" });
+    const ground = await playground({ exit_on_error: "on" });
     const schema = freshSchema();
     await open(ground.adminUrl, schema).length!("c"); // made by another role: the store's first read finds them
     await ground.sql(`GRANT USAGE ON SCHEMA "${schema}" TO ${ground.role}`);
@@ -89,7 +78,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: errors the role's settings 
   // operation may be retried". Every later try repeats it (the probe again, the dead client again): the store
   // can never start, and its message sends the user after a network problem that is not there.
   it("exit_on_error on the role: the first use on a fresh schema makes the tables", async () => {
-    ground = await playground({ exit_on_error: "on" });
+    const ground = await playground({ exit_on_error: "on" });
     const schema = freshSchema();
     const store = open(ground.url, schema);
     const first = await outcome(store.append("c", [rec()]));

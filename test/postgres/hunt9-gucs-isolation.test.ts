@@ -4,28 +4,20 @@
  * serializable). An append is one statement, so its own transaction, at
  * that level: appends racing on one conversation from two hosts.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
-import { type Playground, outcome, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { type Playground, outcome, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
-});
+const { playground, keep } = perTest();
 
 /** Two stores (two hosts) of the playground's role on one schema, its tables made. */
 async function twoHosts(g: Playground): Promise<[PostgresStore, PostgresStore]> {
   const schema = freshSchema();
   const a = postgresStore({ connectionString: g.url }, { schema });
   const b = postgresStore({ connectionString: g.url }, { schema });
-  stores.push(a, b);
+  keep(a, b);
   await a.length!("warm-up");
   await b.length!("warm-up");
   return [a, b];
@@ -73,7 +65,7 @@ async function racingExpect(a: PostgresStore, b: PostgresStore, rounds: number):
 
 describe.skipIf(NO_SERVER !== null)("postgres store: default_transaction_isolation of the role or database", () => {
   it("read committed (the default): appends of two hosts at once to one conversation are all kept", async () => {
-    ground = await playground();
+    const ground = await playground();
     const [a, b] = await twoHosts(ground);
     const got = await unconditional(a, b, 15);
     expect(got.filter((o) => !o.ok)).toEqual([]);
@@ -91,7 +83,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: default_transaction_isolati
   // message"): a person's approval fails though nothing conflicted. The append runs at the role's level
   // (store.ts APPEND: no isolation level of its own, no retry of 40001).
   it("repeatable read on the role: appends of two hosts at once to one conversation are all kept", async () => {
-    ground = await playground({ default_transaction_isolation: "repeatable read" });
+    const ground = await playground({ default_transaction_isolation: "repeatable read" });
     const [a, b] = await twoHosts(ground);
     const got = await unconditional(a, b, 15);
     expect(got.filter((o) => !o.ok).map((o) => o.message)).toEqual([]);
@@ -104,7 +96,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: default_transaction_isolati
   // fails store-io (40001 serialization failure) instead, an error the engine does not read as "another writer
   // went first". Same cause (store.ts APPEND; schema.ts appendFunction's UPDATE and INSERT … ON CONFLICT).
   it("serializable on the database: of two appends with the same expect, the loser is store-conflict", async () => {
-    ground = await playground({}, { default_transaction_isolation: "serializable" });
+    const ground = await playground({}, { default_transaction_isolation: "serializable" });
     const [a, b] = await twoHosts(ground);
     const race = await racingExpect(a, b, 15);
     expect(race.wins).toBe(15);

@@ -4,30 +4,16 @@
  * server's functions (never a user's of the same name), and read times the
  * same under any TimeZone or DateStyle (the waiters' rows are timestamps).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import type { PostgresStore } from "../../adapters/postgres/index.js";
 import { ai } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
-import { type Playground, outcome, playground, query } from "./fixtures/hunt9-gucs-kit.js";
+import { outcome, perTest, query } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
-});
-
-const open = (url: string, schema: string): PostgresStore => {
-  const store = postgresStore({ connectionString: url }, { schema });
-  stores.push(store);
-  return store;
-};
+const { playground, open } = perTest();
 
 const liveness = (store: PostgresStore) => {
   const l = store.liveness;
@@ -37,7 +23,7 @@ const liveness = (store: PostgresStore) => {
 
 describe.skipIf(NO_SERVER !== null)("postgres store: search_path and time settings of the role", () => {
   it("an empty search_path, TimeZone Pacific/Chatham, DateStyle 'SQL, DMY', IntervalStyle iso_8601: a turn runs, a wait wakes", async () => {
-    ground = await playground(
+    const ground = await playground(
       { search_path: "", TimeZone: "Pacific/Chatham", DateStyle: "SQL, DMY", IntervalStyle: "iso_8601" },
       { TimeZone: "America/St_Johns" },
     );
@@ -62,7 +48,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: search_path and time settin
   });
 
   it("a search_path naming a schema with tables of the store's names: the store's own tables are used", async () => {
-    ground = await playground({ search_path: "decoy, public" });
+    const ground = await playground({ search_path: "decoy, public" });
     await ground.sql(`CREATE SCHEMA decoy AUTHORIZATION ${ground.role}`);
     await ground.sql(`CREATE TABLE decoy.conversations (id text PRIMARY KEY, length integer)`);
     await ground.sql(`INSERT INTO decoy.conversations VALUES ('c', 99)`);
@@ -84,9 +70,12 @@ describe.skipIf(NO_SERVER !== null)("postgres store: search_path and time settin
   // conversation is refused as running on another host. Writing `pg_catalog.hashtextextended(…, 0::bigint)`
   // (or a `SET search_path = pg_catalog` on the functions) would keep the server's.
   it("a user's public.hashtextextended(text, integer) changes nothing: two turns of two conversations each hold their lock", async () => {
-    ground = await playground();
+    const ground = await playground();
     // the role owns its database, so its public schema: the app's own functions live there
-    await query(ground.url, `CREATE FUNCTION public.hashtextextended(t text, seed integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT 7::bigint'`);
+    await query(
+      ground.url,
+      `CREATE FUNCTION public.hashtextextended(t text, seed integer) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT 7::bigint'`,
+    );
     const schema = freshSchema();
     const a = open(ground.url, schema);
     const b = open(ground.url, schema);

@@ -4,30 +4,15 @@
  * server. The store must say so (store-io naming it), at once, and never
  * answer a wait as a timeout or a read as something else.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { ai } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
-import { type Playground, outcome, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { outcome, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
-});
-
-const open = (url: string, schema: string): PostgresStore => {
-  const store = postgresStore({ connectionString: url }, { schema });
-  stores.push(store);
-  return store;
-};
+const { playground, open } = perTest();
 
 /** Settles `p` and how long it took. */
 async function timed(p: Promise<unknown>): Promise<Awaited<ReturnType<typeof outcome>> & { ms: number }> {
@@ -38,7 +23,7 @@ async function timed(p: Promise<unknown>): Promise<Awaited<ReturnType<typeof out
 
 describe.skipIf(NO_SERVER !== null)("postgres store: a read-only role", () => {
   it("first use on a fresh schema: store-io naming the read-only transaction, at once; nothing made", async () => {
-    ground = await playground({ default_transaction_read_only: "on" });
+    const ground = await playground({ default_transaction_read_only: "on" });
     const schema = freshSchema();
     const got = await timed(open(ground.url, schema).length!("c"));
     expect(got.ok).toBe(false);
@@ -50,7 +35,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: a read-only role", () => {
   });
 
   it("tables made by another role: reads are exact; an append, a wait and a send fail store-io naming it, at once", async () => {
-    ground = await playground({ default_transaction_read_only: "on" });
+    const ground = await playground({ default_transaction_read_only: "on" });
     const schema = freshSchema();
     const writer = open(ground.adminUrl, schema);
     await writer.append("c", [rec("note", { text: "kept" })]);

@@ -5,27 +5,12 @@
  * session, the pool's clients and the LISTEN connection sit idle for longer
  * than that while turns run and waits wait.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
+import { describe, expect, it } from "vitest";
 import { rec } from "../store/contract.js";
-import { type Playground, playground } from "./fixtures/hunt9-gucs-kit.js";
+import { type Playground, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
-let ground: Playground | null = null;
-let stores: PostgresStore[] = [];
-
-afterEach(async () => {
-  for (const s of stores) await s.close();
-  stores = [];
-  await ground?.drop();
-  ground = null;
-});
-
-const open = (url: string, schema: string): PostgresStore => {
-  const store = postgresStore({ connectionString: url }, { schema });
-  stores.push(store);
-  return store;
-};
+const { playground, open } = perTest();
 
 const SMALL = {
   statement_timeout: "500",
@@ -44,7 +29,7 @@ const holders = (g: Playground, schema: string, conversation: string, turn: stri
 
 describe.skipIf(NO_SERVER !== null)("postgres store: small timeouts on the role", () => {
   it("a held turn idle past idle_session_timeout keeps its lock on the same session; its fenced append goes through", async () => {
-    ground = await playground(SMALL);
+    const ground = await playground(SMALL);
     const schema = freshSchema();
     const host = open(ground.url, schema);
     const other = open(ground.url, schema);
@@ -63,7 +48,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store: small timeouts on the role"
   });
 
   it("a wait longer than idle_session_timeout still wakes on an append made after the listener's session was ended", async () => {
-    ground = await playground(SMALL);
+    const ground = await playground(SMALL);
     const schema = freshSchema();
     const waiter = open(ground.url, schema);
     const writer = open(ground.url, schema);
