@@ -61,7 +61,7 @@ const noAnswer = (target: string, ms: number): FunctaiError =>
 const ROLLED_BACK = new Set(["40001", "40P01"]);
 
 /** How many times a statement is sent while the server rolls it back as ROLLED_BACK says (then its error shows). */
-export const RESEND_TRIES = 10;
+const RESEND_TRIES = 10;
 
 /** Sends a statement again, after a short random wait, while the server rolls it back whole (ROLLED_BACK). */
 async function resent(send: () => Promise<Rows>): Promise<Rows> {

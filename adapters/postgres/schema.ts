@@ -137,15 +137,14 @@ $fn$;`;
 }
 
 /**
- * Everything the store creates, version 6 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
+ * Everything the store creates, version 7 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
  * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
  * per append in `batches`, and `records` a view of them, for the readers of a release before it; 6: the append
  * refuses a length below 0 or not where the newest batch ends, the tables unchanged; 7: the append's fence names
  * pg_catalog's hashtextextended, where a user's function of that name taking an integer was called instead). Run as
  * one implicit transaction, with pg_catalog alone on its search_path (a user's function or operator is never what a
- * view or default binds to),
- * under a transaction-level advisory lock, so that several processes using
- * a fresh database at once create it once.
+ * view or default binds to), under a transaction-level advisory lock, so that several processes using a fresh
+ * database at once create it once.
  */
 function ddl(schema: string): string {
   const s = `"${schema}"`;
