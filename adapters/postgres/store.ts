@@ -149,8 +149,11 @@ const gather = (into: Batches, row: Row): void => {
 /** The largest seq (and length) the tables hold: PostgreSQL's `integer`. */
 const MAX_SEQ = 2 ** 31 - 1;
 
-/** Rows (batches, or conversations) per page when reading a long conversation or listing conversations. */
+/** Batch rows per page when reading a long conversation. */
 const PAGE = 500;
+
+/** Conversations per page when listing them or reading their lengths (small rows: an id and a length). */
+const CONVERSATION_PAGE = 1_000;
 
 /**
  * Adds to `into` the records of one batch row after `after`, each with its
@@ -387,12 +390,14 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     }
   };
 
-  /** Every conversation with a record, in pages of PAGE rows (`visit` is given each row, in id order). */
+  /** Every conversation with a record, in pages of CONVERSATION_PAGE rows (`visit` is given each row, in id order). */
   const pagesOfConversations = async (doing: string, columns: string, visit: (row: Row) => void): Promise<void> => {
     for (let last = ""; ; ) {
-      const { rows } = await use(doing, () => db.query(`SELECT ${columns} FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${PAGE}`, [last]));
+      const { rows } = await use(doing, () =>
+        db.query(`SELECT ${columns} FROM ${s}.conversations WHERE length > 0 AND id > $1 ORDER BY id LIMIT ${CONVERSATION_PAGE}`, [last]),
+      );
       for (const row of rows) visit(row);
-      if (rows.length < PAGE) return;
+      if (rows.length < CONVERSATION_PAGE) return;
       last = String(rows.at(-1)!["id"]);
     }
   };

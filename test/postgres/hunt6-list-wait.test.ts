@@ -13,7 +13,7 @@ import { rec } from "../store/contract.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema, settle } from "./server.js";
 
 const url = SERVER_URL ?? "";
-const PAGE = 500; // store.ts's page of list
+const PAGE = 1_000; // store.ts's page of conversations (CONVERSATION_PAGE)
 
 /** Code-point order (the ids are ASCII: the same as the server's "C" collation). */
 const sorted = (ids: readonly string[]): string[] => [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -31,7 +31,7 @@ describe.skipIf(NO_SERVER !== null)("postgresStore list at its page edges", () =
       const odd = ["0", "0-", "0.", "0_", "A", "Z.z", "a", "a-b.c_d", "z".repeat(200), `9${"-._".repeat(66)}x`];
       for (const id of odd) expect(await store.append(id, [rec(), rec()]), id).toBe(2);
       // rows a wait made (length 0) sort among them and at the page's edge: never listed, never cutting a page short
-      const empty = ["0--", "p0499-", "p0250.", "zz", "p0500"];
+      const empty = ["0--", "p0999-", "p0500.", "zz", "p1000"];
       await Promise.all(empty.map((id) => store.wait!(id, 0, 1_500))); // long enough for each to write its row
       const made = await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".conversations WHERE length = 0`);
       expect(made[0]!.n).toBe(empty.length);
