@@ -34,6 +34,9 @@ interface Seen {
  */
 export const LIVENESS_RECHECK_MS = 2_000;
 
+/** How many conversations a scan reads at once (a store that groups reads sends them together). */
+const SCAN_AT_ONCE = 16;
+
 /** How many conversations keep their reader (the ones that changed last); another is walked anew when it changes. */
 const READERS = 256;
 
@@ -69,6 +72,9 @@ export class WaitingWatcher {
   #json = "[]";
   #scan: Promise<void> | null = null;
   #again = false;
+  /** Scans begun, and the calls of `refresh` waiting for the scan of a number (the first to begin after they were made). */
+  #begun = 0;
+  #refreshes: { scan: number; resolve: () => void }[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
 
@@ -109,28 +115,47 @@ export class WaitingWatcher {
   stop(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
+    if (!this.#scan) this.#settle(Number.POSITIVE_INFINITY);
     return this.#scan ?? Promise.resolve();
   }
 
-  /** Scans now (after the scan in flight, if any); resolves when the list is current. */
+  /**
+   * Scans now (after the scan in flight, if any); resolves when the list is
+   * current: once a scan that began after this call has ended, not after
+   * every scan asked for meanwhile (a busy server's requests each ask for
+   * one: a caller waiting for all of them would wait as long as they come).
+   */
   refresh(): Promise<void> {
-    if (this.#scan) {
-      this.#again = true;
-      return this.#scan;
-    }
-    this.#scan = (async () => {
-      try {
-        do {
-          this.#again = false;
-          await this.#scanAll();
-        } while (this.#again && !this.#closed);
-      } catch (e) {
-        this.onError(e);
-      } finally {
-        this.#scan = null;
-      }
-    })();
-    return this.#scan;
+    const done = new Promise<void>((resolve) => this.#refreshes.push({ scan: this.#begun + 1, resolve }));
+    if (this.#closed) this.#settle(Number.POSITIVE_INFINITY);
+    else if (this.#scan) this.#again = true;
+    else
+      this.#scan = (async () => {
+        try {
+          do {
+            this.#again = false;
+            const scan = ++this.#begun;
+            try {
+              await this.#scanAll();
+            } catch (e) {
+              this.onError(e);
+            }
+            this.#settle(scan);
+          } while (this.#again && !this.#closed);
+        } finally {
+          this.#scan = null;
+          if (this.#closed) this.#settle(Number.POSITIVE_INFINITY);
+        }
+      })();
+    return done;
+  }
+
+  /** Resolves the calls of `refresh` that waited for scan `scan` or an earlier one. */
+  #settle(scan: number): void {
+    if (this.#refreshes.length === 0) return;
+    const waiting = this.#refreshes;
+    this.#refreshes = waiting.filter((r) => r.scan > scan);
+    for (const r of waiting) if (r.scan <= scan) r.resolve();
   }
 
   async #scanAll(): Promise<void> {
@@ -139,17 +164,25 @@ export class WaitingWatcher {
     const ids = new Set([...(lengths ? lengths.keys() : this.store.list ? await this.store.list() : []), ...this.#known]);
     if (this.#closed) return;
     for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
-    for (const id of [...ids].sort()) {
-      if (this.#closed) return; // (the server closes: its store may be closed next)
-      try {
-        await this.#scanOne(id, lengths ? (lengths.get(id) ?? 0) : undefined);
-      } catch (e) {
-        // one conversation that cannot be read (damaged records, a file it may not open) is told and left as last
-        // read: thrown on, it would stop every scan here, and no conversation after it would be listed or updated
-        this.onError(new FunctaiError(isFunctaiError(e) ? e.code : "store-io", `conversation ${id} could not be read: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
-        await this.#skipUntilChanged(id);
+    const order = [...ids].sort();
+    let next = 0;
+    // SCAN_AT_ONCE conversations read at once (a store groups reads that come together: one round trip for many)
+    const reader = async (): Promise<void> => {
+      // (the server closes: its store may be closed next)
+      while (next < order.length && !this.#closed) {
+        const id = order[next++]!;
+        try {
+          await this.#scanOne(id, lengths ? (lengths.get(id) ?? 0) : undefined);
+        } catch (e) {
+          // one conversation that cannot be read (damaged records, a file it may not open) is told and left as last
+          // read: thrown on, it would stop every scan here, and no conversation after it would be listed or updated
+          this.onError(new FunctaiError(isFunctaiError(e) ? e.code : "store-io", `conversation ${id} could not be read: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
+          await this.#skipUntilChanged(id);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(SCAN_AT_ONCE, order.length) }, reader));
+    if (this.#closed) return;
     const all = [...this.#seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, s]) => s.entries); // by conversation id
     const json = JSON.stringify(all);
     if (json === this.#json) return;
