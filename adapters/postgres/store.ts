@@ -328,10 +328,11 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         return lengthRead(conversation, rows[0]!["length"]) ?? 0;
       }),
     unwatch: (conversation, token) =>
-      void use(`stop waiting on ${conversation}`, () =>
+      use(`stop waiting on ${conversation}`, () =>
         // with the rows of waits that ran out without being taken away (a host that died waiting, an unwatch lost to a dropped connection), or the table only grows
         db.query(`DELETE FROM ${s}.waiters WHERE conversation = $1 AND (token = $2 OR until < clock_timestamp())`, [conversation, token]),
-      ).catch(
+      ).then(
+        () => undefined,
         () => undefined, // it runs out by itself
       ),
   });

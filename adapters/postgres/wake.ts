@@ -4,6 +4,9 @@ import type { Db } from "./db.js";
 /** How long a waiter's row asks appends to notify it (a longer wait renews it every half of this). */
 const WATCH_MS = 86_400_000;
 
+/** How long a wait's last look at the length, at its timeout, may take before the wait answers false. */
+const LAST_LOOK_MS = 1_000;
+
 interface Waiter {
   after: number;
   /** Re-reads the length (after a reconnect: notifications were lost). */
@@ -15,8 +18,8 @@ interface Waiter {
 export interface Watch {
   /** Says that `token` waits on `conversation` for about `seconds`, and reads its length (one statement: see schema.ts). */
   watch(conversation: string, token: string, seconds: number): Promise<number>;
-  /** Says it waits no more (best effort: a waiter left behind runs out by itself). */
-  unwatch(conversation: string, token: string): void;
+  /** Says it waits no more (best effort, never rejects: a waiter left behind runs out by itself). */
+  unwatch(conversation: string, token: string): Promise<void>;
   lengthOf(conversation: string): Promise<number>;
 }
 
@@ -35,6 +38,8 @@ export class Wakeups {
   #stop: (() => Promise<void>) | null = null;
   #closed = false;
   #tokens = 0;
+  /** Waiters' rows being taken away: `close` waits for them (the store ends its connections next). */
+  readonly #unwatching = new Set<Promise<void>>();
 
   constructor(
     readonly db: Db,
@@ -107,14 +112,36 @@ export class Wakeups {
           settled = true;
           clearTimeout(timer);
           clearInterval(renew);
-          if (watching) this.watch.unwatch(conversation, token);
+          if (watching) {
+            const gone = this.watch.unwatch(conversation, token);
+            this.#unwatching.add(gone);
+            void gone.then(() => this.#unwatching.delete(gone));
+          }
           waiters.delete(waiter);
           if (waiters.size === 0 && this.#waiters.get(conversation) === waiters) this.#waiters.delete(conversation);
           if (failed) reject(failed.error);
           else resolve(value);
         },
       };
-      const timer = ms === null ? undefined : setTimeout(() => waiter.done(false), ms);
+      // at its timeout the length is read once more (for LAST_LOOK_MS at most: a server down is not waited for): a
+      // wake-up the listener could not hear (its connection lost and not let back, a limit reached) is not answered
+      // false, and a store that refuses the read says why
+      const timedOut = (): void => {
+        if (settled) return;
+        const late = setTimeout(() => waiter.done(false), LAST_LOOK_MS);
+        this.watch.lengthOf(conversation).then(
+          (length) => {
+            clearTimeout(late);
+            waiter.done(length > after);
+          },
+          (e: unknown) => {
+            clearTimeout(late);
+            if (!settled) failed = { error: e };
+            waiter.done(false);
+          },
+        );
+      };
+      const timer = ms === null ? undefined : setTimeout(timedOut, ms);
       // in the set before listening: a close meanwhile answers it (false), and a notification can only be a true one
       waiters.add(waiter);
       // the waiter's row says until when appends must notify: a day at most, renewed while a longer wait goes on
@@ -137,6 +164,7 @@ export class Wakeups {
   async close(): Promise<void> {
     this.#closed = true;
     for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.done(false);
+    await Promise.all([...this.#unwatching]);
     const listening = this.#listening;
     this.#listening = null;
     const stop = this.#stop;

@@ -190,11 +190,11 @@ describe.skipIf(NO_SERVER !== null)("a role's connection limit reached mid-use (
   // A user waiting (wait(c, 0, ms)) expects true once another host appends
   // to c within ms, or a store-io error when the store cannot listen. When the
   // listening connection is lost and cannot come back (the role's limit is
-  // reached), the wait instead resolves false at its timeout although the
+  // reached), the wait, before its fix, resolved false at its timeout although the
   // conversation grew: a lost wake-up, read as "nothing happened", with no
   // word of the limit (the listener retries in silence). A server-side
   // process waiting in a loop (serve) would never notice the new records.
-  it.fails("the listening connection ended and not let back (limit reached): a wait under way, with an append made meanwhile, resolves true or store-io naming the limit (not false)", async () => {
+  it("the listening connection ended and not let back (limit reached): a wait under way, with an append made meanwhile, resolves true or store-io naming the limit (not false)", async () => {
     const schema = freshSchema();
     const r = await limitedRole("hlimlisten");
     const store = postgresStore({ pool: r.pool }, { schema });

@@ -109,13 +109,13 @@ describe.skipIf(NO_SERVER !== null)("many at once (real server)", () => {
 
   // A user closing a store (a deploy, a per-request store) expects its waits
   // to be over everywhere: close resolves each false, so the rows that asked
-  // appends to notify them should go too. Instead most stay: the waiters'
+  // appends to notify them should go too. Before its fix, most stayed: the waiters'
   // DELETEs are sent as close begins (not counted among the calls under way)
   // and the pool is ended under them. An endless wait's row asks for a day
   // (WATCH_MS): every append to those conversations notifies nobody for a day
   // (a NOTIFY serializes the commits of notifying transactions), and the rows
   // are taken away only by a later wait on the same conversation.
-  it.fails("closed with 300 endless waits under way: the waits resolve false, and their rows in the waiters table are gone", async () => {
+  it("closed with 300 endless waits under way: the waits resolve false, and their rows in the waiters table are gone", async () => {
     const schema = freshSchema();
     const store = postgresStore({ connectionString: SERVER_URL! }, { schema });
     try {
