@@ -138,6 +138,8 @@ interface PageRead {
   records: ConversationRecord[];
   batches: number;
   length: number;
+  /** The batches' JSON text, in UTF-16 code units (what the page took in). */
+  size: number;
 }
 
 /** Adds a row of READ or READ_MANY to `into`: its length, and its batch if it has one (a row with none stands for a read that found none). */
@@ -149,8 +151,17 @@ const gather = (into: Batches, row: Row): void => {
 /** The largest seq (and length) the tables hold: PostgreSQL's `integer`. */
 const MAX_SEQ = 2 ** 31 - 1;
 
-/** Batch rows per page when reading a long conversation. */
+/** Batch rows per page when reading a long conversation (at most). */
 const PAGE = 500;
+
+/**
+ * A scan's first page, in batch rows, and the text it aims to take in per
+ * page after it: pages of batches of unknown size start small, and the next
+ * holds as many batches as the last ones' size says fit (a tool output of
+ * a megabyte a batch is not fetched 500 at once).
+ */
+const SCAN_FIRST_PAGE = 16;
+const SCAN_PAGE_SIZE = 4 * 1024 * 1024;
 
 /** Conversations per page when listing them or reading their lengths (small rows: an id and a length). */
 const CONVERSATION_PAGE = 1_000;
@@ -312,10 +323,14 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       const length = lengthRead(conversation, found.length);
       const records: ConversationRecord[] = [];
       let next = after + 1;
-      for (const [i, row] of found.rows.entries()) next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
+      let size = 0;
+      for (const [i, row] of found.rows.entries()) {
+        size += typeof row["records"] === "string" ? row["records"].length : 0;
+        next = unbatch(conversation, row, after, { seq: next, firstRow: i === 0 }, records);
+      }
       const batches = found.rows.length;
       checkAgainstLength(conversation, length, batches, next - 1, limit === null || batches < limit);
-      return { records, batches, length: length ?? 0 };
+      return { records, batches, length: length ?? 0, size };
     });
   /** `after` as a seq the tables can compare: one beyond the largest a conversation can hold reads nothing (never an out-of-range error). */
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.min(Math.floor(after), MAX_SEQ) : 0);
@@ -382,12 +397,13 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     checkConversationId(conversation);
     checkAfter(conversation, after);
     let at = afterOf(after);
-    for (let seen = false; ; seen = true) {
-      const { records, batches, length } = await page(conversation, at, PAGE);
+    for (let seen = false, limit = SCAN_FIRST_PAGE; ; seen = true) {
+      const { records, batches, length, size } = await page(conversation, at, limit);
       for (const r of records) visit(r);
       if (records.length > 0) at = records[records.length - 1]!.seq;
       // none after `after`: the length read with the page (no query more)
-      if (batches < PAGE) return records.length > 0 || seen ? at : length;
+      if (batches < limit) return records.length > 0 || seen ? at : length;
+      limit = Math.max(1, Math.min(PAGE, Math.floor((batches * SCAN_PAGE_SIZE) / Math.max(size, 1))));
     }
   };
 

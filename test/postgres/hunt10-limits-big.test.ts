@@ -120,12 +120,12 @@ describe.skipIf(NO_SERVER !== null)("big and long (real server)", () => {
 
   // scan's contract (src/store/types.ts): "keeping none of them (a long
   // conversation is walked in little memory)"; a turn resumed on a long
-  // conversation is walked with it. The Postgres store pages by 500 batch
+  // conversation is walked with it. Before its fix, the Postgres store paged by 500 batch
   // ROWS, whatever their size: a conversation of 300 tool outputs of 100 KB,
   // each appended alone, is fetched whole (30 MB) by the first query, before
   // the first visit. Its memory is bounded by 500 × the largest batch, not by
   // anything small: 500 outputs of 1 MB each are half a gigabyte at once.
-  it.fails("scan of 300 records of 100 KB (one per batch) takes in less than half of them before its first visit", async () => {
+  it("scan of 300 records of 100 KB (one per batch) takes in less than half of them before its first visit", async () => {
     const via = await countingProxy();
     try {
       await twoStores(async (store, other) => {
