@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
 import { until } from "./fixtures/hosts.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema } from "./server.js";
 
 const rand = (): string => Math.random().toString(36).slice(2, 10);
 
@@ -23,9 +23,6 @@ function named(prefix: string, role?: string): { app: string; url: string } {
   url.searchParams.set("application_name", app);
   return { app, url: url.toString() };
 }
-
-const connections = async (app: string): Promise<number> =>
-  (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
 
 const settle = (p: Promise<unknown>): Promise<string> =>
   p.then(

@@ -14,19 +14,11 @@ import { lockText } from "../../adapters/postgres/liveness.js";
 import { ai, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { until } from "./fixtures/hosts.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema, lockers } from "./server.js";
 
 const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 };
 const rand = (): string => Math.random().toString(36).slice(2, 10);
 
-/** The turns' advisory locks (bigint keys) held by the connections named `app`, per server process. */
-const lockers = (app: string) =>
-  admin<{ pid: number; locks: number }>(
-    "SELECT l.pid, count(*)::int AS locks FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND a.application_name = $1 GROUP BY l.pid",
-    [app],
-  );
-const connections = async (app: string) =>
-  (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
 
 describe.skipIf(NO_SERVER !== null)("300 turns on one lock session, the session ended (real server)", () => {
   it("each reads interrupted elsewhere at once; a third taken by another host stop lease-lost before their charge, writing nothing; the rest take their locks again and finish, charging once; one new lock session holds them; a new turn after works", async () => {

@@ -19,7 +19,7 @@ import { Waiting, ai, tool } from "../../src/index.js";
 import { scripted, type ScriptedLM } from "../../src/testing/index.js";
 import { PAY_CALL, payDesk } from "../durable/fixtures/pay-desk.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema, lockers } from "./server.js";
 
 const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 }; // never runs out here: the locks alone tell
 const rand = (): string => Math.random().toString(36).slice(2, 10);
@@ -94,14 +94,6 @@ class Desk {
   }
 }
 
-/** The turns' advisory locks (one bigint key each; the lock session's own key is a pair of int4s) held by the connections named `app`, per server process. */
-const lockers = (app: string) =>
-  admin<{ pid: number; locks: number }>(
-    "SELECT l.pid, count(*)::int AS locks FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND a.application_name = $1 GROUP BY l.pid",
-    [app],
-  );
-const connections = async (app: string) =>
-  (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
 const ids = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
 
 /** `db`'s lock sessions, each statement shown to `see` (which may hold it up) before it is sent. */

@@ -37,3 +37,14 @@ export async function settle(p: Promise<unknown>, t0 = Date.now()): Promise<{ go
   }
   return { got, ms: Date.now() - t0 };
 }
+
+/** The turns' advisory locks (one bigint key each; a lock session's own key is a pair of int4s) held by the connections named `app`, per server process. */
+export const lockers = (app: string): Promise<{ pid: number; locks: number }[]> =>
+  admin<{ pid: number; locks: number }>(
+    "SELECT l.pid, count(*)::int AS locks FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.objsubid = 1 AND a.application_name = $1 GROUP BY l.pid",
+    [app],
+  );
+
+/** How many connections named `app` the server has. */
+export const connections = async (app: string): Promise<number> =>
+  (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
