@@ -67,13 +67,25 @@ export interface OneOrMany<I, R> {
   many(items: readonly I[]): Promise<R[]>;
 }
 
-/** Whether the server answered the statement with an error: its transaction was rolled back (a lost connection is not that). */
-const refusedWhole = (e: unknown): boolean => (e as { severity?: unknown } | null)?.severity === "ERROR";
+/**
+ * A grouped statement that could not be made, so nothing was sent: its
+ * argument longer than a JavaScript string may be (appends of hundreds of
+ * MB each, fine alone, together past V8's limit). Each call goes alone.
+ */
+export class NotSent extends Error {
+  constructor(cause: unknown) {
+    super(`a grouped statement could not be made (${cause instanceof Error ? cause.message : String(cause)}); nothing was sent`, { cause });
+  }
+}
+
+/** Whether nothing of the statement took effect: the server answered it with an error (its transaction was rolled back; a lost connection is not that), or it was never sent. */
+const refusedWhole = (e: unknown): boolean => e instanceof NotSent || (e as { severity?: unknown } | null)?.severity === "ERROR";
 
 /**
  * The sender of a {@link Grouped} on a statement's two forms: one call goes
  * as `one`; several go as `many`, in `order`. When the server refuses that
- * statement whole (nothing of it took effect), each call is sent again
+ * statement whole, or it could not be made ({@link NotSent}), so that
+ * nothing of it took effect, each call is sent again
  * alone, one after another, so one call's error is its own and never
  * another's (unless `resendRefused` is false: calls whose effects outlive
  * a rolled-back transaction, such as session-level advisory locks, then

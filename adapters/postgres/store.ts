@@ -7,7 +7,7 @@ import { called } from "./called.js";
 import type { Db } from "./db.js";
 import { damaged, storeIo } from "./errors.js";
 import { appendGroup, type GroupedAppend } from "./group.js";
-import { Grouped, oneOrMany } from "./grouped.js";
+import { Grouped, NotSent, oneOrMany } from "./grouped.js";
 import { AdvisoryLiveness } from "./liveness.js";
 import { channelOf, checkSchema, ensureSchema } from "./schema.js";
 import { Wakeups } from "./wake.js";
@@ -364,7 +364,13 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       many: async (items) => {
         // relaxed only when each is: one that must be durable waits for the flush of the whole statement
         const relaxed = items.every((a) => a.relaxed === true);
-        const { rows } = await db.query(APPEND_MANY(s, relaxed), [manyArgument(items)], names.appendMany[relaxed ? 1 : 0]);
+        let argument: string;
+        try {
+          argument = manyArgument(items);
+        } catch (e) {
+          throw new NotSent(e); // (each goes alone)
+        }
+        const { rows } = await db.query(APPEND_MANY(s, relaxed), [argument], names.appendMany[relaxed ? 1 : 0]);
         return rows.map((row) => Number(row["length"]));
       },
     },

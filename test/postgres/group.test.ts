@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AppendSender, type GroupedAppend, appendGroup } from "../../adapters/postgres/group.js";
-import { Grouped, oneOrMany } from "../../adapters/postgres/grouped.js";
+import { Grouped, NotSent, oneOrMany } from "../../adapters/postgres/grouped.js";
 
 type AppendGroup = Grouped<GroupedAppend, number>;
 
@@ -120,6 +120,23 @@ describe("appendGroup (group commit of appends)", () => {
     expect(ok1).toEqual({ ok: true, v: 3 });
     expect(bad).toMatchObject({ ok: false, e: { message: "bad row" } });
     expect(ok2).toEqual({ ok: true, v: 5 });
+  });
+
+  it("a group that could not be made (NotSent: its argument past a JavaScript string's length) sends each append alone, each with its own result", async () => {
+    const alone: string[] = [];
+    const send: AppendSender = {
+      one: async (item) => (alone.push(item.conversation), alone.length),
+      many: async () => {
+        throw new NotSent(new RangeError("Invalid string length"));
+      },
+    };
+    const group = appendGroup(send, 1);
+    const first = group.run(item("first"));
+    // the lane is out (first, alone); the next two wait and go together, in a statement that cannot be made
+    const rest = [group.run(item("b")), group.run(item("a"))];
+    expect(await first).toBe(1);
+    expect(await Promise.all(rest)).toEqual([3, 2]);
+    expect(alone).toEqual(["first", "a", "b"]); // (a group goes in conversation order)
   });
 
   it("a group whose outcome is unknown (the connection was lost) fails every append of it and sends none again", async () => {
