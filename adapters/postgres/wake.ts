@@ -4,6 +4,8 @@ import type { Db } from "./db.js";
 /** How long a waiter's row asks appends to notify it (a longer wait renews it every half of this). */
 const WATCH_MS = 86_400_000;
 
+const noop = (): void => undefined;
+
 /** How long a wait's last look at the length, at its timeout, may take before the wait answers false. */
 const LAST_LOOK_MS = 1_000;
 
@@ -96,8 +98,11 @@ export class Wakeups {
       let settled = false;
       /** Why listening or the waiter's own statement failed: the wait fails with it (a false would read as a timeout). */
       let failed: { error: unknown } | null = null;
-      /** Whether the waiter's row was written (only then is there one to take away). */
-      let watching = false;
+      /**
+       * The statement writing (or renewing) the waiter's row, settled either way: its row is taken away once it
+       * settled (a DELETE sent meanwhile would find none, and the row would come after it). Null: none was sent.
+       */
+      let watched: Promise<void> | null = null;
       let renew: ReturnType<typeof setInterval> | undefined;
       const waiter: Waiter = {
         after,
@@ -112,8 +117,8 @@ export class Wakeups {
           settled = true;
           clearTimeout(timer);
           clearInterval(renew);
-          if (watching) {
-            const gone = this.watch.unwatch(conversation, token);
+          if (watched) {
+            const gone = watched.then(() => this.watch.unwatch(conversation, token));
             this.#unwatching.add(gone);
             void gone.then(() => this.#unwatching.delete(gone));
           }
@@ -154,9 +159,15 @@ export class Wakeups {
       // listen first, then say it waits while reading the length: no wake-up lost in between
       this.#listen().then(() => {
         if (settled) return;
-        watching = true;
-        this.watch.watch(conversation, token, seconds).then(found, fail);
-        if (ms === null || ms > WATCH_MS) renew = setInterval(() => void this.watch.watch(conversation, token, seconds).then(found, () => undefined), WATCH_MS / 2);
+        const first = this.watch.watch(conversation, token, seconds);
+        watched = first.then(noop, noop);
+        first.then(found, fail);
+        if (ms === null || ms > WATCH_MS)
+          renew = setInterval(() => {
+            const again = this.watch.watch(conversation, token, seconds);
+            watched = Promise.all([watched, again.then(noop, noop)]).then(noop);
+            again.then(found, noop);
+          }, WATCH_MS / 2);
       }, fail);
     });
   }

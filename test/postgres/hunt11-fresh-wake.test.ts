@@ -105,11 +105,11 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
   }, 20_000);
 
   // A user expects a store's close() to leave no waiter row asking appends to notify it for a day: hunt 10 made
-  // close() wait for the unwatch statements for that reason. But a wait whose watch statement (the INSERT of its
+  // close() wait for the unwatch statements for that reason. Before its fix, a wait whose watch statement (the INSERT of its
   // row) is still under way when close() comes sends its DELETE at once, on another connection: the DELETE finds no
   // row yet and ends; the watch then commits its row with `until` a day ahead. Every append to that conversation then
   // sends a NOTIFY (serializing the commits of all notifying transactions) for a day, to nobody.
-  it.fails("close() while a wait's watch statement is under way: no waiter row is left asking to be notified for a day", async () => {
+  it("close() while a wait's watch statement is under way: no waiter row is left asking to be notified for a day", async () => {
     const schema = freshSchema();
     const store = postgresStore({ connectionString: SERVER_URL! }, { schema });
     const locker = new pg.Client({ connectionString: SERVER_URL });
