@@ -237,7 +237,7 @@ export class ConversationLog {
         if (length < this.#length && this.#tail)
           throw new ConversationError(
             "store-corrupt",
-            `conversation ${this.id} holds ${length} records, fewer than the ${this.#length} this turn saw kept: records were removed (by hand, or a restore from an older backup); the turn stops and writes nothing more`,
+            `conversation ${this.id} holds ${length} records, fewer than the ${this.#length} this turn saw kept: records were removed (by hand, a restore from an older backup, or a database crash that lost records kept without waiting for the flush); the turn stops and writes nothing more`,
           );
         if (length < this.#length) [this.#length, this.#reader] = [length, null];
       }
