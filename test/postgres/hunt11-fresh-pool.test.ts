@@ -8,16 +8,7 @@ import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
 import { until } from "./fixtures/hosts.js";
-import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema } from "./server.js";
-
-const rand = (): string => Math.random().toString(36).slice(2, 10);
-
-function named(prefix: string): { app: string; url: string } {
-  const app = `${prefix}-${rand()}`;
-  const url = new URL(SERVER_URL!);
-  url.searchParams.set("application_name", app);
-  return { app, url: url.toString() };
-}
+import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema, namedApp } from "./server.js";
 
 const codeOf = (p: Promise<unknown>): Promise<string> =>
   p.then(
@@ -28,7 +19,7 @@ const codeOf = (p: Promise<unknown>): Promise<string> =>
 describe.skipIf(NO_SERVER !== null)("hunt11 fresh: the pool after a FATAL error, resends, lengths (real server)", () => {
   it("an append's backend ended by pg_terminate_backend while it waits on a row lock: the append fails store-io and is not kept; the pool goes on (40 appends after it succeed, each once, no more than its 10 connections)", async () => {
     const schema = freshSchema();
-    const { app, url } = named("h11fatal");
+    const { app, url } = namedApp("h11fatal");
     const store = postgresStore({ connectionString: url }, { schema });
     const locker = new pg.Client({ connectionString: SERVER_URL });
     await locker.connect();
@@ -42,7 +33,9 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: the pool after a FATAL error,
       await until(
         "the append waits on the lock",
         async () => {
-          const rows = await admin<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [app]);
+          const rows = await admin<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'", [
+            app,
+          ]);
           pid = rows[0]?.pid ?? 0;
           return pid !== 0;
         },
@@ -68,7 +61,7 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: the pool after a FATAL error,
 
   it("every pooled backend of a store ended by pg_terminate_backend while idle: after the pool hears of it, reads and appends work", async () => {
     const schema = freshSchema();
-    const { app, url } = named("h11idle");
+    const { app, url } = namedApp("h11idle");
     const store = postgresStore({ connectionString: url }, { schema });
     try {
       await Promise.all(Array.from({ length: 10 }, (_, i) => store.append(`c${i}`, [rec()])));
@@ -86,7 +79,7 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: the pool after a FATAL error,
 
   it("a deadlock with another transaction (40P01) on an append: sent again, kept exactly once at the next length", async () => {
     const schema = freshSchema();
-    const { app, url } = named("h11dead");
+    const { app, url } = namedApp("h11dead");
     const store = postgresStore({ connectionString: url }, { schema });
     const locker = new pg.Client({ connectionString: SERVER_URL });
     await locker.connect();

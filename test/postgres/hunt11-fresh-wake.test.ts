@@ -7,21 +7,15 @@ import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
 import { until } from "./fixtures/hosts.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
-
-const rand = (): string => Math.random().toString(36).slice(2, 10);
-
-/** A URL of the test server naming its connections (application_name). */
-function named(prefix: string): { app: string; url: string } {
-  const app = `${prefix}-${rand()}`;
-  const url = new URL(SERVER_URL!);
-  url.searchParams.set("application_name", app);
-  return { app, url: url.toString() };
-}
+import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema, namedApp } from "./server.js";
 
 /** Waiter rows of `schema` still asking to be notified in more than `seconds` from now. */
 const longRows = async (schema: string, seconds: number): Promise<number> =>
-  (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".waiters WHERE until > clock_timestamp() + make_interval(secs => $1)`, [seconds]))[0]!.n;
+  (
+    await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".waiters WHERE until > clock_timestamp() + make_interval(secs => $1)`, [
+      seconds,
+    ])
+  )[0]!.n;
 
 describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close (real server)", () => {
   it("waits of 1 ms and 5 ms: true on a conversation already past `after`, false on one that is not; no waiter row outlives them by more than a few seconds", async () => {
@@ -60,7 +54,11 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
           return v;
         }),
       );
-      await until("every waiter is registered", async () => (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".waiters`))[0]!.n === n, 10_000);
+      await until(
+        "every waiter is registered",
+        async () => (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".waiters`))[0]!.n === n,
+        10_000,
+      );
       const got = await Promise.all(waits);
       expect(got.every((v) => v === false)).toBe(true);
       expect(Math.min(...answered)).toBeGreaterThanOrEqual(2_490);
@@ -79,7 +77,7 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
 
   it("close() during a last look: the wait answers false, close settles, and the store's connections are gone", async () => {
     const schema = freshSchema();
-    const { app, url } = named("h11wlook");
+    const { app, url } = namedApp("h11wlook");
     const store = postgresStore({ connectionString: url }, { schema });
     const locker = new pg.Client({ connectionString: SERVER_URL });
     await locker.connect();
@@ -96,7 +94,11 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
       await new Promise((r) => setTimeout(r, 100));
       await locker.query("COMMIT");
       await closing;
-      await until("the store's connections are gone", async () => (await admin(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [app])).length === 0, 5_000);
+      await until(
+        "the store's connections are gone",
+        async () => (await admin(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [app])).length === 0,
+        5_000,
+      );
     } finally {
       await locker.end().catch(() => undefined);
       await store.close();

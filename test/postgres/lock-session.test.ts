@@ -19,7 +19,7 @@ import { Waiting, ai, tool } from "../../src/index.js";
 import { scripted, type ScriptedLM } from "../../src/testing/index.js";
 import { PAY_CALL, payDesk } from "../durable/fixtures/pay-desk.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
-import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema, lockers } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, connections, dropSchema, freshSchema, lockers, namedApp } from "./server.js";
 
 const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 }; // never runs out here: the locks alone tell
 const rand = (): string => Math.random().toString(36).slice(2, 10);
@@ -116,12 +116,6 @@ const queriesSeeing =
     see(text, params) === true ? Promise.reject(new Error("the connection dropped")) : db.query(text, params, name);
 
 /** A URL of the test server naming the connections made with it (`application_name`), and that name. */
-const namedApp = (prefix: string): { app: string; url: string } => {
-  const app = `${prefix}-${rand()}`;
-  const url = new URL(SERVER_URL!);
-  url.searchParams.set("application_name", app);
-  return { app, url: url.toString() };
-};
 
 /** Holds an unlock of the lock session up 100 ms (a busy session). */
 const unlocksLate = async (text: string): Promise<void> => {

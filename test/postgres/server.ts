@@ -5,7 +5,9 @@ import pg from "pg";
  * why there is none. With `CI` set a missing server is a failure, not a skip.
  */
 export const SERVER_URL = process.env["FUNCTAI_TEST_PG"];
-export const NO_SERVER = SERVER_URL ? null : "FUNCTAI_TEST_PG is not set (a PostgreSQL URL such as postgres://functai:functai@127.0.0.1:5432/postgres; .ci/run sets it)";
+export const NO_SERVER = SERVER_URL
+  ? null
+  : "FUNCTAI_TEST_PG is not set (a PostgreSQL URL such as postgres://functai:functai@127.0.0.1:5432/postgres; .ci/run sets it)";
 if (NO_SERVER) {
   if (process.env["CI"]) throw new Error(`CI is set but ${NO_SERVER}`);
   console.warn(`skipping the tests on a real PostgreSQL server: ${NO_SERVER}`);
@@ -48,3 +50,11 @@ export const lockers = (app: string): Promise<{ pid: number; locks: number }[]> 
 /** How many connections named `app` the server has. */
 export const connections = async (app: string): Promise<number> =>
   (await admin<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app]))[0]!.n;
+
+/** A URL of the test server whose connections carry a name of their own (application_name: `app`, unique). */
+export function namedApp(prefix: string): { app: string; url: string } {
+  const app = `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+  const url = new URL(SERVER_URL!);
+  url.searchParams.set("application_name", app);
+  return { app, url: url.toString() };
+}
