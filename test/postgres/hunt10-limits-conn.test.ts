@@ -13,6 +13,7 @@ import { ai, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
 import { recordsOf, until } from "./fixtures/hosts.js";
+import { LONG_LEASE, pausedTurn } from "./fixtures/hunt7-net-desk.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
 const rand = (): string => Math.random().toString(36).slice(2, 10);
@@ -53,39 +54,15 @@ const outcome = (p: Promise<unknown>): Promise<string> =>
     (e: { code?: string; message?: string }) => `${e.code ?? "error"}: ${e.message ?? ""}`,
   );
 
-const LONG_LEASE = { renewMs: 20_000, ttlMs: 60_000 };
-
 describe.skipIf(NO_SERVER !== null)("a role's connection limit reached mid-use (real server)", () => {
   it("the lock session is ended and a new one cannot be opened: the turn fails store-io naming the limit before its charge; another host reads it interrupted at once; with the limit raised, a resume charges once", async () => {
     const schema = freshSchema();
     const r = await limitedRole("hlimlock");
     const store = postgresStore({ pool: r.pool }, { schema });
     const other = postgresStore({ connectionString: SERVER_URL! }, { schema });
-    let open!: () => void;
-    const gate = new Promise<void>((res) => (open = res));
-    let paused = false;
-    let charges = 0;
-    const fn = ai("desk", {
-      description: "Waits, then charges.",
-      input: { id: z.string() },
-      output: z.string(),
-      tools: [
-        tool("pause", { description: "Waits.", input: {}, effects: "reads" }, async () => {
-          paused = true;
-          await gate;
-          return "go";
-        }),
-        tool("charge", { description: "Charges.", input: {}, effects: "changes" }, () => {
-          charges++;
-          return "charged";
-        }),
-      ],
-    });
-    const lm = scripted([{ toolCalls: [{ id: "c1", name: "pause", input: {} }] }, { toolCalls: [{ id: "c2", name: "charge", input: {} }] }, { text: "done" }]);
+    let t: Awaited<ReturnType<typeof pausedTurn>> | undefined;
     try {
-      const answer = outcome(fn.conversation("c", { store, lm, lease: LONG_LEASE }).send({ id: "c" }));
-      await until("the turn waits in its tool", async () => paused);
-      await until("its reply is kept", async () => (await recordsOf(schema, "c")).some((x) => x.kind === "reply"));
+      t = await pausedTurn(store, "c");
       const lockPid = await r.pids("backend_type = 'client backend' AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1)");
       expect(lockPid).toHaveLength(1);
       const left = (await r.pids()).length - 1;
@@ -93,26 +70,26 @@ describe.skipIf(NO_SERVER !== null)("a role's connection limit reached mid-use (
       await admin("SELECT pg_terminate_backend($1)", [lockPid[0]]);
       const before = (await recordsOf(schema, "c")).length;
       // the lock went with the session: another host reads the turn interrupted at once (its lease has a minute left)
-      const turns = () => fn.conversation("c", { store: other, lm: scripted([]) }).turns();
+      const turns = () => t!.fn.conversation("c", { store: other, lm: scripted([]) }).turns();
       await until("the turn reads interrupted elsewhere", async () => (await turns()).at(-1)!.state === "interrupted", 5_000);
-      open();
+      t.state.open();
       const t0 = Date.now();
-      const got = await answer;
+      const got = await t.turn;
       expect(Date.now() - t0).toBeLessThan(15_000); // never a hang
-      expect(got).toMatch(/^store-io: /);
+      expect(got).toMatch(/^error store-io: /);
       expect(got).toMatch(/connection slots|CONNECTION LIMIT/);
-      expect(charges).toBe(0); // no changing tool without a durable started
-      expect(lm.requests).toHaveLength(1); // fenced at the reading tool's result: no paid call after it
+      expect(t.state.charges).toBe(0); // no changing tool without a durable started
+      expect(t.lm.requests).toHaveLength(1); // fenced at the reading tool's result: no paid call after it
       expect((await recordsOf(schema, "c")).filter((x) => x.kind === "tool" && x.name === "charge")).toHaveLength(0);
       expect((await recordsOf(schema, "c")).length).toBeLessThanOrEqual(before + 1);
       expect((await turns()).at(-1)!.state).toBe("interrupted"); // never left running with nobody holding it
       await r.limit(-1);
       const lm2 = scripted([{ toolCalls: [{ id: "c2", name: "charge", input: {} }] }, { text: "done" }]);
-      const resumed = await (await fn.conversation("c", { store, lm: lm2, lease: LONG_LEASE }).turns()).at(-1)!.resume();
+      const resumed = await (await t.fn.conversation("c", { store, lm: lm2, lease: LONG_LEASE }).turns()).at(-1)!.resume();
       expect(String(resumed)).toBe("done");
-      expect(charges).toBe(1);
+      expect(t.state.charges).toBe(1);
     } finally {
-      open();
+      t?.state.open();
       await store.close();
       await other.close();
       await r.drop();
