@@ -60,19 +60,23 @@ const noAnswer = (target: string, ms: number): FunctaiError =>
  */
 const ROLLED_BACK = new Set(["40001", "40P01"]);
 
-/** How many times a statement is sent while the server rolls it back as ROLLED_BACK says (then its error shows). */
+/** How many times a statement is sent again while the server rolls it back as ROLLED_BACK says (then its error shows). */
 const RESEND_TRIES = 10;
 
-/** Sends a statement again, after a short random wait, while the server rolls it back whole (ROLLED_BACK). */
-async function resent(send: () => Promise<Rows>): Promise<Rows> {
-  for (let tries = 1; ; tries++) {
+/** Whether the server rolled a statement back whole (ROLLED_BACK). */
+const rolledBack = (e: unknown): boolean => ROLLED_BACK.has(String((e as { code?: unknown } | null)?.code));
+
+/** Sends a statement again, after a short random wait each time, while the server rolls it back whole: `error` is its first answer's. */
+async function resent(send: () => Promise<Rows>, error: unknown): Promise<Rows> {
+  for (let tries = 1; rolledBack(error) && tries <= RESEND_TRIES; tries++) {
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, 50)));
     try {
       return await send();
     } catch (e) {
-      if (tries >= RESEND_TRIES || !ROLLED_BACK.has(String((e as { code?: unknown }).code))) throw e;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, 50)));
+      error = e;
     }
   }
+  throw error;
 }
 
 /** Whether an error is the server's answer to a statement on a connection that goes on (not a FATAL one, which ends it). */
@@ -229,12 +233,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
 
   /** One statement on a client of the pool (see runOn), sent again while the server rolls it back whole (`resent`). */
   const statement = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
-    const first = sendOnce(text, params, name, deadline);
     // (the usual case, an answer, without another promise around it)
-    return first.catch((e: unknown) => {
-      if (!ROLLED_BACK.has(String((e as { code?: unknown }).code))) throw e;
-      return resent(() => sendOnce(text, params, name, deadline));
-    });
+    return sendOnce(text, params, name, deadline).catch((e: unknown) => resent(() => sendOnce(text, params, name, deadline), e));
   };
 
   const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean): Promise<Rows> => {
