@@ -136,7 +136,7 @@ function checkPlugins(plugins: unknown): void {
   }
 }
 
-/** Layers settings, later layers nearer: values override, plugins add up. */
+/** Layers settings, later layers nearer: values override, plugins add up (each once, where first given). */
 export function mergeSettings(...layers: readonly (Settings | undefined)[]): Settings {
   const out: Settings = {};
   const plugins: Plugin[] = [];
@@ -145,8 +145,10 @@ export function mergeSettings(...layers: readonly (Settings | undefined)[]): Set
     for (const key of SETTING_KEYS) {
       const value = layer[key];
       if (value === undefined) continue;
-      if (key === "plugins") plugins.push(...(value as readonly Plugin[]));
-      else (out as Record<string, unknown>)[key] = value;
+      // a plugin given again (configured twice, or in a later layer too) keeps its first place and runs once
+      if (key === "plugins") {
+        for (const plugin of value as readonly Plugin[]) if (!plugins.includes(plugin)) plugins.push(plugin);
+      } else (out as Record<string, unknown>)[key] = value;
     }
   }
   if (plugins.length > 0) out.plugins = plugins;

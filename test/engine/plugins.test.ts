@@ -105,6 +105,22 @@ describe("plugin order", () => {
       desk.using({ plugins: [p("using")] })("go", { lm, plugins: [p("call")], approve: () => (log.push("approve"), true) }));
     expect(log).toEqual(["configure", "withSettings", "spec", "using", "call", "approve"]);
   });
+
+  // Before its fix: configure({ plugins }) twice with one plugin (a module loaded twice, a setup run again) ran its
+  // hooks twice a call, as did the same plugin given again in a later layer.
+  it("a plugin given in more than one layer, or configured twice, runs once, where it was first given", async () => {
+    const log: string[] = [];
+    const p = (name: string) => plugin(name, { toolCall: () => void log.push(name) });
+    const shared = p("shared");
+    const own = p("own");
+    const t = deskTools();
+    const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.refund], plugins: [own, shared] });
+    const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] }, "ok"]);
+    configure({ plugins: [shared] });
+    configure({ plugins: [shared] });
+    await withSettings({ plugins: [shared, own] }, () => desk("go", { lm, plugins: [shared], approve: () => (log.push("approve"), true) }));
+    expect(log).toEqual(["shared", "own", "approve"]);
+  });
 });
 
 describe("a throwing hook", () => {
