@@ -37,11 +37,20 @@ export function turnIn(state: ConversationState, log: ConversationLog, turn: str
   return info;
 }
 
-/** The error for a turn another process goes on with (the one that began it, or one that resumed it first). */
-export function claimedElsewhere(info: TurnInfo): ConversationError {
+/**
+ * The error for a turn another process goes on with (the one that began it,
+ * or one that resumed it first). `refused` names what is refused when it is
+ * not a resume (an abandon): the turn then runs elsewhere, whatever attempt.
+ */
+export function claimedElsewhere(info: TurnInfo, refused?: string): ConversationError {
   const until = info.leaseUntil ? `, lease until ${info.leaseUntil}` : "";
+  const holder = `${info.holder ?? "unknown holder"}${until}`;
+  if (refused !== undefined) {
+    const attempt = info.attempt > 1 ? `attempt ${info.attempt}, ` : "";
+    return new ConversationError("turn-claimed", `turn ${info.id} is running elsewhere (${attempt}${holder}): it goes on there, so it is not ${refused} here`);
+  }
   const who = info.attempt > 1 ? "was resumed elsewhere first" : "is running elsewhere";
-  return new ConversationError("turn-claimed", `turn ${info.id} ${who} (${info.holder ?? "unknown holder"}${until}): it goes on there, not here`);
+  return new ConversationError("turn-claimed", `turn ${info.id} ${who} (${holder}): it goes on there, not here`);
 }
 
 /** The error for a turn whose holder is alive but stalled (paused past its lease): nobody may claim it. */
@@ -209,7 +218,7 @@ type End = { state: "abandoned" } | { state: "stopped"; error: { code: "turn-abo
 async function endTurn(log: ConversationLog, turn: string, end: End, endable: (info: TurnInfo) => void): Promise<void> {
   await log.appendIf(async (view) => {
     const info = turnIn(await view.state(), log, turn);
-    if (info.state === "running" && !info.stalled) throw claimedElsewhere(info);
+    if (info.state === "running" && !info.stalled) throw claimedElsewhere(info, end.state);
     endable(info);
     return { append: [makeRecord("ended", { turn, ...end, attempt: info.attempt }, log.clock.now())], value: undefined };
   }, { maxTries: 21 });
