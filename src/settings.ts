@@ -41,7 +41,15 @@ export interface Settings {
 }
 
 export const SETTING_KEYS = [
-  "lm", "temperature", "maxTokens", "maxSteps", "toolErrors", "approve", "plugins", "lease", "store",
+  "lm",
+  "temperature",
+  "maxTokens",
+  "maxSteps",
+  "toolErrors",
+  "approve",
+  "plugins",
+  "lease",
+  "store",
 ] as const satisfies readonly (keyof Settings)[];
 
 export const DEFAULT_MAX_STEPS = 8;
@@ -93,7 +101,10 @@ export function checkLease(lease: unknown): void {
   if (lease === undefined) return;
   const ok = (ms: unknown): boolean => ms === undefined || (typeof ms === "number" && ms >= 1 && ms <= MAX_TIMER_MS);
   if (typeof lease !== "object" || lease === null || !ok((lease as LeaseSettings).renewMs) || !ok((lease as LeaseSettings).ttlMs))
-    throw new FunctaiError("settings-invalid", `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`,
+    );
 }
 
 /**
@@ -104,7 +115,10 @@ export function checkLease(lease: unknown): void {
  */
 function checkStore(store: unknown): void {
   if (store === undefined || isStoreOption(store)) return;
-  throw new FunctaiError("settings-invalid", `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(store, 40)}`);
+  throw new FunctaiError(
+    "settings-invalid",
+    `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(store, 40)}`,
+  );
 }
 
 /**
@@ -129,10 +143,17 @@ function checkPlugins(plugins: unknown): void {
   if (!Array.isArray(plugins)) throw new FunctaiError("plugin-invalid", "plugins must be a list of { name, version, hooks }");
   for (const p of plugins as unknown[]) {
     const { name, version, hooks } = (p ?? {}) as { name?: unknown; version?: unknown; hooks?: Record<string, unknown> };
-    const hooksOk = typeof hooks === "object" && hooks !== null &&
-      Object.entries(hooks).every(([key, hook]) => (HOOK_NAMES as readonly string[]).includes(key) && (hook === undefined || typeof hook === "function"));
+    const hooksOk =
+      typeof hooks === "object" &&
+      hooks !== null &&
+      Object.entries(hooks).every(
+        ([key, hook]) => (HOOK_NAMES as readonly string[]).includes(key) && (hook === undefined || typeof hook === "function"),
+      );
     if (typeof name !== "string" || name === "" || typeof version !== "string" || !hooksOk)
-      throw new FunctaiError("plugin-invalid", `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${describeValue(p)}`);
+      throw new FunctaiError(
+        "plugin-invalid",
+        `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${describeValue(p)}`,
+      );
   }
 }
 
@@ -195,7 +216,8 @@ export function resetConfiguration(): void {
  */
 export function withSettings<R>(settings: Settings, fn: () => R): R {
   const layer = check(pickSettings(layerOf("withSettings", settings)));
-  if (typeof fn !== "function") throw new FunctaiError("input-invalid", `withSettings(settings, fn): fn is the block to run, not ${describeValue(fn, 40)}`);
+  if (typeof fn !== "function")
+    throw new FunctaiError("input-invalid", `withSettings(settings, fn): fn is the block to run, not ${describeValue(fn, 40)}`);
   ambientStack.push(layer);
   try {
     return fn();

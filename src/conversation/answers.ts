@@ -47,7 +47,10 @@ export function claimedElsewhere(info: TurnInfo, refused?: string): Conversation
   const holder = `${info.holder ?? "unknown holder"}${until}`;
   if (refused !== undefined) {
     const attempt = info.attempt > 1 ? `attempt ${info.attempt}, ` : "";
-    return new ConversationError("turn-claimed", `turn ${info.id} is running elsewhere (${attempt}${holder}): it goes on there, so it is not ${refused} here`);
+    return new ConversationError(
+      "turn-claimed",
+      `turn ${info.id} is running elsewhere (${attempt}${holder}): it goes on there, so it is not ${refused} here`,
+    );
   }
   const who = info.attempt > 1 ? "was resumed elsewhere first" : "is running elsewhere";
   return new ConversationError("turn-claimed", `turn ${info.id} ${who} (${holder}): it goes on there, not here`);
@@ -55,7 +58,10 @@ export function claimedElsewhere(info: TurnInfo, refused?: string): Conversation
 
 /** The error for a turn whose holder is alive but stalled (paused past its lease): nobody may claim it. */
 export function stalledError(info: TurnInfo): ConversationError {
-  return new ConversationError("turn-state", `turn ${info.id} is stalled: its lease ran out (${info.leaseUntil ?? "no lease"}) but its holder (${info.holder ?? "unknown"}) is a process on this host that is still alive (paused or busy): it goes on when it wakes, so it cannot be resumed here; abandon() it to end it`);
+  return new ConversationError(
+    "turn-state",
+    `turn ${info.id} is stalled: its lease ran out (${info.leaseUntil ?? "no lease"}) but its holder (${info.holder ?? "unknown"}) is a process on this host that is still alive (paused or busy): it goes on when it wakes, so it cannot be resumed here; abandon() it to end it`,
+  );
 }
 
 /** A person's yes or no to one waiting approval (`id`), or to all. */
@@ -82,28 +88,32 @@ export async function recordAnswer(
 ): Promise<Answered & { chosen: Approval[] }> {
   const { verdict, by, reason, id } = answer;
   let attempt = 0;
-  const { value, length } = await log.appendIf(async (view) => {
-    attempt = 0;
-    const state = await view.state();
-    const info = turnIn(state, log, turn);
-    const waiting = info.waiting.map(approvalOf);
-    const chosen = id === undefined ? waiting : waiting.filter((a) => a.id === id);
-    if (info.state !== "waiting" || chosen.length === 0) {
-      const answeredIds = new Set(info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
-      const answered = id !== undefined ? answeredIds.has(id) : info.answers.length > 0;
-      if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
-        throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered`);
-      if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
-      throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
-    }
-    if (goesOn && chosen.length === waiting.length) goesOn(info);
-    const now = log.clock.now();
-    const append: object[] = chosen.map((a) =>
-      makeRecord("approval", { turn, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now));
-    // (a waiting turn is claimed by nobody: its last lease is the latest attempt)
-    if (claim !== undefined && chosen.length === waiting.length) append.push(claim.record((attempt = info.attempt + 1)));
-    return { append, value: { state, info, chosen } };
-  }, { maxTries: 100 });
+  const { value, length } = await log.appendIf(
+    async (view) => {
+      attempt = 0;
+      const state = await view.state();
+      const info = turnIn(state, log, turn);
+      const waiting = info.waiting.map(approvalOf);
+      const chosen = id === undefined ? waiting : waiting.filter((a) => a.id === id);
+      if (info.state !== "waiting" || chosen.length === 0) {
+        const answeredIds = new Set(info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
+        const answered = id !== undefined ? answeredIds.has(id) : info.answers.length > 0;
+        if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
+          throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered`);
+        if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
+        throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
+      }
+      if (goesOn && chosen.length === waiting.length) goesOn(info);
+      const now = log.clock.now();
+      const append: object[] = chosen.map((a) =>
+        makeRecord("approval", { turn, site: a.site, invocation: a.invocation, plugin: a.plugin ?? null, path: a.path, verdict, by, reason }, now),
+      );
+      // (a waiting turn is claimed by nobody: its last lease is the latest attempt)
+      if (claim !== undefined && chosen.length === waiting.length) append.push(claim.record((attempt = info.attempt + 1)));
+      return { append, value: { state, info, chosen } };
+    },
+    { maxTries: 100 },
+  );
   if (attempt > 0) claim!.won(attempt);
   return { ...value, length };
 }
@@ -118,23 +128,38 @@ const keysOf = (t: { site: string; invocation: number }): [string, string] => [S
  * named (another process may have settled it meanwhile): only unfinished
  * calls need an answer.
  */
-function checkAnswers(turn: string, info: TurnInfo, unfinished: UnfinishedTool[], results: Record<string, unknown>, rerun: ReadonlySet<string>): void {
+function checkAnswers(
+  turn: string,
+  info: TurnInfo,
+  unfinished: UnfinishedTool[],
+  results: Record<string, unknown>,
+  rerun: ReadonlySet<string>,
+): void {
   const known = new Set<string>();
   for (const t of info.tools.values()) for (const k of keysOf(t)) known.add(k);
   const stray = [...Object.keys(results), ...rerun].find((k) => !known.has(k));
   if (stray !== undefined) {
     const open = unfinished.map((t) => `${t.name} (${t.invocation}, or "${t.site}:${t.invocation}")`).join(", ") || "none";
-    throw new ConversationError("input-invalid", `turn ${turn}: ${JSON.stringify(stray)} names no tool call of this turn (its unfinished tools: ${open}); nothing was written`);
+    throw new ConversationError(
+      "input-invalid",
+      `turn ${turn}: ${JSON.stringify(stray)} names no tool call of this turn (its unfinished tools: ${open}); nothing was written`,
+    );
   }
   const both = unfinished.find((t) => keysOf(t).some((k) => k in results) && keysOf(t).some((k) => rerun.has(k)));
-  if (both) throw new ConversationError("input-invalid", `turn ${turn}: ${both.name} (invocation ${both.invocation}) is given both a result and a rerun: say one; nothing was written`);
+  if (both)
+    throw new ConversationError(
+      "input-invalid",
+      `turn ${turn}: ${both.name} (invocation ${both.invocation}) is given both a result and a rerun: say one; nothing was written`,
+    );
   // a call another person answered meanwhile (their resume wrote its answer first): the same answer stands, another is
   // refused. Taken silently, this resume could win the claim and go on with their answer, not the one given here
   for (const t of info.tools.values()) {
     if (t.state !== "given" && t.state !== "rerun") continue;
     const mine = keysOf(t).find((k) => k in results || rerun.has(k));
     if (mine === undefined) continue;
-    const same = rerun.has(mine) ? t.state === "rerun" : t.state === "given" && JSON.stringify(results[mine] ?? null) === JSON.stringify(t.output ?? null);
+    const same = rerun.has(mine)
+      ? t.state === "rerun"
+      : t.state === "given" && JSON.stringify(results[mine] ?? null) === JSON.stringify(t.output ?? null);
     if (!same)
       throw new ConversationError(
         "turn-state",
@@ -148,18 +173,32 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
   const unfinished = unfinishedOf(info);
   const results = options.results ?? {};
   if (!isRecord(results) || !Array.isArray(options.rerun ?? []))
-    throw new ConversationError("input-invalid", `turn ${turn}: resume takes { results: { <invocation>: <what it returned> }, rerun: [<invocation>, …] }`);
+    throw new ConversationError(
+      "input-invalid",
+      `turn ${turn}: resume takes { results: { <invocation>: <what it returned> }, rerun: [<invocation>, …] }`,
+    );
   const rerun = new Set((options.rerun ?? []).map(String));
   checkAnswers(turn, info, unfinished, results, rerun);
   // a bare invocation number names a tool call only when one unfinished call has it (calls at other depths count from 1 too)
   const shared = new Set(unfinished.map((t) => t.invocation).filter((n, i, all) => all.indexOf(n) !== i));
   const ambiguous = unfinished.filter((t) => shared.has(t.invocation) && (String(t.invocation) in results || rerun.has(String(t.invocation))));
   if (ambiguous.length > 0)
-    throw new ConversationError("turn-unfinished", `turn ${turn}: invocation ${ambiguous[0]!.invocation} names ${ambiguous.filter((t) => t.invocation === ambiguous[0]!.invocation).map((t) => `${t.name} at "${t.site}:${t.invocation}"`).join(" and ")}: name each by its site, e.g. resume({ results: { "${ambiguous[0]!.site}:${ambiguous[0]!.invocation}": <what it returned> } })`);
+    throw new ConversationError(
+      "turn-unfinished",
+      `turn ${turn}: invocation ${ambiguous[0]!.invocation} names ${ambiguous
+        .filter((t) => t.invocation === ambiguous[0]!.invocation)
+        .map((t) => `${t.name} at "${t.site}:${t.invocation}"`)
+        .join(
+          " and ",
+        )}: name each by its site, e.g. resume({ results: { "${ambiguous[0]!.site}:${ambiguous[0]!.invocation}": <what it returned> } })`,
+    );
   const open = unfinished.filter((t) => !keysOf(t).some((k) => k in results || rerun.has(k)));
   if (open.length > 0) {
     const keyFor = (t: UnfinishedTool): string => (shared.has(t.invocation) ? JSON.stringify(`${t.site}:${t.invocation}`) : String(t.invocation));
-    const parts = open.map((t) => `${t.name} (invocation ${t.invocation}${shared.has(t.invocation) ? ` at ${t.site}` : ""}) started and may have run: resume({ results: { ${keyFor(t)}: <what it returned> } }) or resume({ rerun: [${keyFor(t)}] })`);
+    const parts = open.map(
+      (t) =>
+        `${t.name} (invocation ${t.invocation}${shared.has(t.invocation) ? ` at ${t.site}` : ""}) started and may have run: resume({ results: { ${keyFor(t)}: <what it returned> } }) or resume({ rerun: [${keyFor(t)}] })`,
+    );
     throw new ConversationError("turn-unfinished", `turn ${turn}: ${parts.join("; ")}`);
   }
   // a result is kept in the journal and read back by every resume: one JSON cannot keep (a BigInt, a cycle, a Map)
@@ -168,7 +207,10 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
     const key = keysOf(t).find((k) => k in results);
     const why = key === undefined ? undefined : notJson(results[key]);
     if (why !== undefined)
-      throw new ConversationError("input-invalid", `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`);
+      throw new ConversationError(
+        "input-invalid",
+        `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`,
+      );
   }
   return unfinished.map((t) => {
     const key = keysOf(t).find((k) => k in results);
@@ -183,21 +225,29 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
  * turn's claim expects). A turn that still waits for approvals is refused
  * with `waiting()`; one another process goes on with, `turn-claimed`.
  */
-export async function recordResults(log: ConversationLog, turn: string, options: ResumeOptions, waiting: (state: ConversationState, info: TurnInfo) => Error): Promise<Answered> {
+export async function recordResults(
+  log: ConversationLog,
+  turn: string,
+  options: ResumeOptions,
+  waiting: (state: ConversationState, info: TurnInfo) => Error,
+): Promise<Answered> {
   let seenAttempt: number | undefined;
   let last: TurnInfo | undefined;
   try {
-    const { value, length } = await log.appendIf(async (view) => {
-      const state = await view.state();
-      const info = (last = turnIn(state, log, turn));
-      if (info.stalled) throw stalledError(info);
-      if (info.state === "running" || (seenAttempt !== undefined && info.attempt > seenAttempt)) throw claimedElsewhere(info);
-      seenAttempt = info.attempt;
-      if (info.state === "waiting" && info.waiting.length > 0) throw waiting(state, info);
-      if (info.state !== "interrupted" && info.state !== "waiting")
-        throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
-      return { append: toolRecords(turn, info, options, log.clock.now()), value: { state, info } };
-    }, { maxTries: 21 });
+    const { value, length } = await log.appendIf(
+      async (view) => {
+        const state = await view.state();
+        const info = (last = turnIn(state, log, turn));
+        if (info.stalled) throw stalledError(info);
+        if (info.state === "running" || (seenAttempt !== undefined && info.attempt > seenAttempt)) throw claimedElsewhere(info);
+        seenAttempt = info.attempt;
+        if (info.state === "waiting" && info.waiting.length > 0) throw waiting(state, info);
+        if (info.state !== "interrupted" && info.state !== "waiting")
+          throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
+        return { append: toolRecords(turn, info, options, log.clock.now()), value: { state, info } };
+      },
+      { maxTries: 21 },
+    );
     return { ...value, length };
   } catch (e) {
     // processes that kept losing the race to record their answers: another goes on with the turn
@@ -216,12 +266,15 @@ type End = { state: "abandoned" } | { state: "stopped"; error: { code: "turn-abo
  * append finds it, one that may not end so.
  */
 async function endTurn(log: ConversationLog, turn: string, end: End, endable: (info: TurnInfo) => void): Promise<void> {
-  await log.appendIf(async (view) => {
-    const info = turnIn(await view.state(), log, turn);
-    if (info.state === "running" && !info.stalled) throw claimedElsewhere(info, end.state);
-    endable(info);
-    return { append: [makeRecord("ended", { turn, ...end, attempt: info.attempt }, log.clock.now())], value: undefined };
-  }, { maxTries: 21 });
+  await log.appendIf(
+    async (view) => {
+      const info = turnIn(await view.state(), log, turn);
+      if (info.state === "running" && !info.stalled) throw claimedElsewhere(info, end.state);
+      endable(info);
+      return { append: [makeRecord("ended", { turn, ...end, attempt: info.attempt }, log.clock.now())], value: undefined };
+    },
+    { maxTries: 21 },
+  );
 }
 
 /**
@@ -245,9 +298,18 @@ export function abandonTurn(log: ConversationLog, turn: string): Promise<void> {
  * claimed or ended, is not ended under it.
  */
 export function stopWaitingTurn(log: ConversationLog, turn: string): Promise<void> {
-  return endTurn(log, turn, { state: "stopped", error: { code: "turn-aborted", message: "the turn was stopped while it waited for a person" } }, (info) => {
-    if (info.state === "waiting" && info.waiting.length > 0) return;
-    if (info.state === "waiting") throw new ConversationError("approval-answered", `turn ${turn}: its approvals were answered meanwhile; it goes on where they were answered, not stopped here`);
-    throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: it no longer waits, and is not stopped here`);
-  });
+  return endTurn(
+    log,
+    turn,
+    { state: "stopped", error: { code: "turn-aborted", message: "the turn was stopped while it waited for a person" } },
+    (info) => {
+      if (info.state === "waiting" && info.waiting.length > 0) return;
+      if (info.state === "waiting")
+        throw new ConversationError(
+          "approval-answered",
+          `turn ${turn}: its approvals were answered meanwhile; it goes on where they were answered, not stopped here`,
+        );
+      throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: it no longer waits, and is not stopped here`);
+    },
+  );
 }

@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, ApprovalError, configure, FunctaiError, resetConfiguration, withSettings, type Approval, type Plugin, type PluginToolCall } from "../../src/index.js";
+import {
+  ai,
+  ApprovalError,
+  configure,
+  FunctaiError,
+  resetConfiguration,
+  withSettings,
+  type Approval,
+  type Plugin,
+  type PluginToolCall,
+} from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskTools, echoLast, toolResults } from "./fixtures.js";
 
@@ -22,7 +32,19 @@ describe("plugins: toolCall", () => {
     const cap = plugin("cap", { toolCall: (c) => (seen.push(c), { input: { ...(c.input as object), amount: 20 } }) });
     const asked: unknown[] = [];
     const reply = await desk("go", { lm, plugins: [cap], approve: (a) => (asked.push(a.input), true) });
-    expect(seen).toEqual([{ name: "refund", input: { order_id: "A-1", amount: 50 }, effects: "changes", path: "desk/refund", site: "desk#1", invocation: 1, turn: expect.any(String), id: "call_1_1", attempt: 1 }]);
+    expect(seen).toEqual([
+      {
+        name: "refund",
+        input: { order_id: "A-1", amount: 50 },
+        effects: "changes",
+        path: "desk/refund",
+        site: "desk#1",
+        invocation: 1,
+        turn: expect.any(String),
+        id: "call_1_1",
+        attempt: 1,
+      },
+    ]);
     expect(asked).toEqual([{ order_id: "A-1", amount: 20 }]);
     expect(t.REFUNDS).toEqual([["A-1", 20]]);
     expect(reply).toBe("saw: refunded 20 for A-1");
@@ -40,11 +62,23 @@ describe("plugins: toolCall", () => {
 
   it("asks a person a question of its own, answered by an approve function", async () => {
     const { desk, t, lm } = setup();
-    const vip = plugin("vip", { toolCall: (c) => ((c.input as { amount: number }).amount > 30 ? { ask: "Over 30: is this customer a VIP?" } : undefined) });
+    const vip = plugin("vip", {
+      toolCall: (c) => ((c.input as { amount: number }).amount > 30 ? { ask: "Over 30: is this customer a VIP?" } : undefined),
+    });
     const asked: Approval[] = [];
     const reply = await desk("go", { lm, plugins: [vip], approve: (a) => (asked.push(a), a.plugin === "vip" ? "not a VIP" : true) });
     expect(asked).toEqual([
-      { id: "desk#1:1:vip", name: "refund", input: { order_id: "A-1", amount: 50 }, effects: "changes", path: "desk/refund", invocation: 1, site: "desk#1", plugin: "vip", question: "Over 30: is this customer a VIP?" },
+      {
+        id: "desk#1:1:vip",
+        name: "refund",
+        input: { order_id: "A-1", amount: 50 },
+        effects: "changes",
+        path: "desk/refund",
+        invocation: 1,
+        site: "desk#1",
+        plugin: "vip",
+        question: "Over 30: is this customer a VIP?",
+      },
     ]);
     expect(reply).toBe("saw: The person did not allow this call. Reason: not a VIP");
     expect(t.REFUNDS).toEqual([]);
@@ -102,7 +136,8 @@ describe("plugin order", () => {
     const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] }, "ok"]);
     configure({ plugins: [p("configure")] });
     await withSettings({ plugins: [p("withSettings")] }, () =>
-      desk.using({ plugins: [p("using")] })("go", { lm, plugins: [p("call")], approve: () => (log.push("approve"), true) }));
+      desk.using({ plugins: [p("using")] })("go", { lm, plugins: [p("call")], approve: () => (log.push("approve"), true) }),
+    );
     expect(log).toEqual(["configure", "withSettings", "spec", "using", "call", "approve"]);
   });
 
@@ -126,7 +161,11 @@ describe("plugin order", () => {
 describe("a throwing hook", () => {
   it("toolCall: the call fails with plugin-failed and the tool does not run", async () => {
     const { desk, t, lm } = setup();
-    const bad = plugin("bad", { toolCall: () => { throw new Error("boom"); } });
+    const bad = plugin("bad", {
+      toolCall: () => {
+        throw new Error("boom");
+      },
+    });
     const err = await desk("go", { lm, plugins: [bad] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FunctaiError);
     expect((err as FunctaiError).code).toBe("plugin-failed");
@@ -137,7 +176,11 @@ describe("a throwing hook", () => {
 
   it("toolResult: the call fails with plugin-failed (not reported to the model as the tool's error)", async () => {
     const { desk, lm } = setup();
-    const bad = plugin("bad", { toolResult: () => { throw new Error("boom"); } });
+    const bad = plugin("bad", {
+      toolResult: () => {
+        throw new Error("boom");
+      },
+    });
     const err = await desk("go", { lm, plugins: [bad] }).catch((e: unknown) => e);
     expect((err as FunctaiError).code).toBe("plugin-failed");
     expect(lm.requests).toHaveLength(1);
@@ -148,13 +191,18 @@ describe("a throwing hook", () => {
 describe("failures of plugins and approve functions at depth", () => {
   it("a throwing hook inside an AI function used as a tool fails the whole call (not reported as the tool's error)", async () => {
     const t = deskTools();
-    const bad = plugin("bad", { toolCall: () => { throw new Error("boom"); } });
+    const bad = plugin("bad", {
+      toolCall: () => {
+        throw new Error("boom");
+      },
+    });
     const answer = ai("answer", { description: "a", input: { q: z.string() }, tools: [t.refund], plugins: [bad] });
     const support = ai("support", { description: "s", input: { q: z.string() }, tools: [answer] });
     const lm = scripted([
       { toolCalls: [{ name: "answer", input: { q: "x" } }] },
       { toolCalls: [{ name: "refund", input: { order_id: "A-1", amount: 1 } }] },
-      "never", "never",
+      "never",
+      "never",
     ]);
     const err = await support("go", { lm, approve: null }).catch((e: unknown) => e);
     expect((err as FunctaiError).code).toBe("plugin-failed");
@@ -164,7 +212,12 @@ describe("failures of plugins and approve functions at depth", () => {
 
   it("a throwing approve function fails the call with plugin-failed before the tool runs", async () => {
     const { desk, t, lm } = setup();
-    const err = await desk("go", { lm, approve: () => { throw new Error("directory down"); } }).catch((e: unknown) => e);
+    const err = await desk("go", {
+      lm,
+      approve: () => {
+        throw new Error("directory down");
+      },
+    }).catch((e: unknown) => e);
     expect((err as FunctaiError).code).toBe("plugin-failed");
     expect((err as Error).message).toContain("directory down");
     expect(t.REFUNDS).toEqual([]);
@@ -180,7 +233,9 @@ describe("failures of plugins and approve functions at depth", () => {
 describe("toolResult sees errors too", () => {
   it("a failed tool's error is shown to the hook; it stays an error for the model", async () => {
     const { tool } = await import("../../src/index.js");
-    const broken = tool("broken", { description: "d", input: {}, effects: "reads" }, () => { throw new Error("disk full"); });
+    const broken = tool("broken", { description: "d", input: {}, effects: "reads" }, () => {
+      throw new Error("disk full");
+    });
     const fn = ai("f", { description: "d", input: { q: z.string() }, tools: [broken] });
     const seen: unknown[] = [];
     const audit = plugin("audit", { toolResult: (r) => (seen.push([r.name, r.output, r.error]), { output: "hidden" }) });
@@ -206,7 +261,12 @@ describe("plugins: a turn hook that throws", () => {
     const { desk, t, lm } = setup();
     const ends: string[] = [];
     const first = plugin("first", { turnStart: () => undefined, turnEnd: (end) => void ends.push(`first ${end.state}`) });
-    const broken = plugin("broken", { turnStart: () => { throw new Error("no tracer"); }, turnEnd: (end) => void ends.push(`broken ${end.state}`) });
+    const broken = plugin("broken", {
+      turnStart: () => {
+        throw new Error("no tracer");
+      },
+      turnEnd: (end) => void ends.push(`broken ${end.state}`),
+    });
     await expect(desk("go", { lm, plugins: [first, broken] })).rejects.toMatchObject({ code: "plugin-failed" });
     expect(ends).toEqual(["first failed"]); // never the one that did not start
     expect(t.REFUNDS).toEqual([]);
@@ -216,7 +276,11 @@ describe("plugins: a turn hook that throws", () => {
   it("in turnEnd: every other plugin's turnEnd still runs, then the call fails with plugin-failed", async () => {
     const { desk, lm } = setup();
     const ends: string[] = [];
-    const broken = plugin("broken", { turnEnd: () => { throw new Error("exporter down"); } });
+    const broken = plugin("broken", {
+      turnEnd: () => {
+        throw new Error("exporter down");
+      },
+    });
     const last = plugin("last", { turnEnd: (end) => void ends.push(`last ${end.state}`) });
     await expect(desk("go", { lm, plugins: [broken, last], approve: () => true })).rejects.toMatchObject({ code: "plugin-failed" });
     expect(ends).toEqual(["last done"]);
