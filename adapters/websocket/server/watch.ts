@@ -9,6 +9,7 @@
  */
 import { approvalOf } from "../../../src/conversation/waiting.js";
 import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
+import { pool } from "../../../src/evaluate/pool.js";
 import { unfinishedOf } from "../../../src/records/keys.js";
 import { ConversationLog } from "../../../src/conversation/log.js";
 import type { ConversationState, TurnInfo } from "../../../src/records/read-conversation.js";
@@ -165,12 +166,13 @@ export class WaitingWatcher {
     if (this.#closed) return;
     for (const id of [...this.#seen.keys()]) if (!ids.has(id)) this.#seen.delete(id);
     const order = [...ids].sort();
-    let next = 0;
-    // SCAN_AT_ONCE conversations read at once (a store groups reads that come together: one round trip for many)
-    const reader = async (): Promise<void> => {
-      // (the server closes: its store may be closed next)
-      while (next < order.length && !this.#closed) {
-        const id = order[next++]!;
+    // SCAN_AT_ONCE conversations read at once (a store groups reads that come together: one round trip for many);
+    // none begun once the server closes (its store may be closed next)
+    await pool(
+      order.length,
+      SCAN_AT_ONCE,
+      async (i) => {
+        const id = order[i]!;
         try {
           await this.#scanOne(id, lengths ? (lengths.get(id) ?? 0) : undefined);
         } catch (e) {
@@ -179,9 +181,9 @@ export class WaitingWatcher {
           this.onError(new FunctaiError(isFunctaiError(e) ? e.code : "store-io", `conversation ${id} could not be read: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
           await this.#skipUntilChanged(id);
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(SCAN_AT_ONCE, order.length) }, reader));
+      },
+      { enough: () => this.#closed },
+    );
     if (this.#closed) return;
     const all = [...this.#seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, s]) => s.entries); // by conversation id
     const json = JSON.stringify(all);
