@@ -54,12 +54,20 @@ export function sameAnswer(expected: unknown, predicted: unknown): boolean {
  */
 export function exactMatch(answers: Record<string, unknown>, prediction: Record<string, unknown>): MatchScores {
   // plain values would be read as records of their letters ("0", "1", …) and score nonsense
-  for (const [which, value] of [["answers", answers], ["prediction", prediction]] as const)
+  for (const [which, value] of [
+    ["answers", answers],
+    ["prediction", prediction],
+  ] as const)
     if (typeof value !== "object" || value === null || Array.isArray(value))
-      throw new FunctaiError("input-invalid", `exactMatch: ${which} is a record of outputs ({ result: … }), not ${Array.isArray(value) ? "a list" : describeValue(value)}`);
+      throw new FunctaiError(
+        "input-invalid",
+        `exactMatch: ${which} is a record of outputs ({ result: … }), not ${Array.isArray(value) ? "a list" : describeValue(value)}`,
+      );
   const names = Object.keys(answers);
   if (names.length === 0) throw new FunctaiError("input-invalid", "exactMatch: no expected output to compare (answers is empty)");
-  const each = names.map((name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction, name) ? prediction[name] : undefined) ? 1 : 0] as const);
+  const each = names.map(
+    (name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction, name) ? prediction[name] : undefined) ? 1 : 0] as const,
+  );
   const scores: Record<string, number> = { exact_match: each.every(([, s]) => s === 1) ? 1 : 0 };
   if (names.length > 1) for (const [name, s] of each) scores[`${name}_match`] = s;
   return scores as MatchScores;

@@ -54,7 +54,6 @@ export interface Scorer {
 /** The name a single metric's number is kept under. */
 export const SCORE = "score";
 
-
 /**
  * Keeps a score under its own name: assigned, a metric named `__proto__`
  * was dropped unseen, and one named `constructor` read as present in every
@@ -77,7 +76,8 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   } catch (e) {
     throw new FunctaiError("metric-failed", `metric ${name} threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
-  if (Array.isArray(value)) throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
+  if (Array.isArray(value))
+    throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
   if (typeof value !== "object" || value === null) {
     setScore(into, name, asScore(name, value));
     return;

@@ -97,7 +97,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   const seed = count("seed", options.seed, 0);
   const concurrency = checkConcurrency(options.concurrency);
   const { threshold } = options;
-  if (threshold !== undefined && !Number.isFinite(threshold)) throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
+  if (threshold !== undefined && !Number.isFinite(threshold))
+    throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
   // each row as a labeled example, made before any run: an answer JSON cannot keep (a BigInt) is refused naming its
   // row before anything is paid for, not by withState once every run is done
   const asLabeled = rows.map((row, i) => {
@@ -105,26 +106,39 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
     return d ? jsonCopy(d, `${shape.name}: row ${i + 1}`) : null;
   });
   const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
-  const call: RowCall = { fn: student, shape, caller: { optimization: newRunId("opt") }, signal: options.signal, keepSteps: true, block: blockSettings() };
+  const call: RowCall = {
+    fn: student,
+    shape,
+    caller: { optimization: newRunId("opt") },
+    signal: options.signal,
+    keepSteps: true,
+    block: blockSettings(),
+  };
 
   const found: (Demo | null)[] = new Array(rows.length).fill(null);
   let passed = 0;
   let done = 0;
   let failed = 0;
-  await pool(rows.length, concurrency, async (i) => {
-    const row = rows[i]!;
-    const outcome = await callRow(call, row, i);
-    const result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, options.signal);
-    const main = Object.values(result.scores)[0] ?? 0;
-    if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
-      found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);
-      passed += 1;
-    }
-    done += 1;
-    if (result.error !== null) failed += 1;
-    options.onProgress?.({ done, total: rows.length, failed });
-  }, { signal: options.signal, enough: () => passed >= maxBootstrapped });
-  if (options.signal?.aborted) throw new FunctaiError("turn-aborted", `bootstrapFewShot was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
+  await pool(
+    rows.length,
+    concurrency,
+    async (i) => {
+      const row = rows[i]!;
+      const outcome = await callRow(call, row, i);
+      const result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, options.signal);
+      const main = Object.values(result.scores)[0] ?? 0;
+      if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
+        found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);
+        passed += 1;
+      }
+      done += 1;
+      if (result.error !== null) failed += 1;
+      options.onProgress?.({ done, total: rows.length, failed });
+    },
+    { signal: options.signal, enough: () => passed >= maxBootstrapped },
+  );
+  if (options.signal?.aborted)
+    throw new FunctaiError("turn-aborted", `bootstrapFewShot was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
 
   // rows start in order and every started row finishes: the first passing ones are those a run in order would find
   const picked = found.flatMap((d, i) => (d ? [{ d, i }] : [])).slice(0, maxBootstrapped);

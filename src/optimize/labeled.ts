@@ -53,7 +53,11 @@ export function count(name: string, value: number | undefined, fallback: number)
  * const shown = labeledFewShot(answer, train, { k: 4 });
  * shown.demos.length; // 4
  */
-export function labeledFewShot<S extends InputShape, O extends z.ZodType>(fn: AIFunction<S, O>, rows: readonly Row[], options: LabeledOptions = {}): AIFunction<S, O> {
+export function labeledFewShot<S extends InputShape, O extends z.ZodType>(
+  fn: AIFunction<S, O>,
+  rows: readonly Row[],
+  options: LabeledOptions = {},
+): AIFunction<S, O> {
   // (null options threw a TypeError; a string was taken as no options)
   if (!isRecord(options as unknown))
     throw new FunctaiError("input-invalid", `options are an object such as { k: 4 }, not ${describeValue(options, 80)}`);
