@@ -21,6 +21,8 @@ function numberIn(text: string): number | null {
 /** Inside lists and objects nothing is folded: item by item, exactly (numbers by value). */
 export function sameData(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  // a date has no items: read item by item, any two were the same (a program's date answer, a row's date column)
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
   }

@@ -69,7 +69,24 @@ function asScore(name: string, value: unknown): number {
   throw new FunctaiError("metric-failed", `metric ${name} gave ${describeValue(value)}, not a finite number`);
 }
 
-async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>): Promise<void> {
+/**
+ * Keeps a score metric `by` gave, refusing a name an earlier metric of the
+ * record gave (`metric-failed`): assigned again, the later score replaced the
+ * earlier one unseen, and with it the main score ("the first is the main
+ * score"); two wrappers of `exactMatch` both give `exact_match`.
+ */
+function keep(into: Record<string, number>, givenBy: Map<string, string>, by: string, name: string, value: number): void {
+  const earlier = givenBy.get(name);
+  if (earlier !== undefined)
+    throw new FunctaiError(
+      "metric-failed",
+      `metric ${by} gave a score named ${name}, as metric ${earlier} did: give each metric's scores names of their own`,
+    );
+  givenBy.set(name, by);
+  setScore(into, name, value);
+}
+
+async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>, givenBy: Map<string, string>): Promise<void> {
   let value: unknown;
   try {
     value = await metric(row, outputs);
@@ -79,13 +96,13 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   if (Array.isArray(value))
     throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
   if (typeof value !== "object" || value === null) {
-    setScore(into, name, asScore(name, value));
+    keep(into, givenBy, name, name, asScore(name, value));
     return;
   }
   const entries = Object.entries(value);
   // an empty record would leave the row with no score at all: the run's mean would quietly skip it
   if (entries.length === 0) throw new FunctaiError("metric-failed", `metric ${name} gave no score (an empty record)`);
-  for (const [k, v] of entries) setScore(into, k, asScore(k, v));
+  for (const [k, v] of entries) keep(into, givenBy, name, k, asScore(k, v));
 }
 
 /** Checks the metric option (bad arguments are refused up front) and makes the scorer. */
@@ -105,7 +122,8 @@ export function makeScorer(metric: MetricOption | undefined): Scorer {
     custom: true,
     score: async (row, _expected, outputs) => {
       const scores: Record<string, number> = {};
-      for (const [name, m] of named) await run(name, m, row, outputs, scores);
+      const givenBy = new Map<string, string>();
+      for (const [name, m] of named) await run(name, m, row, outputs, scores, givenBy);
       return scores;
     },
     zeros: () => ({}),

@@ -30,9 +30,9 @@ export function labeledDemo(shape: RowShape, row: Row): Demo | null {
   const inputs = inputsOf(shape, row);
   const expected = expectedOf(shape, row);
   // the whole answer in one column, unless the output has a field named result (that column is the field)
-  if ("result" in expected && !shape.fields.includes("result")) return { inputs, outputs: { result: expected.result } };
-  // an object output given field by field
-  if (shape.fields.length > 0 && shape.fields.every((f) => f in expected))
+  if (Object.hasOwn(expected, "result") && !shape.fields.includes("result")) return { inputs, outputs: { result: expected.result } };
+  // an object output given field by field (own columns only: `in` found a field named constructor in every row)
+  if (shape.fields.length > 0 && shape.fields.every((f) => Object.hasOwn(expected, f)))
     return { inputs, outputs: { result: Object.fromEntries(shape.fields.map((f) => [f, expected[f]])) } };
   return null;
 }
