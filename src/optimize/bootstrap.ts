@@ -12,6 +12,7 @@ import { checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, 
 import type { LanguageModel } from "../lm/types.js";
 import { blockSettings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
+import { checkOptimizable, checkTeacher } from "./arguments.js";
 import { jsonCopy, stepsFrom, type Demo } from "./demo.js";
 import { count, labeledDemo } from "./labeled.js";
 import { sample } from "./sample.js";
@@ -83,6 +84,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   rows: readonly Row[],
   options: BootstrapOptions = {},
 ): Promise<AIFunction<S, O>> {
+  checkOptimizable(fn, "bootstrapFewShot");
   checkRunOptions(options);
   // its runs keep their steps in memory, never in a conversation: a store given here would be silently ignored
   if ((options as { store?: unknown }).store !== undefined)
@@ -99,13 +101,14 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   const { threshold } = options;
   if (threshold !== undefined && !Number.isFinite(threshold))
     throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
+  const teacher = checkTeacher(options.teacher);
   // each row as a labeled example, made before any run: an answer JSON cannot keep (a BigInt) is refused naming its
   // row before anything is paid for, not by withState once every run is done
   const asLabeled = rows.map((row, i) => {
     const d = labeledDemo(shape, row);
     return d ? jsonCopy(d, `${shape.name}: row ${i + 1}`) : null;
   });
-  const student = options.teacher === undefined ? fn : fn.using({ lm: options.teacher });
+  const student = teacher === undefined ? fn : fn.using({ lm: teacher });
   const call: RowCall = {
     fn: student,
     shape,

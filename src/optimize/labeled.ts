@@ -3,6 +3,7 @@ import type { AIFunction } from "../functions/ai.js";
 import { describeValue, FunctaiError } from "../errors.js";
 import { checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
 import type { InputShape } from "../tools/types.js";
+import { checkOptimizable } from "./arguments.js";
 import { jsonCopy, type Demo } from "./demo.js";
 import { sample } from "./sample.js";
 import { isRecord } from "../runtime/values.js";
@@ -58,6 +59,7 @@ export function labeledFewShot<S extends InputShape, O extends z.ZodType>(
   rows: readonly Row[],
   options: LabeledOptions = {},
 ): AIFunction<S, O> {
+  checkOptimizable(fn, "labeledFewShot");
   // (null options threw a TypeError; a string was taken as no options)
   if (!isRecord(options as unknown))
     throw new FunctaiError("input-invalid", `options are an object such as { k: 4 }, not ${describeValue(options, 80)}`);
