@@ -96,7 +96,9 @@ const outcomeUnknown = (e: unknown): boolean => {
 /** A listing that failed, as a FunctaiError: the connection is gone (closed, or never made), or the server answered with an error. */
 function listingFailed(e: unknown): FunctaiError {
   const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED || (e instanceof Error && e.message === "Not connected");
-  return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${describeError(e)}`, { cause: e });
+  return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${describeError(e)}`, {
+    cause: e,
+  });
 }
 
 /** Every page of the server's tools. A cursor given twice means the pages go round in a circle: refused, not followed forever. */
@@ -114,7 +116,10 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
     tools.push(...page.tools);
     cursor = page.nextCursor;
     if (cursor !== undefined && cursors.has(cursor))
-      throw new FunctaiError("remote-protocol", `the MCP server's tool list goes round in a circle: it gave the cursor ${JSON.stringify(cursor)} twice`);
+      throw new FunctaiError(
+        "remote-protocol",
+        `the MCP server's tool list goes round in a circle: it gave the cursor ${JSON.stringify(cursor)} twice`,
+      );
     if (cursor !== undefined) cursors.add(cursor);
   } while (cursor !== undefined);
   return tools;
@@ -122,10 +127,14 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
 
 /** Options of the wrong type, refused before the server is asked (an `include` of one string was matched as a substring of it). */
 function checkOptions(options: unknown): asserts options is McpToolsOptions {
-  if (!isRecord(options)) throw new FunctaiError("settings-invalid", `mcpTools options must be an object { include?, effects? }, not ${describeValue(options, 80)}`);
+  if (!isRecord(options))
+    throw new FunctaiError("settings-invalid", `mcpTools options must be an object { include?, effects? }, not ${describeValue(options, 80)}`);
   const { include, effects } = options;
   if (include !== undefined && typeof include !== "function" && !(Array.isArray(include) && include.every((n) => typeof n === "string")))
-    throw new FunctaiError("settings-invalid", `mcpTools include must be a list of tool names or a test of each tool, not ${describeValue(include, 80)}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `mcpTools include must be a list of tool names or a test of each tool, not ${describeValue(include, 80)}`,
+    );
   if (effects !== undefined && !isRecord(effects))
     throw new FunctaiError("settings-invalid", `mcpTools effects must be an object of effects by tool name, not ${describeValue(effects, 80)}`);
   for (const e of Object.values(effects ?? {})) checkEffects(e);
@@ -142,14 +151,19 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
   const named = [...(Array.isArray(include) ? include : []), ...Object.keys(effects)];
   const missing = named.filter((n) => !names.has(n));
   if (missing.length > 0)
-    throw new FunctaiError("settings-invalid", `the MCP server has no tool named ${missing.map((n) => JSON.stringify(n)).join(", ")} (it has: ${[...names].join(", ") || "none"})`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP server has no tool named ${missing.map((n) => JSON.stringify(n)).join(", ")} (it has: ${[...names].join(", ") || "none"})`,
+    );
   if (include === undefined) return [...all];
   if (typeof include === "function")
     return all.filter((t) => {
       try {
         return include(t);
       } catch (e) {
-        throw new FunctaiError("settings-invalid", `mcpTools include failed on the tool ${JSON.stringify(t.name)}: ${describeError(e)}`, { cause: e });
+        throw new FunctaiError("settings-invalid", `mcpTools include failed on the tool ${JSON.stringify(t.name)}: ${describeError(e)}`, {
+          cause: e,
+        });
       }
     });
   return all.filter((t) => include.includes(t.name));
@@ -172,7 +186,10 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
   }
   const parameters: unknown = info.inputSchema;
   if (!isRecord(parameters) || parameters.type !== "object")
-    throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${leaveOut}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${leaveOut}`,
+    );
   const properties = isRecord(parameters.properties) ? Object.keys(parameters.properties) : [];
   const refused = properties.filter((key) => !INPUT_NAME.test(key));
   if (refused.length > 0)
@@ -229,7 +246,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     try {
       check = makeCheck(parameters);
     } catch (e) {
-      throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that cannot be checked: ${describeError(e)}`, { cause: e });
+      throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that cannot be checked: ${describeError(e)}`, {
+        cause: e,
+      });
     }
     // own keys only: a tool named "constructor" or "toString" would find Object.prototype's function
     const effects = (options.effects && Object.hasOwn(options.effects, name) ? options.effects[name] : undefined) ?? effectsOf(info);
@@ -247,7 +266,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
         const reader = readResult();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
-          result = await client.callTool({ name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } }, reader.schema, { signal: ctx.signal });
+          result = await client.callTool({ name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } }, reader.schema, {
+            signal: ctx.signal,
+          });
         } catch (e) {
           if (ctx.signal.aborted) throw e;
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
@@ -257,7 +278,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
             const why = answered ? `the MCP server's answer could not be read (${unreadable(e)})` : `${describeError(e)}, after its request was sent`;
             throw new NeedsPerson(`the MCP tool ${name} may have run: ${why}. Say what it returned, or ask for a rerun.`);
           }
-          if (answered) throw new FunctaiError("remote-protocol", `the MCP server's answer to ${name} could not be read: ${unreadable(e)}`, { cause: e });
+          if (answered)
+            throw new FunctaiError("remote-protocol", `the MCP server's answer to ${name} could not be read: ${unreadable(e)}`, { cause: e });
           throw e;
         }
         return outputOf(name, result as McpCallResult);

@@ -1,4 +1,15 @@
-import { context, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
+import {
+  context,
+  isSpanContextValid,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type Tracer,
+} from "@opentelemetry/api";
 import { frameCarrier } from "../../src/engine/carrier.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
@@ -64,7 +75,10 @@ function failSpan(span: Span, errorType: string, message: string | undefined, co
 function endTurnSpan(span: Span, end: PluginTurnEnd, usage: Usage, content: boolean): void {
   span.setAttributes({ [FUNCTAI.state]: end.state, [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens });
   if (end.state === "waiting") {
-    span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.approvals]: end.approvals.map((a) => a.path), [FUNCTAI.approvalIds]: end.approvals.map((a) => a.id) });
+    span.addEvent(FUNCTAI.waitEvent, {
+      [FUNCTAI.approvals]: end.approvals.map((a) => a.path),
+      [FUNCTAI.approvalIds]: end.approvals.map((a) => a.id),
+    });
   } else if (end.state !== "done") {
     failSpan(span, end.state === "failed" ? (end.code ?? "error") : end.state, end.error, content);
   }
@@ -171,7 +185,11 @@ export function otel(options: OtelOptions = {}): Plugin {
       turnStart(t) {
         quietly("turnStart", () => {
           const parent = parentFor(t.turn);
-          const span = tracer.startSpan(`invoke_agent ${t.name}`, { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) }, parent);
+          const span = tracer.startSpan(
+            `invoke_agent ${t.name}`,
+            { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) },
+            parent,
+          );
           const started = runs.get(t.turn) ?? [];
           started.push({ attempt: t.attempt, run: new Run(tracer, content, span, parent) });
           runs.set(t.turn, started);
@@ -202,9 +220,14 @@ export function otel(options: OtelOptions = {}): Plugin {
         quietly("modelResponse", () => {
           if (r.response) {
             const { usage, finishReason, model } = r.response;
-            span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens, [GEN_AI.finishReasons]: [finishReason] });
+            span.setAttributes({
+              [GEN_AI.inputTokens]: usage.inputTokens,
+              [GEN_AI.outputTokens]: usage.outputTokens,
+              [GEN_AI.finishReasons]: [finishReason],
+            });
             if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
-            if (content) span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
+            if (content)
+              span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
           } else failSpan(span, "model_error", r.error, content);
           span.end();
         });
