@@ -15,7 +15,11 @@ export async function fromSdk<T>(load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (e) {
-    throw new FunctaiError("package-missing", `functai/mcp needs the package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk): ${describeError(e)}`, { cause: e });
+    throw new FunctaiError(
+      "package-missing",
+      `functai/mcp needs the package @modelcontextprotocol/sdk (npm install @modelcontextprotocol/sdk): ${describeError(e)}`,
+      { cause: e },
+    );
   }
 }
 
@@ -23,11 +27,17 @@ export async function fromSdk<T>(load: () => Promise<T>): Promise<T> {
  * The MCP SDK's own JSON Schema validator (Ajv, as its client uses for
  * tools' output schemas), loaded when first needed: the SDK is an optional
  * peer dependency of functai.
+ *
+ * A schema with an `$id` is compiled by a validator of its own: the SDK's
+ * keeps each schema it compiled by its `$id` and hands it back for any later
+ * schema of that `$id`, so two tools whose schemas share one (a generator's
+ * fixed `$id`) were both checked against the first one's.
  */
 export async function loadCheckMaker(): Promise<CheckMaker> {
   const mod = await fromSdk(() => import("@modelcontextprotocol/sdk/validation/ajv"));
-  const validator = new mod.AjvJsonSchemaValidator();
+  const shared = new mod.AjvJsonSchemaValidator();
   return (schema) => {
+    const validator = typeof schema.$id === "string" ? new mod.AjvJsonSchemaValidator() : shared;
     const check = validator.getValidator(schema as never);
     return (value) => {
       const result = check(value);
