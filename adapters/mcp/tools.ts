@@ -93,15 +93,28 @@ const outcomeUnknown = (e: unknown): boolean => {
   return code === CONNECTION_CLOSED || code === REQUEST_TIMEOUT;
 };
 
-/** A listing that failed, as a FunctaiError: the connection is gone (closed, or never made), or the server answered with an error. */
+/**
+ * A listing that failed, as a FunctaiError: the connection is gone (closed,
+ * or never made), or the server answered with an error or with a listing
+ * the SDK cannot read (said by path, as {@link unreadable} says it, not as
+ * the SDK's ZodError dump).
+ */
 function listingFailed(e: unknown): FunctaiError {
   const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED || (e instanceof Error && e.message === "Not connected");
-  return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${describeError(e)}`, {
+  return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${unreadable(e)}`, {
     cause: e,
   });
 }
 
-/** Every page of the server's tools. A cursor given twice means the pages go round in a circle: refused, not followed forever. */
+/**
+ * The most pages of tools/list followed. A server that never stops giving a
+ * new cursor (an offset it goes on adding to) would be asked forever, what
+ * it lists piling up; far past any real listing (a model request takes some
+ * 128 tools), it is refused instead.
+ */
+const MAX_PAGES = 1_000;
+
+/** Every page of the server's tools. A cursor given twice means the pages go round in a circle, and pages past {@link MAX_PAGES} that they never end: refused, not followed forever. */
 async function listAll(client: McpClient): Promise<McpToolInfo[]> {
   const tools: McpToolInfo[] = [];
   const cursors = new Set<string>();
@@ -121,6 +134,11 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
         `the MCP server's tool list goes round in a circle: it gave the cursor ${JSON.stringify(cursor)} twice`,
       );
     if (cursor !== undefined) cursors.add(cursor);
+    if (cursor !== undefined && cursors.size >= MAX_PAGES)
+      throw new FunctaiError(
+        "remote-protocol",
+        `the MCP server's tool list does not end: it gave ${MAX_PAGES} pages (${tools.length} tools) and a cursor to another`,
+      );
   } while (cursor !== undefined);
   return tools;
 }
@@ -170,6 +188,14 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
 }
 
 /**
+ * Keywords providers refuse at the top of a tool's input schema, whatever it
+ * says: Anthropic "oneOf, allOf, or anyOf", OpenAI those and "enum" and
+ * "not" (a server's "at least one of these inputs" is often a top-level
+ * `anyOf` of `required` lists).
+ */
+const TOP_LEVEL_REFUSED = ["oneOf", "anyOf", "allOf", "enum", "not"] as const;
+
+/**
  * The tool's name and input schema, when a provider takes them: MCP allows
  * names ("orders.refund"), input names ("order id") and schemas that
  * providers refuse, and a request offering such a tool is refused whole (a
@@ -189,6 +215,12 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
     throw new FunctaiError(
       "settings-invalid",
       `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${leaveOut}`,
+    );
+  const combined = TOP_LEVEL_REFUSED.filter((keyword) => Object.hasOwn(parameters, keyword));
+  if (combined.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP tool ${name} has an input schema with ${combined.join(", ")} at its top level, which providers refuse (only inside its properties); ${leaveOut}`,
     );
   const properties = isRecord(parameters.properties) ? Object.keys(parameters.properties) : [];
   const refused = properties.filter((key) => !INPUT_NAME.test(key));
@@ -219,7 +251,7 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * tools are journaled, approved and resumed like any tool; a stopped turn
  * cancels the request. A listing that fails is `remote-closed` (the connection is
  * gone) or `remote-protocol` (the server answered with an error, lists one
- * name twice, or its pages go round in a circle). A tool whose name, input
+ * name twice, or its pages go round in a circle or never end). A tool whose name, input
  * names or schema providers refuse is `settings-invalid`: leave it out with
  * `include`.
  *
