@@ -1,7 +1,7 @@
 import type { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { FunctaiError, describeError } from "../../src/errors.js";
-import { fromSdk } from "./validate.js";
+import { fromSdk, type JsonCheck } from "./validate.js";
 
 /**
  * The parts of an MCP `tools/call` result functai reads.
@@ -43,6 +43,25 @@ export function outputOf(name: string, result: McpCallResult): unknown {
   if (text !== undefined) return text;
   if (result.content === undefined) throw new FunctaiError("tool-failed", `the MCP server's result for ${name} has no content`);
   return result.content;
+}
+
+/**
+ * What is wrong with a result of a tool that lists an output schema, checked
+ * as the SDK's client checks it (`check`: that schema compiled), else `null`:
+ * its structured content must be there (unless it is `isError`), and fit.
+ * The client's own check uses what its last `listTools` cached, and each
+ * `listTools` forgets what the one before it cached: after the pages of a
+ * listing, only the last page's tools would be checked.
+ *
+ * @example
+ * const check = makeCheck({ type: "object", properties: { locked: { type: "boolean" } } });
+ * outputProblem(check, { content: [], structuredContent: { locked: "yes" } }); // "its structured content does not match the tool's output schema: …"
+ */
+export function outputProblem(check: JsonCheck, result: McpCallResult): string | null {
+  const structured: unknown = result.structuredContent;
+  if (!structured) return result.isError === true ? null : "the tool has an output schema, and its result has no structured content";
+  const problem = check(structured);
+  return problem === null ? null : `its structured content does not match the tool's output schema: ${problem}`;
 }
 
 /**

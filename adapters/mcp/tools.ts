@@ -5,8 +5,8 @@ import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
 import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
-import { loadResultReader, outputOf, unreadable, type McpCallResult } from "./result.js";
-import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
+import { loadResultReader, outputOf, outputProblem, unreadable, type McpCallResult } from "./result.js";
+import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
 import { isRecord } from "../../src/runtime/values.js";
 
 /**
@@ -232,6 +232,16 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
   return { name, parameters };
 }
 
+/** The check of a tool's output schema, when it lists one (see {@link outputProblem}). */
+function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): JsonCheck | undefined {
+  if (info.outputSchema === undefined) return undefined;
+  try {
+    return makeCheck(info.outputSchema);
+  } catch (e) {
+    throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an output schema that cannot be checked: ${describeError(e)}`, { cause: e });
+  }
+}
+
 /**
  * The tools of a connected MCP server, as functai tools: name, description
  * and the server's input JSON Schema given to the model as they are (inputs
@@ -240,8 +250,9 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * `effects` says otherwise. A result's structured content, else its text, is
  * what the model sees; `isError` is a tool error the model sees. A call to
  * a changing tool that was sent and never answered (the connection closed,
- * or it timed out), or answered with a result the SDK cannot read (not an
- * MCP result, or structured content that breaks the tool's output schema),
+ * or it timed out), or answered with a result that cannot be read (not an
+ * MCP result, or structured content that breaks the tool's output schema,
+ * checked here for every tool whatever page of the listing it was on),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
  * the call unfinished. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
@@ -282,8 +293,20 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
         cause: e,
       });
     }
+    const checkOutput = outputCheck(info, name, makeCheck);
     // own keys only: a tool named "constructor" or "toString" would find Object.prototype's function
     const effects = (options.effects && Object.hasOwn(options.effects, name) ? options.effects[name] : undefined) ?? effectsOf(info);
+    /** An answer that came back and cannot be read: a changing tool may have acted on it (a person says), a reading one fails. */
+    const unreadableAnswer = (why: string, cause?: unknown): Error =>
+      effects === "changes"
+        ? new NeedsPerson(
+            `the MCP tool ${name} may have run: the MCP server's answer could not be read (${why}). Say what it returned, or ask for a rerun.`,
+          )
+        : new FunctaiError(
+            "remote-protocol",
+            `the MCP server's answer to ${name} could not be read: ${why}`,
+            cause === undefined ? undefined : { cause },
+          );
     const tool: McpTool = {
       kind: "mcp",
       name,
@@ -305,15 +328,16 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           if (ctx.signal.aborted) throw e;
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
           // schema): the server took the call and answered it, so it may have acted, whatever the answer said
-          const answered = reader.answered();
-          if (effects === "changes" && (answered || outcomeUnknown(e))) {
-            const why = answered ? `the MCP server's answer could not be read (${unreadable(e)})` : `${describeError(e)}, after its request was sent`;
-            throw new NeedsPerson(`the MCP tool ${name} may have run: ${why}. Say what it returned, or ask for a rerun.`);
-          }
-          if (answered)
-            throw new FunctaiError("remote-protocol", `the MCP server's answer to ${name} could not be read: ${unreadable(e)}`, { cause: e });
+          if (reader.answered()) throw unreadableAnswer(unreadable(e), e);
+          if (effects === "changes" && outcomeUnknown(e))
+            throw new NeedsPerson(
+              `the MCP tool ${name} may have run: ${describeError(e)}, after its request was sent. Say what it returned, or ask for a rerun.`,
+            );
           throw e;
         }
+        // checked here, not left to the client: it checks only the tools of its last listing's last page
+        const broken = checkOutput === undefined ? null : outputProblem(checkOutput, result as McpCallResult);
+        if (broken !== null) throw unreadableAnswer(broken);
         return outputOf(name, result as McpCallResult);
       },
     };
