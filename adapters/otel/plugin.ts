@@ -14,6 +14,7 @@ import { frameCarrier } from "../../src/engine/carrier.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { inputMessages, outputMessages } from "./messages.js";
 import { quietly } from "./quiet.js";
 import { LOOSE_LIMIT, Run } from "./run.js";
 
@@ -95,7 +96,7 @@ function requestAttributes(r: PluginModelRequest, content: boolean): Attributes 
   };
   if (r.request.temperature !== undefined) attributes[GEN_AI.temperature] = r.request.temperature;
   if (r.request.maxTokens !== undefined) attributes[GEN_AI.maxTokens] = r.request.maxTokens;
-  if (content) attributes[GEN_AI.inputMessages] = jsonText(r.request.messages);
+  if (content) attributes[GEN_AI.inputMessages] = jsonText(inputMessages(r.request.messages));
   return attributes;
 }
 
@@ -226,8 +227,7 @@ export function otel(options: OtelOptions = {}): Plugin {
               [GEN_AI.finishReasons]: [finishReason],
             });
             if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
-            if (content)
-              span.setAttribute(GEN_AI.outputMessages, jsonText([{ role: "assistant", content: r.response.text, toolCalls: r.response.toolCalls }]));
+            if (content) span.setAttribute(GEN_AI.outputMessages, jsonText(outputMessages(r.response)));
           } else failSpan(span, "model_error", r.error, content);
           span.end();
         });
