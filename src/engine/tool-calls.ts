@@ -110,7 +110,16 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
       `tool_call:${frame.site}:${invocation}`,
     );
   // a plugin's changed input is checked there, as it is handed back (before the next plugin, a person or the approve function)
-  const decision = decide(frame, { name: call.name, input: parsed.data, effects: tool.toolEffects, path: p.path, invocation, id: call.id, anew, schema: tool.inputSchema });
+  const decision = decide(frame, {
+    name: call.name,
+    input: parsed.data,
+    effects: tool.toolEffects,
+    path: p.path,
+    invocation,
+    id: call.id,
+    anew,
+    schema: tool.inputSchema,
+  });
   return decision instanceof Promise ? decision.then((d) => decided(p, d)) : decided(p, decision);
 }
 
@@ -210,7 +219,10 @@ const PROPAGATE = new Set([
 ]);
 // (asked with isInstance: a thrown Proxy whose traps throw is a tool's error, never a crash of the step)
 const mustPropagate = (e: unknown): boolean =>
-  isInstance(e, Suspend) || isInstance(e, LeaseLost) || isInstance(e, ApprovalError) || (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code));
+  isInstance(e, Suspend) ||
+  isInstance(e, LeaseLost) ||
+  isInstance(e, ApprovalError) ||
+  (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code));
 
 /** Shows a call's `tool_result` (once: a replay does not show it again). */
 function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string): void {
@@ -319,7 +331,10 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       output = await afterHooks(frame, p, input, { output: shown });
       const changed = keptText(output);
       if (changed === undefined)
-        throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${notJson(output) ?? "it could not be written"})`);
+        throw new FunctaiError(
+          "plugin-failed",
+          `a plugin changed the output of ${p.path} into one that is not JSON (${notJson(output) ?? "it could not be written"})`,
+        );
       text = changed;
     } catch (e) {
       // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
@@ -343,7 +358,12 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
  * the whole step are settled before any of its tools runs. `anew`: the reply
  * was paid in this run (its request was sent), not replayed from the records.
  */
-export function runToolCalls(frame: Frame, calls: readonly ToolCall[], tools: ReadonlyMap<string, ToolLike>, anew: boolean): Message[] | Promise<Message[]> {
+export function runToolCalls(
+  frame: Frame,
+  calls: readonly ToolCall[],
+  tools: ReadonlyMap<string, ToolLike>,
+  anew: boolean,
+): Message[] | Promise<Message[]> {
   const prepared: Prepared[] = [];
   for (const call of calls) {
     const p = prepare(frame, call, tools, anew);
