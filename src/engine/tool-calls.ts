@@ -266,6 +266,18 @@ async function failed(frame: Frame, p: Prepared, input: unknown, message: string
   return toolMessage(p, `Error: ${message}`, true);
 }
 
+/**
+ * A call that stops its turn for a person (it may have acted, or its
+ * delegated turn needs a person) is still shown to the plugins' `toolResult`
+ * hooks, with the reason as its error: it ran, and a trace (`otel()`) without
+ * it would leave out the very call a person must look into. A hook that
+ * fails here does not replace the stop: the turn must stay resumable.
+ */
+async function inDoubt(frame: Frame, p: Prepared, input: unknown, stop: NeedsPerson): Promise<void> {
+  if (!frame.settings.plugins?.length) return;
+  await afterHooks(frame, p, input, { error: stop.message }).catch(() => undefined);
+}
+
 async function execute(frame: Frame, p: Prepared): Promise<Message> {
   return settledMessage(frame, p) ?? run(frame, p, p.decision as Extract<Decision, { kind: "run" }>);
 }
@@ -314,7 +326,10 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
     if (leafChange && isInstance(e, Suspend)) void runtime.journal.add(toolBody(site, p, "rerun"));
     // the turn stops for a person, resumable: what it learned is kept first (replies not paid again, tools done not run again)
-    if (isInstance(e, NeedsPerson)) await runtime.journal.flush();
+    if (isInstance(e, NeedsPerson)) {
+      await runtime.journal.flush();
+      await inDoubt(frame, p, input, e as NeedsPerson);
+    }
     if (mustPropagate(e)) throw e;
     return failed(frame, p, input, thrownText(e), e);
   }
