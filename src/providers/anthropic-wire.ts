@@ -2,13 +2,7 @@
  * functai's provider-neutral messages ⇄ Anthropic Messages wire shapes.
  * Pure functions, no SDK at run time (types only).
  */
-import type {
-  ContentBlockParam,
-  Message as AnthropicMessage,
-  MessageParam,
-  RawMessageStreamEvent,
-  Tool,
-} from "@anthropic-ai/sdk/resources/messages";
+import type { ContentBlockParam, Message as AnthropicMessage, MessageParam, RawMessageStreamEvent, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { toolCallFromText } from "./common.js";
@@ -17,9 +11,7 @@ import { ANTHROPIC_IDS, withWireIds } from "./tool-ids.js";
 
 /** `tool_use.input` must be an object: a call whose arguments were not valid JSON is sent back as `{}`. */
 const inputObject = (call: ToolCall): Record<string, unknown> =>
-  typeof call.input === "object" && call.input !== null && !Array.isArray(call.input)
-    ? (call.input as Record<string, unknown>)
-    : {};
+  typeof call.input === "object" && call.input !== null && !Array.isArray(call.input) ? (call.input as Record<string, unknown>) : {};
 
 /**
  * What an empty user message says: a function with no inputs (or with every

@@ -111,12 +111,25 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
       try {
         const sdk = await client();
         endpoint = endpointOf(sdk, "/v1/messages");
-        if (!stream) return fromMessage(await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })));
-        const got = await eventStream("anthropic", idleBound(sdk), sdk.messages.create({ ...body, stream: true }, { signal }).withResponse(), isMessage);
+        if (!stream)
+          return fromMessage(
+            await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })),
+          );
+        const got = await eventStream(
+          "anthropic",
+          idleBound(sdk),
+          sdk.messages.create({ ...body, stream: true }, { signal }).withResponse(),
+          isMessage,
+        );
         // A compatible server or proxy that does not stream answers with the whole message.
         if ("whole" in got) return givenWhole(fromMessage(got.whole as AnthropicMessage), onText, text.passedOn);
         // `ping` is skipped and an `error` event thrown (as an APIError) by the SDK.
-        return await drainStream("anthropic", got.stream, new EventAccumulator(), { signal, onText, passedOn: text.passedOn, idleMs: idleBound(sdk) });
+        return await drainStream("anthropic", got.stream, new EventAccumulator(), {
+          signal,
+          onText,
+          passedOn: text.passedOn,
+          idleMs: idleBound(sdk),
+        });
       } catch (e) {
         if (noCredentials(e)) {
           const message = "anthropic: no API key. Pass anthropic({ apiKey }) or set ANTHROPIC_API_KEY.";

@@ -17,11 +17,9 @@ interface ApiErrorLike extends Error {
   type?: unknown;
 }
 
-const isApiErrorLike = (e: unknown): e is ApiErrorLike =>
-  e instanceof Error && "status" in e && "headers" in e && "error" in e;
+const isApiErrorLike = (e: unknown): e is ApiErrorLike => e instanceof Error && "status" in e && "headers" in e && "error" in e;
 
-const isAbortLike = (e: unknown): boolean =>
-  e instanceof Error && (e.name === "AbortError" || e.name === "APIUserAbortError");
+const isAbortLike = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "APIUserAbortError");
 
 const record = (x: unknown): Record<string, unknown> | undefined =>
   typeof x === "object" && x !== null ? (x as Record<string, unknown>) : undefined;
@@ -102,8 +100,7 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
   const { provider, signal, apiKey, endpoint, baseURLAdvice } = context;
   if (signal?.aborted) return signal.reason ?? e;
   if (isAbortLike(e) || e instanceof FunctaiError) return e;
-  const redact = (text: string): string =>
-    apiKey !== undefined && apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text;
+  const redact = (text: string): string => (apiKey !== undefined && apiKey.length >= 4 ? text.split(apiKey).join("[redacted]") : text);
   if (e instanceof Error) {
     // The cause is kept for debugging; make sure it cannot print the key either.
     e.message = redact(e.message);
@@ -174,7 +171,12 @@ export async function received<T>(provider: string, call: Promise<T>): Promise<T
  * request is aborted and fails as a connection lost (`provider-network`).
  * `call` is given the signal to send with (the caller's, and this bound).
  */
-export async function wholeWithin<T>(provider: string, ms: number | undefined, signal: AbortSignal | undefined, call: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+export async function wholeWithin<T>(
+  provider: string,
+  ms: number | undefined,
+  signal: AbortSignal | undefined,
+  call: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
   if (ms === undefined) return received(provider, call(signal));
   const bound = new AbortController();
   const passOn = (): void => bound.abort(signal?.reason);
@@ -189,7 +191,10 @@ export async function wholeWithin<T>(provider: string, ms: number | undefined, s
     return await received(provider, call(bound.signal));
   } catch (e) {
     if (stalled && !signal?.aborted)
-      throw new ProviderError("provider-network", `${provider}: no whole reply came within ${ms} ms (the client's timeout): the response stalled.`, { provider, cause: e });
+      throw new ProviderError("provider-network", `${provider}: no whole reply came within ${ms} ms (the client's timeout): the response stalled.`, {
+        provider,
+        cause: e,
+      });
     throw e;
   } finally {
     clearTimeout(timer);
@@ -371,7 +376,9 @@ export async function drainStream<E>(
   // The SDK ends an aborted stream quietly; the caller must see the abort.
   signal?.throwIfAborted();
   if (stalled && !reply.complete) {
-    throw new ProviderError("provider-network", `${provider}: the response stream stalled: nothing came for ${idleMs} ms (the client's timeout).`, { provider });
+    throw new ProviderError("provider-network", `${provider}: the response stream stalled: nothing came for ${idleMs} ms (the client's timeout).`, {
+      provider,
+    });
   }
   if (!reply.complete) throw streamCutShort(provider);
   return reply.response();

@@ -2,12 +2,7 @@
  * functai's provider-neutral messages ⇄ OpenAI Chat Completions wire shapes.
  * Pure functions, no SDK at run time (types only), so they test without a server.
  */
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionFunctionTool,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { toolCallFromText } from "./common.js";

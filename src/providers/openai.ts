@@ -100,7 +100,11 @@ export function openai(options: OpenAIOptions): LanguageModel {
         const sdk = await client();
         endpoint = endpointOf(sdk, "/chat/completions");
         if (onText === undefined) {
-          return fromCompletion(await wholeWithin("openai", idleBound(sdk), signal, (bound) => sdk.chat.completions.create({ ...body, stream: false }, { signal: bound })));
+          return fromCompletion(
+            await wholeWithin("openai", idleBound(sdk), signal, (bound) =>
+              sdk.chat.completions.create({ ...body, stream: false }, { signal: bound }),
+            ),
+          );
         }
         const got = await eventStream(
           "openai",
