@@ -40,6 +40,21 @@ export interface ToolCall {
   input: unknown;
   /** Set when the model's arguments were not valid JSON; `input` is then the raw text. */
   inputError?: string;
+  /**
+   * The reasoning text the reply gave beside its calls, kept on its first
+   * call only: OpenAI-compatible thinking models (DeepSeek's reasoner and
+   * thinking mode, Kimi's) send it as `reasoning_content` and refuse the next
+   * request whose assistant message holds the calls without it. Kept on a
+   * call because the call is what the next request's message is made of.
+   */
+  reasoning?: string;
+  /**
+   * What the provider gave with this call to be given back with it, as it
+   * came: Gemini's OpenAI-compatible API sends `extra_content` (its thought
+   * signature) and, for Gemini 3, refuses a next request whose call lacks it
+   * ("Function call is missing a thought_signature").
+   */
+  extraContent?: unknown;
 }
 
 /**

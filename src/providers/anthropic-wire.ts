@@ -90,6 +90,30 @@ interface UsageLike {
   input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  output_tokens?: number | null;
+}
+
+/** The counters a stream's usage is made of, as its events last gave each. */
+type UsageCounts = Required<{ [K in keyof UsageLike]: number }>;
+
+const COUNTERS = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens"] as const;
+
+/**
+ * `usage` with each counter an event gave overwriting the one before, the
+ * others kept. A stream's usage comes in two parts: `message_start` has the
+ * prompt's counts, `message_delta` the final ones, where each counter is a
+ * whole-message total that is left out (or null) where it does not apply
+ * (the SDK merges them so). A `message_delta` with `input_tokens` but no
+ * cache counts (as gateways and newer streams send it) must not drop the
+ * cached prompt tokens `message_start` gave.
+ */
+function merged(usage: UsageCounts, given: UsageLike | null | undefined): UsageCounts {
+  const next = { ...usage };
+  for (const key of COUNTERS) {
+    const value = given?.[key];
+    if (typeof value === "number") next[key] = value;
+  }
+  return next;
 }
 
 /**
@@ -131,7 +155,7 @@ export class EventAccumulator {
   private text = "";
   private readonly blocks = new Map<number, { kind: "text" } | { kind: "tool"; id: string; name: string; json: string }>();
   private reason: string | null = null;
-  private usage = { inputTokens: 0, outputTokens: 0 };
+  private usage: UsageCounts = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   private model: string | undefined;
   /**
    * Whether the reply is whole: its stop reason came (in `message_delta`,
@@ -148,7 +172,7 @@ export class EventAccumulator {
         return "";
       case "message_start":
         this.model = event.message.model;
-        this.usage = { inputTokens: promptTokens(event.message.usage), outputTokens: event.message.usage?.output_tokens ?? 0 };
+        this.usage = merged(this.usage, event.message.usage);
         return "";
       case "content_block_start": {
         const b = event.content_block;
@@ -165,9 +189,8 @@ export class EventAccumulator {
       case "message_delta":
         this.reason = event.delta.stop_reason ?? this.reason;
         if (this.reason !== null) this.complete = true;
-        // Output counts are cumulative; input counts appear here only in newer streams.
-        if (typeof event.usage?.output_tokens === "number") this.usage.outputTokens = event.usage.output_tokens;
-        if (event.usage?.input_tokens !== null && event.usage?.input_tokens !== undefined) this.usage.inputTokens = promptTokens(event.usage);
+        // Counts are cumulative; input and cache counts appear here only in newer streams, each only where it applies.
+        this.usage = merged(this.usage, event.usage);
         return "";
       default:
         return "";
@@ -189,7 +212,7 @@ export class EventAccumulator {
       text: this.text,
       toolCalls,
       finishReason: reason,
-      usage: { ...this.usage },
+      usage: { inputTokens: promptTokens(this.usage), outputTokens: this.usage.output_tokens },
       ...(this.model !== undefined ? { model: this.model } : {}),
     };
   }

@@ -8,6 +8,7 @@ import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type
 import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
+import { replyOfEventText } from "./event-text.js";
 import { withRetry } from "./retry.js";
 
 /**
@@ -38,6 +39,9 @@ export interface AnthropicOptions {
 }
 
 type Body = Omit<MessageCreateParamsNonStreaming, "stream">;
+
+/** An `error` event, as Anthropic sends one mid-stream: `{ type: "error", error: { type, message } }`. */
+const isErrorEvent = (event: unknown): boolean => typeof event === "object" && event !== null && (event as { type?: unknown }).type === "error";
 
 /** Said with a 404 that looks like a wrong baseURL: the SDK adds `/v1/messages` itself, so a base ending in `/v1` doubles it. */
 const BASE_URL_ADVICE = "Anthropic's is the server's root, without /v1: the SDK adds /v1/messages";
@@ -111,10 +115,13 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
       try {
         const sdk = await client();
         endpoint = endpointOf(sdk, "/v1/messages");
-        if (!stream)
-          return fromMessage(
-            await wholeWithin("anthropic", idleBound(sdk), signal, (bound) => sdk.messages.create({ ...body, stream: false }, { signal: bound })),
+        if (!stream) {
+          const whole: unknown = await wholeWithin("anthropic", idleBound(sdk), signal, (bound) =>
+            sdk.messages.create({ ...body, stream: false }, { signal: bound }),
           );
+          // A compatible server that streams though asked not to answers with an event stream's text.
+          return replyOfEventText("anthropic", whole, new EventAccumulator(), isErrorEvent) ?? fromMessage(whole as AnthropicMessage);
+        }
         const got = await eventStream(
           "anthropic",
           idleBound(sdk),

@@ -203,6 +203,15 @@ export async function wholeWithin<T>(
 }
 
 /**
+ * Content types of one whole document: JSON (`application/json`,
+ * `application/problem+json`) or a page. Not the line-by-line JSON types
+ * (`application/x-ndjson`, `application/jsonl`): those name a stream, and
+ * some compatible servers (LitServe's OpenAI spec) label their SSE stream so;
+ * the SDKs read a streamed request's body as SSE whatever its type.
+ */
+const WHOLE_DOCUMENT = /\bjson\b|html/i;
+
+/**
  * A streamed request's stream, once its response is seen to be one. A 200
  * whose body is a whole JSON document or a page (a proxy's, a captive
  * portal's) holds no events: read as a stream it would end at once and pass
@@ -211,7 +220,7 @@ export async function wholeWithin<T>(
  * server that does not stream), it is given back as `whole`, to be read as an
  * unstreamed reply is; anything else is the error: the error it names, as
  * `notAReply` reads it, else `provider-response` showing it. Other content
- * types are left to the SDK.
+ * types (an event stream, line-by-line JSON) are left to the SDK.
  */
 export async function eventStream<S extends SdkStream<unknown>>(
   provider: string,
@@ -221,7 +230,7 @@ export async function eventStream<S extends SdkStream<unknown>>(
 ): Promise<{ stream: S } | { whole: unknown }> {
   const { data, response } = await received(provider, call);
   const type = response.headers.get("content-type") ?? "";
-  if (!/json|html/i.test(type)) return { stream: data };
+  if (!WHOLE_DOCUMENT.test(type)) return { stream: data };
   const timer = idleMs === undefined ? undefined : setTimeout(() => data.controller.abort(), idleMs);
   let text: string;
   try {

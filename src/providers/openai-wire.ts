@@ -9,6 +9,29 @@ import { toolCallFromText } from "./common.js";
 import { notAReply } from "./errors.js";
 import { OPENAI_IDS, withWireIds } from "./tool-ids.js";
 
+/**
+ * The reasoning a thinking model gave beside its reply (`reasoning_content`,
+ * whole or as a delta: DeepSeek, Kimi, vLLM's reasoning parsers); undefined
+ * where the server gave none.
+ */
+const reasoningOf = (part: unknown): string | undefined => {
+  const reasoning = (part as { reasoning_content?: unknown } | null | undefined)?.reasoning_content;
+  return typeof reasoning === "string" ? reasoning : undefined;
+};
+
+/** The calls with the reply's reasoning kept on the first (see `ToolCall.reasoning`). */
+const withReasoning = (calls: ToolCall[], reasoning: string | undefined): ToolCall[] =>
+  reasoning === undefined || calls.length === 0 ? calls : [{ ...calls[0]!, reasoning }, ...calls.slice(1)];
+
+/** A tool call's `extra_content` (Gemini's thought signature), whole or in a delta; undefined where there is none. */
+const extraOf = (part: unknown): object | undefined => {
+  const extra = (part as { extra_content?: unknown } | null | undefined)?.extra_content;
+  return typeof extra === "object" && extra !== null ? extra : undefined;
+};
+
+/** A call with what the provider gave to be given back with it (see `ToolCall.extraContent`). */
+const withExtra = (call: ToolCall, extra: object | undefined): ToolCall => (extra === undefined ? call : { ...call, extraContent: extra });
+
 /** The arguments as OpenAI wants them back: the model's own text when it was not valid JSON. */
 const argumentsText = (call: ToolCall): string =>
   call.inputError !== undefined && typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? {});
@@ -26,12 +49,19 @@ export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMe
       case "assistant": {
         const calls = m.toolCalls ?? [];
         if (calls.length === 0) return { role: "assistant", content: m.content };
-        return {
+        const message: ChatCompletionMessageParam = {
           role: "assistant",
           // OpenAI wants null, not "", beside tool calls.
           content: m.content === "" ? null : m.content,
-          tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: argumentsText(c) } })),
+          tool_calls: calls.map((c) => {
+            const wire = { id: c.id, type: "function" as const, function: { name: c.name, arguments: argumentsText(c) } };
+            // given back as it came (Gemini's thought signature); only a server that gave one gets one
+            return c.extraContent === undefined ? wire : { ...wire, extra_content: c.extraContent };
+          }),
         };
+        // a thinking model's reasoning goes back beside the calls it gave it with, as it came (only such a model gave one)
+        const reasoning = calls[0]?.reasoning;
+        return reasoning === undefined ? message : ({ ...message, reasoning_content: reasoning } as ChatCompletionMessageParam);
       }
       case "tool":
         // No error flag on the wire: the content says what went wrong.
@@ -106,7 +136,7 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
     "function" in c && typeof c.function === "object" && c.function !== null
-      ? [toolCallFromText(c.id || `call_${i}`, c.function.name, argumentsOf(c.function.arguments))]
+      ? [withExtra(toolCallFromText(c.id || `call_${i}`, c.function.name, argumentsOf(c.function.arguments)), extraOf(c))]
       : [],
   );
   const refusal = choice.message.refusal ?? "";
@@ -114,7 +144,7 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   return {
     // a refusal comes instead of content (null): it is what the model said
     text: contentText(choice.message.content) || refusal,
-    toolCalls: cutLast(toolCalls, reason),
+    toolCalls: withReasoning(cutLast(toolCalls, reason), reasoningOf(choice.message)),
     finishReason: reason,
     usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
     ...(completion.model ? { model: completion.model } : {}),
@@ -125,6 +155,7 @@ interface PendingCall {
   id: string;
   name: string;
   args: string;
+  extra?: object;
 }
 
 /**
@@ -146,6 +177,8 @@ export class ChunkAccumulator {
   private reason: string | null = null;
   /** Whether the model refused (its refusal is the text): the reply then finished by `content_filter`. */
   private refused = false;
+  /** A thinking model's reasoning deltas, joined; undefined while none came. */
+  private reasoning: string | undefined;
   private inputTokens = 0;
   private outputTokens = 0;
   private model: string | undefined;
@@ -167,6 +200,13 @@ export class ChunkAccumulator {
     if (choice.finish_reason) this.reason = choice.finish_reason;
     for (const d of choice.delta?.tool_calls ?? []) {
       const index: number | undefined = d.index; // (typed as always there; not so on every server)
+      const extra = extraOf(d);
+      // a delta of only that (Gemini sends its thought signature so) belongs to the call it follows: it opens none
+      if (extra !== undefined && !d.id && !d.function?.name && !d.function?.arguments && this.open.get(index) === undefined) {
+        const last = this.calls.at(-1);
+        if (last !== undefined) last.extra = extra;
+        continue;
+      }
       let call = this.open.get(index);
       if (call === undefined || (d.id && d.function?.name && call.id !== "" && d.id !== call.id)) {
         call = { id: "", name: "", args: "" };
@@ -177,7 +217,10 @@ export class ChunkAccumulator {
       // Some compatible servers repeat the name in every delta: keep the first.
       if (d.function?.name && call.name === "") call.name = d.function.name;
       call.args += argumentsOf(d.function?.arguments);
+      if (extra !== undefined) call.extra = extra;
     }
+    const reasoning = reasoningOf(choice.delta);
+    if (reasoning !== undefined) this.reasoning = (this.reasoning ?? "") + reasoning;
     // a refusal streams instead of content, as its own deltas: it is what the model said
     const refusal = choice.delta?.refusal ?? "";
     if (refusal !== "") this.refused = true;
@@ -187,11 +230,11 @@ export class ChunkAccumulator {
   }
 
   response(): LMResponse {
-    const toolCalls = this.calls.map((c, i) => toolCallFromText(c.id || `call_${i}`, c.name, c.args));
+    const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(c.id || `call_${i}`, c.name, c.args), c.extra));
     const reason = this.refused ? "content_filter" : finishReason(this.reason, toolCalls.length > 0);
     return {
       text: this.text,
-      toolCalls: cutLast(toolCalls, reason),
+      toolCalls: withReasoning(cutLast(toolCalls, reason), this.reasoning),
       finishReason: reason,
       usage: { inputTokens: this.inputTokens, outputTokens: this.outputTokens },
       ...(this.model !== undefined ? { model: this.model } : {}),

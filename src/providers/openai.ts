@@ -9,6 +9,8 @@ import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
+import { withListedErrorsRead } from "./error-list.js";
+import { replyOfEventText } from "./event-text.js";
 import { ChunkAccumulator, fromCompletion, isCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
 
@@ -40,6 +42,9 @@ export interface OpenAIOptions {
 }
 
 type Body = Omit<ChatCompletionCreateParamsNonStreaming, "stream">;
+
+/** A stream's chunk that is an error, as OpenAI (and the servers copying it) sends one mid-stream: `{ error }`. */
+const hasError = (chunk: unknown): boolean => typeof chunk === "object" && chunk !== null && (chunk as { error?: unknown }).error != null;
 
 /** Said with a 404 that looks like a wrong baseURL: the mistake most made is leaving out the `/v1`. */
 const BASE_URL_ADVICE = "an OpenAI-compatible server's usually ends in /v1, e.g. http://localhost:11434/v1";
@@ -73,7 +78,14 @@ export function openai(options: OpenAIOptions): LanguageModel {
     }
     const baseURL = options.baseURL ?? readEnv("OPENAI_BASE_URL");
     // Browsers are a supported place to run: the caller chose to hold the key there.
-    return new OpenAISDK({ apiKey: key, maxRetries: 0, dangerouslyAllowBrowser: true, ...(baseURL !== undefined ? { baseURL } : {}) });
+    return new OpenAISDK({
+      apiKey: key,
+      maxRetries: 0,
+      dangerouslyAllowBrowser: true,
+      // (Gemini's errors come as a list, which the SDK cannot read: see error-list.ts)
+      fetch: withListedErrorsRead(),
+      ...(baseURL !== undefined ? { baseURL } : {}),
+    });
   });
 
   const bodyFor = (request: LMRequest): Body => {
@@ -100,11 +112,11 @@ export function openai(options: OpenAIOptions): LanguageModel {
         const sdk = await client();
         endpoint = endpointOf(sdk, "/chat/completions");
         if (onText === undefined) {
-          return fromCompletion(
-            await wholeWithin("openai", idleBound(sdk), signal, (bound) =>
-              sdk.chat.completions.create({ ...body, stream: false }, { signal: bound }),
-            ),
+          const whole: unknown = await wholeWithin("openai", idleBound(sdk), signal, (bound) =>
+            sdk.chat.completions.create({ ...body, stream: false }, { signal: bound }),
           );
+          // A server that streams though asked not to (some local ones) answers with an event stream's text.
+          return replyOfEventText("openai", whole, new ChunkAccumulator(), hasError) ?? fromCompletion(whole as ChatCompletion);
         }
         const got = await eventStream(
           "openai",
