@@ -54,7 +54,10 @@ export function checkModel(def: { readonly kind: string; readonly name: string }
 export function lmFor(path: string, settings: Settings): LanguageModel {
   const lm = settings.lm;
   if (lm === undefined)
-    throw new FunctaiError("lm-missing", `${path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`);
+    throw new FunctaiError(
+      "lm-missing",
+      `${path}: no language model. configure({ lm: "gpt-4.1-mini" }), or give lm in the call's options or settings.`,
+    );
   return resolveLM(lm);
 }
 
@@ -162,7 +165,10 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     if (response.toolCalls.length === 0) {
-      const read = response.text.trim() === "" ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
+      const read =
+        response.text.trim() === ""
+          ? { ok: false as const, detail: "the reply is empty" }
+          : readOutput(response.text, fn.output, response.finishReason);
       if (read.ok) {
         remember({
           at: new Date(runtime.clock.now()),
