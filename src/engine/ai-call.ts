@@ -165,10 +165,9 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     usage.inputTokens += response.usage.inputTokens;
     usage.outputTokens += response.usage.outputTokens;
     if (response.toolCalls.length === 0) {
-      const read =
-        response.text.trim() === ""
-          ? { ok: false as const, detail: "the reply is empty" }
-          : readOutput(response.text, fn.output, response.finishReason);
+      // an empty reply cut off by its token limit (a reasoning model that spent it thinking) says to raise maxTokens
+      const empty = response.text.trim() === "" && response.finishReason !== "length";
+      const read = empty ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
       if (read.ok) {
         remember({
           at: new Date(runtime.clock.now()),

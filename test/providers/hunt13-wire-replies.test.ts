@@ -178,11 +178,10 @@ describe("openai: a reasoning model that spent its whole limit before answering"
     expect(server.requests[0]!.body.max_completion_tokens).toBe(64);
   });
 
-  // FAILS today: README (Models) says a plain answer cut off by its token limit is refused (output-invalid)
-  // "saying to raise maxTokens"; an empty reply cut off so is refused as "the reply is empty", not saying it.
-  // The fix is in src/engine/ai-call.ts (not ours to change): an empty reply whose finishReason is "length"
-  // goes to readOutput, which already says "cut off at its token limit ... raise maxTokens".
-  it.fails("an AI function refuses it saying to raise maxTokens", async () => {
+  // Failed before: README (Models) says a plain answer cut off by its token limit is refused (output-invalid)
+  // "saying to raise maxTokens"; an empty reply cut off so was refused as "the reply is empty", not saying it.
+  // src/engine/ai-call.ts now gives an empty reply whose finishReason is "length" to readOutput, which says it.
+  it("an AI function refuses it saying to raise maxTokens", async () => {
     server.reply({ json: spent }, { json: spent });
     const answer = ai("answer", { description: "Answer the question.", input: { question: z.string() }, maxTokens: 64 });
     const e = await answer("Why is the sky blue?", { lm: gpt() }).then(
