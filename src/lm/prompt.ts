@@ -111,6 +111,8 @@ function resultBlock(text: string): { body: string; closed: boolean } | undefine
 
 /** Why a reply cut off by its length limit inside its `<result>` block is not read (the model is told it, and so is the caller). */
 const CUT_OFF_ANSWER = "the reply was cut off at its token limit before </result>: keep the answer shorter, or raise maxTokens";
+/** Why a reply a refusal or a content filter stopped inside its `<result>` block is not read (Claude's classifiers stop mid-text). */
+const STOPPED_ANSWER = "the reply was stopped by a refusal or a content filter before </result>: what is there is only the answer's start";
 /** Why a reply cut off by its length limit with no `<result>` block is not read as a plain answer. */
 const CUT_OFF_PLAIN = "the reply was cut off at its token limit before its answer ended: keep the answer shorter, or raise maxTokens";
 
@@ -125,12 +127,15 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * out), unless `finishReason` says the reply was cut off by its length
  * limit: then what is there is only the answer's start (`12` of `12345`,
  * which may read as a valid value all the same) and the reply is unreadable;
- * so is a reply cut off with no block at all (a plain answer cut short).
+ * so is a reply cut off with no block at all (a plain answer cut short), and
+ * a block a refusal or content filter stopped (`content_filter`: a plain
+ * reply it ended is the model's own words, read as ever).
  */
 export function readOutput(text: string, output: z.ZodType, finishReason: FinishReason = "stop"): ReadResult {
   const block = resultBlock(text);
   // cut off before a block closed: what is there is the answer's start only (a plain answer's too)
   if (finishReason === "length" && block?.closed !== true) return { ok: false, detail: block ? CUT_OFF_ANSWER : CUT_OFF_PLAIN };
+  if (finishReason === "content_filter" && block?.closed === false) return { ok: false, detail: STOPPED_ANSWER };
   const body = block?.body ?? text.trim();
   if (isStringOutput(output)) {
     const checked = output.safeParse(body);

@@ -1,7 +1,7 @@
 /**
  * A `<result>` block never closed: read to the reply's end when the reply
  * ended normally (the model left the tag out), unreadable when the reply was
- * cut off by its length limit (what is there is only the answer's start,
+ * cut off by its length limit or stopped by a refusal or content filter (what is there is only the answer's start,
  * which may read as a valid value all the same); so is a reply cut off with
  * no block at all.
  */
@@ -23,10 +23,21 @@ describe("readOutput and a reply cut off by its length limit", () => {
   });
 
   it("an unclosed block in a reply that ended normally is read to its end, as before", () => {
-    for (const reason of ["stop", "content_filter", "other"] as const) {
+    for (const reason of ["stop", "other"] as const) {
       expect(readOutput("<result>\n12", z.number(), reason)).toEqual({ ok: true, value: 12 });
     }
     expect(readOutput("<result>\n12", z.number())).toEqual({ ok: true, value: 12 }); // (no reason given: ended normally)
+  });
+
+  // hunt 13: Claude's streaming classifiers stop a reply mid-text (stop_reason "refusal": content_filter); an unclosed
+  // block it stopped holds the answer's start only. A plain reply it ended is the model's words, read as ever.
+  it("an unclosed block in a reply a refusal or filter stopped is unreadable; a plain one is read as before", () => {
+    expect(readOutput("<result>\n12", z.number(), "content_filter")).toEqual({
+      ok: false,
+      detail: expect.stringMatching(/refusal or a content filter before <\/result>/),
+    });
+    expect(readOutput("<result>\n12\n</result>", z.number(), "content_filter")).toEqual({ ok: true, value: 12 });
+    expect(readOutput("I can't help with that.", z.string(), "content_filter")).toEqual({ ok: true, value: "I can't help with that." });
   });
 
   it("a reply cut at its length limit with no block at all is unreadable too: a plain answer cut short", () => {

@@ -139,12 +139,10 @@ describe("a refusal that cuts the answer short", () => {
   const final = (fixtureJson("hunt4-wire/anthropic-04-response-final.json") as { content: { text: string }[] }).content[0]!.text;
   const answered = textStream([`<result>\n${final}\n</result>`], { stop_reason: "end_turn", stop_sequence: null });
 
-  // FAILS today: the unclosed <result> block of a reply that finished by content_filter is read to its end
-  // (readOutput treats only "length" as cut off), so "First, run the scanner against the host and" is the answer,
-  // where cut-short.ts already counts a refusal as cutting the reply short. Fixing it in src/lm/prompt.ts
-  // (`stoppedEarly(finishReason)` where it asks `finishReason === "length"`) breaks test/lm/read-output-cut-off.test.ts,
-  // which lists content_filter among the reasons a reply "ended normally"; that test is not ours to change.
-  it.fails("anthropic, streamed: the partial answer is not taken; the reply is asked for again", async () => {
+  // Failed before: the unclosed <result> block of a reply that finished by content_filter was read to its end
+  // (readOutput treated only "length" as cut off), so "First, run the scanner against the host and" was the answer,
+  // where cut-short.ts already counts a refusal as cutting the reply short. src/lm/prompt.ts now refuses such a block.
+  it("anthropic, streamed: the partial answer is not taken; the reply is asked for again", async () => {
     server.reply({ sse: refusedMidAnswer }, { sse: answered });
     const answer = ai("answer", { description: "Answer the question.", input: { question: z.string() } });
     const turn = answer.stream("How do I get into that server?", { lm: claude() });
