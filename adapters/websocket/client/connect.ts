@@ -2,7 +2,17 @@ import { z } from "zod";
 import { describeValue, FunctaiError } from "../../../src/errors.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import { RemoteError } from "../shared/errors.js";
-import { outcomeSchema, PROTOCOL_VERSION, statusSchema, waitingEntrySchema, type ClientMessageInput, type ServerMessage, type TurnStatus, type WaitingEntry, type WireError } from "../shared/protocol.js";
+import {
+  outcomeSchema,
+  PROTOCOL_VERSION,
+  statusSchema,
+  waitingEntrySchema,
+  type ClientMessageInput,
+  type ServerMessage,
+  type TurnStatus,
+  type WaitingEntry,
+  type WireError,
+} from "../shared/protocol.js";
 import { RemoteStream } from "./remote-stream.js";
 import { Link, type LinkOptions } from "./link.js";
 
@@ -43,7 +53,12 @@ interface Pending {
 export class Companion {
   readonly #link: Link;
   readonly #pending = new Map<string, Pending>();
-  readonly #listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = { waiting: new Set(), event: new Set(), reconnect: new Set(), close: new Set() };
+  readonly #listeners: { [K in keyof Listeners]: Set<Listeners[K]> } = {
+    waiting: new Set(),
+    event: new Set(),
+    reconnect: new Set(),
+    close: new Set(),
+  };
   #next = 0;
   #subscribed = false;
   /** The programs this key may call (as the server last said: its keys may change). */
@@ -65,7 +80,8 @@ export class Companion {
         for (const [id, p] of this.#pending) {
           // a conversation's turn may go on in the server without us (a caller call's is stopped there): say where to find it
           const s = p.stream;
-          const where = s?.conversation && s.turn ? `; turn ${s.turn} of conversation ${s.conversation} may go on in the server (see app.status)` : "";
+          const where =
+            s?.conversation && s.turn ? `; turn ${s.turn} of conversation ${s.conversation} may go on in the server (see app.status)` : "";
           this.#fail(id, p, { code: "remote-closed", message: `the connection closed (${e.code}${e.reason ? `: ${e.reason}` : ""})${where}` });
         }
         this.#emit("close", e);
@@ -86,8 +102,13 @@ export class Companion {
   /** Listens: `waiting` (the list, live), `event` (turns the server runs), `reconnect`, `close`. Returns the unsubscribe. */
   on<K extends keyof Listeners>(type: K, listener: Listeners[K]): () => void {
     // (a typo, or "__proto__", would reach Object.prototype; a listener that is no function would fail at each message)
-    if (!Object.hasOwn(this.#listeners, type)) throw new FunctaiError("settings-invalid", `app.on: no event ${describeValue(type, 60)}; listen for ${Object.keys(this.#listeners).join(", ")}`);
-    if (typeof listener !== "function") throw new FunctaiError("settings-invalid", `app.on("${type}"): the listener must be a function, not ${describeValue(listener, 60)}`);
+    if (!Object.hasOwn(this.#listeners, type))
+      throw new FunctaiError(
+        "settings-invalid",
+        `app.on: no event ${describeValue(type, 60)}; listen for ${Object.keys(this.#listeners).join(", ")}`,
+      );
+    if (typeof listener !== "function")
+      throw new FunctaiError("settings-invalid", `app.on("${type}"): the listener must be a function, not ${describeValue(listener, 60)}`);
     this.#listeners[type].add(listener);
     if (type === "event" && !this.#subscribed) {
       this.#subscribed = true;
@@ -98,20 +119,33 @@ export class Companion {
 
   /** Says yes (to approval `id`, or all); the server runs the turn on. Await the answer, or iterate its events. */
   approve(options: TurnRef & { by?: string; id?: string }): RemoteStream {
-    return this.#stream({ type: "approve", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id) }, options.conversation);
+    return this.#stream(
+      { type: "approve", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id) },
+      options.conversation,
+    );
   }
 
   /** Says no, with a reason the model sees; the server runs the turn on. */
   deny(options: TurnRef & { reason?: string; by?: string; id?: string }): RemoteStream {
     return this.#stream(
-      { type: "deny", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id), ...opt("reason", options.reason) },
+      {
+        type: "deny",
+        conversation: options.conversation,
+        turn: options.turn,
+        ...opt("by", options.by),
+        ...opt("approval", options.id),
+        ...opt("reason", options.reason),
+      },
       options.conversation,
     );
   }
 
   /** Goes on with an interrupted turn: `results` for tools that did run, `rerun` for those that did not (by invocation). */
   resume(options: TurnRef & { results?: Record<string | number, unknown>; rerun?: (number | string)[] }): RemoteStream {
-    return this.#stream({ type: "resume", conversation: options.conversation, turn: options.turn, ...opt("results", options.results), ...opt("rerun", options.rerun) }, options.conversation);
+    return this.#stream(
+      { type: "resume", conversation: options.conversation, turn: options.turn, ...opt("results", options.results), ...opt("rerun", options.rerun) },
+      options.conversation,
+    );
   }
 
   /** Ends a waiting or interrupted turn without going on. */
@@ -134,14 +168,15 @@ export class Companion {
     const approvals = options.approvals ?? "owner";
     const msg = { type: "call" as const, program, input, approvals, ...opt("conversation", options.conversation) };
     const id = this.#id();
-    const controls = approvals === "caller"
-      ? {
-          answer: async (verdict: "yes" | "no", o: { id?: string; by?: string; reason?: string }) => {
-            await this.#request({ type: "answer", call: id, verdict, ...opt("approval", o.id), ...opt("by", o.by), ...opt("reason", o.reason) });
-          },
-          cancel: () => void this.#request({ type: "cancel", call: id }).catch(() => undefined),
-        }
-      : null;
+    const controls =
+      approvals === "caller"
+        ? {
+            answer: async (verdict: "yes" | "no", o: { id?: string; by?: string; reason?: string }) => {
+              await this.#request({ type: "answer", call: id, verdict, ...opt("approval", o.id), ...opt("by", o.by), ...opt("reason", o.reason) });
+            },
+            cancel: () => void this.#request({ type: "cancel", call: id }).catch(() => undefined),
+          }
+        : null;
     return this.#stream(msg, options.conversation ?? null, controls, id) as RemoteStream<T>;
   }
 
@@ -163,13 +198,21 @@ export class Companion {
         sent = this.#link.send({ ...msg, id });
       } catch (e) {
         // a value JSON cannot say (a BigInt, a cycle) in what the caller gave: refused here, like any input the server would not take
-        return this.#fail(id, pending, { code: "input-invalid", message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300) });
+        return this.#fail(id, pending, {
+          code: "input-invalid",
+          message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300),
+        });
       }
       if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
     });
   }
 
-  #stream(msg: DistributiveOmit<ClientMessageInput, "id">, conversation: string | null, controls: RemoteStream["controls"] = null, id = this.#id()): RemoteStream {
+  #stream(
+    msg: DistributiveOmit<ClientMessageInput, "id">,
+    conversation: string | null,
+    controls: RemoteStream["controls"] = null,
+    id = this.#id(),
+  ): RemoteStream {
     const stream = new RemoteStream(conversation, controls);
     this.#request(msg, id, stream).then(
       (result) => {
@@ -246,7 +289,8 @@ function checked<T>(schema: z.ZodType<T>, value: unknown): T {
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /** `{ [key]: value }` when the value is given (exactOptionalPropertyTypes: never write `undefined`). */
-const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: V }));
+const opt = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
+  value === undefined ? {} : ({ [key]: value } as { [P in K]?: V });
 
 /**
  * Connects a companion to a functai server: Node (`ws`) or a browser (its

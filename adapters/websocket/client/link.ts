@@ -99,11 +99,14 @@ export class Link {
         if (heartbeatMs === undefined) return;
         if (watchdog) clearTimeout(watchdog);
         const silence = 2 * heartbeatMs + 1000;
-        watchdog = setTimeout(() => {
-          lost = true;
-          this.#down(socket, { code: 1006, reason: `no word from the server in ${silence} ms` }, welcomedAt);
-          forget(socket);
-        }, Math.min(silence, MAX_TIMER_MS));
+        watchdog = setTimeout(
+          () => {
+            lost = true;
+            this.#down(socket, { code: 1006, reason: `no word from the server in ${silence} ms` }, welcomedAt);
+            forget(socket);
+          },
+          Math.min(silence, MAX_TIMER_MS),
+        );
       };
       let heartbeatMs: number | undefined;
       const timer = setTimeout(() => {
@@ -142,10 +145,24 @@ export class Link {
         clearTimeout(timer);
         if (watchdog) clearTimeout(watchdog);
         if (this.#opening === socket) this.#opening = null;
-        if (!welcomed) return reject(new RemoteError({ code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed", message: `the server closed the connection (${e.code})` }));
+        if (!welcomed)
+          return reject(
+            new RemoteError({
+              code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed",
+              message: `the server closed the connection (${e.code})`,
+            }),
+          );
         if (!lost) this.#down(socket, { code: e.code, reason: e.reason }, welcomedAt);
       });
-      socket.send(JSON.stringify({ type: "hello", id: "hello", v: PROTOCOL_VERSION, ...(this.options.key === undefined ? {} : { key: this.options.key }), ...(this.options.client ? { client: this.options.client } : {}) }));
+      socket.send(
+        JSON.stringify({
+          type: "hello",
+          id: "hello",
+          v: PROTOCOL_VERSION,
+          ...(this.options.key === undefined ? {} : { key: this.options.key }),
+          ...(this.options.client ? { client: this.options.client } : {}),
+        }),
+      );
     });
   }
 

@@ -56,7 +56,9 @@ export function openSocket(Socket: SocketConstructor, url: string): Promise<Sock
     try {
       socket = new Socket(url);
     } catch (e) {
-      return reject(new FunctaiError("settings-invalid", `connect: ${JSON.stringify(url.slice(0, 200))} is not a WebSocket URL (ws:// or wss://)`, { cause: e }));
+      return reject(
+        new FunctaiError("settings-invalid", `connect: ${JSON.stringify(url.slice(0, 200))} is not a WebSocket URL (ws:// or wss://)`, { cause: e }),
+      );
     }
     let opened = false;
     socket.addEventListener("open", () => {

@@ -49,7 +49,8 @@ export class KeyRing {
   set(keys: readonly KeySpec[]): void {
     // a lone key (an environment variable given as it is) or null would fail as a TypeError, or null pass for no keys
     // (what was given is not shown: it may be a key)
-    if (!Array.isArray(keys)) throw new FunctaiError("settings-invalid", `serve: keys is a list of keys, not ${keys === null ? "null" : `a value of type ${typeof keys}`}`);
+    if (!Array.isArray(keys))
+      throw new FunctaiError("settings-invalid", `serve: keys is a list of keys, not ${keys === null ? "null" : `a value of type ${typeof keys}`}`);
     this.#entries = keys.map((spec) => {
       const key = typeof spec === "string" ? spec : spec?.key;
       if (typeof key !== "string" || key.length === 0 || key.length > 1024)
@@ -86,7 +87,8 @@ export class KeyRing {
    * the companion for good): every connection gets what a new one would.
    */
   current(grant: Grant): Grant | null {
-    if (!this.required) return grant.conversations === null && grant.programs === null ? grant : { conversations: null, programs: null, keyHash: grant.keyHash };
+    if (!this.required)
+      return grant.conversations === null && grant.programs === null ? grant : { conversations: null, programs: null, keyHash: grant.keyHash };
     if (grant.keyHash === null) return null;
     return this.#entries.find((e) => e.grant.keyHash === grant.keyHash)?.grant ?? null;
   }
@@ -95,8 +97,7 @@ export class KeyRing {
 export const allowsConversation = (grant: Grant, conversation: string): boolean =>
   grant.conversations === null || grant.conversations.has(conversation);
 
-export const allowsProgram = (grant: Grant, program: string): boolean =>
-  grant.programs === null || grant.programs.has(program);
+export const allowsProgram = (grant: Grant, program: string): boolean => grant.programs === null || grant.programs.has(program);
 
 /** Hosts that only this machine reaches. */
 export function isLoopback(host: string): boolean {

@@ -23,14 +23,16 @@ function emitter(hub: Hub, conn: Connection, id: string, conversation: () => str
     if (c === null) return; // a caller call is the caller's alone
     for (const other of hub.connections) {
       const grant = other.grant && hub.keys.current(other.grant);
-      if (other !== conn && other.subscribed && grant && allowsTurn(grant, c, program)) other.send({ type: "event", id: null, conversation: c, event });
+      if (other !== conn && other.subscribed && grant && allowsTurn(grant, c, program))
+        other.send({ type: "event", id: null, conversation: c, event });
     }
   };
 }
 
 /** Runs a turn-running request within the connection's limit, replying with its outcome. */
 async function run(hub: Hub, conn: Connection, id: string, work: () => Promise<Outcome>): Promise<void> {
-  if (conn.inflight.size > hub.maxRuns) return conn.error(id, wireError("remote-rate-limit", `at most ${hub.maxRuns} requests at once on one connection`));
+  if (conn.inflight.size > hub.maxRuns)
+    return conn.error(id, wireError("remote-rate-limit", `at most ${hub.maxRuns} requests at once on one connection`));
   try {
     const outcome = await work();
     conn.send({ type: "reply", id, result: outcome });
@@ -80,7 +82,13 @@ export function requestHandler(hub: Hub): Handler {
         return run(hub, conn, msg.id, () => answer(hub, { ...msg, verdict, reason }, emit));
       }
       case "resume":
-        return run(hub, conn, msg.id, () => resume(hub, msg, emitter(hub, conn, msg.id, () => msg.conversation, program)));
+        return run(hub, conn, msg.id, () =>
+          resume(
+            hub,
+            msg,
+            emitter(hub, conn, msg.id, () => msg.conversation, program),
+          ),
+        );
       case "abandon":
         return run(hub, conn, msg.id, () => abandon(hub, msg));
       case "call":
@@ -92,9 +100,14 @@ export function requestHandler(hub: Hub): Handler {
         // over the wire the second answer is refused, as for a conversation's turn (an answer takes it off `pending` at once)
         const pending = s.pending;
         if (msg.approval === undefined ? pending.length === 0 : !pending.some((a) => a.id === msg.approval)) {
-          const answered = msg.approval === undefined ? Object.keys(s.actor.getSnapshot().context.answers).length > 0 : Object.hasOwn(s.actor.getSnapshot().context.answers, msg.approval);
-          if (answered) return conn.error(msg.id, wireError("approval-answered", `call ${msg.call}: ${msg.approval ?? "its approvals"} already answered`));
-          if (msg.approval === undefined) return conn.error(msg.id, wireError("approval-unknown", `call ${msg.call} has no approval waiting for an answer`));
+          const answered =
+            msg.approval === undefined
+              ? Object.keys(s.actor.getSnapshot().context.answers).length > 0
+              : Object.hasOwn(s.actor.getSnapshot().context.answers, msg.approval);
+          if (answered)
+            return conn.error(msg.id, wireError("approval-answered", `call ${msg.call}: ${msg.approval ?? "its approvals"} already answered`));
+          if (msg.approval === undefined)
+            return conn.error(msg.id, wireError("approval-unknown", `call ${msg.call} has no approval waiting for an answer`));
         }
         const options = { ...(msg.approval === undefined ? {} : { id: msg.approval }), by: msg.by ?? null };
         const answered = msg.verdict === "yes" ? s.approve(options) : s.deny(msg.reason, options);
@@ -112,10 +125,14 @@ export function requestHandler(hub: Hub): Handler {
 
 async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "call" }>): Promise<void> {
   const grant = conn.grant!;
-  if (!allowsProgram(grant, msg.program)) return conn.error(msg.id, wireError("remote-forbidden", `this key may not call ${msg.program.slice(0, 100)}`));
+  if (!allowsProgram(grant, msg.program))
+    return conn.error(msg.id, wireError("remote-forbidden", `this key may not call ${msg.program.slice(0, 100)}`));
   // a key limited to some conversations may only run owner calls in one of them
   if (grant.conversations !== null && (msg.approvals !== "owner" || msg.conversation === undefined))
-    return conn.error(msg.id, wireError("remote-forbidden", "this key is limited to some conversations: call with approvals \"owner\" and one of them"));
+    return conn.error(
+      msg.id,
+      wireError("remote-forbidden", 'this key is limited to some conversations: call with approvals "owner" and one of them'),
+    );
   if (msg.approvals === "owner" && msg.conversation !== undefined) {
     let joins: boolean;
     try {
@@ -123,11 +140,19 @@ async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "c
     } catch (e) {
       return conn.error(msg.id, toWireError(e));
     }
-    if (!joins) return conn.error(msg.id, wireError("remote-forbidden", `this key may not call into conversation ${msg.conversation}: it holds turns of programs the key may not use`));
+    if (!joins)
+      return conn.error(
+        msg.id,
+        wireError("remote-forbidden", `this key may not call into conversation ${msg.conversation}: it holds turns of programs the key may not use`),
+      );
   }
   let conversation: string | null = null;
   await run(hub, conn, msg.id, async () => {
-    const started = startCall(hub, msg, emitter(hub, conn, msg.id, () => conversation, msg.program));
+    const started = startCall(
+      hub,
+      msg,
+      emitter(hub, conn, msg.id, () => conversation, msg.program),
+    );
     conversation = started.conversation;
     if (conversation) hub.watcher.know(conversation);
     if (started.stream) conn.calls.set(msg.id, started.stream);

@@ -50,7 +50,8 @@ export async function openTurn(ctx: RunContext, conversation: string, turn: stri
   if (!info) throw new FunctaiError("turn-state", `conversation ${conversation} has no turn ${turn}`);
   const name = state.programs.get(info.program)?.name;
   const fn = name === undefined ? undefined : ctx.programs.get(name);
-  if (!fn) throw new FunctaiError("remote-unknown-program", `turn ${turn} belongs to a program this server does not serve${name ? ` (${name})` : ""}`);
+  if (!fn)
+    throw new FunctaiError("remote-unknown-program", `turn ${turn} belongs to a program this server does not serve${name ? ` (${name})` : ""}`);
   return { turn: await fn.conversation(conversation, { ...ctx.settings, store: ctx.store, clock: ctx.clock }).turn(turn), info };
 }
 
@@ -75,7 +76,14 @@ export async function pump(s: TurnStream<unknown>, conversation: string | null, 
 /** Records a yes or no, then (when nothing else waits) runs the turn on here, streaming its events. */
 export async function answer(
   ctx: RunContext,
-  req: { conversation: string; turn: string; verdict: "yes" | "no"; by?: string | undefined; reason?: string | undefined; approval?: string | undefined },
+  req: {
+    conversation: string;
+    turn: string;
+    verdict: "yes" | "no";
+    by?: string | undefined;
+    reason?: string | undefined;
+    approval?: string | undefined;
+  },
   emit: Emit,
 ): Promise<Outcome> {
   const { turn } = await openTurn(ctx, req.conversation, req.turn);
@@ -84,7 +92,17 @@ export async function answer(
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
   const at = isoAt(ctx.clock.now());
   for (const approval of chosen)
-    emit({ type: "approved", approval, verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, turn: req.turn, seq: 0, at, path: callerPath(approval.path) });
+    emit({
+      type: "approved",
+      approval,
+      verdict: req.verdict,
+      by: req.by ?? null,
+      reason: req.reason ?? null,
+      turn: req.turn,
+      seq: 0,
+      at,
+      path: callerPath(approval.path),
+    });
   if (rest > 0) {
     await turn.refresh();
     return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };
@@ -134,8 +152,11 @@ export async function status(ctx: RunContext, req: { conversation: string; turn:
   const info = state.turns.get(req.turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${req.conversation} has no turn ${req.turn}`);
   return {
-    conversation: req.conversation, turn: req.turn, state: info.state,
-    approvals: entry?.approvals ?? [], unfinished: entry?.unfinished ?? [],
+    conversation: req.conversation,
+    turn: req.turn,
+    state: info.state,
+    approvals: entry?.approvals ?? [],
+    unfinished: entry?.unfinished ?? [],
     ...(info.state === "done" ? { value: info.ended?.value } : {}),
   };
 }

@@ -133,12 +133,17 @@ function upgradeHandler(wss: WebSocketServer, http: HttpServer) {
  */
 function programMap(programs: ServeOptions["programs"]): Map<string, AnyProgram> {
   if (typeof programs !== "object" || programs === null)
-    throw new FunctaiError("settings-invalid", `serve: programs is a list of AI functions or programs (or a record of them by name), not ${describeValue(programs, 100)}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `serve: programs is a list of AI functions or programs (or a record of them by name), not ${describeValue(programs, 100)}`,
+    );
   const entries: [string, AnyProgram][] = Array.isArray(programs) ? programs.map((p: AnyProgram) => [p?.name, p]) : Object.entries(programs);
   const map = new Map<string, AnyProgram>();
   for (const [name, fn] of entries) {
-    if (typeof fn !== "function" || typeof name !== "string") throw new FunctaiError("settings-invalid", `serve: ${describeValue(name, 100)} is not an AI function or program`);
-    if (map.has(name)) throw new FunctaiError("settings-invalid", `serve: two programs are named ${JSON.stringify(name)}; a companion could reach only one`);
+    if (typeof fn !== "function" || typeof name !== "string")
+      throw new FunctaiError("settings-invalid", `serve: ${describeValue(name, 100)} is not an AI function or program`);
+    if (map.has(name))
+      throw new FunctaiError("settings-invalid", `serve: two programs are named ${JSON.stringify(name)}; a companion could reach only one`);
     map.set(name, fn);
   }
   return map;
@@ -153,17 +158,20 @@ function programMap(programs: ServeOptions["programs"]): Map<string, AnyProgram>
  */
 function checkOptions(options: ServeOptions): void {
   const { wrong, whole, ms } = optionChecks("serve");
-  for (const name of ["maxPayload", "maxBuffered", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const) whole(name, options[name], 1);
+  for (const name of ["maxPayload", "maxBuffered", "maxRuns", "maxConnections", "maxPending", "maxPerAddress"] as const)
+    whole(name, options[name], 1);
   for (const name of ["pollMs", "heartbeatMs", "helloTimeoutMs"] as const) ms(name, options[name], 1);
   ms("answeredGraceMs", options.answeredGraceMs, 0);
   // (NaN, a fraction or a text failed only inside listen, after the store was looked at)
   const { port } = options;
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535)) wrong("port", port, "a whole number from 0 (any free port) to 65535");
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65_535))
+    wrong("port", port, "a whole number from 0 (any free port) to 65535");
   const rate: unknown = options.rate;
   if (rate !== undefined) {
     if (typeof rate !== "object" || rate === null) wrong("rate", rate, "{ perSecond?, burst?, strikes? }");
     const { perSecond, burst, strikes } = rate as RateOptions;
-    if (perSecond !== undefined && !(typeof perSecond === "number" && perSecond > 0 && perSecond < Number.POSITIVE_INFINITY)) wrong("rate.perSecond", perSecond, "a number > 0");
+    if (perSecond !== undefined && !(typeof perSecond === "number" && perSecond > 0 && perSecond < Number.POSITIVE_INFINITY))
+      wrong("rate.perSecond", perSecond, "a number > 0");
     whole("rate.burst", burst, 1);
     whole("rate.strikes", strikes, 0);
   }
@@ -187,15 +195,33 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const attachedAt = attached?.address();
   const loopback = attached ? typeof attachedAt === "object" && attachedAt !== null && isLoopback(attachedAt.address) : isLoopback(host);
   if (!keys.required && !loopback)
-    throw new FunctaiError("remote-auth", `serve: listening on ${attached ? "a server not on loopback" : host} without keys would let anyone answer approvals; give keys`);
+    throw new FunctaiError(
+      "remote-auth",
+      `serve: listening on ${attached ? "a server not on loopback" : host} without keys would let anyone answer approvals; give keys`,
+    );
   const store = resolveStore(options.store);
   const clock = systemClock; // (one clock for the whole server: its conversations, the waiting list, the events it sends)
-  const log = options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
+  const log =
+    options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
   const tasks = new Set<Promise<unknown>>();
-  const watcher = new WaitingWatcher(store, options.pollMs ?? 200, (e) => log("the waiting list could not be read", e), options.answeredGraceMs, clock);
+  const watcher = new WaitingWatcher(
+    store,
+    options.pollMs ?? 200,
+    (e) => log("the waiting list could not be read", e),
+    options.answeredGraceMs,
+    clock,
+  );
   const hub: Hub = {
-    store, clock, programs: programMap(options.programs), settings: { approve: "changes", ...options.settings }, keys, watcher,
-    connections: new Set(), maxRuns: options.maxRuns ?? 8, maxBuffered: options.maxBuffered ?? 8 * 1024 * 1024, heartbeatMs: options.heartbeatMs ?? 15_000,
+    store,
+    clock,
+    programs: programMap(options.programs),
+    settings: { approve: "changes", ...options.settings },
+    keys,
+    watcher,
+    connections: new Set(),
+    maxRuns: options.maxRuns ?? 8,
+    maxBuffered: options.maxBuffered ?? 8 * 1024 * 1024,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
     maxPayload: options.maxPayload ?? 64 * 1024,
     // (each by itself: a key given as undefined takes the default, where a spread would write undefined over it)
     rate: { perSecond: options.rate?.perSecond ?? 50, burst: options.rate?.burst ?? 100, strikes: options.rate?.strikes ?? 20 },
@@ -214,13 +240,19 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
       await listen(http, options.port ?? 0, host);
     } catch (e) {
       void watcher.stop(); // a server that never listened leaves nothing polling the store
-      throw new FunctaiError("settings-invalid", `serve: cannot listen on ${host}:${options.port ?? 0}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new FunctaiError(
+        "settings-invalid",
+        `serve: cannot listen on ${host}:${options.port ?? 0}: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
     }
   }
   // (made once it listens, in the same tick: no upgrade can come in between)
   const origins = new Set(options.origins ?? []);
   const wss = new WebSocketServer({
-    noServer: true, maxPayload: hub.maxPayload, ...(options.path ? { path: options.path } : {}),
+    noServer: true,
+    maxPayload: hub.maxPayload,
+    ...(options.path ? { path: options.path } : {}),
     // without keys, a web page the user visits must not reach a loopback server (cross-site WebSocket hijacking)
     verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
   });
@@ -244,7 +276,8 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const address = http.address() as AddressInfo;
   const heartbeat = setInterval(() => {
     for (const conn of hub.connections) {
-      if (!conn.alive) conn.socket.terminate(); // missed the last ping: dead
+      if (!conn.alive)
+        conn.socket.terminate(); // missed the last ping: dead
       else {
         conn.alive = false;
         conn.socket.ping();

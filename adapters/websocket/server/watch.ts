@@ -59,7 +59,8 @@ export function entriesOf(conversation: string, state: ConversationState, now: n
     const unfinished = unfinishedOf(info);
     if (info.state === "waiting" && info.waiting.length > 0)
       out.push({ conversation, turn: info.id, program, state: "waiting", approvals: info.waiting.map(approvalOf), unfinished });
-    else if (info.state === "interrupted" || (info.state === "waiting" && now - answeredAt(info) >= graceMs)) out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });
+    else if (info.state === "interrupted" || (info.state === "waiting" && now - answeredAt(info) >= graceMs))
+      out.push({ conversation, turn: info.id, program, state: "interrupted", approvals: [], unfinished });
   }
   return out;
 }
@@ -178,7 +179,13 @@ export class WaitingWatcher {
         } catch (e) {
           // one conversation that cannot be read (damaged records, a file it may not open) is told and left as last
           // read: thrown on, it would stop every scan here, and no conversation after it would be listed or updated
-          this.onError(new FunctaiError(isFunctaiError(e) ? e.code : "store-io", `conversation ${id} could not be read: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
+          this.onError(
+            new FunctaiError(
+              isFunctaiError(e) ? e.code : "store-io",
+              `conversation ${id} could not be read: ${e instanceof Error ? e.message : String(e)}`,
+              { cause: e },
+            ),
+          );
           await this.#skipUntilChanged(id);
         }
       },
