@@ -119,6 +119,8 @@ export class Companion {
 
   /** Says yes (to approval `id`, or all); the server runs the turn on. Await the answer, or iterate its events. */
   approve(options: TurnRef & { by?: string; id?: string }): RemoteStream {
+    const wrong = slip("approve", options);
+    if (wrong) return refused(wrong);
     return this.#stream(
       { type: "approve", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id) },
       options.conversation,
@@ -127,6 +129,8 @@ export class Companion {
 
   /** Says no, with a reason the model sees; the server runs the turn on. */
   deny(options: TurnRef & { reason?: string; by?: string; id?: string }): RemoteStream {
+    const wrong = slip("deny", options);
+    if (wrong) return refused(wrong);
     return this.#stream(
       {
         type: "deny",
@@ -142,6 +146,8 @@ export class Companion {
 
   /** Goes on with an interrupted turn: `results` for tools that did run, `rerun` for those that did not (by invocation). */
   resume(options: TurnRef & { results?: Record<string | number, unknown>; rerun?: (number | string)[] }): RemoteStream {
+    const wrong = slip("resume", options);
+    if (wrong) return refused(wrong);
     return this.#stream(
       { type: "resume", conversation: options.conversation, turn: options.turn, ...opt("results", options.results), ...opt("rerun", options.rerun) },
       options.conversation,
@@ -150,11 +156,15 @@ export class Companion {
 
   /** Ends a waiting or interrupted turn without going on. */
   async abandon(options: TurnRef): Promise<void> {
+    const wrong = slip("abandon", options);
+    if (wrong) throw new RemoteError(wrong);
     await this.#stream({ type: "abandon", conversation: options.conversation, turn: options.turn }, options.conversation).outcome;
   }
 
   /** A turn's state now. */
   async status(options: TurnRef): Promise<TurnStatus> {
+    const wrong = slip("status", options);
+    if (wrong) throw new RemoteError(wrong);
     return checked(statusSchema, await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
   }
 
@@ -165,7 +175,16 @@ export class Companion {
    * waits there for the owner's companions.
    */
   call<T = unknown>(program: string, input: unknown, options: { approvals?: "caller" | "owner"; conversation?: string } = {}): RemoteStream<T> {
+    const wrong = slip("call", options);
+    if (wrong) return refused(wrong);
     const approvals = options.approvals ?? "owner";
+    // a caller call runs in no conversation: naming one too is refused here, never sent for the server to refuse (or,
+    // an older server, to run with the conversation dropped while the caller believes its turn is kept there)
+    if (approvals === "caller" && options.conversation !== undefined)
+      return refused({
+        code: "settings-invalid",
+        message: 'app.call: a call with approvals "caller" runs in no conversation; name a conversation with approvals "owner"',
+      });
     const msg = { type: "call" as const, program, input, approvals, ...opt("conversation", options.conversation) };
     const id = this.#id();
     const controls =
@@ -277,6 +296,26 @@ export class Companion {
         return;
     }
   }
+}
+
+/**
+ * A JavaScript caller's slip: a method's options left out or null (an
+ * `approve()` with nothing to say which turn). Refused with a code, never a
+ * TypeError on reading them; nothing is sent.
+ */
+function slip(method: string, options: unknown): WireError | null {
+  if (typeof options === "object" && options !== null) return null;
+  return {
+    code: "input-invalid",
+    message: `app.${method}: its options are an object ({ conversation, turn, … }), not ${describeValue(options, 60)}`,
+  };
+}
+
+/** A stream refused before anything was sent. */
+function refused<T>(error: WireError): RemoteStream<T> {
+  const stream = new RemoteStream<T>(null, null);
+  stream.fail(error);
+  return stream;
 }
 
 /** A reply's result, checked: a server that answers out of shape is refused, never believed. */

@@ -3,6 +3,7 @@
  * every incoming message, and reconnects with backoff when the connection
  * drops (not when the key was refused, nor after `close()`).
  */
+import { describeValue, FunctaiError } from "../../../src/errors.js";
 import { RemoteError } from "../shared/errors.js";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { optionChecks } from "../shared/options.js";
@@ -48,6 +49,9 @@ export class Link {
     readonly options: LinkOptions,
     readonly events: LinkEvents,
   ) {
+    // (a URL from an environment variable that is not set: refused with a code, never a TypeError when it is opened)
+    if (typeof url !== "string")
+      throw new FunctaiError("settings-invalid", `connect: the server's URL is a string (ws:// or wss://), not ${describeValue(url, 100)}`);
     checkLinkOptions(options);
   }
 
@@ -82,7 +86,13 @@ export class Link {
 
   async #connect(again: boolean): Promise<void> {
     const Socket = await socketConstructor(this.options.WebSocket);
-    const socket = await openSocket(Socket, this.url);
+    // one deadline for the upgrade and the welcome: a server that answers neither is given up on (and retried)
+    const timeoutMs = this.options.timeoutMs ?? 10_000;
+    const begun = Date.now();
+    const socket = await openSocket(Socket, this.url, timeoutMs, (s) => {
+      this.#opening = s;
+      if (this.#closing) s.close(); // (closed while the WebSocket class was loading)
+    });
     if (this.#closing) return socket.close(1000, "bye");
     this.#opening = socket;
     await new Promise<void>((resolve, reject) => {
@@ -109,11 +119,14 @@ export class Link {
         );
       };
       let heartbeatMs: number | undefined;
-      const timer = setTimeout(() => {
-        gaveUp = true;
-        reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
-        socket.close(1000, "timeout");
-      }, this.options.timeoutMs ?? 10_000);
+      const timer = setTimeout(
+        () => {
+          gaveUp = true;
+          reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
+          socket.close(1000, "timeout");
+        },
+        Math.max(1, timeoutMs - (Date.now() - begun)),
+      );
       socket.addEventListener("message", (e) => {
         if (lost) return;
         if (welcomed) heard(heartbeatMs);

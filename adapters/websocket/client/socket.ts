@@ -48,9 +48,14 @@ export async function socketConstructor(given?: SocketConstructor): Promise<Sock
 /**
  * Opens a socket; rejects when it closes before opening (`remote-closed`), or
  * when `url` is not one a WebSocket takes (`settings-invalid`): a user sees
- * a FunctaiError with a code, never the socket's own.
+ * a FunctaiError with a code, never the socket's own. A server that takes
+ * the connection but never answers the upgrade (a stuck process, a balancer
+ * whose backend is down) is given up on after `timeoutMs` (`remote-closed`),
+ * its socket closed: `ws` has no deadline of its own, and a connect or a
+ * reconnect would wait on it for ever. `created` is told the socket at once
+ * (a `close()` meanwhile closes it).
  */
-export function openSocket(Socket: SocketConstructor, url: string): Promise<SocketLike> {
+export function openSocket(Socket: SocketConstructor, url: string, timeoutMs: number, created?: (socket: SocketLike) => void): Promise<SocketLike> {
   return new Promise((resolve, reject) => {
     let socket: SocketLike;
     try {
@@ -60,12 +65,19 @@ export function openSocket(Socket: SocketConstructor, url: string): Promise<Sock
         new FunctaiError("settings-invalid", `connect: ${JSON.stringify(url.slice(0, 200))} is not a WebSocket URL (ws:// or wss://)`, { cause: e }),
       );
     }
+    created?.(socket);
     let opened = false;
+    const timer = setTimeout(() => {
+      reject(new RemoteError({ code: "remote-closed", message: `could not connect to ${url}: no answer to the upgrade in ${timeoutMs} ms` }));
+      socket.close(); // (while connecting: the handshake is aborted, the connection let go)
+    }, timeoutMs);
     socket.addEventListener("open", () => {
+      clearTimeout(timer);
       opened = true;
       resolve(socket);
     });
     socket.addEventListener("close", (e) => {
+      clearTimeout(timer);
       if (!opened) reject(new RemoteError({ code: "remote-closed", message: `could not connect to ${url} (${e.code})` }));
     });
     socket.addEventListener("error", () => undefined);
