@@ -5,7 +5,7 @@
  * much of it was right.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { FunctaiError } from "../../../src/errors.js";
+import { describeValue, FunctaiError } from "../../../src/errors.js";
 
 /**
  * A key, alone (sees everything) or limited to some conversations and/or programs.
@@ -34,6 +34,22 @@ interface Entry {
   grant: Grant;
 }
 
+/**
+ * A key's limit as given: left out (no limit), or a list of names. Anything
+ * else is refused, never taken as some other limit: null (from a config
+ * file) would be no limit at all, a key meant to be limited seeing and
+ * answering everything; a lone name would be the set of its letters.
+ */
+function limitOf(names: unknown, i: number, what: "conversations" | "programs"): ReadonlySet<string> | null {
+  if (names === undefined) return null;
+  if (!Array.isArray(names) || !names.every((n) => typeof n === "string"))
+    throw new FunctaiError(
+      "settings-invalid",
+      `serve: keys[${i}].${what} is a list of names (or left out for no limit), not ${describeValue(names, 100)}`,
+    );
+  return new Set(names);
+}
+
 /** The keys a server takes. Without keys (loopback only) everybody gets an unlimited grant. */
 export class KeyRing {
   #entries: Entry[] = [];
@@ -51,19 +67,22 @@ export class KeyRing {
     // (what was given is not shown: it may be a key)
     if (!Array.isArray(keys))
       throw new FunctaiError("settings-invalid", `serve: keys is a list of keys, not ${keys === null ? "null" : `a value of type ${typeof keys}`}`);
-    this.#entries = keys.map((spec) => {
+    const seen = new Set<string>();
+    // (made whole before it replaces the keys: a refused list leaves the keys as they were)
+    this.#entries = keys.map((spec, i) => {
       const key = typeof spec === "string" ? spec : spec?.key;
       if (typeof key !== "string" || key.length === 0 || key.length > 1024)
         throw new FunctaiError("settings-invalid", "serve: each key must be a non-empty string (at most 1024 characters)");
       const limits: { conversations?: readonly string[]; programs?: readonly string[] } = typeof spec === "string" ? {} : spec;
       const digest = hash(key);
+      const keyHash = digest.toString("hex");
+      // a key given twice matched its last entry at the hello and its first ever after: its limits were one entry's, unsaid
+      if (seen.has(keyHash))
+        throw new FunctaiError("settings-invalid", `serve: keys[${i}] is a key given before; give each key once, with its limits`);
+      seen.add(keyHash);
       return {
         digest,
-        grant: {
-          conversations: limits.conversations ? new Set(limits.conversations) : null,
-          programs: limits.programs ? new Set(limits.programs) : null,
-          keyHash: digest.toString("hex"),
-        },
+        grant: { conversations: limitOf(limits.conversations, i, "conversations"), programs: limitOf(limits.programs, i, "programs"), keyHash },
       };
     });
   }

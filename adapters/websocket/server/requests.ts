@@ -6,9 +6,9 @@
 import type { TurnEvent } from "../../../src/turn/events.js";
 import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "../shared/errors.js";
-import { allowsConversation, allowsProgram } from "./keys.js";
+import { allowsConversation, allowsProgram, type Grant } from "./keys.js";
 import { allowsTurn, mayJoin, programOfTurn, visibleTo } from "./scope.js";
-import type { ClientMessage, Outcome, WireEvent } from "../shared/protocol.js";
+import type { ClientMessage, Outcome, WireError, WireEvent } from "../shared/protocol.js";
 import { startCall } from "./calls.js";
 import { abandon, answer, resume, status } from "./runner.js";
 
@@ -29,6 +29,18 @@ function emitter(hub: Hub, conn: Connection, id: string, conversation: () => str
   };
 }
 
+/**
+ * Refuses a request that failed, by its id. What is not sent (a bug's cause:
+ * `remote-internal`, "see its log"; a store's failure, which may name paths
+ * on the server: its code only) is told to the server's log, whichever
+ * request it was.
+ */
+function failed(hub: Hub, conn: Connection, id: string, e: unknown): void {
+  const error = toWireError(e);
+  if (error.code === "remote-internal" || error.code.startsWith("store-")) hub.log("a request failed", e);
+  conn.error(id, error);
+}
+
 /** Runs a turn-running request within the connection's limit, replying with its outcome. */
 async function run(hub: Hub, conn: Connection, id: string, work: () => Promise<Outcome>): Promise<void> {
   if (conn.inflight.size > hub.maxRuns)
@@ -37,42 +49,70 @@ async function run(hub: Hub, conn: Connection, id: string, work: () => Promise<O
     const outcome = await work();
     conn.send({ type: "reply", id, result: outcome });
   } catch (e) {
-    const error = toWireError(e);
-    if (error.code === "remote-internal") hub.log("a request failed", e);
-    conn.error(id, error);
+    failed(hub, conn, id, e);
   } finally {
     // the server changed a conversation: everyone's list is current at once, not at the next poll
     void hub.watcher.refresh();
   }
 }
 
+/**
+ * The connection's key as the keys are now (`null`: revoked). A request that
+ * waited on the store (the waiting list's scan, a turn's records) is
+ * answered under this, never under the grant it came in with: `setKeys` may
+ * have narrowed the key meanwhile, and the companion was already told what
+ * it may see now.
+ */
+const grantNow = (hub: Hub, conn: Connection): Grant | null => (conn.grant ? hub.keys.current(conn.grant) : null);
+
+/**
+ * Why `grant` may not have this request answered, or `null` when it may: its
+ * conversation, and, once read (`program`: the program of its turn), the
+ * turn's program.
+ */
+function outOfScope(grant: Grant | null, msg: Request, program?: string | null): WireError | null {
+  if (!grant) return wireError("remote-auth", "this key was revoked");
+  if (!("conversation" in msg) || msg.conversation === undefined) return null;
+  if (!allowsConversation(grant, msg.conversation)) return wireError("remote-forbidden", `this key may not use conversation ${msg.conversation}`);
+  // a request about a turn: its program must be the key's too (the same refusal whether or not the turn exists)
+  if ("turn" in msg && program !== undefined && !allowsTurn(grant, msg.conversation, program))
+    return wireError("remote-forbidden", `this key may not use turns of that program in conversation ${msg.conversation}`);
+  return null;
+}
+
 export function requestHandler(hub: Hub): Handler {
   return async (conn, msg) => {
-    const grant = conn.grant!;
-    if ("conversation" in msg && msg.conversation !== undefined && !allowsConversation(grant, msg.conversation))
-      return conn.error(msg.id, wireError("remote-forbidden", `this key may not use conversation ${msg.conversation}`));
-    // a request about a turn: its program must be the key's too (the same refusal whether or not the turn exists)
+    // the conversation first, before anything is read (a refusal says nothing of what exists)
+    const early = outOfScope(conn.grant, msg);
+    if (early) return conn.error(msg.id, early);
     let program: string | null = null;
     if ("turn" in msg) {
       try {
-        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn, hub.clock);
+        program = await programOfTurn(hub.store, hub.watcher, msg.conversation, msg.turn, hub.clock, hub.names);
       } catch (e) {
-        return conn.error(msg.id, toWireError(e));
+        return failed(hub, conn, msg.id, e);
       }
-      if (!allowsTurn(grant, msg.conversation, program))
-        return conn.error(msg.id, wireError("remote-forbidden", `this key may not use turns of that program in conversation ${msg.conversation}`));
+      const refused = outOfScope(grantNow(hub, conn), msg, program);
+      if (refused) return conn.error(msg.id, refused);
     }
     switch (msg.type) {
-      case "waiting":
+      case "waiting": {
         await hub.watcher.refresh();
+        const grant = grantNow(hub, conn);
+        if (!grant) return conn.error(msg.id, wireError("remote-auth", "this key was revoked"));
         return conn.send({ type: "reply", id: msg.id, result: visibleTo(grant, hub.watcher.all) });
+      }
       case "subscribe":
         conn.subscribed = true;
         return conn.send({ type: "reply", id: msg.id, result: null });
       case "status":
         return status(hub, msg).then(
-          (result) => conn.send({ type: "reply", id: msg.id, result }),
-          (e: unknown) => conn.error(msg.id, toWireError(e)),
+          (result) => {
+            const refused = outOfScope(grantNow(hub, conn), msg, program);
+            if (refused) return conn.error(msg.id, refused);
+            conn.send({ type: "reply", id: msg.id, result });
+          },
+          (e: unknown) => failed(hub, conn, msg.id, e),
         );
       case "approve":
       case "deny": {
@@ -113,7 +153,7 @@ export function requestHandler(hub: Hub): Handler {
         const answered = msg.verdict === "yes" ? s.approve(options) : s.deny(msg.reason, options);
         return answered.then(
           () => conn.send({ type: "reply", id: msg.id, result: null }),
-          (e: unknown) => conn.error(msg.id, toWireError(e)),
+          (e: unknown) => failed(hub, conn, msg.id, e),
         );
       }
       case "cancel":
@@ -123,28 +163,58 @@ export function requestHandler(hub: Hub): Handler {
   };
 }
 
-async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "call" }>): Promise<void> {
-  const grant = conn.grant!;
-  if (!allowsProgram(grant, msg.program))
-    return conn.error(msg.id, wireError("remote-forbidden", `this key may not call ${msg.program.slice(0, 100)}`));
+/** Why `grant` may not make this call (before any conversation is read), or `null` when it may. */
+function callRefused(grant: Grant | null, msg: Extract<Request, { type: "call" }>): WireError | null {
+  if (!grant) return wireError("remote-auth", "this key was revoked");
+  if (!allowsProgram(grant, msg.program)) return wireError("remote-forbidden", `this key may not call ${msg.program.slice(0, 100)}`);
+  if (msg.conversation !== undefined && !allowsConversation(grant, msg.conversation))
+    return wireError("remote-forbidden", `this key may not use conversation ${msg.conversation}`);
   // a key limited to some conversations may only run owner calls in one of them
   if (grant.conversations !== null && (msg.approvals !== "owner" || msg.conversation === undefined))
-    return conn.error(
-      msg.id,
-      wireError("remote-forbidden", 'this key is limited to some conversations: call with approvals "owner" and one of them'),
-    );
-  if (msg.approvals === "owner" && msg.conversation !== undefined) {
-    let joins: boolean;
-    try {
-      joins = await mayJoin(grant, hub.store, msg.conversation, hub.clock);
-    } catch (e) {
-      return conn.error(msg.id, toWireError(e));
-    }
-    if (!joins)
+    return wireError("remote-forbidden", 'this key is limited to some conversations: call with approvals "owner" and one of them');
+  // a caller call runs in no conversation (nothing of it is saved): one that names a conversation too is refused, never
+  // run with the conversation dropped while its caller believes the turn is kept there
+  if (msg.approvals === "caller" && msg.conversation !== undefined)
+    return wireError("settings-invalid", 'a call with approvals "caller" runs in no conversation: name a conversation with approvals "owner"');
+  return null;
+}
+
+async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "call" }>): Promise<void> {
+  // checked again whenever the keys changed while the conversation was read (`setKeys` may have narrowed this key):
+  // the call runs under the key as it is when it starts
+  for (let grant = grantNow(hub, conn); ; ) {
+    const refused = callRefused(grant, msg);
+    if (refused) return conn.error(msg.id, refused);
+    // an owner call's turn is recorded under its program's own name: served beside another program of that name, it
+    // would be found again as that one (listed, limited and run on by it), so it is not started
+    const fn = hub.programs.get(msg.program);
+    if (msg.approvals === "owner" && fn !== undefined && !hub.names.findsAgain(msg.program, fn))
       return conn.error(
         msg.id,
-        wireError("remote-forbidden", `this key may not call into conversation ${msg.conversation}: it holds turns of programs the key may not use`),
+        wireError(
+          "settings-invalid",
+          `${msg.program.slice(0, 100)} records its turns as ${JSON.stringify(fn.name)}, which this server serves as another program: call it with approvals "caller"`,
+        ),
       );
+    if (msg.approvals === "owner" && msg.conversation !== undefined) {
+      let joins: boolean;
+      try {
+        joins = await mayJoin(grant!, hub.store, msg.conversation, hub.clock, hub.names);
+      } catch (e) {
+        return failed(hub, conn, msg.id, e);
+      }
+      if (!joins)
+        return conn.error(
+          msg.id,
+          wireError(
+            "remote-forbidden",
+            `this key may not call into conversation ${msg.conversation}: it holds turns of programs the key may not use`,
+          ),
+        );
+    }
+    const now = grantNow(hub, conn);
+    if (now === grant) break;
+    grant = now;
   }
   let conversation: string | null = null;
   await run(hub, conn, msg.id, async () => {

@@ -18,15 +18,18 @@ import type { TurnStream } from "../../../src/turn/stream.js";
 import type { Approval } from "../../../src/approval/types.js";
 import { toWireError } from "../shared/errors.js";
 import type { Outcome, TurnStatus } from "../shared/protocol.js";
+import type { ProgramNames } from "./names.js";
 import { entriesOf } from "./watch.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any program, whatever its input and output (a served program is called with what a companion sent)
 export type AnyProgram = Callable<any, any>;
 
 /** What the server's turn runners share. */
 export interface RunContext {
   readonly store: Store;
   readonly programs: ReadonlyMap<string, AnyProgram>;
+  /** The served name of each recorded one (a turn is recorded under its program's own name, served perhaps under another). */
+  readonly names: ProgramNames;
   /** Settings of every conversation the server opens (default `{ approve: "changes" }`). */
   readonly settings: Settings;
   /** Where the server's time comes from: conversations it opens, states it reads, events it sends. */
@@ -49,7 +52,9 @@ export async function openTurn(ctx: RunContext, conversation: string, turn: stri
   const info = state.turns.get(turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${conversation} has no turn ${turn}`);
   const name = state.programs.get(info.program)?.name;
-  const fn = name === undefined ? undefined : ctx.programs.get(name);
+  // found by the name it was recorded under, never by a served name that only looks like it
+  const served = name === undefined ? null : ctx.names.servedAs(name);
+  const fn = served === null ? undefined : ctx.programs.get(served);
   if (!fn)
     throw new FunctaiError("remote-unknown-program", `turn ${turn} belongs to a program this server does not serve${name ? ` (${name})` : ""}`);
   return { turn: await fn.conversation(conversation, { ...ctx.settings, store: ctx.store, clock: ctx.clock }).turn(turn), info };
@@ -112,9 +117,13 @@ export async function answer(
 
 /**
  * Resumes an interrupted turn (results / reruns for unfinished tools). With
- * nothing unfinished it streams like an approval; otherwise `Turn.resume`
- * (which has no streaming form yet) records the results, and only the
- * outcome is sent.
+ * nothing unfinished and nothing said it streams like an approval;
+ * otherwise `Turn.resume` (which has no streaming form yet) checks and
+ * records the results, and only the outcome is sent. A result or rerun
+ * given for a turn with nothing unfinished goes that way too: it may name
+ * no tool call of the turn (a typo, another turn's number), which
+ * `Turn.resume` refuses (`input-invalid`); the stream would drop it without
+ * a word and run the turn on.
  */
 export async function resume(
   ctx: RunContext,
@@ -123,7 +132,8 @@ export async function resume(
 ): Promise<Outcome> {
   const { turn, info } = await openTurn(ctx, req.conversation, req.turn);
   const answered = info.state === "waiting" && info.waiting.length === 0;
-  if (info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(streamOn(turn), req.conversation, emit);
+  const said = Object.keys(req.results ?? {}).length > 0 || (req.rerun?.length ?? 0) > 0;
+  if (!said && info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(streamOn(turn), req.conversation, emit);
   const base = { conversation: req.conversation, turn: req.turn };
   try {
     const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
@@ -133,8 +143,11 @@ export async function resume(
   } catch (e) {
     if (isFunctaiError(e, "turn-waiting")) return { ...base, state: "waiting", approvals: (e as { approvals?: Approval[] }).approvals ?? [] };
     await turn.refresh();
-    // refused before it ran (turn-unfinished, turn-state): an error reply; it ran and failed: an outcome
-    if (turn.state === "failed" || turn.state === "stopped") return { ...base, state: turn.state, error: toWireError(e, "turn") };
+    // refused before it ran (turn-unfinished, turn-state): an error reply; it ran and failed: an outcome. A turn that
+    // was failed or stopped before this resume was refused (turn-state), not run: told as an outcome, it would read as
+    // though this resume ran it and it failed (an approve of it is an error reply too)
+    const ranAndEnded = (turn.state === "failed" || turn.state === "stopped") && info.state !== "failed" && info.state !== "stopped";
+    if (ranAndEnded) return { ...base, state: turn.state, error: toWireError(e, "turn") };
     throw e;
   }
 }
@@ -148,7 +161,7 @@ export async function abandon(ctx: RunContext, req: { conversation: string; turn
 /** A turn's state as read now (no program needed). */
 export async function status(ctx: RunContext, req: { conversation: string; turn: string }): Promise<TurnStatus> {
   const state = await readNow(ctx, req.conversation);
-  const entry = entriesOf(req.conversation, state, ctx.clock.now()).find((e) => e.turn === req.turn);
+  const entry = entriesOf(req.conversation, state, ctx.clock.now(), undefined, (p) => ctx.names.shown(p)).find((e) => e.turn === req.turn);
   const info = state.turns.get(req.turn);
   if (!info) throw new FunctaiError("turn-state", `conversation ${req.conversation} has no turn ${req.turn}`);
   return {

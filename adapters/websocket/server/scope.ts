@@ -9,6 +9,7 @@ import type { Clock } from "../../../src/runtime/clock.js";
 import type { Store } from "../../../src/store/types.js";
 import { allowsConversation, type Grant } from "./keys.js";
 import type { WaitingEntry } from "../shared/protocol.js";
+import type { ProgramNames } from "./names.js";
 import type { WaitingWatcher } from "./watch.js";
 
 /** Whether `grant` covers a turn of `program` (`null`: a program nobody named) in `conversation`. */
@@ -20,17 +21,25 @@ export const visibleTo = (grant: Grant, all: readonly WaitingEntry[]): WaitingEn
   all.filter((w) => allowsTurn(grant, w.conversation, w.program));
 
 /**
- * The name of the program that sent `turn` (`null` when the conversation has
- * no such turn, or its program record names none). A turn's program never
- * changes, so the waiting list's entry is used when it has one; else the
- * conversation is read.
+ * The name of the program that sent `turn`, as it is served and limited
+ * (`names.shown`; `null` when the conversation has no such turn, or its
+ * program record names none). A turn's program never changes, so the
+ * waiting list's entry is used when it has one; else the conversation is
+ * read.
  */
-export async function programOfTurn(store: Store, watcher: WaitingWatcher, conversation: string, turn: string, clock: Clock): Promise<string | null> {
+export async function programOfTurn(
+  store: Store,
+  watcher: WaitingWatcher,
+  conversation: string,
+  turn: string,
+  clock: Clock,
+  names: ProgramNames,
+): Promise<string | null> {
   const listed = watcher.all.find((w) => w.conversation === conversation && w.turn === turn);
   if (listed !== undefined) return listed.program;
   const state = readConversation(await store.read(conversation), { now: clock.now() });
   const info = state.turns.get(turn);
-  return info === undefined ? null : (state.programs.get(info.program)?.name ?? null);
+  return info === undefined ? null : names.shown(state.programs.get(info.program)?.name ?? null);
 }
 
 /**
@@ -41,12 +50,12 @@ export async function programOfTurn(store: Store, watcher: WaitingWatcher, conve
  * conversation would show that program's turns to this key's model (and so
  * to its caller), and put words in theirs.
  */
-export async function mayJoin(grant: Grant, store: Store, conversation: string, clock: Clock): Promise<boolean> {
+export async function mayJoin(grant: Grant, store: Store, conversation: string, clock: Clock, names: ProgramNames): Promise<boolean> {
   const programs = grant.programs;
   if (programs === null) return true;
   const state = readConversation(await store.read(conversation), { now: clock.now() });
   return [...state.turns.values()].every((info) => {
-    const name = state.programs.get(info.program)?.name;
-    return name !== undefined && programs.has(name);
+    const name = names.shown(state.programs.get(info.program)?.name ?? null);
+    return name !== null && programs.has(name);
   });
 }

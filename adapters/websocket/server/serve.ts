@@ -11,6 +11,7 @@ import { CLOSE, Connection, type Hub } from "./connection.js";
 import { optionChecks } from "../shared/options.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
 import { admit, type RateOptions } from "./limits.js";
+import { ProgramNames } from "./names.js";
 import { requestHandler } from "./requests.js";
 import type { AnyProgram } from "./runner.js";
 import { WaitingWatcher } from "./watch.js";
@@ -204,17 +205,21 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const log =
     options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
   const tasks = new Set<Promise<unknown>>();
+  const programs = programMap(options.programs);
+  const names = new ProgramNames(programs);
   const watcher = new WaitingWatcher(
     store,
     options.pollMs ?? 200,
     (e) => log("the waiting list could not be read", e),
     options.answeredGraceMs,
     clock,
+    (p) => names.shown(p),
   );
   const hub: Hub = {
     store,
     clock,
-    programs: programMap(options.programs),
+    programs,
+    names,
     settings: { approve: "changes", ...options.settings },
     keys,
     watcher,

@@ -47,15 +47,24 @@ export const ANSWERED_GRACE_MS = 30_000;
 /** When the last answer of a waiting turn whose approvals are all answered was given (NaN when none). */
 const answeredAt = (info: TurnInfo): number => Date.parse(info.answers.at(-1)?.at ?? "");
 
+/** A recorded program name as it is listed (a server's: its served name, see names.ts). */
+export type ShownName = (recorded: string | null) => string | null;
+
 /**
  * The waiting entries of one conversation's state. A turn answered but never
  * run on (its answerer died in between) is offered as interrupted once the
  * grace has passed: `resume` goes on with it.
  */
-export function entriesOf(conversation: string, state: ConversationState, now: number, graceMs = ANSWERED_GRACE_MS): WaitingEntry[] {
+export function entriesOf(
+  conversation: string,
+  state: ConversationState,
+  now: number,
+  graceMs = ANSWERED_GRACE_MS,
+  shown: ShownName = (p) => p,
+): WaitingEntry[] {
   const out: WaitingEntry[] = [];
   for (const info of state.turns.values()) {
-    const program = state.programs.get(info.program)?.name ?? null;
+    const program = shown(state.programs.get(info.program)?.name ?? null);
     const unfinished = unfinishedOf(info);
     if (info.state === "waiting" && info.waiting.length > 0)
       out.push({ conversation, turn: info.id, program, state: "waiting", approvals: info.waiting.map(approvalOf), unfinished });
@@ -86,6 +95,8 @@ export class WaitingWatcher {
     readonly onError: (e: unknown) => void,
     readonly graceMs = ANSWERED_GRACE_MS,
     readonly clock: Clock = systemClock,
+    /** How each turn's program is listed (default: as recorded). */
+    readonly shown: ShownName = (p) => p,
   ) {}
 
   get all(): readonly WaitingEntry[] {
@@ -225,7 +236,7 @@ export class WaitingWatcher {
       if (info.state === "waiting" && info.waiting.length === 0) recheckAt = Math.min(recheckAt, answeredAt(info) + this.graceMs);
     }
     this.#seen.delete(id); // (re-added last: the conversations that changed last keep their readers)
-    this.#seen.set(id, { log, length: state.length, entries: entriesOf(id, state, now, this.graceMs), recheckAt });
+    this.#seen.set(id, { log, length: state.length, entries: entriesOf(id, state, now, this.graceMs, this.shown), recheckAt });
     let keep = READERS;
     for (const s of [...this.#seen.values()].reverse()) if (s.log !== undefined && --keep < 0) s.log = undefined;
   }
