@@ -63,7 +63,10 @@ export function keepSnapshots(session: TurnSession): void {
     // uncaught exception in the actor, ending the process
     const persisted = (async () => JSON.parse(JSON.stringify(session.actor.getPersistedSnapshot())) as unknown)();
     persisted.catch(() => undefined); // (told through the chain below; not unhandled when an earlier keeping failed first)
-    snapshots.set(session, before.then(async () => host.note!({ machine: MACHINE, snapshot: await persisted })));
+    snapshots.set(
+      session,
+      before.then(async () => host.note!({ machine: MACHINE, snapshot: await persisted })),
+    );
   });
 }
 
@@ -109,8 +112,7 @@ function askedNow(session: TurnSession, id: string | undefined): void {
 function stopTurn(session: TurnSession, log: ConversationLog): void {
   const now = session.actor.getSnapshot();
   if (now.status !== "active") return;
-  if (now.value === "awaitingApproval")
-    session.run = stopWaitingTurn(log, session.host.turn).catch((e: unknown) => void (session.error = e));
+  if (now.value === "awaitingApproval") session.run = stopWaitingTurn(log, session.host.turn).catch((e: unknown) => void (session.error = e));
   tell(session, { type: "STOP" });
 }
 
@@ -186,22 +188,37 @@ export interface ContinueOptions {
 }
 
 /** A session that continues a turn (it claims the turn at its first run). Started. */
-export function continueTurn(ctx: ConversationContext, state: ConversationState, info: TurnInfo, start: ContinueFrom, options: ContinueOptions): TurnSession {
+export function continueTurn(
+  ctx: ConversationContext,
+  state: ConversationState,
+  info: TurnInfo,
+  start: ContinueFrom,
+  options: ContinueOptions,
+): TurnSession {
   const settings = ctx.settings();
   // the rule the turn was sent with holds unless this handle gives one
   if (settings.approve === undefined && (typeof info.approve === "string" || Array.isArray(info.approve)))
     settings.approve = info.approve === "function" ? "changes" : (info.approve as ApprovalRule);
   const host = new ConversationHost({
-    def: ctx.def, settings, log: ctx.log, turn: info.id, inputs: keptInputs(ctx.def, info.inputs), history: historyOf(state, info.parent),
-    attempt: info.attempt, claimed: false, length: options.length ?? 0, ...(options.prepare ? { prepare: options.prepare } : {}),
+    def: ctx.def,
+    settings,
+    log: ctx.log,
+    turn: info.id,
+    inputs: keptInputs(ctx.def, info.inputs),
+    history: historyOf(state, info.parent),
+    attempt: info.attempt,
+    claimed: false,
+    length: options.length ?? 0,
+    ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.answer ? { answer: options.answer } : {}),
   });
   const snapshot = start !== "interrupted" ? restorable(info.snapshot) : null;
   // answered here (a stream): the actor waits with the turn's unanswered approvals
   const pending = start === "awaitingApproval" ? info.waiting.map(approvalOf) : undefined;
-  const session = snapshot?.value === "awaitingApproval" && !pending
-    ? startTurn(host, { streaming: options.streaming, snapshot })
-    : startTurn(host, { streaming: options.streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
+  const session =
+    snapshot?.value === "awaitingApproval" && !pending
+      ? startTurn(host, { streaming: options.streaming, snapshot })
+      : startTurn(host, { streaming: options.streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
   keepSnapshots(session);
   options.listen?.(session);
   session.actor.start();

@@ -240,7 +240,10 @@ export class Waiting<O = unknown> extends ConversationError {
   readonly approvals: Approval[];
   constructor(turn: Turn<O>) {
     const names = turn.waiting.map((a) => `${a.path} #${a.invocation}`).join(", ");
-    super("turn-waiting", `turn ${turn.id} waits for a person's answer (${names}): turn.approve({ by }) or turn.deny({ reason }), from this process or any other.`);
+    super(
+      "turn-waiting",
+      `turn ${turn.id} waits for a person's answer (${names}): turn.approve({ by }) or turn.deny({ reason }), from this process or any other.`,
+    );
     this.name = "Waiting";
     this.turn = turn;
     this.approvals = turn.waiting;
