@@ -5,6 +5,7 @@
  * and the controls a stream answers it with.
  */
 import type { ApprovalRule } from "../approval/types.js";
+import { checkModel } from "../engine/ai-call.js";
 import { ConversationError, FunctaiError, isErrorCode } from "../errors.js";
 import { keptInputs, type Definition } from "../functions/definition.js";
 import { answerable, resultOf } from "../turn/run.js";
@@ -22,6 +23,19 @@ export interface ConversationContext {
   readonly log: ConversationLog;
   readonly def: Definition;
   readonly settings: () => Settings;
+}
+
+/**
+ * Refuses, before anything is written, a turn this process cannot go on
+ * with: no model to run it, or kept inputs its program's schema no longer
+ * reads (the continued turn's host checks them again, see continueTurn). An
+ * answer that leaves nothing waiting is checked so, whoever gives it (a
+ * handle's `approve()`, a server's answer): written first, the yes would
+ * leave every list while the turn could not go on here.
+ */
+export function checkRunnable(ctx: ConversationContext, info: TurnInfo): void {
+  checkModel(ctx.def, ctx.settings());
+  keptInputs(ctx.def, info.inputs);
 }
 
 /**

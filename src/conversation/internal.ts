@@ -8,7 +8,7 @@ import type { ConversationState, TurnInfo } from "../records/read-conversation.j
 import type { TurnStream } from "../turn/stream.js";
 import type { TurnSession } from "../turn/session.js";
 import { recordAnswer } from "./answers.js";
-import { continueTurn, type ConversationContext } from "./driver.js";
+import { checkRunnable, continueTurn, type ConversationContext } from "./driver.js";
 import { ConversationStream } from "./stream.js";
 
 /** A turn handle's insides, for any handle (one set of functions, not one per handle: a conversation may hold 10,000 turns). */
@@ -45,7 +45,9 @@ export async function recordAnswerOf(
   answer: { verdict: "yes" | "no"; by: string | null; reason: string | null; id?: string | undefined },
 ): Promise<{ chosen: Approval[]; rest: number }> {
   const own = insidesFor(turn);
-  const { state, info, chosen } = await recordAnswer(own.ctx(turn).log, turn.id, answer);
+  const ctx = own.ctx(turn);
+  // an answer that leaves nothing waiting is refused, with nothing written, where this process cannot run the turn on
+  const { state, info, chosen } = await recordAnswer(ctx.log, turn.id, answer, undefined, (info) => checkRunnable(ctx, info));
   own.update(turn, state, info);
   return { chosen, rest: info.waiting.length - chosen.length };
 }

@@ -6,9 +6,8 @@ import type { TurnState } from "../records/types.js";
 import type { TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
-import { checkModel } from "../engine/ai-call.js";
 import { keptInputs } from "../functions/definition.js";
-import { continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
+import { checkRunnable, continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
 import { approvalOf } from "./waiting.js";
@@ -124,16 +123,6 @@ export class Turn<O = unknown> {
     return this.#answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id });
   }
 
-  /**
-   * Refuses, before anything is written, a turn this process cannot go on
-   * with: no model to run it, or kept inputs its program's schema no longer
-   * reads (the continued turn's host checks them again, see continueTurn).
-   */
-  #runnable(info: TurnInfo): void {
-    checkModel(this.#ctx.def, this.#ctx.settings());
-    keptInputs(this.#ctx.def, info.inputs);
-  }
-
   async #answer(answer: Answer): Promise<O> {
     // an answer to all of them: recorded by the run itself, in the append that claims the turn (one write, not two).
     // Not where a lock proves a holder alive (a tab's Web Lock, a database session's): that lock is taken before a
@@ -141,7 +130,7 @@ export class Turn<O = unknown> {
     // its own check (approval-answered); there the answer is written first, as its own append
     if (answer.id === undefined && !this.#ctx.log.store.liveness) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
     // (an answer that leaves nothing waiting goes on here: refused with nothing written where it could not run)
-    const goesOn = (info: TurnInfo): void => this.#runnable(info);
+    const goesOn = (info: TurnInfo): void => checkRunnable(this.#ctx, info);
     const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer, undefined, goesOn));
     this.#update(state, info);
     if (chosen.length < info.waiting.length) throw await this.#waiting();

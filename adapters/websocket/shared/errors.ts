@@ -26,8 +26,13 @@ export class RemoteError extends FunctaiError {
   }
 }
 
-/** Errors whose message is safe to send about a request: the engine's own, about what the caller asked. */
-const SAFE_PREFIXES = ["approval-", "turn-", "conversation-", "remote-", "input-", "lease-", "step-", "output-"];
+/**
+ * Errors whose message is safe to send about a request: the engine's own,
+ * about what the caller asked (`lm-`: this server has no model to run the
+ * turn on, refused before the answer is written, as a run of it would fail
+ * with the same code).
+ */
+const SAFE_PREFIXES = ["approval-", "turn-", "conversation-", "remote-", "input-", "lease-", "step-", "output-", "lm-"];
 
 /**
  * The one mapping of a failure to what the server sends; every code it
