@@ -39,6 +39,25 @@ function recordedClaudeStream(start: Record<string, number>, delta: Record<strin
   );
 }
 
+/** gpt-4.1-mini's recorded tool call (no reasoning, no extra content), then the request that sends it back with its result. */
+async function recordedCallSentBack() {
+  server.reply(
+    { json: fixtureJson("hunt4-wire/openai-chat-02-response-tool-calls.json") },
+    { json: fixtureJson("hunt4-wire/openai-chat-04-response-final.json") },
+  );
+  const res = await gpt().generate(ask);
+  const call = res.toolCalls[0]!;
+  await gpt().generate({
+    ...ask,
+    messages: [
+      ...ask.messages,
+      { role: "assistant", content: res.text, toolCalls: res.toolCalls },
+      { role: "tool", toolCallId: call.id, name: call.name, content: "20" },
+    ],
+  });
+  return res;
+}
+
 describe("anthropic: a stream's usage comes in two parts, each counter a total where it applies", () => {
   // message_start holds the prompt's counts; message_delta the final ones, each counter left out where it does not
   // apply (the SDK's own MessageStream merges them field by field: "omitted when they don't apply, so overwrite when
@@ -279,17 +298,7 @@ describe("openai-compatible thinking models: the reasoning beside a tool call", 
   });
 
   it("a reply without reasoning (gpt-4.1-mini's) is sent back as before: no reasoning_content key", async () => {
-    const recorded = fixtureJson("hunt4-wire/openai-chat-02-response-tool-calls.json") as { choices: { message: { tool_calls: unknown[] } }[] };
-    server.reply({ json: recorded }, { json: fixtureJson("hunt4-wire/openai-chat-04-response-final.json") });
-    const res = await gpt().generate(ask);
-    await gpt().generate({
-      ...ask,
-      messages: [
-        ...ask.messages,
-        { role: "assistant", content: res.text, toolCalls: res.toolCalls },
-        { role: "tool", toolCallId: res.toolCalls[0]!.id, name: res.toolCalls[0]!.name, content: "20" },
-      ],
-    });
+    const res = await recordedCallSentBack();
     expect(res.toolCalls[0]).not.toHaveProperty("reasoning");
     expect(sentBack()).not.toHaveProperty("reasoning_content");
   });
@@ -375,17 +384,7 @@ describe("gemini through its OpenAI-compatible API: a call's thought signature",
   });
 
   it("a call without one (gpt-4.1-mini's) goes back without extra_content, as before", async () => {
-    const recorded = fixtureJson("hunt4-wire/openai-chat-02-response-tool-calls.json");
-    server.reply({ json: recorded }, { json: fixtureJson("hunt4-wire/openai-chat-04-response-final.json") });
-    const res = await gpt().generate(ask);
-    await gpt().generate({
-      ...ask,
-      messages: [
-        ...ask.messages,
-        { role: "assistant", content: res.text, toolCalls: res.toolCalls },
-        { role: "tool", toolCallId: res.toolCalls[0]!.id, name: res.toolCalls[0]!.name, content: "20" },
-      ],
-    });
+    const res = await recordedCallSentBack();
     expect(res.toolCalls[0]).not.toHaveProperty("extraContent");
     expect(sentCall()).not.toHaveProperty("extra_content");
   });

@@ -17,18 +17,15 @@ import { desk, deskModel, keeper } from "./fixtures.js";
 
 const keep = keeper();
 
+/** The desk served under the key "helpdesk" (not its name), with an admin key and one limited to "helpdesk". */
+const serveAsHelpdesk = (store: ReturnType<typeof memoryStore>, d: ReturnType<typeof desk>) =>
+  serve({ store, programs: { helpdesk: d.fn.using({ lm: deskModel() }) }, keys: ["admin", { key: "k2", programs: ["helpdesk"] }], port: 0 });
+
 describe("a program served under a record's key that is not its name", () => {
   it("its owner call's turn is listed under the served name, seen by a key limited to it, and answered: the server runs it on", async () => {
     const d = desk();
     const store = memoryStore();
-    const server = keep(
-      await serve({
-        store,
-        programs: { helpdesk: d.fn.using({ lm: deskModel() }) },
-        keys: ["admin", { key: "k2", programs: ["helpdesk"] }],
-        port: 0,
-      }),
-    );
+    const server = keep(await serveAsHelpdesk(store, d));
     const app = keep(await connect(server.url, { key: "k2" }));
     expect(app.programs).toEqual(["helpdesk"]);
     const called = await app.call("helpdesk", { message: "Order A-1042 never arrived. Refund it, please." }, { conversation: "sam" }).outcome;
@@ -57,14 +54,7 @@ describe("a program served under a record's key that is not its name", () => {
     expect(waited).toBeInstanceOf(Waiting);
     // served: the desk, under the key "helpdesk"
     const d = desk();
-    const server = keep(
-      await serve({
-        store,
-        programs: { helpdesk: d.fn.using({ lm: deskModel() }) },
-        keys: ["admin", { key: "k2", programs: ["helpdesk"] }],
-        port: 0,
-      }),
-    );
+    const server = keep(await serveAsHelpdesk(store, d));
     const admin = keep(await connect(server.url, { key: "admin" }));
     const [lee] = await admin.waiting();
     expect(lee).toMatchObject({ conversation: "lee", program: null }); // not a program this server serves: no served name
