@@ -6,7 +6,8 @@
  * keeps batches all or none across a crash: a batch whose closing line is
  * missing is a torn tail, like a line without its newline.
  */
-import { ConversationError } from "../../src/errors.js";
+import { isUtf8 } from "node:buffer";
+import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { recordJson } from "../../src/store/checks.js";
 
@@ -80,6 +81,9 @@ export class Scanner {
       if (nl === -1) break; // a last line without its newline: torn, or the rest comes with the next chunk
       const line = this.#count + this.#pending.length + 1;
       const text = buf.toString("utf8", pos, nl);
+      // Bytes that are not UTF-8 decode to U+FFFD, and the line would parse as another record than the file holds
+      // (JSON text is UTF-8; the store only ever writes UTF-8). Only a line holding U+FFFD can be such a line.
+      if (text.includes("\uFFFD") && !isUtf8(buf.subarray(pos, nl))) throw corrupt(from.file, line, "a complete line that is not UTF-8");
       const closes = nl === pos || buf[nl - 1] !== SPACE;
       pos = nl + 1;
       let value: unknown;
@@ -135,9 +139,22 @@ export function encodeBatch(bodies: readonly string[], first: number): Buffer {
 
 /** A record's JSON without its `seq` (the store gives that), checked before the lock is taken. */
 export function recordBody(conversation: string, record: object, index: number): string {
-  if (!Object.hasOwn(record, "seq")) return recordJson(conversation, record, index);
+  let body = record;
+  try {
+    // (a record that carries a seq: one read from another store, copied here)
+    if (Object.hasOwn(record, "seq")) body = withoutSeq(record);
+  } catch (e) {
+    // A getter that throws, or a Proxy that refuses to be read (its keys, its `seq`): refused as the other stores
+    // refuse it, with a FunctaiError (JSON.stringify's own failures are, in recordJson), never a bare Error.
+    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch cannot be read (${describeError(e)}).`, { cause: e });
+  }
+  return recordJson(conversation, body, index);
+}
+
+/** A copy of `record`'s own enumerable keys but `seq` (reads each of them: a getter may throw). */
+function withoutSeq(record: object): object {
   const { seq: _ignored, ...rest } = record as { seq?: unknown };
-  return recordJson(conversation, rest, index);
+  return rest;
 }
 
 function corrupt(file: string, line: number, why: string): ConversationError {

@@ -97,6 +97,10 @@ export class FileReads {
       for (const r of fresh) records.push(r);
       const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, records };
       if (entry.end <= this.cacheMax) {
+        // A read of the same conversation that ran alongside this one (each forgot the entry before its await) may
+        // have kept its own meanwhile: replaced without forgetting, its bytes would stay counted for ever, and once
+        // enough had leaked, every read would evict the whole cache (every file parsed whole again, on every read).
+        this.#forget(conversation);
         this.#parsed.set(conversation, entry);
         this.#cachedBytes += entry.end;
         for (const [id] of this.#parsed) {

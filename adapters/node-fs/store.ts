@@ -47,7 +47,7 @@ export interface FsStoreOptions {
    * append. Out of descriptors, the store closes them and opens once more.
    */
   openFiles?: number;
-  /** How often `wait` looks at the file's size (default 20 ms). */
+  /** How often `wait` looks at the file (its size and change times: a new count only when they moved; default 20 ms). */
   pollMs?: number;
   /**
    * `read` keeps the records it parsed (frozen) for conversations whose files
@@ -235,15 +235,16 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       // (a monotonic clock: the wall clock set back would stretch the wait, set forward would end it early)
       // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever
       const deadline = performance.now() + (timeoutMs > 0 ? timeoutMs : 0);
-      let lastSize = -1;
+      let lastLook: string | undefined;
       for (;;) {
-        // Cheap poll: only scan when the size moved.
-        const size = await lstat(file).then(
-          (s) => s.size,
-          () => 0,
+        // Cheap poll: only count when the file changed. Its size alone does not say so: an append that cuts a
+        // crash's torn tail can leave the file as long as it was (or a file made anew can be as long as the old).
+        const look = await lstat(file, { bigint: true }).then(
+          (s) => `${s.ino}:${s.birthtimeNs}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+          () => "none",
         );
-        if (size !== lastSize) {
-          lastSize = size;
+        if (look !== lastLook) {
+          lastLook = look;
           if ((await reads.count(conversation, file)) > after) return true;
         }
         const left = deadline - performance.now();
