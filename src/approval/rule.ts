@@ -13,8 +13,7 @@ export interface RuleSubject {
 /** A tool that says nothing counts as changing things: forgetting to declare is safe. */
 export const changesThings = (effects: Effects | null | undefined): boolean => effects !== "reads";
 
-const matchesEntry = (entry: string, { name, path }: RuleSubject): boolean =>
-  entry === name || entry === path || path.endsWith(`/${entry}`);
+const matchesEntry = (entry: string, { name, path }: RuleSubject): boolean => entry === name || entry === path || path.endsWith(`/${entry}`);
 
 /**
  * Whether `rule` asks a person (or the approve function) about a call.
@@ -32,7 +31,10 @@ export function asksApproval(rule: ApproveSetting | "function" | undefined, subj
   if (rule === "all") return true;
   // a rule that cannot be read is refused, never read as asking nobody (a host would show a refund as free to run)
   if (!Array.isArray(rule) || !rule.every(isRuleEntry))
-    throw new FunctaiError("settings-invalid", `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(rule, 200)}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(rule, 200)}`,
+    );
   return rule.some((entry: string) => matchesEntry(entry, subject));
 }
 

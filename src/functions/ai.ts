@@ -81,11 +81,17 @@ function checkTools(name: string, tools: unknown): ToolLike[] {
   for (let i = 0; i < tools.length; i++) {
     const t: unknown = tools[i];
     if (!isToolLike(t))
-      throw new FunctaiError("settings-invalid", `${name}: tools[${i}] is not a tool (make one with tool(), ai(), program() or delegate()): ${describeValue(t, 80)}`);
+      throw new FunctaiError(
+        "settings-invalid",
+        `${name}: tools[${i}] is not a tool (make one with tool(), ai(), program() or delegate()): ${describeValue(t, 80)}`,
+      );
     checkName("tool", t.name);
     // what rules and records read: anything else was counted as "changes" by rules and refused when its record was written, mid-turn
     if (t.toolEffects !== null && t.toolEffects !== "reads" && t.toolEffects !== "changes")
-      throw new FunctaiError("settings-invalid", `${name}: tool ${t.name} has effects ${describeValue(t.toolEffects, 80)}; a tool's effects are "reads", "changes" or null (it did not say)`);
+      throw new FunctaiError(
+        "settings-invalid",
+        `${name}: tool ${t.name} has effects ${describeValue(t.toolEffects, 80)}; a tool's effects are "reads", "changes" or null (it did not say)`,
+      );
     list.push(t);
   }
   return list;

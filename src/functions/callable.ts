@@ -41,7 +41,11 @@ export interface Callable<S extends z.ZodRawShape, O> extends ToolLike {
 }
 
 const isFrame = (x: unknown): x is Frame =>
-  typeof x === "object" && x !== null && typeof (x as Frame).runtime === "object" && (x as Frame).runtime !== null && typeof (x as Frame).site === "string";
+  typeof x === "object" &&
+  x !== null &&
+  typeof (x as Frame).runtime === "object" &&
+  (x as Frame).runtime !== null &&
+  typeof (x as Frame).site === "string";
 
 /** The calling frame `ctx` names: a frame, or a context holding one; anything else is refused (`{}` was taken as no ctx: a root call, outside the turn). */
 function frameOf(ctx: unknown): Frame | undefined {
@@ -59,9 +63,11 @@ function frameOf(ctx: unknown): Frame | undefined {
  */
 function checkOptions(options: unknown): CallOptions | undefined {
   if (options === undefined || options === null) return undefined;
-  if (typeof options !== "object") throw new FunctaiError("settings-invalid", `a call's options must be an object such as { lm, signal }, not ${describeValue(options, 80)}`);
+  if (typeof options !== "object")
+    throw new FunctaiError("settings-invalid", `a call's options must be an object such as { lm, signal }, not ${describeValue(options, 80)}`);
   const { signal } = options as { signal?: unknown };
-  if (signal !== undefined && !isAbortSignal(signal)) throw new FunctaiError("settings-invalid", `signal must be an AbortSignal, not ${describeValue(signal, 80)}`);
+  if (signal !== undefined && !isAbortSignal(signal))
+    throw new FunctaiError("settings-invalid", `signal must be an AbortSignal, not ${describeValue(signal, 80)}`);
   return options as CallOptions;
 }
 

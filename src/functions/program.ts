@@ -93,10 +93,18 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
         const value = await frameCarrier.run(frame, () => run(input as z.output<z.ZodObject<S>>, ctx));
         const checked = readWith(output, value);
         if ("thrown" in checked)
-          throw new FunctaiError("output-invalid", `program ${name}: its output schema threw while checking the value it returned: ${describeError(checked.thrown)}`, {
-            cause: checked.thrown,
-          });
-        if (!checked.success) throw new FunctaiError("output-invalid", `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`);
+          throw new FunctaiError(
+            "output-invalid",
+            `program ${name}: its output schema threw while checking the value it returned: ${describeError(checked.thrown)}`,
+            {
+              cause: checked.thrown,
+            },
+          );
+        if (!checked.success)
+          throw new FunctaiError(
+            "output-invalid",
+            `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`,
+          );
         return checked.data;
       }),
     describe: () => ({

@@ -93,7 +93,10 @@ function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
  */
 function checkOptions(options: ScriptedOptions): void {
   const wrong = (key: string, value: unknown, want: string): FunctaiError =>
-    new FunctaiError("settings-invalid", `scripted model: ${key} is ${typeof value === "string" ? JSON.stringify(value) : String(value)}; give ${want}.`);
+    new FunctaiError(
+      "settings-invalid",
+      `scripted model: ${key} is ${typeof value === "string" ? JSON.stringify(value) : String(value)}; give ${want}.`,
+    );
   const { nativeTools, model, form, chunks } = options;
   if (nativeTools !== undefined && typeof nativeTools !== "boolean") throw wrong("nativeTools", nativeTools, "true or false");
   if (model !== undefined && (typeof model !== "string" || model === "")) throw wrong("model", model, "a name");
@@ -113,12 +116,18 @@ const REPLY_KEYS = new Set(["text", "chunks", "toolCalls", "usage"]);
 function refuseOdd(r: object, index: number): void {
   const proto = Object.getPrototypeOf(r) as unknown;
   if (proto !== Object.prototype && proto !== null) {
-    const what = typeof (r as { then?: unknown }).then === "function" ? "a promise (a reply function returns its reply, it is not async)" : `a ${(r as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`;
+    const what =
+      typeof (r as { then?: unknown }).then === "function"
+        ? "a promise (a reply function returns its reply, it is not async)"
+        : `a ${(r as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`;
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${what}, not a string or { text?, toolCalls? }`);
   }
   const odd = Object.keys(r).filter((k) => !REPLY_KEYS.has(k));
   if (odd.length > 0)
-    throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a reply has text, chunks, toolCalls and usage`);
+    throw new FunctaiError(
+      "provider-response",
+      `scripted model: reply ${index + 1} has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a reply has text, chunks, toolCalls and usage`,
+    );
   const { chunks } = r as ScriptedAnswer;
   if (chunks !== undefined && (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")))
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has chunks that are not a list of strings`);
@@ -159,8 +168,12 @@ function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions)
 export function scripted(replies: readonly ScriptedReply[], options: ScriptedOptions = {}): ScriptedLM {
   // a string would be read a character a reply ("Hi." as three replies): refused
   if (!Array.isArray(replies as unknown))
-    throw new FunctaiError("settings-invalid", `scripted model: its replies are ${replies === null ? "null" : typeof replies}; give a list, e.g. scripted(["Hi."]).`);
-  if (typeof options !== "object" || options === null) throw new FunctaiError("settings-invalid", "scripted model: its options are not an object; give e.g. { form: \"reply\" }.");
+    throw new FunctaiError(
+      "settings-invalid",
+      `scripted model: its replies are ${replies === null ? "null" : typeof replies}; give a list, e.g. scripted(["Hi."]).`,
+    );
+  if (typeof options !== "object" || options === null)
+    throw new FunctaiError("settings-invalid", 'scripted model: its options are not an object; give e.g. { form: "reply" }.');
   checkOptions(options);
   const nativeTools = options.nativeTools ?? true;
   const requests: LMRequest[] = [];
@@ -186,12 +199,18 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
         );
       if (typeof reply === "function") reply = reply(request, index);
       if (typeof reply !== "string" && (typeof reply !== "object" || reply === null || Array.isArray(reply)))
-        throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${reply === null ? "null" : Array.isArray(reply) ? "an array" : typeof reply}, not a string or { text?, toolCalls? }`);
+        throw new FunctaiError(
+          "provider-response",
+          `scripted model: reply ${index + 1} is ${reply === null ? "null" : Array.isArray(reply) ? "an array" : typeof reply}, not a string or { text?, toolCalls? }`,
+        );
       const r = typeof reply === "string" ? { text: reply } : reply;
       refuseOdd(r, index);
       // a real model's null text or tool calls is a broken reply, not an empty one: the same here
       if ((r.text !== undefined && typeof r.text !== "string") || (r.toolCalls !== undefined && !Array.isArray(r.toolCalls)))
-        throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has text ${r.text === null ? "null" : typeof r.text} and toolCalls ${r.toolCalls === null ? "null" : typeof r.toolCalls}; give a string and an array (or leave them out)`);
+        throw new FunctaiError(
+          "provider-response",
+          `scripted model: reply ${index + 1} has text ${r.text === null ? "null" : typeof r.text} and toolCalls ${r.toolCalls === null ? "null" : typeof r.toolCalls}; give a string and an array (or leave them out)`,
+        );
       const calls = (r.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, input: c.input }));
       const usage = { ...DEFAULT_USAGE, ...r.usage };
       let { text, stream } = written(r, calls.length > 0, options);

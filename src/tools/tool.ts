@@ -36,10 +36,12 @@ export interface Tool<S extends InputShape = InputShape, O = unknown> extends To
   readonly run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>;
 }
 
-
 export function checkName(kind: string, name: unknown): string {
   if (typeof name !== "string" || !NAME.test(name))
-    throw new FunctaiError("settings-invalid", `${kind} name ${describeValue(name, 80)} must be 1–64 letters, digits, _ or -, starting with a letter or _`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `${kind} name ${describeValue(name, 80)} must be 1–64 letters, digits, _ or -, starting with a letter or _`,
+    );
   return name;
 }
 
@@ -70,15 +72,23 @@ export function checkSpec(who: string, spec: unknown, options: { description: "r
 
 function checkInputShape(who: string, input: unknown): void {
   if (isZodType(input))
-    throw new FunctaiError("settings-invalid", `${who}: input must be a shape such as { order_id: z.string() }, not a zod type (for a z.object, give its .shape)`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `${who}: input must be a shape such as { order_id: z.string() }, not a zod type (for a z.object, give its .shape)`,
+    );
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new FunctaiError("settings-invalid", `${who}: input must be a shape such as { order_id: z.string() }, not ${describeValue(input, 80)}`);
   for (const [key, type] of Object.entries(input)) {
     if (!INPUT_NAME.test(key))
-      throw new FunctaiError("settings-invalid", `${who}: input name ${JSON.stringify(key)} must be 1–64 letters, digits, _, . or - (providers refuse any other)`);
+      throw new FunctaiError(
+        "settings-invalid",
+        `${who}: input name ${JSON.stringify(key)} must be 1–64 letters, digits, _, . or - (providers refuse any other)`,
+      );
     // parsing sets the input object's prototype from it, never an input: the body would get {} whatever was given
-    if (key === "__proto__") throw new FunctaiError("settings-invalid", `${who}: an input cannot be named __proto__ (JavaScript never keeps a value under it as an input)`);
-    if (!isZodType(type)) throw new FunctaiError("settings-invalid", `${who}: input ${key} is not a zod type (such as z.string()): ${describeValue(type, 80)}`);
+    if (key === "__proto__")
+      throw new FunctaiError("settings-invalid", `${who}: an input cannot be named __proto__ (JavaScript never keeps a value under it as an input)`);
+    if (!isZodType(type))
+      throw new FunctaiError("settings-invalid", `${who}: input ${key} is not a zod type (such as z.string()): ${describeValue(type, 80)}`);
   }
 }
 
@@ -90,7 +100,8 @@ export function checkRun(who: string, run: unknown): void {
   } catch {
     // (a function whose source cannot be read is called as it is)
   }
-  if (typeof run !== "function" || isClass) throw new FunctaiError("settings-invalid", `${who}: run must be a function, not ${isClass ? "a class" : describeValue(run, 80)}`);
+  if (typeof run !== "function" || isClass)
+    throw new FunctaiError("settings-invalid", `${who}: run must be a function, not ${isClass ? "a class" : describeValue(run, 80)}`);
 }
 
 /**
@@ -150,5 +161,4 @@ export function toolSpec(t: ToolLike): ToolSpec {
 }
 
 /** How a tool's output is shown to the model. */
-export const outputText = (output: unknown): string =>
-  typeof output === "string" ? output : output === undefined ? "null" : JSON.stringify(output);
+export const outputText = (output: unknown): string => (typeof output === "string" ? output : output === undefined ? "null" : JSON.stringify(output));
