@@ -88,8 +88,8 @@ function check(settings: Settings): Settings {
 }
 
 /**
- * A `lease` that can work: `{ renewMs?, ttlMs? }`, each a number of ms from 1
- * to what a timer can wait; else `settings-invalid`. A time of 0, a negative
+ * A `lease` that can work: `{ renewMs?, ttlMs? }` (no other key), each a
+ * number of ms from 1 to what a timer can wait; else `settings-invalid`. A time of 0, a negative
  * one, one that is not a number or one past a timer's reach would renew the
  * lease every millisecond (a durable write each), write a lease already over,
  * or fail when its `until` is written. Checked with every other setting
@@ -100,7 +100,9 @@ function check(settings: Settings): Settings {
 export function checkLease(lease: unknown): void {
   if (lease === undefined) return;
   const ok = (ms: unknown): boolean => ms === undefined || (typeof ms === "number" && ms >= 1 && ms <= MAX_TIMER_MS);
-  if (typeof lease !== "object" || lease === null || !ok((lease as LeaseSettings).renewMs) || !ok((lease as LeaseSettings).ttlMs))
+  // a key misspelt (`ttl`, `renewEveryMs`) would be read as not given: the default lease, with nothing to say so
+  const onlyItsKeys = (): boolean => !Array.isArray(lease) && Object.keys(lease as object).every((key) => key === "renewMs" || key === "ttlMs");
+  if (typeof lease !== "object" || lease === null || !onlyItsKeys() || !ok((lease as LeaseSettings).renewMs) || !ok((lease as LeaseSettings).ttlMs))
     throw new FunctaiError(
       "settings-invalid",
       `lease is { renewMs?, ttlMs? }, each a number of milliseconds from 1 to ${MAX_TIMER_MS}; not ${describeValue(lease)}`,
@@ -178,12 +180,24 @@ export function mergeSettings(...layers: readonly (Settings | undefined)[]): Set
 
 /**
  * The settings `configure` or `withSettings` was given, when they are an
- * object (or nothing): a text or a number would pick no key at all, so
- * `configure("gpt-4.1-mini")` would set nothing and say nothing.
+ * object (or nothing) of setting keys only: a text or a number would pick no
+ * key at all, so `configure("gpt-4.1-mini")` would set nothing and say
+ * nothing; a misspelt key would be dropped the same way. `fn.using` takes
+ * its settings through this too.
  */
-function layerOf(where: string, settings: unknown): object | undefined {
-  if (settings === undefined || (typeof settings === "object" && settings !== null && !Array.isArray(settings))) return settings;
-  throw new FunctaiError("settings-invalid", `${where} takes settings as an object ({ lm, temperature, … }), not ${describeValue(settings, 40)}`);
+export function layerOf(where: string, settings: unknown): object | undefined {
+  if (settings === undefined) return settings;
+  if (typeof settings !== "object" || settings === null || Array.isArray(settings))
+    throw new FunctaiError("settings-invalid", `${where} takes settings as an object ({ lm, temperature, … }), not ${describeValue(settings, 40)}`);
+  // They take settings and nothing else, so a key that is none is a slip (`aprove`, `maxStep`): read as not
+  // given, it would switch off what it meant to set (every approval, for `aprove: "changes"`), and say nothing.
+  const odd = Object.keys(settings).filter((key) => !(SETTING_KEYS as readonly string[]).includes(key));
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `${where}: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not a setting" : "are not settings"}; settings are ${SETTING_KEYS.join(", ")}`,
+    );
+  return settings;
 }
 
 /**

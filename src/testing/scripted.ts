@@ -86,16 +86,25 @@ function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
   return out;
 }
 
+const OPTION_KEYS = new Set(["nativeTools", "model", "form", "chunks"]);
+
 /**
- * Refuses options that are not one of the documented values: a mistyped one
- * (`form: "replies"`, `nativeTools: "false"`) read as its default would run the
- * test against another model than the one asked for, with nothing to say so.
+ * Refuses options that are not one of the documented values, or not options
+ * at all: a mistyped one (`form: "replies"`, `nativeTools: "false"`, or the
+ * key itself, `nativetools: false`) read as its default would run the test
+ * against another model than the one asked for, with nothing to say so.
  */
 function checkOptions(options: ScriptedOptions): void {
   const wrong = (key: string, value: unknown, want: string): FunctaiError =>
     new FunctaiError(
       "settings-invalid",
       `scripted model: ${key} is ${typeof value === "string" ? JSON.stringify(value) : String(value)}; give ${want}.`,
+    );
+  const odd = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `scripted model: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"}; its options are nativeTools, model, form and chunks.`,
     );
   const { nativeTools, model, form, chunks } = options;
   if (nativeTools !== undefined && typeof nativeTools !== "boolean") throw wrong("nativeTools", nativeTools, "true or false");
@@ -116,10 +125,13 @@ const REPLY_KEYS = new Set(["text", "chunks", "toolCalls", "usage"]);
 function refuseOdd(r: object, index: number): void {
   const proto = Object.getPrototypeOf(r) as unknown;
   if (proto !== Object.prototype && proto !== null) {
-    const what =
-      typeof (r as { then?: unknown }).then === "function"
-        ? "a promise (a reply function returns its reply, it is not async)"
-        : `a ${(r as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`;
+    const thenable = typeof (r as { then?: unknown }).then === "function";
+    // the promise is refused, so nobody else will wait for it: its rejection (an async reply function that threw)
+    // is handled here, where it would otherwise be an unhandled rejection that ends a Node process
+    if (thenable) Promise.resolve(r).catch(() => {});
+    const what = thenable
+      ? "a promise (a reply function returns its reply, it is not async)"
+      : `a ${(r as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`;
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${what}, not a string or { text?, toolCalls? }`);
   }
   const odd = Object.keys(r).filter((k) => !REPLY_KEYS.has(k));
@@ -128,9 +140,35 @@ function refuseOdd(r: object, index: number): void {
       "provider-response",
       `scripted model: reply ${index + 1} has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a reply has text, chunks, toolCalls and usage`,
     );
-  const { chunks } = r as ScriptedAnswer;
+  const { chunks, toolCalls } = r as ScriptedAnswer;
   if (chunks !== undefined && (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")))
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has chunks that are not a list of strings`);
+  if (Array.isArray(toolCalls)) toolCalls.forEach((call: unknown, i) => refuseOddCall(call, index, i));
+}
+
+const CALL_KEYS = new Set(["name", "input", "id"]);
+
+/**
+ * Refuses a scripted tool call that is not `{ name, input, id? }`: `null` or
+ * a text would crash the model with a TypeError, a name that is not a text
+ * makes a reply no engine can read, and a key a call does not have
+ * (`inputs`, `nme`) would run the tool with no input, or none at all, the
+ * test failing far from why.
+ */
+function refuseOddCall(call: unknown, index: number, i: number): void {
+  const where = `scripted model: reply ${index + 1}, tool call ${i + 1}`;
+  const proto = typeof call === "object" && call !== null ? (Object.getPrototypeOf(call) as unknown) : undefined;
+  if (proto !== Object.prototype && proto !== null)
+    throw new FunctaiError(
+      "provider-response",
+      `${where} is ${call === null ? "null" : Array.isArray(call) ? "an array" : typeof call}, not { name, input, id? }`,
+    );
+  const odd = Object.keys(call as object).filter((k) => !CALL_KEYS.has(k));
+  if (odd.length > 0)
+    throw new FunctaiError("provider-response", `${where} has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a tool call has name, input and id`);
+  const { name, id } = call as { name?: unknown; id?: unknown };
+  if (typeof name !== "string" || (id !== undefined && typeof id !== "string"))
+    throw new FunctaiError("provider-response", `${where} needs a name that is a string (and an id, when given, that is one): { name, input, id? }`);
 }
 
 /** The reply's text and the pieces it streams in. */
@@ -191,12 +229,13 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
       if (generateOptions?.signal?.aborted) throw generateOptions.signal.reason;
       requests.push(request);
       const index = next++;
-      let reply = replies[index];
-      if (reply === undefined)
+      if (index >= replies.length)
         throw new FunctaiError(
           "lm-script-ended",
           `scripted model: its script ended. It was asked for reply ${index + 1} and has ${replies.length}; add a reply, or find why the model was asked again.`,
         );
+      // (an entry of the script left undefined, or a hole, is refused below as a reply of no shape: the script has not ended)
+      let reply = replies[index];
       if (typeof reply === "function") reply = reply(request, index);
       if (typeof reply !== "string" && (typeof reply !== "object" || reply === null || Array.isArray(reply)))
         throw new FunctaiError(
