@@ -26,6 +26,7 @@ const matchesEntry = (entry: string, { name, path }: RuleSubject): boolean => en
  * asksApproval(["answer/refund"], { name: "refund", path: "support/answer/refund" });   // true
  */
 export function asksApproval(rule: ApproveSetting | "function" | undefined, subject: RuleSubject): boolean {
+  checkSubject(subject);
   if (rule === null || rule === undefined) return false;
   if (typeof rule === "function" || rule === "function" || rule === "changes") return changesThings(subject.effects);
   if (rule === "all") return true;
@@ -36,6 +37,26 @@ export function asksApproval(rule: ApproveSetting | "function" | undefined, subj
       `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(rule, 200)}`,
     );
   return rule.some((entry: string) => matchesEntry(entry, subject));
+}
+
+/**
+ * A subject a rule can be read against: a name and a path that are text, and
+ * effects a tool can declare. A host asking about a tool it described wrongly
+ * (no path, a misspelt `"read"`) is told so, never given a TypeError from
+ * inside the matching, nor an answer that depends on which rule it asked:
+ * `["refund"]` answered while `["desk/refund"]` threw.
+ */
+function checkSubject(subject: unknown): void {
+  const { name, path, effects } = (typeof subject === "object" && subject !== null ? subject : {}) as Partial<Record<keyof RuleSubject, unknown>>;
+  if (
+    typeof name !== "string" ||
+    typeof path !== "string" ||
+    (effects !== undefined && effects !== null && effects !== "reads" && effects !== "changes")
+  )
+    throw new FunctaiError(
+      "input-invalid",
+      `asksApproval takes the call as { name, path, effects? } (name and path text, effects "reads", "changes" or null), not ${describeValue(subject, 200)}`,
+    );
 }
 
 /** A list entry a call can match: a name, or names joined by `/` (a path or its ending); `"/refund"` or `" refund"` match no call ever. */

@@ -6,7 +6,7 @@ import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
-import { checkSettings, pickSettings, type Settings } from "../settings.js";
+import { checkSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
 import { checkName, checkSpec } from "../tools/tool.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
@@ -61,6 +61,9 @@ export interface Optimizable<S extends InputShape, O extends z.ZodType> {
   using(settings: Settings): AIFunction<S, O>;
 }
 
+/** What an `ai` spec holds: its signature, its tools and any setting. */
+const AI_SPEC_KEYS: readonly string[] = ["description", "input", "output", "tools", ...SETTING_KEYS];
+
 /** An AI function used as a tool reads, unless one of its own tools changes things or says nothing. */
 function effectsAsTool(tools: readonly ToolLike[]): Effects {
   return tools.every((t) => t.toolEffects === "reads") ? "reads" : "changes";
@@ -110,7 +113,7 @@ function checkTools(name: string, tools: unknown): ToolLike[] {
  */
 export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name: string, spec: AISpec<S, O>): AIFunction<S, O> {
   checkName("AI function", name);
-  checkSpec(name, spec, { description: "required" });
+  checkSpec(name, spec, { description: "required", keys: AI_SPEC_KEYS });
   const tools = checkTools(name, spec.tools);
   const toolMap = new Map<string, ToolLike>();
   for (const t of tools) {

@@ -3,7 +3,7 @@ import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, reframe, type Frame } from "../engine/frame.js";
 import { abortError } from "../engine/runtime.js";
 import { FunctaiError, describeValue } from "../errors.js";
-import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
+import { ambientSettings, blockSettings, checkSettings, layerOf, mergeSettings, pickSettings, type Settings } from "../settings.js";
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
@@ -71,6 +71,39 @@ function checkOptions(options: unknown): CallOptions | undefined {
   return options as CallOptions;
 }
 
+/**
+ * A call made inside a turn (a program's or a tool's body) runs under the
+ * turn's signal: it stops when its turn stops, and nothing of it can stop on
+ * its own without leaving the turn's journal half told. A signal of its own
+ * was taken without a word and never read, so a call given an aborted one
+ * (or a timeout) ran to its end; it is refused (`settings-invalid`), saying
+ * how to stop it. The turn's own signal (`ctx.signal`) is taken.
+ */
+function turnSignalOnly(name: string, parent: Frame, options: CallOptions | undefined): void {
+  const signal = options?.signal;
+  if (signal === undefined || signal === parent.runtime.signal) return;
+  throw new FunctaiError(
+    "settings-invalid",
+    `${name} was called inside ${parent.site} with a signal of its own: a call inside a turn stops when its turn stops (its signal is the turn's, ctx.signal), never alone. Stop the turn (the signal of its outermost call, or s.abort()), or leave signal out. Nothing was sent.`,
+  );
+}
+
+/**
+ * `predict` and `stream` start a turn of their own, wherever they are called
+ * (a call left outside a program's turn on purpose). A `ctx` says the call
+ * is to join the caller's turn: taken without a word, the call ran outside
+ * it, neither journaled there nor asked about under its `approve`, so it is
+ * refused (`settings-invalid`), saying how to join.
+ */
+function ownTurnOptions(name: string, how: "predict" | "stream", options: CallOptions | undefined): CallOptions | undefined {
+  if (options?.ctx !== undefined)
+    throw new FunctaiError(
+      "settings-invalid",
+      `${name}.${how}(input, { ctx }): ${how} starts a turn of its own, outside the caller's (neither kept in its journal nor asked about under its approve). To join the caller's turn call ${name}(input, { ctx }); to start one of its own leave ctx out. Nothing was sent.`,
+    );
+  return options;
+}
+
 export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[] = []): Callable<S, O> {
   const ownSettings = (): Settings => mergeSettings(def.settings, ...layers);
 
@@ -93,6 +126,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     try {
       const options = checkOptions(given);
       const parent = frameOf(options?.ctx) ?? frameCarrier.get();
+      if (parent) turnSignalOnly(def.name, parent, options);
       const parsed = parseInput(def, input);
       if (parent) return nested<O>(parent, parsed, options);
       const settings = rootSettings(options);
@@ -113,7 +147,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     layers,
     predict(input: CallInput<S>, given?: CallOptions): Promise<Prediction<O>> {
       try {
-        const options = checkOptions(given);
+        const options = ownTurnOptions(def.name, "predict", checkOptions(given));
         const parsed = parseInput(def, input);
         return runPlain<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal, keepSteps: true });
       } catch (e) {
@@ -121,14 +155,12 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
       }
     },
     stream(input: CallInput<S>, given?: CallOptions): TurnStream<O> {
-      const options = checkOptions(given);
+      const options = ownTurnOptions(def.name, "stream", checkOptions(given));
       const parsed = parseInput(def, input);
       return runStream<O>(def, { settings: rootSettings(options), input: parsed, signal: options?.signal });
     },
     using(settings: Settings): Callable<S, O> {
-      if (typeof settings !== "object" || settings === null)
-        throw new FunctaiError("settings-invalid", `using takes settings such as { lm, approve }, not ${describeValue(settings, 80)}`);
-      return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(settings))]);
+      return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(layerOf("using", settings ?? null)))]);
     },
     conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O> {
       return openConversation<S, O>(def, layers, id, options ?? {});

@@ -5,7 +5,7 @@ import { announceStart, type Frame } from "../engine/frame.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
-import { checkSettings, pickSettings, type Settings } from "../settings.js";
+import { checkSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
 import { checkEffects, checkName, checkRun, checkSpec } from "../tools/tool.js";
 import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
@@ -31,6 +31,9 @@ export interface ProgramSpec<S extends InputShape, O extends z.ZodType> extends 
   /** As a tool it changes things unless it says `"reads"`. */
   effects?: Effects;
 }
+
+/** What a `program` spec holds: its signature, its effects as a tool and any setting. */
+const PROGRAM_SPEC_KEYS: readonly string[] = ["description", "input", "output", "effects", ...SETTING_KEYS];
 
 /**
  * What a program's body is told. Pass it as `{ ctx }` to calls made after an `await` in browsers.
@@ -64,6 +67,12 @@ export type Program<S extends InputShape, O extends z.ZodType = z.ZodString> = C
  * their recorded replies and tool results, so it should be deterministic
  * given them.
  *
+ * The body returns what the output schema takes (`z.input`), and the call
+ * gives what the schema makes of it (`z.output`), as an AI function's model
+ * writes its reply: the value is read by `output` once, so a body that
+ * returned the schema's output (a transform's result) would be refused
+ * (`output-invalid`) however well it type-checked.
+ *
  * @example
  * const support = program("support", { description: "Route and answer.", input: { message: z.string() } },
  *   async ({ message }) => answer(message));
@@ -71,10 +80,10 @@ export type Program<S extends InputShape, O extends z.ZodType = z.ZodString> = C
 export function program<S extends InputShape, O extends z.ZodType = z.ZodString>(
   name: string,
   spec: ProgramSpec<S, O>,
-  run: (input: z.output<z.ZodObject<S>>, ctx: ProgramContext) => Promise<z.output<O>> | z.output<O>,
+  run: (input: z.output<z.ZodObject<S>>, ctx: ProgramContext) => Promise<z.input<O>> | z.input<O>,
 ): Program<S, O> {
   checkName("program", name);
-  checkSpec(`program ${name}`, spec, { description: "optional" });
+  checkSpec(`program ${name}`, spec, { description: "optional", keys: PROGRAM_SPEC_KEYS });
   checkRun(`program ${name}`, run);
   const effects = checkEffects(spec.effects);
   const output = (spec.output ?? z.string()) as z.ZodType;

@@ -52,15 +52,29 @@ export function checkEffects(effects: unknown): Effects | undefined {
 
 const isZodType = (value: unknown): value is z.ZodType => typeof value === "object" && value !== null && "_zod" in value;
 
+/** What a `tool` spec holds: anything else in it is read by nothing. */
+const TOOL_SPEC_KEYS = ["description", "input", "effects"] as const;
+
 /**
  * The parts of a `tool`, `ai` or `program` spec that every later step takes
  * on trust: an object, a description that is text, an input shape of zod
  * types whose names a provider accepts, an output that is a zod type.
  * `who` names the definition in the message (`tool lookup_order`).
+ *
+ * `keys` are the keys the spec may hold (its own and, for `ai` and
+ * `program`, the settings): any other is a slip that nothing reads
+ * (`aprove: "changes"`, `tool: [refund]`, `outputs`), which would leave the
+ * definition without what it meant to say, without a word: refused.
  */
-export function checkSpec(who: string, spec: unknown, options: { description: "required" | "optional" }): void {
+export function checkSpec(who: string, spec: unknown, options: { description: "required" | "optional"; keys: readonly string[] }): void {
   if (typeof spec !== "object" || spec === null)
     throw new FunctaiError("settings-invalid", `${who}: the spec must be an object { description, input, … }, not ${describeValue(spec, 80)}`);
+  const odd = Object.keys(spec).filter((key) => !options.keys.includes(key));
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `${who}: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is" : "are"} not part of its spec, and nothing would read ${odd.length === 1 ? "it" : "them"}; the spec takes ${options.keys.join(", ")}`,
+    );
   const { description, input, output } = spec as { description?: unknown; input?: unknown; output?: unknown };
   if (description === undefined && options.description === "required") throw new FunctaiError("settings-invalid", `${who}: a description is needed`);
   if (typeof description !== "string" && description !== undefined)
@@ -118,7 +132,7 @@ export function tool<S extends InputShape, O>(
   run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>,
 ): Tool<S, O> {
   checkName("tool", name);
-  checkSpec(`tool ${name}`, spec, { description: "optional" });
+  checkSpec(`tool ${name}`, spec, { description: "optional", keys: TOOL_SPEC_KEYS });
   checkRun(`tool ${name}`, run);
   const effects = checkEffects(spec.effects);
   const inputSchema = z.object(spec.input);
