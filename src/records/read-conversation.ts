@@ -103,7 +103,8 @@ export interface ConversationState {
  * What the walk keeps per turn: only what its {@link TurnInfo} is made of
  * (not the records it read: a 10k-turn conversation keeps ~1 KB per turn).
  */
-interface Tally extends Pick<TurnInfo, "id" | "parent" | "program" | "inputs" | "approve" | "seq" | "attempt" | "holder" | "ended" | "stopped" | "snapshot"> {
+interface Tally
+  extends Pick<TurnInfo, "id" | "parent" | "program" | "inputs" | "approve" | "seq" | "attempt" | "holder" | "ended" | "stopped" | "snapshot"> {
   /** The last lease's end (TurnInfo's `leaseUntil`), and where the lease was. */
   until: string | null;
   leaseAt: number;
@@ -143,10 +144,26 @@ const seqOf = (raw: unknown): number | null => {
 
 function newTally(record: TurnRecord): Tally {
   return {
-    id: record.turn, parent: record.parent, program: record.program, inputs: record.inputs,
-    approve: (record as { approve?: unknown }).approve ?? null, seq: record.seq,
-    attempt: 0, holder: null, until: null, leaseAt: -1, lastWaiting: null, waitingAt: -1, answeredSince: null,
-    answers: null, tools: null, ended: null, stopped: false, snapshot: null, given: null, changed: true,
+    id: record.turn,
+    parent: record.parent,
+    program: record.program,
+    inputs: record.inputs,
+    approve: (record as { approve?: unknown }).approve ?? null,
+    seq: record.seq,
+    attempt: 0,
+    holder: null,
+    until: null,
+    leaseAt: -1,
+    lastWaiting: null,
+    waitingAt: -1,
+    answeredSince: null,
+    answers: null,
+    tools: null,
+    ended: null,
+    stopped: false,
+    snapshot: null,
+    given: null,
+    changed: true,
   };
 }
 
@@ -209,12 +226,23 @@ function finish(t: Tally, now: number): TurnInfo {
   const tools = new Map(t.tools ?? undefined);
   const answered = t.answeredSince;
   const info: TurnInfo = {
-    id: t.id, state: stateOf(t, now), parent: t.parent, program: t.program, inputs: t.inputs, approve: t.approve,
-    seq: t.seq, attempt: t.attempt, holder: t.holder, leaseUntil: t.until,
+    id: t.id,
+    state: stateOf(t, now),
+    parent: t.parent,
+    program: t.program,
+    inputs: t.inputs,
+    approve: t.approve,
+    seq: t.seq,
+    attempt: t.attempt,
+    holder: t.holder,
+    leaseUntil: t.until,
     waiting: (t.lastWaiting?.approvals ?? []).filter((a) => !answered?.has(approvalKey(a.site, a.invocation, a.plugin))),
     answers: t.answers?.slice() ?? [],
     unfinished: t.tools ? [...t.tools.values()].filter((r) => r.state === "started") : [],
-    tools, ended: t.ended, stopped: t.stopped, snapshot: t.snapshot,
+    tools,
+    ended: t.ended,
+    stopped: t.stopped,
+    snapshot: t.snapshot,
   };
   t.given = info;
   t.changed = false;
@@ -275,7 +303,10 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  */
 export function readConversation(records: readonly unknown[], options: { now: Date | string | number }): ConversationState {
   if (typeof options !== "object" || options === null)
-    throw new FunctaiError("input-invalid", `readConversation(records, { now }): its options are an object with now, not ${describeValue(options, 40)}`);
+    throw new FunctaiError(
+      "input-invalid",
+      `readConversation(records, { now }): its options are an object with now, not ${describeValue(options, 40)}`,
+    );
   return new ConversationReader().add(records).state(options.now);
 }
 
@@ -335,7 +366,8 @@ export class ConversationReader {
     }
     const tally = this.#tallies.get(r.turn);
     if (!tally) return;
-    if (r.kind === "head") this.#head = r.turn; // …unless a later head record names another
+    if (r.kind === "head")
+      this.#head = r.turn; // …unless a later head record names another
     else apply(tally, r, at);
   }
 
