@@ -120,22 +120,40 @@ interface Tally
 }
 
 /**
- * An instant in microseconds since the epoch (records write six fractional
- * digits; `Date` keeps three). `NaN` when it is not a time.
+ * An instant: whole milliseconds since the epoch (`ms`, floored) and the
+ * microseconds after them (`us`, 0 to under 1000, with any fraction of one).
+ *
+ * Two numbers, not one count of microseconds: past 2^53 µs (the year 2255,
+ * and before 1685) a count is no longer exact, and an `until` a few
+ * microseconds before `now` would compare equal to it (a lapsed lease read
+ * live). Records write six fractional digits; `Date` keeps three.
  */
-function micros(value: Date | string | number): number {
-  if (value instanceof Date) return value.getTime() * 1000;
-  if (typeof value === "number") return value * 1000;
-  if (typeof value !== "string") return Number.NaN;
+interface Instant {
+  ms: number;
+  us: number;
+}
+
+/** `value` as an {@link Instant}; `null` when it is not a time (Infinity included: every lease would read lapsed, or live for ever). */
+function instant(value: Date | string | number): Instant | null {
+  if (value instanceof Date) return inRange(value.getTime(), 0);
+  if (typeof value === "number") {
+    const ms = Math.floor(value);
+    return inRange(ms, (value - ms) * 1000);
+  }
+  if (typeof value !== "string") return null;
   // Date.parse also reads texts that are no instant ("1" is the year 2001; a time without its offset is the
   // machine's local time): only what a lease's `until` may be is taken, so one `now` reads the same everywhere.
-  if (!isInstantText(value)) return Number.NaN;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) return Number.NaN;
-  // Date.parse floors to the millisecond; add the 4th–6th fractional digits back.
+  if (!isInstantText(value)) return null;
+  // Date.parse floors to the millisecond; the digits after the 3rd are the microseconds after it (a writer
+  // with nanoseconds, as Go's RFC 3339 writes, keeps them as a fraction of a microsecond: never rounded away).
   const fraction = /T\d\d:\d\d:\d\d\.(\d+)/.exec(value)?.[1] ?? "";
-  return ms * 1000 + Number(fraction.slice(3, 6).padEnd(3, "0"));
+  return inRange(Date.parse(value), Number(`${fraction.slice(3, 6).padEnd(3, "0")}.${fraction.slice(6) || "0"}`));
 }
+
+const inRange = (ms: number, us: number): Instant | null => (Number.isFinite(ms) && Number.isFinite(us) ? { ms, us } : null);
+
+/** Whether `a` is not before `b`. */
+const notBefore = (a: Instant, b: Instant): boolean => a.ms > b.ms || (a.ms === b.ms && a.us >= b.us);
 
 const seqOf = (raw: unknown): number | null => {
   const seq = typeof raw === "object" && raw !== null ? (raw as { seq?: unknown }).seq : undefined;
@@ -204,10 +222,11 @@ function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at
   }
 }
 
-function stateOf(t: Tally, now: number): TurnState {
+function stateOf(t: Tally, now: Instant): TurnState {
   if (t.ended) return t.ended.state;
   const waiting = t.waitingAt > t.leaseAt;
-  const live = t.until !== null && micros(t.until) >= now;
+  const until = t.until === null ? null : instant(t.until);
+  const live = until !== null && notBefore(until, now);
   const running = !waiting && live;
   // A stop was asked: the turn stops once no process runs it (a waiting or
   // interrupted turn is stopped at once; a running one still runs until its
@@ -221,7 +240,7 @@ function stateOf(t: Tally, now: number): TurnState {
  * was given out never changes under its holder), except for an ended turn
  * no record came for since: its state no longer depends on `now`.
  */
-function finish(t: Tally, now: number): TurnInfo {
+function finish(t: Tally, now: Instant): TurnInfo {
   if (!t.changed && t.given !== null && t.ended !== null) return t.given;
   const tools = new Map(t.tools ?? undefined);
   const answered = t.answeredSince;
@@ -373,14 +392,13 @@ export class ConversationReader {
 
   /** Each turn's state at `now`, the head, and where a new turn goes. Throws `input-invalid` only when `now` is not a time. */
   state(now: Date | string | number): ConversationState {
-    const nowMicros = micros(now);
-    // Infinity is no time either: every lease would read lapsed (or, -Infinity, live for ever).
-    if (!Number.isFinite(nowMicros)) {
+    const at = instant(now);
+    if (at === null) {
       const shown = now instanceof Date ? "an invalid Date" : describeValue(now, 40);
       throw new FunctaiError("input-invalid", `readConversation: now is not a time: ${shown}`);
     }
     const turns = new Map<string, TurnInfo>();
-    for (const [id, tally] of this.#tallies) turns.set(id, finish(tally, nowMicros));
+    for (const [id, tally] of this.#tallies) turns.set(id, finish(tally, at));
     const head = this.#head;
     return { turns, head, next: nextTurn(turns, head), length: this.#length, programs: new Map(this.#programs), skipped: this.#skipped.slice() };
   }
