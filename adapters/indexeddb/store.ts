@@ -2,7 +2,16 @@ import type { IDBPTransaction } from "idb";
 import { ConversationError, FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { withSeq } from "../../src/records/with-seq.js";
-import { checkAfter as checkAfterOf, checkConversationId, checkExpect, checkRecords, isDurable, recordJson, storeConflict, waitTimerMs } from "../../src/store/checks.js";
+import {
+  checkAfter as checkAfterOf,
+  checkConversationId,
+  checkExpect,
+  checkRecords,
+  isDurable,
+  recordJson,
+  storeConflict,
+  waitTimerMs,
+} from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
@@ -83,11 +92,17 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const pollMs = options?.pollMs ?? 250;
   // 0, a negative or NaN would poll as fast as timers run; Infinity and past a timer's reach, once a millisecond.
   if (typeof pollMs !== "number" || !(pollMs > 0) || pollMs > MAX_TIMER_MS) {
-    throw new FunctaiError("input-invalid", `indexedDBStore "${name}": pollMs is a number of milliseconds above 0, not ${describeValue(pollMs, 40)}.`);
+    throw new FunctaiError(
+      "input-invalid",
+      `indexedDBStore "${name}": pollMs is a number of milliseconds above 0, not ${describeValue(pollMs, 40)}.`,
+    );
   }
   const openTimeoutMs = options?.openTimeoutMs ?? OPEN_TIMEOUT_MS;
   if (typeof openTimeoutMs !== "number" || !(openTimeoutMs > 0) || openTimeoutMs > MAX_TIMER_MS) {
-    throw new FunctaiError("input-invalid", `indexedDBStore "${name}": openTimeoutMs is a number of milliseconds above 0, not ${describeValue(openTimeoutMs, 40)}.`);
+    throw new FunctaiError(
+      "input-invalid",
+      `indexedDBStore "${name}": openTimeoutMs is a number of milliseconds above 0, not ${describeValue(openTimeoutMs, 40)}.`,
+    );
   }
   const wakeups = new Wakeups(`functai-store:${name}`);
   let db: Promise<StoreDB> | undefined;
@@ -96,9 +111,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   let settledOpen: Promise<StoreDB> | undefined; // the last open that settled
 
   const fail = (what: string, e: unknown): FunctaiError =>
-    e instanceof FunctaiError
-      ? e
-      : new ConversationError("store-io", `IndexedDB store "${name}": ${what} failed: ${describeError(e)}`, { cause: e });
+    e instanceof FunctaiError ? e : new ConversationError("store-io", `IndexedDB store "${name}": ${what} failed: ${describeError(e)}`, { cause: e });
 
   const closedError = (): ConversationError => new ConversationError("store-io", `IndexedDB store "${name}" is closed.`);
 

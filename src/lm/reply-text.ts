@@ -57,7 +57,8 @@ export interface ReplyText {
  * index found in it is one in `text`). Models sometimes write the reply
  * form's tags in another case (`<RESULT>`), so tags are looked for in this.
  */
-export const asciiLower = (text: string): string => (/[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : text);
+export const asciiLower = (text: string): string =>
+  /[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : text;
 
 /** The length of the longest end of `text` that is a start of `tag` (lowercase; in any case in `text`): a tag a chunk may have split, or a reply cut off. */
 export function partialTag(text: string, tag: string): number {

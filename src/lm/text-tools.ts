@@ -69,7 +69,12 @@ function callOf(id: string, body: string): ToolCall {
   // an input under a key nobody reads is never run as an empty input: the model is told where it goes
   const unread = Object.keys(call).filter((key) => !CALL_KEYS.has(key));
   if (call.input === undefined && call.arguments === undefined && unread.length > 0)
-    return { id, name, input: body, inputError: `no "input" key (it has ${unread.map((k) => JSON.stringify(k)).join(", ")}): write {"name": …, "input": {…}}` };
+    return {
+      id,
+      name,
+      input: body,
+      inputError: `no "input" key (it has ${unread.map((k) => JSON.stringify(k)).join(", ")}): write {"name": …, "input": {…}}`,
+    };
   // OpenAI's wire form, which models that learnt it write here too: `arguments` as a JSON string of the object
   if (call.input === undefined && typeof call.arguments === "string") {
     try {
