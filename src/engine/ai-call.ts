@@ -73,7 +73,9 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   runtime.emit(path, { type: "request", site, step });
   // text events carry the answer's text only, never the reply form's tags (see lm/reply-text.ts); what it held
   // back was shown to nobody, so a provider may still retry a stream that failed before any text event (heldText)
-  const text = runtime.streaming ? replyText((delta) => runtime.emit(path, { type: "text", site, delta })) : undefined;
+  const text = runtime.streaming
+    ? replyText((delta) => runtime.emit(path, { type: "text", site, delta }), { textTools: !lm.nativeTools })
+    : undefined;
   let response: LMResponse;
   try {
     response = checkResponse(

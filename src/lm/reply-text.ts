@@ -32,7 +32,7 @@
  * reads it from the whole reply.
  */
 
-import { CALL_BLOCK, unclosedCall } from "./tool-call-blocks.js";
+import { callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
 const OPEN = "<result>";
 const CLOSE = "</result>";
@@ -75,7 +75,10 @@ export function partialTag(text: string, tag: string): number {
  * text.push("<res"); text.push("ult>\nHel"); text.push("lo\n</re"); text.push("sult>");
  * text.end(); // wrote "Hello"
  */
-export function replyText(show: (delta: string) => void): ReplyText {
+export function replyText(show: (delta: string) => void, options: { textTools?: boolean } = {}): ReplyText {
+  // tools offered as text: a call block inside the `<result>` block (one never closed, then the call) ends
+  // the words shown there; it is read as a call (see text-tools.ts), never part of any answer
+  const textTools = options.textTools === true;
   let shown = false;
   const emit = (delta: string): void => {
     shown = true;
@@ -98,6 +101,14 @@ export function replyText(show: (delta: string) => void): ReplyText {
       started = true;
     }
     const close = asciiLower(held).indexOf(CLOSE);
+    const call = textTools ? callStart(held) : { at: -1, sure: false };
+    if (call.sure && (close < 0 || call.at < close)) {
+      const words = held.slice(0, call.at).trimEnd();
+      if (words !== "") emit(words);
+      held = "";
+      mode = "after";
+      return;
+    }
     if (close >= 0) {
       const body = held.slice(0, close).trimEnd();
       if (body !== "") emit(body);
@@ -105,7 +116,7 @@ export function replyText(show: (delta: string) => void): ReplyText {
       mode = "after";
       return;
     }
-    const keep = partialTag(held, CLOSE);
+    const keep = Math.max(partialTag(held, CLOSE), call.at >= 0 ? held.length - call.at : 0);
     const safe = held.slice(0, held.length - keep);
     const visible = safe.trimEnd();
     if (visible !== "") emit(visible);
@@ -117,7 +128,14 @@ export function replyText(show: (delta: string) => void): ReplyText {
       if (mode === "after" || delta === "") return;
       if (mode === "before") {
         const window = tail + delta;
-        const open = asciiLower(window).indexOf(OPEN);
+        const lower = asciiLower(window);
+        let open = lower.indexOf(OPEN);
+        if (open >= 0 && textTools) {
+          // a `<result>` inside a call block (its input holds the tag) opens no answer (the whole text only when a tag is seen)
+          const past = before.join("");
+          const inCall = (at: number): boolean => unclosedCall(withoutCalls(past.slice(0, past.length - tail.length) + window.slice(0, at))) >= 0;
+          while (open >= 0 && inCall(open)) open = lower.indexOf(OPEN, open + 1);
+        }
         if (open < 0) {
           before.push(delta);
           tail = window.slice(-(OPEN.length - 1));
@@ -131,10 +149,14 @@ export function replyText(show: (delta: string) => void): ReplyText {
     },
     end(): void {
       if (mode === "before") {
-        const words = before.join("").replace(CALL_BLOCK, "");
+        const words = withoutCalls(before.join(""));
         const open = unclosedCall(words);
         const plain = (open >= 0 ? words.slice(0, open) : words).trim();
         if (plain !== "") emit(plain);
+      } else if (mode === "inside" && started) {
+        // what was held only as a possible call's start was none: it is the answer's end (a piece of `</result>` is not)
+        const rest = held.slice(0, held.length - partialTag(held, CLOSE)).trimEnd();
+        if (rest !== "") emit(rest);
       }
       before = [];
       held = "";

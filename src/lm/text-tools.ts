@@ -1,6 +1,6 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
 import { inBlock, unfenced } from "./prompt.js";
-import { CALL_BLOCK, CALL_OPEN, unclosedCall } from "./tool-call-blocks.js";
+import { CALL_OPEN, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
 
 /**
@@ -50,6 +50,62 @@ export function toTextRequest(request: LMRequest): LMRequest {
 /** The keys of a call block read (`id` and `type` as OpenAI's wire form has them, which carry no input). */
 const CALL_KEYS = new Set(["name", "input", "arguments", "parameters", "id", "type"]);
 
+/**
+ * The calls in one block's body. Most bodies are one call's JSON. Some
+ * models write two calls in one block, one JSON object after the other, or
+ * words after the call's JSON ("I will wait for the result."): each whole
+ * object is a call, and the words after the last are not part of any input.
+ * A body that does not begin with whole JSON objects is one call with
+ * `inputError` (see callOf).
+ */
+function callsOf(body: string): ToolCall[] {
+  const json = unfenced(body);
+  try {
+    JSON.parse(json);
+    return [callOf("", body)];
+  } catch {
+    const { objects, rest } = leadingObjects(json);
+    if (objects.length === 0) return [callOf("", body)];
+    // a call after them that is not whole JSON (cut off, or mistyped) is still a call: the model is told
+    return [...objects, ...(rest.startsWith("{") ? [rest] : [])].map((o) => callOf("", o));
+  }
+}
+
+/** The whole JSON objects `text` begins with, one after another (whitespace or commas between), and the text after them, trimmed. */
+function leadingObjects(text: string): { objects: string[]; rest: string } {
+  const objects: string[] = [];
+  let at = 0;
+  for (;;) {
+    while (at < text.length && /[\s,]/.test(text[at]!)) at++; // (some models put commas between them)
+    const end = text[at] === "{" ? objectEnd(text, at) : -1;
+    const object = end < 0 ? undefined : text.slice(at, end);
+    try {
+      if (object === undefined) throw new Error("no object");
+      JSON.parse(object);
+    } catch {
+      return { objects, rest: text.slice(at).trim() };
+    }
+    objects.push(object);
+    at = end;
+  }
+}
+
+/** Where the JSON object opening at `from` ends (just after its `}`), braces in strings not counted; -1 when it never does. */
+function objectEnd(text: string, from: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
 /** One block's call; a body that is not a call's JSON object becomes a call with `inputError`. */
 function callOf(id: string, body: string): ToolCall {
   const named = (): string => /"name"\s*:\s*"([^"]+)"/.exec(body)?.[1] ?? "";
@@ -96,14 +152,17 @@ function callOf(id: string, body: string): ToolCall {
  */
 export function fromTextResponse(response: LMResponse): LMResponse {
   const calls: ToolCall[] = [];
-  let text = response.text.replace(CALL_BLOCK, (_whole, body: string) => {
-    calls.push(callOf(`call_${calls.length + 1}`, body));
-    return "";
-  });
+  const add = (body: string): ToolCall[] => {
+    const read = callsOf(body).map((c, i) => ({ ...c, id: `call_${calls.length + i + 1}` }));
+    calls.push(...read);
+    return read;
+  };
+  let text = withoutCalls(response.text, add);
   const open = unclosedCall(text);
   if (open >= 0) {
-    const call = callOf(`call_${calls.length + 1}`, text.slice(open + CALL_OPEN.length).trim());
-    calls.push(stoppedEarly(response.finishReason) ? cutShort(call) : call);
+    const read = add(text.slice(open + CALL_OPEN.length).trim());
+    // (only the last call can have been cut short)
+    if (stoppedEarly(response.finishReason)) calls[calls.length - 1] = cutShort(read.at(-1)!);
     text = text.slice(0, open);
   }
   if (calls.length === 0) return response;

@@ -26,3 +26,37 @@ export function unclosedCall(text: string): number {
   }
   return -1;
 }
+
+/**
+ * `text` without its closed call blocks, each body given to `onCall` in
+ * order, and without a code fence the blocks leave holding nothing (models
+ * sometimes fence their calls, as they fence JSON: the fence is no more the
+ * model's words than the call is, so it is not shown or kept as text).
+ */
+export function withoutCalls(text: string, onCall?: (body: string) => void): string {
+  if (!text.includes(CALL_OPEN)) return text;
+  return text.replace(FENCED_CALLS, "$1").replace(CALL_BLOCK, (_whole, body: string) => {
+    onCall?.(body);
+    return "";
+  });
+}
+
+/** A code fence holding closed call blocks and whitespace only; the blocks are the first group. */
+const FENCED_CALLS = /\x60{3}[\w-]*\s*((?:<tool_call>(?:(?!<\/tool_call>)[\s\S])*<\/tool_call>\s*)+)\x60{3}/g;
+
+/**
+ * Where a call block begins in a streamed text seen so far: `sure` when its
+ * body begins as a call's JSON does (see unclosedCall), else the earliest
+ * point from which the rest may yet turn out to be one (the tag, perhaps
+ * split by chunks, with nothing visible after it yet); -1 when neither.
+ */
+export function callStart(text: string): { at: number; sure: boolean } {
+  for (let at = text.indexOf(CALL_OPEN); at >= 0; at = text.indexOf(CALL_OPEN, at + 1)) {
+    CALL_BODY.lastIndex = at + CALL_OPEN.length;
+    if (CALL_BODY.test(text)) return { at, sure: true };
+    if (/^\s*\x60{0,2}$/.test(text.slice(at + CALL_OPEN.length))) return { at, sure: false };
+  }
+  for (let n = Math.min(CALL_OPEN.length - 1, text.length); n > 0; n--)
+    if (text.endsWith(CALL_OPEN.slice(0, n))) return { at: text.length - n, sure: false };
+  return { at: -1, sure: false };
+}
