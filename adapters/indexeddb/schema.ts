@@ -52,10 +52,23 @@ async function newerVersion(name: string, e: unknown): Promise<ConversationError
  * database of a newer schema version, or one of this name that another
  * program of the origin made (without our object stores), is refused with a
  * store-io that says so: it is neither read nor written.
+ *
+ * `known`: this handle opened the database before. Then an open that finds
+ * none (version 0) means it was deleted under the handle without a
+ * `versionchange` (the browser clearing the site's data, DevTools: the
+ * connection just closes, `terminated`): the creation is undone and
+ * `onGone(true)` told, never a new, empty database taken for the old one.
  */
-export function openStoreDB(name: string, onGone: (deleted: boolean) => void): Promise<StoreDB> {
+export function openStoreDB(name: string, onGone: (deleted: boolean) => void, known = false): Promise<StoreDB> {
+  let vanished = false;
   return openDB<StoreSchema>(name, SCHEMA_VERSION, {
-    upgrade(db, oldVersion) {
+    upgrade(db, oldVersion, _newVersion, transaction) {
+      if (oldVersion === 0 && known) {
+        vanished = true;
+        transaction.done.catch(() => {}); // (idb's promise of it rejects on the abort: the open's failure tells it)
+        transaction.abort(); // (the open then fails, and the database it was creating is not kept)
+        return;
+      }
       if (oldVersion < 1) {
         db.createObjectStore("records");
         db.createObjectStore("lengths");
@@ -80,6 +93,10 @@ export function openStoreDB(name: string, onGone: (deleted: boolean) => void): P
       return db;
     },
     async (e: unknown) => {
+      if (vanished) {
+        onGone(true);
+        throw new ConversationError("store-io", `IndexedDB store "${name}": its database is gone (deleted under this handle).`, { cause: e });
+      }
       if ((e as { name?: unknown } | null)?.name === "VersionError") throw await newerVersion(name, e);
       throw new ConversationError("store-io", `IndexedDB store "${name}": opening its database failed: ${describeError(e)}`, { cause: e });
     },

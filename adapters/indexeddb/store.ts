@@ -121,6 +121,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
    * place them. This handle refuses from then on; a new handle (`indexedDBStore(name)`) starts a new database.
    */
   let deleted = false;
+  /** Whether this handle has opened the database: from then on, finding none means it was deleted (see openStoreDB). */
+  let known = false;
   const deletedError = (): ConversationError =>
     new ConversationError(
       "store-io",
@@ -146,7 +148,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     );
 
   /**
-   * The open database, opened again after another tab's upgrade or the browser closed it. The browser lets an open
+   * The open database, opened again after another tab's upgrade or the browser closed it (when it is still there:
+   * one gone since, see openStoreDB, is refused as deleted). The browser lets an open
    * wait for ever behind another tab's connection: each caller waits openTimeoutMs at most, while the open itself
    * goes on, so a later call gets the database once that tab lets go.
    */
@@ -155,14 +158,19 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     if (deleted) return Promise.reject(deletedError());
     if (!hasIndexedDB()) return Promise.reject(missingError());
     if (db === undefined) {
-      const opening: Promise<StoreDB> = openStoreDB(name, (gone) => {
-        if (gone) deleted = true;
-        if (db === opening) db = undefined;
-      });
+      const opening: Promise<StoreDB> = openStoreDB(
+        name,
+        (gone) => {
+          if (gone) deleted = true;
+          if (db === opening) db = undefined;
+        },
+        known,
+      );
       db = opening;
       opening.then(
         (opened) => {
           settledOpen = opening;
+          known = true;
           // Opened after this handle closed (close did not wait for it): let go of it at once.
           if (closed) opened.close();
         },
@@ -188,7 +196,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       closing.signal.addEventListener("abort", onClose, { once: true });
       opening.then(
         (opened) => end(() => resolve(opened)),
-        (e: unknown) => end(() => reject(e)),
+        (e: unknown) => end(() => reject(deleted ? deletedError() : e)),
       );
     });
   };
