@@ -10,19 +10,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { FunctaiError } from "../../src/errors.js";
-import { ai, program, tool, type ProgramContext } from "../../src/index.js";
-import { scripted } from "../../src/testing/index.js";
-
-function desk() {
-  const REFUNDS: string[] = [];
-  const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => {
-    REFUNDS.push(order_id);
-    return `refunded ${order_id}`;
-  });
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [refund] });
-  const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1" } }] }, "Refunded."]);
-  return { fn, lm, REFUNDS };
-}
+import { program, type ProgramContext } from "../../src/index.js";
+import { desk } from "./hunt14-desk.js";
 
 describe("a call inside a turn given a signal of its own", () => {
   it("an aborted one: refused before the model is asked; the refund never runs", async () => {

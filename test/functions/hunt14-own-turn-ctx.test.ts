@@ -10,21 +10,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, program, tool, type ProgramContext } from "../../src/index.js";
+import { program, type ProgramContext } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { refusalOf, errorOf } from "../fixtures/refused.js";
 import { FunctaiError } from "../../src/errors.js";
-
-function desk() {
-  const REFUNDS: string[] = [];
-  const refund = tool("refund", { description: "Refund an order.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => {
-    REFUNDS.push(order_id);
-    return `refunded ${order_id}`;
-  });
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [refund] });
-  const lm = scripted([{ toolCalls: [{ name: "refund", input: { order_id: "A-1" } }] }, "Refunded."]);
-  return { fn, lm, REFUNDS };
-}
+import { desk } from "./hunt14-desk.js";
 
 describe("predict and stream given a ctx (the caller's turn)", () => {
   it("predict inside a program under approve 'changes': refused, nothing sent, the refund never runs", async () => {

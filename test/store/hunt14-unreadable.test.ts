@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
-import { isFunctaiError } from "../../src/errors.js";
+import { codeOf } from "../fixtures/refused.js";
 
 const rec = (seq?: number): Record<string, unknown> => ({
   functai_conversation: 1,
@@ -20,14 +20,6 @@ const rec = (seq?: number): Record<string, unknown> => ({
   at: "2026-12-05T00:00:00.000Z",
   ...(seq === undefined ? {} : { seq }),
 });
-const codeOf = async (fn: () => Promise<unknown>): Promise<string> => {
-  try {
-    await fn();
-  } catch (e) {
-    return isFunctaiError(e) ? e.code : `not a FunctaiError: ${String(e)}`;
-  }
-  return "no error";
-};
 const throwing = (record: Record<string, unknown>, key: string): object =>
   Object.defineProperty(record, key, {
     enumerable: true,

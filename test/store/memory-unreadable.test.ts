@@ -5,24 +5,24 @@
  * an append.
  */
 import { describe, expect, it } from "vitest";
-import { isFunctaiError } from "../../src/index.js";
 import { memoryStore } from "../../src/store/memory.js";
 import { rec } from "./contract.js";
-
-const codeOf = async (fn: () => Promise<unknown>): Promise<string> => {
-  try {
-    await fn();
-  } catch (e) {
-    return isFunctaiError(e) ? e.code : `not a FunctaiError: ${String(e)}`;
-  }
-  return "no error";
-};
+import { codeOf } from "../fixtures/refused.js";
 
 describe("memory store: a record it cannot read", () => {
   it("is input-invalid, and nothing of its batch is kept", async () => {
     const bad: object[] = [
-      Object.defineProperty(rec(), "boom", { enumerable: true, get: () => { throw new Error("boom"); } }),
-      new Proxy(rec(), { ownKeys: () => { throw new Error("no keys"); } }),
+      Object.defineProperty(rec(), "boom", {
+        enumerable: true,
+        get: () => {
+          throw new Error("boom");
+        },
+      }),
+      new Proxy(rec(), {
+        ownKeys: () => {
+          throw new Error("no keys");
+        },
+      }),
     ];
     const store = memoryStore();
     for (const record of bad) expect(await codeOf(() => store.append("c", [rec(), record]))).toBe("input-invalid");

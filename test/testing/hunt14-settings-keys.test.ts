@@ -13,17 +13,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, configure, FunctaiError, resetConfiguration, tool, withSettings, type Settings } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
+import { errorOf } from "../fixtures/refused.js";
 
 afterEach(() => resetConfiguration());
-
-const thrown = (f: () => unknown): unknown => {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  return "nothing thrown";
-};
 
 function refundDesk() {
   const REFUNDS: string[] = [];
@@ -43,7 +35,7 @@ describe("configure and withSettings: a key that is not a setting", () => {
     const { desk, lm, REFUNDS } = refundDesk();
     configure({ approve: () => "configured before" });
     for (const slip of slips) {
-      const e = thrown(() => configure(slip as Settings));
+      const e = errorOf(() => configure(slip as Settings));
       expect(e, JSON.stringify(slip)).toBeInstanceOf(FunctaiError);
       expect(e).toMatchObject({ code: "settings-invalid", message: expect.stringContaining(Object.keys(slip).at(-1)!) });
     }
@@ -57,7 +49,7 @@ describe("configure and withSettings: a key that is not a setting", () => {
     const { desk, lm, REFUNDS } = refundDesk();
     for (const slip of slips) {
       let ran = false;
-      const e = thrown(() =>
+      const e = errorOf(() =>
         withSettings(slip as Settings, () => {
           ran = true;
           return desk("Refund A-1.", { lm });
@@ -82,9 +74,9 @@ describe("configure and withSettings: a key that is not a setting", () => {
       lease: { renewMs: 1_000, ttlMs: 3_000 },
       store: memoryStore(),
     };
-    expect(thrown(() => configure(all))).toBe("nothing thrown");
-    expect(thrown(() => withSettings(all, () => 1))).toBe("nothing thrown");
-    expect(thrown(() => configure({ lm: undefined } as unknown as Settings))).toBe("nothing thrown");
+    expect(errorOf(() => configure(all))).toBe("no error");
+    expect(errorOf(() => withSettings(all, () => 1))).toBe("no error");
+    expect(errorOf(() => configure({ lm: undefined } as unknown as Settings))).toBe("no error");
   });
 });
 
@@ -98,19 +90,19 @@ describe("lease: a key that is not renewMs or ttlMs", () => {
       const { desk, lm } = refundDesk();
       const store = memoryStore();
       expect(
-        thrown(() => configure(s)),
+        errorOf(() => configure(s)),
         what,
       ).toMatchObject({ code: "settings-invalid" });
       expect(
-        thrown(() => withSettings(s, () => 1)),
+        errorOf(() => withSettings(s, () => 1)),
         what,
       ).toMatchObject({ code: "settings-invalid" });
       expect(
-        thrown(() => desk.using(s)),
+        errorOf(() => desk.using(s)),
         what,
       ).toMatchObject({ code: "settings-invalid" });
       expect(
-        thrown(() => desk.conversation("c", { store, lm, ...s })),
+        errorOf(() => desk.conversation("c", { store, lm, ...s })),
         what,
       ).toMatchObject({ code: "settings-invalid" });
       const sent = await desk
@@ -125,6 +117,6 @@ describe("lease: a key that is not renewMs or ttlMs", () => {
 
   it("a lease as documented is still taken, each key or both", () => {
     for (const lease of [{}, { renewMs: 1_000 }, { ttlMs: 3_000 }, { renewMs: 1_000, ttlMs: 3_000 }])
-      expect(thrown(() => configure({ lease }))).toBe("nothing thrown");
+      expect(errorOf(() => configure({ lease }))).toBe("no error");
   });
 });
