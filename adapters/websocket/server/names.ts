@@ -7,14 +7,15 @@
  * `{ helpdesk: desk }` lists, limits and runs its turns as "helpdesk", and a
  * turn of another program that is named "helpdesk" is never taken for it.
  */
-import type { AnyProgram } from "./runner.js";
+/** A served program, as far as its names go: what its turns are recorded under. */
+type Named = { readonly name: string };
 
 export class ProgramNames {
   /** Recorded name → served name; `null` when two served programs record as it and neither is served under it. */
   readonly #servedAs = new Map<string, string | null>();
   readonly #served: ReadonlySet<string>;
 
-  constructor(programs: ReadonlyMap<string, AnyProgram>) {
+  constructor(programs: ReadonlyMap<string, Named>) {
     this.#served = new Set(programs.keys());
     for (const [served, fn] of programs) {
       const recorded = fn.name;
@@ -44,7 +45,7 @@ export class ProgramNames {
   }
 
   /** Whether the turns an owner call of `served` records are found again as `served` (not taken for another served program's). */
-  findsAgain(served: string, fn: AnyProgram): boolean {
+  findsAgain(served: string, fn: Named): boolean {
     return this.servedAs(fn.name) === served;
   }
 }
