@@ -135,7 +135,10 @@ export function answerable(session: TurnSession, id: string | undefined): void {
   // own keys only: an id such as "toString" is not an answer given
   if (context.pending.some((a) => a.id === id) || Object.hasOwn(context.answers, id)) return;
   const waiting = context.pending.map((a) => a.id).join(", ") || "none";
-  throw new FunctaiError("approval-unknown", `turn ${turn} has no approval ${id} (waiting: ${waiting}); answer on an "approval" event, with its approval's id`);
+  throw new FunctaiError(
+    "approval-unknown",
+    `turn ${turn} has no approval ${id} (waiting: ${waiting}); answer on an "approval" event, with its approval's id`,
+  );
 }
 
 /** Stops the turn; a turn that already ended is left as it is (stopping it again is no error). */

@@ -61,7 +61,6 @@ export interface TurnSession {
   run: Promise<void> | null;
 }
 
-
 // (asked with isInstance: a body may throw a Proxy that cannot be asked what it is, and it
 // fails the turn as any error does, never reads as an interruption because asking it threw)
 const codeOf = (e: unknown): string | null => (isInstance(e, FunctaiError) ? (e as FunctaiError).code : null);
@@ -103,7 +102,12 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         const journal = await host.journal(input.run);
         for (const [id, answer] of Object.entries(input.answers)) journal.addAnswer(id, answer);
         const options: ConstructorParameters<typeof TurnRuntime>[0] = {
-          turn: host.turn, mode: host.mode, journal, signal: controller.signal, shown: session.shown, clock,
+          turn: host.turn,
+          mode: host.mode,
+          journal,
+          signal: controller.signal,
+          shown: session.shown,
+          clock,
         };
         if (streaming)
           options.emit = (path, body) => {
@@ -200,9 +204,10 @@ export function tell(session: TurnSession, command: Untimed<TurnCommand>): void 
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
   const input: TurnInput = { turn: host.turn, name: host.name, at: isoAt((host.clock ?? systemClock).now()), ...options.input };
-  const actor = options.snapshot !== undefined
-    ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
-    : createActor(machine, { input });
+  const actor =
+    options.snapshot !== undefined
+      ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
+      : createActor(machine, { input });
   const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set(), run: null };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;
