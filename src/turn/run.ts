@@ -37,6 +37,8 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
         case "done":
           return resolve(snapshot.context.result as T);
         case "failed":
+          // (a body may throw undefined or null: that is what the call rejects with)
+          if (session.threw) return reject(session.error);
           return reject(session.error ?? new FunctaiError("turn-state", snapshot.context.error?.message ?? "the turn failed"));
         case "stopped": {
           // settled once the run let go of the turn: a caller that exits as the call rejects (Ctrl-C) leaves it

@@ -51,6 +51,8 @@ export interface TurnSession {
   runtime: TurnRuntime | null;
   /** The error a failed turn threw, as thrown (the snapshot keeps only its code and message). */
   error: unknown;
+  /** The run threw `error` and failed with it: what it threw may itself be `undefined` or `null`. */
+  threw: boolean;
   /** Event keys already shown, so a replay does not show them again. */
   readonly shown: Set<string>;
   /**
@@ -158,12 +160,14 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
             if (runtime) await host.onEnd?.({ state: "stopped", reason: describeError(e), usage }, runtime);
           } else {
             session.error = e;
+            session.threw = true;
             if (runtime) await host.onEnd?.({ state: "failed", error: e, usage }, runtime);
             report({ type: "RUNNER.FAILED", error: { code: codeOf(e), message: describeError(e) } });
           }
         } catch (recordError) {
           // the turn could not be recorded as waiting or ended: it is interrupted, never silently lost
           session.error = recordError;
+          session.threw = false;
           report({ type: "RUNNER.INTERRUPTED", reason: describeError(recordError) });
         }
       }
@@ -208,7 +212,7 @@ export function startTurn(host: TurnHost, options: { streaming: boolean; input?:
     options.snapshot !== undefined
       ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
       : createActor(machine, { input });
-  const session: TurnSession = { actor, host, runtime: null, error: undefined, shown: new Set(), run: null };
+  const session: TurnSession = { actor, host, runtime: null, error: undefined, threw: false, shown: new Set(), run: null };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;
 }
