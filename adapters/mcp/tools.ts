@@ -5,18 +5,21 @@ import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
 import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
-import { loadResultReader, outputOf, outputProblem, unreadable, type McpCallResult } from "./result.js";
+import { loadResultReader, outputOf, outputProblem, unreadable, type McpCallResult, type ResultReader } from "./result.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
 import { isRecord } from "../../src/runtime/values.js";
 
 /**
- * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these two methods are used.
+ * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these methods are used. A call is
+ * sent with `request` when the client has it (the SDK's `Client` does): `callTool` checks a tool's output
+ * with one validator for every tool, which mixes up output schemas that share an `$id`, and functai checks
+ * each tool's output against its own schema. Without `request`, calls go through `callTool`.
  *
  * @example
  * const client: McpClient = new Client({ name: "desk", version: "1.0.0" }); // connected before use
  * const tools = await mcpTools(client);
  */
-export type McpClient = Pick<Client, "listTools" | "callTool">;
+export type McpClient = Pick<Client, "listTools" | "callTool"> & Partial<Pick<Client, "request">>;
 
 /**
  * One tool as the server lists it.
@@ -26,6 +29,9 @@ export type McpClient = Pick<Client, "listTools" | "callTool">;
  * const tools = await mcpTools(client, { include: onlyReads });
  */
 export type McpToolInfo = Awaited<ReturnType<Client["listTools"]>>["tools"][number];
+
+/** What one `tools/call` sends. */
+type CallParams = Parameters<Client["callTool"]>[0];
 
 /**
  * Which of a server's tools `mcpTools` takes (`include`), and their effects
@@ -216,6 +222,12 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
       "settings-invalid",
       `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${leaveOut}`,
     );
+  // (a plain tools/call of it is refused by the server, or by the SDK's client for the last page listed only)
+  if (info.execution?.taskSupport === "required")
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP tool ${name} runs only as a task (execution.taskSupport: "required"), and functai calls tools with tools/call; ${leaveOut}`,
+    );
   const combined = TOP_LEVEL_REFUSED.filter((keyword) => Object.hasOwn(parameters, keyword));
   if (combined.length > 0)
     throw new FunctaiError(
@@ -230,6 +242,18 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
       `the MCP tool ${name} has inputs named ${refused.map((k) => JSON.stringify(k)).join(", ")}: providers refuse input names other than 1–64 letters, digits, _, . or -; ${leaveOut}`,
     );
   return { name, parameters };
+}
+
+/**
+ * Sends one `tools/call`. Through the client's `request` when it has one: the SDK's `callTool` adds only
+ * its check of the output, made with a validator that hands back the first schema it compiled for an
+ * `$id` (two tools whose output schemas share one were checked against one schema; functai checks each
+ * tool's own, see {@link outputCheck}), and its refusal of a tool that must run as a task, which
+ * {@link offerable} refuses at listing, whatever page it was on.
+ */
+function send(client: McpClient, params: CallParams, reader: ResultReader, signal: AbortSignal): Promise<unknown> {
+  if (client.request === undefined) return client.callTool(params, reader.schema, { signal });
+  return client.request({ method: "tools/call", params }, reader.schema, { signal });
 }
 
 /** The check of a tool's output schema, when it lists one (see {@link outputProblem}). */
@@ -263,7 +287,8 @@ function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): Js
  * cancels the request. A listing that fails is `remote-closed` (the connection is
  * gone) or `remote-protocol` (the server answered with an error, lists one
  * name twice, or its pages go round in a circle or never end). A tool whose name, input
- * names or schema providers refuse is `settings-invalid`: leave it out with
+ * names or schema providers refuse, or that runs only as a task
+ * (`execution.taskSupport: "required"`), is `settings-invalid`: leave it out with
  * `include`.
  *
  * @example
@@ -321,9 +346,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
         const reader = readResult();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
-          result = await client.callTool({ name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } }, reader.schema, {
-            signal: ctx.signal,
-          });
+          result = await send(client, { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } }, reader, ctx.signal);
         } catch (e) {
           if (ctx.signal.aborted) throw e;
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output

@@ -74,13 +74,11 @@ describe("two tools whose input schemas share an $id", () => {
 });
 
 describe("two tools whose output schemas share an $id", () => {
-  // Left as it.fails: this check is the SDK client's own, inside client.callTool, made with the one
-  // validator the client keeps (the same $id mix-up as above, in @modelcontextprotocol/sdk's
-  // Client.cacheToolMetadata): mcpTools never sees the answer. A fix calls tools/call through
-  // client.request (with the result reader's schema) and checks output schemas itself, as it now does
-  // for every tool (hunt13-paged-output.test.ts), keeping the SDK's guard for tools that need tasks;
-  // that widens McpClient beyond listTools and callTool, a change to the public type.
-  it.fails("a changing tool's answer that fits its own output schema is its result, not a call in doubt", async () => {
+  // This check was the SDK client's own, inside client.callTool, made with the one validator the client
+  // keeps (the same $id mix-up as above, in @modelcontextprotocol/sdk's Client.cacheToolMetadata), so
+  // mcpTools never saw the answer. Calls now go through client.request, and mcpTools checks each tool's
+  // output against its own schema (as it does for every page of the listing, hunt13-paged-output.test.ts).
+  it("a changing tool's answer that fits its own output schema is its result, not a call in doubt", async () => {
     const OUT = "https://orders.example/schemas/output.json";
     const tools: Tool[] = [
       {
