@@ -117,7 +117,14 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
  * fails the row (`turn-aborted`) at once: a judge that never answers would
  * otherwise keep the stopped run from ever settling.
  */
-export async function scoreRow(scorer: Scorer, row: Row, expected: Row, outcome: RowOutcome, shape: RowShape, signal?: AbortSignal): Promise<RowResult> {
+export async function scoreRow(
+  scorer: Scorer,
+  row: Row,
+  expected: Row,
+  outcome: RowOutcome,
+  shape: RowShape,
+  signal?: AbortSignal,
+): Promise<RowResult> {
   if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
   const outputs = outputsOf(shape, outcome.value);
   try {
@@ -174,15 +181,21 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   const results: RowResult[] = new Array(rows.length);
   let done = 0;
   let failed = 0;
-  await pool(rows.length, concurrency, async (i) => {
-    const row = rows[i]!;
-    const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape, options.signal);
-    results[i] = result;
-    done += 1;
-    if (result.error !== null) failed += 1;
-    options.onProgress?.({ done, total: rows.length, failed });
-  }, { signal: options.signal });
-  if (options.signal?.aborted) throw new FunctaiError("turn-aborted", `evaluation ${run} was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
+  await pool(
+    rows.length,
+    concurrency,
+    async (i) => {
+      const row = rows[i]!;
+      const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape, options.signal);
+      results[i] = result;
+      done += 1;
+      if (result.error !== null) failed += 1;
+      options.onProgress?.({ done, total: rows.length, failed });
+    },
+    { signal: options.signal },
+  );
+  if (options.signal?.aborted)
+    throw new FunctaiError("turn-aborted", `evaluation ${run} was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
   const { metrics, summary } = summarize(results, scorer.fallback);
   const main = summary[0];
   return { run, score: main?.mean ?? null, low: main?.low ?? null, high: main?.high ?? null, rows: results, summary, metrics };

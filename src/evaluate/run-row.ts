@@ -27,9 +27,7 @@ export interface RowCall {
 }
 
 /** What one row's call gave. */
-export type RowOutcome =
-  | { ok: true; value: unknown; steps: Step[] | null; turn: string | null }
-  | { ok: false; error: string; turn: string | null };
+export type RowOutcome = { ok: true; value: unknown; steps: Step[] | null; turn: string | null } | { ok: false; error: string; turn: string | null };
 
 /** `"<code>: <message>"`, as a failed row keeps it. */
 export const errorText = (e: unknown): string =>
@@ -60,7 +58,10 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
     try {
       return { ok: true, value: await inBlock(() => chat.send(inputs, options)), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
     } catch (e) {
-      const turn = await chat.turns().then((t) => t.at(-1)?.id ?? null, () => null);
+      const turn = await chat.turns().then(
+        (t) => t.at(-1)?.id ?? null,
+        () => null,
+      );
       return { ok: false, error: errorText(e), turn };
     }
   }
