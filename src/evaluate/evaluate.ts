@@ -4,7 +4,7 @@ import { blockSettings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";
 import { makeScorer, setScore, type MetricOption, type Scorer } from "./metrics.js";
-import { checkConcurrency, checkRunOptions } from "./options.js";
+import { checkConcurrency, checkOptionKeys, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
@@ -39,7 +39,10 @@ export interface EvaluateOptions {
   concurrency?: number;
   /** Stops the run: no new row starts, the running calls are stopped, `evaluate` rejects with `turn-aborted`. */
   signal?: AbortSignal;
-  /** Called after each row, so a host can draw a bar. If it throws, no new row starts and `evaluate` rejects with that error once the running rows end. */
+  /**
+   * Called after each row, so a host can draw a bar. If it throws (or the promise it gives rejects: it is awaited),
+   * no new row starts and `evaluate` rejects with that error once the running rows end.
+   */
   onProgress?: (progress: Progress) => void;
   /** Keep each row's call as a one-turn conversation (`<run>-<n>`) of this store; its turn record names the run (`caller`). */
   store?: Store | string;
@@ -102,6 +105,7 @@ export interface Evaluation {
 /** Checks the arguments up front (before any model call). */
 function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions) {
   checkRunOptions(options);
+  checkOptionKeys("evaluate", options, ["metric", "expected", "concurrency", "signal", "onProgress", "store"]);
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   checkInputs(fn, shape, rows);
@@ -115,7 +119,8 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
  * Scores a row's outcome; a metric that throws (or rejects) fails that row
  * (its error), never the run. A metric still running when `signal` aborts
  * fails the row (`turn-aborted`) at once: a judge that never answers would
- * otherwise keep the stopped run from ever settling.
+ * otherwise keep the stopped run from ever settling. No metric of the row
+ * starts after the stop (a judge calls a model: it would be paid for nothing).
  */
 export async function scoreRow(
   scorer: Scorer,
@@ -128,7 +133,7 @@ export async function scoreRow(
   if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
   const outputs = outputsOf(shape, outcome.value);
   try {
-    return { row, outputs, scores: await unlessAborted(scorer.score(row, expected, outputs), signal), error: null, turn: outcome.turn };
+    return { row, outputs, scores: await unlessAborted(scorer.score(row, expected, outputs, signal), signal), error: null, turn: outcome.turn };
   } catch (e) {
     return { row, outputs, scores: scorer.zeros(expected), error: errorText(e), turn: outcome.turn };
   }
@@ -143,6 +148,26 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pr
   });
   work.catch(() => {}); // a metric that fails after the stop is not an unhandled rejection
   return Promise.race([work, stopped]).finally(aborted.dispose);
+}
+
+/**
+ * Tells the host's `onProgress`; a promise it gives (an async callback) is
+ * awaited, so that its rejection fails the run as a throw does: left alone,
+ * it was an unhandled rejection (which ends a Node process) and the run went
+ * on. One that never settles does not keep a stopped run from settling.
+ */
+export async function reportProgress(
+  onProgress: ((progress: Progress) => void) | undefined,
+  progress: Progress,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const given: unknown = onProgress?.(progress);
+  if (typeof (given as PromiseLike<unknown> | null)?.then !== "function") return;
+  try {
+    await unlessAborted(Promise.resolve(given), signal);
+  } catch (e) {
+    if (signal?.aborted !== true) throw e; // stopped: the run says so (turn-aborted), what the callback does after is dropped
+  }
 }
 
 /**
@@ -190,7 +215,7 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
       results[i] = result;
       done += 1;
       if (result.error !== null) failed += 1;
-      options.onProgress?.({ done, total: rows.length, failed });
+      await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
     },
     { signal: options.signal },
   );

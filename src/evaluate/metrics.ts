@@ -1,4 +1,4 @@
-import { describeValue, FunctaiError } from "../errors.js";
+import { describeError, describeValue, FunctaiError } from "../errors.js";
 import { exactMatch } from "./exact-match.js";
 import type { Row } from "./rows.js";
 
@@ -37,8 +37,11 @@ export type MetricOption = Metric | Readonly<Record<string, Metric>>;
 
 /** How a run scores its rows. */
 export interface Scorer {
-  /** The scores of a row whose call answered; rejects `metric-failed` when a metric throws or gives no score. */
-  score(row: Row, expected: Row, outputs: Row): Promise<Record<string, number>>;
+  /**
+   * The scores of a row whose call answered; rejects `metric-failed` when a metric throws or gives no score,
+   * and `turn-aborted` when `signal` has aborted before a metric starts (none starts after the stop).
+   */
+  score(row: Row, expected: Row, outputs: Row, signal?: AbortSignal): Promise<Record<string, number>>;
   /**
    * The scores of a row that failed: 0 on every metric known before any
    * row is scored. A custom metric may give a record whose names only a
@@ -91,7 +94,7 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   try {
     value = await metric(row, outputs);
   } catch (e) {
-    throw new FunctaiError("metric-failed", `metric ${name} threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new FunctaiError("metric-failed", `metric ${name} threw: ${describeError(e)}`, { cause: e });
   }
   if (Array.isArray(value))
     throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
@@ -120,10 +123,15 @@ export function makeScorer(metric: MetricOption | undefined): Scorer {
     throw new FunctaiError("input-invalid", "metric is a function (row, prediction) => number, or a record of such functions");
   return {
     custom: true,
-    score: async (row, _expected, outputs) => {
+    score: async (row, _expected, outputs, signal) => {
       const scores: Record<string, number> = {};
       const givenBy = new Map<string, string>();
-      for (const [name, m] of named) await run(name, m, row, outputs, scores, givenBy);
+      for (const [name, m] of named) {
+        // a metric may be a judge that calls a model: once the run is stopped, the row's later metrics were paid for nothing
+        if (signal?.aborted)
+          throw new FunctaiError("turn-aborted", `the run was stopped before metric ${name} scored this row`, { cause: signal.reason });
+        await run(name, m, row, outputs, scores, givenBy);
+      }
       return scores;
     },
     zeros: () => ({}),

@@ -1,6 +1,7 @@
 import { describeValue, FunctaiError } from "../errors.js";
 import { isAbortSignal } from "../functions/input.js";
 import { isRecord, isStoreOption } from "../runtime/values.js";
+import { SETTING_KEYS } from "../settings.js";
 
 /**
  * Checks the options `evaluate` and `bootstrapFewShot` share (a user's
@@ -27,4 +28,24 @@ export function checkConcurrency(value: unknown): number {
   if (typeof n !== "number" || !Number.isInteger(n) || n < 1)
     throw new FunctaiError("input-invalid", `concurrency is a whole number ≥ 1, not ${describeValue(n, 40)}`);
   return n;
+}
+
+/**
+ * Refuses a key that is none of `keys` (`input-invalid`, naming it): read as
+ * not given, a misspelt `singal` left a run nothing could stop, each row paid
+ * for, and a `concurency: 1` ran 8 rows at once (as `configure` and `using`
+ * refuse a misspelt setting). A key holding `undefined` gives nothing, and is let be.
+ */
+export function checkOptionKeys(by: string, options: object, keys: readonly string[]): void {
+  const odd = Object.entries(options)
+    .filter(([k, v]) => v !== undefined && !keys.includes(k))
+    .map(([k]) => k);
+  if (odd.length === 0) return;
+  // a setting (`lm`, `approve`) was quietly not used: the calls ran with the function's own
+  const settings = odd.filter((k) => (SETTING_KEYS as readonly string[]).includes(k));
+  const hint = settings.length > 0 ? ` Settings go on the function: fn.using({ ${settings.join(", ")} }).` : "";
+  throw new FunctaiError(
+    "input-invalid",
+    `${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"} of ${by}; its options are ${keys.join(", ")}.${hint} Nothing was sent to the model.`,
+  );
 }

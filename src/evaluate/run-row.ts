@@ -1,6 +1,7 @@
 import type { Callable, CallOptions } from "../functions/callable.js";
+import { frameCarrier } from "../engine/carrier.js";
 import type { Step } from "../engine/runtime.js";
-import { FunctaiError } from "../errors.js";
+import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { TurnCaller } from "../records/types.js";
 import { withSettings, type Settings } from "../settings.js";
@@ -29,15 +30,22 @@ export interface RowCall {
 /** What one row's call gave. */
 export type RowOutcome = { ok: true; value: unknown; steps: Step[] | null; turn: string | null } | { ok: false; error: string; turn: string | null };
 
-/** `"<code>: <message>"`, as a failed row keeps it. */
+/**
+ * `"<code>: <message>"`, as a failed row keeps it. Never throws: a thrown
+ * value `String` cannot convert (an object without a prototype) threw again
+ * here, and the whole run rejected with a TypeError instead of failing the row.
+ */
 export const errorText = (e: unknown): string =>
-  e instanceof FunctaiError ? `${e.code}: ${e.message}` : `error: ${e instanceof Error ? e.message : String(e)}`;
+  isInstance(e, FunctaiError) ? `${(e as FunctaiError).code}: ${(e as FunctaiError).message}` : `error: ${describeError(e)}`;
 
 const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.caller.evaluation : call.caller.optimization);
 
 /** Calls the function on one row's inputs, as any call (same approvals); never throws. */
 export async function callRow(call: RowCall, row: Row, index: number): Promise<RowOutcome> {
   if (!call.signal) return callWith(call, row, index, { caller: call.caller });
+  // in a program's or tool's body the rows' calls join its turn, and such a call takes the turn's own signal as it
+  // is (ctx.signal): one of evaluate's making was refused (settings-invalid), failing every row
+  if (frameCarrier.get()?.runtime.signal === call.signal) return callWith(call, row, index, { caller: call.caller, signal: call.signal });
   // a signal of the row's own, let go when the row ends: a finished call is never told to stop
   const own = new AbortController();
   const stop = (): void => own.abort(call.signal!.reason);

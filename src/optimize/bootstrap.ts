@@ -2,12 +2,12 @@ import type { z } from "zod";
 import type { AIFunction } from "../functions/ai.js";
 import type { Step } from "../engine/runtime.js";
 import { FunctaiError } from "../errors.js";
-import type { Progress } from "../evaluate/evaluate.js";
-import { scoreRow } from "../evaluate/evaluate.js";
+import type { Progress, RowResult } from "../evaluate/evaluate.js";
+import { reportProgress, scoreRow } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
-import { checkConcurrency, checkRunOptions } from "../evaluate/options.js";
+import { checkConcurrency, checkOptionKeys, checkRunOptions } from "../evaluate/options.js";
 import { pool } from "../evaluate/pool.js";
-import { callRow, newRunId, type RowCall } from "../evaluate/run-row.js";
+import { callRow, newRunId, type RowCall, type RowOutcome } from "../evaluate/run-row.js";
 import { checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
 import type { LanguageModel } from "../lm/types.js";
 import { blockSettings } from "../settings.js";
@@ -50,7 +50,7 @@ export interface BootstrapOptions {
   expected?: string | Record<string, string>;
   /** Stops the runs (no new row starts, the running calls are stopped). */
   signal?: AbortSignal;
-  /** Called after each run, as `evaluate` calls it. */
+  /** Called after each run, as `evaluate` calls it (a promise it gives is awaited). */
   onProgress?: (progress: Progress) => void;
 }
 
@@ -89,6 +89,18 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   // its runs keep their steps in memory, never in a conversation: a store given here would be silently ignored
   if ((options as { store?: unknown }).store !== undefined)
     throw new FunctaiError("input-invalid", "bootstrapFewShot keeps its runs in no store (store is an option of evaluate)");
+  checkOptionKeys("bootstrapFewShot", options, [
+    "metric",
+    "threshold",
+    "maxBootstrapped",
+    "maxLabeled",
+    "teacher",
+    "seed",
+    "concurrency",
+    "expected",
+    "signal",
+    "onProgress",
+  ]);
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   checkInputs(fn, shape, rows);
@@ -122,28 +134,59 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   let passed = 0;
   let done = 0;
   let failed = 0;
+  // each running row's own stop: the run's signal, or the row is no longer needed
+  const running = new Map<number, AbortController>();
+  /**
+   * Once `maxBootstrapped` runs passed, a row running after the last of the
+   * first ones can never be kept (a run in order would not have started it):
+   * it is stopped, its further model calls and tools would be paid for
+   * nothing. A row before it runs to its end: it may pass, and be kept.
+   */
+  const stopUnneeded = (): void => {
+    if (passed < maxBootstrapped) return;
+    const last = found.flatMap((d, i) => (d ? [i] : []))[maxBootstrapped - 1]!;
+    for (const [i, stop] of running)
+      if (i > last)
+        stop.abort(
+          new FunctaiError("turn-aborted", `bootstrapFewShot found its ${maxBootstrapped} examples before row ${i + 1}: its run is not needed`),
+        );
+  };
   await pool(
     rows.length,
     concurrency,
     async (i) => {
       const row = rows[i]!;
-      const outcome = await callRow(call, row, i);
-      const result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, options.signal);
+      const stop = new AbortController();
+      const onAbort = (): void => stop.abort(options.signal!.reason);
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      running.set(i, stop);
+      let outcome: RowOutcome;
+      let result: RowResult;
+      try {
+        outcome = await callRow({ ...call, signal: stop.signal }, row, i);
+        result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop.signal);
+      } finally {
+        running.delete(i);
+        options.signal?.removeEventListener("abort", onAbort);
+      }
       const main = Object.values(result.scores)[0] ?? 0;
       if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
         found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);
         passed += 1;
+        stopUnneeded();
       }
       done += 1;
-      if (result.error !== null) failed += 1;
-      options.onProgress?.({ done, total: rows.length, failed });
+      // a row stopped as not needed did not fail
+      if (result.error !== null && !(stop.signal.aborted && options.signal?.aborted !== true)) failed += 1;
+      await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
     },
     { signal: options.signal, enough: () => passed >= maxBootstrapped },
   );
   if (options.signal?.aborted)
     throw new FunctaiError("turn-aborted", `bootstrapFewShot was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
 
-  // rows start in order and every started row finishes: the first passing ones are those a run in order would find
+  // rows start in order, and every started row that could still be kept finishes (only rows after the last kept one are
+  // stopped): the first passing ones are those a run in order would find
   const picked = found.flatMap((d, i) => (d ? [{ d, i }] : [])).slice(0, maxBootstrapped);
   const used = new Set(picked.map((p) => p.i));
   const labeled = asLabeled.flatMap((d, i) => (d && !used.has(i) ? [d] : []));

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AIFunction } from "../functions/ai.js";
 import { describeValue, FunctaiError } from "../errors.js";
+import { checkOptionKeys } from "../evaluate/options.js";
 import { checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
 import type { InputShape } from "../tools/types.js";
 import { checkOptimizable } from "./arguments.js";
@@ -63,6 +64,7 @@ export function labeledFewShot<S extends InputShape, O extends z.ZodType>(
   // (null options threw a TypeError; a string was taken as no options)
   if (!isRecord(options as unknown))
     throw new FunctaiError("input-invalid", `options are an object such as { k: 4 }, not ${describeValue(options, 80)}`);
+  checkOptionKeys("labeledFewShot", options, ["k", "seed", "expected"]);
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   const k = count("k", options.k, 16);
