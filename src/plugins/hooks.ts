@@ -28,7 +28,10 @@ type Ending = PluginTurnEnd extends infer T ? (T extends unknown ? Omit<T, keyof
 function endingOf(e: unknown, frame: Frame): Ending {
   // (asked with isInstance: a body may throw a Proxy that cannot be asked what it is)
   if (isInstance(e, Suspend)) return { state: "waiting", approvals: (e as Suspend).approvals };
-  if (isInstance(e, LeaseLost)) return (e as LeaseLost).stopped ? { state: "stopped", error: (e as LeaseLost).message } : { state: "interrupted", error: (e as LeaseLost).message };
+  if (isInstance(e, LeaseLost))
+    return (e as LeaseLost).stopped
+      ? { state: "stopped", error: (e as LeaseLost).message }
+      : { state: "interrupted", error: (e as LeaseLost).message };
   if (frame.runtime.signal.aborted) return { state: "stopped", error: describeError(e) };
   if (isInstance(e, ApprovalError)) return { state: "failed", error: (e as ApprovalError).message, code: (e as ApprovalError).code };
   return { state: "failed", error: describeError(e), code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null };
@@ -114,7 +117,9 @@ function copyOf<T>(value: T, seen = new Map<object, unknown>()): T {
   const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
   seen.set(value, copy);
   if (Array.isArray(copy)) for (const item of value as unknown[]) copy.push(copyOf(item, seen));
-  else for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
+  else
+    for (const [key, item] of Object.entries(value))
+      Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
   return copy as T;
 }
 
@@ -144,7 +149,16 @@ async function watchedModelCall(
   // (the messages copied as a watcher reads them: a step's cost does not grow with the history it carries)
   const watched = Object.assign({}, request, { messages: copiedView(request.messages, copyOf), tools: copyOf(request.tools) });
   const { runtime } = frame;
-  const shown: PluginModelRequest = { turn: runtime.turn, site: frame.site, path: frame.path, step, attempt: runtime.journal.attempt, provider: lm.provider, model: lm.model, request: watched };
+  const shown: PluginModelRequest = {
+    turn: runtime.turn,
+    site: frame.site,
+    path: frame.path,
+    step,
+    attempt: runtime.journal.attempt,
+    provider: lm.provider,
+    model: lm.model,
+    request: watched,
+  };
   const asked: Plugin[] = [];
   /**
    * Tells each plugin shown the request how the call ended, every one of them even when one throws

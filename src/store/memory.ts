@@ -48,7 +48,9 @@ export function memoryStore(): Store {
           copies[i] = Object.freeze(withSeq(records[i]!, length + i + 1)) as ConversationRecord;
         } catch (e) {
           // a getter that throws (or a Proxy that refuses to be read): the other stores refuse it as input-invalid too
-          throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch cannot be read (${describeError(e)}).`, { cause: e });
+          throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch cannot be read (${describeError(e)}).`, {
+            cause: e,
+          });
         }
       }
       if (list === undefined) conversations.set(conversation, (list = []));
