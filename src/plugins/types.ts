@@ -104,12 +104,12 @@ export interface PluginTurn {
  * };
  */
 export type PluginTurnEnd = PluginTurn & { usage: Usage } & (
-  | { state: "done"; result: unknown }
-  | { state: "waiting"; approvals: readonly Approval[] }
-  | { state: "failed"; error: string; code: string | null }
-  | { state: "interrupted"; error: string }
-  | { state: "stopped"; error: string }
-);
+    | { state: "done"; result: unknown }
+    | { state: "waiting"; approvals: readonly Approval[] }
+    | { state: "failed"; error: string; code: string | null }
+    | { state: "interrupted"; error: string }
+    | { state: "stopped"; error: string }
+  );
 
 /**
  * A model call about to be made (replies found in the journal are not made again, and not shown).
@@ -173,7 +173,14 @@ export interface PluginHooks {
 }
 
 /** The hooks a plugin may have. */
-export const HOOK_NAMES = ["toolCall", "toolResult", "turnStart", "turnEnd", "modelRequest", "modelResponse"] as const satisfies readonly (keyof PluginHooks)[];
+export const HOOK_NAMES = [
+  "toolCall",
+  "toolResult",
+  "turnStart",
+  "turnEnd",
+  "modelRequest",
+  "modelResponse",
+] as const satisfies readonly (keyof PluginHooks)[];
 
 /**
  * A plugin: a name, a version and hooks. Plugins run in settings-layer order (configure first); the built-in approval runs after them all.
