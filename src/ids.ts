@@ -24,7 +24,10 @@ let counter = 0;
  * order they were made: at least 2,048 in a millisecond, after which the
  * counter starts again at random. The other 62 bits are random.
  */
-export function newTurnId(now = Date.now()): string {
+export function newTurnId(at = Date.now()): string {
+  // the millisecond (a clock may give fractions of one: performance.now(), a fakeClock advanced by 0.5): each
+  // fraction taken for a millisecond of its own started the counter again at random, out of the order made
+  const now = Math.floor(at);
   const bytes = new Uint8Array(16);
   randomInto(bytes);
   if (now === lastMs && counter < 0xfff) counter += 1;

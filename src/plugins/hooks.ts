@@ -8,6 +8,7 @@ import { ApprovalError, FunctaiError, describeError, isInstance } from "../error
 import type { Frame } from "../engine/frame.js";
 import { copiedView } from "../engine/message-view.js";
 import { LeaseLost, Suspend } from "../engine/runtime.js";
+import { notJson } from "../engine/tool-boundary.js";
 import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "./types.js";
 
@@ -38,6 +39,21 @@ function endingOf(e: unknown, frame: Frame): Ending {
 }
 
 /**
+ * What `keep(data)` writes: `data` as its JSON (null for undefined). Refused
+ * at once (`plugin-failed`, the hook that called it fails) when it has none:
+ * queued as it was, a BigInt, a cycle or a throwing `toJSON` had the store
+ * refuse the whole batch it rode in, and a function or a symbol (which JSON
+ * leaves out) made a `plugin` record without `data`, damage that every later
+ * read of the conversation refuses.
+ */
+function keptData(plugin: Plugin, data: unknown): unknown {
+  const lost = notJson(data);
+  if (lost !== undefined)
+    throw new FunctaiError("plugin-failed", `plugin ${plugin.name}: keep takes a small JSON value, and this one is not (${lost})`);
+  return data === undefined ? null : JSON.parse(JSON.stringify(data));
+}
+
+/**
  * Runs the outermost call of a turn between the plugins' `turnStart` and
  * `turnEnd` hooks (any other call, or no such hook: just the body).
  */
@@ -50,6 +66,9 @@ export function observeTurn<T>(frame: Frame, input: Record<string, unknown>, bod
 async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>, plugins: readonly Plugin[]): Promise<T> {
   const { runtime } = frame;
   const { journal } = runtime;
+  // the hooks watch, as the model-call hooks do: shown a copy, so one that edits what it sees (redacting a log)
+  // changes neither the input the body runs with nor (below) the result the caller gets
+  const shownInput = copyOf(input);
   const views = plugins.map((plugin): [Plugin, PluginTurn] => {
     const view: PluginTurn = {
       turn: runtime.turn,
@@ -57,9 +76,9 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
       mode: runtime.mode,
       attempt: journal.attempt,
       resumed: journal.replaying,
-      input,
+      input: shownInput,
       kept: journal.kept(plugin.name),
-      keep: (data) => void journal.add({ kind: "plugin", plugin: plugin.name, data: data ?? null }),
+      keep: (data) => void journal.add({ kind: "plugin", plugin: plugin.name, data: keptData(plugin, data) }),
     };
     if (runtime.conversation) view.conversation = runtime.conversation.id;
     return [plugin, view];
@@ -100,7 +119,7 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
     await end(endingOf(e, frame));
     throw e;
   }
-  await end({ state: "done", result });
+  await end({ state: "done", result: copyOf(result) });
   return result;
 }
 

@@ -88,7 +88,10 @@ export interface PluginTurn {
   input: Record<string, unknown>;
   /** What this plugin kept (`keep`) in earlier runs of this turn, oldest first. */
   kept: readonly unknown[];
-  /** Keeps a small JSON value in the turn's records (a record `{ kind: "plugin", plugin, data }`), shown to later runs as `kept`. */
+  /**
+   * Keeps a small JSON value in the turn's records (a record `{ kind: "plugin", plugin, data }`), shown to later runs as `kept`.
+   * A value that is not JSON (a BigInt, a cycle, a function) throws `plugin-failed`, failing the hook that called it.
+   */
   keep(data: unknown): void;
 }
 

@@ -1,13 +1,17 @@
-import { FunctaiError, describeError } from "../errors.js";
-import { checkAfter, checkConversationId, checkExpect, checkRecords, storeConflict, waitTimerMs } from "./checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, recordJson, storeConflict, waitTimerMs } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
-import { withSeq } from "../records/with-seq.js";
 import type { Store } from "./types.js";
+
+/** A record as a read hands it out: its own object (nothing of it shared with another read), its keys frozen. */
+const readBack = (text: string): ConversationRecord => Object.freeze(JSON.parse(text) as ConversationRecord);
 
 /**
  * A store that keeps conversations in memory, for tests, benchmarks and
- * short-lived programs. Appends are O(1) amortised; records are shallow
- * copies (with their `seq`) frozen so that nobody edits the journal.
+ * short-lived programs. Appends are O(1) amortised. Records are kept as
+ * their JSON, as every other store keeps them, and each read gives records
+ * of its own, read back from it (with their `seq`, their keys frozen): a
+ * caller that changes an object it appended, or one a read gave, changes
+ * nothing another read sees, so nobody edits the journal.
  *
  * @example
  * ```ts
@@ -17,7 +21,7 @@ import type { Store } from "./types.js";
  * ```
  */
 export function memoryStore(): Store {
-  const conversations = new Map<string, ConversationRecord[]>();
+  const conversations = new Map<string, string[]>(); // each record's JSON, with its seq
   const waiters = new Map<string, Set<() => void>>();
   let closed = false;
 
@@ -41,20 +45,18 @@ export function memoryStore(): Store {
       const length = list?.length ?? 0;
       if (opts?.expect !== undefined && opts.expect !== length) throw storeConflict(conversation, opts.expect, length);
       if (records.length === 0) return length;
-      // all or none: copy the whole batch (a getter may throw) before anything is pushed.
-      const copies = new Array<ConversationRecord>(records.length);
+      // all or none: the whole batch is written as JSON before anything is pushed, as every other store writes it:
+      // a BigInt, a cycle, a getter that throws or a toJSON giving no object is refused (input-invalid, by
+      // recordJson); a Date reads back as its text, an undefined or a function is left out, NaN is null.
+      const texts = new Array<string>(records.length);
       for (let i = 0; i < records.length; i++) {
-        try {
-          copies[i] = Object.freeze(withSeq(records[i]!, length + i + 1)) as ConversationRecord;
-        } catch (e) {
-          // a getter that throws (or a Proxy that refuses to be read): the other stores refuse it as input-invalid too
-          throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch cannot be read (${describeError(e)}).`, {
-            cause: e,
-          });
-        }
+        const body = recordJson(conversation, records[i]!, i);
+        // the store gives seq: written last, it is the one JSON.parse keeps (over one the caller's record carried)
+        const seq = `"seq":${length + i + 1}}`;
+        texts[i] = body === "{}" ? `{${seq}` : `${body.slice(0, -1)},${seq}`;
       }
       if (list === undefined) conversations.set(conversation, (list = []));
-      for (const copy of copies) list.push(copy);
+      for (const text of texts) list.push(text);
       wake(conversation);
       return list.length;
     },
@@ -63,7 +65,7 @@ export function memoryStore(): Store {
       checkConversationId(conversation);
       checkAfter(conversation, after);
       const list = conversations.get(conversation);
-      return list === undefined ? [] : list.slice(Math.max(0, after));
+      return list === undefined ? [] : list.slice(Math.max(0, after)).map(readBack);
     },
 
     async length(conversation) {
