@@ -111,10 +111,20 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
     answer === true ? { verdict: "yes", reason: null, by: null } : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: null };
   // kept, so a resumed turn does not ask again about a call it already answered
   void frame.runtime.journal.add({
-    kind: "approval", site: frame.site, invocation: approval.invocation, plugin: approval.plugin ?? null,
-    path: approval.path, verdict: result.verdict, by: "function", reason: result.reason,
+    kind: "approval",
+    site: frame.site,
+    invocation: approval.invocation,
+    plugin: approval.plugin ?? null,
+    path: approval.path,
+    verdict: result.verdict,
+    by: "function",
+    reason: result.reason,
   });
-  frame.runtime.emit(frame.path, { type: "approved", approval, verdict: result.verdict, by: result.by, reason: result.reason }, `approved:${approval.id}`);
+  frame.runtime.emit(
+    frame.path,
+    { type: "approved", approval, verdict: result.verdict, by: result.by, reason: result.reason },
+    `approved:${approval.id}`,
+  );
   return result;
 }
 
@@ -186,7 +196,17 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
     if (!hook) continue;
     let decision;
     try {
-      decision = await hook({ name: call.name, input, effects: call.effects, path: call.path, site: frame.site, invocation: call.invocation, turn: frame.runtime.turn, id: call.id, attempt: frame.runtime.journal.attempt });
+      decision = await hook({
+        name: call.name,
+        input,
+        effects: call.effects,
+        path: call.path,
+        site: frame.site,
+        invocation: call.invocation,
+        turn: frame.runtime.turn,
+        id: call.id,
+        attempt: frame.runtime.journal.attempt,
+      });
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on ${call.path}: ${describeError(e)}`, { cause: e });
     }
@@ -209,11 +229,13 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   }
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
   const recorded = recordedAnswer(frame, call, null, input);
-  if (recorded) return recorded.verdict === "yes" ? { kind: "run", input, approved: { by: recorded.by } } : { kind: "refused", text: refusalText(recorded.reason) };
+  if (recorded)
+    return recorded.verdict === "yes"
+      ? { kind: "run", input, approved: { by: recorded.by } }
+      : { kind: "refused", text: refusalText(recorded.reason) };
   if (!asksApproval(approve ?? null, call)) return approved ? { kind: "run", input, approved } : { kind: "run", input };
   const approval = makeApproval(frame, { ...call, input });
   const answer = await answerFor(frame, call, approval, approve);
   if (!answer) return { kind: "pending", approval };
   return answer.verdict === "yes" ? { kind: "run", input, approved: { by: answer.by } } : { kind: "refused", text: refusalText(answer.reason) };
 }
-

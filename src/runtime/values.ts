@@ -22,4 +22,7 @@ export const isRecord = (value: unknown): value is Record<string, unknown> => ty
  */
 export const isStoreOption = (value: unknown): boolean =>
   (typeof value === "string" && value !== "") ||
-  (typeof value === "object" && value !== null && typeof (value as { append?: unknown }).append === "function" && typeof (value as { read?: unknown }).read === "function");
+  (typeof value === "object" &&
+    value !== null &&
+    typeof (value as { append?: unknown }).append === "function" &&
+    typeof (value as { read?: unknown }).read === "function");
