@@ -11,6 +11,7 @@ import { LeaseLost, Suspend } from "../engine/runtime.js";
 import { notJson } from "../engine/tool-boundary.js";
 import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "./types.js";
+import { copyOf } from "../runtime/values.js";
 
 const pluginsOf = (frame: Frame): readonly Plugin[] => (frame.settings.plugins ?? []) as readonly Plugin[];
 
@@ -121,25 +122,6 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
   }
   await end({ state: "done", result: copyOf(result) });
   return result;
-}
-
-/**
- * A copy of plain data (what a request and a reply hold): arrays and plain objects are copied, anything
- * else is kept as it is. Not structuredClone: a request's messages are a view (a Proxy), which it refuses.
- * Keys are defined, not assigned, so a key `__proto__` (JSON.parse makes them) stays a key.
- */
-function copyOf<T>(value: T, seen = new Map<object, unknown>()): T {
-  if (typeof value !== "object" || value === null) return value;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
-  if (seen.has(value)) return seen.get(value) as T;
-  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
-  seen.set(value, copy);
-  if (Array.isArray(copy)) for (const item of value as unknown[]) copy.push(copyOf(item, seen));
-  else
-    for (const [key, item] of Object.entries(value))
-      Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
-  return copy as T;
 }
 
 /** Makes one model call between the plugins' `modelRequest` and `modelResponse` hooks. */

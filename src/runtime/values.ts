@@ -26,3 +26,26 @@ export const isStoreOption = (value: unknown): boolean =>
     value !== null &&
     typeof (value as { append?: unknown }).append === "function" &&
     typeof (value as { read?: unknown }).read === "function");
+
+/**
+ * A copy of plain data (what a request and a reply hold): arrays and plain objects are copied, anything
+ * else is kept as it is. Not structuredClone: a request's messages are a view (a Proxy), which it refuses.
+ * Keys are defined, not assigned, so a key `__proto__` (JSON.parse makes them) stays a key.
+ *
+ * @example
+ * const input = { order: { id: "A-1" } };
+ * copyOf(input).order.id = "B-2"; // input.order.id is still "A-1"
+ */
+export function copyOf<T>(value: T, seen = new Map<object, unknown>()): T {
+  if (typeof value !== "object" || value === null) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  if (seen.has(value)) return seen.get(value) as T;
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  seen.set(value, copy);
+  if (Array.isArray(copy)) for (const item of value as unknown[]) copy.push(copyOf(item, seen));
+  else
+    for (const [key, item] of Object.entries(value))
+      Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
+  return copy as T;
+}
