@@ -187,6 +187,15 @@ function changedInput(call: CallSubject, plugin: string, changed: unknown): unkn
   return changed === undefined ? undefined : JSON.parse(JSON.stringify(changed));
 }
 
+/** A value's JSON, to tell whether it changed; undefined when it has none (a BigInt put in it: it changed, and `changedInput` says why). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value) ?? "undefined";
+  } catch {
+    return undefined;
+  }
+}
+
 async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   const { approve, plugins = [] } = frame.settings;
   let input = call.input;
@@ -194,6 +203,8 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   for (const plugin of plugins as readonly Plugin[]) {
     const hook = plugin.hooks.toolCall;
     if (!hook) continue;
+    const shown = input;
+    const before = jsonOf(shown);
     let decision;
     try {
       decision = await hook({
@@ -210,6 +221,8 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on ${call.path}: ${describeError(e)}`, { cause: e });
     }
+    // a hook that changed the input it was shown in place changed it as one that hands it back does: checked the same
+    if (jsonOf(shown) !== before) input = changedInput(call, plugin.name, shown);
     if (decision === undefined || decision === null) continue;
     // anything else is refused, never taken to mean "go on": a JavaScript plugin's `false`, or `{ blok }`, would let the tool run
     if (!takenAnswer(decision))
@@ -218,7 +231,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
         `plugin ${plugin.name} answered ${describeValue(decision, 80)} on ${call.path}: return undefined (go on), { input }, { block: reason } or { ask: question } (reason and question strings)`,
       );
     if ("block" in decision) return { kind: "refused", text: `The call was blocked (${plugin.name}). Reason: ${decision.block}` };
-    if ("input" in decision) input = decision.input === input ? input : changedInput(call, plugin.name, decision.input);
+    if ("input" in decision) input = decision.input === shown ? input : changedInput(call, plugin.name, decision.input);
     else if ("ask" in decision) {
       const approval = makeApproval(frame, { ...call, input }, plugin.name, decision.ask);
       const answer = await answerFor(frame, call, approval, approve);

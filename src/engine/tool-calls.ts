@@ -11,6 +11,7 @@ import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
 import { issuesText, readWith } from "../schema-read.js";
+import { copyOf } from "../runtime/values.js";
 import { ToolCallContext, hasKey, keptText, notJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
@@ -89,7 +90,9 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     p.problem = `Error: the input for ${call.name} could not be read (${call.inputError}). Send valid JSON.`;
     return p;
   }
-  const parsed = readWith(tool.inputSchema, call.input);
+  // read from a copy: the model's call is its reply's own object (journaled with it, sent back in the next request), and a
+  // schema that passes a value through (z.any()) would hand the tool, its hooks and a person that object to change
+  const parsed = readWith(tool.inputSchema, copyOf(call.input));
   if ("thrown" in parsed) {
     const why = `its input schema threw while checking it: ${describeError(parsed.thrown)}`;
     // the tool's fault (a refinement's bug, a lookup that failed), not the model's: as a tool that fails

@@ -7,10 +7,8 @@
  * never made, and the next request tells the model it asked for it: on a
  * resume, that reply, not the model's, is the one replayed.
  *
- * it.fails: the fix belongs in the engine (src/engine/tool-calls.ts: run a
- * tool on a copy of its input, or src/engine/journal.ts / ai-call.ts: keep
- * the reply's JSON when it is added), outside the folders this hunt may
- * change.
+ * The tool is now given what its schema reads from a copy of the model's
+ * call (src/engine/tool-calls.ts).
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -19,7 +17,7 @@ import { memoryStore } from "../../src/store/memory.js";
 import { scripted } from "../../src/testing/index.js";
 
 describe("a reading tool that edits its own input", () => {
-  it.fails("leaves the model's reply as the model gave it: in the journal, and in the next request", async () => {
+  it("leaves the model's reply as the model gave it: in the journal, and in the next request", async () => {
     const look = tool("look", { description: "Look.", input: { data: z.any() }, effects: "reads" }, ({ data }) => {
       (data as { list: number[] }).list.push(2);
       return "seen";
