@@ -41,7 +41,6 @@ export interface ConversationOptions extends Settings {
   clock?: Clock;
 }
 
-
 /**
  * A conversation: turns kept in a store; a turn that waits for a person is saved and answered from anywhere.
  *
@@ -86,14 +85,18 @@ export interface SendOptions extends CallOptions {
 function keyOf(key: unknown): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== "string" || key.length === 0 || key.length > 200)
-    throw new FunctaiError("input-invalid", `send: key is a string of 1 to 200 characters, not ${typeof key === "string" ? `one of ${key.length}` : typeof key}`);
+    throw new FunctaiError(
+      "input-invalid",
+      `send: key is a string of 1 to 200 characters, not ${typeof key === "string" ? `one of ${key.length}` : typeof key}`,
+    );
   return `key:${key}`;
 }
 
 /** Whether two JSON values are the same, whatever the order of their keys (a store may keep an object's keys in its own order). */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   const ka = Object.keys(a);
   const bo = b as Record<string, unknown>;
@@ -106,7 +109,12 @@ function sameJson(a: unknown, b: unknown): boolean {
  * would be a wrong answer nobody is told of. Compared as the turn keeps
  * them (JSON).
  */
-function checkSameRequest(conversation: string, requestId: string, inputs: Record<string, unknown>, turn: { id: string; inputs: Record<string, unknown> }): void {
+function checkSameRequest(
+  conversation: string,
+  requestId: string,
+  inputs: Record<string, unknown>,
+  turn: { id: string; inputs: Record<string, unknown> },
+): void {
   if (sameJson(JSON.parse(JSON.stringify(inputs)) as unknown, turn.inputs)) return;
   throw new FunctaiError(
     "input-invalid",
@@ -176,16 +184,27 @@ function programVersion(def: Definition): string {
 }
 
 /** Opens a conversation of a function (checks the id; nothing is read until a call). */
-export function openConversation<S extends z.ZodRawShape, O>(def: Definition, layers: readonly Settings[], id: string, options: ConversationOptions): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> {
+export function openConversation<S extends z.ZodRawShape, O>(
+  def: Definition,
+  layers: readonly Settings[],
+  id: string,
+  options: ConversationOptions,
+): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> {
   if (!isConversationId(id))
-    throw new ConversationError("conversation-id", `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    throw new ConversationError(
+      "conversation-id",
+      `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   const own = checkSettings(pickSettings(options));
   const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...layers, own);
   const store = resolveStore(options.store ?? settingsNow().store);
   const clock = options.clock ?? systemClock;
   // a clock that is not one would fail as a TypeError deep inside the first send (or a lease's renewal, later)
   if (typeof clock !== "object" || clock === null || !(["now", "after", "every"] as const).every((f) => typeof clock[f] === "function"))
-    throw new FunctaiError("settings-invalid", `conversation ${id}: clock must be a Clock (now, after and every; fakeClock() from functai/testing in tests), not ${describeValue(clock, 40)}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `conversation ${id}: clock must be a Clock (now, after and every; fakeClock() from functai/testing in tests), not ${describeValue(clock, 40)}`,
+    );
   /**
    * A `now()` that gives no milliseconds (a Date, a string, NaN) is only
    * found out when called: refused at the handle's first use, before
@@ -204,7 +223,10 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
     }
     if (typeof now !== "number" || !(Math.abs(now) <= 8.64e15)) {
       const given = now instanceof Date ? "a Date" : typeof now === "number" ? String(now) : `${typeof now} ${describeValue(now, 40)}`;
-      throw new FunctaiError("settings-invalid", `conversation ${id}: clock.now() must give milliseconds since the epoch (a number, as Date.now() does), not ${given}. Nothing was read or written.`);
+      throw new FunctaiError(
+        "settings-invalid",
+        `conversation ${id}: clock.now() must give milliseconds since the epoch (a number, as Date.now() does), not ${given}. Nothing was read or written.`,
+      );
     }
     clockChecked = true;
   };
@@ -239,7 +261,16 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   }
 
   /** The records of a new turn under `parent` (a program record first when this version is new). */
-  function firstRecords(state: ConversationState, turn: string, parent: string | null, inputs: Record<string, unknown>, settings: Settings, host: ConversationHost, once?: Once, caller?: TurnCaller): object[] {
+  function firstRecords(
+    state: ConversationState,
+    turn: string,
+    parent: string | null,
+    inputs: Record<string, unknown>,
+    settings: Settings,
+    host: ConversationHost,
+    once?: Once,
+    caller?: TurnCaller,
+  ): object[] {
     const now = clock.now();
     const records: object[] = [];
     if (!state.programs.has(version))
@@ -259,7 +290,14 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
    * `stopped` signal (the caller's, or a stream left) that aborts before the
    * turn is written stops it there: nothing is written (`turn-aborted`).
    */
-  async function begin(inputs: Record<string, unknown>, settings: Settings, turn = newTurnId(clock.now()), once?: Once, caller?: TurnCaller, stopped?: AbortSignal): Promise<ConversationHost> {
+  async function begin(
+    inputs: Record<string, unknown>,
+    settings: Settings,
+    turn = newTurnId(clock.now()),
+    once?: Once,
+    caller?: TurnCaller,
+    stopped?: AbortSignal,
+  ): Promise<ConversationHost> {
     if (stopped?.aborted) throw abortError(stopped); // before anything is read, written or paid
     // the new turn's lock, asked for now: it overlaps the read below (a turn no one knows of yet blocks no one)
     const early = store.liveness ? new EarlyLock(store.liveness, id, turn) : undefined;
@@ -273,34 +311,54 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
   }
 
   async function beginWith(
-    inputs: Record<string, unknown>, settings: Settings, turn: string, early: EarlyLock | undefined, once: Once | undefined, caller: TurnCaller | undefined,
-    stopped: AbortSignal | undefined, aborted: Promise<void> | undefined,
+    inputs: Record<string, unknown>,
+    settings: Settings,
+    turn: string,
+    early: EarlyLock | undefined,
+    once: Once | undefined,
+    caller: TurnCaller | undefined,
+    stopped: AbortSignal | undefined,
+    aborted: Promise<void> | undefined,
   ): Promise<ConversationHost> {
     for (;;) {
       let host: ConversationHost | null = null;
       let begun: { value: Begun; length: number };
       try {
-        begun = await log.appendIf<Begun>(async (view) => {
-          host?.onInterrupt(); // a lost race: the lock of the last try is let go
-          if (stopped?.aborted) throw abortError(stopped); // stopped while it waited in line: never written
-          const state = await view.state();
-          if (once) {
-            const existing = log.requested(once.requestId);
-            if (existing) throw new AlreadySent(existing);
-          }
-          const next = once?.parent !== undefined ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
-          if ("refuses" in next) {
-            const head = state.head ? state.turns.get(state.head) : undefined;
-            throw new ConversationError("conversation-busy", `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`);
-          }
-          if ("waits" in next) return { append: [], value: { waits: true } };
-          host = new ConversationHost({
-            def, settings, log, turn, inputs, history: historyOf(state, next.parent), attempt: 1, claimed: true, length: 0,
-            ...(once?.upstream && { upstream: once.upstream }),
-          });
-          await host.lease.holdLock(early); // the lock before the lease: a lease of a live tab never stands without it
-          return { append: firstRecords(state, turn, next.parent, inputs, settings, host, once, caller), value: { waits: false, host } };
-        }, { maxTries: 50 });
+        begun = await log.appendIf<Begun>(
+          async (view) => {
+            host?.onInterrupt(); // a lost race: the lock of the last try is let go
+            if (stopped?.aborted) throw abortError(stopped); // stopped while it waited in line: never written
+            const state = await view.state();
+            if (once) {
+              const existing = log.requested(once.requestId);
+              if (existing) throw new AlreadySent(existing);
+            }
+            const next = once?.parent !== undefined ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
+            if ("refuses" in next) {
+              const head = state.head ? state.turns.get(state.head) : undefined;
+              throw new ConversationError(
+                "conversation-busy",
+                `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`,
+              );
+            }
+            if ("waits" in next) return { append: [], value: { waits: true } };
+            host = new ConversationHost({
+              def,
+              settings,
+              log,
+              turn,
+              inputs,
+              history: historyOf(state, next.parent),
+              attempt: 1,
+              claimed: true,
+              length: 0,
+              ...(once?.upstream && { upstream: once.upstream }),
+            });
+            await host.lease.holdLock(early); // the lock before the lease: a lease of a live tab never stands without it
+            return { append: firstRecords(state, turn, next.parent, inputs, settings, host, once, caller), value: { waits: false, host } };
+          },
+          { maxTries: 50 },
+        );
       } catch (e) {
         (host as ConversationHost | null)?.onInterrupt();
         throw e;
@@ -387,7 +445,9 @@ export function openConversation<S extends z.ZodRawShape, O>(def: Definition, la
       // stopped before its turn is written (left, or the caller's signal, while it waits in line): nothing is written
       const left = new AbortController();
       // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
-      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller, left.signal), turn, def.name, clock), { streaming: true });
+      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller, left.signal), turn, def.name, clock), {
+        streaming: true,
+      });
       const watching = session.actor.subscribe((snapshot) => {
         if (snapshot.status === "active") return;
         if (snapshot.value === "stopped") left.abort(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
@@ -447,7 +507,10 @@ class DeferredHost {
     return (await this.#get()).onEnd(...args);
   }
   watch(abort: Parameters<ConversationHost["watch"]>[0]) {
-    void this.ready.then((host) => host.watch(abort), () => undefined);
+    void this.ready.then(
+      (host) => host.watch(abort),
+      () => undefined,
+    );
   }
   onInterrupt(error?: LeaseLost) {
     this.#host?.onInterrupt(error);

@@ -28,7 +28,8 @@ export function fence(fresh: readonly ConversationRecord[], turn: string, attemp
   for (const r of fresh) {
     const rec = r as { kind: string; turn?: string; attempt?: number };
     if (rec.turn !== turn) continue;
-    if (rec.kind === "lease" && (rec.attempt ?? 0) > attempt) throw new LeaseLost(`turn ${turn} was claimed by another process (attempt ${rec.attempt})`);
+    if (rec.kind === "lease" && (rec.attempt ?? 0) > attempt)
+      throw new LeaseLost(`turn ${turn} was claimed by another process (attempt ${rec.attempt})`);
     if (rec.kind === "stop") throw new LeaseLost(`turn ${turn} was stopped`, true);
     if (rec.kind === "ended") throw new LeaseLost(`turn ${turn} was ended by another process`);
   }
@@ -112,17 +113,23 @@ export class Lease {
   /** Claims the turn: a conditional append of a lease with `attempt` + 1. Of many claimants, one wins. */
   async claim(log: ConversationLog): Promise<void> {
     const attempt = this.attempt + 1;
-    await log.appendIf(({ fresh }) => {
-      for (const r of fresh) {
-        const rec = r as { kind: string; turn?: string; attempt?: number };
-        if (rec.turn === this.turn && rec.kind === "lease" && (rec.attempt ?? 0) >= attempt)
-          throw new LeaseLost(`turn ${this.turn} was claimed by another process first`, false, "turn-claimed");
-        // ended with no newer claim before it: nobody else runs it (a person abandoned it meanwhile): say what it is
-        if (rec.turn === this.turn && rec.kind === "ended")
-          throw new ConversationError("turn-state", `turn ${this.turn} is ${String((r as { state?: unknown }).state)}: it ended before it could be claimed here, and does not go on`);
-      }
-      return { append: [this.record(attempt)], value: undefined };
-    }, { readFirst: false, maxTries: 50 });
+    await log.appendIf(
+      ({ fresh }) => {
+        for (const r of fresh) {
+          const rec = r as { kind: string; turn?: string; attempt?: number };
+          if (rec.turn === this.turn && rec.kind === "lease" && (rec.attempt ?? 0) >= attempt)
+            throw new LeaseLost(`turn ${this.turn} was claimed by another process first`, false, "turn-claimed");
+          // ended with no newer claim before it: nobody else runs it (a person abandoned it meanwhile): say what it is
+          if (rec.turn === this.turn && rec.kind === "ended")
+            throw new ConversationError(
+              "turn-state",
+              `turn ${this.turn} is ${String((r as { state?: unknown }).state)}: it ended before it could be claimed here, and does not go on`,
+            );
+        }
+        return { append: [this.record(attempt)], value: undefined };
+      },
+      { readFirst: false, maxTries: 50 },
+    );
     this.won(attempt);
   }
 
