@@ -70,6 +70,8 @@ export interface Answer {
   by: string | null;
   reason: string | null;
   id?: string | undefined;
+  /** An answer to all of those a stream showed (by id): never to one the turn asked for since, unseen. */
+  among?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -86,7 +88,7 @@ export async function recordAnswer(
   /** Asked when the answer leaves nothing waiting (the turn goes on in this process): what it throws refuses the answer, nothing written. */
   goesOn?: (info: TurnInfo) => void,
 ): Promise<Answered & { chosen: Approval[] }> {
-  const { verdict, by, reason, id } = answer;
+  const { verdict, by, reason, id, among } = answer;
   let attempt = 0;
   const { value, length } = await log.appendIf(
     async (view) => {
@@ -94,10 +96,10 @@ export async function recordAnswer(
       const state = await view.state();
       const info = turnIn(state, log, turn);
       const waiting = info.waiting.map(approvalOf);
-      const chosen = id === undefined ? waiting : waiting.filter((a) => a.id === id);
+      const chosen = id !== undefined ? waiting.filter((a) => a.id === id) : among ? waiting.filter((a) => among.has(a.id)) : waiting;
       if (info.state !== "waiting" || chosen.length === 0) {
         const answeredIds = new Set(info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
-        const answered = id !== undefined ? answeredIds.has(id) : info.answers.length > 0;
+        const answered = id !== undefined ? answeredIds.has(id) : among ? [...among].some((a) => answeredIds.has(a)) : info.answers.length > 0;
         if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
           throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered`);
         if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
@@ -120,6 +122,17 @@ export async function recordAnswer(
 
 /** The keys a person may name a tool call by: its invocation alone, or `"site:invocation"`. */
 const keysOf = (t: { site: string; invocation: number }): [string, string] => [String(t.invocation), `${t.site}:${t.invocation}`];
+
+/** Whether two JSON values are the same, whatever the order of their keys (a store may keep an object's keys in its own order). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  const bo = b as Record<string, unknown>;
+  return ka.length === Object.keys(bo).length && ka.every((k) => Object.hasOwn(bo, k) && sameJson((a as Record<string, unknown>)[k], bo[k]));
+}
 
 /**
  * Refuses what a person said that names no tool call of the turn (a typo,
@@ -151,15 +164,28 @@ function checkAnswers(
       "input-invalid",
       `turn ${turn}: ${both.name} (invocation ${both.invocation}) is given both a result and a rerun: say one; nothing was written`,
     );
+  // a result is kept in the journal and read back by every resume: one JSON cannot keep (a BigInt, a cycle, a Map)
+  // would be kept by a memory store and fail the resumed run for good, or come back as something else. Checked for
+  // every call named (one another person answered meanwhile is compared with their answer below, as JSON)
+  for (const t of info.tools.values()) {
+    const key = keysOf(t).find((k) => k in results);
+    const why = key === undefined ? undefined : notJson(results[key]);
+    if (why !== undefined)
+      throw new ConversationError(
+        "input-invalid",
+        `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`,
+      );
+  }
   // a call another person answered meanwhile (their resume wrote its answer first): the same answer stands, another is
-  // refused. Taken silently, this resume could win the claim and go on with their answer, not the one given here
+  // refused. Taken silently, this resume could win the claim and go on with their answer, not the one given here.
+  // The same answer is the same JSON, whatever the order of its keys (a store may keep them in its own: jsonb)
   for (const t of info.tools.values()) {
     if (t.state !== "given" && t.state !== "rerun") continue;
     const mine = keysOf(t).find((k) => k in results || rerun.has(k));
     if (mine === undefined) continue;
     const same = rerun.has(mine)
       ? t.state === "rerun"
-      : t.state === "given" && JSON.stringify(results[mine] ?? null) === JSON.stringify(t.output ?? null);
+      : t.state === "given" && sameJson(JSON.parse(JSON.stringify(results[mine] ?? null)) as unknown, t.output ?? null);
     if (!same)
       throw new ConversationError(
         "turn-state",
@@ -201,17 +227,6 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
     );
     throw new ConversationError("turn-unfinished", `turn ${turn}: ${parts.join("; ")}`);
   }
-  // a result is kept in the journal and read back by every resume: one JSON cannot keep (a BigInt, a cycle, a Map)
-  // would be kept by a memory store and fail the resumed run for good, or come back as something else
-  for (const t of unfinished) {
-    const key = keysOf(t).find((k) => k in results);
-    const why = key === undefined ? undefined : notJson(results[key]);
-    if (why !== undefined)
-      throw new ConversationError(
-        "input-invalid",
-        `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`,
-      );
-  }
   return unfinished.map((t) => {
     const key = keysOf(t).find((k) => k in results);
     const base = { turn, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
@@ -230,6 +245,8 @@ export async function recordResults(
   turn: string,
   options: ResumeOptions,
   waiting: (state: ConversationState, info: TurnInfo) => Error,
+  /** Asked of a turn that may go on, before anything is written: what it throws refuses the resume (no model here). */
+  goesOn?: (info: TurnInfo) => void,
 ): Promise<Answered> {
   let seenAttempt: number | undefined;
   let last: TurnInfo | undefined;
@@ -244,6 +261,7 @@ export async function recordResults(
         if (info.state === "waiting" && info.waiting.length > 0) throw waiting(state, info);
         if (info.state !== "interrupted" && info.state !== "waiting")
           throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
+        goesOn?.(info);
         return { append: toolRecords(turn, info, options, log.clock.now()), value: { state, info } };
       },
       { maxTries: 21 },

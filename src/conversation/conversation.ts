@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { parseInput } from "../functions/definition.js";
-import type { CallInput, CallOptions } from "../functions/input.js";
+import { isAbortSignal, type CallInput, type CallOptions } from "../functions/input.js";
 import { ConversationError, describeError, describeValue, FunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
@@ -16,6 +16,7 @@ import type { Definition } from "../functions/definition.js";
 import { abortError, type LeaseLost } from "../engine/runtime.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import { resolveStore } from "../runtime/stores.js";
+import { sameJson } from "./answers.js";
 import { keepSnapshots, recordedError, resultOrWait, startSent, type ConversationContext } from "./driver.js";
 import { linkSignal } from "../turn/run.js";
 import { ConversationHost } from "./host.js";
@@ -92,17 +93,6 @@ function keyOf(key: unknown): string | undefined {
   return `key:${key}`;
 }
 
-/** Whether two JSON values are the same, whatever the order of their keys (a store may keep an object's keys in its own order). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b))
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  const ka = Object.keys(a);
-  const bo = b as Record<string, unknown>;
-  return ka.length === Object.keys(bo).length && ka.every((k) => Object.hasOwn(bo, k) && sameJson((a as Record<string, unknown>)[k], bo[k]));
-}
-
 /**
  * Refuses a send's key given again with other inputs: a key names one
  * request, and answering the first request's answer to another question
@@ -120,6 +110,29 @@ function checkSameRequest(
     "input-invalid",
     `conversation ${conversation}: the key ${JSON.stringify(requestId.slice("key:".length))} was sent with other inputs (turn ${turn.id}: ${describeValue(turn.inputs, 120)}; now ${describeValue(inputs, 120)}): a key names one request, give a new request a new key (an input schema whose default or transform gives a new value each time makes each send another request). Nothing was sent.`,
   );
+}
+
+/**
+ * A send's or a stream's options as given, checked as a plain call's are
+ * (`settings-invalid`) before anything is read, written or paid: options
+ * that are not an object were taken as none, and a `signal` that is not an
+ * AbortSignal was a TypeError (from a stream, once its turn had started: it
+ * ran on behind a caller told it failed).
+ */
+function callOptionsOf<T extends CallOptions>(conversation: string, options: T | null | undefined): T | undefined {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== "object")
+    throw new FunctaiError(
+      "settings-invalid",
+      `conversation ${conversation}: a call's options must be an object such as { signal, key }, not ${describeValue(options, 80)}. Nothing was sent.`,
+    );
+  const { signal } = options as { signal?: unknown };
+  if (signal !== undefined && !isAbortSignal(signal))
+    throw new FunctaiError(
+      "settings-invalid",
+      `conversation ${conversation}: signal must be an AbortSignal, not ${describeValue(signal, 80)}. Nothing was sent.`,
+    );
+  return options;
 }
 
 /** Sends a turn once per request id, under a parent of the caller's choosing (delegates). Internal. */
@@ -373,12 +386,12 @@ export function openConversation<S extends z.ZodRawShape, O>(
     }
   }
 
-  const turnHandle = async (turnId: string): Promise<Turn<O>> => {
+  const turnHandle = async (turnId: string, within: ConversationContext = ctx): Promise<Turn<O>> => {
     checkClock();
     const state = await log.read();
     const info = state.turns.get(turnId);
     if (!info) throw new ConversationError("turn-state", `conversation ${id} has no turn ${turnId}`);
-    return new Turn<O>(ctx, state, info);
+    return new Turn<O>(within, state, info);
   };
 
   /** The `Waiting` a turn just sent here rejects with (read afresh). */
@@ -408,8 +421,13 @@ export function openConversation<S extends z.ZodRawShape, O>(
       }
       if (once.parent === undefined) checkSameRequest(id, once.requestId, inputs, turn); // a send's key (a delegate's id is made from its call)
       if (turn.state === "done") return turn.value as O;
-      if (turn.state === "waiting" && once.parent === undefined) throw new Waiting(turn); // a send's key: as that turn answers
-      if (turn.state === "waiting" || turn.state === "interrupted") return turn.resume();
+      // a send's key: as that turn answers (one whose approvals were all answered waits for nobody: it goes on below)
+      if (turn.state === "waiting" && turn.waiting.length > 0 && once.parent === undefined) throw new Waiting(turn);
+      // it goes on as this call: its settings (a model given in its options), its signal, its caller's check (a delegate's)
+      if (turn.state === "waiting" || turn.state === "interrupted")
+        return (
+          await turnHandle(turn.id, { ...ctx, settings: () => ({ ...settings }), signal: callOptions?.signal, upstream: once.upstream })
+        ).resume();
       if (turn.state !== "running") throw endedError(id, turn, once.requestId);
       // another run of it goes on (or its lease has not run out yet): wait for it
       if (store.wait) await store.wait(id, (await store.read(id)).length, 200);
@@ -422,7 +440,8 @@ export function openConversation<S extends z.ZodRawShape, O>(
     id,
     store,
     [SEND_ONCE]: sendOnce,
-    async send(input, callOptions) {
+    async send(input, given) {
+      const callOptions = callOptionsOf(id, given);
       checkClock();
       const requestId = keyOf(callOptions?.key);
       if (requestId !== undefined) return sendOnce(input as CallInput<S>, { requestId }, callOptions);
@@ -430,7 +449,8 @@ export function openConversation<S extends z.ZodRawShape, O>(
       const settings = callSettings(callOptions);
       return run(await begin(inputs, settings, undefined, undefined, callOptions?.caller, callOptions?.signal), callOptions?.signal);
     },
-    stream(input, callOptions) {
+    stream(input, given) {
+      const callOptions = callOptionsOf(id, given);
       // a stream names its turn (s.turn, its actor, its events) as it returns, before the store is read: it cannot
       // turn out to be the turn a key already names. Ignored, a key retried here would start a second turn and pay again
       if ((callOptions as SendOptions | undefined)?.key !== undefined)
@@ -453,8 +473,15 @@ export function openConversation<S extends z.ZodRawShape, O>(
         if (snapshot.value === "stopped") left.abort(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
         watching.unsubscribe();
       });
-      const stream = streamSent<O>(session, log, () => waitingOf(turn));
-      linkSignal(session, callOptions?.signal, { keepWaiting: true }); // (let go when the turn ends)
+      // the signal is let go when the stream settles, as a send's is: a turn that waits, saved, never ends its actor
+      let unlink = (): void => undefined;
+      const stream = streamSent<O>(
+        session,
+        log,
+        () => waitingOf(turn),
+        async () => unlink(),
+      );
+      unlink = linkSignal(session, callOptions?.signal, { keepWaiting: true }); // (let go when the turn ends, too)
       return stream;
     },
     async turns() {
@@ -467,9 +494,9 @@ export function openConversation<S extends z.ZodRawShape, O>(
 }
 
 /** A stream of a turn just sent (its snapshots kept). */
-function streamSent<O>(session: TurnSession, log: ConversationLog, waiting: () => Promise<Error>): TurnStream<O> {
+function streamSent<O>(session: TurnSession, log: ConversationLog, waiting: () => Promise<Error>, settled: () => Promise<void>): TurnStream<O> {
   keepSnapshots(session);
-  const stream = new ConversationStream<O>(session, log, waiting);
+  const stream = new ConversationStream<O>(session, log, waiting, settled);
   session.actor.start();
   return stream;
 }

@@ -16,6 +16,7 @@ import type { StreamControls } from "../turn/stream.js";
 import { claimedElsewhere, recordAnswer, stalledError, stopWaitingTurn, turnIn, type Answer } from "./answers.js";
 import { ConversationHost } from "./host.js";
 import { historyOf, type ConversationLog } from "./log.js";
+import { approvalKey } from "../records/keys.js";
 import { approvalOf } from "./waiting.js";
 
 /** What a conversation's turns share: its log, the program, the settings. */
@@ -23,6 +24,10 @@ export interface ConversationContext {
   readonly log: ConversationLog;
   readonly def: Definition;
   readonly settings: () => Settings;
+  /** A call that goes on with a turn it sent before (a send's key, a delegate's request): its signal stops the turn. */
+  readonly signal?: AbortSignal | undefined;
+  /** …and its calling turn's check before each effect (a delegate's caller: see Once.upstream). */
+  readonly upstream?: ((afterWait?: boolean) => void | Promise<void>) | undefined;
 }
 
 /**
@@ -119,6 +124,24 @@ function askedNow(session: TurnSession, id: string | undefined): void {
 }
 
 /**
+ * Tells the actor what the records now say of the approvals it shows: this answer for those it was written for, and
+ * the answer another person wrote first for those they answered meanwhile (the first answer written stands: the run
+ * here goes on with it, never with this one, which the records do not keep).
+ */
+function tellAnswered(session: TurnSession, given: Answer, written: { info: TurnInfo; chosen: readonly { id: string }[] }): void {
+  const command = (verdict: "yes" | "no", id: string, by: string | null, reason: string | null) =>
+    verdict === "yes" ? ({ type: "APPROVE", id, by } as const) : ({ type: "DENY", id, by, reason } as const);
+  for (const a of written.chosen) tell(session, command(given.verdict, a.id, given.by, given.reason));
+  const mine = new Set(written.chosen.map((a) => a.id));
+  for (const a of session.actor.getSnapshot().context.pending) {
+    if (mine.has(a.id)) continue;
+    let theirs: TurnInfo["answers"][number] | undefined; // (the last answer written for it)
+    for (const r of written.info.answers) if (approvalKey(r.site, r.invocation, r.plugin) === a.id) theirs = r;
+    if (theirs) tell(session, command(theirs.verdict, a.id, theirs.by, theirs.reason));
+  }
+}
+
+/**
  * Stops the turn. One that waits (saved: no run here records its end) is ended `stopped` in its records first
  * (conditionally, see stopWaitingTurn), as a running one is by its run: the stream's promise settles once the end
  * is written, or rejects with why it was not (answered or claimed meanwhile elsewhere: it goes on there).
@@ -130,22 +153,52 @@ function stopTurn(session: TurnSession, log: ConversationLog): void {
   tell(session, { type: "STOP" });
 }
 
-/** A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. */
+/**
+ * Refuses, before an answer that leaves nothing waiting is written, a turn its stream's process cannot go on with
+ * (no model here): as a handle's answer is refused (see checkRunnable), never a yes spent on a turn that then fails
+ * here and waits, answered, in nobody's list. (Its kept inputs were read when the stream began.)
+ */
+function goesOnHere(session: TurnSession): () => void {
+  return () => {
+    const { host } = session;
+    if (host instanceof ConversationHost) checkModel(host.options.def, host.options.settings);
+  };
+}
+
+/**
+ * A conversation stream's answers: recorded first (so any process sees them), then sent to the actor. A stop asked
+ * while an answer is on its way (written, not yet told to the actor) waits for it: stopped first, the actor would
+ * never take the answer written meanwhile, and the turn would be left answered with nobody to run it; after it, the
+ * turn is stopped as it then is (running here: its run ends it `stopped`; still waiting: ended as a wait is).
+ */
 export function controls(session: TurnSession, log: ConversationLog): StreamControls {
   const turn = session.host.turn;
+  const runnable = goesOnHere(session);
+  const onTheirWay = new Set<Promise<unknown>>();
+  const answer = async (given: Answer): Promise<void> => {
+    const { id } = given;
+    askedNow(session, id);
+    // an answer to all is to all this stream shows: one the turn asked for since (it went on elsewhere) is not answered unseen
+    const among = id === undefined ? new Set(session.actor.getSnapshot().context.pending.map((a) => a.id)) : undefined;
+    const writing = recordAnswer(log, turn, { ...given, among }, undefined, runnable);
+    onTheirWay.add(writing);
+    let written: Awaited<typeof writing>;
+    try {
+      written = await writing;
+    } finally {
+      onTheirWay.delete(writing);
+    }
+    tellAnswered(session, given, written);
+  };
   return {
     endsWhenWaiting: true,
-    approve: async ({ id, by }) => {
-      askedNow(session, id);
-      await recordAnswer(log, turn, { verdict: "yes", by: by ?? null, reason: null, id });
-      tell(session, { type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
+    approve: ({ id, by }) => answer({ verdict: "yes", by: by ?? null, reason: null, id }),
+    deny: (reason, { id, by }) => answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id }),
+    abort: () => {
+      if (onTheirWay.size === 0) return stopTurn(session, log);
+      // (each answer's own continuation, told to the actor, runs before this one: it was awaited first)
+      void Promise.allSettled([...onTheirWay]).then(() => stopTurn(session, log));
     },
-    deny: async (reason, { id, by }) => {
-      askedNow(session, id);
-      await recordAnswer(log, turn, { verdict: "no", by: by ?? null, reason: reason ?? null, id });
-      tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), by: by ?? null, reason: reason ?? null });
-    },
-    abort: () => stopTurn(session, log),
   };
 }
 
@@ -225,6 +278,7 @@ export function continueTurn(
     length: options.length ?? 0,
     ...(options.prepare ? { prepare: options.prepare } : {}),
     ...(options.answer ? { answer: options.answer } : {}),
+    ...(ctx.upstream ? { upstream: ctx.upstream } : {}),
   });
   const snapshot = start !== "interrupted" ? restorable(info.snapshot) : null;
   // answered here (a stream): the actor waits with the turn's unanswered approvals

@@ -125,6 +125,12 @@ export class Lease {
               "turn-state",
               `turn ${this.turn} is ${String((r as { state?: unknown }).state)}: it ended before it could be claimed here, and does not go on`,
             );
+          // asked to stop meanwhile (stop from anywhere): a turn asked to stop is stopped once nobody runs it, never run again
+          if (rec.turn === this.turn && rec.kind === "stop")
+            throw new ConversationError(
+              "turn-state",
+              `turn ${this.turn} was stopped before it could be claimed here: it is stopped, and does not go on`,
+            );
         }
         return { append: [this.record(attempt)], value: undefined };
       },

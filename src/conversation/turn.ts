@@ -8,10 +8,11 @@ import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
 import { keptInputs } from "../functions/definition.js";
 import { checkRunnable, continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
+import { linkSignal } from "../turn/run.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
 import { approvalOf } from "./waiting.js";
-import { isRecord } from "../runtime/values.js";
+import { copyOf, isRecord } from "../runtime/values.js";
 
 export type { ResumeOptions, UnfinishedTool };
 
@@ -91,11 +92,14 @@ export class Turn<O = unknown> {
     this.state = info.state;
     this.stalled = info.stalled === true;
     this.parent = info.parent;
-    this.inputs = info.inputs;
+    // copies of what the records hold (approvalOf copies an approval's input): a caller that changes what it is shown
+    // changes nothing kept, nor what a turn going on here runs with (the log's records, the memory store's own)
+    this.inputs = copyOf(info.inputs);
     this.waiting = info.state === "waiting" ? info.waiting.map(approvalOf) : [];
-    this.unfinished = info.state === "interrupted" || info.state === "waiting" ? unfinishedOf(info) : [];
-    this.value = info.ended?.value as O | undefined;
-    this.error = info.ended?.error;
+    this.unfinished =
+      info.state === "interrupted" || info.state === "waiting" ? unfinishedOf(info).map((t) => ({ ...t, input: copyOf(t.input) })) : [];
+    this.value = copyOf(info.ended?.value) as O | undefined;
+    this.error = copyOf(info.ended?.error);
   }
 
   /** Reads the turn's state again. */
@@ -144,7 +148,8 @@ export class Turn<O = unknown> {
    */
   async resume(options: ResumeOptions = {}): Promise<O> {
     options = optionsOf("resume", options);
-    // refused before a person's results are written: what this process cannot go on with is left as it is
+    // refused before a person's results are written: what this process cannot go on with is left as it is (kept inputs
+    // its schema no longer reads; no model here: see #results), and a resume refused here leaves no answer standing
     keptInputs(this.#ctx.def, this.#info.inputs);
     const { state, info, length } = await this.#results(options);
     return this.#goOn(state, info, "interrupted", length);
@@ -152,7 +157,9 @@ export class Turn<O = unknown> {
 
   async #results(options: ResumeOptions): ReturnType<typeof recordResults> {
     try {
-      const answered = await recordResults(this.#ctx.log, this.id, options, (state, info) => (this.#update(state, info), new Waiting(this)));
+      // (a turn that may go on, in a process that cannot run it, is refused before what the person said is written)
+      const goesOn = (info: TurnInfo): void => checkRunnable(this.#ctx, info);
+      const answered = await recordResults(this.#ctx.log, this.id, options, (state, info) => (this.#update(state, info), new Waiting(this)), goesOn);
       this.#update(answered.state, answered.info);
       return answered;
     } catch (e) {
@@ -208,9 +215,11 @@ export class Turn<O = unknown> {
   /** Continues the turn here: rehydrates its actor and replays its journal. */
   async #goOn(state: ConversationState, info: TurnInfo, start: "interrupted" | undefined, length: number, answer?: Answer): Promise<O> {
     const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length, ...(answer ? { answer } : {}) });
+    const unlink = linkSignal(session, this.#ctx.signal, { keepWaiting: true }); // (a call going on with its turn: see ConversationContext)
     try {
       return (await resultOrWait(session, () => this.#waiting())) as O;
     } finally {
+      unlink();
       // current after its own action: done, failed, waiting again, …
       await this.refresh().catch(() => undefined);
     }

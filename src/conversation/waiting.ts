@@ -1,14 +1,15 @@
 import type { Approval } from "../approval/types.js";
 import type { WaitingApproval } from "../records/types.js";
 import { approvalKey, pluginOf } from "../records/keys.js";
+import { copyOf } from "../runtime/values.js";
 
-/** An approval as a `waiting` record keeps it, back to an `Approval`. */
+/** An approval as a `waiting` record keeps it, back to an `Approval`: its input a copy (whoever is shown it changes nothing kept). */
 export function approvalOf(w: WaitingApproval): Approval {
   const plugin = pluginOf(w.plugin);
   const approval: Approval = {
     id: approvalKey(w.site, w.invocation, plugin),
     name: w.name,
-    input: w.input,
+    input: copyOf(w.input),
     effects: w.effects ?? null,
     path: w.path,
     invocation: w.invocation,
