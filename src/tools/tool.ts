@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { FunctaiError, describeValue } from "../errors.js";
+import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
 import { INPUT_NAME, NAME } from "./name.js";
@@ -69,19 +69,47 @@ const TOOL_SPEC_KEYS = ["description", "input", "effects"] as const;
 export function checkSpec(who: string, spec: unknown, options: { description: "required" | "optional"; keys: readonly string[] }): void {
   if (typeof spec !== "object" || spec === null)
     throw new FunctaiError("settings-invalid", `${who}: the spec must be an object { description, input, … }, not ${describeValue(spec, 80)}`);
-  const odd = Object.keys(spec).filter((key) => !options.keys.includes(key));
+  const own = specKeys(who, spec);
+  // each is read here first, so a getter that throws (a config not loaded yet) is said to be the definition's, not thrown raw
+  for (const key of own) specValue(who, spec, key);
+  const odd = own.filter((key) => !options.keys.includes(key));
   if (odd.length > 0)
     throw new FunctaiError(
       "settings-invalid",
       `${who}: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is" : "are"} not part of its spec, and nothing would read ${odd.length === 1 ? "it" : "them"}; the spec takes ${options.keys.join(", ")}`,
     );
-  const { description, input, output } = spec as { description?: unknown; input?: unknown; output?: unknown };
+  const description = specValue(who, spec, "description");
+  const input = specValue(who, spec, "input");
+  const output = specValue(who, spec, "output");
   if (description === undefined && options.description === "required") throw new FunctaiError("settings-invalid", `${who}: a description is needed`);
   if (typeof description !== "string" && description !== undefined)
     throw new FunctaiError("settings-invalid", `${who}: description must be text, not ${describeValue(description, 80)}`);
   checkInputShape(who, input);
   if (output !== undefined && !isZodType(output))
     throw new FunctaiError("settings-invalid", `${who}: output must be a zod type (such as z.string()), not ${describeValue(output, 80)}`);
+}
+
+/** The spec's own keys; a Proxy whose trap throws is the definition's mistake, said so. */
+function specKeys(who: string, spec: object): string[] {
+  try {
+    return Object.keys(spec);
+  } catch (e) {
+    throw new FunctaiError("settings-invalid", `${who}: its spec's keys could not be read: ${describeError(e)}`, { cause: e });
+  }
+}
+
+/**
+ * One key of a spec, read where a throw can be told: a getter that throws
+ * (`get effects() { return config.effects }` before the config is loaded)
+ * is `settings-invalid` naming the definition and the key, never the raw
+ * error from inside `tool()`, `ai()` or `program()`.
+ */
+function specValue(who: string, spec: object, key: string): unknown {
+  try {
+    return (spec as Record<string, unknown>)[key];
+  } catch (e) {
+    throw new FunctaiError("settings-invalid", `${who}: reading its spec's ${key} threw: ${describeError(e)}`, { cause: e });
+  }
 }
 
 function checkInputShape(who: string, input: unknown): void {
@@ -132,14 +160,16 @@ export function tool<S extends InputShape, O>(
   run: (input: z.output<z.ZodObject<S>>, ctx: ToolContext) => O | Promise<O>,
 ): Tool<S, O> {
   checkName("tool", name);
-  checkSpec(`tool ${name}`, spec, { description: "optional", keys: TOOL_SPEC_KEYS });
-  checkRun(`tool ${name}`, run);
-  const effects = checkEffects(spec.effects);
-  const inputSchema = z.object(spec.input);
+  const who = `tool ${name}`;
+  checkSpec(who, spec, { description: "optional", keys: TOOL_SPEC_KEYS });
+  checkRun(who, run);
+  const effects = checkEffects(specValue(who, spec, "effects"));
+  const inputSchema = z.object(specValue(who, spec, "input") as S);
+  const description = specValue(who, spec, "description") as string | undefined;
   return {
     kind: "tool",
     name,
-    description: spec.description ?? "",
+    description: description ?? "",
     inputSchema,
     effects,
     toolEffects: effects ?? null,
@@ -165,13 +195,33 @@ export function toolSpec(t: ToolLike): ToolSpec {
   if (!spec) {
     let parameters = t.parameters;
     if (!parameters) {
-      parameters = z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+      parameters = inputJsonSchema(t);
       delete parameters.$schema;
     }
     spec = { name: t.name, description: t.description, parameters };
     specCache.set(t, spec);
   }
   return spec;
+}
+
+/**
+ * A tool's input as JSON Schema. Writing it runs the schema's own code (a
+ * default's function, to show its value) and writes JSON (a cyclic default,
+ * a BigInt in `.meta()` cannot be): what that throws is the tool's fault, so
+ * it fails the call (`tool-failed`, naming the tool) before anything is
+ * sent, never as the raw error. (Made at the first request, not in `tool()`:
+ * a `z.lazy` may name a schema defined after the tool.)
+ */
+function inputJsonSchema(t: ToolLike): Record<string, unknown> {
+  try {
+    return z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  } catch (e) {
+    throw new FunctaiError(
+      "tool-failed",
+      `tool ${t.name}: its input schema cannot be written as JSON Schema for the model (${describeError(e)}); nothing was sent. Make its defaults (and any .meta()) plain JSON values that can be made without failing.`,
+      { cause: e },
+    );
+  }
 }
 
 /** How a tool's output is shown to the model. */
