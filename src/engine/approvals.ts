@@ -5,6 +5,7 @@ import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { Effects } from "../records/types.js";
 import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
+import { abortError } from "./runtime.js";
 import { approvalKey } from "../records/keys.js";
 import type { RecordedAnswer } from "./journal.js";
 import { hasKey, notJson } from "./tool-boundary.js";
@@ -30,14 +31,19 @@ export type Decision =
   | { kind: "pending"; approval: Approval };
 
 /**
- * A deep copy of a call's input, frozen: what an approval shows. The call
- * runs with its own input, so an approve function or a stream's reader that
+ * The call's input as JSON reads it, frozen: what an approval shows. It is
+ * what the journal keeps and a person answering from elsewhere is shown
+ * (money an input schema made a class instance of is shown as its JSON,
+ * where a structured clone of it failed on a function field). The call runs
+ * with its own input, so an approve function or a stream's reader that
  * changes what it was shown (`a.input.amount = 1000`) is refused (a
  * TypeError in strict code), never runs the tool with what nobody approved.
+ * (The input was checked to be JSON before anything is asked: see
+ * checkKeepable in tool-calls.ts.)
  */
 function shownInput(input: unknown): unknown {
   if (typeof input !== "object" || input === null) return input;
-  const copy: unknown = structuredClone(input);
+  const copy: unknown = JSON.parse(JSON.stringify(input));
   const freeze = (value: unknown): void => {
     if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
     Object.freeze(value);
@@ -91,14 +97,41 @@ function recordedAnswer(frame: Frame, call: CallSubject, plugin: string | null |
   return recorded;
 }
 
+/**
+ * What an approve function answers, unless the turn is stopped first: one
+ * that asks someone (a prompt, a chat message) may never answer, and the
+ * stopped call would wait for it for good. Nothing has run while it is
+ * asked, so the call stops at once (its late answer is dropped).
+ */
+function untilAborted<T>(ask: () => T | Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const stop = (): void => reject(abortError(signal));
+    signal.addEventListener("abort", stop, { once: true });
+    const done = (): void => signal.removeEventListener("abort", stop);
+    let answer: Promise<T>;
+    try {
+      answer = Promise.resolve(ask());
+    } catch (e) {
+      answer = Promise.reject(e);
+    }
+    answer.then(
+      (value) => (done(), resolve(value)),
+      (e: unknown) => (done(), reject(e)),
+    );
+  });
+}
+
 async function answerFor(frame: Frame, call: CallSubject, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
   const recorded = recordedAnswer(frame, call, approval.plugin, approval.input);
   if (recorded) return recorded;
   if (typeof approve !== "function") return null;
   let answer: unknown;
+  const { signal } = frame.runtime;
   try {
-    answer = await (approve as ApproveFunction)(approval);
+    answer = await untilAborted(() => (approve as ApproveFunction)(approval), signal);
   } catch (e) {
+    if (signal.aborted) throw abortError(signal); // stopped while it was asked: nothing ran, nothing waits for it
     throw new FunctaiError("plugin-failed", `the approve function failed on ${approval.path}: ${describeError(e)}`, { cause: e });
   }
   // true, false or a reason: anything else (a forgotten return's undefined, 1, an object) is not taken for a no without a word

@@ -109,7 +109,8 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   if (runtime.streaming)
     runtime.emit(
       frame.path,
-      { type: "tool_call", site: frame.site, invocation, name: call.name, input: parsed.data, effects: tool.toolEffects },
+      // (its own copy: a reader that changes it for display, while a person is asked, changes nothing that runs)
+      { type: "tool_call", site: frame.site, invocation, name: call.name, input: copyOf(parsed.data), effects: tool.toolEffects },
       `tool_call:${frame.site}:${invocation}`,
     );
   // a plugin's changed input is checked there, as it is handed back (before the next plugin, a person or the approve function)
@@ -220,12 +221,14 @@ const PROPAGATE = new Set([
   "lease-lost",
   "turn-claimed",
 ]);
-// (asked with isInstance: a thrown Proxy whose traps throw is a tool's error, never a crash of the step)
-const mustPropagate = (e: unknown): boolean =>
+// (asked with isInstance: a thrown Proxy whose traps throw is a tool's error, never a crash of the step). A turn-aborted
+// stops this turn only when this turn was stopped: one from a turn of its own that the tool's body ran (another
+// conversation's send given its own time limit) is the tool's error, told to the model
+const mustPropagate = (e: unknown, signal: AbortSignal): boolean =>
   isInstance(e, Suspend) ||
   isInstance(e, LeaseLost) ||
   isInstance(e, ApprovalError) ||
-  (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code));
+  (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code) && ((e as FunctaiError).code !== "turn-aborted" || signal.aborted));
 
 /** Shows a call's `tool_result` (once: a replay does not show it again). */
 function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string): void {
@@ -333,7 +336,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       await runtime.journal.flush();
       await inDoubt(frame, p, input, e as NeedsPerson);
     }
-    if (mustPropagate(e)) throw e;
+    if (mustPropagate(e, runtime.signal)) throw e;
     return failed(frame, p, input, thrownText(e), e);
   }
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)

@@ -11,8 +11,8 @@
  * answerFor: `answer = await approve(approval)`), and the Approval carries no
  * signal the function could listen to. The fix belongs there (race the
  * function's answer with `frame.runtime.signal`, and fail the call with
- * turn-aborted when it aborts first), outside src/approval and src/tools:
- * left as it.fails.
+ * turn-aborted when it aborts first), and it was
+ * fixed there (this test was it.fails until then).
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -37,7 +37,7 @@ function desk() {
 const neverAnswers = () => new Promise<boolean>(() => undefined);
 
 describe("an approve function that never answers, and the call is aborted", () => {
-  it.fails("a plain call's signal: turn-aborted at once, the tool never runs (it hangs)", async () => {
+  it("a plain call's signal: turn-aborted at once, the tool never runs (it hangs)", async () => {
     const { fn, lm, REFUNDS } = desk();
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error("the customer left")), 30);
@@ -46,7 +46,7 @@ describe("an approve function that never answers, and the call is aborted", () =
     expect(REFUNDS).toEqual([]);
   });
 
-  it.fails("a stream's abort(): its promise settles with turn-aborted at once (it hangs)", async () => {
+  it("a stream's abort(): its promise settles with turn-aborted at once (it hangs)", async () => {
     const { fn, lm, REFUNDS } = desk();
     const s = fn.stream("Refund A-1.", { lm, approve: neverAnswers });
     setTimeout(() => s.abort(), 30);

@@ -14,7 +14,8 @@
  * The fix belongs where the event is made (src/engine/tool-calls.ts,
  * prepare(): emit the `tool_call` event with a frozen copy of the input, as
  * src/engine/approvals.ts shownInput does for approvals, or run the tool with
- * its own copy), outside src/approval and src/tools: left as it.fails.
+ * its own copy), and it was
+ * fixed there (this test was it.fails until then).
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -24,7 +25,7 @@ import { scripted } from "../../src/testing/index.js";
 beforeEach(() => resetConfiguration());
 
 describe("a stream reader that changes a tool_call event's input in place", () => {
-  it.fails("while an async approve function decides: the tool runs with what the function approved (it ran with the reader's change)", async () => {
+  it("while an async approve function decides: the tool runs with what the function approved (it ran with the reader's change)", async () => {
     const RAN: { order_id: string; amount: number }[] = [];
     const refund = tool(
       "refund",

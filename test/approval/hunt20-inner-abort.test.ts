@@ -11,8 +11,8 @@
  * calling turn's own stop (src/engine/tool-calls.ts, PROPAGATE and
  * mustPropagate), whichever turn it came from. The fix belongs there
  * (propagate turn-aborted only when this turn's own signal aborted, or only
- * the engine's own stop errors), outside src/approval and src/tools: left as
- * it.fails.
+ * the engine's own stop errors), and it was
+ * fixed there (this test was it.fails until then).
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -48,7 +48,7 @@ describe("a tool whose own inner turn is aborted by its own time limit", () => {
     ],
     ["a stream", (q: string) => summarize.stream(q, { lm: slow, signal: AbortSignal.timeout(30) })],
   ] as const) {
-    it.fails(`${how}: the model is told the tool failed and answers; the calling turn is not aborted (it was turn-aborted)`, async () => {
+    it(`${how}: the model is told the tool failed and answers; the calling turn is not aborted (it was turn-aborted)`, async () => {
       const research = tool("research", { description: "Research.", input: { q: z.string() }, effects: "reads" }, async ({ q }) => body(q));
       const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [research] });
       const lm = scripted([{ toolCalls: [{ name: "research", input: { q: "kettles" } }] }, "done"]);

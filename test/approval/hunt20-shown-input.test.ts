@@ -16,8 +16,8 @@
  * Expected: the approval shows the input as JSON reads it (what the journal
  * keeps and a remote person sees), frozen; the tool still runs with its own
  * input. The fix belongs in src/engine/approvals.ts (shownInput: freeze
- * `JSON.parse(JSON.stringify(input))`), outside src/approval and src/tools:
- * left as it.fails.
+ * `JSON.parse(JSON.stringify(input))`), and it was
+ * fixed there (this test was it.fails until then).
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -53,7 +53,7 @@ describe("an input schema that gives a class instance with a JSON form", () => {
     expect(RAN).toEqual(["$5.00"]);
   });
 
-  it.fails("an approve function is shown the input as JSON reads it, and the tool runs (it was a raw DataCloneError)", async () => {
+  it("an approve function is shown the input as JSON reads it, and the tool runs (it was a raw DataCloneError)", async () => {
     const { fn, lm, RAN } = desk();
     const shown: unknown[] = [];
     const approve = (a: Approval) => (shown.push(a.input), true);
@@ -62,7 +62,7 @@ describe("an input schema that gives a class instance with a JSON form", () => {
     expect(RAN).toEqual(["$5.00"]);
   });
 
-  it.fails("a conversation under a rule waits, showing the input as JSON reads it (it failed with a raw DataCloneError)", async () => {
+  it("a conversation under a rule waits, showing the input as JSON reads it (it failed with a raw DataCloneError)", async () => {
     const { fn, lm, RAN } = desk();
     const e = await fn
       .conversation("c", { store: memoryStore(), lm: lm(), approve: "changes" })
