@@ -10,19 +10,11 @@
  * that wait, until someone thought of calling `resume()`.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
-function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  return { d: ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] }), paid };
-}
+const desk = payDesk;
 
 describe("a waiting turn's stream, approved then aborted at once", () => {
   it.each([

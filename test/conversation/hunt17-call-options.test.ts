@@ -8,20 +8,11 @@
  * changing tool run, for a call its caller was told failed.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool } from "../../src/index.js";
+import { memoryStore, } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
-function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const d = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
-  return { d, paid };
-}
+const desk = payDesk;
 const payOnce = [{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid 5"];
 const settle = () => new Promise((r) => setTimeout(r, 100));
 

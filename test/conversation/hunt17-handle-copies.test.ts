@@ -15,19 +15,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { ai, memoryStore, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
-function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const d = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
-  return { d, paid };
-}
+const desk = payDesk;
 
 describe("a turn handle's data, changed by its caller", () => {
   it("an approval's input and the turn's inputs changed in place: the approved call runs as asked, nothing paid twice", async () => {

@@ -8,20 +8,14 @@
  * (`approval-answered`) and nothing in the error said to `resume()`.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
 import { makeRecord } from "../../src/records/make.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
 describe("a keyed send retried once its turn's approvals were answered elsewhere (and nobody went on)", () => {
   it("goes on with the turn: the answer, the tool run once, the first reply not paid again", async () => {
-    const paid: number[] = [];
-    const pay = tool(
-      "pay",
-      { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-      ({ amount }) => (paid.push(amount), `paid ${amount}`),
-    );
-    const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+    const { d: desk, paid } = payDesk();
     const store = memoryStore();
     const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid"]);
     const chat = desk.conversation("c", { store, lm, approve: "changes" });

@@ -10,22 +10,15 @@
  * `turn.stream({ results })`.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool } from "../../src/index.js";
+import { memoryStore, } from "../../src/index.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
+import { payDesk, isToolDone } from "./fixtures/pay-desk.js";
 
 /** A turn whose process lost its store just after pay ran: pay (invocation 1) is unfinished. */
 async function interrupted() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+  const { d: desk, paid } = payDesk();
   const inner = memoryStore();
-  const done = (r: object) => (r as { kind?: string; state?: string }).kind === "tool" && (r as { state?: string }).state === "done";
-  const store = faultyStore(inner, { failOn: (call) => (call.records.some(done) ? "before-write" : undefined), crash: true });
+  const store = faultyStore(inner, { failOn: (call) => (call.records.some(isToolDone) ? "before-write" : undefined), crash: true });
   const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid"]);
   await expect(desk.conversation("c", { store, lm }).send("pay 5")).rejects.toMatchObject({ code: "store-io" });
   return { desk, inner, paid };

@@ -10,11 +10,11 @@
  * `input-invalid` it is for a call still unfinished.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, type Store } from "../../src/index.js";
+import { memoryStore, type Store } from "../../src/index.js";
 import { makeRecord } from "../../src/records/make.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
+import { payDesk, isToolDone } from "./fixtures/pay-desk.js";
 
 /** Keys sorted as jsonb keeps them (shorter first, then by bytes), at every depth. */
 function jsonbOrder(value: unknown): unknown {
@@ -36,17 +36,10 @@ function reorderingStore(inner: Store): Store {
 
 /** A turn whose process lost its store just after pay ran: pay (invocation 1) is unfinished. */
 async function interrupted(wrap: (s: Store) => Store = (s) => s) {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+  const { d: desk, paid } = payDesk();
   const inner = memoryStore();
   const store = wrap(inner);
-  const done = (r: object) => (r as { kind?: string; state?: string }).kind === "tool" && (r as { state?: string }).state === "done";
-  const faulty = faultyStore(inner, { failOn: (call) => (call.records.some(done) ? "before-write" : undefined), crash: true });
+  const faulty = faultyStore(inner, { failOn: (call) => (call.records.some(isToolDone) ? "before-write" : undefined), crash: true });
   const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid"]);
   await expect(desk.conversation("c", { store: faulty, lm }).send("pay 5")).rejects.toMatchObject({ code: "store-io" });
   const [turn] = await desk.conversation("c", { store, lm: scripted(["paid"]) }).turns();

@@ -7,23 +7,16 @@
  * an end: it claimed the stopped turn and reran its changing tool.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, type Store } from "../../src/index.js";
+import { memoryStore, type Store } from "../../src/index.js";
 import { makeRecord } from "../../src/records/make.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
+import { payDesk, isToolDone } from "./fixtures/pay-desk.js";
 
 describe("a stop written between a resume's answers and its claim", () => {
   it("the resume does not claim the turn: the rerun tool does not run, the turn reads stopped", async () => {
-    const paid: number[] = [];
-    const pay = tool(
-      "pay",
-      { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-      ({ amount }) => (paid.push(amount), `paid ${amount}`),
-    );
-    const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+    const { d: desk, paid } = payDesk();
     const inner = memoryStore();
-    const isDone = (r: object) => (r as { kind?: string; state?: string }).kind === "tool" && (r as { state?: string }).state === "done";
-    const crashing = faultyStore(inner, { failOn: (call) => (call.records.some(isDone) ? "before-write" : undefined), crash: true });
+    const crashing = faultyStore(inner, { failOn: (call) => (call.records.some(isToolDone) ? "before-write" : undefined), crash: true });
     const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid", "paid"]);
     await expect(desk.conversation("c", { store: crashing, lm }).send("pay 5")).rejects.toMatchObject({ code: "store-io" });
     expect(paid).toEqual([5]);

@@ -11,19 +11,11 @@
  *   got a yes for that call, which this stream never showed: it ran.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
-function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  return { d: ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] }), paid };
-}
+const desk = payDesk;
 const call = (amount: number) => ({ name: "pay", input: { amount } });
 
 describe("a stream's answer to all it shows", () => {

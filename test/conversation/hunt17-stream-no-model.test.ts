@@ -10,20 +10,12 @@
  * and the stream then failed with `lm-missing`.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool, Waiting, type Store } from "../../src/index.js";
+import { Waiting, type Store } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 import { heldTurns } from "./fixtures/held-turns.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
-function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  return { d: ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] }), paid };
-}
+const desk = payDesk;
 
 describe.each([
   ["a store without liveness", () => memoryStore()],

@@ -9,20 +9,11 @@
  */
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
-function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const d = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
-  return { d, paid };
-}
+const desk = payDesk;
 const payOnce = (n: number) => [{ toolCalls: [{ name: "pay", input: { amount: n } }] }, `paid ${n}`];
 
 describe("a conversation stream's signal, once its turn waits, saved", () => {
