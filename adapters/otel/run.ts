@@ -166,7 +166,11 @@ export class Run {
     if (call.id !== undefined) attributes[GEN_AI.toolCallId] = call.id;
     if (this.content) attributes[GEN_AI.toolArguments] = jsonText(call.input);
     // its parent: the tool (if any) in whose body the calling AI function runs, else the turn
-    entry.span = this.tracer.startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: entry.start }, this.contextFor(call.turn, call.site));
+    entry.span = this.tracer.startSpan(
+      `execute_tool ${call.name}`,
+      { kind: SpanKind.INTERNAL, attributes, startTime: entry.start },
+      this.contextFor(call.turn, call.site),
+    );
     return entry.span;
   }
 

@@ -48,7 +48,12 @@ export function demoMessages(demo: Demo, n: number): Message[] {
       // results pair with calls by id (ids may repeat across steps, never within one), else in order
       const at = results.findIndex((r) => r.id === call.id);
       const result = at >= 0 ? results.splice(at, 1)[0] : undefined;
-      const answer: Extract<Message, { role: "tool" }> = { role: "tool", toolCallId: id, name: call.name, content: result?.content ?? "(no result was recorded)" };
+      const answer: Extract<Message, { role: "tool" }> = {
+        role: "tool",
+        toolCallId: id,
+        name: call.name,
+        content: result?.content ?? "(no result was recorded)",
+      };
       if (result === undefined || result.isError) answer.isError = true;
       answers.push(answer);
     }

@@ -60,8 +60,7 @@ const demo = z.strictObject({
 });
 const stateSchema = z.strictObject({ instructions: z.string(), demos: z.array(demo) });
 
-const issuesOf = (error: z.ZodError, under: string): string =>
-  error.issues.map((i) => `${[under, ...i.path].join(".")}: ${i.message}`).join("; ");
+const issuesOf = (error: z.ZodError, under: string): string => error.issues.map((i) => `${[under, ...i.path].join(".")}: ${i.message}`).join("; ");
 
 /** What a state is checked against: the function's inputs (a `Definition` has them; not imported, as definition.ts imports this module). */
 export interface Signature {
@@ -77,11 +76,14 @@ export interface Signature {
 function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>): string | null {
   // the inputs as given: parsed, a JSON key __proto__ set the record's prototype instead, and was neither seen nor kept
   const foreign = Object.keys(given).filter((k) => !Object.hasOwn(signature.inputSchema.shape, k));
-  if (foreign.length > 0) return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
+  if (foreign.length > 0)
+    return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
   // an example calling a tool the function no longer has (renamed, removed) would teach the model to call it
   const { tools } = signature;
-  const unknown = tools === undefined ? [] : [...new Set((demo.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)))].filter((n) => !tools.includes(n));
-  if (unknown.length > 0) return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${tools!.join(", ") || "none"})`;
+  const unknown =
+    tools === undefined ? [] : [...new Set((demo.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)))].filter((n) => !tools.includes(n));
+  if (unknown.length > 0)
+    return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${tools!.join(", ") || "none"})`;
   return null;
 }
 
@@ -98,14 +100,21 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
  */
 function readInputs(name: string, n: number, demo: Demo, signature: Signature, given: Record<string, unknown>): Record<string, unknown> {
   const refused = (why: string) =>
-    new FunctaiError("input-invalid", `${name}.withState: example ${n} does not fit ${name}'s signature (${why}); was the state saved from another function?`);
+    new FunctaiError(
+      "input-invalid",
+      `${name}.withState: example ${n} does not fit ${name}'s signature (${why}); was the state saved from another function?`,
+    );
   const why = misfit(demo, signature, given);
   if (why !== null) throw refused(why);
   const inputs = readWith(signature.inputSchema, demo.inputs);
   if ("thrown" in inputs)
-    throw new FunctaiError("input-invalid", `${name}.withState: example ${n}'s inputs could not be read (${describeError(inputs.thrown)}): ${name}'s input schema threw while reading them`, {
-      cause: inputs.thrown,
-    });
+    throw new FunctaiError(
+      "input-invalid",
+      `${name}.withState: example ${n}'s inputs could not be read (${describeError(inputs.thrown)}): ${name}'s input schema threw while reading them`,
+      {
+        cause: inputs.thrown,
+      },
+    );
   if (!inputs.success) throw refused(issuesOf(inputs.error, "inputs"));
   return inputs.data as Record<string, unknown>;
 }
@@ -165,7 +174,11 @@ export function jsonCopy<T>(value: T, what: string): T {
   try {
     return JSON.parse(JSON.stringify(value)) as T;
   } catch (e) {
-    throw new FunctaiError("input-invalid", `${what} is not JSON, so it cannot be kept as a worked example (${(e instanceof Error ? e.message : String(e)).split("\n")[0]})`, { cause: e });
+    throw new FunctaiError(
+      "input-invalid",
+      `${what} is not JSON, so it cannot be kept as a worked example (${(e instanceof Error ? e.message : String(e)).split("\n")[0]})`,
+      { cause: e },
+    );
   }
 }
 
