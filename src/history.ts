@@ -53,7 +53,8 @@ function renderMessage(m: Message): string {
       return `Assistant message:\n\n${[m.content, ...calls].filter((s) => s !== "").join("\n")}\n`;
     }
     case "tool":
-      return `Tool message:\n\n[tool result ${m.toolCallId}] ${m.content}\n`;
+      // a failed call (the model is told so: is_error) reads as failed, not as what the tool gave
+      return `Tool message:\n\n[tool ${m.isError ? "error" : "result"} ${m.toolCallId}] ${m.content}\n`;
   }
 }
 

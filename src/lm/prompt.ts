@@ -36,30 +36,51 @@ export function inBlock(tag: string, body: string): string {
 
 const block = (tag: string, body: string): string => `<${tag}>\n${inBlock(tag, body)}\n</${tag}>`;
 
-const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(value));
+// JSON.stringify gives undefined for undefined (an earlier answer a transform made undefined, which the journal
+// does not keep): shown as an empty block, not a TypeError
+const asText = (value: unknown): string => (typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
 
 /** An output type's JSON Schema, as the system message shows it (made once per type). */
 const schemaText = new WeakMap<z.ZodType, string>();
 
+const jsonSchemaText = (type: z.ZodType, io: "input" | "output"): string => {
+  const schema = z.toJSONSchema(type, { unrepresentable: "any", io }) as Record<string, unknown>;
+  delete schema.$schema;
+  return JSON.stringify(schema);
+};
+const NO_EXTRA_KEYS = /,?"additionalProperties":false/g;
+
+/** A plain text output's JSON Schema: nothing to tell the model beyond the reply form. */
+const PLAIN_TEXT = '{"type":"string"}';
+
 export function systemMessage(name: string, description: string, output: z.ZodType): string {
   let text = `Function: ${name}\n\n${description}\n\nReply in exactly this form:\n${block("result", "...")}`;
-  if (!isStringOutput(output)) {
-    let json = schemaText.get(output);
-    if (json === undefined) {
-      const schema = z.toJSONSchema(output, { unrepresentable: "any" }) as Record<string, unknown>;
-      delete schema.$schema;
-      json = JSON.stringify(schema);
-      schemaText.set(output, json);
-    }
-    text += `\n\nThe result is JSON matching this schema: ${json}`;
+  let json = schemaText.get(output);
+  if (json === undefined) {
+    json = jsonSchemaText(output, "output");
+    // the reply is what the output type parses: its input side. A transform's output side is `{}` (anything)
+    // and a default's key is required there, so the model was told what the parse then refused. A type with
+    // neither is written as before (the input side differs only in leaving out additionalProperties), so its
+    // prompts, and the request keys kept in journals, do not change
+    const read = jsonSchemaText(output, "input");
+    if (json.replace(NO_EXTRA_KEYS, "") !== read.replace(NO_EXTRA_KEYS, "")) json = read;
+    schemaText.set(output, json);
   }
+  if (!isStringOutput(output)) text += `\n\nThe result is JSON matching this schema: ${json}`;
+  // a text output's description or limits (`z.string().describe("one word")`, `.max(280)`) were never shown;
+  // a plain z.string() is written as before (its prompts, and so the request keys kept in journals, do not change)
+  else if (json !== PLAIN_TEXT) text += `\n\nThe result is plain text (not JSON, not quoted) matching this schema: ${json}`;
   return text;
 }
 
 export function userMessage(inputs: Record<string, unknown>): string {
-  return Object.entries(inputs)
-    .map(([key, value]) => block(key, asText(value)))
-    .join("\n\n");
+  return (
+    Object.entries(inputs)
+      // a left-out input (undefined) has no block, as the journal keeps the inputs (engine/ai-call.ts asKept)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => block(key, asText(value)))
+      .join("\n\n")
+  );
 }
 
 /** The assistant message an earlier turn's answer is shown as. */

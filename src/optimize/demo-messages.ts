@@ -46,7 +46,9 @@ export function demoMessages(demo: Demo, n: number): Message[] {
       const id = `example_${n}_call_${++k}_${mark}`;
       calls.push({ id, name: call.name, input: call.input });
       // results pair with calls by id (ids may repeat across steps, never within one), else in order
-      const at = results.findIndex((r) => r.id === call.id);
+      let at = results.findIndex((r) => r.id === call.id);
+      // a result whose id names no call of the step (a hand-written example's `r1`) answers the next call in order
+      if (at < 0) at = results.findIndex((r) => !step.toolCalls.some((c) => c.id === r.id));
       const result = at >= 0 ? results.splice(at, 1)[0] : undefined;
       const answer: Extract<Message, { role: "tool" }> = {
         role: "tool",

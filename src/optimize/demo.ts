@@ -116,7 +116,9 @@ function readInputs(name: string, n: number, demo: Demo, signature: Signature, g
       },
     );
   if (!inputs.success) throw refused(issuesOf(inputs.error, "inputs"));
-  return inputs.data as Record<string, unknown>;
+  // as the journal keeps a live input (engine/ai-call.ts asKept), so shown as it is: a value a transform made
+  // undefined is left out (laid out, it threw a TypeError), a Date is its ISO text (not a quoted JSON string)
+  return jsonCopy(inputs.data as Record<string, unknown>, `${name}.withState: example ${n}'s inputs`);
 }
 
 /** A saved state loaded for a function: the state, and each example's inputs as the function reads them (`readInputs`). */
