@@ -10,13 +10,14 @@ import {
   type Span,
   type Tracer,
 } from "@opentelemetry/api";
+import type { Approval } from "../../src/approval/types.js";
 import { frameCarrier } from "../../src/engine/carrier.js";
-import type { Usage } from "../../src/lm/types.js";
+import { describeValue, FunctaiError } from "../../src/errors.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
-import { quietly } from "./quiet.js";
-import { LOOSE_LIMIT, Run } from "./run.js";
+import { endQuietly, quietly } from "./quiet.js";
+import { type CallerAt, LOOSE_LIMIT, Run } from "./run.js";
 
 /**
  * How the OpenTelemetry plugin traces: the tracer to use, and whether
@@ -31,6 +32,30 @@ export interface OtelOptions {
   tracer?: Tracer;
   /** Record message contents (prompts, replies, tool inputs and outputs, error texts). Default `false`. */
   content?: boolean;
+}
+
+const OPTION_KEYS = ["tracer", "content"];
+
+/**
+ * Options of the wrong type, refused when the plugin is made (settings-invalid):
+ * a `content` of `"false"` (truthy) would record every prompt, a misspelt
+ * key would be ignored, and a tracer that cannot start spans would leave
+ * every span quietly missing.
+ */
+function checkOptions(options: unknown): asserts options is OtelOptions {
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new FunctaiError("settings-invalid", `otel options must be an object { tracer?, content? }, not ${describeValue(options, 80)}`);
+  const odd = Object.keys(options).filter((k) => !OPTION_KEYS.includes(k));
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `otel: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"}; its options are ${OPTION_KEYS.join(", ")}`,
+    );
+  const { tracer, content } = options as Record<string, unknown>;
+  if (content !== undefined && typeof content !== "boolean")
+    throw new FunctaiError("settings-invalid", `otel content must be true or false, not ${describeValue(content, 80)}`);
+  if (tracer !== undefined && (typeof tracer !== "object" || tracer === null || typeof (tracer as Partial<Tracer>).startSpan !== "function"))
+    throw new FunctaiError("settings-invalid", `otel tracer must be an OpenTelemetry Tracer (with startSpan), not ${describeValue(tracer, 80)}`);
 }
 
 /** What the plugin keeps in a turn's records: the span context of each run, so the next run links to it. */
@@ -69,21 +94,31 @@ function failSpan(span: Span, errorType: string, message: string | undefined, co
 }
 
 /**
- * Ends a run's span. Its usage is that of the model calls this run made (its
- * chat spans'): `end.usage` also counts the replies it replayed from the
- * journal, which an earlier run paid for and its span already counts.
+ * What a run that ended waits for: its approvals, or, for a run stopped (not
+ * ended) because a delegated turn of it waits for a person, that turn's: a
+ * wait, not a failure.
  */
-function endTurnSpan(span: Span, end: PluginTurnEnd, usage: Usage, content: boolean): void {
+const waitsOf = (end: PluginTurnEnd, run: Run): readonly Approval[] | undefined =>
+  end.state === "waiting" ? end.approvals : end.state === "interrupted" && run.waits.length > 0 ? run.waits : undefined;
+
+/**
+ * What a run's span ends with (the caller ends it, even when this throws).
+ * Its usage is that of the model calls this run made (its chat spans'):
+ * `end.usage` also counts the replies it replayed from the journal, which an
+ * earlier run paid for and its span already counts.
+ */
+function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean): void {
+  const { usage } = run;
   span.setAttributes({ [FUNCTAI.state]: end.state, [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens });
-  if (end.state === "waiting") {
+  const waits = waitsOf(end, run);
+  if (waits) {
     span.addEvent(FUNCTAI.waitEvent, {
-      [FUNCTAI.approvals]: end.approvals.map((a) => a.path),
-      [FUNCTAI.approvalIds]: end.approvals.map((a) => a.id),
+      [FUNCTAI.approvals]: waits.map((a) => a.path),
+      [FUNCTAI.approvalIds]: waits.map((a) => a.id),
     });
-  } else if (end.state !== "done") {
+  } else if (end.state !== "done" && end.state !== "waiting") {
     failSpan(span, end.state === "failed" ? (end.code ?? "error") : end.state, end.error, content);
   }
-  span.end();
 }
 
 function requestAttributes(r: PluginModelRequest, content: boolean): Attributes {
@@ -119,6 +154,7 @@ function requestAttributes(r: PluginModelRequest, content: boolean): Attributes 
  * configure({ plugins: [otel({ tracer, content: true })] }); // a tracer of your own, with prompts and replies
  */
 export function otel(options: OtelOptions = {}): Plugin {
+  checkOptions(options);
   const tracer = options.tracer ?? trace.getTracer("functai");
   const content = options.content ?? false;
   /**
@@ -170,13 +206,14 @@ export function otel(options: OtelOptions = {}): Plugin {
    * run from inside another turn's tool (a delegated program answers in a
    * turn of its own, in the caller's tool call), else in the active context.
    */
-  const parentFor = (turn: string): Context => {
+  const parentFor = (turn: string): { parent: Context; caller?: CallerAt } => {
     const caller = frameCarrier.get();
-    if (!caller || caller.runtime.turn === turn) return context.active();
+    if (!caller || caller.runtime.turn === turn) return { parent: context.active() };
     const { runtime } = caller;
     const run = runAt(runtime.turn, runtime.journal.attempt);
+    const at: CallerAt = { run, turn: runtime.turn, site: caller.site };
     // (a spare run has no turn span: its calls' spans are under the active context)
-    return run.span === undefined ? context.active() : run.contextFor(runtime.turn, caller.site);
+    return { parent: run.span === undefined ? context.active() : run.contextFor(runtime.turn, caller.site), caller: at };
   };
 
   return {
@@ -185,14 +222,16 @@ export function otel(options: OtelOptions = {}): Plugin {
     hooks: {
       turnStart(t) {
         quietly("turnStart", () => {
-          const parent = parentFor(t.turn);
+          const { parent, caller } = parentFor(t.turn);
           const span = tracer.startSpan(
             `invoke_agent ${t.name}`,
             { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) },
             parent,
           );
           const started = runs.get(t.turn) ?? [];
-          started.push({ attempt: t.attempt, run: new Run(tracer, content, span, parent) });
+          const run = new Run(tracer, content, span, parent);
+          if (caller) run.caller = caller;
+          started.push({ attempt: t.attempt, run });
           runs.set(t.turn, started);
           const { traceId, spanId, traceFlags } = span.spanContext();
           if (isSpanContextValid(span.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
@@ -205,7 +244,10 @@ export function otel(options: OtelOptions = {}): Plugin {
         const { run } = started.splice(at, 1)[0]!;
         if (started.length === 0) runs.delete(end.turn);
         run.endOpen(end.state);
-        if (run.span) quietly("turnEnd", () => endTurnSpan(run.span!, end, run.usage, content));
+        // a delegated turn that waits for a person stops its caller's tool call for that person: not a failure
+        const waits = waitsOf(end, run);
+        if (waits && run.caller) run.caller.run.delegateWaits(run.caller.turn, run.caller.site, waits);
+        if (run.span) endQuietly("turnEnd", run.span, () => endTurnSpan(run.span!, end, run, content));
       },
       modelRequest(r) {
         const run = runAt(r.turn, r.attempt);
@@ -218,7 +260,7 @@ export function otel(options: OtelOptions = {}): Plugin {
         if (r.response) run.used(r.response.usage);
         const span = run.takeChat(key);
         if (!span) return;
-        quietly("modelResponse", () => {
+        endQuietly("modelResponse", span, () => {
           if (r.response) {
             const { usage, finishReason, model } = r.response;
             span.setAttributes({
@@ -229,7 +271,6 @@ export function otel(options: OtelOptions = {}): Plugin {
             if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
             if (content) span.setAttribute(GEN_AI.outputMessages, jsonText(outputMessages(r.response)));
           } else failSpan(span, "model_error", r.error, content);
-          span.end();
         });
       },
       toolCall(call) {
@@ -238,12 +279,15 @@ export function otel(options: OtelOptions = {}): Plugin {
       toolResult(result) {
         quietly("toolResult", () => {
           const run = result.attempt === undefined ? holderOf(result.turn, (run) => run.hasTool(result)) : runAt(result.turn, result.attempt);
-          const span = run.takeTool(result);
-          span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
-          if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
-          if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
-          else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
-          span.end();
+          const { span, waiting } = run.takeTool(result);
+          endQuietly("toolResult", span, () => {
+            span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
+            if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
+            // stopped because the delegated turn it started waits for a person: not a failure
+            if (result.error !== undefined && waiting) span.setAttribute(FUNCTAI.state, "waiting");
+            else if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
+            else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
+          });
         });
       },
     },

@@ -1,4 +1,4 @@
-import { diag } from "@opentelemetry/api";
+import { diag, type Span } from "@opentelemetry/api";
 import { describeError } from "../../src/errors.js";
 
 /**
@@ -17,4 +17,17 @@ export function quietly(what: string, run: () => void): void {
   } catch (e) {
     diag.error(`functai/otel: ${what} failed, the turn goes on: ${describeError(e)}`);
   }
+}
+
+/**
+ * Says what a span ends with (`describe`: its attributes, status, events),
+ * then ends it, each step quietly: a span that throws as it is told an
+ * attribute is still ended (else it is never exported, and stays held).
+ *
+ * @example
+ * endQuietly("toolResult", span, () => span.setAttribute("functai.approval", "approved"));
+ */
+export function endQuietly(what: string, span: Span, describe: () => void): void {
+  quietly(what, describe);
+  quietly(what, () => span.end());
 }

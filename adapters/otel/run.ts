@@ -1,14 +1,24 @@
 import { trace, SpanKind, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import type { Approval } from "../../src/approval/types.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { PluginToolCall } from "../../src/plugins/types.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
-import { quietly } from "./quiet.js";
+import { endQuietly } from "./quiet.js";
 
 /** A tool call seen by `toolCall`: its span is made when it is first needed (it ran, or a call inside it did). */
 interface ToolEntry {
   call: PluginToolCall;
   start: number;
   span?: Span;
+  /** The approvals a delegated turn started in this call waits for: the call stops for a person, it did not fail. */
+  waiting?: readonly Approval[];
+}
+
+/** Where a delegated turn was started: a tool call of another turn's run (see `Run.caller`). */
+export interface CallerAt {
+  run: Run;
+  turn: string | undefined;
+  site: string;
 }
 
 /**
@@ -31,11 +41,7 @@ const callerKey = (turn: string | undefined, site: string, attempt: number | und
 export const LOOSE_LIMIT = 10_000;
 
 /** Ends a span that can no longer end otherwise, saying why in its state. */
-const endAs = (span: Span, state: string): void =>
-  quietly("ending an open span", () => {
-    span.setAttribute(FUNCTAI.state, state);
-    span.end();
-  });
+const endAs = (span: Span, state: string): void => endQuietly("ending an open span", span, () => span.setAttribute(FUNCTAI.state, state));
 
 // the SDK's spans start on the wall clock (then add performance time): a tool span's start is taken on the same clock
 const now = (): number => Date.now();
@@ -55,6 +61,10 @@ export class Run {
   readonly #chats = new Map<string, Span>();
   /** The tokens of the model calls this run made (replies replayed from the journal are not made again, nor counted). */
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  /** What delegated turns started in this run's tool calls wait for (the run stops for them, it does not fail). */
+  readonly waits: Approval[] = [];
+  /** For a delegated turn's run: the tool call of the calling run it was started in. */
+  caller?: CallerAt;
 
   constructor(
     readonly tracer: Tracer,
@@ -66,13 +76,28 @@ export class Run {
     readonly limit = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** The context a call of `turn` at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
-  contextFor(turn: string | undefined, site: string): Context {
+  /** The tool call a call of `turn` at `site` is made in: the nearest one up. */
+  #innerAt(turn: string | undefined, site: string): ToolEntry | undefined {
     for (let at = site; at.includes("/"); at = at.slice(0, at.lastIndexOf("/"))) {
       const entry = this.#inner.get(`${turn}:${at}`);
-      if (entry) return trace.setSpan(this.parent, this.#spanOf(entry));
+      if (entry) return entry;
     }
+    return undefined;
+  }
+
+  /** The context a call of `turn` at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
+  contextFor(turn: string | undefined, site: string): Context {
+    const entry = this.#innerAt(turn, site);
+    if (entry) return trace.setSpan(this.parent, this.#spanOf(entry));
     return this.span ? trace.setSpan(this.parent, this.span) : this.parent;
+  }
+
+  /** A delegated turn started at `site` (in one of this run's tool calls) ended waiting for these approvals. */
+  delegateWaits(turn: string | undefined, site: string, approvals: readonly Approval[]): void {
+    const entry = this.#innerAt(turn, site);
+    if (entry) entry.waiting = approvals;
+    // (a spare run has no turn span to say it: it keeps none, as it never sees its turn end)
+    if (this.span) this.waits.push(...approvals);
   }
 
   startChat(key: string, turn: string, site: string, model: string, attributes: Attributes): void {
@@ -141,14 +166,17 @@ export class Run {
     return this.#tools.has(toolKey(call));
   }
 
-  /** The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer). */
-  takeTool(call: PluginToolCall): Span {
+  /**
+   * The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer),
+   * and what a delegated turn started in it waits for, if it does.
+   */
+  takeTool(call: PluginToolCall): { span: Span; waiting: readonly Approval[] | undefined } {
     const key = toolKey(call);
     const held = this.#tools.get(key);
-    const entry = held ?? { call, start: now() };
+    const entry: ToolEntry = held ?? { call, start: now() };
     if (held) this.#forget(key, held.call);
     this.#inner.delete(innerSite(call));
-    return this.#spanOf(entry);
+    return { span: this.#spanOf(entry), waiting: entry.waiting };
   }
 
   #spanOf(entry: ToolEntry): Span {
