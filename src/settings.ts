@@ -5,7 +5,7 @@ import type { LanguageModel } from "./lm/types.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 import { NAME } from "./tools/name.js";
-import { isStoreOption } from "./runtime/values.js";
+import { isStoreOption, namedKeys, unknownKeys } from "./runtime/values.js";
 
 /**
  * How a running turn's lease is renewed (the `lease` setting).
@@ -191,11 +191,11 @@ export function layerOf(where: string, settings: unknown): object | undefined {
     throw new FunctaiError("settings-invalid", `${where} takes settings as an object ({ lm, temperature, … }), not ${describeValue(settings, 40)}`);
   // They take settings and nothing else, so a key that is none is a slip (`aprove`, `maxStep`): read as not
   // given, it would switch off what it meant to set (every approval, for `aprove: "changes"`), and say nothing.
-  const odd = Object.keys(settings).filter((key) => !(SETTING_KEYS as readonly string[]).includes(key));
+  const odd = unknownKeys(Object.keys(settings), SETTING_KEYS);
   if (odd.length > 0)
     throw new FunctaiError(
       "settings-invalid",
-      `${where}: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not a setting" : "are not settings"}; settings are ${SETTING_KEYS.join(", ")}`,
+      `${where}: ${namedKeys(odd, "is not a setting", "are not settings")}; settings are ${SETTING_KEYS.join(", ")}`,
     );
   return settings;
 }

@@ -14,6 +14,7 @@ import type { Approval } from "../../src/approval/types.js";
 import { frameCarrier } from "../../src/engine/carrier.js";
 import { describeValue, FunctaiError } from "../../src/errors.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
+import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
 import { endQuietly, quietly } from "./quiet.js";
@@ -45,11 +46,11 @@ const OPTION_KEYS = ["tracer", "content"];
 function checkOptions(options: unknown): asserts options is OtelOptions {
   if (typeof options !== "object" || options === null || Array.isArray(options))
     throw new FunctaiError("settings-invalid", `otel options must be an object { tracer?, content? }, not ${describeValue(options, 80)}`);
-  const odd = Object.keys(options).filter((k) => !OPTION_KEYS.includes(k));
+  const odd = unknownKeys(Object.keys(options), OPTION_KEYS);
   if (odd.length > 0)
     throw new FunctaiError(
       "settings-invalid",
-      `otel: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"}; its options are ${OPTION_KEYS.join(", ")}`,
+      `otel: ${namedKeys(odd, "is not an option", "are not options")}; its options are ${OPTION_KEYS.join(", ")}`,
     );
   const { tracer, content } = options as Record<string, unknown>;
   if (content !== undefined && typeof content !== "boolean")

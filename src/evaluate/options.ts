@@ -1,6 +1,6 @@
 import { describeValue, FunctaiError } from "../errors.js";
 import { isAbortSignal } from "../functions/input.js";
-import { isRecord, isStoreOption } from "../runtime/values.js";
+import { isRecord, isStoreOption, namedKeys, unknownKeys } from "../runtime/values.js";
 import { SETTING_KEYS } from "../settings.js";
 
 /**
@@ -37,15 +37,14 @@ export function checkConcurrency(value: unknown): number {
  * refuse a misspelt setting). A key holding `undefined` gives nothing, and is let be.
  */
 export function checkOptionKeys(by: string, options: object, keys: readonly string[]): void {
-  const odd = Object.entries(options)
-    .filter(([k, v]) => v !== undefined && !keys.includes(k))
-    .map(([k]) => k);
+  const given = Object.keys(options).filter((k) => (options as Record<string, unknown>)[k] !== undefined);
+  const odd = unknownKeys(given, keys);
   if (odd.length === 0) return;
   // a setting (`lm`, `approve`) was quietly not used: the calls ran with the function's own
   const settings = odd.filter((k) => (SETTING_KEYS as readonly string[]).includes(k));
   const hint = settings.length > 0 ? ` Settings go on the function: fn.using({ ${settings.join(", ")} }).` : "";
   throw new FunctaiError(
     "input-invalid",
-    `${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"} of ${by}; its options are ${keys.join(", ")}.${hint} Nothing was sent to the model.`,
+    `${namedKeys(odd, "is not an option", "are not options")} of ${by}; its options are ${keys.join(", ")}.${hint} Nothing was sent to the model.`,
   );
 }

@@ -49,3 +49,28 @@ export function copyOf<T>(value: T, seen = new Map<object, unknown>()): T {
       Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
   return copy as T;
 }
+
+/**
+ * The keys a caller gave that nothing reads (a slip: `aprove`, `singal`,
+ * `contents`), in the order given. Read as not given, each would leave off
+ * what it meant to set, without a word, so every options check refuses them.
+ *
+ * @example
+ * unknownKeys(["lm", "aprove"], ["lm", "approve"]); // ["aprove"]
+ */
+export function unknownKeys(keys: readonly string[], known: readonly string[]): string[] {
+  return keys.filter((key) => !known.includes(key));
+}
+
+/**
+ * Keys named as a refusal says them, with what is said of one key or of
+ * several (nothing, when neither is given).
+ *
+ * @example
+ * namedKeys(["aprove"], "is not a setting", "are not settings"); // '"aprove" is not a setting'
+ * namedKeys(["txt", "tool"]);                                   // '"txt", "tool"'
+ */
+export function namedKeys(keys: readonly string[], one = "", several = one): string {
+  const said = keys.length === 1 ? one : several;
+  return `${keys.map((key) => JSON.stringify(key)).join(", ")}${said === "" ? "" : ` ${said}`}`;
+}

@@ -1,6 +1,7 @@
 import { FunctaiError } from "../errors.js";
 import { asciiLower } from "../lm/reply-text.js";
 import { LM_SPEC, type LanguageModel, type LMRequest, type LMResponse, type Usage } from "../lm/types.js";
+import { namedKeys, unknownKeys } from "../runtime/values.js";
 
 /**
  * One scripted reply, as an object: the model's text, tool calls, usage.
@@ -86,7 +87,7 @@ function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
   return out;
 }
 
-const OPTION_KEYS = new Set(["nativeTools", "model", "form", "chunks"]);
+const OPTION_KEYS = ["nativeTools", "model", "form", "chunks"];
 
 /**
  * Refuses options that are not one of the documented values, or not options
@@ -100,11 +101,11 @@ function checkOptions(options: ScriptedOptions): void {
       "settings-invalid",
       `scripted model: ${key} is ${typeof value === "string" ? JSON.stringify(value) : String(value)}; give ${want}.`,
     );
-  const odd = Object.keys(options).filter((k) => !OPTION_KEYS.has(k));
+  const odd = unknownKeys(Object.keys(options), OPTION_KEYS);
   if (odd.length > 0)
     throw new FunctaiError(
       "settings-invalid",
-      `scripted model: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"}; its options are nativeTools, model, form and chunks.`,
+      `scripted model: ${namedKeys(odd, "is not an option", "are not options")}; its options are nativeTools, model, form and chunks.`,
     );
   const { nativeTools, model, form, chunks } = options;
   if (nativeTools !== undefined && typeof nativeTools !== "boolean") throw wrong("nativeTools", nativeTools, "true or false");
@@ -114,7 +115,7 @@ function checkOptions(options: ScriptedOptions): void {
     throw wrong("chunks", chunks, '"words" or a whole number of characters, 1 or more');
 }
 
-const REPLY_KEYS = new Set(["text", "chunks", "toolCalls", "usage"]);
+const REPLY_KEYS = ["text", "chunks", "toolCalls", "usage"];
 
 /**
  * Refuses a reply object that would be read as something else: a promise
@@ -134,11 +135,11 @@ function refuseOdd(r: object, index: number): void {
       : `a ${(r as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`;
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} is ${what}, not a string or { text?, toolCalls? }`);
   }
-  const odd = Object.keys(r).filter((k) => !REPLY_KEYS.has(k));
+  const odd = unknownKeys(Object.keys(r), REPLY_KEYS);
   if (odd.length > 0)
     throw new FunctaiError(
       "provider-response",
-      `scripted model: reply ${index + 1} has ${odd.map((k) => JSON.stringify(k)).join(", ")}; a reply has text, chunks, toolCalls and usage`,
+      `scripted model: reply ${index + 1} has ${namedKeys(odd)}; a reply has text, chunks, toolCalls and usage`,
     );
   const { chunks, toolCalls } = r as ScriptedAnswer;
   if (chunks !== undefined && (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")))

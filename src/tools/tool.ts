@@ -2,6 +2,7 @@ import { z } from "zod";
 import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
+import { namedKeys, unknownKeys } from "../runtime/values.js";
 import { INPUT_NAME, NAME } from "./name.js";
 import type { InputShape, ToolContext, ToolLike } from "./types.js";
 
@@ -72,11 +73,11 @@ export function checkSpec(who: string, spec: unknown, options: { description: "r
   const own = specKeys(who, spec);
   // each is read here first, so a getter that throws (a config not loaded yet) is said to be the definition's, not thrown raw
   for (const key of own) specValue(who, spec, key);
-  const odd = own.filter((key) => !options.keys.includes(key));
+  const odd = unknownKeys(own, options.keys);
   if (odd.length > 0)
     throw new FunctaiError(
       "settings-invalid",
-      `${who}: ${odd.map((k) => JSON.stringify(k)).join(", ")} ${odd.length === 1 ? "is" : "are"} not part of its spec, and nothing would read ${odd.length === 1 ? "it" : "them"}; the spec takes ${options.keys.join(", ")}`,
+      `${who}: ${namedKeys(odd, "is not part of its spec, and nothing would read it", "are not part of its spec, and nothing would read them")}; the spec takes ${options.keys.join(", ")}`,
     );
   const description = specValue(who, spec, "description");
   const input = specValue(who, spec, "input");
