@@ -8,7 +8,7 @@ import type { Frame } from "./frame.js";
 import { abortError } from "./runtime.js";
 import { approvalKey } from "../records/keys.js";
 import type { RecordedAnswer } from "./journal.js";
-import { hasKey, notJson } from "./tool-boundary.js";
+import { hasKey, keptJson } from "./tool-boundary.js";
 import { readWith } from "../schema-read.js";
 
 export interface CallSubject {
@@ -211,13 +211,13 @@ function changedInput(call: CallSubject, plugin: string, changed: unknown): unkn
       "plugin-failed",
       `plugin ${plugin} changed the input of ${call.path} into one the tool does not take: ${read.error.issues[0]?.message ?? "invalid"}`,
     );
-  const lost = notJson(changed);
-  if (lost !== undefined)
+  const kept = keptJson(changed);
+  if ("why" in kept)
     throw new FunctaiError(
       "plugin-failed",
-      `plugin ${plugin} changed the input of ${call.path} into one JSON cannot keep (${lost}), and a tool's input is journaled, shown to a person and streamed`,
+      `plugin ${plugin} changed the input of ${call.path} into one JSON cannot keep (${kept.why}), and a tool's input is journaled, shown to a person and streamed`,
     );
-  return changed === undefined ? undefined : JSON.parse(JSON.stringify(changed));
+  return kept.value;
 }
 
 /** A value's JSON, to tell whether it changed; undefined when it has none (a BigInt put in it: it changed, and `changedInput` says why). */

@@ -18,15 +18,38 @@ import type { TurnRuntime } from "./runtime.js";
  */
 export function notJson(output: unknown): string | undefined {
   if (output === undefined) return undefined;
+  const json = jsonTextOf(output);
+  return "why" in json ? json.why : undefined;
+}
+
+/**
+ * `value` as the journal keeps it: a deep copy through its JSON (undefined
+ * stays undefined), or why it cannot be kept (`notJson`'s reason), with one
+ * `JSON.stringify`.
+ *
+ * @example
+ * keptJson({ at: new Date(0) }); // { value: { at: "1970-01-01T00:00:00.000Z" } }
+ * keptJson(10n);                 // { why: "Do not know how to serialize a BigInt" }
+ */
+export function keptJson(value: unknown): { value: unknown } | { why: string } {
+  if (value === undefined) return { value };
+  const json = jsonTextOf(value);
+  return "why" in json ? json : { value: JSON.parse(json.text) as unknown };
+}
+
+/** `value`'s JSON text, or why it has none that keeps what it holds (`value` is not undefined). */
+function jsonTextOf(value: unknown): { text: string } | { why: string } {
   let text: string | undefined;
   try {
-    text = JSON.stringify(output);
+    text = JSON.stringify(value);
   } catch (e) {
-    return describeError(e);
+    return { why: describeError(e) };
   }
-  if (text !== undefined) return lostIn(text, output);
-  // (an object JSON writes as nothing is one whose toJSON gave undefined, a function or a symbol)
-  return typeof output === "object" ? "an object whose toJSON gives no JSON value" : `a ${typeof output} has no JSON form`;
+  if (text === undefined)
+    // (an object JSON writes as nothing is one whose toJSON gave undefined, a function or a symbol)
+    return { why: typeof value === "object" ? "an object whose toJSON gives no JSON value" : `a ${typeof value} has no JSON form` };
+  const lost = lostIn(text, value);
+  return lost === undefined ? { text } : { why: lost };
 }
 
 /**

@@ -8,7 +8,7 @@ import { ApprovalError, FunctaiError, describeError, isInstance } from "../error
 import type { Frame } from "../engine/frame.js";
 import { copiedView } from "../engine/message-view.js";
 import { LeaseLost, Suspend } from "../engine/runtime.js";
-import { notJson } from "../engine/tool-boundary.js";
+import { keptJson } from "../engine/tool-boundary.js";
 import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "./types.js";
 import { copyOf } from "../runtime/values.js";
@@ -48,10 +48,10 @@ function endingOf(e: unknown, frame: Frame): Ending {
  * read of the conversation refuses.
  */
 function keptData(plugin: Plugin, data: unknown): unknown {
-  const lost = notJson(data);
-  if (lost !== undefined)
-    throw new FunctaiError("plugin-failed", `plugin ${plugin.name}: keep takes a small JSON value, and this one is not (${lost})`);
-  return data === undefined ? null : JSON.parse(JSON.stringify(data));
+  const kept = keptJson(data);
+  if ("why" in kept)
+    throw new FunctaiError("plugin-failed", `plugin ${plugin.name}: keep takes a small JSON value, and this one is not (${kept.why})`);
+  return kept.value ?? null;
 }
 
 /**
