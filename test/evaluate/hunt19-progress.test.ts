@@ -28,31 +28,19 @@ afterEach(() => {
 });
 
 describe("an async onProgress that fails", () => {
-  it("evaluate rejects with its error, starts no new row, and leaves no unhandled rejection", async () => {
-    const lm = model();
-    const saved = new Error("could not save the progress");
-    const run = evaluate(echo.using({ lm }), data, {
-      concurrency: 1,
-      onProgress: async (p) => {
-        if (p.done === 2) throw saved;
-      },
-    });
-    await expect(run).rejects.toBe(saved);
-    await new Promise((r) => setTimeout(r, 20));
-    expect(unhandled).toEqual([]);
-    expect(lm.requests).toHaveLength(2);
-  });
+  // evaluate and bootstrapFewShot report progress the same way; each is given the same failing callback
+  const runners = {
+    evaluate: (lm: ReturnType<typeof model>, onProgress: (p: { done: number }) => Promise<void>) =>
+      evaluate(echo.using({ lm }), data, { concurrency: 1, onProgress }),
+    bootstrapFewShot: (lm: ReturnType<typeof model>, onProgress: (p: { done: number }) => Promise<void>) =>
+      bootstrapFewShot(echo, data, { teacher: lm, maxBootstrapped: 6, concurrency: 1, onProgress }),
+  };
 
-  it("bootstrapFewShot rejects with its error too, and leaves no unhandled rejection", async () => {
+  it.each(Object.entries(runners))("%s rejects with its error, starts no new row, and leaves no unhandled rejection", async (_, start) => {
     const lm = model();
     const saved = new Error("could not save the progress");
-    const run = bootstrapFewShot(echo, data, {
-      teacher: lm,
-      maxBootstrapped: 6,
-      concurrency: 1,
-      onProgress: async (p) => {
-        if (p.done === 2) throw saved;
-      },
+    const run = start(lm, async (p) => {
+      if (p.done === 2) throw saved;
     });
     await expect(run).rejects.toBe(saved);
     await new Promise((r) => setTimeout(r, 20));

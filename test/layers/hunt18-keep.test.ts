@@ -9,41 +9,18 @@
  * refuses it at once (the hook fails: `plugin-failed`), before anything is
  * queued, and keeps what it takes as its JSON.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { fsStore } from "../../adapters/node-fs/index.js";
 import { ai, type Plugin } from "../../src/index.js";
-import { memoryStore } from "../../src/store/memory.js";
-import type { Store } from "../../src/store/types.js";
 import { scripted } from "../../src/testing/index.js";
 import { codeOf } from "../store/contract.js";
+import { localStores } from "../store/fixtures/local-stores.js";
 
 const desk = ai("desk", { description: "Help.", input: { message: z.string() } });
 const keeping = (data: unknown): Plugin => ({ name: "keeper", version: "1", hooks: { turnStart: (t) => t.keep(data) } });
 
-const dirs: string[] = [];
-const opened: Store[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close?.();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-const stores: [string, () => Promise<Store>][] = [
-  ["memory store", async () => memoryStore()],
-  [
-    "fs store",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "functai-hunt18-"));
-      dirs.push(dir);
-      const store = fsStore(dir);
-      opened.push(store);
-      return store;
-    },
-  ],
-];
+const { stores, cleanUp } = localStores("functai-hunt18-");
+afterEach(cleanUp);
 
 const cycle: { self?: unknown } = {};
 cycle.self = cycle;

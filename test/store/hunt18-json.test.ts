@@ -6,17 +6,12 @@
  * `toJSON` that gives no object). The caller's objects are not the
  * journal's: changing them after the append changes nothing kept.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { fsStore } from "../../adapters/node-fs/index.js";
 import { storeOn } from "../../adapters/postgres/store.js";
-import { memoryStore } from "../../src/store/memory.js";
-import type { Store } from "../../src/store/types.js";
 import { freshSchema, pgliteDb } from "../postgres/pglite-db.js";
 import { codeOf, rec } from "./contract.js";
+import { localStores, type StoreMaker } from "./fixtures/local-stores.js";
 
 /** The keys of the odd record, as they read back. */
 type Odd = { when: unknown; nan: unknown; negZero: unknown; map: unknown };
@@ -26,12 +21,8 @@ const strip = (r: object): Record<string, unknown> => {
   return rest;
 };
 
-const dirs: string[] = [];
-const opened: Store[] = [];
-afterEach(async () => {
-  for (const store of opened.splice(0)) await store.close?.();
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
+const local = localStores("functai-hunt18-");
+afterEach(local.cleanUp);
 
 let pg: PGlite | undefined;
 afterAll(async () => {
@@ -39,25 +30,13 @@ afterAll(async () => {
 });
 
 // (the file and Postgres stores beside it: what the memory store must agree with)
-const stores: [string, () => Promise<Store>][] = [
-  ["memory store", async () => memoryStore()],
-  [
-    "fs store",
-    async () => {
-      const dir = await mkdtemp(join(tmpdir(), "functai-hunt18-"));
-      dirs.push(dir);
-      const store = fsStore(dir);
-      opened.push(store);
-      return store;
-    },
-  ],
+const stores: StoreMaker[] = [
+  ...local.stores,
   [
     "postgres store (pglite)",
     async () => {
       pg ??= new PGlite();
-      const store = storeOn(pgliteDb(pg), { schema: freshSchema() });
-      opened.push(store);
-      return store;
+      return local.track(storeOn(pgliteDb(pg), { schema: freshSchema() }));
     },
   ],
 ];
