@@ -401,7 +401,7 @@ export function openConversation<S extends z.ZodRawShape, O>(
   const run = (host: ConversationHost, signal?: AbortSignal): Promise<O> => {
     const session = startSent(host, false);
     const unlink = linkSignal(session, signal, { keepWaiting: true });
-    const answered = resultOrWait(session, () => waitingOf(host.turn)) as Promise<O>;
+    const answered = resultOrWait(session, log, () => waitingOf(host.turn)) as Promise<O>;
     answered.then(unlink, unlink);
     return answered;
   };

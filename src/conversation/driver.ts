@@ -92,8 +92,12 @@ export function keepSnapshots(session: TurnSession): void {
 /** Waits until the turn's snapshot (if any) is kept: before anyone is told the turn waits. */
 export const snapshotKept = (session: TurnSession): Promise<void> => snapshots.get(session) ?? Promise.resolve();
 
-/** Resolves to the turn's answer; a turn that stops for a person rejects with what `waiting` makes. */
-export async function resultOrWait(session: TurnSession, waiting: WaitingError): Promise<unknown> {
+/**
+ * Resolves to the turn's answer; a turn that stops for a person rejects with what `waiting` makes, unless its
+ * records say another process answered it meanwhile: then it settles as they say (`waitingOrRecorded`), never
+ * with a `Waiting` that lists nothing to answer.
+ */
+export async function resultOrWait(session: TurnSession, log: ConversationLog, waiting: WaitingError): Promise<unknown> {
   let waited = false;
   const result = resultOf(session, () => {
     waited = true;
@@ -104,7 +108,7 @@ export async function resultOrWait(session: TurnSession, waiting: WaitingError):
   } catch (e) {
     if (waited || session.actor.getSnapshot().value === "awaitingApproval") {
       await snapshotKept(session);
-      throw await waiting();
+      return await waitingOrRecorded(log, session.host.turn, waiting);
     }
     throw e;
   }

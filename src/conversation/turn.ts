@@ -217,7 +217,7 @@ export class Turn<O = unknown> {
     const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length, ...(answer ? { answer } : {}) });
     const unlink = linkSignal(session, this.#ctx.signal, { keepWaiting: true }); // (a call going on with its turn: see ConversationContext)
     try {
-      return (await resultOrWait(session, () => this.#waiting())) as O;
+      return (await resultOrWait(session, this.#ctx.log, () => this.#waiting())) as O;
     } finally {
       unlink();
       // current after its own action: done, failed, waiting again, …
