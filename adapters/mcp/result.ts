@@ -46,9 +46,11 @@ export function outputOf(name: string, result: McpCallResult): unknown {
 }
 
 /**
- * What is wrong with a result of a tool that lists an output schema, checked
- * as the SDK's client checks it (`check`: that schema compiled), else `null`:
- * its structured content must be there (unless it is `isError`), and fit.
+ * What is wrong with a result of a tool that lists an output schema (`check`:
+ * that schema compiled), else `null`: its structured content must be there,
+ * and fit. A result marked `isError` is not checked: the schema says what the
+ * tool's results are, not its errors (the SDK's `McpServer` does not check
+ * them either), and the model is shown the error (see {@link outputOf}).
  * The client's own check uses what its last `listTools` cached, and each
  * `listTools` forgets what the one before it cached: after the pages of a
  * listing, only the last page's tools would be checked.
@@ -58,8 +60,9 @@ export function outputOf(name: string, result: McpCallResult): unknown {
  * outputProblem(check, { content: [], structuredContent: { locked: "yes" } }); // "its structured content does not match the tool's output schema: …"
  */
 export function outputProblem(check: JsonCheck, result: McpCallResult): string | null {
+  if (result.isError === true) return null;
   const structured: unknown = result.structuredContent;
-  if (!structured) return result.isError === true ? null : "the tool has an output schema, and its result has no structured content";
+  if (!structured) return "the tool has an output schema, and its result has no structured content";
   const problem = check(structured);
   return problem === null ? null : `its structured content does not match the tool's output schema: ${problem}`;
 }

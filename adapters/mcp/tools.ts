@@ -7,7 +7,7 @@ import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
 import { loadResultReader, outputOf, outputProblem, unreadable, type McpCallResult, type ResultReader } from "./result.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
-import { isRecord } from "../../src/runtime/values.js";
+import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 
 /**
  * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these methods are used. A call is
@@ -88,15 +88,20 @@ const CONNECTION_CLOSED = -32000;
 const REQUEST_TIMEOUT = -32001;
 
 /**
- * Whether a call failed after its request was sent, with no answer: it timed
- * out, or the connection closed under it. The server may have acted. (One
- * the server answered with an error, or that was never sent, did not leave
- * that in doubt; one it answered with a result that cannot be read is told
- * by its `ResultReader`.)
+ * Whether a call that failed may have reached the server: all but an error
+ * the server answered with (the SDK's `McpError`, save its own for a
+ * connection that closed or a request that timed out) and a client that was
+ * not connected (nothing was sent). Over Streamable HTTP a server that dies
+ * mid-call fails the POST that carried it with the transport's own error
+ * ("fetch failed"), not the SDK's "connection closed": the server may have
+ * acted all the same. (One it answered with a result that cannot be read is
+ * told by its `ResultReader`.)
  */
 const outcomeUnknown = (e: unknown): boolean => {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === CONNECTION_CLOSED || code === REQUEST_TIMEOUT;
+  if (e instanceof Error && e.message === "Not connected") return false;
+  const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
+  if (name === "McpError" && typeof code === "number") return code === CONNECTION_CLOSED || code === REQUEST_TIMEOUT;
+  return true;
 };
 
 /**
@@ -149,10 +154,25 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
   return tools;
 }
 
-/** Options of the wrong type, refused before the server is asked (an `include` of one string was matched as a substring of it). */
+/** What mcpTools options hold: anything else is read by nothing. */
+const OPTION_KEYS = ["include", "effects"] as const;
+
+/**
+ * Options of the wrong type, refused before the server is asked (an `include` of one string was matched as a
+ * substring of it), and options it does not know (a misspelt `include` took every tool).
+ */
 function checkOptions(options: unknown): asserts options is McpToolsOptions {
   if (!isRecord(options))
     throw new FunctaiError("settings-invalid", `mcpTools options must be an object { include?, effects? }, not ${describeValue(options, 80)}`);
+  const odd = unknownKeys(
+    Object.keys(options).filter((k) => options[k] !== undefined),
+    OPTION_KEYS,
+  );
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `mcpTools: ${namedKeys(odd, "is not an option", "are not options")}; its options are ${OPTION_KEYS.join(", ")}`,
+    );
   const { include, effects } = options;
   if (include !== undefined && typeof include !== "function" && !(Array.isArray(include) && include.every((n) => typeof n === "string")))
     throw new FunctaiError(
@@ -164,14 +184,36 @@ function checkOptions(options: unknown): asserts options is McpToolsOptions {
   for (const e of Object.values(effects ?? {})) checkEffects(e);
 }
 
+/**
+ * What the caller's `include` test says of one tool. A test written `async`
+ * answers with a promise, which is truthy: it would take every tool, those it
+ * leaves out included, so it is refused.
+ */
+function included(include: (tool: McpToolInfo) => boolean, t: McpToolInfo): boolean {
+  let answer: unknown;
+  try {
+    answer = include(t);
+  } catch (e) {
+    throw new FunctaiError("settings-invalid", `mcpTools include failed on the tool ${JSON.stringify(t.name)}: ${describeError(e)}`, {
+      cause: e,
+    });
+  }
+  if (typeof (answer as { then?: unknown } | null)?.then === "function") {
+    // its rejection, if it rejects, is this refusal's to tell, not an unhandled one
+    Promise.resolve(answer).catch(() => {});
+    throw new FunctaiError(
+      "settings-invalid",
+      `mcpTools include answered a promise for the tool ${JSON.stringify(t.name)}: it must answer at once, true or false (look up what it needs before calling mcpTools)`,
+    );
+  }
+  return Boolean(answer);
+}
+
 function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolInfo[] {
   const { include, effects = {} } = options;
-  const names = new Set<string>();
-  for (const t of all) {
-    // two tools of one name: the model could not tell them apart, and only one of them would ever be called
-    if (names.has(t.name)) throw new FunctaiError("remote-protocol", `the MCP server lists two tools named ${JSON.stringify(t.name)}`);
-    names.add(t.name);
-  }
+  const listed = new Map<string, number>();
+  for (const t of all) listed.set(t.name, (listed.get(t.name) ?? 0) + 1);
+  const names = new Set(listed.keys());
   const named = [...(Array.isArray(include) ? include : []), ...Object.keys(effects)];
   const missing = named.filter((n) => !names.has(n));
   if (missing.length > 0)
@@ -179,18 +221,16 @@ function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): McpToolI
       "settings-invalid",
       `the MCP server has no tool named ${missing.map((n) => JSON.stringify(n)).join(", ")} (it has: ${[...names].join(", ") || "none"})`,
     );
-  if (include === undefined) return [...all];
-  if (typeof include === "function")
-    return all.filter((t) => {
-      try {
-        return include(t);
-      } catch (e) {
-        throw new FunctaiError("settings-invalid", `mcpTools include failed on the tool ${JSON.stringify(t.name)}: ${describeError(e)}`, {
-          cause: e,
-        });
-      }
-    });
-  return all.filter((t) => include.includes(t.name));
+  const takes = (t: McpToolInfo) => (typeof include === "function" ? included(include, t) : include === undefined || include.includes(t.name));
+  const taken = all.filter(takes);
+  // two tools of one name: the model could not tell them apart, and only one of them would ever be called
+  for (const t of taken)
+    if (listed.get(t.name)! > 1)
+      throw new FunctaiError(
+        "remote-protocol",
+        `the MCP server lists two tools named ${JSON.stringify(t.name)}; leave them out with mcpTools(client, { include })`,
+      );
+  return taken;
 }
 
 /**
@@ -273,10 +313,11 @@ function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): Js
  * the annotations (`readOnlyHint: true` reads, anything else changes) unless
  * `effects` says otherwise. A result's structured content, else its text, is
  * what the model sees; `isError` is a tool error the model sees. A call to
- * a changing tool that was sent and never answered (the connection closed,
- * or it timed out), or answered with a result that cannot be read (not an
- * MCP result, or structured content that breaks the tool's output schema,
- * checked here for every tool whatever page of the listing it was on),
+ * a changing tool that was sent and never answered (the connection closed
+ * or its transport failed under it, or it timed out), or answered with a
+ * result that cannot be read (not an MCP result, or structured content that
+ * breaks the tool's output schema, checked here for every tool whatever page
+ * of the listing it was on, and for every result not marked `isError`),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
  * the call unfinished. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
@@ -285,11 +326,14 @@ function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): Js
  * error the model sees (`remote-protocol`, saying what is wrong with it). The
  * tools are journaled, approved and resumed like any tool; a stopped turn
  * cancels the request. A listing that fails is `remote-closed` (the connection is
- * gone) or `remote-protocol` (the server answered with an error, lists one
- * name twice, or its pages go round in a circle or never end). A tool whose name, input
- * names or schema providers refuse, or that runs only as a task
+ * gone) or `remote-protocol` (the server answered with an error, or its pages
+ * go round in a circle or never end); so is a taken tool whose name the server
+ * lists twice. A tool whose name, input names or schema providers refuse, whose
+ * schema names a JSON Schema dialect functai does not check (it checks 2020-12,
+ * MCP's default, 2019-09, draft-07 and draft-06), or that runs only as a task
  * (`execution.taskSupport: "required"`), is `settings-invalid`: leave it out with
- * `include`.
+ * `include`. An `include` test must answer at once (one that answers a promise
+ * is `settings-invalid`).
  *
  * @example
  * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -305,8 +349,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
   if (!client || typeof client.listTools !== "function" || typeof client.callTool !== "function")
     throw new FunctaiError("settings-invalid", "mcpTools takes a connected Client of @modelcontextprotocol/sdk");
   checkOptions(options);
-  const makeCheck = await loadCheckMaker();
+  // the SDK first: without it, it is the package to name (ajv comes with it)
   const readResult = await loadResultReader();
+  const makeCheck = await loadCheckMaker();
   const tools = chosen(await listAll(client), options);
   return tools.map((info) => {
     const { name, parameters } = offerable(info);
@@ -354,7 +399,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           if (reader.answered()) throw unreadableAnswer(unreadable(e), e);
           if (effects === "changes" && outcomeUnknown(e))
             throw new NeedsPerson(
-              `the MCP tool ${name} may have run: ${describeError(e)}, after its request was sent. Say what it returned, or ask for a rerun.`,
+              `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
             );
           throw e;
         }

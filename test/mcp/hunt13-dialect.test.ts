@@ -8,12 +8,10 @@
  * `prefixItems` (nor `dependentRequired`, `unevaluatedProperties`) and lets
  * through what they refuse, so such an input is sent to the server.
  *
- * Left as it.fails: the fix is a 2020-12 validator for schemas that do not
- * name an older draft (`ajv/dist/2020`, with ajv-formats), which functai
- * does not depend on (it is the SDK's dependency, not hoisted under every
- * package manager), and a schema without `$schema` written for draft-07
- * (`items: [ … ]`) would then read otherwise: it needs a dependency decision
- * (package.json) and a rule for schemas that name no dialect.
+ * Fixed in hunt 24: schemas are checked by Ajv's class for their dialect
+ * (`ajv/dist/2020` when no `$schema` names another; `ajv` and `ajv-formats`
+ * are optional peer dependencies of functai, as the SDK is). A schema that
+ * names draft-07 is still checked as draft-07 (hunt24-dialects.test.ts).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -34,7 +32,7 @@ const PIN: Tool = {
 };
 
 describe("an input schema in JSON Schema 2020-12 (no $schema: MCP's default dialect)", () => {
-  it.fails("an input its prefixItems refuse is refused before the tool runs, never sent", async () => {
+  it("an input its prefixItems refuse is refused before the tool runs, never sent", async () => {
     const { client, calls } = await hunt13Server([[PIN]], () => ({ content: [{ type: "text", text: "pinned" }] }));
     const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: await mcpTools(client) });
     const reply = await desk("Pin it.", { lm: deskModel({ name: "pin", input: { point: ["north", "east"] } }), approve: () => true });
