@@ -52,7 +52,8 @@ export interface FileStat {
 }
 
 /** Whether `known` describes the file `st` is of (not one that had its name, or its inode number, before). */
-export const sameFile = (known: Known | undefined, st: FileStat): known is Known => known !== undefined && known.ino === st.ino && known.born === st.birthtimeMs;
+export const sameFile = (known: Known | undefined, st: FileStat): known is Known =>
+  known !== undefined && known.ino === st.ino && known.born === st.birthtimeMs;
 
 /**
  * The scan of a file that `known` still describes to its last byte (what an

@@ -123,7 +123,10 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   }
   // (null or a string would fail later as a TypeError, or be read as no options)
   if (!isRecord(options as unknown))
-    throw new FunctaiError("input-invalid", `fsStore "${dir}": its options are an object such as { lockTimeoutMs: 5000 }, not ${describeValue(options, 40)}.`);
+    throw new FunctaiError(
+      "input-invalid",
+      `fsStore "${dir}": its options are an object such as { lockTimeoutMs: 5000 }, not ${describeValue(options, 40)}.`,
+    );
   checkOptions(dir, options);
   const root = join(resolve(dir), "conversations");
   const lock = { staleMs: options.lockStaleMs ?? 5_000, timeoutMs: options.lockTimeoutMs ?? 30_000 };
