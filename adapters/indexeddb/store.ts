@@ -210,7 +210,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     }
   };
 
-  const append: Store["append"] = async (conversation, records, opts = {}) => {
+  const append: Store["append"] = async (conversation, records, given) => {
+    const opts = given ?? {}; // (null too: no options, as the other stores take it, never a TypeError)
     check(conversation);
     checkRecords(conversation, records);
     checkExpect(conversation, opts.expect);

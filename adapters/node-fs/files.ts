@@ -36,10 +36,12 @@ export function scanFd(
   resume = false,
   /** The file's inode and size when the caller just read them (a `stat` of its path), saving an `fstat`. */
   stat?: FileStat,
+  /** Keep the line of each record collected too (`Scan.texts`). */
+  texts = false,
 ): Promise<Scanned> {
   const st = stat ?? fstatSync(fd);
   const same = unchanged(st, known, after, resume);
-  return same !== undefined ? Promise.resolve(same) : readScan(fd, file, st, known, after, resume);
+  return same !== undefined ? Promise.resolve(same) : readScan(fd, file, st, known, after, resume, texts);
 }
 
 export type Scanned = Scan & { ino: number; born: number; size: number; base: number };
@@ -61,7 +63,8 @@ export const sameFile = (known: Known | undefined, st: FileStat): known is Known
  */
 export function unchanged(st: FileStat, known: Known | undefined, after?: number, resume = false): Scanned | undefined {
   if (!sameFile(known, st) || st.size !== known.end || !(after === undefined || resume)) return undefined;
-  return { count: known.count, end: known.end, torn: false, records: [], ino: st.ino, born: st.birthtimeMs, size: st.size, base: known.end };
+  const { count, end } = known;
+  return { count, end, torn: false, records: [], texts: [], ino: st.ino, born: st.birthtimeMs, size: st.size, base: end };
 }
 
 async function readScan(
@@ -71,6 +74,7 @@ async function readScan(
   known: Known | undefined,
   after: number | undefined,
   resume: boolean,
+  texts: boolean,
 ): Promise<Scanned> {
   const size = st.size;
   const from = sameFile(known, st) && size >= known.end && (after === undefined || resume) ? known : undefined;
@@ -86,6 +90,7 @@ async function readScan(
     file,
     base,
     before: from?.count ?? 0,
+    texts,
     ...(after === undefined ? {} : { after: resume && from !== undefined ? Math.max(after, from.count) : after }),
   });
   return { ...result, ino: st.ino, born: st.birthtimeMs, size, base };

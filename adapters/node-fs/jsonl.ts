@@ -7,7 +7,7 @@
  * missing is a torn tail, like a line without its newline.
  */
 import { isUtf8 } from "node:buffer";
-import { ConversationError, FunctaiError, describeError } from "../../src/errors.js";
+import { ConversationError } from "../../src/errors.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { recordJson } from "../../src/store/checks.js";
 
@@ -24,6 +24,8 @@ export interface Scan {
   torn: boolean;
   /** The committed records with `seq > after` (only when asked). */
   records: ConversationRecord[];
+  /** The line of each of `records`, as the file holds it (only when asked: `texts`). */
+  texts: string[];
 }
 
 export interface ScanFrom {
@@ -35,6 +37,8 @@ export interface ScanFrom {
   before: number;
   /** Collect the records with `seq > after`; leave out to collect none. */
   after?: number;
+  /** Keep each collected record's line too (what the read cache keeps: each read parses records of its own). */
+  texts?: boolean;
 }
 
 /**
@@ -60,11 +64,13 @@ export class Scanner {
   readonly #from: ScanFrom;
   readonly #emit: ((record: ConversationRecord) => void) | undefined;
   readonly #out: ConversationRecord[] = [];
+  readonly #texts: string[] = [];
   #count: number;
   /** Bytes (after `base`) of committed lines, and of every line pushed. */
   #end = 0;
   #seen = 0;
   #pending: ConversationRecord[] = [];
+  #pendingTexts: string[] = [];
 
   constructor(from: ScanFrom, emit?: (record: ConversationRecord) => void) {
     this.#from = from;
@@ -99,17 +105,21 @@ export class Scanner {
       const seq = (value as { seq?: unknown }).seq;
       if (seq !== line) throw corrupt(from.file, line, `seq ${JSON.stringify(seq)} where ${line} was expected`);
       this.#pending.push(value as ConversationRecord);
+      if (from.texts) this.#pendingTexts.push(text);
       if (closes) {
         // all or none: a batch counts only once its closing line is whole.
         if (collect !== undefined) {
-          for (const r of this.#pending) {
+          for (let i = 0; i < this.#pending.length; i++) {
+            const r = this.#pending[i]!;
             if (r.seq <= collect) continue;
             if (this.#emit) this.#emit(r);
             else this.#out.push(r);
+            if (from.texts) this.#texts.push(this.#pendingTexts[i]!);
           }
         }
         this.#count += this.#pending.length;
         this.#pending = [];
+        this.#pendingTexts = [];
         this.#end = this.#seen + pos;
       }
     }
@@ -119,7 +129,7 @@ export class Scanner {
 
   /** What the pushed bytes hold; `total`: how many bytes there were in all (a tail without its newline is torn). */
   finish(total: number): Scan {
-    return { count: this.#count, end: this.#from.base + this.#end, torn: this.#end < total, records: this.#out };
+    return { count: this.#count, end: this.#from.base + this.#end, torn: this.#end < total, records: this.#out, texts: this.#texts };
   }
 }
 
@@ -137,24 +147,24 @@ export function encodeBatch(bodies: readonly string[], first: number): Buffer {
   return Buffer.from(text, "utf8");
 }
 
-/** A record's JSON without its `seq` (the store gives that), checked before the lock is taken. */
+/**
+ * A record's JSON without its `seq` (the store gives that), checked before
+ * the lock is taken: the record as JSON gives it (its `toJSON`, when it has
+ * one, as every store keeps it), then a top-level `seq` in it left out, so
+ * that a line never holds two (a JSONL reader may keep either).
+ */
 export function recordBody(conversation: string, record: object, index: number): string {
-  let body = record;
-  try {
-    // (a record that carries a seq: one read from another store, copied here)
-    if (Object.hasOwn(record, "seq")) body = withoutSeq(record);
-  } catch (e) {
-    // A getter that throws, or a Proxy that refuses to be read (its keys, its `seq`): refused as the other stores
-    // refuse it, with a FunctaiError (JSON.stringify's own failures are, in recordJson), never a bare Error.
-    throw new FunctaiError("input-invalid", `${conversation}: record ${index + 1} of the batch cannot be read (${describeError(e)}).`, { cause: e });
-  }
-  return recordJson(conversation, body, index);
+  const body = recordJson(conversation, record, index); // a getter or Proxy that throws: input-invalid, as every store says
+  // (a record that carries a seq: one read from another store, copied here; a nested "seq" parses for nothing)
+  return body.includes('"seq":') ? withoutSeq(body) : body;
 }
 
-/** A copy of `record`'s own enumerable keys but `seq` (reads each of them: a getter may throw). */
-function withoutSeq(record: object): object {
-  const { seq: _ignored, ...rest } = record as { seq?: unknown };
-  return rest;
+/** `body` (JSON of an object, as `JSON.stringify` wrote it) without its top-level `seq`: the same text otherwise. */
+function withoutSeq(body: string): string {
+  const value = JSON.parse(body) as Record<string, unknown>;
+  if (!Object.hasOwn(value, "seq")) return body;
+  delete value.seq;
+  return JSON.stringify(value);
 }
 
 function corrupt(file: string, line: number, why: string): ConversationError {

@@ -9,16 +9,30 @@ import type { ConversationRecord } from "../../src/records/types.js";
 import { closeFd, io, openFdIfExists, readAt, sameFile, scanFd, statOrUndefined, type Known } from "./files.js";
 import { Scanner } from "./jsonl.js";
 
+/**
+ * A kept record as a read hands it out: parsed anew, its keys frozen, as the
+ * memory store gives it. Records shared between reads (frozen at their own
+ * keys only) let a reader's edit of something nested in one (a tool's input
+ * on a resumed turn) change what every later read gave.
+ */
+const readBack = (text: string): ConversationRecord => Object.freeze(JSON.parse(text) as ConversationRecord);
+
+/** Freezes the keys of records a read hands out (each read's own: a caller cannot add or change a key by mistake). */
+const frozen = (records: ConversationRecord[]): ConversationRecord[] => {
+  for (const r of records) Object.freeze(r);
+  return records;
+};
+
 /** `scan` reads conversation files this many bytes at a time… */
 export const SCAN_CHUNK = 1 << 20;
 /** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
 const SCAN_WHOLE = 4 << 20;
 
 export class FileReads {
-  // Records `read` parsed, by conversation (least recently read first). Valid
-  // while the file is the same (inode and birth time) and not shorter than `end` (the
-  // rule `known` uses).
-  readonly #parsed = new Map<string, Known & { records: ConversationRecord[] }>();
+  // The lines of the records `read` parsed and checked, by conversation (least recently read first). Valid
+  // while the file is the same (inode and birth time) and not shorter than `end` (the rule `known` uses).
+  // Kept as text, not as the records: each read parses records of its own (see readBack).
+  readonly #parsed = new Map<string, Known & { texts: string[] }>();
   // Where the last `scan` of a conversation ended (nothing of it kept): a read after it reads on from there.
   readonly #marks = new Map<string, Known>();
   #cachedBytes = 0;
@@ -52,12 +66,19 @@ export class FileReads {
     this.#cachedBytes = 0;
   }
 
-  /** How many committed records the file holds (only what was appended since this store last looked is read). */
+  /**
+   * How many committed records the file holds: only what was appended since
+   * this store last looked is read, by its appends or by its reads and scans
+   * (a watcher that only reads, polling `length` or `wait`, would parse the
+   * whole file each time).
+   */
   async count(conversation: string, file: string): Promise<number> {
     const fd = openFdIfExists(file, this.full);
     if (fd === undefined) return 0;
     try {
-      return (await scanFd(fd, file, this.known.get(conversation))).count;
+      // (the further one: scanFd reads on from it only while it still describes the file, else reads it whole)
+      const [wrote, read] = [this.known.get(conversation), this.seen(conversation)];
+      return (await scanFd(fd, file, read !== undefined && (wrote === undefined || read.end > wrote.end) ? read : wrote)).count;
     } catch (e) {
       throw io(file, e);
     } finally {
@@ -84,18 +105,20 @@ export class FileReads {
         // Reading on after a scan: only the bytes after it (all of them when the file changed otherwise).
         const seen = await scanFd(fd, file, mark, from, true, st);
         this.#marks.set(conversation, { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count });
-        return seen.records;
+        return frozen(seen.records);
       }
-      if (this.cacheMax <= 0) return (await scanFd(fd, file, undefined, from, false, st)).records;
+      if (this.cacheMax <= 0) return frozen((await scanFd(fd, file, undefined, from, false, st)).records);
       const cached = this.#parsed.get(conversation);
       this.#forget(conversation); // re-added below, as the most recently read
       // Only the bytes after what was parsed before are read and parsed (all of them when the file changed otherwise).
-      const seen = await scanFd(fd, file, cached, 0, true, st);
-      const fresh = seen.records;
-      for (const r of fresh) Object.freeze(r); // shared by every later read: nobody edits the journal
-      const records = cached !== undefined && seen.base === cached.end ? cached.records : [];
-      for (const r of fresh) records.push(r);
-      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, records };
+      const seen = await scanFd(fd, file, cached, 0, true, st, true);
+      const texts = cached !== undefined && seen.base === cached.end ? cached.texts : [];
+      // What was kept before is parsed anew for this read (a JSON.parse a record, no disk access, no checks: cheaper
+      // than reading the file, dearer than handing out shared objects); what was just read is this read's own already.
+      const records = texts.slice(from).map(readBack);
+      for (const r of frozen(seen.records)) if (r.seq > from) records.push(r);
+      for (const t of seen.texts) texts.push(t);
+      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, texts };
       if (entry.end <= this.cacheMax) {
         // A read of the same conversation that ran alongside this one (each forgot the entry before its await) may
         // have kept its own meanwhile: replaced without forgetting, its bytes would stay counted for ever, and once
@@ -108,7 +131,7 @@ export class FileReads {
           this.#forget(id);
         }
       }
-      return from === 0 ? records.slice() : records.slice(from);
+      return records;
     } catch (e) {
       throw io(file, e);
     } finally {

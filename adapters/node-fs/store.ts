@@ -50,9 +50,11 @@ export interface FsStoreOptions {
   /** How often `wait` looks at the file (its size and change times: a new count only when they moved; default 20 ms). */
   pollMs?: number;
   /**
-   * `read` keeps the records it parsed (frozen) for conversations whose files
-   * add up to at most this many bytes (default 16 MiB; 0 keeps none), and
-   * next time parses only what was appended since.
+   * `read` keeps the lines of the records it read and checked for
+   * conversations whose files add up to at most this many bytes (default
+   * 16 MiB; 0 keeps none), and next time reads and checks only what was
+   * appended since. Each read still parses the records it gives from the
+   * kept lines: they are its own (keys frozen), as the memory store's are.
    */
   readCacheBytes?: number;
   /**
@@ -226,6 +228,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     scan: async (conversation, after, visit) => {
       const file = readable(conversation);
       checkAfter(conversation, after);
+      // (else a TypeError from the first record, or nothing at all where there is no record to visit)
+      if (typeof visit !== "function")
+        throw new FunctaiError("input-invalid", `${conversation}: scan's visit is a function, not ${describeValue(visit, 40)}.`);
       return reads.scan(conversation, file, after, visit);
     },
 
