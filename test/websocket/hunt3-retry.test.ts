@@ -14,7 +14,11 @@ import { keeper, proxy, until, waitingDesk } from "./fixtures.js";
 const keep = keeper();
 
 /** Approves through a proxy and cuts the network once the server said the yes was kept (the `approved` event): the reply never comes. */
-async function approveThenCut(app: Awaited<ReturnType<typeof connect>>, net: { cut(): void }, ref: { conversation: string; turn: string; id?: string }) {
+async function approveThenCut(
+  app: Awaited<ReturnType<typeof connect>>,
+  net: { cut(): void },
+  ref: { conversation: string; turn: string; id?: string },
+) {
   const s = app.approve({ ...ref, by: "maria" });
   const seen: string[] = [];
   const iterated = (async () => {
@@ -22,7 +26,10 @@ async function approveThenCut(app: Awaited<ReturnType<typeof connect>>, net: { c
       seen.push(e.type);
       if (e.type === "approved") net.cut();
     }
-  })().then(() => null, (e: unknown) => e);
+  })().then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(await iterated).toMatchObject({ code: "remote-closed" });
   expect(seen).toContain("approved");
 }
@@ -67,11 +74,19 @@ describe("a yes sent again after the connection dropped before its reply", () =>
       RAN.push(`email ${text}`);
       return "sent";
     });
-    const steps = [{ toolCalls: [{ name: "refund", input: { order_id: "A-1042" } }] }, { toolCalls: [{ name: "email", input: { text: "Your refund is on its way." } }] }];
+    const steps = [
+      { toolCalls: [{ name: "refund", input: { order_id: "A-1042" } }] },
+      { toolCalls: [{ name: "email", input: { text: "Your refund is on its way." } }] },
+    ];
     const reply = (req: LMRequest) => steps[req.messages.filter((m) => m.role === "tool").length] ?? "Done.";
-    const fn = ai("desk2", { description: "Refund, then tell the customer.", input: { message: z.string() }, tools: [refund, email] }).using({ lm: scripted(Array.from({ length: 10 }, () => reply)) });
+    const fn = ai("desk2", { description: "Refund, then tell the customer.", input: { message: z.string() }, tools: [refund, email] }).using({
+      lm: scripted(Array.from({ length: 10 }, () => reply)),
+    });
     const store = memoryStore();
-    const err = await fn.conversation("sam", { store, approve: "changes" }).send("Refund A-1042.").catch((e: unknown) => e);
+    const err = await fn
+      .conversation("sam", { store, approve: "changes" })
+      .send("Refund A-1042.")
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Waiting);
     return { fn, store, RAN, release };
   }
@@ -111,7 +126,10 @@ describe("a yes sent again after the connection dropped before its reply", () =>
     d.release();
     // (asked until the companion is back and the turn waits for the email)
     await until(async () => (await app.waiting().catch(() => [])).some((x) => x.approvals.some((a) => a.name === "email")));
-    const retry = await Promise.resolve(app.approve(ref)).then((v) => ({ v }), (e: unknown) => ({ e }));
+    const retry = await Promise.resolve(app.approve(ref)).then(
+      (v) => ({ v }),
+      (e: unknown) => ({ e }),
+    );
     expect(d.RAN).toEqual(["refund A-1042"]); // fails: ["refund A-1042", "email Your refund is on its way."]
     expect(retry).toMatchObject({ e: { code: "approval-answered" } });
   });

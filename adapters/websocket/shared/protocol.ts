@@ -112,17 +112,33 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("approve"), ...turnRef, approval: approvalId.optional(), by: short.optional() }),
   z.object({ type: z.literal("deny"), ...turnRef, approval: approvalId.optional(), by: short.optional(), reason: reason.optional() }),
   z.object({
-    type: z.literal("resume"), ...turnRef,
+    type: z.literal("resume"),
+    ...turnRef,
     results: z.record(z.string().max(600), z.unknown()).optional(),
-    rerun: z.array(z.union([z.number().int(), z.string().max(600)])).max(1000).optional(),
+    rerun: z
+      .array(z.union([z.number().int(), z.string().max(600)]))
+      .max(1000)
+      .optional(),
   }),
   z.object({ type: z.literal("abandon"), ...turnRef }),
   z.object({
-    type: z.literal("call"), id: requestId, program: short, input: z.unknown(),
-    approvals: z.enum(["caller", "owner"]).default("owner"), conversation: conversationId.optional(),
+    type: z.literal("call"),
+    id: requestId,
+    program: short,
+    input: z.unknown(),
+    approvals: z.enum(["caller", "owner"]).default("owner"),
+    conversation: conversationId.optional(),
   }),
   // an answer to an approval of one of this connection's own `call`s (approvals: "caller")
-  z.object({ type: z.literal("answer"), id: requestId, call: requestId, verdict: z.enum(["yes", "no"]), approval: approvalId.optional(), by: short.optional(), reason: reason.optional() }),
+  z.object({
+    type: z.literal("answer"),
+    id: requestId,
+    call: requestId,
+    verdict: z.enum(["yes", "no"]),
+    approval: approvalId.optional(),
+    by: short.optional(),
+    reason: reason.optional(),
+  }),
   z.object({ type: z.literal("cancel"), id: requestId, call: requestId }),
 ]);
 
@@ -153,7 +169,14 @@ export const wireErrorSchema = z.object({ code: z.string().max(100), message: z.
  * });
  */
 export const serverMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("welcome"), id: requestId, v: z.number().int(), programs: z.array(z.string()), heartbeatMs: z.number().int().min(1).max(MAX_TIMER_MS).optional(), maxPayload: z.number().int().min(1).optional() }),
+  z.object({
+    type: z.literal("welcome"),
+    id: requestId,
+    v: z.number().int(),
+    programs: z.array(z.string()),
+    heartbeatMs: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
+    maxPayload: z.number().int().min(1).optional(),
+  }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("programs"), programs: z.array(z.string()) }),
   z.object({ type: z.literal("reply"), id: requestId, result: z.unknown() }),
