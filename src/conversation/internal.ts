@@ -7,7 +7,7 @@ import type { Approval } from "../approval/types.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnStream } from "../turn/stream.js";
 import type { TurnSession } from "../turn/session.js";
-import { recordAnswer } from "./answers.js";
+import { recordAnswer, type Answer } from "./answers.js";
 import { checkRunnable, continueTurn, type ConversationContext } from "./driver.js";
 import { ConversationStream } from "./stream.js";
 
@@ -40,10 +40,7 @@ function insidesFor(turn: object): TurnInsides {
  * Records a yes or no (conditionally: an approval is answered once); the
  * handle is current after it. `chosen` are the approvals it answered.
  */
-export async function recordAnswerOf(
-  turn: { readonly id: string },
-  answer: { verdict: "yes" | "no"; by: string | null; reason: string | null; id?: string | undefined },
-): Promise<{ chosen: Approval[]; rest: number }> {
+export async function recordAnswerOf(turn: { readonly id: string }, answer: Answer): Promise<{ chosen: Approval[]; rest: number }> {
   const own = insidesFor(turn);
   const ctx = own.ctx(turn);
   // an answer that leaves nothing waiting is refused, with nothing written, where this process cannot run the turn on

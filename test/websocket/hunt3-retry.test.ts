@@ -107,15 +107,12 @@ describe("a yes sent again after the connection dropped before its reply", () =>
     expect((await app.waiting())[0]!.approvals.map((a) => a.name)).toEqual(["email"]);
   });
 
-  // KNOWN, OPEN (left for a decision; the README now says to name the approval): a retried yes without an approval id
-  // is applied to an approval the person never saw. The person approved the refund (no `id`, as the README's example
-  // did until 2026-12-03); the connection dropped before the reply; meanwhile the
-  // turn went on and now waits for the email. The retry, the same message, is taken as "yes to all that waits now"
-  // (adapters/websocket/server/runner.ts answer() -> recordAnswerOf with id undefined -> src/conversation/answers.ts
-  // recordAnswer chooses every approval waiting at that moment), so the email is approved and sent without anyone
-  // having seen it. A retry should be refused (approval-answered) or be held to what was shown: that needs the answer
-  // to carry what the person was shown (a protocol and API change), since nothing tells a retry from a new answer.
-  it.fails("without an id: a retry after the turn went on to wait for another tool does not approve that tool", async () => {
+  // A retried yes without an approval id once answered an approval the person never saw: they approved the refund (no
+  // `id`, as the README's example did until 2026-12-03); the connection dropped before the reply; meanwhile the turn
+  // went on and waited for the email, and the retry was taken as "yes to all that waits now", so the email was sent
+  // unseen. Now an id-less answer carries the approvals its companion showed (`shown`), and a retry of one whose reply
+  // was lost is held to what the first was held to (client/connect.ts): the server answers only those (runner.ts).
+  it("without an id: a retry after the turn went on to wait for another tool does not approve that tool", async () => {
     const d = await twoStepDesk();
     const server = keep(await serve({ store: d.store, programs: [d.fn], port: 0 }));
     const net = keep(await proxy(server.port));
@@ -130,7 +127,7 @@ describe("a yes sent again after the connection dropped before its reply", () =>
       (v) => ({ v }),
       (e: unknown) => ({ e }),
     );
-    expect(d.RAN).toEqual(["refund A-1042"]); // fails: ["refund A-1042", "email Your refund is on its way."]
+    expect(d.RAN).toEqual(["refund A-1042"]);
     expect(retry).toMatchObject({ e: { code: "approval-answered" } });
   });
 });

@@ -3,6 +3,8 @@ import { describeValue, FunctaiError } from "../../../src/errors.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import { RemoteError } from "../shared/errors.js";
 import {
+  approvalSchema,
+  clientMessageSchema,
   outcomeSchema,
   PROTOCOL_VERSION,
   statusSchema,
@@ -36,7 +38,23 @@ interface Pending {
   resolve(result: unknown): void;
   reject(error: RemoteError): void;
   stream?: RemoteStream;
+  /** An answer without an approval id: its turn, and the approvals it was held to (`shown`). */
+  answer?: IdlessAnswer;
+  /** The approvals the server said this answer answered (its `approved` events). */
+  answered?: string[];
 }
+
+/** An `approve` or `deny` sent without an approval id. */
+interface IdlessAnswer {
+  /** The turn, as `turnKey` says it. */
+  key: string;
+  verdict: "yes" | "no";
+  /** The approvals it was held to (none known: every one waiting when it arrives). */
+  shown: string[] | undefined;
+}
+
+/** A turn's key in the companion's maps (a conversation id never holds a "/"). */
+const turnKey = (conversation: string, turn: string): string => `${conversation}/${turn}`;
 
 /**
  * A companion's connection to a functai server: what waits for a person,
@@ -61,6 +79,17 @@ export class Companion {
   };
   #next = 0;
   #subscribed = false;
+  /**
+   * What the server last told this companion waits in each turn (the pushed list, `waiting()`, `status()`, an
+   * outcome): the approvals a person was shown. An answer without an id is held to them.
+   */
+  readonly #shown = new Map<string, string[]>();
+  /**
+   * Answers without an id whose connection dropped before their reply (they may or may not have been kept): a retry
+   * of one (the same turn and verdict, again without an id) is held to what the first was held to, never to what the
+   * turn went on to ask for meanwhile, unseen.
+   */
+  readonly #inDoubt = new Map<string, IdlessAnswer>();
   /** The programs this key may call (as the server last said: its keys may change). */
   programs: string[] = [];
   /** The waiting list last pushed by the server. */
@@ -78,6 +107,7 @@ export class Companion {
       down: (e) => {
         // whatever was in flight is lost with the connection; turns the server runs go on there
         for (const [id, p] of this.#pending) {
+          if (p.answer) this.#doubt(p.answer, p.answered ?? []);
           // a conversation's turn may go on in the server without us (a caller call's is stopped there): say where to find it
           const s = p.stream;
           const where =
@@ -96,7 +126,9 @@ export class Companion {
 
   /** The turns that wait for a person, as this key may see them: `[{ conversation, turn, approvals, … }]`. */
   async waiting(): Promise<WaitingEntry[]> {
-    return checked(z.array(waitingEntrySchema), await this.#request({ type: "waiting" }));
+    const list = checked(z.array(waitingEntrySchema), await this.#request({ type: "waiting" }));
+    this.#showList(list);
+    return list;
   }
 
   /** Listens: `waiting` (the list, live), `event` (turns the server runs), `reconnect`, `close`. Returns the unsubscribe. */
@@ -121,9 +153,20 @@ export class Companion {
   approve(options: TurnRef & { by?: string; id?: string }): RemoteStream {
     const wrong = slip("approve", options);
     if (wrong) return refused(wrong);
+    const answer = this.#idless(options, "yes");
     return this.#stream(
-      { type: "approve", conversation: options.conversation, turn: options.turn, ...opt("by", options.by), ...opt("approval", options.id) },
+      {
+        type: "approve",
+        conversation: options.conversation,
+        turn: options.turn,
+        ...opt("by", options.by),
+        ...opt("approval", options.id),
+        ...opt("shown", answer?.shown),
+      },
       options.conversation,
+      null,
+      undefined,
+      answer,
     );
   }
 
@@ -131,6 +174,7 @@ export class Companion {
   deny(options: TurnRef & { reason?: string; by?: string; id?: string }): RemoteStream {
     const wrong = slip("deny", options);
     if (wrong) return refused(wrong);
+    const answer = this.#idless(options, "no");
     return this.#stream(
       {
         type: "deny",
@@ -138,10 +182,52 @@ export class Companion {
         turn: options.turn,
         ...opt("by", options.by),
         ...opt("approval", options.id),
+        ...opt("shown", answer?.shown),
         ...opt("reason", options.reason),
       },
       options.conversation,
+      null,
+      undefined,
+      answer,
     );
+  }
+
+  /**
+   * What an answer without an id is held to: what a lost answer of the same turn and verdict was held to (this one
+   * is taken as its retry), else the approvals last shown for the turn. `undefined` for an answer by id.
+   */
+  #idless(options: TurnRef & { id?: string }, verdict: "yes" | "no"): IdlessAnswer | undefined {
+    if (options.id !== undefined || typeof options.conversation !== "string" || typeof options.turn !== "string") return undefined;
+    const key = turnKey(options.conversation, options.turn);
+    const lost = this.#inDoubt.get(key);
+    if (lost?.verdict === verdict) return lost;
+    return { key, verdict, shown: this.#shown.get(key) };
+  }
+
+  /** An answer without an id lost its connection before the reply: a retry of it is held to the same approvals, or to those it was seen to answer. */
+  #doubt(answer: IdlessAnswer, answered: readonly string[]): void {
+    this.#inDoubt.set(answer.key, { ...answer, shown: answered.length > 0 ? [...answered] : answer.shown });
+  }
+
+  /** The server answered an answer without an id (a reply or a refusal): a later one is no retry of a lost one. */
+  #settled(answer: IdlessAnswer | undefined): void {
+    if (answer && this.#inDoubt.get(answer.key)?.verdict === answer.verdict) this.#inDoubt.delete(answer.key);
+  }
+
+  /** The whole list of what waits (pushed, or asked for): what each turn shows now. */
+  #showList(list: readonly WaitingEntry[]): void {
+    this.#shown.clear();
+    for (const w of list) this.#show(w.conversation, w.turn, w.approvals);
+  }
+
+  /** What one turn shows now (none: it waits for no approval). */
+  #show(conversation: string | null, turn: string, approvals: readonly { id: string }[] | undefined): void {
+    if (conversation === null) return;
+    const key = turnKey(conversation, turn);
+    const ids = (approvals ?? []).map((a) => a.id);
+    // (ids the protocol could not carry as `shown`: the answer goes without, answering what waits, as an older companion's)
+    if (ids.length > 0 && ids.length <= 1000 && ids.every((id) => id.length > 0 && id.length <= 500)) this.#shown.set(key, ids);
+    else this.#shown.delete(key);
   }
 
   /** Goes on with an interrupted turn: `results` for tools that did run, `rerun` for those that did not (by invocation). */
@@ -165,7 +251,9 @@ export class Companion {
   async status(options: TurnRef): Promise<TurnStatus> {
     const wrong = slip("status", options);
     if (wrong) throw new RemoteError(wrong);
-    return checked(statusSchema, await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
+    const status = checked(statusSchema, await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
+    this.#show(status.conversation, status.turn, status.state === "waiting" ? status.approvals : []);
+    return status;
   }
 
   /**
@@ -208,10 +296,22 @@ export class Companion {
     return `r${++this.#next}`;
   }
 
-  #request(msg: DistributiveOmit<ClientMessageInput, "id">, id = this.#id(), stream?: RemoteStream): Promise<unknown> {
+  #request(msg: DistributiveOmit<ClientMessageInput, "id">, id = this.#id(), stream?: RemoteStream, answer?: IdlessAnswer): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const pending: Pending = { resolve, reject, ...(stream ? { stream } : {}) };
+      const pending: Pending = { resolve, reject, ...(stream ? { stream } : {}), ...(answer ? { answer } : {}) };
       this.#pending.set(id, pending);
+      // checked here as the server checks it: what it would refuse as malformed is the caller's input (a conversation
+      // id a person typed, a `by` too long), refused with nothing sent. Sent, each is a strike, and enough of them
+      // close the connection as abusive (4429), failing every request in flight with it
+      const shape = clientMessageSchema.safeParse({ ...msg, id });
+      if (!shape.success) {
+        const issue = shape.error.issues[0];
+        const where = issue?.path.join(".") || "the request";
+        return this.#fail(id, pending, {
+          code: "input-invalid",
+          message: `app.${msg.type}: ${where}: ${issue?.message ?? "not understood"}; nothing was sent`.slice(0, 300),
+        });
+      }
       let sent: boolean;
       try {
         sent = this.#link.send({ ...msg, id });
@@ -222,6 +322,7 @@ export class Companion {
           message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300),
         });
       }
+      // (never sent: nothing to retry, and a lost answer it would have retried stays lost)
       if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
     });
   }
@@ -231,13 +332,16 @@ export class Companion {
     conversation: string | null,
     controls: RemoteStream["controls"] = null,
     id = this.#id(),
+    answer?: IdlessAnswer,
   ): RemoteStream {
     const stream = new RemoteStream(conversation, controls);
-    this.#request(msg, id, stream).then(
+    this.#request(msg, id, stream, answer).then(
       (result) => {
         const outcome = outcomeSchema.safeParse(result);
-        if (outcome.success) stream.finish(outcome.data);
-        else stream.fail({ code: "remote-protocol", message: "the server's reply was not an outcome" });
+        if (!outcome.success) return stream.fail({ code: "remote-protocol", message: "the server's reply was not an outcome" });
+        // what the turn waits for now is what its companion shows next (the pushed list may come after this reply)
+        this.#show(outcome.data.conversation, outcome.data.turn, outcome.data.state === "waiting" ? outcome.data.approvals : []);
+        stream.finish(outcome.data);
       },
       (e: RemoteError) => stream.fail({ code: e.wireCode, message: e.message }),
     );
@@ -268,22 +372,31 @@ export class Companion {
     switch (m.type) {
       case "waiting":
         this.last = m.waiting;
+        this.#showList(m.waiting);
         this.#emit("waiting", m.waiting);
         return;
       case "event": {
+        // events are checked loosely (the engine's union may grow); the approval a stream reads of these is checked
+        // here: one without it, read there, would throw into the socket's handler (a Node process ended, the
+        // connection reading no more)
+        if ((m.event.type === "approval" || m.event.type === "approved") && !approvalSchema.safeParse(m.event.approval).success) return;
         const event = m.event as unknown as TurnEvent;
-        if (m.id !== null) this.#pending.get(m.id)?.stream?.push(event, m.conversation);
+        const p = m.id === null ? undefined : this.#pending.get(m.id);
+        if (p?.answer && event.type === "approved") (p.answered ??= []).push(event.approval.id);
+        if (m.id !== null) p?.stream?.push(event, m.conversation);
         else if (m.conversation !== null) this.#emit("event", { conversation: m.conversation, event });
         return;
       }
       case "reply": {
         const p = this.#pending.get(m.id);
         this.#pending.delete(m.id);
+        this.#settled(p?.answer);
         p?.resolve(m.result);
         return;
       }
       case "error": {
         const p = m.id === null ? undefined : this.#pending.get(m.id);
+        this.#settled(p?.answer);
         if (p && m.id !== null) this.#fail(m.id, p, m);
         return;
       }

@@ -43,6 +43,10 @@ export class Link {
   #maxPayload: number | undefined;
   /** Reconnects since the last connection that stayed up (STABLE_MS): each waits longer. */
   #attempts = 0;
+  /** A connection being opened (by `open()` or a reconnect): a second `open()` meanwhile waits for it. */
+  #connecting: Promise<void> | null = null;
+  /** Whether a connection was ever welcomed (a later one is a reconnect). */
+  #welcomedOnce = false;
 
   constructor(
     readonly url: string,
@@ -55,8 +59,29 @@ export class Link {
     checkLinkOptions(options);
   }
 
+  /**
+   * Connects, unless connected or connecting: a second socket would be one `close()` never closes (it closes the
+   * newest), holding the server's slot and the process. A reconnect waiting for its turn is made now. A closed link
+   * stays closed.
+   */
   open(): Promise<void> {
-    return this.#connect(false);
+    if (this.#closing)
+      return Promise.reject(
+        new RemoteError({ code: "remote-closed", message: "this companion was closed (app.close()): connect() again for a new one" }),
+      );
+    if (this.#socket) return Promise.resolve();
+    if (this.#connecting) return this.#connecting;
+    if (this.#retry) clearTimeout(this.#retry);
+    this.#retry = null;
+    return this.#attempt(this.#welcomedOnce);
+  }
+
+  #attempt(again: boolean): Promise<void> {
+    const attempt = this.#connect(again).finally(() => {
+      if (this.#connecting === attempt) this.#connecting = null;
+    });
+    this.#connecting = attempt;
+    return attempt;
   }
 
   /** Sends when connected; false when not. Throws when JSON cannot say `msg`, or it is larger than the server takes. */
@@ -138,6 +163,7 @@ export class Link {
           // connect() that already rejected)
           if (this.#closing || gaveUp) return;
           welcomed = true;
+          this.#welcomedOnce = true;
           clearTimeout(timer);
           this.#opening = null;
           this.#socket = socket;
@@ -194,7 +220,7 @@ export class Link {
     this.#retry = setTimeout(() => {
       this.#retry = null;
       if (this.#closing) return;
-      this.#connect(true).catch((e: unknown) => {
+      this.#attempt(true).catch((e: unknown) => {
         // a refused key will not start working: stop trying
         if (e instanceof RemoteError && e.code === "remote-auth") return this.events.down({ code: AUTH_CLOSE, reason: "key refused" });
         if (!this.#closing) this.#schedule();

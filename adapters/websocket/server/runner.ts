@@ -16,6 +16,7 @@ import type { Store } from "../../../src/store/types.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import type { TurnStream } from "../../../src/turn/stream.js";
 import type { Approval } from "../../../src/approval/types.js";
+import type { Answer } from "../../../src/conversation/answers.js";
 import { toWireError } from "../shared/errors.js";
 import type { Outcome, TurnStatus } from "../shared/protocol.js";
 import type { ProgramNames } from "./names.js";
@@ -88,12 +89,18 @@ export async function answer(
     by?: string | undefined;
     reason?: string | undefined;
     approval?: string | undefined;
+    /** Without `approval`: the approvals the companion showed (only those are answered). */
+    shown?: string[] | undefined;
   },
   emit: Emit,
 ): Promise<Outcome> {
   const { turn } = await openTurn(ctx, req.conversation, req.turn);
+  // an id-less answer held to what the companion showed: the turn may have gone on to ask for another approval since
+  // (another companion answered first; this is a retry after a dropped connection), which nobody here saw
+  const among = req.approval === undefined && req.shown !== undefined ? new Set(req.shown) : undefined;
+  const given: Answer = { verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, id: req.approval, among };
   // the store's conditional append decides a race: exactly one answer is kept, the other gets approval-answered
-  const { chosen, rest } = await recordAnswerOf(turn, { verdict: req.verdict, by: req.by ?? null, reason: req.reason ?? null, id: req.approval });
+  const { chosen, rest } = await recordAnswerOf(turn, given);
   // the continued turn's stream does not repeat answers recorded before it started: say them here (seq 0: before its events)
   const at = isoAt(ctx.clock.now());
   for (const approval of chosen)

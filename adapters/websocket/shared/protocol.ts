@@ -25,8 +25,17 @@
  * - Errors are `{ code, message }`: never a stack, never another
  *   conversation's data.
  *
+ * - An `approve` or `deny` without an `approval` id may say `shown`: the ids
+ *   of the approvals the companion showed for that turn. Only those are
+ *   answered: an approval the turn asked for since (another companion
+ *   answered first, or this answer is a retry after a dropped connection)
+ *   is never answered unseen; one of them already answered is refused
+ *   (`approval-answered`). Without `shown`, every approval waiting when the
+ *   answer arrives is answered.
+ *
  * Version history: 1 — first version; later, within 1: `welcome.heartbeatMs`,
- * `welcome.maxPayload`, `heartbeat`, `programs` (older companions ignore them).
+ * `welcome.maxPayload`, `heartbeat`, `programs`, `shown` on `approve` and
+ * `deny` (older companions ignore the first four; older servers drop `shown`).
  */
 import { z } from "zod";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
@@ -53,6 +62,8 @@ const turnId = z.string().min(1).max(100);
 const approvalId = z.string().min(1).max(500);
 const short = z.string().max(200);
 const reason = z.string().max(4000);
+/** The approvals an id-less answer is held to (those the companion showed). */
+const shown = z.array(approvalId).min(1).max(1000);
 
 /**
  * An approval on the wire (zod schema).
@@ -109,8 +120,15 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("waiting"), id: requestId }),
   z.object({ type: z.literal("subscribe"), id: requestId }),
   z.object({ type: z.literal("status"), ...turnRef }),
-  z.object({ type: z.literal("approve"), ...turnRef, approval: approvalId.optional(), by: short.optional() }),
-  z.object({ type: z.literal("deny"), ...turnRef, approval: approvalId.optional(), by: short.optional(), reason: reason.optional() }),
+  z.object({ type: z.literal("approve"), ...turnRef, approval: approvalId.optional(), shown: shown.optional(), by: short.optional() }),
+  z.object({
+    type: z.literal("deny"),
+    ...turnRef,
+    approval: approvalId.optional(),
+    shown: shown.optional(),
+    by: short.optional(),
+    reason: reason.optional(),
+  }),
   z.object({
     type: z.literal("resume"),
     ...turnRef,
