@@ -42,18 +42,21 @@ const FIXES: Record<string, string> = {
   "28P01": "the password (or user) is wrong: fix them in the connection string",
   "28000": "the server refuses this user or address (pg_hba.conf): use a role the server lets in",
   "3D000": "that database does not exist: create it or name another in the connection string",
-  "42501": "the role lacks a privilege: grant it (for the schema: CREATE on the database), or create the schema beforehand, owned by the store's role",
+  "42501":
+    "the role lacks a privilege: grant it (for the schema: CREATE on the database), or create the schema beforehand, owned by the store's role",
   "57P03": "the server is starting up or shutting down: try again in a moment",
   "25006":
     "the server takes only read-only transactions (a hot standby or read replica, or default_transaction_read_only set for the role or database): connect to the primary, or turn the setting off for the store's role",
   "40001":
     "the server kept refusing to serialize it with other transactions (the role or database defaults to REPEATABLE READ or SERIALIZABLE; it was sent again several times): set default_transaction_isolation to 'read committed' for the store's role",
-  "40P01": "the server found a deadlock with other transactions again and again (it was sent again several times): find what else locks the store's rows",
+  "40P01":
+    "the server found a deadlock with other transactions again and again (it was sent again several times): find what else locks the store's rows",
   "53300": "no connection slots are left (the server's max_connections, or the role's CONNECTION LIMIT): raise the limit or use fewer connections",
   // a limit set on the server (or the role, or the pool's options) ended it: a statement_timeout is no network problem
   "25P03":
     "the server ended the session for idling in a transaction (its idle_in_transaction_session_timeout): raise it for this role, or set it to 0",
-  "57P05": "the server ended the idle session (its idle_session_timeout): the store opens another; raise it for this role, or set it to 0, if this repeats",
+  "57P05":
+    "the server ended the idle session (its idle_session_timeout): the store opens another; raise it for this role, or set it to 0, if this repeats",
   "55P03": "a lock was not granted in time (the server's lock_timeout): raise lock_timeout for this role, or find what holds the lock",
   "55000":
     "that database does not accept connections now (ALLOW_CONNECTIONS false, or it is being dropped): allow them (ALTER DATABASE … ALLOW_CONNECTIONS true) or name another",

@@ -42,7 +42,8 @@ const isPool = (pool: unknown): pool is pg.Pool =>
   ["connect", "on", "off", "query"].every((m) => typeof (pool as Record<string, unknown>)[m] === "function");
 
 /** What a wrong argument is, never its value (a URL given in the wrong place holds a password). */
-const kindOf = (value: unknown): string => (value === null ? "null" : typeof value === "object" ? "an object without connect, on, off and query" : `a ${typeof value}`);
+const kindOf = (value: unknown): string =>
+  value === null ? "null" : typeof value === "object" ? "an object without connect, on, off and query" : `a ${typeof value}`;
 
 /** Throws `store-io` unless `url` is a PostgreSQL URL. */
 function checkUrl(url: unknown): asserts url is string {
@@ -89,6 +90,9 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   const { statementTimeoutMs = STATEMENT_TIMEOUT_MS } = options;
   // (setTimeout's own limit is 2^31 - 1 ms: a longer one would fire at once)
   if (typeof statementTimeoutMs !== "number" || !(statementTimeoutMs > 0) || statementTimeoutMs > 2 ** 31 - 1)
-    throw new FunctaiError("store-io", `PostgreSQL store: statementTimeoutMs is a number of milliseconds above 0 (at most 2147483647), not ${JSON.stringify(statementTimeoutMs) ?? String(statementTimeoutMs)}.`);
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store: statementTimeoutMs is a number of milliseconds above 0 (at most 2147483647), not ${JSON.stringify(statementTimeoutMs) ?? String(statementTimeoutMs)}.`,
+    );
   return storeOn(pgDb(connection, statementTimeoutMs), options);
 }

@@ -185,7 +185,13 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
    * (noAnswer); the DDL of a first use has none (it may wait for another
    * process's, under the schema's advisory lock).
    */
-  const runOn = (client: pg.PoolClient, text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
+  const runOn = (
+    client: pg.PoolClient,
+    text: string,
+    params: readonly unknown[] | undefined,
+    name: string | undefined,
+    deadline = true,
+  ): Promise<Rows> => {
     const values = params as unknown[] | undefined;
     let released = false;
     const release = (e?: Error): void => {
@@ -193,7 +199,9 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       released = true;
       client.release(e);
     };
-    const sent = called(() => (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>).then(
+    const sent = called(
+      () => (name === undefined ? client.query(text, values) : client.query({ name, text, values: values ?? [] })) as Promise<Rows>,
+    ).then(
       (rows) => {
         release();
         return rows;
@@ -239,7 +247,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
 
   const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean): Promise<Rows> => {
     // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
-    const waited = (pool: pg.Pool): Promise<Rows> => connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name, deadline));
+    const waited = (pool: pg.Pool): Promise<Rows> =>
+      connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name, deadline));
     const ready = opened;
     // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
     if (ready !== undefined && reached.ever)

@@ -228,7 +228,8 @@ function checkAgainstLength(conversation: string, length: number | null, batches
 }
 
 /** A batch's records as one JSON array, each checked as every store checks it (recordJson: a JSON object, or input-invalid). */
-const batchJson = (conversation: string, records: readonly object[]): string => `[${records.map((r, i) => recordJson(conversation, r, i)).join(",")}]`;
+const batchJson = (conversation: string, records: readonly object[]): string =>
+  `[${records.map((r, i) => recordJson(conversation, r, i)).join(",")}]`;
 
 /**
  * The Postgres store on any `Db` (pg's pool, or PostgreSQL in process).
@@ -252,7 +253,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   /** The connections are being ended (once the calls under way at `close` settled): nothing more is sent. */
   let closed = false;
 
-  const closedError = (doing: string) => new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`);
+  const closedError = (doing: string) =>
+    new ConversationError("store-io", `PostgreSQL store (${db.target}): could not ${doing}: the store is closed.`);
 
   /** `fn`'s outcome, a failure as `store-io` saying what was being done. */
   const doingIt = <T>(doing: string, fn: () => Promise<T>): Promise<T> =>
@@ -296,11 +298,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         return found;
       },
       many: async (asks) => {
-        const { rows } = await db.query(
-          READ_MANY(s),
-          [JSON.stringify(asks.map((a) => [a.conversation, a.after, a.limit]))],
-          names.readMany,
-        );
+        const { rows } = await db.query(READ_MANY(s), [JSON.stringify(asks.map((a) => [a.conversation, a.after, a.limit]))], names.readMany);
         const each: Batches[] = asks.map(() => ({ length: null, rows: [] }));
         for (const row of rows) {
           const at = Number(row["ord"]) - 1;
