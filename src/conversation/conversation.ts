@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { parseInput } from "../functions/definition.js";
+import { keptInputs, parseInput } from "../functions/definition.js";
 import { isAbortSignal, type CallInput, type CallOptions } from "../functions/input.js";
 import { ConversationError, describeError, describeValue, FunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
@@ -259,14 +259,18 @@ export function openConversation<S extends z.ZodRawShape, O>(
    * schema cannot read back from JSON (a `z.date()`: its JSON is a string)
    * would reach a resumed body as something else than the first run had:
    * refused before anything is written or paid (`z.coerce.date()` reads its
-   * JSON back). An AI function only lays its inputs out as JSON: any will do.
+   * JSON back). Inputs it reads back are given to the first run as a resume
+   * gives them. An AI function only lays its inputs out as JSON: any will do.
    */
   function resumable(inputs: Record<string, unknown>): Record<string, unknown> {
     if (def.kind !== "program") return inputs;
     const kept = JSON.parse(JSON.stringify(inputs)) as Record<string, unknown>;
     const again = readWith(def.inputSchema, kept);
     if ("thrown" in again) return inputs; // (a refinement that throws: resumed as kept, as keptInputs does)
-    if (again.success) return inputs;
+    // the body is given what a resume gives it (keptInputs: the turn's inputs as it keeps them, read back), so its
+    // first run and a resumed one see the same: through z.any(), NaN, Infinity and -0 were given as they are here and
+    // as null and 0 there, a Date as a Date here and as its text there
+    if (again.success) return keptInputs(def, kept);
     throw new FunctaiError(
       "input-invalid",
       `${def.name}: its inputs cannot be kept for a resume (${issuesText(again.error, "input")} once kept as JSON); give the program an input schema that reads its JSON back (z.coerce.date() for a date). Nothing was written.`,
