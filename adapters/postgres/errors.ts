@@ -24,6 +24,9 @@ export const DAMAGED = "functai-damaged";
  */
 export const DAMAGED_STATE = "FD001";
 
+/** The SQLSTATE the first use's DDL (schema.ts) raises on a schema that holds tables the store did not make (another program's). */
+export const FOREIGN_STATE = "FD002";
+
 /** An error for rows that are not what the store writes: storeIo says they are damaged. */
 export const damaged = (why: string): Error => Object.assign(new Error(why), { code: DAMAGED });
 
@@ -39,6 +42,8 @@ const damagedOnServer = (code: string, constraint: unknown): boolean => code ===
 const FIXES: Record<string, string> = {
   [DAMAGED]:
     "the rows are damaged: not what this store writes (its tables were changed by hand?); nothing was read or written as something else: restore them, e.g. from a backup",
+  [FOREIGN_STATE]:
+    'the schema holds tables of the same names that this store did not make (another program\'s?): give the store a schema of its own, e.g. { schema: "functai" }',
   "28P01": "the password (or user) is wrong: fix them in the connection string",
   "28000": "the server refuses this user or address (pg_hba.conf): use a role the server lets in",
   "3D000": "that database does not exist: create it or name another in the connection string",

@@ -35,15 +35,32 @@ export interface PostgresStoreOptions {
   statementTimeoutMs?: number;
 }
 
-/** Whether `pool` has what the store uses of a pg.Pool. */
+/**
+ * Whether `value` is a pg.Client, or a client checked out of a pool: it has
+ * a pool's methods, but its connect hands out no client, and its own
+ * 'connect' event carries none (taken for a pool, the store's listener
+ * threw inside the event: an uncaught exception that ended the process).
+ */
+const isClient = (value: object): boolean =>
+  typeof (value as Record<string, unknown>)["release"] === "function" ||
+  typeof (value as Record<string, unknown>)["connectionParameters"] === "object";
+
+/** Whether `pool` has what the store uses of a pg.Pool (and is not a client). */
 const isPool = (pool: unknown): pool is pg.Pool =>
   typeof pool === "object" &&
   pool !== null &&
-  ["connect", "on", "off", "query"].every((m) => typeof (pool as Record<string, unknown>)[m] === "function");
+  ["connect", "on", "off", "query"].every((m) => typeof (pool as Record<string, unknown>)[m] === "function") &&
+  !isClient(pool);
 
 /** What a wrong argument is, never its value (a URL given in the wrong place holds a password). */
 const kindOf = (value: unknown): string =>
-  value === null ? "null" : typeof value === "object" ? "an object without connect, on, off and query" : `a ${typeof value}`;
+  value === null
+    ? "null"
+    : typeof value !== "object"
+      ? `a ${typeof value}`
+      : isClient(value)
+        ? "a client (pg.Client, or one checked out of a pool): give the pool itself"
+        : "an object without connect, on, off and query";
 
 /** Throws `store-io` unless `url` is a PostgreSQL URL. */
 function checkUrl(url: unknown): asserts url is string {

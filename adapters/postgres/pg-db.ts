@@ -31,7 +31,7 @@ export const CONNECT_TIMEOUT_MS = 10_000;
 const noop = (): void => undefined;
 
 /** Makes a pool's new client's 'error' harmless (one function for every store: `close` takes it off a given pool again). */
-const quietClient = (client: pg.PoolClient): void => void client.on("error", noop);
+const quietClient = (client: pg.PoolClient | undefined): void => void client?.on?.("error", noop); // (a listener never throws: inside an event, it would end the process)
 
 /**
  * How long a statement's answer is waited for, by default (`statementTimeoutMs`):
@@ -41,6 +41,16 @@ const quietClient = (client: pg.PoolClient): void => void client.on("error", noo
  * working server (each is one short transaction).
  */
 export const STATEMENT_TIMEOUT_MS = 30_000;
+
+/** pg's transaction status of a connection (its last ReadyForQuery) inside a transaction: open ("T") or failed ("E"). */
+const IN_TRANSACTION = new Set(["T", "E"]);
+
+/** Whether a client is inside a transaction (a pg too old to tell says no). */
+const inTransaction = (client: pg.PoolClient): boolean =>
+  IN_TRANSACTION.has(String((client as { getTransactionStatus?: () => unknown }).getTransactionStatus?.()));
+
+/** How many clients left inside a transaction one statement drops before it fails (each is replaced by a new connection). */
+const IN_TRANSACTION_DROPS = 100;
 
 /** How long a statement of a lock session (a lock's take or release, a question) is waited for, at most. */
 const SESSION_STATEMENT_MS = 10_000;
@@ -66,9 +76,28 @@ const RESEND_TRIES = 10;
 /** Whether the server rolled a statement back whole (ROLLED_BACK). */
 const rolledBack = (e: unknown): boolean => ROLLED_BACK.has(String((e as { code?: unknown } | null)?.code));
 
-/** Sends a statement again, after a short random wait each time, while the server rolls it back whole: `error` is its first answer's. */
-async function resent(send: () => Promise<Rows>, error: unknown): Promise<Rows> {
-  for (let tries = 1; rolledBack(error) && tries <= RESEND_TRIES; tries++) {
+/**
+ * SQLSTATEs of a prepared statement the connection no longer has, or has
+ * already, though pg's cache says otherwise: one let go of by a pool's user
+ * (`DEALLOCATE ALL`, `DISCARD ALL` when it hands a connection back), or
+ * prepared by another. The server refused its Bind (or Parse), so it never
+ * ran: its connection is dropped (pg would send it the same way there for
+ * good, every statement of the store failing on it) and it is sent again on
+ * another, which prepares it anew.
+ */
+const UNPREPARED = new Set(["26000", "42P05"]);
+
+/** Whether a named statement failed as UNPREPARED says (never ran; its connection's cache of prepared statements is wrong). */
+const unprepared = (e: unknown, name: string | undefined): boolean =>
+  name !== undefined && UNPREPARED.has(String((e as { code?: unknown } | null)?.code));
+
+/**
+ * Sends a statement again, after a short random wait each time, while the
+ * server rolls it back whole, or (`named`) refuses it as not prepared:
+ * `error` is its first answer's.
+ */
+async function resent(send: () => Promise<Rows>, error: unknown, name?: string): Promise<Rows> {
+  for (let tries = 1; (rolledBack(error) || unprepared(error, name)) && tries <= RESEND_TRIES; tries++) {
     await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, 50)));
     try {
       return await send();
@@ -207,8 +236,9 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         return rows;
       },
       (e: unknown) => {
-        // not the server's answer, or a FATAL one (exit_on_error, an administrator's terminate): the connection is suspect or gone
-        release(answered(e) ? undefined : (e as Error));
+        // not the server's answer, or a FATAL one (exit_on_error, an administrator's terminate): the connection is suspect or gone;
+        // or its prepared statements are not what pg takes them for (UNPREPARED): pg would fail them there again
+        release(answered(e) && !unprepared(e, name) ? undefined : (e as Error));
         throw e;
       },
     );
@@ -227,7 +257,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
    * connect is given CONNECT_TIMEOUT_MS here. A client it hands over later
    * goes back to it at once.
    */
-  const take = (pool: pg.Pool): Promise<pg.PoolClient> => {
+  const take = (pool: pg.Pool, dropped = 0): Promise<pg.PoolClient> => {
     const connect = pool.connect();
     if (owned) return connect;
     return withDeadline(connect, CONNECT_TIMEOUT_MS, () => {
@@ -236,13 +266,32 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         "store-io",
         `PostgreSQL store (${target}): no client of the given pool was free within ${CONNECT_TIMEOUT_MS / 1000} s (its clients are all checked out, or the pool was ended): raise the pool's max, release the clients your code holds, or close the store before ending the pool.`,
       );
-    });
+    }).then((client) => (inTransaction(client) ? dropInTransaction(pool, client, dropped) : client));
+  };
+
+  /**
+   * A given pool's client that its user handed back inside a transaction:
+   * a statement sent on it would run in that transaction (an append resolved
+   * as kept, seen by no other connection, and gone with a ROLLBACK), or
+   * fail for good in a failed one. It is dropped (the pool ends it, and the
+   * server rolls its transaction back) and another is taken, a fresh
+   * connection at the latest.
+   */
+  const dropInTransaction = (pool: pg.Pool, client: pg.PoolClient, dropped: number): Promise<pg.PoolClient> => {
+    client.release(new Error("handed back to the pool inside a transaction"));
+    if (dropped < IN_TRANSACTION_DROPS) return take(pool, dropped + 1);
+    return Promise.reject(
+      new FunctaiError(
+        "store-io",
+        `PostgreSQL store (${target}): the given pool's clients kept coming back inside a transaction (${dropped + 1} dropped): release a client only after its COMMIT or ROLLBACK (or with client.release(error)).`,
+      ),
+    );
   };
 
   /** One statement on a client of the pool (see runOn), sent again while the server rolls it back whole (`resent`). */
   const statement = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
     // (the usual case, an answer, without another promise around it)
-    return sendOnce(text, params, name, deadline).catch((e: unknown) => resent(() => sendOnce(text, params, name, deadline), e));
+    return sendOnce(text, params, name, deadline).catch((e: unknown) => resent(() => sendOnce(text, params, name, deadline), e, name));
   };
 
   const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean): Promise<Rows> => {

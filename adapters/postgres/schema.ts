@@ -1,6 +1,6 @@
 import { FunctaiError } from "../../src/errors.js";
 import type { Db } from "./db.js";
-import { DAMAGED_STATE, storeIo } from "./errors.js";
+import { DAMAGED_STATE, FOREIGN_STATE, storeIo } from "./errors.js";
 
 /**
  * The version of the tables this release writes; a later release migrates from it.
@@ -151,6 +151,7 @@ function ddl(schema: string): string {
   return `
 SET LOCAL search_path = pg_catalog, pg_temp;
 SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('functai schema ' || ${quote(schema)}, 0));
+${foreignCheck(schema)}
 DO $schema$ BEGIN
   -- made only when missing: CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even where the schema was made
   -- beforehand for the store's role (as the refusal for a role without that privilege advises)
@@ -192,6 +193,29 @@ INSERT INTO ${s}.meta (key, value) VALUES ('schema_version', '${SCHEMA_VERSION}'
 }
 
 const quote = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Refuses (FOREIGN_STATE, nothing changed) a schema without the store's
+ * `meta` table that already holds a relation of a name the store makes: an
+ * app's own schema (`{ schema: "public" }`). Made "if not exists", an app's
+ * `conversations` table was taken for the store's, and an app's `records`
+ * table for a release before version 5's: copied into `batches`, then
+ * dropped. Every release made `meta` with the rest, in one transaction, so
+ * a schema the store made has it. Run under the schema's advisory lock: a
+ * process that made the tables meanwhile has committed them all.
+ */
+function foreignCheck(schema: string): string {
+  return `
+DO $foreign$ DECLARE found text; BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${quote(schema)} AND c.relname = 'meta') THEN
+    SELECT pg_catalog.string_agg(c.relname::text, ', ' ORDER BY c.relname) INTO found FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = ${quote(schema)} AND c.relname IN ('conversations', 'batches', 'records', 'waiters');
+    IF found IS NOT NULL THEN
+      RAISE EXCEPTION 'functai: schema % already holds % but no meta table, so not as the store made them; nothing was changed', ${quote(schema)}, found USING ERRCODE = '${FOREIGN_STATE}';
+    END IF;
+  END IF;
+END $foreign$;`;
+}
 
 /** The version a schema's meta row gives; one that is not a whole number is damage (store-io), never taken for a version it might be. */
 function versionOf(value: unknown, schema: string, target: string): number {

@@ -2,7 +2,7 @@ import { ConversationError } from "../../src/errors.js";
 import { digest } from "../../src/lm/digest.js";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable, recordJson, storeConflict } from "../../src/store/checks.js";
-import type { Store } from "../../src/store/types.js";
+import { isConversationId, type Store } from "../../src/store/types.js";
 import { called } from "./called.js";
 import type { Db } from "./db.js";
 import { damaged, storeIo } from "./errors.js";
@@ -48,22 +48,29 @@ const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json
 
 /**
  * Several appends as one statement (group.ts): the same function on each, in
- * the order given, in one transaction. They come as one JSON array of
- * `[conversation, records, expect, session_a, session_b, fence, count]`, the
- * records as the client wrote them (`->` keeps a json value's text).
+ * the order given, in one transaction. `$1` is a JSON array of
+ * `[conversation, expect, session_a, session_b, fence, count]`, `$2` one of
+ * their records as the client wrote them, in the same order. Apart: an
+ * operator such as `->` unescapes every string of the element it takes
+ * apart, and refuses a NUL ("\u0000") or a lone surrogate, which a json
+ * value keeps (each group holding one was refused, and its appends sent
+ * again one by one); json_array_elements keeps each element's text, and
+ * ROWS FROM pairs the two arrays' elements in order.
  */
 const APPEND_MANY = (s: string, relaxed: boolean) =>
-  `SELECT ${s}.append(t.a->>0, t.a->1, (t.a->>2)::int4, (t.a->>3)::int4, (t.a->>4)::int4, t.a->>5, (t.a->>6)::int4) AS length${relaxed ? RELAXED : DURABLE}
-   FROM json_array_elements($1::json) WITH ORDINALITY AS t(a, ord) ORDER BY t.ord`;
+  `SELECT ${s}.append(t.a->>0, t.records, (t.a->>1)::int4, (t.a->>2)::int4, (t.a->>3)::int4, t.a->>4, (t.a->>5)::int4) AS length${relaxed ? RELAXED : DURABLE}
+   FROM ROWS FROM (json_array_elements($1::json), json_array_elements($2::json)) WITH ORDINALITY AS t(a, records, ord) ORDER BY t.ord`;
 
-/** The argument of APPEND_MANY: each append's records go in as they are (already JSON), the rest as JSON values. */
-const manyArgument = (items: readonly GroupedAppend[]): string =>
+/** The arguments of APPEND_MANY: each append's records go in as they are (already JSON), the rest as JSON values. */
+const manyArguments = (items: readonly GroupedAppend[]): [string, string] => [
   `[${items
     .map(
       (a) =>
-        `[${JSON.stringify(a.conversation)},${a.json},${a.expect ?? "null"},${a.fence?.session[0] ?? "null"},${a.fence?.session[1] ?? "null"},${a.fence ? JSON.stringify(a.fence.text) : "null"},${a.count}]`,
+        `[${JSON.stringify(a.conversation)},${a.expect ?? "null"},${a.fence?.session[0] ?? "null"},${a.fence?.session[1] ?? "null"},${a.fence ? JSON.stringify(a.fence.text) : "null"},${a.count}]`,
     )
-    .join(",")}]`;
+    .join(",")}]`,
+  `[${items.map((a) => a.json).join(",")}]`,
+];
 
 /**
  * Append statements a store has out at once; appends that come meanwhile go
@@ -183,7 +190,8 @@ function unbatch(
 ): number {
   const first = Number(row["first"]);
   const last = Number(row["last"]);
-  if (next.firstRow ? first > next.seq : first !== next.seq)
+  // (a row from seq 0 or below is none this store wrote: read from `after`, its first records would be left out unsaid)
+  if (first < 1 || (next.firstRow ? first > next.seq : first !== next.seq))
     throw damaged(`the records of ${conversation} skip from ${next.seq - 1} to a batch of ${first}…${last}`);
   const records: unknown = JSON.parse(String(row["records"]));
   if (!Array.isArray(records) || records.length !== last - first + 1)
@@ -237,7 +245,8 @@ const batchJson = (conversation: string, records: readonly object[]): string =>
  * sessions of its own.
  */
 export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStore {
-  const schema = options.schema ?? "functai";
+  // (only a schema left out is the default: a null one, from a lookup that found nothing, is refused, never written into "functai")
+  const schema = options.schema === undefined ? "functai" : options.schema;
   checkSchema(schema);
   const s = `"${schema}"`;
   const named = (kind: string) => statementName(kind, schema);
@@ -362,13 +371,13 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       many: async (items) => {
         // relaxed only when each is: one that must be durable waits for the flush of the whole statement
         const relaxed = items.every((a) => a.relaxed === true);
-        let argument: string;
+        let args: [string, string];
         try {
-          argument = manyArgument(items);
+          args = manyArguments(items);
         } catch (e) {
           throw new NotSent(e); // (each goes alone)
         }
-        const { rows } = await db.query(APPEND_MANY(s, relaxed), [argument], names.appendMany[relaxed ? 1 : 0]);
+        const { rows } = await db.query(APPEND_MANY(s, relaxed), args, names.appendMany[relaxed ? 1 : 0]);
         return rows.map((row) => Number(row["length"]));
       },
     },
@@ -425,7 +434,11 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
 
   const list = async (): Promise<string[]> => {
     const ids: string[] = [];
-    await pagesOfConversations("list conversations", "id", (row) => ids.push(String(row["id"])));
+    // a row whose id is no conversation id (another program's, or written by hand) is none of this store's, as node-fs and IndexedDB list
+    await pagesOfConversations("list conversations", "id", (row) => {
+      const id = String(row["id"]);
+      if (isConversationId(id)) ids.push(id);
+    });
     return ids;
   };
 
@@ -433,7 +446,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     const found = new Map<string, number>();
     await pagesOfConversations("read the conversations' lengths", "id, length", (row) => {
       const id = String(row["id"]);
-      found.set(id, lengthRead(id, row["length"]) ?? 0);
+      if (isConversationId(id)) found.set(id, lengthRead(id, row["length"]) ?? 0);
     });
     return found;
   };
@@ -477,7 +490,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       call(`wait on ${conversation}`, async () => {
         checkConversationId(conversation);
         checkAfter(conversation, after);
-        return use(`wait on ${conversation}`, () => wakeups.wait(conversation, afterOf(after), timeoutMs));
+        // `after` as given: the length is compared with it here, never in SQL (below 0, even an empty conversation has more, as in every store)
+        return use(`wait on ${conversation}`, () => wakeups.wait(conversation, after, timeoutMs));
       }),
     list: () => call("list conversations", list),
     lengths: () => call("read the conversations' lengths", lengths),
