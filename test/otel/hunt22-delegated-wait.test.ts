@@ -13,14 +13,14 @@ import { ai, delegate, memoryStore, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { idOf, named, one, parentOf, tracing } from "./tracing.js";
 
+/** The changing tool each desk's innermost delegate asks a person about. */
+const refundTool = () =>
+  tool("refund", { description: "Refund.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => `refunded ${order_id}`);
+
 describe("otel(): a delegated turn waits for a person", () => {
   it("the delegate's execute_tool span and the calling turn's span are not errors; the calling turn's span says what it waits for", async () => {
     const t = tracing();
-    const refund = tool(
-      "refund",
-      { description: "Refund.", input: { order_id: z.string() }, effects: "changes" },
-      ({ order_id }) => `refunded ${order_id}`,
-    );
+    const refund = refundTool();
     const billing = ai("billing", { description: "Billing.", input: { question: z.string() }, tools: [refund] });
     const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
     const lm = scripted([
@@ -51,11 +51,7 @@ describe("otel(): a delegated turn waits for a person", () => {
 
   it("two levels down (desk delegates to billing, billing to payments, whose refund waits): no span between them is an error", async () => {
     const t = tracing();
-    const refund = tool(
-      "refund",
-      { description: "Refund.", input: { order_id: z.string() }, effects: "changes" },
-      ({ order_id }) => `refunded ${order_id}`,
-    );
+    const refund = refundTool();
     const payments = ai("payments", { description: "Payments.", input: { question: z.string() }, tools: [refund] });
     const billing = ai("billing", { description: "Billing.", input: { question: z.string() }, tools: [delegate(payments)] });
     const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
@@ -90,11 +86,7 @@ describe("otel(): a delegated turn waits for a person", () => {
   // error's text. A PluginToolResult field saying the call stopped for a person (and why) would let it.
   it.fails("two calls of one delegate in a step: the one refused because its conversation waits (conversation-busy) is no error either", async () => {
     const t = tracing();
-    const refund = tool(
-      "refund",
-      { description: "Refund.", input: { order_id: z.string() }, effects: "changes" },
-      ({ order_id }) => `refunded ${order_id}`,
-    );
+    const refund = refundTool();
     const billing = ai("billing", { description: "Billing.", input: { question: z.string() }, tools: [refund] });
     const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
     const lm = scripted([

@@ -20,26 +20,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { memoryStore } from "../../src/store/memory.js";
 import { rec } from "../store/contract.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema, openStores, outcome } from "./server.js";
 
 const url = SERVER_URL ?? "";
 
-/** How `p` settles: its value, or "<code>: <message>". */
-async function outcome(p: Promise<unknown>): Promise<unknown> {
-  try {
-    return await p;
-  } catch (e) {
-    return `${String((e as { code?: unknown }).code)}: ${String((e as Error).message)}`;
-  }
-}
-
-const open: { store: PostgresStore; schema: string }[] = [];
-afterEach(async () => {
-  for (const { store, schema } of open.splice(0)) {
-    await store.close();
-    await dropSchema(schema);
-  }
-});
+const { open, cleanUp } = openStores();
+afterEach(cleanUp);
 
 function fresh(): { store: PostgresStore; schema: string } {
   const schema = freshSchema();

@@ -13,26 +13,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { storeIo } from "../../adapters/postgres/errors.js";
 import { SCHEMA_VERSION, postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
-import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, admin, freshSchema, openStores, outcome } from "./server.js";
 
 const url = SERVER_URL ?? "";
 
-/** How `p` settles: its value, or "<code>: <message>". */
-async function outcome(p: Promise<unknown>): Promise<unknown> {
-  try {
-    return await p;
-  } catch (e) {
-    return `${String((e as { code?: unknown }).code)}: ${String((e as Error).message)}`;
-  }
-}
-
-const open: { store: PostgresStore; schema: string }[] = [];
-afterEach(async () => {
-  for (const { store, schema } of open.splice(0)) {
-    await store.close();
-    await dropSchema(schema);
-  }
-});
+const { open, cleanUp } = openStores();
+afterEach(cleanUp);
 
 /** A fresh store whose conversation "c" holds three records in two batches (1…1, 2…3). */
 async function threeRecords(): Promise<{ store: PostgresStore; schema: string }> {

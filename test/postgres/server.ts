@@ -1,15 +1,16 @@
 import pg from "pg";
+import type { PostgresStore } from "../../adapters/postgres/index.js";
 
 /**
  * The real server's URL for tests (`FUNCTAI_TEST_PG`, set by .ci/run), or
  * why there is none. With `CI` set a missing server is a failure, not a skip.
  */
-export const SERVER_URL = process.env["FUNCTAI_TEST_PG"];
+export const SERVER_URL = process.env.FUNCTAI_TEST_PG;
 export const NO_SERVER = SERVER_URL
   ? null
   : "FUNCTAI_TEST_PG is not set (a PostgreSQL URL such as postgres://functai:functai@127.0.0.1:5432/postgres; .ci/run sets it)";
 if (NO_SERVER) {
-  if (process.env["CI"]) throw new Error(`CI is set but ${NO_SERVER}`);
+  if (process.env.CI) throw new Error(`CI is set but ${NO_SERVER}`);
   console.warn(`skipping the tests on a real PostgreSQL server: ${NO_SERVER}`);
 }
 
@@ -57,4 +58,28 @@ export function namedApp(prefix: string): { app: string; url: string } {
   const url = new URL(SERVER_URL!);
   url.searchParams.set("application_name", app);
   return { app, url: url.toString() };
+}
+
+/** How `p` settles: its value, or "<code>: <message>". */
+export async function outcome(p: Promise<unknown>): Promise<unknown> {
+  try {
+    return await p;
+  } catch (e) {
+    return `${String((e as { code?: unknown }).code)}: ${String((e as Error).message)}`;
+  }
+}
+
+/**
+ * The stores a test opened on the real server, each in a schema of its own:
+ * `cleanUp` (an `afterEach`) closes each and drops its schema.
+ */
+export function openStores(): { open: { store: PostgresStore; schema: string }[]; cleanUp: () => Promise<void> } {
+  const open: { store: PostgresStore; schema: string }[] = [];
+  const cleanUp = async (): Promise<void> => {
+    for (const { store, schema } of open.splice(0)) {
+      await store.close();
+      await dropSchema(schema);
+    }
+  };
+  return { open, cleanUp };
 }

@@ -4,12 +4,10 @@
  * the retry gets a clear answer, never silence.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import { ai, readConversation, tool, Waiting } from "../../src/index.js";
-import type { LMRequest } from "../../src/lm/types.js";
-import { memoryStore, scripted } from "../../src/testing/index.js";
+import { readConversation } from "../../src/index.js";
 import { keeper, proxy, until, waitingDesk } from "./fixtures.js";
+import { twoStepDesk } from "./fixtures/hunt25-kit.js";
 
 const keep = keeper();
 
@@ -60,39 +58,8 @@ describe("a yes sent again after the connection dropped before its reply", () =>
     expect(turn.answers).toHaveLength(1);
   });
 
-  /** A desk that refunds, then (a second changing tool) emails the customer: two approvals, one after the other. */
-  async function twoStepDesk() {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const RAN: string[] = [];
-    const refund = tool("refund", { description: "Refund.", input: { order_id: z.string() }, effects: "changes" }, async ({ order_id }) => {
-      await gate;
-      RAN.push(`refund ${order_id}`);
-      return "refunded";
-    });
-    const email = tool("email", { description: "Email the customer.", input: { text: z.string() }, effects: "changes" }, ({ text }) => {
-      RAN.push(`email ${text}`);
-      return "sent";
-    });
-    const steps = [
-      { toolCalls: [{ name: "refund", input: { order_id: "A-1042" } }] },
-      { toolCalls: [{ name: "email", input: { text: "Your refund is on its way." } }] },
-    ];
-    const reply = (req: LMRequest) => steps[req.messages.filter((m) => m.role === "tool").length] ?? "Done.";
-    const fn = ai("desk2", { description: "Refund, then tell the customer.", input: { message: z.string() }, tools: [refund, email] }).using({
-      lm: scripted(Array.from({ length: 10 }, () => reply)),
-    });
-    const store = memoryStore();
-    const err = await fn
-      .conversation("sam", { store, approve: "changes" })
-      .send("Refund A-1042.")
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(Waiting);
-    return { fn, store, RAN, release };
-  }
-
   it("by the approval's id: a retry after the turn went on to wait for another tool is refused, and that tool is not approved", async () => {
-    const d = await twoStepDesk();
+    const d = await twoStepDesk(["sam"], { gate: true });
     const server = keep(await serve({ store: d.store, programs: [d.fn], port: 0 }));
     const net = keep(await proxy(server.port));
     const app = keep(await connect(net.url, { maxDelayMs: 50 }));
@@ -113,7 +80,7 @@ describe("a yes sent again after the connection dropped before its reply", () =>
   // unseen. Now an id-less answer carries the approvals its companion showed (`shown`), and a retry of one whose reply
   // was lost is held to what the first was held to (client/connect.ts): the server answers only those (runner.ts).
   it("without an id: a retry after the turn went on to wait for another tool does not approve that tool", async () => {
-    const d = await twoStepDesk();
+    const d = await twoStepDesk(["sam"], { gate: true });
     const server = keep(await serve({ store: d.store, programs: [d.fn], port: 0 }));
     const net = keep(await proxy(server.port));
     const app = keep(await connect(net.url, { maxDelayMs: 50 }));
