@@ -5,14 +5,35 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, ConversationError, isFunctaiError, memoryStore, tool, Waiting, type LanguageModel, type LMRequest, type Store } from "../../src/index.js";
+import {
+  ai,
+  ConversationError,
+  isFunctaiError,
+  memoryStore,
+  tool,
+  Waiting,
+  type LanguageModel,
+  type LMRequest,
+  type Store,
+} from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { isDurable } from "../../src/store/checks.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
 
 const DESK: ProgSpec = {
-  root: { kind: "ai", fn: { name: "desk", tools: [{ kind: "reads", name: "look" }, { kind: "changes", name: "pay" }], steps: [["look"], ["pay"]] } },
-  approve: null, deny: [],
+  root: {
+    kind: "ai",
+    fn: {
+      name: "desk",
+      tools: [
+        { kind: "reads", name: "look" },
+        { kind: "changes", name: "pay" },
+      ],
+      steps: [["look"], ["pay"]],
+    },
+  },
+  approve: null,
+  deny: [],
 };
 
 /** The world's model, keeping every request it is sent. */
@@ -55,7 +76,11 @@ describe("turns of a conversation", () => {
     const [a1, a2] = await Promise.all([first, second]);
     const a3 = await chat.send({ text: "three" });
     const turns = await chat.turns();
-    expect(turns.map((t) => [(t.inputs as { text: string }).text, t.state, t.value])).toEqual([["one", "done", a1], ["two", "done", a2], ["three", "done", a3]]);
+    expect(turns.map((t) => [(t.inputs as { text: string }).text, t.state, t.value])).toEqual([
+      ["one", "done", a1],
+      ["two", "done", a2],
+      ["three", "done", a3],
+    ]);
     expect(turns.map((t) => t.parent)).toEqual([null, turns[0]!.id, turns[1]!.id]);
     // every request of "two" came after "one" ended, and shows it
     const turnOf = (r: LMRequest) => r.messages.filter((m) => m.role === "user").at(-1)!.content;
@@ -63,7 +88,12 @@ describe("turns of a conversation", () => {
     const lastOf = (text: string) => lm.seen.map((r) => turnOf(r).includes(`\n${text}\n`)).lastIndexOf(true);
     expect(firstOf("two")).toBeGreaterThan(lastOf("one"));
     expect(shownHistory(lm.seen[firstOf("two")]!)).toEqual(["user: <text> one </text>", `assistant: <result> ${a1} </result>`]);
-    expect(shownHistory(lm.seen[firstOf("three")]!)).toEqual(["user: <text> one </text>", `assistant: <result> ${a1} </result>`, "user: <text> two </text>", `assistant: <result> ${a2} </result>`]);
+    expect(shownHistory(lm.seen[firstOf("three")]!)).toEqual([
+      "user: <text> one </text>",
+      `assistant: <result> ${a1} </result>`,
+      "user: <text> two </text>",
+      `assistant: <result> ${a2} </result>`,
+    ]);
   });
 
   it("while the head waits, send refuses conversation-busy; an abandoned turn is not shown to the next; abandon only waiting or interrupted turns", async () => {
@@ -74,7 +104,10 @@ describe("turns of a conversation", () => {
     const one = await chat.send({ text: "one" }).catch((e: unknown) => e);
     expect(one).toBeInstanceOf(Waiting);
     const w = one as Waiting;
-    expect([w.turn.state, w.approvals.map((a) => [a.name, a.path, a.invocation, a.effects])]).toEqual(["waiting", [["pay", "desk/pay", 2, "changes"]]]);
+    expect([w.turn.state, w.approvals.map((a) => [a.name, a.path, a.invocation, a.effects])]).toEqual([
+      "waiting",
+      [["pay", "desk/pay", 2, "changes"]],
+    ]);
     const busy = await plain.send({ text: "two" }).catch((e: unknown) => e);
     expect(busy).toMatchObject({ code: "conversation-busy" });
     expect((busy as Error).message).toContain("desk/pay");
@@ -119,7 +152,8 @@ describe("a turn's own writes", () => {
   };
   const pay = tool("pay", { description: "Pay.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => `paid ${amount}`);
   const desk = ai("desk", { description: "Pay what is asked.", input: { ask: z.string() }, tools: [pay] });
-  const steps = (n: number) => scripted([...Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `p${k}`, name: "pay", input: { amount: k } }] })), "paid"]);
+  const steps = (n: number) =>
+    scripted([...Array.from({ length: n }, (_, k) => ({ toolCalls: [{ id: `p${k}`, name: "pay", input: { amount: k } }] })), "paid"]);
 
   it("never collide with each other: a sent turn expects the length its first records left (no conflict, no re-read)", async () => {
     const { store, seen } = counting();
@@ -144,8 +178,19 @@ describe("a turn's own writes", () => {
 
 describe("unfinished tools at several depths", () => {
   const SPEC: ProgSpec = {
-    root: { kind: "ai", fn: { name: "lead", tools: [{ kind: "changes", name: "mark" }, { kind: "ai", fn: { name: "helper", tools: [{ kind: "changes", name: "write" }], steps: [["write"]] } }], steps: [["mark", "helper"]] } },
-    approve: null, deny: [],
+    root: {
+      kind: "ai",
+      fn: {
+        name: "lead",
+        tools: [
+          { kind: "changes", name: "mark" },
+          { kind: "ai", fn: { name: "helper", tools: [{ kind: "changes", name: "write" }], steps: [["write"]] } },
+        ],
+        steps: [["mark", "helper"]],
+      },
+    },
+    approve: null,
+    deny: [],
   };
   it("a bare invocation number that names two unfinished calls is refused; calls are named by site instead", async () => {
     const store = memoryStore();
@@ -155,17 +200,35 @@ describe("unfinished tools at several depths", () => {
     // (the first wait is lead's model call; the next one before helper asks its model is mark's)
     const world: World = new World({ effects, crashWhere: "after write", latencyMs: () => (calls++ > 0 && world.requests.length === 1 ? 100 : 0) });
     const lease = { renewMs: 1000, ttlMs: 30 };
-    await expect(build(SPEC, world).conversation("deep", { store: processStore(store, world), lm: worldLM(world, SPEC), lease }).send({ text: "go" })).rejects.toThrow(/crash/);
+    await expect(
+      build(SPEC, world)
+        .conversation("deep", { store: processStore(store, world), lm: worldLM(world, SPEC), lease })
+        .send({ text: "go" }),
+    ).rejects.toThrow(/crash/);
     await new Promise((r) => setTimeout(r, 50));
     const other = new World({ effects });
-    const [turn] = await build(SPEC, other).conversation("deep", { store, lm: worldLM(other, SPEC), lease }).turns();
-    expect(turn!.unfinished.map((u) => [u.name, u.site, u.invocation]).sort()).toEqual([["mark", "lead#1", 1], ["write", "lead#1/helper#2", 1]]);
+    const [turn] = await build(SPEC, other)
+      .conversation("deep", { store, lm: worldLM(other, SPEC), lease })
+      .turns();
+    expect(turn!.unfinished.map((u) => [u.name, u.site, u.invocation]).sort()).toEqual([
+      ["mark", "lead#1", 1],
+      ["write", "lead#1/helper#2", 1],
+    ]);
     const bare = await turn!.resume().catch((e: unknown) => e);
     expect((bare as Error).message).toContain('resume({ results: { "lead#1/helper#2:1": <what it returned> } })');
-    await expect(turn!.resume({ results: { 1: "done" } })).rejects.toMatchObject({ code: "turn-unfinished", message: expect.stringContaining('invocation 1 names mark at "lead#1:1" and write at "lead#1/helper#2:1"') });
-    const answer = await turn!.resume({ results: Object.fromEntries(turn!.unfinished.map((u) => [`${u.site}:${u.invocation}`, `c:${u.name}:${(u.input as { text: string }).text}`])) });
+    await expect(turn!.resume({ results: { 1: "done" } })).rejects.toMatchObject({
+      code: "turn-unfinished",
+      message: expect.stringContaining('invocation 1 names mark at "lead#1:1" and write at "lead#1/helper#2:1"'),
+    });
+    const answer = await turn!.resume({
+      results: Object.fromEntries(turn!.unfinished.map((u) => [`${u.site}:${u.invocation}`, `c:${u.name}:${(u.input as { text: string }).text}`])),
+    });
     const free = new World({ effects: memoryLog() });
-    expect(answer).toBe(await build(SPEC, free).conversation("free", { store: memoryStore(), lm: worldLM(free, SPEC) }).send({ text: "go" }));
+    expect(answer).toBe(
+      await build(SPEC, free)
+        .conversation("free", { store: memoryStore(), lm: worldLM(free, SPEC) })
+        .send({ text: "go" }),
+    );
     expect([...effects.all()]).toEqual([[expect.stringMatching(/^write\|/), 1]]); // write ran once, before the crash; mark never ran (a person gave its result)
   });
 });

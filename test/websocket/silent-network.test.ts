@@ -66,14 +66,20 @@ describe("a network that goes silent", () => {
         if (e.type === "tool_call" && e.name === "refund") net.silence();
       }
     })();
-    const ended = await iterated.then(() => null, (e: unknown) => e);
+    const ended = await iterated.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(ended).toMatchObject({ code: "remote-closed" });
     expect(s.conversation).toMatch(/^call-/); // learnt from its events: the turn can be found again
     expect(String((ended as Error).message)).toContain(`conversation ${s.conversation}`);
     await expect(Promise.resolve(s)).rejects.toMatchObject({ code: "remote-closed" });
 
     // while it was away, bob started waiting: the reconnected companion is told
-    const bob = await d.served.conversation("bob", { store: d.store, approve: "changes" }).send("Order A-1042 never arrived. Refund it, please.").catch((e: unknown) => e);
+    const bob = await d.served
+      .conversation("bob", { store: d.store, approve: "changes" })
+      .send("Order A-1042 never arrived. Refund it, please.")
+      .catch((e: unknown) => e);
     expect(bob).toBeInstanceOf(Waiting);
     await until(() => reconnects >= 1);
     await until(() => lists.at(-1)?.includes("bob") === true);
