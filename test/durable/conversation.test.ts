@@ -195,10 +195,31 @@ describe("unfinished tools at several depths", () => {
   it("a bare invocation number that names two unfinished calls is refused; calls are named by site instead", async () => {
     const store = memoryStore();
     const effects = memoryLog();
-    // mark is slow (it waits 100 ms after its started record): it is still running when the process dies after write
-    let calls = 0;
-    // (the first wait is lead's model call; the next one before helper asks its model is mark's)
-    const world: World = new World({ effects, crashWhere: "after write", latencyMs: () => (calls++ > 0 && world.requests.length === 1 ? 100 : 0) });
+    // mark is slow: it is still running when the process dies after write. Its wait ends with the crash, and helper
+    // asks its model only once mark waits, so write (after that reply) comes after mark started, and crashes first
+    // however loaded the machine is (a fixed wait, or an order left to chance, let mark run first under load)
+    let crashed!: () => void;
+    const died = new Promise<void>((r) => (crashed = r));
+    let markWaits!: () => void;
+    const markStarted = new Promise<void>((r) => (markWaits = r));
+    class MarkWaits extends World {
+      #asking = false;
+      #tools = 0;
+      override sent(h: string, turn: string): void {
+        super.sent(h, turn);
+        this.#asking = true; // the next wait is this request's (nothing runs between)
+      }
+      override async delay(): Promise<void> {
+        if (this.#asking) {
+          this.#asking = false;
+          if (this.requests.length === 2) await markStarted; // helper's request (lead's is the first)
+        } else if (this.#tools++ === 0) {
+          markWaits(); // the first tool to run is mark: write needs helper's reply
+          await died;
+        }
+      }
+    }
+    const world: World = new MarkWaits({ effects, crashWhere: "after write", onCrash: () => crashed() });
     const lease = { renewMs: 1000, ttlMs: 30 };
     await expect(
       build(SPEC, world)

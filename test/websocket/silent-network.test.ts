@@ -13,6 +13,12 @@ import { Waiting } from "../../src/index.js";
 import { keeper, until, waitingDesk } from "./fixtures.js";
 
 const keep = keeper();
+/**
+ * Each ping's answer crosses the proxy, all in this one process: at 50 ms a loaded machine made the server drop the
+ * companion before the silence (at connect(), or before the call's first event). The companion gives up after
+ * 2 × 500 + 1000 ms of silence, well within the tests' limits.
+ */
+const HEARTBEAT_MS = 500;
 
 /** A TCP proxy whose current connections a test can make silent: nothing passes, nothing closes (the far end's close is not passed on either). */
 async function silentProxy(port: number) {
@@ -50,7 +56,9 @@ describe("a network that goes silent", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const d = await waitingDesk(["ana"], { gate });
-    const server = keep(await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0, heartbeatMs: 50, settings: { approve: null } }));
+    const server = keep(
+      await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0, heartbeatMs: HEARTBEAT_MS, settings: { approve: null } }),
+    );
     const net = keep(await silentProxy(server.port));
     const app = keep(await connect(net.url, { key: "k1", maxDelayMs: 50 }));
     let reconnects = 0;
@@ -91,7 +99,7 @@ describe("a network that goes silent", () => {
 
   it("a companion that does not reconnect is told of the close, and its calls end", async () => {
     const d = await waitingDesk(["ana"]);
-    const server = keep(await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0, heartbeatMs: 50 }));
+    const server = keep(await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0, heartbeatMs: HEARTBEAT_MS }));
     const net = keep(await silentProxy(server.port));
     const app = keep(await connect(net.url, { key: "k1", reconnect: false }));
     const closes: { code: number; reason: string }[] = [];
