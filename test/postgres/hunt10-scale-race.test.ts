@@ -34,8 +34,24 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
     for (const id of ids) await w.waitOn(writer, id);
     const dA = bigDesk(60);
     const dB = bigDesk(60);
-    const sA = keep(await serve({ store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })), programs: [dA.served], keys: ["k1"], port: 0, pollMs: 50 }));
-    const sB = keep(await serve({ store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })), programs: [dB.served], keys: ["k1"], port: 0, pollMs: 50 }));
+    const sA = keep(
+      await serve({
+        store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })),
+        programs: [dA.served],
+        keys: ["k1"],
+        port: 0,
+        pollMs: 50,
+      }),
+    );
+    const sB = keep(
+      await serve({
+        store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })),
+        programs: [dB.served],
+        keys: ["k1"],
+        port: 0,
+        pollMs: 50,
+      }),
+    );
     const companions = await Promise.all(ids.map(async (_, i) => keep(await connect((i < 20 ? sA : sB).url, { key: "k1" }))));
     const list = await companions[0]!.waiting();
     expect(list.map((e) => e.conversation).sort()).toEqual([...ids].sort());
@@ -71,7 +87,15 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
     const dA = bigDesk(20);
     const dB = bigDesk(20);
     const sA = keep(await serve({ store: keep(postgresStore({ pool }, { schema })), programs: [dA.served], keys: ["k1"], port: 0, pollMs: 100 }));
-    const sB = keep(await serve({ store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })), programs: [dB.served], keys: ["k1"], port: 0, pollMs: 100 }));
+    const sB = keep(
+      await serve({
+        store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })),
+        programs: [dB.served],
+        keys: ["k1"],
+        port: 0,
+        pollMs: 100,
+      }),
+    );
     const cA = keep(await connect(sA.url, { key: "k1" }));
     const cB = keep(await connect(sB.url, { key: "k1" }));
     const turnOf = new Map((await cB.waiting()).map((e) => [e.conversation, e.turn]));
@@ -84,13 +108,18 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
       await sleep(offsets[i]!);
       const b = answered(cB.approve({ ...ref, by: "b" }), "B's approval", 20_000);
       const [ra, rb] = await Promise.allSettled([a, b]);
-      const why = JSON.stringify([ra, rb].map((r) => (r.status === "rejected" ? `${(r.reason as { code?: string }).code}: ${String(r.reason)}` : r.value)));
+      const why = JSON.stringify(
+        [ra, rb].map((r) => (r.status === "rejected" ? `${(r.reason as { code?: string }).code}: ${String(r.reason)}` : r.value)),
+      );
       const won = [ra, rb].filter((r) => r.status === "fulfilled");
       expect(won, why).toEqual([{ status: "fulfilled", value: DONE }]);
       for (const r of [ra, rb]) if (r.status === "rejected") expect((r.reason as { code?: string }).code, why).toMatch(CODES);
       expect(dA.REFUNDS.length + dB.REFUNDS.length - before, why).toBe(1);
       const turns = await turnsOf(writer, id);
-      expect(turns.map((t) => [t.state, t.answers.length]), why).toEqual([["done", 1]]);
+      expect(
+        turns.map((t) => [t.state, t.answers.length]),
+        why,
+      ).toEqual([["done", 1]]);
       seen.push(`${offsets[i]}:${ra.status === "fulfilled" ? "A" : "B"}`);
     }
     expect(seen).toHaveLength(offsets.length);
@@ -105,8 +134,24 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
     await w.waitOn(writer, id);
     const dA = bigDesk(5, gate);
     const dB = bigDesk(5);
-    const sA = keep(await serve({ store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })), programs: [dA.served], keys: ["k1"], port: 0, pollMs: 50 }));
-    const sB = keep(await serve({ store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })), programs: [dB.served], keys: ["k1"], port: 0, pollMs: 50 }));
+    const sA = keep(
+      await serve({
+        store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })),
+        programs: [dA.served],
+        keys: ["k1"],
+        port: 0,
+        pollMs: 50,
+      }),
+    );
+    const sB = keep(
+      await serve({
+        store: keep(postgresStore({ connectionString: SERVER_URL! }, { schema })),
+        programs: [dB.served],
+        keys: ["k1"],
+        port: 0,
+        pollMs: 50,
+      }),
+    );
     const cA = keep(await connect(sA.url, { key: "k1" }));
     const cB = keep(await connect(sB.url, { key: "k1" }));
     const [entry] = await cB.waiting();
@@ -119,8 +164,13 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
       answered(cB.abandon(ref), "B's abandon"),
       answered(cB.approve({ ...ref, by: "b" }), "B's approval"),
     ]);
-    const why = JSON.stringify(refusals.map((r) => (r.status === "rejected" ? `${(r.reason as { code?: string }).code}: ${String(r.reason)}` : r.value)));
-    expect(refusals.map((r) => r.status), why).toEqual(["rejected", "rejected", "rejected"]);
+    const why = JSON.stringify(
+      refusals.map((r) => (r.status === "rejected" ? `${(r.reason as { code?: string }).code}: ${String(r.reason)}` : r.value)),
+    );
+    expect(
+      refusals.map((r) => r.status),
+      why,
+    ).toEqual(["rejected", "rejected", "rejected"]);
     // (a resume of a turn another host runs is refused turn-claimed, as README says; so is the abandon, which opens the turn first)
     for (const r of refusals) expect((r as PromiseRejectedResult).reason.code, why).toMatch(CODES);
     expect(await cB.status(ref)).toMatchObject({ state: "running", approvals: [], unfinished: [] });
