@@ -9,6 +9,7 @@ import { postgresStore } from "../../adapters/postgres/index.js";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { readConversation } from "../../src/index.js";
 import type { Store } from "../../src/store/types.js";
+import type { ConversationRecord } from "../../src/records/types.js";
 import { keeper } from "../websocket/fixtures.js";
 import { answered, bigDesk, bulk, DONE, idsOf, LONG_ID, slowPool } from "./fixtures/hunt10-scale-kit.js";
 import { NO_SERVER, SERVER_URL, dropSchema, freshSchema } from "./server.js";
@@ -17,6 +18,8 @@ const keep = keeper();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const turnsOf = async (store: Store, id: string) => [...readConversation(await store.read(id), { now: Date.now() }).turns.values()];
 const CODES = /^(approval-answered|turn-state|turn-claimed)$/;
+/** A's refund call, started: the turn A runs is held in it (by the test's gate). */
+const refundStarted = (r: ConversationRecord) => r.kind === "tool" && r.name === "refund" && r.state === "started";
 
 async function database() {
   const schema = freshSchema();
@@ -157,8 +160,14 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
     const [entry] = await cB.waiting();
     const ref = { conversation: id, turn: entry!.turn };
     const approved = answered(cA.approve({ ...ref, by: "a" }), "A's approval", 20_000);
-    for (let i = 0; i < 200 && (await cB.status(ref)).state !== "running"; i++) await sleep(25);
-    const length = (await writer.read(id)).length;
+    // wait for the state the test means: A held in its refund, i.e. its `started` record written. Status reads running from
+    // A's lease record on, a moment before A gets to the refund and writes that record (a count read in between took it for B's)
+    const deadline = Date.now() + 15_000;
+    let before = await writer.read(id);
+    while (!before.some(refundStarted) && Date.now() < deadline) before = (await sleep(25), await writer.read(id));
+    expect(before.filter(refundStarted), JSON.stringify(before)).toHaveLength(1);
+    const claim = before.filter((r) => r.kind === "lease").at(-1)!;
+    expect(await cB.status(ref)).toMatchObject({ state: "running", approvals: [], unfinished: [] });
     const refusals = await Promise.allSettled([
       answered(cB.resume(ref), "B's resume"),
       answered(cB.abandon(ref), "B's abandon"),
@@ -174,7 +183,17 @@ describe.skipIf(NO_SERVER !== null)("two servers, many companions, one database 
     // (a resume of a turn another host runs is refused turn-claimed, as README says; so is the abandon, which opens the turn first)
     for (const r of refusals) expect((r as PromiseRejectedResult).reason.code, why).toMatch(CODES);
     expect(await cB.status(ref)).toMatchObject({ state: "running", approvals: [], unfinished: [] });
-    expect((await writer.read(id)).length).toBe(length); // nothing written by B
+    // nothing written by B: held in its refund, A writes only renewals of its own lease (same holder and attempt; every
+    // 10 s, which a loaded machine may reach); B's approval, claim (a newer attempt), abandon or stop would all show here
+    const after = await writer.read(id);
+    expect(after.slice(0, before.length)).toEqual(before);
+    const leaseOf = (r: ConversationRecord) => r as { kind: string; holder?: unknown; attempt?: unknown };
+    const renewal = (r: ConversationRecord) =>
+      r.kind === "lease" && leaseOf(r).holder === leaseOf(claim).holder && leaseOf(r).attempt === leaseOf(claim).attempt;
+    expect(
+      after.slice(before.length).filter((r) => !renewal(r)),
+      JSON.stringify(after.slice(before.length)),
+    ).toEqual([]);
     expect(dA.REFUNDS).toHaveLength(0);
     release();
     expect(await approved).toBe(DONE);
