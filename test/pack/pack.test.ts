@@ -89,6 +89,8 @@ describe("the packed package", () => {
       openai: { optional: true },
       "@modelcontextprotocol/sdk": { optional: true },
       "@opentelemetry/api": { optional: true },
+      ajv: { optional: true },
+      "ajv-formats": { optional: true },
       pg: { optional: true },
     });
 
