@@ -10,19 +10,9 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
-import { NO_SERVER, SERVER_URL, dropSchema, freshSchema } from "./server.js";
+import { NO_SERVER, SERVER_URL, dropSchema, freshSchema, thrown } from "./server.js";
 
 const url = SERVER_URL ?? "";
-
-/** The code and message `fn` throws (synchronously), or "none". */
-function thrown(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-    return { code: "none", message: "" };
-  } catch (e) {
-    return { code: String((e as { code?: unknown }).code), message: String((e as Error).message) };
-  }
-}
 
 /** The code a store's first append fails with, or its length. */
 async function firstAppend(pool: unknown): Promise<unknown> {

@@ -60,6 +60,16 @@ export function namedApp(prefix: string): { app: string; url: string } {
   return { app, url: url.toString() };
 }
 
+/** The code and message `fn` throws (synchronously), or "none". */
+export function thrown(fn: () => unknown): { code: string; message: string } {
+  try {
+    fn();
+    return { code: "none", message: "" };
+  } catch (e) {
+    return { code: String((e as { code?: unknown }).code), message: String((e as Error).message) };
+  }
+}
+
 /** How `p` settles: its value, or "<code>: <message>". */
 export async function outcome(p: Promise<unknown>): Promise<unknown> {
   try {

@@ -5,16 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
-
-/** The code and message `fn` throws (synchronously), or "none". */
-function thrown(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn();
-    return { code: "none", message: "" };
-  } catch (e) {
-    return { code: String((e as { code?: unknown }).code), message: String((e as Error).message) };
-  }
-}
+import { thrown } from "./server.js";
 
 describe("postgresStore refuses wrong arguments at once", () => {
   it("a pool that is not a pg.Pool (null, undefined, a plain object, a URL string)", () => {
