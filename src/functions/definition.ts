@@ -43,10 +43,13 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
   } catch (e) {
     if (e instanceof FunctaiError) throw e;
     // a getter or Proxy trap of the input threw while it was read: refused like any wrong input
-    throw new FunctaiError("input-invalid", `${def.name}: the input could not be read (${describeError(e)}). Nothing was sent to the model.`, { cause: e });
+    throw new FunctaiError("input-invalid", `${def.name}: the input could not be read (${describeError(e)}). Nothing was sent to the model.`, {
+      cause: e,
+    });
   }
   const problem = notJson(data); // (kept in the journal: a BigInt or a cycle is refused here, not when written)
-  if (problem !== undefined) throw new FunctaiError("input-invalid", `${def.name}: the input is not JSON (${problem}). Nothing was sent to the model.`);
+  if (problem !== undefined)
+    throw new FunctaiError("input-invalid", `${def.name}: the input is not JSON (${problem}). Nothing was sent to the model.`);
   return data;
 }
 
@@ -67,7 +70,8 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
 export function keptInputs(def: Pick<Definition, "inputSchema" | "kind" | "name">, kept: Record<string, unknown>): Record<string, unknown> {
   const parsed = readWith(def.inputSchema, kept);
   if ("thrown" in parsed) {
-    if (def.kind === "program") throw keptRefused(def.name, `its input schema threw while reading them: ${describeError(parsed.thrown)}`, parsed.thrown);
+    if (def.kind === "program")
+      throw keptRefused(def.name, `its input schema threw while reading them: ${describeError(parsed.thrown)}`, parsed.thrown);
     return kept;
   }
   if (!parsed.success) {
@@ -98,7 +102,10 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
     const unknown = typeof form === "object" && form !== null ? Object.keys(form).filter((k) => !Object.hasOwn(def.inputSchema.shape, k)) : [];
     if (parsed.success && unknown.length === 0) return parsed.data as Record<string, unknown>;
     const issues = parsed.success ? [] : [issuesText(parsed.error, "input")];
-    if (unknown.length > 0) issues.push(`${unknown.join(", ")}: not ${unknown.length === 1 ? "an input" : "inputs"} of ${def.name} (its inputs: ${keys.join(", ") || "none"})`);
+    if (unknown.length > 0)
+      issues.push(
+        `${unknown.join(", ")}: not ${unknown.length === 1 ? "an input" : "inputs"} of ${def.name} (its inputs: ${keys.join(", ") || "none"})`,
+      );
     problems.push(issues);
   }
   throw new FunctaiError("input-invalid", `${def.name}: wrong input (${problems[shown]!.join("; ")}). Nothing was sent to the model.`);
