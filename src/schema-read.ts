@@ -4,8 +4,15 @@
  * transform whose lookup failed, an async refinement): `readWith` gives that
  * back too, as `thrown`, so each caller says whose fault it is in its own
  * words (the tool's, the program's, the row's) instead of crashing.
+ *
+ * A schema is read synchronously (a call's input before anything is sent, a
+ * tool call's before it is shown, asked or run, a reply's answer as it is
+ * read). zod's `safeParse` throws on the promise an async refinement returns
+ * and drops it: a refinement whose lookup failed then rejected with nobody
+ * to handle it, which ends a Node process. Here that promise is kept and its
+ * end handled, and the read throws, saying the schema is async.
  */
-import type { z } from "zod";
+import { z } from "zod";
 
 /** What a schema made of a value: `safeParse`'s result, or what it threw. */
 export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thrown: unknown };
@@ -17,10 +24,43 @@ export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thr
  */
 export function readWith<S extends z.ZodType>(schema: S, value: unknown): SchemaRead<S> {
   try {
-    return schema.safeParse(value) as ReturnType<S["safeParse"]>;
+    return readNow(schema, value) as ReturnType<S["safeParse"]>;
   } catch (e) {
     return { thrown: e };
   }
+}
+
+/** Why a schema could not be read: a check it makes waits (a promise). */
+export const ASYNC_SCHEMA =
+  "the schema is async (an async refinement or transform), and functai reads inputs and outputs synchronously, before anything is sent or run: make its checks synchronous, and do what needs waiting in the body (a tool's, a program's)";
+
+/**
+ * `schema.safeParse(value)`, run as `safeParse` runs it (the schema's
+ * `_zod.run`, typed by zod/v4/core) with a context that is neither sync,
+ * where zod throws on a check's promise and drops it, nor async, where
+ * every transform gives a promise: a check that goes async makes the
+ * result a promise, whose end is handled here. Throws what the schema
+ * throws, and `ASYNC_SCHEMA` for an async one. (An async transform is
+ * thrown on by zod itself before it hands its promise back: refused the
+ * same way, its promise out of reach.)
+ */
+function readNow(schema: z.ZodType, value: unknown): z.ZodSafeParseResult<unknown> {
+  const internals = (schema as Partial<z.ZodType>)._zod;
+  if (typeof internals?.run !== "function") return schema.safeParse(value); // (not a zod 4 schema as this knows them)
+  const ctx: z.core.ParseContextInternal<z.core.$ZodIssue> = {};
+  let result: z.core.ParsePayload | Promise<z.core.ParsePayload>;
+  try {
+    result = internals.run({ value, issues: [] }, ctx);
+  } catch (e) {
+    if (e instanceof z.core.$ZodAsyncError) throw new Error(ASYNC_SCHEMA, { cause: e });
+    throw e;
+  }
+  if (result instanceof Promise) {
+    result.catch(() => undefined); // (its end is of no use: the read is refused)
+    throw new Error(ASYNC_SCHEMA);
+  }
+  if (result.issues.length === 0) return { success: true, data: result.value };
+  return { success: false, error: new z.ZodRealError(result.issues.map((i) => z.core.util.finalizeIssue(i, ctx, z.core.config()))) };
 }
 
 /** A schema's issues in one line, each at its path (`root` for the value itself): `order.id: Required; amount: Too small`. */

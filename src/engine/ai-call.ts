@@ -183,6 +183,11 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
         });
         return read.value;
       }
+      // the output schema's own fault (a refinement's bug, an async one): asking the model again would not mend it
+      if ("thrown" in read)
+        throw new FunctaiError("output-invalid", `${fn.name}: its output schema threw while checking the reply: ${read.detail}`, {
+          cause: read.thrown,
+        });
       if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
       // the last step the limit allows: no step is left to ask again, and what went wrong is the reply, not the limit
       if (step === maxSteps) throw new OutputError(fn.name, response.text, `${read.detail}; maxSteps (${maxSteps}) left no step to ask again`);

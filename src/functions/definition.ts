@@ -42,7 +42,7 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
     data = readInput(def, input);
   } catch (e) {
     if (e instanceof FunctaiError) throw e;
-    // a getter or Proxy trap of the input threw while it was read: refused like any wrong input
+    // a getter or Proxy trap of the input, or the schema (a refinement's bug, an async one), threw while it was read: refused like any wrong input
     throw new FunctaiError("input-invalid", `${def.name}: the input could not be read (${describeError(e)}). Nothing was sent to the model.`, {
       cause: e,
     });
@@ -97,7 +97,8 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
   else if (keys.length === 0 && input === undefined) forms = [{}];
   const problems: string[][] = [];
   for (const form of forms) {
-    const parsed = def.inputSchema.safeParse(form);
+    const parsed = readWith(def.inputSchema, form);
+    if ("thrown" in parsed) throw parsed.thrown; // (a getter of the input, or the schema: see parseInput)
     // a key the function does not have is refused, not dropped: a misspelt optional input would be lost unseen
     const unknown = typeof form === "object" && form !== null ? Object.keys(form).filter((k) => !Object.hasOwn(def.inputSchema.shape, k)) : [];
     if (parsed.success && unknown.length === 0) return parsed.data as Record<string, unknown>;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { asciiLower, partialTag } from "./reply-text.js";
-import { issuesText } from "../schema-read.js";
+import { describeError } from "../errors.js";
+import { issuesText, readWith } from "../schema-read.js";
 import type { FinishReason, Message } from "./types.js";
 
 /**
@@ -137,7 +138,8 @@ const STOPPED_ANSWER = "the reply was stopped by a refusal or a content filter b
 /** Why a reply cut off by its length limit with no `<result>` block is not read as a plain answer. */
 const CUT_OFF_PLAIN = "the reply was cut off at its token limit before its answer ended: keep the answer shorter, or raise maxTokens";
 
-export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string };
+/** `thrown`: the output schema threw while reading the reply (its own fault: a refinement's bug, an async one), not the model's. */
+export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string; thrown?: unknown };
 
 /**
  * Reads the answer from a reply: the `<result>` block (JSON for non-string
@@ -159,7 +161,8 @@ export function readOutput(text: string, output: z.ZodType, finishReason: Finish
   if (finishReason === "content_filter" && block?.closed === false) return { ok: false, detail: STOPPED_ANSWER };
   const body = block?.body ?? text.trim();
   if (isStringOutput(output)) {
-    const checked = output.safeParse(body);
+    const checked = readWith(output, body);
+    if ("thrown" in checked) return threw(checked.thrown);
     return checked.success ? { ok: true, value: checked.data } : { ok: false, detail: checked.error.issues[0]?.message ?? "invalid" };
   }
   if (body === "") return { ok: false, detail: "the reply is empty" };
@@ -176,7 +179,8 @@ export function readOutput(text: string, output: z.ZodType, finishReason: Finish
   candidates.push(body);
   let detail = "no <result> block";
   for (const candidate of candidates) {
-    const checked = output.safeParse(candidate);
+    const checked = readWith(output, candidate);
+    if ("thrown" in checked) return threw(checked.thrown);
     if (checked.success) return { ok: true, value: checked.data };
     detail = issuesText(checked.error, "result");
   }
@@ -184,6 +188,8 @@ export function readOutput(text: string, output: z.ZodType, finishReason: Finish
   if (notJson !== undefined && /^[[{]/.test(json)) detail = `not valid JSON: ${notJson}`;
   return { ok: false, detail };
 }
+
+const threw = (thrown: unknown): ReadResult => ({ ok: false, detail: describeError(thrown), thrown });
 
 /** What the model is told when its reply could not be read (it is asked again once). */
 export const unreadableReplyMessage = (detail: string): string =>
