@@ -24,10 +24,29 @@ export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thr
  */
 export function readWith<S extends z.ZodType>(schema: S, value: unknown): SchemaRead<S> {
   try {
-    return readNow(schema, value) as ReturnType<S["safeParse"]>;
+    const inherited = inheritedKeys(schema, value);
+    if (inherited.length === 0) return readNow(schema, value) as ReturnType<S["safeParse"]>;
+    const read = readNow(schema, { ...(value as object), ...Object.fromEntries(inherited.map((k) => [k, undefined])) });
+    if (read.success)
+      for (const k of inherited) if ((read.data as Record<string, unknown>)[k] === undefined) delete (read.data as Record<string, unknown>)[k];
+    return read as ReturnType<S["safeParse"]>;
   } catch (e) {
     return { thrown: e };
   }
+}
+
+/**
+ * The keys of an object schema that a plain object value leaves out but
+ * inherits (`valueOf`, `toString`, `constructor`: input names like any
+ * other). zod reads a key with `value[key]`, which finds Object.prototype's
+ * function: an optional `valueOf` left out was refused as "received
+ * function". The value is read with each of them given as undefined (left
+ * out), at its top level (where inputs are named), and a key read as
+ * undefined is left out of what it made, as zod leaves out one not given.
+ */
+function inheritedKeys(schema: z.ZodType, value: unknown): string[] {
+  if (!(schema instanceof z.ZodObject) || typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return [];
+  return Object.keys(schema.shape).filter((k) => k in value && !Object.hasOwn(value, k));
 }
 
 /** Why a schema could not be read: a check it makes waits (a promise). */
