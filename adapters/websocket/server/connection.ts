@@ -7,7 +7,15 @@ import type { TurnStream } from "../../../src/turn/stream.js";
 import { wireError } from "../shared/errors.js";
 import { allowsProgram, type Grant, type KeyRing } from "./keys.js";
 import { TokenBucket, type RateOptions } from "./limits.js";
-import { clientMessageSchema, PROTOCOL_VERSION, SUPPORTED_VERSIONS, type ClientMessage, type ServerMessage, type WaitingEntry, type WireError } from "../shared/protocol.js";
+import {
+  clientMessageSchema,
+  PROTOCOL_VERSION,
+  SUPPORTED_VERSIONS,
+  type ClientMessage,
+  type ServerMessage,
+  type WaitingEntry,
+  type WireError,
+} from "../shared/protocol.js";
 import type { RunContext } from "./runner.js";
 import { visibleTo } from "./scope.js";
 import type { WaitingWatcher } from "./watch.js";
@@ -143,7 +151,10 @@ export class Connection {
     const parsed = clientMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return this.strike(id, wireError("remote-protocol", `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300)));
+      return this.strike(
+        id,
+        wireError("remote-protocol", `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300)),
+      );
     }
     const msg = parsed.data;
     if (msg.type === "hello") return this.#hello(msg);
@@ -168,7 +179,10 @@ export class Connection {
   #hello(msg: Extract<ClientMessage, { type: "hello" }>): void {
     if (this.grant) return this.strike(msg.id, wireError("remote-protocol", "hello was already said"));
     if (!SUPPORTED_VERSIONS.includes(msg.v)) {
-      this.error(msg.id, wireError("remote-protocol", `protocol version ${msg.v} is not supported (this server speaks ${SUPPORTED_VERSIONS.join(", ")})`));
+      this.error(
+        msg.id,
+        wireError("remote-protocol", `protocol version ${msg.v} is not supported (this server speaks ${SUPPORTED_VERSIONS.join(", ")})`),
+      );
       return this.close(CLOSE.protocol, "version");
     }
     const grant = this.hub.keys.match(msg.key);
