@@ -103,7 +103,8 @@ export async function recordAnswer(
         if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
           throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered`);
         if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
-        throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${String(id)}`);
+        const asked = id !== undefined ? id : among ? `among those shown (${[...among].join(", ") || "none"})` : "";
+        throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${asked}`.trimEnd());
       }
       if (goesOn && chosen.length === waiting.length) goesOn(info);
       const now = log.clock.now();

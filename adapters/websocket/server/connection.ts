@@ -69,7 +69,9 @@ export class Connection {
     readonly address: string,
   ) {
     this.#bucket = new TokenBucket(hub.rate.perSecond, hub.rate.burst);
-    this.#helloTimer = setTimeout(() => this.close(CLOSE.protocol, "no hello in time"), helloTimeoutMs);
+    // judged once the socket's queued input was read (setImmediate runs after the event loop's I/O phase): a deadline
+    // that came due while the server's own event loop stalled fires before it reads a hello sent in time
+    this.#helloTimer = setTimeout(() => setImmediate(() => this.grant || this.close(CLOSE.protocol, "no hello in time")), helloTimeoutMs);
     socket.on("message", (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on("pong", () => (this.alive = true));
     socket.on("close", () => this.#closed());
@@ -168,7 +170,9 @@ export class Connection {
       return this.close(CLOSE.auth, "key revoked");
     }
     this.grant = grant; // the key's limits as they are now (setKeys may have changed them)
-    if (this.inflight.has(msg.id)) return this.strike(msg.id, wireError("remote-protocol", `request id ${msg.id} is in use`));
+    // refused without its id: an error carrying it would settle the running request's call on the companion (as
+    // failed) while that request goes on and gets its own reply (an approval given, told as refused)
+    if (this.inflight.has(msg.id)) return this.strike(null, wireError("remote-protocol", `request id ${msg.id} is in use`));
     this.inflight.add(msg.id);
     const done = this.handle(this, msg)
       .catch((e: unknown) => this.hub.log("a request failed", e))

@@ -179,6 +179,37 @@ function checkOptions(options: ServeOptions): void {
   if (options.settings !== undefined) checkSettings(options.settings);
 }
 
+/** Pings a connection; its pong (connection.ts) says it lives. */
+function ping(conn: Connection): void {
+  conn.alive = false;
+  conn.socket.ping();
+  // (a browser cannot see pings: this is what tells a companion the connection still carries messages)
+  if (conn.grant) conn.send({ type: "heartbeat" });
+}
+
+/**
+ * One heartbeat: a connection that answered the last ping is pinged again;
+ * one that did not is judged only once the sockets' queued input was read
+ * (setImmediate runs after the event loop's I/O phase). A tick runs before
+ * that I/O: when the server's own event loop stalled past a heartbeat (a
+ * synchronous loop, a long GC), a pong that came meanwhile would still be
+ * unread, and a live companion dropped for the server's own slowness.
+ */
+function beat(connections: Iterable<Connection>): void {
+  const missed: Connection[] = [];
+  for (const conn of connections) {
+    if (conn.alive) ping(conn);
+    else missed.push(conn);
+  }
+  if (missed.length === 0) return;
+  setImmediate(() => {
+    for (const conn of missed) {
+      if (conn.alive) ping(conn);
+      else conn.socket.terminate(); // missed the last ping, with all that came read: dead
+    }
+  });
+}
+
 /**
  * Serves a store's waiting turns and some programs to companions over
  * WebSocket. Listening beyond loopback without keys is refused.
@@ -279,18 +310,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   wss.on("error", (e) => log("the WebSocket server failed", e));
 
   const address = http.address() as AddressInfo;
-  const heartbeat = setInterval(() => {
-    for (const conn of hub.connections) {
-      if (!conn.alive)
-        conn.socket.terminate(); // missed the last ping: dead
-      else {
-        conn.alive = false;
-        conn.socket.ping();
-        // (a browser cannot see pings: this is what tells a companion the connection still carries messages)
-        if (conn.grant) conn.send({ type: "heartbeat" });
-      }
-    }
-  }, hub.heartbeatMs);
+  const heartbeat = setInterval(() => beat(hub.connections), hub.heartbeatMs);
   heartbeat.unref();
 
   let closing: Promise<void> | null = null;
