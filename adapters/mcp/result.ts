@@ -17,29 +17,89 @@ export interface McpCallResult {
   [key: string]: unknown;
 }
 
-const textOf = (result: McpCallResult): string | undefined => {
-  const texts = (result.content ?? []).flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : []));
-  return texts.length > 0 ? texts.join("\n") : undefined;
-};
+type Part = NonNullable<McpCallResult["content"]>[number];
+
+/**
+ * Whether a part is the model's to see: MCP's `annotations.audience` names
+ * whom a part is for, and one that leaves the assistant out (`["user"]`) is
+ * for the person only. No audience, or an empty one, names no one: shown.
+ */
+function forModel(part: Part): boolean {
+  const audience = (part.annotations as { audience?: unknown } | null | undefined)?.audience;
+  return !Array.isArray(audience) || audience.length === 0 || audience.includes("assistant");
+}
+
+/** The size of base64 data in bytes, in words ("3,000 bytes"): what the model is told of data it is not shown. */
+function sizeOf(base64: unknown): string {
+  if (typeof base64 !== "string") return "size unknown";
+  const digits = base64.replace(/[\s=]/g, "").length;
+  return `${Math.floor((digits * 3) / 4).toLocaleString("en-US")} bytes`;
+}
+
+const said = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/**
+ * One part as the model is shown it: text as it is; an embedded text
+ * resource's text under its uri; a link as its name and uri; binary data
+ * (an image, audio, a resource's `blob`) named by its MIME type and size,
+ * never pasted as base64 into the model's context (it reads base64 as
+ * thousands of tokens of noise); a part of a type MCP does not name, by its type.
+ */
+function partText(part: Part): string {
+  const { type } = part;
+  if (type === "text" && typeof part.text === "string") return part.text;
+  if (type === "image" || type === "audio") return `[${type} (${said(part.mimeType) ?? "of an unknown type"}, ${sizeOf(part.data)}), not shown]`;
+  if (type === "resource_link") {
+    const about = [said(part.mimeType), said(part.description)].filter((s) => s !== undefined).join(": ");
+    return `[resource link: ${said(part.name) ?? "unnamed"} <${String(part.uri)}>${about ? ` (${about})` : ""}]`;
+  }
+  if (type === "resource" && part.resource !== null && typeof part.resource === "object") {
+    const { uri, mimeType, text, blob } = part.resource as Record<string, unknown>;
+    if (typeof text === "string") return `[resource <${String(uri)}>${said(mimeType) ? ` (${mimeType})` : ""}]\n${text}`;
+    return `[resource <${String(uri)}> (${said(mimeType) ?? "of an unknown type"}, ${sizeOf(blob)}), not shown]`;
+  }
+  return `[a ${JSON.stringify(String(type))} part, not shown]`;
+}
+
+/**
+ * What the model is shown of a result's content: each part it may see (see
+ * {@link forModel}) as {@link partText} says, joined by line breaks, then how
+ * many parts were for the user only (left out, not dropped without a word);
+ * `undefined` when there are no parts.
+ */
+function contentText(result: McpCallResult): string | undefined {
+  const parts = Array.isArray(result.content) ? result.content : [];
+  const lines = parts.filter(forModel).map(partText);
+  const hidden = parts.length - lines.length;
+  if (hidden > 0) lines.push(`[${hidden} ${hidden === 1 ? "part" : "parts"} of the result for the user only, not shown]`);
+  return lines.length > 0 ? lines.join("\n") : undefined;
+}
 
 /**
  * What the model is shown of an MCP tool's result: its structured content
- * when the server gives it, else its text parts (joined by line breaks),
- * else the content as it is. A result marked `isError` is a tool error the
- * model sees (thrown here, reported by the tool loop).
+ * when the server gives it, else its content parts (joined by line breaks:
+ * text as it is, an embedded resource's text under its uri, a link as its
+ * name and uri, images, audio and blobs by their MIME type and size, never
+ * their base64; parts whose `annotations.audience` leaves the assistant out
+ * are for the user, left out and counted), else the content as it is (no
+ * parts). A result marked `isError` is a tool error the model sees (thrown
+ * here, reported by the tool loop).
  *
  * @example
  * outputOf("find_order", { content: [{ type: "text", text: "…" }], structuredContent: { item: "kettle" } }); // { item: "kettle" }
  * outputOf("refund", { content: [{ type: "text", text: "refunded 39.00" }] });                             // "refunded 39.00"
+ * outputOf("snapshot", { content: [{ type: "image", data: "iVBORw0K…", mimeType: "image/png" }] });         // "[image (image/png, 3,000 bytes), not shown]"
  * outputOf("refund", { content: [{ type: "text", text: "card declined" }], isError: true });              // throws tool-failed
  */
 export function outputOf(name: string, result: McpCallResult): unknown {
   if (result.isError === true) {
-    const text = textOf(result) ?? (result.structuredContent ? JSON.stringify(result.structuredContent) : "the tool reported an error");
+    // an empty text says nothing: the model would be shown an error with no words ("Error: FunctaiError")
+    const said = contentText(result);
+    const text = said?.trim() ? said : result.structuredContent ? JSON.stringify(result.structuredContent) : "the tool reported an error";
     throw new FunctaiError("tool-failed", text);
   }
   if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
-  const text = textOf(result);
+  const text = contentText(result);
   if (text !== undefined) return text;
   if (result.content === undefined) throw new FunctaiError("tool-failed", `the MCP server's result for ${name} has no content`);
   return result.content;
@@ -75,6 +135,14 @@ export function outputProblem(check: JsonCheck, result: McpCallResult): string |
 export interface ResultReader {
   readonly schema: typeof CallToolResultSchema;
   answered(): boolean;
+  /**
+   * Whether the answer had neither `content` nor `structuredContent` (nor
+   * `isError: true`): MCP requires `content` of a tool's result, and the SDK
+   * fills a missing one in with `[]`, which would show the model an empty
+   * result where the server said something else (the first protocol
+   * version's `toolResult`) or nothing.
+   */
+  bare(): boolean;
 }
 
 /**
@@ -94,9 +162,16 @@ export async function loadResultReader(): Promise<() => ResultReader> {
   const { CallToolResultSchema: sdkSchema } = await fromSdk(() => import("@modelcontextprotocol/sdk/types.js"));
   return () => {
     let answered = false;
-    const noted = z.preprocess((result) => ((answered = true), result), sdkSchema);
+    let bare = false;
+    const noted = z.preprocess((result) => {
+      answered = true;
+      const { content, structuredContent, isError } = (result ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown };
+      // (an error with nothing to say is still the server's word that the tool failed: the model is told so)
+      bare = content === undefined && (structuredContent === undefined || structuredContent === null) && isError !== true;
+      return result;
+    }, sdkSchema);
     // it parses to what the SDK's schema does: only its type differs
-    return { schema: noted as unknown as typeof CallToolResultSchema, answered: () => answered };
+    return { schema: noted as unknown as typeof CallToolResultSchema, answered: () => answered, bare: () => bare };
   };
 }
 

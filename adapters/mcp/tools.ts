@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { NeedsPerson } from "../../src/engine/runtime.js";
+import { notJson } from "../../src/engine/tool-boundary.js";
 import { FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
@@ -307,15 +308,48 @@ function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): Js
 }
 
 /**
+ * What the model is shown of a server's answer to one call (see {@link outputOf}), checked first: an answer
+ * with no content, with structured content that breaks the tool's output schema (`checkOutput`) or that the
+ * journal cannot keep, cannot be read, and is thrown as `cannotRead` makes it (a changing tool may have acted).
+ */
+function answerOf(
+  name: string,
+  result: McpCallResult,
+  reader: ResultReader,
+  checkOutput: JsonCheck | undefined,
+  cannotRead: (why: string, cause?: unknown) => Error,
+): unknown {
+  // an answer with no content is not a tool's result as MCP says (the SDK would show it as [])
+  if (reader.bare()) throw cannotRead("it has no content, which MCP requires of a tool's result");
+  // checked here, not left to the client: it checks only the tools of its last listing's last page
+  let broken: string | null;
+  try {
+    broken = checkOutput === undefined ? null : outputProblem(checkOutput, result);
+  } catch (e) {
+    // the check itself failed on it (a recursive schema over content nested past the stack)
+    broken = `its structured content could not be checked against the tool's output schema: ${describeError(e)}`;
+  }
+  if (broken !== null) throw cannotRead(broken);
+  const output = outputOf(name, result);
+  // output the journal cannot keep (structured content nested too deep to write as JSON) would be a tool error
+  // the model sees, "its output is not JSON", and could answer by calling again: the server acted
+  const lost = typeof output === "string" ? undefined : notJson(output);
+  if (lost !== undefined) throw cannotRead(`its structured content cannot be kept as JSON: ${lost}`);
+  return output;
+}
+
+/**
  * The tools of a connected MCP server, as functai tools: name, description
  * and the server's input JSON Schema given to the model as they are (inputs
  * are checked against that schema before a tool runs). Effects come from
  * the annotations (`readOnlyHint: true` reads, anything else changes) unless
- * `effects` says otherwise. A result's structured content, else its text, is
- * what the model sees; `isError` is a tool error the model sees. A call to
+ * `effects` says otherwise. A result's structured content, else its content
+ * parts, is what the model sees (images, audio and blobs by MIME type and
+ * size, never their base64; parts for the user only left out, counted: see
+ * {@link outputOf}); `isError` is a tool error the model sees. A call to
  * a changing tool that was sent and never answered (the connection closed
  * or its transport failed under it, or it timed out), or answered with a
- * result that cannot be read (not an MCP result, or structured content that
+ * result that cannot be read (not an MCP result, no content, or structured content that
  * breaks the tool's output schema, checked here for every tool whatever page
  * of the listing it was on, and for every result not marked `isError`),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
@@ -403,10 +437,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
             );
           throw e;
         }
-        // checked here, not left to the client: it checks only the tools of its last listing's last page
-        const broken = checkOutput === undefined ? null : outputProblem(checkOutput, result as McpCallResult);
-        if (broken !== null) throw unreadableAnswer(broken);
-        return outputOf(name, result as McpCallResult);
+        return answerOf(name, result as McpCallResult, reader, checkOutput, unreadableAnswer);
       },
     };
     return tool;
