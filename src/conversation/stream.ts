@@ -31,7 +31,8 @@ export class ConversationStream<T> extends TurnStream<T> {
   constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>) {
     let toldWaiting = (): void => undefined;
     const result = new Promise<T>((resolve, reject) => {
-      const settle = (outcome: Promise<T>): void => void (settled ? outcome.finally(() => settled().catch(() => undefined)) : outcome).then(resolve, reject);
+      const settle = (outcome: Promise<T>): void =>
+        void (settled ? outcome.finally(() => settled().catch(() => undefined)) : outcome).then(resolve, reject);
       settle(resultOf<T>(session));
       let told = false;
       toldWaiting = () => {

@@ -129,10 +129,15 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       const id = delegatedId(conversation.id, name);
       // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
       const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
-      const settings: Settings = Object.fromEntries(Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "store" && !own.has(key)));
+      const settings: Settings = Object.fromEntries(
+        Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "store" && !own.has(key)),
+      );
       // the caller's approve reaches the tools inside, as in a plain call: a delegate is no way around a rule or a function's no
       if (settings.approve !== undefined) settings.approve = delegatedRule(settings.approve, ctx.path, target.definition.name);
-      const chat = target.conversation(id, { ...settings, store: conversation.store, clock: runtime.clock }) as unknown as ConversationInternals<CallInput<S>, O>;
+      const chat = target.conversation(id, { ...settings, store: conversation.store, clock: runtime.clock }) as unknown as ConversationInternals<
+        CallInput<S>,
+        O
+      >;
       // the same call of the same turn, with the same input: a call the model makes differently on resume is a new request
       const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;
       // the reply that asked for this call is kept before the delegated turn acts: a resumed caller does not ask again

@@ -32,7 +32,14 @@ async function child(config: Hunt5Config, steps: Hunt5Step[], killIn?: string): 
   const script = await bundled(fixture("hunt5-child.ts"));
   const end = await runChild(script, [JSON.stringify({ ...config, steps, ...(killIn && { killIn }) })]);
   if (end.signal === null) expect(end.code, end.stderr).toBe(0);
-  return { outs: end.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l) as Out), signal: end.signal };
+  return {
+    outs: end.stdout
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Out),
+    signal: end.signal,
+  };
 }
 
 /** The runs of tool `name` (one line each: `<name>:<order>:<idempotencyKey>`). */
@@ -75,7 +82,10 @@ describe("a program calling two AI functions in turn, killed inside the second o
 
       // a third process settles it and goes on
       const answer = settle === "results" ? { results: { 1: "shipped by hand" } } : { rerun: [1] };
-      const resumed = await child(config, [{ do: "resume", conversation: "f", ...answer }, { do: "read", conversation: "f" }]);
+      const resumed = await child(config, [
+        { do: "resume", conversation: "f", ...answer },
+        { do: "read", conversation: "f" },
+      ]);
       const shipSaid = settle === "results" ? "shipped by hand" : "ship done for A-1";
       expect(resumed.outs[0]).toEqual({ ok: `first heard: pay done for A-1 | second heard: ${shipSaid}` });
       expect(resumed.outs[1]).toMatchObject({ state: "done", unfinished: [] });
@@ -132,7 +142,10 @@ describe("a delegated program whose turn waits for a person's approval (attack 2
     expect(await turnsIn(config, "d.billing")).toBe(1);
 
     // a person answers the delegated turn from another process: it goes on there
-    const answered = await child(config, [{ do: "approve", conversation: "d.billing", by: "maria" }, { do: "read", conversation: "d" }]);
+    const answered = await child(config, [
+      { do: "approve", conversation: "d.billing", by: "maria" },
+      { do: "read", conversation: "d" },
+    ]);
     expect(answered.outs[0]).toEqual({ ok: "billing says clerk heard: charge done for A-1" });
     expect(answered.outs[1]).toMatchObject({ state: "interrupted" }); // the caller goes on only when resumed
     expect(runs(config, "charge")).toHaveLength(1);
