@@ -284,9 +284,13 @@ export function otel(options: OtelOptions = {}): Plugin {
           endQuietly("toolResult", span, () => {
             span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
             if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
-            // stopped because the delegated turn it started waits for a person: not a failure
-            if (result.error !== undefined && waiting) span.setAttribute(FUNCTAI.state, "waiting");
-            else if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
+            // stopped because a delegated turn waits for a person (the one it started, or one there before it, which
+            // refused it: conversation-busy; then the engine says so, as no delegated turn of its own ended waiting): not a failure
+            const waits = waiting ?? (result.needsPerson?.code === "turn-waiting" ? result.needsPerson.approvals : undefined);
+            if (result.error !== undefined && waits) {
+              span.setAttribute(FUNCTAI.state, "waiting");
+              if (!waiting) run.stoppedFor(waits);
+            } else if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
             else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
           });
         });

@@ -40,6 +40,9 @@ const callerKey = (turn: string | undefined, site: string, attempt: number | und
  */
 export const LOOSE_LIMIT = 10_000;
 
+/** An approval as a run's waits tell it apart (its id is its call's site and invocation, and paths differ between programs). */
+const waitKey = (a: Approval): string => `${a.path}|${a.id}`;
+
 /** Ends a span that can no longer end otherwise, saying why in its state. */
 const endAs = (span: Span, state: string): void => endQuietly("ending an open span", span, () => span.setAttribute(FUNCTAI.state, state));
 
@@ -96,8 +99,18 @@ export class Run {
   delegateWaits(turn: string | undefined, site: string, approvals: readonly Approval[]): void {
     const entry = this.#innerAt(turn, site);
     if (entry) entry.waiting = approvals;
+    this.stoppedFor(approvals);
+  }
+
+  /**
+   * A tool call of this run stopped for these approvals (also one no delegated turn of which was seen end waiting:
+   * see plugin.ts toolResult). Each is kept once: two calls of one delegate in a step both stop for what waits there.
+   */
+  stoppedFor(approvals: readonly Approval[]): void {
     // (a spare run has no turn span to say it: it keeps none, as it never sees its turn end)
-    if (this.span) this.waits.push(...approvals);
+    if (!this.span) return;
+    const known = new Set(this.waits.map(waitKey));
+    for (const a of approvals) if (!known.has(waitKey(a))) known.add(waitKey(a)), this.waits.push(a);
   }
 
   startChat(key: string, turn: string, site: string, model: string, attributes: Attributes): void {

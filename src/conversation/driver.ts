@@ -6,7 +6,8 @@
  */
 import type { ApprovalRule } from "../approval/types.js";
 import { checkModel } from "../engine/ai-call.js";
-import { ConversationError, FunctaiError, isErrorCode } from "../errors.js";
+import { ConversationError, FunctaiError, isErrorCode, isInstance } from "../errors.js";
+import { NeedsPerson, type DelegatedWait } from "../engine/runtime.js";
 import { keptInputs, type Definition } from "../functions/definition.js";
 import { answerable, resultOf } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
@@ -17,7 +18,7 @@ import { claimedElsewhere, recordAnswer, stalledError, stopWaitingTurn, turnIn, 
 import { ConversationHost } from "./host.js";
 import { historyOf, type ConversationLog } from "./log.js";
 import { approvalKey } from "../records/keys.js";
-import { approvalOf } from "./waiting.js";
+import { approvalOf, delegatedWaiting } from "./waiting.js";
 
 /** What a conversation's turns share: its log, the program, the settings. */
 export interface ConversationContext {
@@ -110,8 +111,19 @@ export async function resultOrWait(session: TurnSession, log: ConversationLog, w
       await snapshotKept(session);
       return await waitingOrRecorded(log, session.host.turn, waiting);
     }
-    throw e;
+    return await stoppedFor(e, waiting);
   }
+}
+
+/**
+ * What a run that stopped with `e` rejects with: a `Waiting` when a delegated
+ * turn of it waits for approvals (its approvals, and where they wait: see
+ * delegatedWaiting), so a caller that answers a wait as any other (`e
+ * instanceof Waiting`) is told this one too; else `e` as it is.
+ */
+export async function stoppedFor(e: unknown, waiting: WaitingError): Promise<never> {
+  if (isInstance(e, NeedsPerson) && (e as NeedsPerson).waiting) throw await delegatedWaiting(waiting, e as NeedsPerson & { waiting: DelegatedWait });
+  throw e;
 }
 
 /**

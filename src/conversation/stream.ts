@@ -2,7 +2,7 @@ import { resultOf } from "../turn/run.js";
 import type { TurnEvent } from "../turn/events.js";
 import type { TurnSession } from "../turn/session.js";
 import { TurnStream } from "../turn/stream.js";
-import { controls, snapshotKept, waitingOrRecorded, type WaitingError } from "./driver.js";
+import { controls, snapshotKept, stoppedFor, waitingOrRecorded, type WaitingError } from "./driver.js";
 import type { ConversationLog } from "./log.js";
 
 /**
@@ -33,7 +33,8 @@ export class ConversationStream<T> extends TurnStream<T> {
     const result = new Promise<T>((resolve, reject) => {
       const settle = (outcome: Promise<T>): void =>
         void (settled ? outcome.finally(() => settled().catch(() => undefined)) : outcome).then(resolve, reject);
-      settle(resultOf<T>(session));
+      // (a run stopped because a delegated turn waits is told as a wait too: see stoppedFor)
+      settle(resultOf<T>(session).catch((e: unknown) => stoppedFor(e, waiting)));
       let told = false;
       toldWaiting = () => {
         if (told) return;

@@ -236,6 +236,13 @@ export class Turn<O = unknown> {
 export class Waiting<O = unknown> extends ConversationError {
   readonly turn: Turn<O>;
   readonly approvals: Approval[];
+  /**
+   * Set when the approvals wait in a delegated program's turn, not in `turn`
+   * (the caller's, which reads `interrupted`): the conversation and turn a
+   * person answers them in. Once they are answered there, `turn.resume()`
+   * goes on with the caller, taking the delegated turn's answer.
+   */
+  declare readonly delegated?: { conversation: string; turn: string };
   constructor(turn: Turn<O>) {
     const names = turn.waiting.map((a) => `${a.path} #${a.invocation}`).join(", ");
     super(

@@ -63,10 +63,20 @@ export class LeaseLost extends FunctaiError {
  * interrupted, and a person says what the tool returned or asks for a rerun.
  */
 export class NeedsPerson extends LeaseLost {
-  constructor(message: string, code: "turn-unfinished" | "turn-waiting" = "turn-unfinished") {
+  /** For a delegated turn that waits for approvals: where they wait (the innermost turn's conversation) and what. */
+  readonly waiting: DelegatedWait | undefined;
+  constructor(message: string, code: "turn-unfinished" | "turn-waiting" = "turn-unfinished", waiting?: DelegatedWait) {
     super(message, false, code);
     this.name = "NeedsPerson";
+    this.waiting = waiting;
   }
+}
+
+/** Approvals a delegated turn waits for, in its conversation: a person answers them there (see delegate.ts). */
+export interface DelegatedWait {
+  conversation: string;
+  turn: string;
+  approvals: Approval[];
 }
 
 export interface TurnRuntimeOptions {

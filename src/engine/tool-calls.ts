@@ -1,6 +1,6 @@
 import { ApprovalError, ConversationError, FunctaiError, describeError, describeValue, isInstance } from "../errors.js";
 import type { Message, ToolCall } from "../lm/types.js";
-import type { Plugin } from "../plugins/types.js";
+import type { Plugin, StoppedForPerson } from "../plugins/types.js";
 import { changesThings } from "../approval/rule.js";
 import type { Approval } from "../approval/types.js";
 import { outputText } from "../tools/tool.js";
@@ -171,12 +171,19 @@ function decided(p: Prepared, decision: Decision): Prepared {
 }
 
 /** The plugins' `toolResult` hooks: they may replace an output; a tool's error they only see (it stays an error). */
-async function afterHooks(frame: Frame, p: Prepared, input: unknown, outcome: { output: unknown } | { error: string }): Promise<unknown> {
+async function afterHooks(
+  frame: Frame,
+  p: Prepared,
+  input: unknown,
+  outcome: { output: unknown } | { error: string; needsPerson?: StoppedForPerson },
+): Promise<unknown> {
   let output = "output" in outcome ? outcome.output : undefined;
   for (const plugin of (frame.settings.plugins ?? []) as readonly Plugin[]) {
     const hook = plugin.hooks.toolResult;
     if (!hook || !p.tool) continue;
-    const shown = "error" in outcome ? { error: outcome.error } : { output };
+    // (each plugin its own copy of a stop's approvals: one that changes them changes nothing another is shown)
+    const shown =
+      "error" in outcome ? { error: outcome.error, ...(outcome.needsPerson && { needsPerson: copyOf(outcome.needsPerson) }) } : { output };
     let changed: unknown;
     try {
       const approved = p.decision?.kind === "run" ? (p.decision.approved ?? null) : null;
@@ -281,7 +288,14 @@ async function failed(frame: Frame, p: Prepared, input: unknown, message: string
  */
 async function inDoubt(frame: Frame, p: Prepared, input: unknown, stop: NeedsPerson): Promise<void> {
   if (!frame.settings.plugins?.length) return;
-  await afterHooks(frame, p, input, { error: stop.message }).catch(() => undefined);
+  // `needsPerson` says it is a stop, not a failure (a call refused as its delegated conversation waits started no
+  // delegated turn of its own a plugin could have seen end waiting: without it, only the error's text tells)
+  const code = stop.code === "turn-waiting" ? "turn-waiting" : "turn-unfinished";
+  const { waiting } = stop;
+  const needsPerson: StoppedForPerson = waiting
+    ? { code, conversation: waiting.conversation, approvals: waiting.approvals }
+    : { code, approvals: [] };
+  await afterHooks(frame, p, input, { error: stop.message, needsPerson }).catch(() => undefined);
 }
 
 async function execute(frame: Frame, p: Prepared): Promise<Message> {

@@ -2,8 +2,10 @@ import type { z } from "zod";
 import type { ApproveSetting } from "../approval/types.js";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
 import type { CallInput } from "./input.js";
-import { NeedsPerson } from "../engine/runtime.js";
-import { FunctaiError, describeValue, isFunctaiError } from "../errors.js";
+import { NeedsPerson, type DelegatedWait } from "../engine/runtime.js";
+import { FunctaiError, describeValue, isFunctaiError, isInstance } from "../errors.js";
+import { Waiting } from "../conversation/turn.js";
+import { approvalOf } from "../conversation/waiting.js";
 import { digest } from "../lm/digest.js";
 import { readConversation } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
@@ -76,12 +78,33 @@ function delegatedRule(rule: ApproveSetting, callPath: string, root: string): Ap
  * step) needs a person as well: the call is sent again when the caller is
  * resumed, never kept as a failed call the model would see for good.
  */
-function needsPerson(e: FunctaiError, conversation: string): NeedsPerson {
+function needsPerson(e: FunctaiError, conversation: string, waiting: DelegatedWait | undefined): NeedsPerson {
   // turn-unfinished or turn-waiting, as the delegated conversation said
   return new NeedsPerson(
     `the delegated turn in conversation ${conversation} needs a person first (${e.message}). Answer it there, then resume this turn.`,
     e.code === "turn-waiting" || e.code === "conversation-busy" ? "turn-waiting" : "turn-unfinished",
+    waiting,
   );
+}
+
+/**
+ * The approvals a delegated conversation's refusal waits for, and where: a
+ * `Waiting`'s (where its own delegated turn waits, two levels down or more,
+ * else its turn), or for `conversation-busy` those of the turn there that
+ * waits (the head). None for a tool that may have run (`turn-unfinished`:
+ * a person says what it did, nothing is approved), nor when the head no
+ * longer waits (answered meanwhile: a resume goes on).
+ */
+async function waitsIn(e: FunctaiError, store: Store, conversation: string, now: number): Promise<DelegatedWait | undefined> {
+  if (isInstance(e, Waiting)) {
+    const w = e as Waiting;
+    return w.delegated ? { ...w.delegated, approvals: w.approvals } : { conversation, turn: w.turn.id, approvals: w.approvals };
+  }
+  if (e.code !== "conversation-busy") return undefined;
+  const state = readConversation(await store.read(conversation), { now });
+  const head = state.head === null ? undefined : state.turns.get(state.head);
+  if (head?.state !== "waiting" || head.waiting.length === 0) return undefined;
+  return { conversation, turn: head.id, approvals: head.waiting.map(approvalOf) };
 }
 
 /**
@@ -104,7 +127,10 @@ function needsPerson(e: FunctaiError, conversation: string): NeedsPerson {
  * conversation's own turns do. A delegated turn that needs a person (it
  * waits for an approval, or a tool of it may have run when its process died)
  * stops the calling turn without ending it: answer the delegated turn in its
- * conversation, then resume the caller.
+ * conversation, then resume the caller. One that waits for approvals makes
+ * the caller's send (or resume) reject with a `Waiting` whose `turn` is the
+ * caller's, whose `approvals` are the delegated turn's, and whose
+ * `delegated` names the conversation and turn they wait in.
  *
  * @example
  * const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
@@ -149,7 +175,9 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       } catch (e) {
         if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting") && !isFunctaiError(e, "conversation-busy")) throw e;
         await runtime.journal.flush(); // what this run learned is kept: replies are not paid for again
-        throw needsPerson(e, id);
+        // (what waits there, read for a refused call: a store that fails the read leaves the stop without it, never unmade)
+        const waiting = await waitsIn(e, conversation.store, id, runtime.clock.now()).catch(() => undefined);
+        throw needsPerson(e, id, waiting);
       }
     },
   };

@@ -61,6 +61,30 @@ export interface PluginToolResult extends PluginToolCall {
   error?: string;
   /** Who let it run: `null` when nobody was asked, else the yes it was given (`by` when known). */
   approved?: { by: string | null } | null;
+  /**
+   * Set when the call did not end but stopped its turn for a person (its
+   * `error` says why): the turn is resumable, and the call is no failure.
+   * `"turn-waiting"`: a delegated turn waits for the `approvals`, answered in
+   * `conversation` (also when this call was refused because a turn there
+   * already waits: it is sent again on resume). `"turn-unfinished"`: a
+   * changing tool may have acted, and a person says what it did (no approvals).
+   */
+  needsPerson?: StoppedForPerson;
+}
+
+/**
+ * Why a tool call stopped its turn for a person (see {@link PluginToolResult.needsPerson}).
+ *
+ * @example
+ * const waits: PluginHooks = {
+ *   toolResult: (r) => void (r.needsPerson?.code === "turn-waiting" && console.log(r.path, "waits in", r.needsPerson.conversation)),
+ * };
+ */
+export interface StoppedForPerson {
+  code: "turn-waiting" | "turn-unfinished";
+  /** Where the approvals wait (the delegated conversation, the innermost one when delegates nest). */
+  conversation?: string;
+  approvals: readonly Approval[];
 }
 
 /**

@@ -159,20 +159,14 @@ describe("a delegated program whose turn waits for a person's approval (attack 2
     expect(await turnsIn(config, "d.billing")).toBe(1);
   });
 
-  // KNOWN, OPEN (left for a decision; the README now says what the caller's send rejects with, and what to do):
-  // the caller's send rejects with a FunctaiError whose code is turn-waiting but which is not a `Waiting`
-  // (no `turn`, no `approvals`): code that follows the README (`if (!(e instanceof Waiting)) throw e;`, README.md
-  // "Conversations: the turn waits, saved"; Conversation.send's doc, src/conversation/conversation.ts:60: "throws
-  // `Waiting` (`turn-waiting`) when it stops for a person") rethrows it, and nothing but the message's text says
-  // which turn of which conversation a person must answer. Cause: src/functions/delegate.ts:47-53 (needsPerson)
-  // turns the delegated turn's Waiting into a NeedsPerson (src/engine/runtime.ts:65, a LeaseLost), which the
-  // caller's run rejects with as it is (src/conversation/driver.ts:74 resultOrWait only makes a Waiting for a turn
-  // that reached awaitingApproval itself). A fix: reject the caller's send with a Waiting (or a documented
-  // subclass) that carries the delegated turn's handle and approvals (its conversation id with them), or stop
-  // using the turn-waiting code for an error that is not a Waiting. (A Waiting of the delegated turn would make
-  // `e.turn.approve()` resolve to the delegated program's answer, not the caller's: the caller would still need a
-  // resume, so a plain rethrow of it would mislead in its own way.)
-  it.fails("the caller's send rejects with a Waiting that lists the delegated turn's approvals", async () => {
+  // Found open by this hunt, fixed by hunt 31: the caller's send rejected with a FunctaiError coded turn-waiting
+  // that was not a `Waiting` (no `turn`, no `approvals`), so code following the README (`if (!(e instanceof
+  // Waiting)) throw e;`) rethrew it. It is a `Waiting` now (src/conversation/waiting.ts delegatedWaiting, made in
+  // src/conversation/driver.ts stoppedFor from what src/functions/delegate.ts keeps on its NeedsPerson): its `turn`
+  // is the caller's (interrupted: the one to resume once they are answered; approving it is refused, as above), its
+  // `approvals` the delegated turn's, and `delegated` names the conversation and turn they wait in. In-process
+  // cases (a stream, a busy sibling call, two levels down): test/conversation/hunt31-delegated-waiting.test.ts.
+  it("the caller's send rejects with a Waiting that lists the delegated turn's approvals", async () => {
     const config = setup({ approve: "changes" });
     const sent = await child(config, [{ do: "send", conversation: "d", order: "A-1" }]);
     expect(sent.outs[0]).toMatchObject({ error: "turn-waiting", isWaiting: true, approvals: [{ name: "charge", path: "billing/clerk/charge" }] });

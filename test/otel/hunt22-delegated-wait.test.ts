@@ -81,10 +81,10 @@ describe("otel(): a delegated turn waits for a person", () => {
     expect(wait?.attributes?.["functai.wait.approvals"]).toEqual(["payments/refund"]);
   });
 
-  // Fails: the fix belongs in src/engine (tool-calls.ts `inDoubt`/src/plugins/types.ts): the sibling call refused with
-  // conversation-busy started no delegated turn, so otel() has nothing to tell its stop from a tool's failure but the
-  // error's text. A PluginToolResult field saying the call stopped for a person (and why) would let it.
-  it.fails("two calls of one delegate in a step: the one refused because its conversation waits (conversation-busy) is no error either", async () => {
+  // The sibling call refused with conversation-busy started no delegated turn, so otel() had nothing to tell its stop
+  // from a tool's failure but the error's text. Fixed by hunt 31: PluginToolResult.needsPerson (src/plugins/types.ts,
+  // given by src/engine/tool-calls.ts `inDoubt`) says the call stopped for a person, and for which approvals.
+  it("two calls of one delegate in a step: the one refused because its conversation waits (conversation-busy) is no error either", async () => {
     const t = tracing();
     const refund = refundTool();
     const billing = ai("billing", { description: "Billing.", input: { question: z.string() }, tools: [refund] });

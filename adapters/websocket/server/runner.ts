@@ -5,7 +5,7 @@
  */
 import type { Callable } from "../../../src/functions/callable.js";
 import { recordAnswerOf, streamOn } from "../../../src/conversation/internal.js";
-import type { Turn } from "../../../src/conversation/turn.js";
+import type { Turn, Waiting } from "../../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
 import { callerPath } from "../../../src/records/keys.js";
 import { ConversationLog } from "../../../src/conversation/log.js";
@@ -148,6 +148,8 @@ export async function resume(
     if (req.rerun) options.rerun = req.rerun;
     return { ...base, state: "done", value: await turn.resume(options) };
   } catch (e) {
+    // (approvals that wait in a delegated turn are answered there, not in this turn: it reads interrupted until then)
+    if (isFunctaiError(e, "turn-waiting") && (e as Waiting).delegated) return { ...base, state: "interrupted", error: toWireError(e, "turn") };
     if (isFunctaiError(e, "turn-waiting")) return { ...base, state: "waiting", approvals: (e as { approvals?: Approval[] }).approvals ?? [] };
     await turn.refresh();
     // refused before it ran (turn-unfinished, turn-state): an error reply; it ran and failed: an outcome. A turn that
