@@ -12,7 +12,6 @@ const noop = (): void => undefined;
  */
 export const LISTENER_PROBE_MS = 5_000;
 
-
 /**
  * One LISTEN connection that comes back after it is lost: it reconnects
  * (100 ms doubling to 2 s) and tells its owner, who re-reads what it waits
