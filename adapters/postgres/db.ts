@@ -22,9 +22,12 @@ export interface Db {
   /**
    * One statement (its own transaction unless inside one). With `name`, a
    * statement run often: prepared once per connection under that name (a
-   * name always goes with the same text), where the database can.
+   * name always goes with the same text), where the database can. With
+   * `ms`, a statement that may give up sooner than the others (best effort):
+   * no answer within it fails, as no answer within the store's statement
+   * timeout does.
    */
-  query(text: string, params?: readonly unknown[], name?: string): Promise<Rows>;
+  query(text: string, params?: readonly unknown[], name?: string, ms?: number): Promise<Rows>;
   /** Several statements without parameters, run as one implicit transaction. */
   exec(sql: string): Promise<void>;
   /**

@@ -1,3 +1,5 @@
+import type pg from "pg";
+
 /**
  * Waiting on a connection with an end: one left half-open by the network
  * (a partition, a NAT or load balancer that forgot the flow, a server that
@@ -43,3 +45,22 @@ export const answers = (ask: (text: string) => Promise<unknown>): Promise<boolea
     PROBE_TIMEOUT_MS,
     () => false,
   );
+
+/** How long a connection's graceful end is waited for before its socket is destroyed. */
+export const END_MS = 1_000;
+
+/**
+ * Ends a connection of the store's own: gracefully (the server frees its
+ * session, and its locks, at once), but for END_MS at most. A server's side
+ * gone silent (a cable pulled, a firewall that drops every packet) never
+ * answers the end, and it would be waited for as long as the operating
+ * system keeps the socket (a store's close with it): then the socket is
+ * destroyed. Never rejects.
+ */
+export function endClient(client: pg.Client): Promise<void> {
+  const ending = client.end().catch(noop);
+  return withDeadline(ending, END_MS, () => {
+    // (pg has no public way to drop a connection that does not answer its end)
+    (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
+  });
+}

@@ -77,6 +77,20 @@ function checkUrl(url: unknown): asserts url is string {
     );
 }
 
+/** The keys each argument may have: any other (a typo, a schema in the wrong argument, pg's own options) would be left out without a word. */
+const CONNECTION_KEYS = ["connectionString", "pool"];
+const OPTION_KEYS = ["schema", "statementTimeoutMs"];
+
+/** Throws `store-io` naming the keys of `given` that are not `known` (the names only: a value may hold a password). */
+function checkKeys(given: object, known: readonly string[], what: string, hint: (extra: string[]) => string): void {
+  const extra = Object.keys(given).filter((k) => !known.includes(k));
+  if (extra.length > 0)
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store: ${what} has ${extra.map((k) => JSON.stringify(k)).join(", ")}, which it does not take (${hint(extra)}).`,
+    );
+}
+
 /**
  * A store on PostgreSQL, for many hosts on one database: any app server may
  * answer, resume or serve any turn. Tables are made on first use in their
@@ -97,6 +111,17 @@ function checkUrl(url: unknown): asserts url is string {
 export function postgresStore(connection: PostgresConnection, options: PostgresStoreOptions = {}): PostgresStore {
   if (typeof connection !== "object" || connection === null || !("pool" in connection || "connectionString" in connection))
     throw new FunctaiError("store-io", 'PostgreSQL store: give { connectionString: "postgres://…" } or { pool } (a pg.Pool).');
+  // both: the pool was used, and the URL (another server's?) left out without a word
+  if ("pool" in connection && "connectionString" in connection)
+    throw new FunctaiError(
+      "store-io",
+      "PostgreSQL store: give one of { connectionString } and { pool }, not both (a pool of yours connects where its own options say).",
+    );
+  checkKeys(connection, CONNECTION_KEYS, "the connection", (extra) =>
+    extra.includes("schema") || extra.includes("statementTimeoutMs")
+      ? 'the schema and statementTimeoutMs go in the second argument: postgresStore({ connectionString }, { schema: "functai" })'
+      : "it takes { connectionString } or { pool }: pg's own options go to a pg.Pool of yours, given as { pool }",
+  );
   if (!("pool" in connection)) checkUrl(connection.connectionString);
   // a pool that is not one failed only at the first use, as a TypeError blamed on "the server's message"
   else if (!isPool(connection.pool))
@@ -104,6 +129,7 @@ export function postgresStore(connection: PostgresConnection, options: PostgresS
   // options that are not an object would be read as none: a schema given there would be left out without a word
   if (typeof options !== "object" || options === null)
     throw new FunctaiError("store-io", `PostgreSQL store: the options must be an object such as { schema: "functai" }, not ${kindOf(options)}.`);
+  checkKeys(options, OPTION_KEYS, "the options", () => "the options are schema and statementTimeoutMs");
   const { statementTimeoutMs = STATEMENT_TIMEOUT_MS } = options;
   // (setTimeout's own limit is 2^31 - 1 ms: a longer one would fire at once)
   if (typeof statementTimeoutMs !== "number" || !(statementTimeoutMs > 0) || statementTimeoutMs > 2 ** 31 - 1)

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import { called } from "./called.js";
 import type { Db, Rows, Session } from "./db.js";
-import { withDeadline } from "./deadline.js";
+import { endClient, withDeadline } from "./deadline.js";
 import { describeTarget, storeIo } from "./errors.js";
 import { Listener } from "./pg-listener.js";
 
@@ -32,6 +32,36 @@ const noop = (): void => undefined;
 
 /** Makes a pool's new client's 'error' harmless (one function for every store: `close` takes it off a given pool again). */
 const quietClient = (client: pg.PoolClient | undefined): void => void client?.on?.("error", noop); // (a listener never throws: inside an event, it would end the process)
+
+/**
+ * How many open stores use each pool. A pool's listeners (quietClient's) are
+ * added by the first and taken off by the last: one set per pool, not one
+ * per store (with eleven stores on a caller's pool, Node warned of a
+ * listener leak on it and on each of its clients).
+ */
+const poolUsers = new WeakMap<pg.Pool, number>();
+
+/** Makes `pool`'s errors harmless while a store uses it (the first store that does adds the listeners). */
+function usePool(pool: pg.Pool): void {
+  const users = poolUsers.get(pool) ?? 0;
+  poolUsers.set(pool, users + 1);
+  if (users > 0) return;
+  pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
+  // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
+  pool.on("connect", quietClient);
+}
+
+/** A store no longer uses `pool`: the last one takes the listeners off (a given pool outlives the store). */
+function leavePool(pool: pg.Pool): void {
+  const users = (poolUsers.get(pool) ?? 1) - 1;
+  if (users > 0) {
+    poolUsers.set(pool, users);
+    return;
+  }
+  poolUsers.delete(pool);
+  pool.off("error", noop);
+  pool.off("connect", quietClient);
+}
 
 /**
  * How long a statement's answer is waited for, by default (`statementTimeoutMs`):
@@ -162,10 +192,26 @@ async function openClient(Client: Pg["Client"], config: pg.ClientConfig, target:
   try {
     await client.connect();
   } catch (e) {
-    void client.end().catch(noop);
+    void endClient(client);
     throw storeIo(e, "connect", target);
   }
   return client;
+}
+
+/**
+ * The settings of the store's own connections (the listener's, the lock
+ * session's): the pool's. Its password too, which pg-pool keeps as a
+ * property that is not enumerable (so that it shows in no log): a spread of
+ * the options left it out, and every such connection went without one. Its
+ * connect limit, unless it has none (0, pg's default): connecting never hangs.
+ */
+function ownConfig(options: pg.ClientConfig): pg.ClientConfig {
+  const limit = options.connectionTimeoutMillis;
+  return {
+    ...options,
+    password: options.password,
+    connectionTimeoutMillis: typeof limit === "number" && limit > 0 ? limit : CONNECT_TIMEOUT_MS,
+  };
 }
 
 /** What a `Db` on pg uses, made on first use (when `pg` is loaded). */
@@ -188,10 +234,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         const pool: pg.Pool = owned
           ? new pg.Pool({ connectionString: connection.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
           : connection.pool;
-        pool.on("error", noop); // an idle client's lost connection: the pool drops it and opens another when asked
-        // a checked-out client whose connection the server ends between two statements emits 'error' too: it shows at its next query, never as an unhandled event
-        pool.on("connect", quietClient);
-        opened = { pg, pool, config: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...(pool.options as pg.ClientConfig) } };
+        usePool(pool);
+        opened = { pg, pool, config: ownConfig(pool.options as pg.ClientConfig) };
         return opened;
       },
       (e: unknown) => {
@@ -205,21 +249,24 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     return connecting(() => openClient(pg.Client, config, target), reached);
   };
   const listeners = new Set<Listener>();
+  /** Whether `close` took this store's use of the pool off (usePool). */
+  let left = false;
   const reached = { ever: false, closed: false };
 
   /**
    * One statement on a client of the pool, which goes back to the pool after
-   * it (dropped when its connection is suspect). With `deadline`, one that
-   * gets no answer within statementTimeoutMs drops its client and fails
-   * (noAnswer); the DDL of a first use has none (it may wait for another
-   * process's, under the schema's advisory lock).
+   * it (dropped when its connection is suspect). With `deadline` (true:
+   * statementTimeoutMs; a number: that, or statementTimeoutMs if shorter), one
+   * that gets no answer in time drops its client and fails (noAnswer); the
+   * DDL of a first use has none (it may wait for another process's, under the
+   * schema's advisory lock).
    */
   const runOn = (
     client: pg.PoolClient,
     text: string,
     params: readonly unknown[] | undefined,
     name: string | undefined,
-    deadline = true,
+    deadline: boolean | number = true,
   ): Promise<Rows> => {
     const values = params as unknown[] | undefined;
     let released = false;
@@ -242,9 +289,10 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         throw e;
       },
     );
-    if (!deadline) return sent;
-    return withDeadline(sent, statementTimeoutMs, () => {
-      const e = noAnswer(target, statementTimeoutMs);
+    if (deadline === false) return sent;
+    const ms = deadline === true ? statementTimeoutMs : Math.min(deadline, statementTimeoutMs);
+    return withDeadline(sent, ms, () => {
+      const e = noAnswer(target, ms);
       release(e); // (the pool ends it: never handed out again)
       throw e;
     });
@@ -289,12 +337,17 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   };
 
   /** One statement on a client of the pool (see runOn), sent again while the server rolls it back whole (`resent`). */
-  const statement = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline = true): Promise<Rows> => {
+  const statement = (
+    text: string,
+    params: readonly unknown[] | undefined,
+    name: string | undefined,
+    deadline: boolean | number = true,
+  ): Promise<Rows> => {
     // (the usual case, an answer, without another promise around it)
     return sendOnce(text, params, name, deadline).catch((e: unknown) => resent(() => sendOnce(text, params, name, deadline), e, name));
   };
 
-  const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean): Promise<Rows> => {
+  const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean | number): Promise<Rows> => {
     // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
     const waited = (pool: pg.Pool): Promise<Rows> =>
       connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name, deadline));
@@ -311,7 +364,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
 
   const db: Db = {
     target,
-    query: (text, params, name) => statement(text, params, name),
+    query: (text, params, name, ms) => statement(text, params, name, ms ?? true),
     async exec(sql) {
       await statement(sql, undefined, undefined, false);
     },
@@ -332,9 +385,16 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     },
     async session(): Promise<Session> {
       const client = await ownClient();
+      const ms = Math.min(statementTimeoutMs, SESSION_STATEMENT_MS);
       try {
-        await client.query(SESSION_SETTINGS);
-        const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+        // (with the deadline of its later statements: an answer that never comes would hold every hold of the store)
+        const opening = client.query(SESSION_SETTINGS).then(() => client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid"));
+        const { rows } = await withDeadline(opening, ms, () => {
+          throw new FunctaiError(
+            "store-io",
+            `PostgreSQL store (${target}): no answer within ${ms / 1000} s to the statements that open a lock session, so its connection was dropped (a network, NAT or load balancer that dropped it, or a stalled server).`,
+          );
+        });
         // one statement at a time: a session is shared by every turn of a store, and pg no longer queues them itself
         let last: Promise<unknown> = Promise.resolve();
         // told by the connection itself (a backend the server ended, a socket closed): its locks are gone with it
@@ -349,17 +409,16 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
             const running = last.then(() => client.query(text, params as unknown[] | undefined) as Promise<Rows>);
             last = running.catch(noop);
             // a session that does not answer is lost: ended (its locks go with it, on the server's side), never waited on
-            const ms = Math.min(statementTimeoutMs, SESSION_STATEMENT_MS);
             return withDeadline(running, ms, () => {
               gone = true;
-              void client.end().catch(noop);
+              void endClient(client);
               throw noAnswer(target, ms);
             });
           },
-          end: () => client.end().catch(noop),
+          end: () => endClient(client),
         };
       } catch (e) {
-        void client.end().catch(noop);
+        void endClient(client);
         throw storeIo(e, "open a session", target);
       }
     },
@@ -371,12 +430,10 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       for (const l of [...listeners]) await l.stop();
       listeners.clear();
       const opened = await opening?.catch(() => null);
+      // a given pool outlives the store: a store made per request on a shared pool must not leave its listeners on it
+      if (opened && !left) leavePool(opened.pool);
+      left = true; // (once: a second close would count another store's use off)
       if (owned && opened) await opened.pool.end().catch(noop);
-      else if (opened) {
-        // a given pool outlives the store: a store made per request on a shared pool must not leave its listeners on it
-        opened.pool.off("error", noop);
-        opened.pool.off("connect", quietClient);
-      }
     },
   };
   return db;

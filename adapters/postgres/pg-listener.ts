@@ -1,7 +1,5 @@
 import type pg from "pg";
-import { answers } from "./deadline.js";
-
-const noop = (): void => undefined;
+import { answers, endClient, withDeadline } from "./deadline.js";
 
 /**
  * How often a listening connection is asked whether it still answers. It
@@ -11,6 +9,15 @@ const noop = (): void => undefined;
  * would run out though the conversation grew.
  */
 export const LISTENER_PROBE_MS = 5_000;
+
+/**
+ * How long the answer to a connection's LISTEN is waited for: one that never
+ * comes (a network that stalls right then, a hung server) would hold the
+ * listener for good, never probed nor made again, and every wait of the
+ * store would run to its timeout though its conversation grew. As a lock
+ * session's statements, 10 s at most.
+ */
+export const LISTEN_TIMEOUT_MS = 10_000;
 
 /**
  * One LISTEN connection that comes back after it is lost: it reconnects
@@ -37,7 +44,7 @@ export class Listener {
   async start(): Promise<void> {
     const client = await this.open();
     if (this.#stopped) {
-      await client.end().catch(noop);
+      await endClient(client);
       return;
     }
     client.on("notification", (n) => {
@@ -47,14 +54,17 @@ export class Listener {
       if (this.#client !== client) return;
       this.#client = null;
       this.#stopProbing();
-      void client.end().catch(noop);
+      void endClient(client);
       this.#again();
     };
     client.on("error", lost);
     client.on("end", lost);
     this.#client = client;
     try {
-      await client.query(`LISTEN ${this.channel}`);
+      await withDeadline(client.query(`LISTEN ${this.channel}`), LISTEN_TIMEOUT_MS, () => {
+        // (a timeout, in storeIo's words: a network or server that does not answer)
+        throw new Error(`no answer to LISTEN within ${LISTEN_TIMEOUT_MS / 1000} s (timeout): its connection was dropped`);
+      });
     } catch (e) {
       lost();
       throw e;
@@ -107,6 +117,6 @@ export class Listener {
     this.#retry = null;
     const client = this.#client;
     this.#client = null;
-    await client?.end().catch(noop);
+    if (client) await endClient(client);
   }
 }

@@ -170,6 +170,14 @@ const PAGE = 500;
 const SCAN_FIRST_PAGE = 16;
 const SCAN_PAGE_SIZE = 4 * 1024 * 1024;
 
+/**
+ * How long taking a waiter's row away may take: it is best effort (a row left
+ * behind runs out by itself), and `close` waits for it, so a network that
+ * stopped answering holds a closing host this long, not the whole
+ * statement timeout (30 s by default, a deploy's whole grace period).
+ */
+const UNWATCH_MS = 3_000;
+
 /** Conversations per page when listing them or reading their lengths (small rows: an id and a length). */
 const CONVERSATION_PAGE = 1_000;
 
@@ -352,7 +360,12 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     unwatch: (conversation, token) =>
       use(`stop waiting on ${conversation}`, () =>
         // with the rows of waits that ran out without being taken away (a host that died waiting, an unwatch lost to a dropped connection), or the table only grows
-        db.query(`DELETE FROM ${s}.waiters WHERE conversation = $1 AND (token = $2 OR until < clock_timestamp())`, [conversation, token]),
+        db.query(
+          `DELETE FROM ${s}.waiters WHERE conversation = $1 AND (token = $2 OR until < clock_timestamp())`,
+          [conversation, token],
+          undefined,
+          UNWATCH_MS,
+        ),
       ).then(
         () => undefined,
         () => undefined, // it runs out by itself
