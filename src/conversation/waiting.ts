@@ -4,7 +4,6 @@ import { approvalKey, pluginOf } from "../records/keys.js";
 import { copyOf } from "../runtime/values.js";
 import type { DelegatedWait, NeedsPerson } from "../engine/runtime.js";
 import { isFunctaiError } from "../errors.js";
-import type { Waiting } from "./turn.js";
 
 /** An approval as a `waiting` record keeps it, back to an `Approval`: its input a copy (whoever is shown it changes nothing kept). */
 export function approvalOf(w: WaitingApproval): Approval {
@@ -43,7 +42,8 @@ export async function delegatedWaiting(own: () => Promise<Error>, stop: NeedsPer
   // (its turn unread, the store failing: the stop as it was, still coded turn-waiting and naming where to answer)
   const made = await own().catch(() => undefined);
   if (!isFunctaiError(made, "turn-waiting")) return stop;
-  const waiting = made as Waiting;
+  // (a `Waiting`, read by its shape: turn.ts imports this module)
+  const waiting = made as unknown as Error & { turn: { id: string } };
   const { conversation, turn, approvals } = stop.waiting;
   const names = approvals.map((a) => `${a.path} #${a.invocation}`).join(", ");
   const message = `turn ${waiting.turn.id} stopped: the delegated turn ${turn} in conversation ${conversation} needs a person first (${names}). Answer it there (its turn.approve({ by }) or turn.deny({ reason }), from any process), then resume this turn.`;
