@@ -199,7 +199,8 @@ export class ConversationHost implements TurnHost {
     // the answer is kept in the turn's `ended` record: one JSON cannot say (a BigInt) failed as the store's
     // input-invalid when written, and the turn was left without its end; it is the answer that is wrong
     const why = notJson(value);
-    if (why !== undefined) throw new FunctaiError("output-invalid", `${def.name}: its answer cannot be kept in the conversation (${why}); give an output JSON can hold`);
+    if (why !== undefined)
+      throw new FunctaiError("output-invalid", `${def.name}: its answer cannot be kept in the conversation (${why}); give an output JSON can hold`);
     return value;
   }
 

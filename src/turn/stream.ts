@@ -21,11 +21,15 @@ export interface StreamControls {
 function checkAnswer(options: unknown, reason: unknown): void {
   const { id, by } = (typeof options === "object" && options !== null ? options : {}) as { id?: unknown; by?: unknown };
   const problem =
-    typeof options !== "object" || options === null || Array.isArray(options) ? `the options are { id?, by? }, not ${describeValue(options, 80)}`
-    : id !== undefined && typeof id !== "string" ? `id is an approval's id (a string), not ${describeValue(id, 80)}`
-    : by !== undefined && by !== null && typeof by !== "string" ? `by is a string or null, not ${describeValue(by, 80)}`
-    : reason !== undefined && reason !== null && typeof reason !== "string" ? `the reason is a string, not ${describeValue(reason, 80)}`
-    : null;
+    typeof options !== "object" || options === null || Array.isArray(options)
+      ? `the options are { id?, by? }, not ${describeValue(options, 80)}`
+      : id !== undefined && typeof id !== "string"
+        ? `id is an approval's id (a string), not ${describeValue(id, 80)}`
+        : by !== undefined && by !== null && typeof by !== "string"
+          ? `by is a string or null, not ${describeValue(by, 80)}`
+          : reason !== undefined && reason !== null && typeof reason !== "string"
+            ? `the reason is a string, not ${describeValue(reason, 80)}`
+            : null;
   if (problem) throw new FunctaiError("input-invalid", `${problem}: s.approve({ id, by }), s.deny(reason, { id, by })`);
 }
 
