@@ -104,10 +104,16 @@ export class ConversationHost implements TurnHost {
    */
   #fenced: { attempt: number; lost: LeaseLost } | undefined;
 
-  /** Refuses a write of `attempt` once the turn is another's (see `#fenced`). */
-  #fence(fresh: readonly ConversationRecord[], attempt: number): void {
+  /** The attempt this process let go of (`letGo`), or asked to before it was claimed: none of its writes is made after. */
+  #gone: { attempt: number | null; lost: LeaseLost } | undefined;
+  /** The attempt whose let-go lease was written (or is being tried): written once. */
+  #saidGone: number | undefined;
+
+  /** Refuses a write of `attempt` once the turn is another's (see `#fenced`), or was let go here (but the let-go lease itself). */
+  #fence(fresh: readonly ConversationRecord[], attempt: number, lettingGo = false): void {
     const fenced = this.#fenced;
     if (fenced && fenced.attempt === attempt) throw fenced.lost;
+    if (!lettingGo && this.#gone?.attempt === attempt) throw this.#gone.lost;
     try {
       fence(fresh, this.turn, attempt);
     } catch (e) {
@@ -129,11 +135,17 @@ export class ConversationHost implements TurnHost {
     }
     await this.lease.holdLock();
     try {
-      return await this.#claimAndOpen(log, answer);
+      const journal = await this.#claimAndOpen(log, answer);
+      // let go while it was being claimed (the server closed meanwhile): it goes no further here
+      if (this.#gone?.attempt === null) {
+        await this.letGo(this.#gone.lost);
+        throw this.#gone.lost;
+      }
+      return journal;
     } catch (e) {
       // the turn does not run: a liveness lock taken for it goes (a lease it won then reads interrupted, not alive)
       this.lease.stop();
-      if (this.lease.held) this.#letGo(); // won, then failed (a read the store refused): others are told it runs nowhere
+      if (this.lease.held) void this.#letGo(); // won, then failed (a read the store refused): others are told it runs nowhere
       this.lease.releaseLock();
       throw e;
     }
@@ -212,7 +224,7 @@ export class ConversationHost implements TurnHost {
       await journal.flush(true);
     } catch (e) {
       // not kept: the turn stops here all the same (interrupted, not waiting), and its lock goes with it
-      this.#letGo();
+      void this.#letGo();
       this.lease.releaseLock();
       throw e;
     }
@@ -229,7 +241,7 @@ export class ConversationHost implements TurnHost {
       // the store refused the turn's own records: the turn stops here, but is not over. Written `failed`, a store that
       // came back a moment later would end it for good (a keyed retry told the old store error for ever, a person's yes
       // lost); let go instead, it reads interrupted and goes on when resumed (a tool that may have run stays unfinished)
-      this.#letGo();
+      void this.#letGo();
       this.lease.releaseLock();
       throw end.error;
     }
@@ -243,7 +255,7 @@ export class ConversationHost implements TurnHost {
     try {
       await journal.flush(true);
     } catch (e) {
-      this.#letGo();
+      void this.#letGo();
       throw e;
     } finally {
       this.lease.releaseLock();
@@ -257,8 +269,34 @@ export class ConversationHost implements TurnHost {
   onInterrupt(error?: LeaseLost): void {
     this.lease.stop();
     // stopped here for a person (a tool that may have run, a delegated turn that waits): nobody runs it now, say so
-    if (this.lease.lostToStore || error instanceof NeedsPerson) this.#letGo();
+    if (this.lease.lostToStore || error instanceof NeedsPerson) void this.#letGo();
     this.lease.releaseLock();
+  }
+
+  /**
+   * Lets go of the turn here at once, as this process's exit would (a server
+   * that closes): its tools' `ctx.signal` aborts, nothing more of it is
+   * written here (a write of this attempt is refused from now, `lease-lost`),
+   * and it reads `interrupted` (never `stopped`): any process may resume it,
+   * and a tool that had started and not finished is `unfinished`, for a
+   * person. The lease is given up (a run-out lease naming no process; with a
+   * store whose lock tells liveness, the lock), so another process may claim
+   * it at once, not after the lease's time. Resolves once that is said (or
+   * the store refused it: then it is tried on in the background). A turn
+   * not yet claimed is let go as soon as its claim is won; one that waits
+   * for a person (nothing held) is left as it is.
+   */
+  letGo(lost: LeaseLost): Promise<void> {
+    if (!this.lease.held) {
+      this.#gone ??= { attempt: null, lost };
+      return Promise.resolve();
+    }
+    if (this.#gone?.attempt === this.lease.attempt) return Promise.resolve();
+    this.#gone = { attempt: this.lease.attempt, lost };
+    this.lease.letGo(lost);
+    const said = this.#letGo();
+    this.lease.releaseLock();
+    return said;
   }
 
   /**
@@ -272,8 +310,9 @@ export class ConversationHost implements TurnHost {
    * a newer claim, a stop or an end (the fence), or when the record that
    * failed got through after all. Stores whose lock tells liveness need none.
    */
-  #letGo(): void {
-    if (!this.lease.held || this.conversation.store.liveness) return;
+  #letGo(): Promise<void> {
+    if (!this.lease.held || this.conversation.store.liveness || this.#saidGone === this.lease.attempt) return Promise.resolve();
+    this.#saidGone = this.lease.attempt;
     const tail = this.#tail ?? this.#tailAt(this.#length); // (none yet: the claim's own length)
     const { turn, clock } = this;
     const { attempt } = this.lease;
@@ -284,7 +323,7 @@ export class ConversationHost implements TurnHost {
       const now = clock.now();
       try {
         await tail.appendIf(({ fresh }) => {
-          this.#fence(fresh, attempt);
+          this.#fence(fresh, attempt, true);
           if (fresh.some(kept)) return { append: [], value: undefined }; // its wait or end was written after all
           // run out already when written (a reader in the same millisecond reads it run out too)
           return { append: [makeRecord("lease", { turn, holder, until: isoAt(now - 1), attempt }, now)], value: undefined };
@@ -294,7 +333,7 @@ export class ConversationHost implements TurnHost {
         clock.after(delay, () => void attemptOnce(Math.min(delay * 2, 30_000))); // (the turn's clock: never keeps a process alive)
       }
     };
-    void attemptOnce(1_000);
+    return attemptOnce(1_000);
   }
 
   /** Appends the actor's persisted snapshot after the turn's records; best effort, never blocks the turn. */

@@ -208,6 +208,11 @@ export class Lease {
     }
   }
 
+  /** This process lets the turn go (see ConversationHost.letGo): as a lost lease, it stops before its next record or side effect, and its tools' signal aborts. */
+  letGo(lost: LeaseLost): void {
+    if (!this.#lost) this.#lose(lost, "was let go");
+  }
+
   #lose(e: unknown, why: string): void {
     if (!(e instanceof LeaseLost)) this.lostToStore = true;
     const lost = (this.#lost = e instanceof LeaseLost ? e : new LeaseLost(`the lease of turn ${this.turn} ${why}: ${describeError(e)}`));

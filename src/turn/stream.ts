@@ -1,5 +1,6 @@
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeValue } from "../errors.js";
+import { LeaseLost } from "../engine/runtime.js";
 import type { TurnEvent } from "./events.js";
 import { EventQueue } from "./queue.js";
 import type { TurnActor } from "./actor.js";
@@ -33,6 +34,25 @@ function checkAnswer(options: unknown, reason: unknown): void {
   if (problem) throw new FunctaiError("input-invalid", `${problem}: s.approve({ id, by }), s.deny(reason, { id, by })`);
 }
 
+/** Each stream's session, for `letGo` (kept off the stream's public face). */
+const sessions = new WeakMap<TurnStream<unknown>, TurnSession>();
+
+/**
+ * Lets go of a conversation's turn here as this process's exit would, at
+ * once (a server that closes, adapters/websocket): it reads `interrupted`,
+ * resumable anywhere (see `ConversationHost.letGo`). A turn of no
+ * conversation has nothing saved to resume: it is stopped. Internal: not
+ * exported from the package.
+ */
+export function letGo(s: TurnStream<unknown>): Promise<void> {
+  const host = sessions.get(s)?.host as { letGo?: (lost: LeaseLost) => Promise<void> } | undefined;
+  if (!host?.letGo) {
+    s.abort();
+    return Promise.resolve();
+  }
+  return host.letGo(new LeaseLost(`turn ${s.turn} was let go here (its server closed): it goes on where it is resumed`));
+}
+
 /**
  * A turn as it happens: an `AsyncIterable<TurnEvent>` that is also a promise
  * of the result. Events are buffered (a slow consumer loses none); breaking
@@ -55,6 +75,7 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
 
   constructor(session: TurnSession, controls: StreamControls, result: Promise<T>) {
     this.#session = session;
+    sessions.set(this as TurnStream<unknown>, session);
     this.#controls = controls;
     this.turn = session.host.turn;
     this.#result = result;

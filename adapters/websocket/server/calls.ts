@@ -34,10 +34,10 @@ export function startCall(ctx: RunContext, req: CallRequest, emit: Emit): Starte
   const input = req.input as Record<string, unknown>;
   if (req.approvals === "caller") {
     const stream = fn.stream(input, { ...ctx.settings, approve }) as TurnStream<unknown>;
-    return { stream, conversation: null, outcome: pump(stream, null, emit) };
+    return { stream, conversation: null, outcome: pump(ctx.runs, stream, null, emit) };
   }
   // a generated id is a valid conversation id: letters, digits and "-"
   const conversation = req.conversation ?? `call-${newTurnId()}`;
   const stream = fn.conversation(conversation, { ...ctx.settings, approve, store: ctx.store }).stream(input) as TurnStream<unknown>;
-  return { stream: null, conversation, outcome: pump(stream, conversation, emit) };
+  return { stream: null, conversation, outcome: pump(ctx.runs, stream, conversation, emit) };
 }

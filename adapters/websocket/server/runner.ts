@@ -5,7 +5,7 @@
  */
 import type { Callable } from "../../../src/functions/callable.js";
 import { recordAnswerOf, streamOn } from "../../../src/conversation/internal.js";
-import type { Turn, Waiting } from "../../../src/conversation/turn.js";
+import type { ResumeOptions, Turn, Waiting } from "../../../src/conversation/turn.js";
 import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
 import { callerPath } from "../../../src/records/keys.js";
 import { ConversationLog } from "../../../src/conversation/log.js";
@@ -14,7 +14,7 @@ import { isoAt, type Clock } from "../../../src/runtime/clock.js";
 import type { Settings } from "../../../src/settings.js";
 import type { Store } from "../../../src/store/types.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
-import type { TurnStream } from "../../../src/turn/stream.js";
+import { letGo, type TurnStream } from "../../../src/turn/stream.js";
 import type { Approval } from "../../../src/approval/types.js";
 import type { Answer } from "../../../src/conversation/answers.js";
 import { toWireError } from "../shared/errors.js";
@@ -35,6 +35,50 @@ export interface RunContext {
   readonly settings: Settings;
   /** Where the server's time comes from: conversations it opens, states it reads, events it sends. */
   readonly clock: Clock;
+  /** The turns running here, which the server's close lets go of. */
+  readonly runs: Runs;
+}
+
+/**
+ * The streams of the turns the server runs. Its close waits for them
+ * (bounded), then lets go of those still running: past close, nothing it
+ * started goes on here (pays a model, writes to a store its owner may close).
+ */
+export class Runs {
+  readonly #streams = new Map<TurnStream<unknown>, { saved: boolean }>();
+  #gone = false;
+
+  /** Keeps `s` while it runs here; one started once the server let go of its turns (its request was past its checks) is let go at once. */
+  add(s: TurnStream<unknown>, saved: boolean): void {
+    this.#streams.set(s, { saved });
+    if (this.#gone) void this.#letGo(s, saved);
+  }
+
+  delete(s: TurnStream<unknown>): void {
+    this.#streams.delete(s);
+  }
+
+  /**
+   * Lets go of every turn still running here (its tools' `ctx.signal`
+   * aborts). A conversation's turn reads `interrupted`, as after this
+   * process's exit: another server resumes it (a `stream.abort()` would end
+   * it `stopped`, for good). One that waits, saved, is left as it is. A
+   * caller's call (no conversation) has nothing saved to resume: it is
+   * stopped. Resolves once each has said so to the store.
+   */
+  letGoAll(): Promise<unknown> {
+    this.#gone = true;
+    return Promise.allSettled([...this.#streams].map(([s, { saved }]) => this.#letGo(s, saved)));
+  }
+
+  #letGo(s: TurnStream<unknown>, saved: boolean): Promise<void> {
+    if (!saved) {
+      s.abort();
+      return Promise.resolve();
+    }
+    // (only a turn that runs: one that ended, waits or was interrupted holds nothing here)
+    return s.state === "running" ? letGo(s) : Promise.resolve();
+  }
 }
 
 export type Emit = (event: TurnEvent) => void;
@@ -62,7 +106,16 @@ export async function openTurn(ctx: RunContext, conversation: string, turn: stri
 }
 
 /** Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again). */
-export async function pump(s: TurnStream<unknown>, conversation: string | null, emit: Emit): Promise<Outcome> {
+export async function pump(runs: Runs, s: TurnStream<unknown>, conversation: string | null, emit: Emit): Promise<Outcome> {
+  runs.add(s, conversation !== null);
+  try {
+    return await outcomeOf(s, conversation, emit);
+  } finally {
+    runs.delete(s);
+  }
+}
+
+async function outcomeOf(s: TurnStream<unknown>, conversation: string | null, emit: Emit): Promise<Outcome> {
   for await (const event of s) emit(event);
   const base = { conversation, turn: s.turn };
   if (s.state === "awaitingApproval") return { ...base, state: "waiting", approvals: s.pending };
@@ -119,7 +172,7 @@ export async function answer(
     await turn.refresh();
     return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };
   }
-  return pump(streamOn(turn), req.conversation, emit);
+  return pump(ctx.runs, streamOn(turn), req.conversation, emit);
 }
 
 /**
@@ -140,12 +193,14 @@ export async function resume(
   const { turn, info } = await openTurn(ctx, req.conversation, req.turn);
   const answered = info.state === "waiting" && info.waiting.length === 0;
   const said = Object.keys(req.results ?? {}).length > 0 || (req.rerun?.length ?? 0) > 0;
-  if (!said && info.unfinished.length === 0 && (info.state === "interrupted" || answered)) return pump(streamOn(turn), req.conversation, emit);
+  const goesOn = info.state === "interrupted" || answered;
+  if (!said && info.unfinished.length === 0 && goesOn) return pump(ctx.runs, streamOn(turn), req.conversation, emit);
   const base = { conversation: req.conversation, turn: req.turn };
+  const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
+  if (req.results) options.results = req.results;
+  if (req.rerun) options.rerun = req.rerun;
+  if (goesOn) return resumeSaid(ctx, turn, options, req.conversation);
   try {
-    const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
-    if (req.results) options.results = req.results;
-    if (req.rerun) options.rerun = req.rerun;
     return { ...base, state: "done", value: await turn.resume(options) };
   } catch (e) {
     // (approvals that wait in a delegated turn are answered there, not in this turn: it reads interrupted until then)
@@ -159,6 +214,25 @@ export async function resume(
     if (ranAndEnded) return { ...base, state: turn.state, error: toWireError(e, "turn") };
     throw e;
   }
+}
+
+/**
+ * Goes on with an interrupted (or answered) turn with what a person said of
+ * its unfinished tools, as a stream: the server's close can let go of it (a
+ * `Turn.resume` in flight could not be reached, and ran on after close). Its
+ * events are not sent, as `Turn.resume` sends none: a refusal before it ran
+ * (`turn-unfinished`, `input-invalid`: nothing written, the turn as it was)
+ * ends the stream `failed`, which is an error reply, not an outcome; a turn
+ * that ran and ended failed or stopped is an outcome.
+ */
+async function resumeSaid(ctx: RunContext, turn: Turn, options: ResumeOptions, conversation: string): Promise<Outcome> {
+  const s = turn.stream(options) as TurnStream<unknown>;
+  const outcome = await pump(ctx.runs, s, conversation, () => undefined);
+  if (outcome.state !== "failed" && outcome.state !== "stopped") return outcome;
+  await turn.refresh();
+  if (turn.state === outcome.state) return outcome;
+  await s; // refused before it ran: its error is the reply
+  return outcome;
 }
 
 export async function abandon(ctx: RunContext, req: { conversation: string; turn: string }): Promise<Outcome> {

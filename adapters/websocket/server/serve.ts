@@ -13,7 +13,7 @@ import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
 import { admit, type RateOptions } from "./limits.js";
 import { ProgramNames } from "./names.js";
 import { requestHandler } from "./requests.js";
-import type { AnyProgram } from "./runner.js";
+import { Runs, type AnyProgram } from "./runner.js";
 import { WaitingWatcher } from "./watch.js";
 
 /**
@@ -88,8 +88,31 @@ export interface WebSocketServerHandle {
   readonly connections: number;
   /** Replaces the keys; connections whose key is gone are closed, the others are sent what they may now call and see. */
   setKeys(keys: readonly KeySpec[]): void;
-  /** Stops listening, closes connections, waits (bounded) for turns it runs. */
+  /**
+   * Stops listening, closes connections, waits (bounded, 5 s) for turns it
+   * runs, then lets go of those still running, as a process exit would but
+   * at once: their tools' `ctx.signal` aborts, they go no further here, and
+   * a conversation's turn reads `interrupted` (its lease given up), so any
+   * other server resumes it (a tool that had started and not finished is
+   * `unfinished`, for a person). A caller's call is stopped.
+   */
   close(): Promise<void>;
+}
+
+/** How long `close()` lets the turns it runs go on before it lets go of them. */
+const TURNS_GRACE_MS = 5000;
+/** How long `close()` waits, once it let go of them, for the stores to take that (and the turns' tools to see their signal). */
+const LET_GO_GRACE_MS = 1000;
+
+/** Whether `tasks` all settled within `ms`. */
+async function settled(tasks: readonly Promise<unknown>[], ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([Promise.allSettled(tasks).then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** How long `close()` lets companions answer its close before it cuts their sockets. */
@@ -252,6 +275,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     programs,
     names,
     settings: { approve: "changes", ...options.settings },
+    runs: new Runs(),
     keys,
     watcher,
     connections: new Set(),
@@ -353,8 +377,12 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     http.off("upgrade", upgrades);
     await new Promise<void>((resolve) => wss.close(() => resolve()));
     clearTimeout(cut);
-    const bounded = new Promise((r) => setTimeout(r, 5000).unref());
-    await Promise.race([Promise.allSettled([...tasks, scanning]), bounded]);
+    if (!(await settled([...tasks, scanning], TURNS_GRACE_MS))) {
+      // past its bound, what the server runs is let go of, not left running after close (paying a model, writing to a
+      // store its owner may close now); never stopped: another server resumes a conversation's turn (a rolling deploy)
+      const said = hub.runs.letGoAll();
+      await settled([said, ...tasks], LET_GO_GRACE_MS);
+    }
     if (!attached) {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
