@@ -76,7 +76,8 @@ export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[]
   const bad = rows.findIndex((r) => !isPlainObject(r));
   if (bad >= 0) {
     const r: unknown = rows[bad];
-    const what = r === null ? "null" : Array.isArray(r) ? "a list" : typeof r === "object" ? `a ${r.constructor?.name ?? "class"} instance` : typeof r;
+    const what =
+      r === null ? "null" : Array.isArray(r) ? "a list" : typeof r === "object" ? `a ${r.constructor?.name ?? "class"} instance` : typeof r;
     throw new FunctaiError("input-invalid", `${shape.name}: row ${bad + 1} is not a record of columns (it is ${what})`);
   }
 }
@@ -91,7 +92,12 @@ export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[]
  * way, the thrown error kept as the cause. `only` picks the rows that are
  * used (labeledFewShot leaves out a row without its required inputs).
  */
-export function checkInputs(fn: { readonly definition: Pick<Definition, "inputSchema"> }, shape: RowShape, rows: readonly Row[], only: (row: Row) => boolean = () => true): void {
+export function checkInputs(
+  fn: { readonly definition: Pick<Definition, "inputSchema"> },
+  shape: RowShape,
+  rows: readonly Row[],
+  only: (row: Row) => boolean = () => true,
+): void {
   const schema = fn.definition.inputSchema;
   rows.forEach((row, i) => {
     if (!only(row)) return;
@@ -118,7 +124,11 @@ export const inputsOf = (shape: RowShape, row: Row): Row =>
 /** The expected outputs the row names (only those it holds, undefined being none). */
 // a column holding undefined (an empty cell) names no answer: compared, it scored 0 unseen, and as an example it made a state JSON could not keep
 export const expectedOf = (shape: RowShape, row: Row): Row =>
-  Object.fromEntries(Object.entries(shape.expected).filter(([, c]) => Object.hasOwn(row, c) && row[c] !== undefined).map(([o, c]) => [o, row[c]]));
+  Object.fromEntries(
+    Object.entries(shape.expected)
+      .filter(([, c]) => Object.hasOwn(row, c) && row[c] !== undefined)
+      .map(([o, c]) => [o, row[c]]),
+  );
 
 /** A call's answer as named outputs: `result`, and each field of an object output (a field named `result` is `result`). */
 export function outputsOf(shape: RowShape, value: unknown): Row {
