@@ -18,14 +18,31 @@ function numberIn(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** A number or a BigInt (what DuckDB, or SQLite with safe integers, gives for an integer column). */
+const isNumeric = (x: unknown): x is number | bigint => typeof x === "number" || typeof x === "bigint";
+
+/** Two numbers by value, a BigInt and a number too (`42n` is `42`); NaN is no number's equal. */
+// biome-ignore lint/suspicious/noDoubleEquals: only loose equality compares a BigInt with a number by value, exactly
+const sameNumber = (a: number | bigint, b: number | bigint): boolean => a == b;
+
+/** Each item of `a` has an equal in `b` (a Set's items of data are other objects in a copy; a plain value is found as is). */
+const within = (a: Set<unknown>, b: Set<unknown>): boolean =>
+  [...a].every((x) => b.has(x) || (typeof x === "object" && x !== null && [...b].some((y) => sameData(x, y))));
+
 /** Inside lists and objects nothing is folded: item by item, exactly (numbers by value). */
 export function sameData(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
+  // as data, NaN is NaN (as a Date's NaN time is): rows read twice that hold NaN (an empty numeric cell) are the same rows
+  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return true;
+  if (typeof a === "bigint" || typeof b === "bigint") return isNumeric(a) && isNumeric(b) && sameNumber(a, b);
   // a date has no items: read item by item, any two were the same (a program's date answer, a row's date column)
   if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
   if (Array.isArray(a) || Array.isArray(b)) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
   }
+  // a Map or a Set keeps its items out of its own keys: read as a record, any two were the same (and an empty record)
+  if (a instanceof Map || b instanceof Map)
+    return a instanceof Map && b instanceof Map && a.size === b.size && [...a].every(([k, v]) => b.has(k) && sameData(v, b.get(k)));
+  if (a instanceof Set || b instanceof Set) return a instanceof Set && b instanceof Set && a.size === b.size && within(a, b) && within(b, a);
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   const ka = Object.keys(a);
   const kb = Object.keys(b);
@@ -33,12 +50,12 @@ export function sameData(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(bo, k) && sameData((a as Record<string, unknown>)[k], bo[k]));
 }
 
-/** One output: text folded, numbers by value (a number written as text too), lists and objects exactly. */
+/** One output: text folded, numbers by value (a number written as text, and a BigInt, too), lists and objects exactly. */
 export function sameAnswer(expected: unknown, predicted: unknown): boolean {
-  if (typeof expected === "number" || typeof predicted === "number") {
+  if (isNumeric(expected) || isNumeric(predicted)) {
     const a = typeof expected === "string" ? numberIn(expected) : expected;
     const b = typeof predicted === "string" ? numberIn(predicted) : predicted;
-    return typeof a === "number" && typeof b === "number" && a === b;
+    return isNumeric(a) && isNumeric(b) && sameNumber(a, b);
   }
   if (typeof expected === "string" && typeof predicted === "string") return normalizeText(expected) === normalizeText(predicted);
   return sameData(expected, predicted);

@@ -26,6 +26,8 @@ export interface RowShape {
   expected: Readonly<Record<string, string>>;
   /** The fields of an object output (each is an output of its own; one named `result` stands for `result`), else none. */
   fields: readonly string[];
+  /** The fields an answer must hold (an optional field may be left out). */
+  requiredFields: readonly string[];
 }
 
 /** A record of columns: a literal, or one without a prototype (as CSV and query readers often make them). */
@@ -67,7 +69,9 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
   } else throw new FunctaiError("input-invalid", `${def.name}: expected is a column name or { output: column }, not ${JSON.stringify(expected)}`);
   const shapeOfInputs = def.inputSchema.shape as Record<string, z.ZodType>;
   const required = Object.keys(shapeOfInputs).filter((k) => !acceptsAbsent(shapeOfInputs[k]!));
-  return { name: def.name, inputs: Object.keys(shapeOfInputs), required, expected: columns, fields };
+  const shapeOfOutput = def.output instanceof z.ZodObject ? (def.output.shape as Record<string, z.ZodType>) : {};
+  const requiredFields = fields.filter((f) => !acceptsAbsent(shapeOfOutput[f]!));
+  return { name: def.name, inputs: Object.keys(shapeOfInputs), required, expected: columns, fields, requiredFields };
 }
 
 /** Checks the rows are a list of objects (a user's data: refused before any model call). */

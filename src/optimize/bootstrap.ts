@@ -13,7 +13,7 @@ import type { LanguageModel } from "../lm/types.js";
 import { blockSettings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
 import { checkOptimizable, checkTeacher } from "./arguments.js";
-import { jsonCopy, stepsFrom, type Demo } from "./demo.js";
+import { jsonCopy, stepsFrom, type Demo, type DemoStep } from "./demo.js";
 import { count, labeledDemo } from "./labeled.js";
 import { sample } from "./sample.js";
 
@@ -54,14 +54,39 @@ export interface BootstrapOptions {
   onProgress?: (progress: Progress) => void;
 }
 
+/**
+ * The steps without the calls of a tool the function does not have (a
+ * misspelt name the run was answered an error for, then called right), nor
+ * their results: kept, `withState` refused the example (it teaches calling
+ * a tool that is not there), and bootstrapFewShot rejected once every run was
+ * paid for. A step left with no call is left out.
+ */
+function knownCalls(steps: DemoStep[], tools: readonly string[] | undefined): DemoStep[] {
+  if (tools === undefined) return steps;
+  return steps.flatMap((s) => {
+    const toolCalls = s.toolCalls.filter((c) => tools.includes(c.name));
+    if (toolCalls.length === s.toolCalls.length) return [s];
+    if (toolCalls.length === 0) return [];
+    const kept = new Set(toolCalls.map((c) => c.id));
+    const dropped = new Set(s.toolCalls.filter((c) => !tools.includes(c.name)).map((c) => c.id));
+    return [{ ...s, toolCalls, results: s.results.filter((r) => kept.has(r.id) || !dropped.has(r.id)) }];
+  });
+}
+
+/** The names of an AI function's tools (as its `withState` checks an example's calls against them). */
+const toolNames = (fn: { readonly definition: { describe(): Record<string, unknown> } }): string[] | undefined => {
+  const tools = fn.definition.describe().tools;
+  return Array.isArray(tools) ? tools.map((t: { name: string }) => t.name) : undefined;
+};
+
 /** A passing run as a worked example: the whole turn from its model calls (every tool call, every result, the answer). */
-export function recordedDemo(inputs: Row, value: unknown, steps: readonly Step[]): Demo {
+export function recordedDemo(inputs: Row, value: unknown, steps: readonly Step[], tools?: readonly string[]): Demo {
   const root = steps[0]?.path;
   const own = steps.filter((s) => s.path === root);
   const first = own[0];
   const last = own.at(-1);
   // the last request holds the whole exchange; the first one's length is where the live input ends
-  const recorded = first && last ? stepsFrom(last.request.messages.slice(first.request.messages.length)) : [];
+  const recorded = first && last ? knownCalls(stepsFrom(last.request.messages.slice(first.request.messages.length)), tools) : [];
   const demo: Demo = { inputs, outputs: { result: value } };
   if (recorded.length > 0) demo.steps = recorded;
   return jsonCopy(demo, "a passing run");
@@ -121,6 +146,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
     return d ? jsonCopy(d, `${shape.name}: row ${i + 1}`) : null;
   });
   const student = teacher === undefined ? fn : fn.using({ lm: teacher });
+  const tools = toolNames(fn);
   const call: RowCall = {
     fn: student,
     shape,
@@ -171,7 +197,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       }
       const main = Object.values(result.scores)[0] ?? 0;
       if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
-        found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? []);
+        found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? [], tools);
         passed += 1;
         stopUnneeded();
       }
@@ -188,8 +214,10 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   // rows start in order, and every started row that could still be kept finishes (only rows after the last kept one are
   // stopped): the first passing ones are those a run in order would find
   const picked = found.flatMap((d, i) => (d ? [{ d, i }] : [])).slice(0, maxBootstrapped);
-  const used = new Set(picked.map((p) => p.i));
-  const labeled = asLabeled.flatMap((d, i) => (d && !used.has(i) ? [d] : []));
+  // a labeled row asking what a kept run asked (the same row twice) is left out: the model was shown the question
+  // twice, once with the run's tool calls and once answered bare (inputs are JSON copies, in the inputs' order)
+  const shown = new Set(picked.map((p) => JSON.stringify(p.d.inputs)));
+  const labeled = asLabeled.flatMap((d) => (d && !shown.has(JSON.stringify(d.inputs)) ? [d] : []));
   const demos = [...picked.map((p) => p.d), ...sample(labeled, maxLabeled - picked.length, seed)];
   return fn.withState({ instructions: fn.state().instructions, demos });
 }

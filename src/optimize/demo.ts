@@ -88,6 +88,29 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
 }
 
 /**
+ * The inputs with a date input's ISO text (what JSON keeps of a Date: a
+ * state is JSON) read as that Date: read as text, the schema of a date input
+ * refused every example of the function as "saved from another function".
+ * Only text that is exactly a Date's ISO text, for an input that refuses it
+ * as text and takes it as a Date.
+ */
+function withDates(inputs: Record<string, unknown>, signature: Signature): Record<string, unknown> {
+  const shape = signature.inputSchema.shape as Record<string, z.ZodType>;
+  const read = { ...inputs };
+  for (const [k, v] of Object.entries(inputs)) {
+    if (typeof v !== "string" || !Object.hasOwn(shape, k)) continue;
+    const date = new Date(v);
+    if (Number.isNaN(date.getTime()) || date.toISOString() !== v) continue;
+    const fits = (value: unknown): boolean => {
+      const r = readWith(shape[k]!, value);
+      return "success" in r && r.success;
+    };
+    if (!fits(v) && fits(date)) read[k] = date;
+  }
+  return read;
+}
+
+/**
  * Example `n`'s inputs as the signature's input schema reads them (defaults
  * filled, transforms applied): what the model is shown, as a live input is.
  * Read once, here: an example that fits is never read again. Inputs the
@@ -106,7 +129,7 @@ function readInputs(name: string, n: number, demo: Demo, signature: Signature, g
     );
   const why = misfit(demo, signature, given);
   if (why !== null) throw refused(why);
-  const inputs = readWith(signature.inputSchema, demo.inputs);
+  const inputs = readWith(signature.inputSchema, withDates(demo.inputs, signature));
   if ("thrown" in inputs)
     throw new FunctaiError(
       "input-invalid",

@@ -33,9 +33,11 @@ export function labeledDemo(shape: RowShape, row: Row): Demo | null {
   const expected = expectedOf(shape, row);
   // the whole answer in one column, unless the output has a field named result (that column is the field)
   if (Object.hasOwn(expected, "result") && !shape.fields.includes("result")) return { inputs, outputs: { result: expected.result } };
-  // an object output given field by field (own columns only: `in` found a field named constructor in every row)
-  if (shape.fields.length > 0 && shape.fields.every((f) => Object.hasOwn(expected, f)))
-    return { inputs, outputs: { result: Object.fromEntries(shape.fields.map((f) => [f, expected[f]])) } };
+  // an object output given field by field (own columns only: `in` found a field named constructor in every row); an
+  // optional field may be left out (an empty cell), as the call's answer may leave it out: required, such rows were none
+  const given = shape.fields.filter((f) => Object.hasOwn(expected, f));
+  if (given.length > 0 && shape.requiredFields.every((f) => Object.hasOwn(expected, f)))
+    return { inputs, outputs: { result: Object.fromEntries(given.map((f) => [f, expected[f]])) } };
   return null;
 }
 
