@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { FunctaiError } from "../../src/errors.js";
+import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { STATEMENT_TIMEOUT_MS, pgDb } from "./pg-db.js";
 import { storeOn, type PostgresStore } from "./store.js";
 
@@ -83,12 +84,9 @@ const OPTION_KEYS = ["schema", "statementTimeoutMs"];
 
 /** Throws `store-io` naming the keys of `given` that are not `known` (the names only: a value may hold a password). */
 function checkKeys(given: object, known: readonly string[], what: string, hint: (extra: string[]) => string): void {
-  const extra = Object.keys(given).filter((k) => !known.includes(k));
+  const extra = unknownKeys(Object.keys(given), known);
   if (extra.length > 0)
-    throw new FunctaiError(
-      "store-io",
-      `PostgreSQL store: ${what} has ${extra.map((k) => JSON.stringify(k)).join(", ")}, which it does not take (${hint(extra)}).`,
-    );
+    throw new FunctaiError("store-io", `PostgreSQL store: ${what} has ${namedKeys(extra)}, which it does not take (${hint(extra)}).`);
 }
 
 /**
