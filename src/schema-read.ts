@@ -9,8 +9,10 @@
  * tool call's before it is shown, asked or run, a reply's answer as it is
  * read). zod's `safeParse` throws on the promise an async refinement returns
  * and drops it: a refinement whose lookup failed then rejected with nobody
- * to handle it, which ends a Node process. Here that promise is kept and its
- * end handled, and the read throws, saying the schema is async.
+ * to handle it, which ends a Node process. Here a schema holding an `async`
+ * function is refused before any of it runs, one that goes async as it runs
+ * has that promise kept and its end handled, and the read throws, saying
+ * the schema is async.
  */
 import { z } from "zod";
 
@@ -24,6 +26,7 @@ export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thr
  */
 export function readWith<S extends z.ZodType>(schema: S, value: unknown): SchemaRead<S> {
   try {
+    if (declaredAsync(schema)) throw new Error(ASYNC_SCHEMA);
     const inherited = inheritedKeys(schema, value);
     if (inherited.length === 0) return readNow(schema, value) as ReturnType<S["safeParse"]>;
     const read = readNow(schema, { ...(value as object), ...Object.fromEntries(inherited.map((k) => [k, undefined])) });
@@ -49,6 +52,42 @@ function inheritedKeys(schema: z.ZodType, value: unknown): string[] {
   return Object.keys(schema.shape).filter((k) => k in value && !Object.hasOwn(value, k));
 }
 
+/**
+ * Whether a schema holds an `async` function anywhere (a transform, a
+ * preprocess, a refinement), found without running any of it. Running it
+ * to find out would start what it does (a lookup) for a read that is then
+ * refused, and a promise started beside a check that throws cannot be
+ * reached to handle its end. A function that is not `async` but returns a
+ * promise is found only by running it (`readNow`). Remembered per schema:
+ * zod schemas are immutable.
+ */
+function declaredAsync(schema: z.ZodType): boolean {
+  let known = asyncSchemas.get(schema);
+  if (known === undefined) asyncSchemas.set(schema, (known = holdsAsync(schema, new Set())));
+  return known;
+}
+
+const asyncSchemas = new WeakMap<object, boolean>();
+
+const isAsyncFunction = (v: unknown): boolean =>
+  typeof v === "function" && (v as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === "AsyncFunction";
+
+/** Walks a schema's definition (and its checks'): every schema it names, in arrays, shapes, a lazy schema's target. */
+function holdsAsync(node: unknown, seen: Set<unknown>): boolean {
+  const internals = (node as { _zod?: { def?: Record<string, unknown>; innerType?: unknown } } | null)?._zod;
+  if (internals?.def === undefined || seen.has(node)) return false;
+  seen.add(node);
+  const def = internals.def;
+  if (isAsyncFunction(def.fn) || isAsyncFunction(def.transform)) return true;
+  const named: unknown[] = def.type === "lazy" ? [internals.innerType] : [];
+  for (const v of Object.values(def)) {
+    if (Array.isArray(v)) named.push(...v);
+    else if (v !== null && typeof v === "object" && !("_zod" in v) && Object.getPrototypeOf(v) === Object.prototype) named.push(...Object.values(v));
+    else named.push(v);
+  }
+  return named.some((n) => holdsAsync(n, seen));
+}
+
 /** Why a schema could not be read: a check it makes waits (a promise). */
 export const ASYNC_SCHEMA =
   "the schema is async (an async refinement or transform), and functai reads inputs and outputs synchronously, before anything is sent or run: make its checks synchronous, and do what needs waiting in the body (a tool's, a program's)";
@@ -59,9 +98,7 @@ export const ASYNC_SCHEMA =
  * where zod throws on a check's promise and drops it, nor async, where
  * every transform gives a promise: a check that goes async makes the
  * result a promise, whose end is handled here. Throws what the schema
- * throws, and `ASYNC_SCHEMA` for an async one. (An async transform is
- * thrown on by zod itself before it hands its promise back: refused the
- * same way, its promise out of reach.)
+ * throws, and `ASYNC_SCHEMA` for an async one.
  */
 function readNow(schema: z.ZodType, value: unknown): z.ZodSafeParseResult<unknown> {
   const internals = (schema as Partial<z.ZodType>)._zod;

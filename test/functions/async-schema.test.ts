@@ -118,3 +118,70 @@ describe("a schema whose refinement throws (a bug), read for a caller's input or
     expect(lm.requests).toHaveLength(1);
   });
 });
+
+describe("a schema with an async transform", () => {
+  /** A transform that waits, then fails as a lookup that failed does. */
+  const lookUp = () =>
+    z.string().transform(async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      throw new Error("the lookup failed");
+    });
+
+  it("an AI function's input: refused saying the schema is async, the transform never run, nothing sent, and no unhandled rejection", async () => {
+    let runs = 0;
+    const counted = z.string().transform(async (s) => (runs++, s));
+    const lm = scripted(["never"]);
+    const answer = ai("answer", { description: "Answer.", input: { id: lookUp(), other: counted.optional() } });
+    const refused = await answer({ id: "A-1", other: "B" }, { lm }).catch((e: unknown) => e);
+    await settled();
+    expect(unhandled).toEqual([]);
+    expect(refused).toMatchObject({ code: "input-invalid", message: expect.stringMatching(ASYNC) });
+    expect(runs).toBe(0);
+    expect(lm.requests).toHaveLength(0);
+  });
+
+  it("found wherever it sits (an array, a union, a pipe, a preprocess, a record, a lazy schema, a default, nested objects), none of it run", async () => {
+    let runs = 0;
+    const fn = async (s: string) => (runs++, s);
+    const places: [z.ZodType, unknown][] = [
+      [z.array(z.string().transform(fn)), ["a"]],
+      [z.union([z.number(), z.string().transform(fn)]), "a"],
+      [z.string().pipe(z.string().transform(fn)), "a"],
+      [z.preprocess(async (v) => (runs++, v), z.string()), "a"],
+      [z.record(z.string(), z.string().transform(fn)), { a: "b" }],
+      [z.lazy(() => z.string().transform(fn)), "a"],
+      [z.string().transform(fn).default("x"), "a"],
+      [z.object({ deep: z.object({ deeper: z.string().transform(fn) }) }), { deep: { deeper: "a" } }],
+      [z.object({ id: z.string().refine(async () => (runs++, true)) }), { id: "a" }],
+    ];
+    for (const [schema, value] of places) {
+      const read = readWith(schema, value);
+      expect("thrown" in read && String(read.thrown)).toMatch(ASYNC);
+    }
+    expect(runs).toBe(0);
+    await settled();
+    expect(unhandled).toEqual([]);
+  });
+
+  it("beside a check that throws (a bug): the thrown error is given back, and the transform's failure is not left unhandled", async () => {
+    const schema = z.object({
+      a: lookUp(),
+      b: z.string().refine(() => {
+        throw new TypeError("lookup is not a function");
+      }),
+    });
+    const read = readWith(schema, { a: "x", b: "y" });
+    expect("thrown" in read && String(read.thrown)).toMatch(ASYNC);
+    await settled();
+    expect(unhandled).toEqual([]);
+  });
+
+  it("a recursive schema with no async part reads as before", () => {
+    type Node = { name: string; children: Node[] };
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string().transform((s) => s.trim()), children: z.array(node) }));
+    expect(readWith(node, { name: " a ", children: [{ name: "b ", children: [] }] })).toEqual({
+      success: true,
+      data: { name: "a", children: [{ name: "b", children: [] }] },
+    });
+  });
+});
