@@ -4,7 +4,7 @@
  * is not an Error still reads as a message. Also the key a tool call keeps
  * across reruns.
  */
-import { describeError } from "../errors.js";
+import { FunctaiError, describeError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import type { ToolContext } from "../tools/types.js";
 import type { Frame } from "./frame.js";
@@ -175,6 +175,8 @@ export class ToolCallContext implements ToolContext {
   declare readonly frame: Frame;
   readonly #runtime: TurnRuntime;
   #key: string | undefined;
+  #shown: unknown[] | undefined;
+  #returned = false;
 
   constructor(runtime: TurnRuntime, invocation: number, path: string, site: string, frame: Frame) {
     this.#runtime = runtime;
@@ -185,6 +187,20 @@ export class ToolCallContext implements ToolContext {
     self.signal = runtime.signal;
     Object.defineProperty(this, "idempotencyKey", ToolCallContext.#KEY);
     self.frame = frame;
+  }
+
+  show(value: unknown): void {
+    if (this.#returned)
+      throw new FunctaiError("turn-state", `ctx.show was called after ${this.path} returned: what a tool shows the person goes with its result`);
+    const kept = keptJson(value);
+    if ("why" in kept) throw new TypeError(`ctx.show was given what JSON cannot keep (${kept.why}); show plain data`);
+    (this.#shown ??= []).push(kept.value ?? null);
+  }
+
+  /** What the tool showed the person (undefined: nothing), read once it returned (or threw): later shows are refused. */
+  returned(): unknown[] | undefined {
+    this.#returned = true;
+    return this.#shown;
   }
 
   /** The one descriptor of every context's `idempotencyKey`. */

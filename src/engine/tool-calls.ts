@@ -10,6 +10,7 @@ import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
 import type { RecordBody } from "./journal.js";
+import type { TurnEventBody } from "../turn/events.js";
 import { issuesText, readWith } from "../schema-read.js";
 import { copyOf } from "../runtime/values.js";
 import { ToolCallContext, hasKey, keptText, notJson, thrownText } from "./tool-boundary.js";
@@ -237,17 +238,23 @@ const mustPropagate = (e: unknown, signal: AbortSignal): boolean =>
   isInstance(e, ApprovalError) ||
   (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code) && ((e as FunctaiError).code !== "turn-aborted" || signal.aborted));
 
-/** Shows a call's `tool_result` (once: a replay does not show it again). */
-function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string): void {
+/** Shows a call's `tool_result` (once: a replay does not show it again), with what its tool showed the person (`ctx.show`). */
+function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string, shown?: unknown[]): void {
   const { runtime, site } = frame;
   if (!runtime.streaming) return;
   const { invocation } = p;
   const { name } = p.call;
-  runtime.emit(
-    frame.path,
-    error === undefined ? { type: "tool_result", site, invocation, name, output } : { type: "tool_result", site, invocation, name, error },
-    `tool_result:${site}:${invocation}`,
-  );
+  const body: Extract<TurnEventBody, { type: "tool_result" }> =
+    error === undefined ? { type: "tool_result", site, invocation, name, output } : { type: "tool_result", site, invocation, name, error };
+  if (shown !== undefined) body.shown = shown;
+  runtime.emit(frame.path, body, `tool_result:${site}:${invocation}`);
+}
+
+/** A `done` record of a call, with what its tool showed the person. */
+function doneBody(site: string, p: Prepared, shown: unknown[] | undefined): RecordBody {
+  const done = toolBody(site, p, "done");
+  if (shown !== undefined) done.shown = shown;
+  return done;
 }
 
 /** The message of a call whose tool does not run now (settled by an earlier run, refused, or not runnable), else undefined. */
@@ -269,12 +276,12 @@ function settledMessage(frame: Frame, p: Prepared): Message | undefined {
 }
 
 /** The tool failed (it threw, or gave back what is not JSON): the model is told, or `tool-failed` with toolErrors "raise". */
-async function failed(frame: Frame, p: Prepared, input: unknown, message: string, cause: unknown): Promise<Message> {
-  const done = toolBody(frame.site, p, "done");
+async function failed(frame: Frame, p: Prepared, input: unknown, message: string, cause: unknown, shown?: unknown[]): Promise<Message> {
+  const done = doneBody(frame.site, p, shown);
   done.error = message;
   void frame.runtime.journal.add(done);
   await afterHooks(frame, p, input, { error: message });
-  showResult(frame, p, undefined, message);
+  showResult(frame, p, undefined, message, shown);
   if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause });
   return toolMessage(p, `Error: ${message}`, true);
 }
@@ -342,6 +349,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   try {
     output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
   } catch (e) {
+    const forPerson = ctx.returned();
     // a person is asked inside the tool's body (an AI function it calls): it did not finish, and on resume it is
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
     if (leafChange && isInstance(e, Suspend)) void runtime.journal.add(toolBody(site, p, "rerun"));
@@ -351,12 +359,20 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       await inDoubt(frame, p, input, e as NeedsPerson);
     }
     if (mustPropagate(e, runtime.signal)) throw e;
-    return failed(frame, p, input, thrownText(e), e);
+    return failed(frame, p, input, thrownText(e), e, forPerson);
   }
+  const forPerson = ctx.returned();
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
   let text = keptText(output);
   if (text === undefined)
-    return failed(frame, p, input, `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`, undefined);
+    return failed(
+      frame,
+      p,
+      input,
+      `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`,
+      undefined,
+      forPerson,
+    );
   let kept = keptValue(output, text);
   if (frame.settings.plugins?.length) {
     // the plugins are shown that one reading of the output (as the model reads it), never the tool's live objects:
@@ -373,17 +389,17 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       text = changed;
     } catch (e) {
       // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
-      const done = toolBody(site, p, "done");
+      const done = doneBody(site, p, forPerson);
       done.output = kept;
       void runtime.journal.add(done);
       throw e;
     }
     kept = keptValue(output, text);
   }
-  const done = toolBody(site, p, "done");
+  const done = doneBody(site, p, forPerson);
   done.output = kept;
   void runtime.journal.add(done);
-  showResult(frame, p, output);
+  showResult(frame, p, output, undefined, forPerson);
   return toolMessage(p, text);
 }
 

@@ -80,6 +80,7 @@ const shapes = {
     effects: effects.optional(),
     output: z.unknown().optional(),
     error: text.optional(),
+    shown: z.array(z.unknown()).optional(),
     path: text.optional(),
     attempt: count.optional(),
   },
@@ -231,7 +232,7 @@ const fastChecks: { [K in KnownKind]: Check } = {
   tool: (r) =>
     isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.id, isStr) && isStr(r.name) &&
     typeof r.state === "string" && TOOL_STATES.has(r.state) && opt(r.effects, isEffects) && opt(r.error, isStr) &&
-    opt(r.path, isStr) && opt(r.attempt, isCount),
+    opt(r.shown, Array.isArray) && opt(r.path, isStr) && opt(r.attempt, isCount),
   waiting: (r) => isId(r.turn) && Array.isArray(r.approvals) && r.approvals.every(isApprovalAsked) && opt(r.attempt, isCount),
   approval: (r) =>
     isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.plugin, isNullableStr) && isStr(r.path) &&

@@ -137,6 +137,8 @@ export interface ToolRecord extends Base {
   effects?: Effects | null;
   output?: unknown;
   error?: string;
+  /** What the tool showed the person, not the model (`ctx.show`), on `done`. */
+  shown?: unknown[];
   path?: string;
   attempt?: number;
 }

@@ -30,6 +30,19 @@ export interface ToolContext {
   readonly idempotencyKey: string;
   /** Pass as `{ ctx }` to calls this tool makes, where the platform cannot carry it across `await` (browsers). */
   readonly frame: Frame;
+  /**
+   * Shows the person something the model is not shown (a receipt's card
+   * digits, an MCP part meant for the user): it goes with this call's result,
+   * as `shown` on the stream's `tool_result` event and on the turn's `tool`
+   * record, never into the model's messages. Call it while the tool runs
+   * (after it returned: `turn-state`), with JSON (else it throws a
+   * TypeError, which fails the tool); each value is kept as it was then.
+   *
+   * @example
+   * const charge = tool("charge", { description: "Charge the card.", input: { amount: z.number() }, effects: "changes" },
+   *   async ({ amount }, ctx) => { const r = await cards.charge(amount); ctx.show(`Card ending ${r.last4} charged ${amount}`); return "charged"; });
+   */
+  show(value: unknown): void;
 }
 
 /**

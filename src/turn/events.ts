@@ -37,7 +37,7 @@ export type TurnEventBody<R = unknown> =
   | { type: "text"; site: string; delta: string }
   | { type: "reply"; site: string; step: number; text: string; toolCalls: { id: string; name: string; input: unknown }[]; finishReason: FinishReason; usage: Usage }
   | { type: "tool_call"; site: string; invocation: number; name: string; input: unknown; effects: Effects | null }
-  | { type: "tool_result"; site: string; invocation: number; name: string; output?: unknown; error?: string }
+  | { type: "tool_result"; site: string; invocation: number; name: string; output?: unknown; error?: string; shown?: unknown[] }
   | { type: "approval"; approval: Approval }
   | { type: "approved"; approval: Approval; verdict: "yes" | "no"; by: string | null; reason: string | null }
   | { type: "waiting"; approvals: Approval[] }
