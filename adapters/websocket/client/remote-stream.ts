@@ -44,7 +44,8 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     this.outcome = new Promise<Outcome>((resolve, reject) => (this.#settle = { resolve, reject }));
     this.#result = this.outcome.then((o) => {
       if (o.state === "done") return o.value as T;
-      if (o.state === "waiting") throw new RemoteError({ code: "turn-waiting", message: `turn ${o.turn} waits for a person's answer` }, o.approvals ?? []);
+      if (o.state === "waiting")
+        throw new RemoteError({ code: "turn-waiting", message: `turn ${o.turn} waits for a person's answer` }, o.approvals ?? []);
       throw new RemoteError(o.error ?? { code: "turn-state", message: `the turn is ${o.state}` });
     });
     this.outcome.catch(() => undefined);
@@ -92,7 +93,10 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     return this.#events();
   }
 
-  then<R1 = T, R2 = never>(onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+  then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
     return this.#result.then(onfulfilled, onrejected);
   }
 
@@ -117,7 +121,11 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
   }
 
   #controls(): RemoteControls {
-    if (!this.controls) throw new RemoteError({ code: "turn-state", message: "only a call with approvals \"caller\" is answered on its stream; answer a conversation's turn with app.approve / app.deny" });
+    if (!this.controls)
+      throw new RemoteError({
+        code: "turn-state",
+        message: 'only a call with approvals "caller" is answered on its stream; answer a conversation\'s turn with app.approve / app.deny',
+      });
     return this.controls;
   }
 }
