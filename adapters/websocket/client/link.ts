@@ -104,8 +104,19 @@ export class Link {
     const socket = this.#socket ?? this.#opening;
     if (!socket || socket.readyState > OPEN) return;
     await new Promise<void>((resolve) => {
-      socket.addEventListener("close", () => resolve());
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      socket.addEventListener("close", () => {
+        clearTimeout(grace);
+        resolve();
+      });
       socket.close(1000, "bye");
+      // a server gone silent (a network that dropped without a close) never answers the close, and `ws` would wait
+      // 30 s for it: past the grace the socket is let go of, and its close (its requests in flight failed) awaited a
+      // little more (a browser's socket cannot be let go of: its own close comes when it comes)
+      grace = setTimeout(() => {
+        forget(socket);
+        grace = setTimeout(resolve, CLOSE_GRACE_MS);
+      }, CLOSE_GRACE_MS);
     });
   }
 
@@ -148,7 +159,8 @@ export class Link {
         () => {
           gaveUp = true;
           reject(new RemoteError({ code: "remote-closed", message: "the server did not answer the hello" }));
-          socket.close(1000, "timeout");
+          // (a server that answers no hello answers no close either: closed politely, `ws` would keep the socket 30 s)
+          forget(socket);
         },
         Math.max(1, timeoutMs - (Date.now() - begun)),
       );
@@ -235,6 +247,9 @@ function forget(socket: SocketLike): void {
   if (typeof terminate === "function") terminate.call(socket);
   else socket.close(1000, "no word from the server");
 }
+
+/** How long `close()` waits for the server to answer its close (and then for the socket let go of to say it closed). */
+const CLOSE_GRACE_MS = 1000;
 
 /** How long a connection must stay up for the next reconnect to start its backoff again. */
 const STABLE_MS = 10_000;

@@ -1,6 +1,7 @@
 import type { Approval } from "../../../src/approval/types.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import { EventQueue } from "../../../src/turn/queue.js";
+import { describeValue } from "../../../src/errors.js";
 import { RemoteError } from "../shared/errors.js";
 import type { Outcome, WireError } from "../shared/protocol.js";
 
@@ -107,25 +108,36 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
 
   /** Says yes to one pending approval (`id`), or all (caller calls only). */
   approve(options: { id?: string; by?: string } = {}): Promise<void> {
-    return this.#controls().answer("yes", options);
+    return this.#answer("yes", options);
   }
 
   /** Says no, with a reason the model sees (caller calls only). */
   deny(reason?: string, options: { id?: string; by?: string } = {}): Promise<void> {
-    return this.#controls().answer("no", { ...options, ...(reason === undefined ? {} : { reason }) });
+    return this.#answer("no", { ...options, ...(reason === undefined ? {} : { reason }) });
+  }
+
+  /** An answer, or its refusal as a rejection: thrown, it would escape a caller's `.catch` (code written for either kind of call). */
+  #answer(verdict: "yes" | "no", options: { id?: string; by?: string; reason?: string }): Promise<void> {
+    if (!this.controls)
+      return Promise.reject(
+        new RemoteError({
+          code: "turn-state",
+          message: 'only a call with approvals "caller" is answered on its stream; answer a conversation\'s turn with app.approve / app.deny',
+        }),
+      );
+    // (a JavaScript caller's slip: null options would fail as a TypeError on reading them, with no code)
+    if (typeof options !== "object" || options === null)
+      return Promise.reject(
+        new RemoteError({
+          code: "input-invalid",
+          message: `the options are { id?, by? }, not ${describeValue(options, 60)}: s.approve({ id, by }), s.deny(reason, { id, by })`,
+        }),
+      );
+    return this.controls.answer(verdict, options);
   }
 
   /** Stops a caller call on the server. */
   abort(): void {
     this.controls?.cancel();
-  }
-
-  #controls(): RemoteControls {
-    if (!this.controls)
-      throw new RemoteError({
-        code: "turn-state",
-        message: 'only a call with approvals "caller" is answered on its stream; answer a conversation\'s turn with app.approve / app.deny',
-      });
-    return this.controls;
   }
 }

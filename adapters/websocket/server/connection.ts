@@ -51,8 +51,8 @@ export class Connection {
   grant: Grant | null = null;
   alive = true;
   subscribed = false;
-  /** This connection's caller calls, by request id: their approvals are answered here. */
-  readonly calls = new Map<string, TurnStream<unknown>>();
+  /** This connection's caller calls, by request id, with the program called: their approvals are answered here. */
+  readonly calls = new Map<string, { stream: TurnStream<unknown>; program: string }>();
   readonly inflight = new Set<string>();
   #strikes = 0;
   #lastWaiting = "";
@@ -205,7 +205,7 @@ export class Connection {
     clearTimeout(this.#helloTimer);
     this.hub.connections.delete(this);
     // nobody is left to answer a caller call's approvals: stop it
-    for (const s of this.calls.values()) s.abort();
+    for (const { stream } of this.calls.values()) stream.abort();
     this.calls.clear();
   }
 }

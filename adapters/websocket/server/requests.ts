@@ -134,8 +134,19 @@ export function requestHandler(hub: Hub): Handler {
       case "call":
         return call(hub, conn, msg);
       case "answer": {
-        const s = conn.calls.get(msg.call);
-        if (!s) return conn.error(msg.id, wireError("approval-unknown", `no call ${msg.call} of this connection waits for an answer`));
+        const mine = conn.calls.get(msg.call);
+        if (!mine) return conn.error(msg.id, wireError("approval-unknown", `no call ${msg.call} of this connection waits for an answer`));
+        // answered under the key's limits as they are now: a key that may no longer make this call (setKeys took its
+        // program away, or limited it to some conversations, where only owner calls run) may not say yes or no to it
+        // either (it may still cancel it)
+        const grant = grantNow(hub, conn);
+        if (!grant) return conn.error(msg.id, wireError("remote-auth", "this key was revoked"));
+        if (!allowsProgram(grant, mine.program) || grant.conversations !== null)
+          return conn.error(
+            msg.id,
+            wireError("remote-forbidden", `this key's limits no longer allow call ${msg.call} (${mine.program.slice(0, 100)}): it cannot answer it`),
+          );
+        const s = mine.stream;
         // the in-process stream takes an answer to an approval no longer pending without a word (it is dropped):
         // over the wire the second answer is refused, as for a conversation's turn (an answer takes it off `pending` at once)
         const pending = s.pending;
@@ -156,9 +167,22 @@ export function requestHandler(hub: Hub): Handler {
           (e: unknown) => failed(hub, conn, msg.id, e),
         );
       }
-      case "cancel":
-        conn.calls.get(msg.call)?.abort();
+      case "cancel": {
+        const mine = conn.calls.get(msg.call);
+        // a request in flight that is no caller call (an owner call, an approve: a conversation's turn, for the
+        // owner's companions) is not stopped by a cancel, nor told as though it were; one that ended, or was never
+        // made, has nothing left to stop: done
+        if (!mine && conn.inflight.has(msg.call))
+          return conn.error(
+            msg.id,
+            wireError(
+              "turn-state",
+              `request ${msg.call} is no call with approvals "caller": cancel does not stop it (a conversation's turn is abandoned once it waits)`,
+            ),
+          );
+        mine?.stream.abort();
         return conn.send({ type: "reply", id: msg.id, result: null });
+      }
     }
   };
 }
@@ -225,7 +249,7 @@ async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "c
     );
     conversation = started.conversation;
     if (conversation) hub.watcher.know(conversation);
-    if (started.stream) conn.calls.set(msg.id, started.stream);
+    if (started.stream) conn.calls.set(msg.id, { stream: started.stream, program: msg.program });
     try {
       return await started.outcome;
     } finally {

@@ -6,7 +6,7 @@
 import type { Callable } from "../../../src/functions/callable.js";
 import { recordAnswerOf, streamOn } from "../../../src/conversation/internal.js";
 import type { ResumeOptions, Turn, Waiting } from "../../../src/conversation/turn.js";
-import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
+import { FunctaiError, isErrorCode, isFunctaiError } from "../../../src/errors.js";
 import { callerPath } from "../../../src/records/keys.js";
 import { ConversationLog } from "../../../src/conversation/log.js";
 import type { ConversationState, TurnInfo } from "../../../src/records/read-conversation.js";
@@ -18,7 +18,7 @@ import { letGo, type TurnStream } from "../../../src/turn/stream.js";
 import type { Approval } from "../../../src/approval/types.js";
 import type { Answer } from "../../../src/conversation/answers.js";
 import { toWireError } from "../shared/errors.js";
-import type { Outcome, TurnStatus } from "../shared/protocol.js";
+import { wireErrorSchema, type Outcome, type TurnStatus } from "../shared/protocol.js";
 import type { ProgramNames } from "./names.js";
 import { entriesOf } from "./watch.js";
 
@@ -168,11 +168,42 @@ export async function answer(
       at,
       path: callerPath(approval.path),
     });
-  if (rest > 0) {
-    await turn.refresh();
-    return { conversation: req.conversation, turn: req.turn, state: "waiting", approvals: turn.waiting };
-  }
-  return pump(ctx.runs, streamOn(turn), req.conversation, emit);
+  if (rest > 0) return outcomeNow({ conversation: req.conversation, turn: req.turn }, await turn.refresh());
+  return goOn(ctx, turn, req.conversation, emit);
+}
+
+/**
+ * Goes on with a turn here, streaming its events. One that ended before it
+ * could be claimed here (another companion abandoned it between this
+ * answer's write and the claim) never ran here: its stream fails
+ * (`turn-state`), which is told with the state the turn has, not as a turn
+ * that failed.
+ */
+async function goOn(ctx: RunContext, turn: Turn, conversation: string, emit: Emit): Promise<Outcome> {
+  const outcome = await pump(ctx.runs, streamOn(turn), conversation, emit);
+  if (outcome.state !== "failed" || outcome.error?.code !== "turn-state") return outcome;
+  await turn.refresh();
+  return turn.state === "abandoned" || turn.state === "stopped" ? { ...outcome, state: turn.state } : outcome;
+}
+
+/**
+ * How a turn an answer left waiting for others is now, read again: another
+ * answer, given meanwhile, may have left nothing waiting and run it on (or
+ * be running it). Told as `waiting` with no approvals, the companion would
+ * read that the turn waits for a person (`turn-waiting`) with nothing to
+ * answer.
+ */
+function outcomeNow(base: { conversation: string; turn: string }, turn: Turn): Outcome {
+  if (turn.state === "waiting")
+    return turn.waiting.length > 0 ? { ...base, state: "waiting", approvals: turn.waiting } : { ...base, state: "running" };
+  if (turn.state === "done") return { ...base, state: "done", value: turn.value };
+  if (turn.state === "running") return { ...base, state: "running" };
+  // (an ended turn's error as recorded, said as a turn's failure is; one interrupted or abandoned has none)
+  const recorded = wireErrorSchema.safeParse(turn.error);
+  const error = recorded.success
+    ? toWireError(new FunctaiError(isErrorCode(recorded.data.code) ? recorded.data.code : "turn-failed", recorded.data.message), "turn")
+    : undefined;
+  return { ...base, state: turn.state, ...(error ? { error } : {}) };
 }
 
 /**
@@ -194,7 +225,7 @@ export async function resume(
   const answered = info.state === "waiting" && info.waiting.length === 0;
   const said = Object.keys(req.results ?? {}).length > 0 || (req.rerun?.length ?? 0) > 0;
   const goesOn = info.state === "interrupted" || answered;
-  if (!said && info.unfinished.length === 0 && goesOn) return pump(ctx.runs, streamOn(turn), req.conversation, emit);
+  if (!said && info.unfinished.length === 0 && goesOn) return goOn(ctx, turn, req.conversation, emit);
   const base = { conversation: req.conversation, turn: req.turn };
   const options: { results?: Record<string, unknown>; rerun?: (string | number)[] } = {};
   if (req.results) options.results = req.results;
