@@ -36,7 +36,8 @@ export interface Comparison {
  */
 export function compare(before: Evaluation, after: Evaluation): Comparison[] {
   // (an evaluation without its metrics, hand-made or cut down when saved, threw a TypeError)
-  if (!Array.isArray(before?.rows) || !Array.isArray(after?.rows) || !Array.isArray(before.metrics) || !Array.isArray(after.metrics)) throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
+  if (!Array.isArray(before?.rows) || !Array.isArray(after?.rows) || !Array.isArray(before.metrics) || !Array.isArray(after.metrics))
+    throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
   if (before.rows.length !== after.rows.length)
     throw new FunctaiError("input-invalid", `compare pairs rows: the evaluations have ${before.rows.length} and ${after.rows.length} rows`);
   // pairing other rows would give a paired range of nothing: each row must be the same data (copies are fine)
@@ -45,29 +46,31 @@ export function compare(before: Evaluation, after: Evaluation): Comparison[] {
   const shared = before.metrics.filter((metric) => after.metrics.includes(metric));
   // an empty comparison read as "nothing changed" (delta[0] undefined): evaluations with other metrics cannot be paired
   if (shared.length === 0 && before.metrics.length > 0 && after.metrics.length > 0)
-    throw new FunctaiError("input-invalid", `compare pairs metrics: the evaluations share none (before: ${before.metrics.join(", ")}; after: ${after.metrics.join(", ")})`);
-  return shared
-    .map((metric) => {
-      const pairs: [number, number][] = [];
-      before.rows.forEach((row, i) => {
-        const other = after.rows[i]!.scores;
-        // own scores only: a metric named like an Object member (constructor) is not inherited from every record
-        if (Object.hasOwn(row.scores, metric) && Object.hasOwn(other, metric)) pairs.push([row.scores[metric]!, other[metric]!]);
-      });
-      const diffs = pairs.map(([a, b]) => b - a);
-      const range = tRange(diffs);
-      const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
-      return {
-        metric,
-        before: mean(pairs.map(([a]) => a)),
-        after: mean(pairs.map(([, b]) => b)),
-        diff: range.mean,
-        low: range.low,
-        high: range.high,
-        better: diffs.filter((d) => d > 0).length,
-        worse: diffs.filter((d) => d < 0).length,
-        same: diffs.filter((d) => d === 0).length,
-        n: pairs.length,
-      };
+    throw new FunctaiError(
+      "input-invalid",
+      `compare pairs metrics: the evaluations share none (before: ${before.metrics.join(", ")}; after: ${after.metrics.join(", ")})`,
+    );
+  return shared.map((metric) => {
+    const pairs: [number, number][] = [];
+    before.rows.forEach((row, i) => {
+      const other = after.rows[i]!.scores;
+      // own scores only: a metric named like an Object member (constructor) is not inherited from every record
+      if (Object.hasOwn(row.scores, metric) && Object.hasOwn(other, metric)) pairs.push([row.scores[metric]!, other[metric]!]);
     });
+    const diffs = pairs.map(([a, b]) => b - a);
+    const range = tRange(diffs);
+    const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+    return {
+      metric,
+      before: mean(pairs.map(([a]) => a)),
+      after: mean(pairs.map(([, b]) => b)),
+      diff: range.mean,
+      low: range.low,
+      high: range.high,
+      better: diffs.filter((d) => d > 0).length,
+      worse: diffs.filter((d) => d < 0).length,
+      same: diffs.filter((d) => d === 0).length,
+      n: pairs.length,
+    };
+  });
 }

@@ -55,7 +55,11 @@ export function meanRange(values: readonly number[]): MeanRange {
   if (!Array.isArray(values)) throw new FunctaiError("input-invalid", `meanRange takes a list of numbers, not ${typeof values}`);
   // a NaN or an infinity would make every bound NaN: refused, naming the value
   const bad = values.findIndex((v) => typeof v !== "number" || !Number.isFinite(v));
-  if (bad >= 0) throw new FunctaiError("input-invalid", `meanRange: value ${bad + 1} is ${typeof values[bad] === "number" ? String(values[bad]) : JSON.stringify(values[bad])}, not a finite number`);
+  if (bad >= 0)
+    throw new FunctaiError(
+      "input-invalid",
+      `meanRange: value ${bad + 1} is ${typeof values[bad] === "number" ? String(values[bad]) : JSON.stringify(values[bad])}, not a finite number`,
+    );
   if (values.length === 0) return { mean: null, low: null, high: null };
   if (values.length === 1) return { mean: values[0]!, low: null, high: null };
   return values.every((v) => v === 0 || v === 1) ? wilson(values) : tRange(values);
