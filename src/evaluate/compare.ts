@@ -1,7 +1,7 @@
 import { FunctaiError } from "../errors.js";
 import type { Evaluation } from "./evaluate.js";
 import { sameData } from "./exact-match.js";
-import { tRange } from "./mean-range.js";
+import { meanOf, tRange } from "./mean-range.js";
 
 /**
  * One metric, before and after, paired row by row.
@@ -59,7 +59,7 @@ export function compare(before: Evaluation, after: Evaluation): Comparison[] {
     });
     const diffs = pairs.map(([a, b]) => b - a);
     const range = tRange(diffs);
-    const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((s, x) => s + x, 0) / xs.length);
+    const mean = (xs: number[]): number | null => (xs.length === 0 ? null : meanOf(xs));
     return {
       metric,
       before: mean(pairs.map(([a]) => a)),

@@ -7,7 +7,7 @@ import { makeScorer, setScore, type MetricOption, type Scorer } from "./metrics.
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
-import { checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
+import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 import { whenAborted } from "../runtime/abort.js";
 
 /**
@@ -37,7 +37,10 @@ export interface EvaluateOptions {
   expected?: string | Record<string, string>;
   /** Rows called at once (default 8). */
   concurrency?: number;
-  /** Stops the run: no new row starts, the running calls are stopped, `evaluate` rejects with `turn-aborted`. */
+  /**
+   * Stops the run: no new row starts, the running calls are stopped, `evaluate` rejects with `turn-aborted`.
+   * That error's `evaluation` (an `Evaluation`) holds the rows that finished before the stop, in row order.
+   */
   signal?: AbortSignal;
   /**
    * Called after each row, so a host can draw a bar. If it throws (or the promise it gives rejects: it is awaited),
@@ -110,7 +113,10 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
   checkRows(shape, rows);
   checkInputs(fn, shape, rows);
   const scorer = makeScorer(options.metric);
-  if (!scorer.custom) checkExpected(shape, rows);
+  if (!scorer.custom) {
+    checkAnswerColumns(shape);
+    checkExpected(shape, rows);
+  }
   const concurrency = checkConcurrency(options.concurrency);
   return { shape, rows, scorer, concurrency };
 }
@@ -192,7 +198,8 @@ export function summarize(results: RowResult[], fallback: readonly string[] = []
  * any call: the same approvals; a call that fails fails only its row),
  * scores the outputs, and gives each metric's mean with a 95% range.
  * Throws only for bad arguments (`input-invalid`, before any model call),
- * when `signal` stops it (`turn-aborted`), or with what `onProgress` threw
+ * when `signal` stops it (`turn-aborted`, whose `evaluation` holds the rows
+ * that finished before the stop), or with what `onProgress` threw
  * (no new row starts then, and the running ones end first).
  *
  * @example
@@ -204,6 +211,8 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   const run = newRunId("ev");
   const call: RowCall = { fn, shape, caller: { evaluation: run }, signal: options.signal, store: options.store, block: blockSettings() };
   const results: RowResult[] = new Array(rows.length);
+  // rows that ended on their own: answered, or failed before the stop (not cut short by it)
+  const finished: boolean[] = new Array(rows.length).fill(false);
   let done = 0;
   let failed = 0;
   await pool(
@@ -213,6 +222,7 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
       const row = rows[i]!;
       const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape, options.signal);
       results[i] = result;
+      finished[i] = result.error === null || options.signal?.aborted !== true;
       done += 1;
       if (result.error !== null) failed += 1;
       await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
@@ -220,8 +230,36 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
     { signal: options.signal },
   );
   if (options.signal?.aborted)
-    throw new FunctaiError("turn-aborted", `evaluation ${run} was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
-  const { metrics, summary } = summarize(results, scorer.fallback);
+    throw stopped(
+      run,
+      rows.length,
+      results.filter((_, i) => finished[i]),
+      scorer.fallback,
+      options.signal.reason,
+    );
+  return evaluation(run, results, scorer.fallback);
+}
+
+/** The run's result from its rows' results. */
+function evaluation(run: string, results: RowResult[], fallback: readonly string[]): Evaluation {
+  const { metrics, summary } = summarize(results, fallback);
   const main = summary[0];
   return { run, score: main?.mean ?? null, low: main?.low ?? null, high: main?.high ?? null, rows: results, summary, metrics };
+}
+
+/**
+ * The `turn-aborted` error of a stopped run, carrying as `evaluation` the
+ * rows that finished before the stop (each a paid call): without it they were
+ * lost and a stopped run had to be paid for again. A row the stop cut short is
+ * left out (its 0 would pull the mean down). Not enumerable: a logged error
+ * does not print every row.
+ */
+function stopped(run: string, total: number, finished: RowResult[], fallback: readonly string[], reason: unknown): FunctaiError {
+  const error = new FunctaiError(
+    "turn-aborted",
+    `evaluation ${run} was stopped after ${finished.length} of ${total} rows; the error's evaluation holds the rows that finished`,
+    { cause: reason },
+  );
+  Object.defineProperty(error, "evaluation", { value: evaluation(run, finished, fallback), enumerable: false });
+  return error;
 }

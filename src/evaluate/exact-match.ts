@@ -64,7 +64,8 @@ export function sameAnswer(expected: unknown, predicted: unknown): boolean {
 /**
  * Compares a prediction's outputs with the expected ones. Only the outputs
  * `answers` names are compared; with several, `exact_match` is 1 only when
- * all match, and each gets `<name>_match`.
+ * all match, and each gets `<name>_match` (but an output named `exact`,
+ * whose score would be named like the whole row's).
  *
  * @example
  * exactMatch({ result: "new york" }, { result: "  New \t York\n" });   // { exact_match: 1 }
@@ -88,6 +89,8 @@ export function exactMatch(answers: Record<string, unknown>, prediction: Record<
     (name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction, name) ? prediction[name] : undefined) ? 1 : 0] as const,
   );
   const scores: Record<string, number> = { exact_match: each.every(([, s]) => s === 1) ? 1 : 0 };
-  if (names.length > 1) for (const [name, s] of each) scores[`${name}_match`] = s;
+  // a field named `exact` has no score of its own: named exact_match, it was written over the whole row's, the main
+  // score (its match still counts in exact_match)
+  if (names.length > 1) for (const [name, s] of each) if (name !== "exact") scores[`${name}_match`] = s;
   return scores as MatchScores;
 }

@@ -14,7 +14,27 @@ export interface MeanRange {
   high: number | null;
 }
 
-const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
+/**
+ * A power of two that brings values far from 1 near it, or 1 (values within
+ * 2^±256 are summed and squared as they are, so their bits are the same as
+ * ever). Summed as they were, scores near 1e308 gave a mean of Infinity;
+ * squared, scores near 1e200 gave an infinite range and scores near
+ * 1e-200 one of no width. Scaling by a power of two is exact.
+ */
+function scaleOf(values: readonly number[]): number {
+  const largest = values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  // (an infinite value, a difference of two scores past the doubles in compare, is left as it is)
+  if (largest === 0 || !Number.isFinite(largest) || (largest <= 2 ** 256 && largest >= 2 ** -256)) return 1;
+  return 2 ** Math.floor(Math.log2(largest));
+}
+
+/** The mean of finite values (summed scaled, so it cannot overflow when the mean itself is a double). */
+export function meanOf(values: readonly number[]): number {
+  const scale = scaleOf(values);
+  return (values.reduce((a, b) => a + b / scale, 0) / values.length) * scale;
+}
+
+const mean = meanOf;
 
 /** Wilson's interval for a share of rows right, clamped to [0, 1]: exactly 0 below when none is right, exactly 1 above when all are. */
 function wilson(values: readonly number[]): MeanRange {
@@ -37,8 +57,10 @@ export function tRange(values: readonly number[]): MeanRange {
   const n = values.length;
   const m = mean(values);
   if (n < 2) return { mean: n === 0 ? null : m, low: null, high: null };
-  const variance = values.reduce((a, v) => a + (v - m) ** 2, 0) / (n - 1);
-  const half = tQuantile975(n - 1) * Math.sqrt(variance / n);
+  // the spread of the scaled values (see scaleOf), scaled back
+  const scale = scaleOf(values);
+  const variance = values.reduce((a, v) => a + (v / scale - m / scale) ** 2, 0) / (n - 1);
+  const half = tQuantile975(n - 1) * Math.sqrt(variance / n) * scale;
   return { mean: m, low: m - half, high: m + half };
 }
 

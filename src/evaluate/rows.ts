@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Callable } from "../functions/callable.js";
 import type { Definition } from "../functions/definition.js";
+import { notJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { issuesText, readWith } from "../schema-read.js";
 
@@ -28,6 +29,8 @@ export interface RowShape {
   fields: readonly string[];
   /** The fields an answer must hold (an optional field may be left out). */
   requiredFields: readonly string[];
+  /** Outputs named like an input, whose expected column (by default, their name) is that input's: see checkAnswerColumns. */
+  inputNamed: readonly string[];
 }
 
 /** A record of columns: a literal, or one without a prototype (as CSV and query readers often make them). */
@@ -71,7 +74,9 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
   const required = Object.keys(shapeOfInputs).filter((k) => !acceptsAbsent(shapeOfInputs[k]!));
   const shapeOfOutput = def.output instanceof z.ZodObject ? (def.output.shape as Record<string, z.ZodType>) : {};
   const requiredFields = fields.filter((f) => !acceptsAbsent(shapeOfOutput[f]!));
-  return { name: def.name, inputs: Object.keys(shapeOfInputs), required, expected: columns, fields, requiredFields };
+  const inputs = Object.keys(shapeOfInputs);
+  const inputNamed = expected === undefined ? Object.keys(columns).filter((o) => inputs.includes(o)) : [];
+  return { name: def.name, inputs, required, expected: columns, fields, requiredFields, inputNamed };
 }
 
 /** Checks the rows are a list of objects (a user's data: refused before any model call). */
@@ -113,7 +118,15 @@ export function checkInputs(
         `${shape.name}: row ${i + 1}'s inputs could not be read (${describeError(parsed.thrown)}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
         { cause: parsed.thrown },
       );
-    if (parsed.success) return;
+    if (parsed.success) {
+      // as a call refuses them (a BigInt column, a Set): taken here, every row failed on its own and scored 0 unseen
+      const problem = notJson(parsed.data);
+      if (problem === undefined) return;
+      throw new FunctaiError(
+        "input-invalid",
+        `${shape.name}: row ${i + 1}'s inputs are not JSON (${problem}), and a call's input must be. Nothing was sent to the model.`,
+      );
+    }
     throw new FunctaiError(
       "input-invalid",
       `${shape.name}: row ${i + 1} has wrong inputs (${issuesText(parsed.error, "input")}); its columns named like the inputs (${shape.inputs.join(", ")}) are the call's input. Nothing was sent to the model.`,
@@ -139,6 +152,26 @@ export function outputsOf(shape: RowShape, value: unknown): Row {
   const outputs: Row = { result: value };
   if (isPlainObject(value)) for (const f of shape.fields) if (Object.hasOwn(value, f)) outputs[f] = value[f];
   return outputs;
+}
+
+/**
+ * Refuses expected outputs read from an input's column (before any model
+ * call): by default an output's expected column is the one named like it,
+ * and for an output named like an input (a rewriter's `text`) that is the
+ * input itself. Each answer was scored against what the call was given
+ * (case folding let an upper-cased copy pass), and examples answered with
+ * their own input. `expected` names the column.
+ */
+export function checkAnswerColumns(shape: RowShape): void {
+  if (shape.inputNamed.length === 0) return;
+  const named = shape.inputNamed.join(", ");
+  // for an object output, its fields (the whole answer's `result` column is rarely what a row holds)
+  const outputs = shape.fields.length > 0 ? shape.fields : Object.keys(shape.expected);
+  const example = outputs.map((o) => `${o}: "${shape.inputNamed.includes(o) ? `expected_${o}` : shape.expected[o]}"`).join(", ");
+  throw new FunctaiError(
+    "input-invalid",
+    `${shape.name}: ${named} ${shape.inputNamed.length === 1 ? "is an output named like an input" : "are outputs named like inputs"}, so the expected column would be the input itself; name the expected columns, e.g. expected: { ${example} }. Nothing was sent to the model.`,
+  );
 }
 
 /** Without a metric every row must name an expected output: refused up front, before any model call. */

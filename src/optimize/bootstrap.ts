@@ -8,13 +8,13 @@ import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "../evaluate/options.js";
 import { pool } from "../evaluate/pool.js";
 import { callRow, newRunId, type RowCall, type RowOutcome } from "../evaluate/run-row.js";
-import { checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
+import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
 import type { LanguageModel } from "../lm/types.js";
 import { blockSettings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
 import { checkOptimizable, checkTeacher } from "./arguments.js";
 import { jsonCopy, stepsFrom, type Demo, type DemoStep } from "./demo.js";
-import { count, labeledDemo } from "./labeled.js";
+import { count, labeledDemo, withoutRepeats } from "./labeled.js";
 import { sample } from "./sample.js";
 
 /**
@@ -48,7 +48,10 @@ export interface BootstrapOptions {
   concurrency?: number;
   /** The column of the expected `result`, or `{ output: column }` (as `evaluate` takes it). */
   expected?: string | Record<string, string>;
-  /** Stops the runs (no new row starts, the running calls are stopped). */
+  /**
+   * Stops the runs (no new row starts, the running calls are stopped): it rejects with `turn-aborted`, whose
+   * `demos` (`Demo[]`) holds the recorded runs that passed before the stop, in row order.
+   */
   signal?: AbortSignal;
   /** Called after each run, as `evaluate` calls it (a promise it gives is awaited). */
   onProgress?: (progress: Progress) => void;
@@ -89,7 +92,9 @@ export function recordedDemo(inputs: Row, value: unknown, steps: readonly Step[]
   const recorded = first && last ? knownCalls(stepsFrom(last.request.messages.slice(first.request.messages.length)), tools) : [];
   const demo: Demo = { inputs, outputs: { result: value } };
   if (recorded.length > 0) demo.steps = recorded;
-  return jsonCopy(demo, "a passing run");
+  // a BigInt the answer was read as (z.coerce.bigint()) is kept as its decimal text, as the model wrote it: refused,
+  // the whole optimization rejected once every run was paid for (inputs that are not JSON were refused up front)
+  return jsonCopy(demo, "a passing run", (_key, v) => (typeof v === "bigint" ? v.toString() : v));
 }
 
 /**
@@ -133,6 +138,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   if (!scorer.custom) checkExpected(shape, rows);
   const maxBootstrapped = count("maxBootstrapped", options.maxBootstrapped, 4);
   const maxLabeled = count("maxLabeled", options.maxLabeled, 16);
+  // the expected outputs score the runs (the default metric) and answer the labeled examples
+  if (!scorer.custom || maxLabeled > 0) checkAnswerColumns(shape);
   const seed = count("seed", options.seed, 0);
   const concurrency = checkConcurrency(options.concurrency);
   const { threshold } = options;
@@ -157,9 +164,27 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   };
 
   const found: (Demo | null)[] = new Array(rows.length).fill(null);
+  // each row's inputs as JSON, the key a repeated row is known by; inputs JSON cannot keep (a BigInt) are refused
+  // naming the row: with a metric and no expected column, each such run failed (a call refuses them) and the
+  // optimizer quietly gave no examples, as if no run had passed
+  const keys = rows.map((row, i) => JSON.stringify(jsonCopy(inputsOf(shape, row), `${shape.name}: row ${i + 1}'s inputs`)));
+  // the inputs of the runs that passed: a row there twice is one example (shown twice, it spent two of the slots
+  // on one question and left another row's run out), so `passed` counts inputs, not runs
+  const passedInputs = new Set<string>();
   let passed = 0;
+  /** The rows whose runs are kept: each the first passing run of its inputs, in row order. */
+  const kept = (): number[] => {
+    const seen = new Set<string>();
+    return found.flatMap((d, i) => {
+      if (d === null || seen.has(keys[i]!)) return [];
+      seen.add(keys[i]!);
+      return [i];
+    });
+  };
   let done = 0;
   let failed = 0;
+  // rows the run's stop cut short (they did not finish: the stopped run's message does not count them)
+  let cut = 0;
   // each running row's own stop: the run's signal, or the row is no longer needed
   const running = new Map<number, AbortController>();
   /**
@@ -170,7 +195,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
    */
   const stopUnneeded = (): void => {
     if (passed < maxBootstrapped) return;
-    const last = found.flatMap((d, i) => (d ? [i] : []))[maxBootstrapped - 1]!;
+    const last = kept()[maxBootstrapped - 1]!;
     for (const [i, stop] of running)
       if (i > last)
         stop.abort(
@@ -182,6 +207,13 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
     concurrency,
     async (i) => {
       const row = rows[i]!;
+      const key = keys[i]!;
+      // a repeat of a row whose run passed (rows start in order: an earlier one) is not run again: it cannot be kept
+      if (passedInputs.has(key)) {
+        done += 1;
+        await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
+        return;
+      }
       const stop = new AbortController();
       const onAbort = (): void => stop.abort(options.signal!.reason);
       options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -198,26 +230,47 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       const main = Object.values(result.scores)[0] ?? 0;
       if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
         found[i] = recordedDemo(inputsOf(shape, row), outcome.value, outcome.steps ?? [], tools);
-        passed += 1;
+        if (!passedInputs.has(key)) {
+          passedInputs.add(key);
+          passed += 1;
+        }
         stopUnneeded();
       }
       done += 1;
+      if (result.error !== null && options.signal?.aborted === true) cut += 1;
       // a row stopped as not needed did not fail
       if (result.error !== null && !(stop.signal.aborted && options.signal?.aborted !== true)) failed += 1;
       await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
     },
     { signal: options.signal, enough: () => passed >= maxBootstrapped },
   );
-  if (options.signal?.aborted)
-    throw new FunctaiError("turn-aborted", `bootstrapFewShot was stopped after ${done} of ${rows.length} rows`, { cause: options.signal.reason });
+  if (options.signal?.aborted) {
+    // the runs that passed were paid for: the error keeps them (`demos`, as the new function would show them), so a
+    // stopped optimization is not run again from nothing. Not enumerable: a logged error does not print every step.
+    const demos = kept()
+      .slice(0, maxBootstrapped)
+      .map((i) => found[i]!);
+    const error = new FunctaiError(
+      "turn-aborted",
+      `bootstrapFewShot was stopped after ${done - cut} of ${rows.length} rows; the error's demos hold the ${demos.length} ${demos.length === 1 ? "run" : "runs"} that passed`,
+      { cause: options.signal.reason },
+    );
+    Object.defineProperty(error, "demos", { value: demos, enumerable: false });
+    throw error;
+  }
 
   // rows start in order, and every started row that could still be kept finishes (only rows after the last kept one are
   // stopped): the first passing ones are those a run in order would find
-  const picked = found.flatMap((d, i) => (d ? [{ d, i }] : [])).slice(0, maxBootstrapped);
-  // a labeled row asking what a kept run asked (the same row twice) is left out: the model was shown the question
-  // twice, once with the run's tool calls and once answered bare (inputs are JSON copies, in the inputs' order)
-  const shown = new Set(picked.map((p) => JSON.stringify(p.d.inputs)));
-  const labeled = asLabeled.flatMap((d) => (d && !shown.has(JSON.stringify(d.inputs)) ? [d] : []));
-  const demos = [...picked.map((p) => p.d), ...sample(labeled, maxLabeled - picked.length, seed)];
+  const picked = kept()
+    .slice(0, maxBootstrapped)
+    .map((i) => ({ d: found[i]!, i }));
+  // a labeled row asking what a kept run asked, or an earlier labeled row (the same row twice), is left out: the
+  // model was shown the question twice, once with the run's tool calls and once answered bare
+  const recorded = picked.map((p) => p.d);
+  const labeled = withoutRepeats(
+    asLabeled.flatMap((d) => (d ? [d] : [])),
+    recorded,
+  );
+  const demos = [...recorded, ...sample(labeled, maxLabeled - picked.length, seed)];
   return fn.withState({ instructions: fn.state().instructions, demos });
 }

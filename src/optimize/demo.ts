@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Message } from "../lm/types.js";
-import { issuesText, readWith } from "../schema-read.js";
+import { issuesText, readWith, type SchemaRead } from "../schema-read.js";
 
 /**
  * One model step of a worked example: what the model said, the tools it called, and what each returned.
@@ -87,27 +87,58 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
   return null;
 }
 
-/**
- * The inputs with a date input's ISO text (what JSON keeps of a Date: a
- * state is JSON) read as that Date: read as text, the schema of a date input
- * refused every example of the function as "saved from another function".
- * Only text that is exactly a Date's ISO text, for an input that refuses it
- * as text and takes it as a Date.
- */
-function withDates(inputs: Record<string, unknown>, signature: Signature): Record<string, unknown> {
-  const shape = signature.inputSchema.shape as Record<string, z.ZodType>;
-  const read = { ...inputs };
-  for (const [k, v] of Object.entries(inputs)) {
-    if (typeof v !== "string" || !Object.hasOwn(shape, k)) continue;
-    const date = new Date(v);
-    if (Number.isNaN(date.getTime()) || date.toISOString() !== v) continue;
-    const fits = (value: unknown): boolean => {
-      const r = readWith(shape[k]!, value);
-      return "success" in r && r.success;
-    };
-    if (!fits(v) && fits(date)) read[k] = date;
+/** Whether a value is exactly a Date's ISO text (what JSON keeps of a Date). */
+function isDateText(value: unknown): value is string {
+  if (typeof value !== "string") return false;
+  const date = new Date(value);
+  return !Number.isNaN(date.getTime()) && date.toISOString() === value;
+}
+
+/** Where a read wanted a date: the paths of its issues that expected one, inside a union's options too. */
+function datePaths(issues: readonly z.core.$ZodIssue[], at: readonly PropertyKey[] = []): PropertyKey[][] {
+  return issues.flatMap((issue) => {
+    const path = [...at, ...issue.path];
+    if (issue.code === "invalid_type" && issue.expected === "date") return [path];
+    if (issue.code === "invalid_union") return issue.errors.flatMap((option) => datePaths(option, path));
+    return [];
+  });
+}
+
+/** Sets the Date of the ISO text at `path` (own keys only, so a key named `__proto__` is a key); whether there was such text. */
+function dateAt(value: unknown, path: readonly PropertyKey[]): boolean {
+  let parent = value;
+  for (const key of path.slice(0, -1)) {
+    if (typeof parent !== "object" || parent === null || !Object.hasOwn(parent, key)) return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
   }
-  return read;
+  const key = path.at(-1);
+  if (key === undefined || typeof parent !== "object" || parent === null || !Object.hasOwn(parent, key)) return false;
+  const text = (parent as Record<PropertyKey, unknown>)[key];
+  if (!isDateText(text)) return false;
+  Object.defineProperty(parent, key, { value: new Date(text), enumerable: true, writable: true, configurable: true });
+  return true;
+}
+
+/**
+ * Reads the inputs with each date's ISO text (what JSON keeps of a Date: a
+ * state is JSON) read as that Date, at any depth (a date in an object input,
+ * a list of dates): read as text, the schema refused every example of the
+ * function as "saved from another function". Only text that is exactly a
+ * Date's ISO text, where the schema refused it wanting a date (as its issues
+ * say); a read may find more once those are dates (an object's refinement
+ * runs once its fields read), so it is read again until none is left.
+ * Inputs holding no such text are read once, as any.
+ */
+function readWithDates(inputs: Record<string, unknown>, signature: Signature): SchemaRead<z.ZodObject<z.ZodRawShape>> {
+  let value = inputs;
+  for (let round = 0; ; round++) {
+    const read = readWith(signature.inputSchema, value);
+    if ("thrown" in read || read.success || round === 8) return read;
+    // a copy: the state keeps the example as given (text), only what the schema reads holds Dates
+    const into = value === inputs ? jsonCopy(inputs, "an example's inputs") : value;
+    if (datePaths(read.error.issues).filter((path) => dateAt(into, path)).length === 0) return read;
+    value = into;
+  }
 }
 
 /**
@@ -129,7 +160,7 @@ function readInputs(name: string, n: number, demo: Demo, signature: Signature, g
     );
   const why = misfit(demo, signature, given);
   if (why !== null) throw refused(why);
-  const inputs = readWith(signature.inputSchema, withDates(demo.inputs, signature));
+  const inputs = readWithDates(demo.inputs, signature);
   if ("thrown" in inputs)
     throw new FunctaiError(
       "input-invalid",
@@ -195,9 +226,9 @@ export function stepsFrom(messages: readonly Message[]): DemoStep[] {
  * the value is not JSON: a BigInt or a cycle threw a bare TypeError, and a
  * state is JSON or it cannot be saved.
  */
-export function jsonCopy<T>(value: T, what: string): T {
+export function jsonCopy<T>(value: T, what: string, replacer?: (key: string, value: unknown) => unknown): T {
   try {
-    return JSON.parse(JSON.stringify(value)) as T;
+    return JSON.parse(JSON.stringify(value, replacer)) as T;
   } catch (e) {
     throw new FunctaiError(
       "input-invalid",

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { AIFunction } from "../functions/ai.js";
 import { describeValue, FunctaiError } from "../errors.js";
 import { checkOptionKeys } from "../evaluate/options.js";
-import { checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
+import { checkAnswerColumns, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row, type RowShape } from "../evaluate/rows.js";
 import type { InputShape } from "../tools/types.js";
 import { checkOptimizable } from "./arguments.js";
 import { jsonCopy, type Demo } from "./demo.js";
@@ -41,6 +41,21 @@ export function labeledDemo(shape: RowShape, row: Row): Demo | null {
   return null;
 }
 
+/**
+ * The examples without a repeat: one whose inputs an earlier one (or one of
+ * `shown`) has is left out. A row there twice was shown twice, two of the
+ * slots spent on one question. Inputs are JSON copies, in the inputs' order.
+ */
+export function withoutRepeats(demos: readonly Demo[], shown: readonly Demo[] = []): Demo[] {
+  const seen = new Set(shown.map((d) => JSON.stringify(d.inputs)));
+  return demos.filter((d) => {
+    const key = JSON.stringify(d.inputs);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 /** Checks a count option: a whole number ≥ 0. */
 export function count(name: string, value: number | undefined, fallback: number): number {
   const n = value ?? fallback;
@@ -68,6 +83,7 @@ export function labeledFewShot<S extends InputShape, O extends z.ZodType>(
     throw new FunctaiError("input-invalid", `options are an object such as { k: 4 }, not ${describeValue(options, 80)}`);
   checkOptionKeys("labeledFewShot", options, ["k", "seed", "expected"]);
   const shape = rowShape(fn, options.expected);
+  checkAnswerColumns(shape);
   checkRows(shape, rows);
   const k = count("k", options.k, 16);
   const seed = count("seed", options.seed, 0);
@@ -80,5 +96,5 @@ export function labeledFewShot<S extends InputShape, O extends z.ZodType>(
   });
   if (rows.length > 0 && demos.length === 0)
     throw new FunctaiError("input-invalid", `${shape.name}: no row has every required input (${shape.required.join(", ")}) and an expected answer`);
-  return fn.withState({ instructions: fn.state().instructions, demos: sample(demos, k, seed) });
+  return fn.withState({ instructions: fn.state().instructions, demos: sample(withoutRepeats(demos), k, seed) });
 }

@@ -5,7 +5,11 @@
 
 /** A generator of numbers in [0, 1) from a seed (a 32-bit multiply-xorshift mix of a Weyl sequence). */
 export function seeded(seed: number): () => number {
-  let state = (Math.trunc(seed) ^ 0x5bd1e995) >>> 0;
+  const whole = Math.trunc(seed);
+  // the bits above 32 are mixed in (0 below 2^32, so such seeds pick what they always did): kept to its low 32
+  // bits, seeds 2^32 apart picked the same rows
+  const high = Math.floor(whole / 4294967296);
+  let state = ((whole >>> 0) ^ 0x5bd1e995 ^ Math.imul(high, 0x27d4eb2d)) >>> 0;
   return () => {
     state = (state + 0x9e3779b9) >>> 0;
     let x = state;
