@@ -1,6 +1,7 @@
 import type { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { FunctaiError, describeError } from "../../src/errors.js";
+import { isRecord } from "../../src/runtime/values.js";
 import { fromSdk, type JsonCheck } from "./validate.js";
 
 /**
@@ -128,6 +129,45 @@ export function outputProblem(check: JsonCheck, result: McpCallResult): string |
 }
 
 /**
+ * A copy of `record` without the keys (of `keys`, or any) whose value is `null`.
+ *
+ * @example
+ * withoutNulls({ nextCursor: null, tools: [] }, ["nextCursor"]); // { tools: [] }
+ */
+export function withoutNulls(record: Record<string, unknown>, keys?: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key, value]) => value !== null || (keys !== undefined && !keys.includes(key))));
+}
+
+/** The fields of a content part (of any type) MCP lets a server leave out, and of an embedded resource. */
+const OPTIONAL_PART_KEYS = ["annotations", "_meta", "title", "description", "mimeType", "size", "icons"] as const;
+const OPTIONAL_RESOURCE_KEYS = ["mimeType", "_meta"] as const;
+
+/** A content part with `null` read as "left out" where MCP lets it be left out (see {@link nullsLeftOut}). */
+function partNullsLeftOut(part: unknown): unknown {
+  if (!isRecord(part)) return part;
+  const kept = withoutNulls(part, OPTIONAL_PART_KEYS);
+  if (isRecord(kept.annotations)) kept.annotations = withoutNulls(kept.annotations);
+  if (isRecord(kept.resource)) kept.resource = withoutNulls(kept.resource, OPTIONAL_RESOURCE_KEYS);
+  return kept;
+}
+
+/**
+ * A tools/call result with `null` read as "left out" where MCP lets a field
+ * be left out: `structuredContent`, `isError`, and a part's optional fields
+ * (its annotations, each of their hints). Servers of other makes write
+ * `null` for a field of their own type left empty, and the SDK's schema
+ * takes a value of the field's type or nothing: every answer of such a
+ * server could not be read (a changing call in doubt each time). A value of
+ * any other wrong type, and a required field that is `null`, are still refused.
+ */
+function nullsLeftOut(result: unknown): unknown {
+  if (!isRecord(result)) return result;
+  const read = withoutNulls(result, ["structuredContent", "isError"]);
+  if (Array.isArray(read.content)) read.content = read.content.map(partNullsLeftOut);
+  return read;
+}
+
+/**
  * What one `client.callTool` reads the server's result with: the SDK's own
  * schema of a `tools/call` result (`schema`, passed to `callTool`), and
  * whether a result arrived at all (`answered`).
@@ -168,7 +208,7 @@ export async function loadResultReader(): Promise<() => ResultReader> {
       const { content, structuredContent, isError } = (result ?? {}) as { content?: unknown; structuredContent?: unknown; isError?: unknown };
       // (an error with nothing to say is still the server's word that the tool failed: the model is told so)
       bare = content === undefined && (structuredContent === undefined || structuredContent === null) && isError !== true;
-      return result;
+      return nullsLeftOut(result);
     }, sdkSchema);
     // it parses to what the SDK's schema does: only its type differs
     return { schema: noted as unknown as typeof CallToolResultSchema, answered: () => answered, bare: () => bare };

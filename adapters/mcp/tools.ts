@@ -7,6 +7,7 @@ import { checkEffects, checkName } from "../../src/tools/tool.js";
 import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
 import { loadResultReader, outputOf, outputProblem, unreadable, type McpCallResult, type ResultReader } from "./result.js";
+import { loadListingReader, type ListedPage, type ListingReader } from "./listing.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 
@@ -47,6 +48,12 @@ export interface McpToolsOptions {
   effects?: Record<string, Effects>;
   /** Only these tools: names, or a test of each tool the server lists. */
   include?: readonly string[] | ((tool: McpToolInfo) => boolean);
+  /**
+   * How long each request to the server (a page of the listing, a call) waits for its answer, in ms: 1 to
+   * 2,147,483,647 (the SDK's own default: 60,000). A call past it is cancelled on the server: a changing
+   * tool's call may have run (its turn stops for a person), a reading one's is a tool error.
+   */
+  timeout?: number;
 }
 
 /**
@@ -126,19 +133,34 @@ function listingFailed(e: unknown): FunctaiError {
  */
 const MAX_PAGES = 1_000;
 
+/**
+ * One page of the server's tools. Through the client's `request` when it has one, read by `reader` (see
+ * {@link ListingReader}: a `nextCursor: null` is the last page, and a tool the SDK cannot read is refused only
+ * when taken); the SDK's `listTools` refused both whole.
+ */
+async function listPage(client: McpClient, cursor: string | undefined, reader: ListingReader, timeout: number | undefined): Promise<ListedPage> {
+  const params = cursor === undefined ? {} : { cursor };
+  const options = timeout === undefined ? undefined : { timeout };
+  if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
+  return reader.page(await client.request({ method: "tools/list", params }, reader.schema, options));
+}
+
 /** Every page of the server's tools. A cursor given twice means the pages go round in a circle, and pages past {@link MAX_PAGES} that they never end: refused, not followed forever. */
-async function listAll(client: McpClient): Promise<McpToolInfo[]> {
+async function listAll(client: McpClient, reader: ListingReader, timeout: number | undefined): Promise<Omit<ListedPage, "nextCursor">> {
   const tools: McpToolInfo[] = [];
+  const unreadableTools = new Map<McpToolInfo, string>();
   const cursors = new Set<string>();
   let cursor: string | undefined;
   do {
-    let page: Awaited<ReturnType<McpClient["listTools"]>>;
+    let page: ListedPage;
     try {
-      page = await client.listTools(cursor === undefined ? {} : { cursor });
+      page = await listPage(client, cursor, reader, timeout);
     } catch (e) {
+      if (e instanceof FunctaiError) throw e;
       throw listingFailed(e);
     }
     tools.push(...page.tools);
+    for (const [tool, why] of page.unreadable) unreadableTools.set(tool, why);
     cursor = page.nextCursor;
     if (cursor !== undefined && cursors.has(cursor))
       throw new FunctaiError(
@@ -152,11 +174,24 @@ async function listAll(client: McpClient): Promise<McpToolInfo[]> {
         `the MCP server's tool list does not end: it gave ${MAX_PAGES} pages (${tools.length} tools) and a cursor to another`,
       );
   } while (cursor !== undefined);
-  return tools;
+  return { tools, unreadable: unreadableTools };
+}
+
+/** Taken tools the SDK cannot read (see {@link ListingReader}): refused, saying where each breaks MCP and how to leave it out. */
+function refuseUnreadable(taken: readonly McpToolInfo[], unreadableTools: ReadonlyMap<McpToolInfo, string>): void {
+  const problems = taken.flatMap((t) => unreadableTools.get(t) ?? []);
+  if (problems.length > 0)
+    throw new FunctaiError(
+      "remote-protocol",
+      `the MCP server's tools could not be listed: ${problems.join("; ")}; leave ${problems.length === 1 ? "it" : "them"} out with mcpTools(client, { include })`,
+    );
 }
 
 /** What mcpTools options hold: anything else is read by nothing. */
-const OPTION_KEYS = ["include", "effects"] as const;
+const OPTION_KEYS = ["include", "effects", "timeout"] as const;
+
+/** The longest timer Node keeps: a longer one fires at once (with a warning), which would time every call out. */
+const MAX_TIMEOUT = 2_147_483_647;
 
 /**
  * Options of the wrong type, refused before the server is asked (an `include` of one string was matched as a
@@ -164,7 +199,10 @@ const OPTION_KEYS = ["include", "effects"] as const;
  */
 function checkOptions(options: unknown): asserts options is McpToolsOptions {
   if (!isRecord(options))
-    throw new FunctaiError("settings-invalid", `mcpTools options must be an object { include?, effects? }, not ${describeValue(options, 80)}`);
+    throw new FunctaiError(
+      "settings-invalid",
+      `mcpTools options must be an object { include?, effects?, timeout? }, not ${describeValue(options, 80)}`,
+    );
   const odd = unknownKeys(
     Object.keys(options).filter((k) => options[k] !== undefined),
     OPTION_KEYS,
@@ -174,7 +212,12 @@ function checkOptions(options: unknown): asserts options is McpToolsOptions {
       "settings-invalid",
       `mcpTools: ${namedKeys(odd, "is not an option", "are not options")}; its options are ${OPTION_KEYS.join(", ")}`,
     );
-  const { include, effects } = options;
+  const { include, effects, timeout } = options;
+  if (timeout !== undefined && !(typeof timeout === "number" && Number.isInteger(timeout) && timeout >= 1 && timeout <= MAX_TIMEOUT))
+    throw new FunctaiError(
+      "settings-invalid",
+      `mcpTools timeout must be a whole number of ms from 1 to ${MAX_TIMEOUT.toLocaleString("en-US")}, not ${describeValue(timeout, 80)}`,
+    );
   if (include !== undefined && typeof include !== "function" && !(Array.isArray(include) && include.every((n) => typeof n === "string")))
     throw new FunctaiError(
       "settings-invalid",
@@ -292,9 +335,10 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * tool's own, see {@link outputCheck}), and its refusal of a tool that must run as a task, which
  * {@link offerable} refuses at listing, whatever page it was on.
  */
-function send(client: McpClient, params: CallParams, reader: ResultReader, signal: AbortSignal): Promise<unknown> {
-  if (client.request === undefined) return client.callTool(params, reader.schema, { signal });
-  return client.request({ method: "tools/call", params }, reader.schema, { signal });
+function send(client: McpClient, params: CallParams, reader: ResultReader, signal: AbortSignal, timeout: number | undefined): Promise<unknown> {
+  const options = timeout === undefined ? { signal } : { signal, timeout };
+  if (client.request === undefined) return client.callTool(params, reader.schema, options);
+  return client.request({ method: "tools/call", params }, reader.schema, options);
 }
 
 /** The check of a tool's output schema, when it lists one (see {@link outputProblem}). */
@@ -359,10 +403,14 @@ function answerOf(
  * deduplicates performs it once. A reading tool's unreadable answer is a tool
  * error the model sees (`remote-protocol`, saying what is wrong with it). The
  * tools are journaled, approved and resumed like any tool; a stopped turn
- * cancels the request. A listing that fails is `remote-closed` (the connection is
+ * cancels the request, as does a call past `timeout` (ms; the SDK's default is
+ * 60,000). A listing that fails is `remote-closed` (the connection is
  * gone) or `remote-protocol` (the server answered with an error, or its pages
  * go round in a circle or never end); so is a taken tool whose name the server
- * lists twice. A tool whose name, input names or schema providers refuse, whose
+ * lists twice, or that breaks MCP's schema of a tool (leave it out with
+ * `include`: the rest are usable). A `null` where MCP lets a field be left out
+ * (`nextCursor: null`, a tool's `description: null`, a result's
+ * `structuredContent: null`) is read as left out. A tool whose name, input names or schema providers refuse, whose
  * schema names a JSON Schema dialect functai does not check (it checks 2020-12,
  * MCP's default, 2019-09, draft-07 and draft-06), or that runs only as a task
  * (`execution.taskSupport: "required"`), is `settings-invalid`: leave it out with
@@ -386,7 +434,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
   // the SDK first: without it, it is the package to name (ajv comes with it)
   const readResult = await loadResultReader();
   const makeCheck = await loadCheckMaker();
-  const tools = chosen(await listAll(client), options);
+  const listing = await listAll(client, await loadListingReader(), options.timeout);
+  const tools = chosen(listing.tools, options);
+  refuseUnreadable(tools, listing.unreadable);
   return tools.map((info) => {
     const { name, parameters } = offerable(info);
     let check;
@@ -425,7 +475,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
         const reader = readResult();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
-          result = await send(client, { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } }, reader, ctx.signal);
+          const params = { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } };
+          result = await send(client, params, reader, ctx.signal, options.timeout);
         } catch (e) {
           if (ctx.signal.aborted) throw e;
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
