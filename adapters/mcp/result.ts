@@ -30,6 +30,15 @@ function forModel(part: Part): boolean {
   return !Array.isArray(audience) || audience.length === 0 || audience.includes("assistant");
 }
 
+/**
+ * The parts of a result for the user only (see {@link forModel}), as the
+ * server gave them: the tool shows them to the person (`ctx.show`), on the
+ * call's `tool_result` event and in its record.
+ */
+export function userParts(result: McpCallResult): Part[] {
+  return Array.isArray(result.content) ? result.content.filter((part) => !forModel(part)) : [];
+}
+
 /** The size of base64 data in bytes, in words ("3,000 bytes"): what the model is told of data it is not shown. */
 function sizeOf(base64: unknown): string {
   if (typeof base64 !== "string") return "size unknown";
@@ -65,7 +74,8 @@ function partText(part: Part): string {
 /**
  * What the model is shown of a result's content: each part it may see (see
  * {@link forModel}) as {@link partText} says, joined by line breaks, then how
- * many parts were for the user only (left out, not dropped without a word);
+ * many parts were for the user only (left out, not dropped without a word:
+ * the person is shown them, see {@link userParts});
  * `undefined` when there are no parts.
  */
 function contentText(result: McpCallResult): string | undefined {

@@ -6,7 +6,7 @@ import type { Effects } from "../../src/records/types.js";
 import { checkEffects, checkName } from "../../src/tools/tool.js";
 import { INPUT_NAME } from "../../src/tools/name.js";
 import type { ToolLike } from "../../src/tools/types.js";
-import { loadResultReader, outputOf, outputProblem, unreadable, type McpCallResult, type ResultReader } from "./result.js";
+import { loadResultReader, outputOf, outputProblem, unreadable, userParts, type McpCallResult, type ResultReader } from "./result.js";
 import { loadListingReader, type ListedPage, type ListingReader } from "./listing.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
@@ -389,8 +389,8 @@ function answerOf(
  * the annotations (`readOnlyHint: true` reads, anything else changes) unless
  * `effects` says otherwise. A result's structured content, else its content
  * parts, is what the model sees (images, audio and blobs by MIME type and
- * size, never their base64; parts for the user only left out, counted: see
- * {@link outputOf}); `isError` is a tool error the model sees. A call to
+ * size, never their base64; parts for the user only left out, counted, and
+ * shown to the person with the call's result, `ctx.show`: see {@link outputOf}); `isError` is a tool error the model sees. A call to
  * a changing tool that was sent and never answered (the connection closed
  * or its transport failed under it, or it timed out), or answered with a
  * result that cannot be read (not an MCP result, no content, or structured content that
@@ -488,6 +488,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
             );
           throw e;
         }
+        // the parts for the user only go to the person with the call's result (`ctx.show`), never to the model
+        for (const part of userParts(result as McpCallResult)) ctx.show(part);
         return answerOf(name, result as McpCallResult, reader, checkOutput, unreadableAnswer);
       },
     };

@@ -1,17 +1,11 @@
 /**
  * Hunt 28: a result's parts for the user only (`annotations.audience:
- * ["user"]`). The model is no longer shown them (see
- * hunt28-content-parts.test.ts), and it is told how many were left out. But
- * they reach no one: a tool has one output, which the model is shown, the
- * turn's records keep and the stream's `tool_result` event carries. Before,
- * a stream's reader (the person's UI) at least saw them, mixed into what
- * the model saw.
- *
- * Left as `it.fails`: the fix is not the adapter's. It belongs in the engine
- * (src/engine/tool-calls.ts, and the ToolLike contract in src/tools/types.ts):
- * a way for a tool to hand the person something the model is not shown,
- * kept in the records and carried by the `tool_result` event (a field such
- * as `forUser`), which the MCP adapter would fill with these parts.
+ * ["user"]`). The model is not shown them (see hunt28-content-parts.test.ts),
+ * and it is told how many were left out. They reached no one: a tool had one
+ * output, which the model is shown, the turn's records keep and the stream's
+ * `tool_result` event carries. Now the adapter hands them to the person with
+ * `ctx.show`: they ride on the `tool_result` event (`shown`) and the turn's
+ * `done` record, never in the model's messages.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -26,7 +20,7 @@ const TOOLS: Tool[] = [
 ];
 
 describe("a part for the user only", () => {
-  it.fails("reaches the person (the stream's tool_result event), though the model is not shown it", async () => {
+  it("reaches the person (the stream's tool_result event), though the model is not shown it", async () => {
     const world = await hunt13Server([TOOLS], () => ({
       content: [
         { type: "text", text: "Receipt sent." },
@@ -39,9 +33,10 @@ describe("a part for the user only", () => {
     const s = fn.stream("My receipt?", { lm });
     for await (const e of s) if (e.type === "tool_result") events.push(e);
     await s;
-    // the model is not shown it (passes today)
+    // the model is not shown it
     expect(lm.requests[1]!.messages.at(-1)!.content).not.toContain("4242");
-    // the person is (fails today: it is in no event and no record)
-    expect(JSON.stringify(events)).toContain("Card ending 4242 charged 39.00");
+    // the person is, as the server gave it
+    expect(events).toMatchObject([{ shown: [{ type: "text", text: "Card ending 4242 charged 39.00", annotations: { audience: ["user"] } }] }]);
+    expect(JSON.stringify(lm.requests)).not.toContain("4242");
   });
 });
