@@ -100,11 +100,16 @@ export async function recordAnswer(
       if (info.state !== "waiting" || chosen.length === 0) {
         const answeredIds = new Set(info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
         const answered = id !== undefined ? answeredIds.has(id) : among ? [...among].some((a) => answeredIds.has(a)) : info.answers.length > 0;
+        // an answer to those shown, when the turn waits on others asked since: say what, so they are read before answered
+        const since =
+          among && info.state === "waiting" && waiting.length > 0
+            ? `; it waits now on ${waiting.map((a) => `${a.path} #${a.invocation}`).join(", ")}, asked since: read the turn again (a handle's refresh()) and answer those`
+            : "";
         if (answered && (info.state === "waiting" || info.state === "running" || info.state === "done" || info.state === "interrupted"))
-          throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered`);
+          throw new ConversationError("approval-answered", `turn ${turn}: ${id ?? "its approvals"} already answered${since}`);
         if (info.state !== "waiting") throw new ConversationError("turn-state", `turn ${turn} is ${info.state}, not waiting for an answer`);
         const asked = id !== undefined ? id : among ? `among those shown (${[...among].join(", ") || "none"})` : "";
-        throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${asked}`.trimEnd());
+        throw new ConversationError("approval-unknown", `turn ${turn} has no waiting approval ${asked}`.trimEnd() + since);
       }
       if (goesOn && chosen.length === waiting.length) goesOn(info);
       const now = log.clock.now();
@@ -123,6 +128,9 @@ export async function recordAnswer(
 
 /** The keys a person may name a tool call by: its invocation alone, or `"site:invocation"`. */
 const keysOf = (t: { site: string; invocation: number }): [string, string] => [String(t.invocation), `${t.site}:${t.invocation}`];
+
+/** A result as the journal keeps it (JSON read back; left out, `null`). */
+const kept = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null)) as unknown;
 
 /** Whether two JSON values are the same, whatever the order of their keys (a store may keep an object's keys in its own order). */
 export function sameJson(a: unknown, b: unknown): boolean {
@@ -169,14 +177,26 @@ function checkAnswers(
   // would be kept by a memory store and fail the resumed run for good, or come back as something else. Checked for
   // every call named (one another person answered meanwhile is compared with their answer below, as JSON)
   for (const t of info.tools.values()) {
-    const key = keysOf(t).find((k) => k in results);
-    const why = key === undefined ? undefined : notJson(results[key]);
-    if (why !== undefined)
-      throw new ConversationError(
-        "input-invalid",
-        `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`,
-      );
+    for (const key of keysOf(t)) {
+      const why = key in results ? notJson(results[key]) : undefined;
+      if (why !== undefined)
+        throw new ConversationError(
+          "input-invalid",
+          `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be kept as JSON (${why}); give what it returned as JSON; nothing was written`,
+        );
+    }
   }
+  // an unfinished call named by its invocation and by its site, with two results: one would be taken, the other
+  // dropped unsaid (a settled call's result is not taken: its bare invocation may be meant for another call's)
+  const twice = unfinished.find((t) => {
+    const [bare, sited] = keysOf(t);
+    return bare in results && sited in results && !sameJson(kept(results[bare]), kept(results[sited]));
+  });
+  if (twice)
+    throw new ConversationError(
+      "input-invalid",
+      `turn ${turn}: ${twice.name} (invocation ${twice.invocation}) is given two results, as ${twice.invocation} and as "${twice.site}:${twice.invocation}": say one; nothing was written`,
+    );
   // a call another person answered meanwhile (their resume wrote its answer first): the same answer stands, another is
   // refused. Taken silently, this resume could win the claim and go on with their answer, not the one given here.
   // The same answer is the same JSON, whatever the order of its keys (a store may keep them in its own: jsonb)

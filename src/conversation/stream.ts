@@ -1,3 +1,4 @@
+import { ConversationError } from "../errors.js";
 import { resultOf } from "../turn/run.js";
 import type { TurnEvent } from "../turn/events.js";
 import type { TurnSession } from "../turn/session.js";
@@ -15,11 +16,16 @@ import type { ConversationLog } from "./log.js";
  * Answers are taken only for approvals the turn asks (refused as a plain
  * stream's are; given again once it went on, `approval-answered`), and
  * `abort()` while the turn waits ends it `stopped` in its records (see
- * `controls`).
+ * `controls`). Once its promise was settled on the wait, an answer here is
+ * refused (`turn-state`): taken, the turn would go on here with nobody told
+ * (the promise already said `Waiting`), and the person answering the
+ * `Waiting` would be refused as though someone else had.
  */
 export class ConversationStream<T> extends TurnStream<T> {
   readonly #session: TurnSession;
   readonly #toldWaiting: () => void;
+  /** Whether the promise was settled on the wait (told as saved). */
+  readonly #wasTold: () => boolean;
   #iterated = false;
   /** The loop was left early (`break`, a throw): nobody here answers a wait any more, except answers on their way. */
   #left = false;
@@ -30,12 +36,12 @@ export class ConversationStream<T> extends TurnStream<T> {
   /** `settled`: run before the promise settles with the turn's end (a turn handle reads the turn again: it is current after its stream). */
   constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>) {
     let toldWaiting = (): void => undefined;
+    let told = false;
     const result = new Promise<T>((resolve, reject) => {
       const settle = (outcome: Promise<T>): void =>
         void (settled ? outcome.finally(() => settled().catch(() => undefined)) : outcome).then(resolve, reject);
       // (a run stopped because a delegated turn waits is told as a wait too: see stoppedFor)
       settle(resultOf<T>(session).catch((e: unknown) => stoppedFor(e, waiting)));
-      let told = false;
       toldWaiting = () => {
         if (told) return;
         told = true;
@@ -46,6 +52,7 @@ export class ConversationStream<T> extends TurnStream<T> {
     super(session, controls(session, log), result);
     this.#session = session;
     this.#toldWaiting = toldWaiting;
+    this.#wasTold = () => told;
   }
 
   override [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
@@ -99,11 +106,23 @@ export class ConversationStream<T> extends TurnStream<T> {
   }
 
   override approve(options: { id?: string; by?: string | null } = {}): Promise<void> {
-    return this.#answering(super.approve(options));
+    return this.#refusedOnceTold() ?? this.#answering(super.approve(options));
   }
 
   override deny(reason?: string, options: { id?: string; by?: string | null } = {}): Promise<void> {
-    return this.#answering(super.deny(reason, options));
+    return this.#refusedOnceTold() ?? this.#answering(super.deny(reason, options));
+  }
+
+  /** The refusal of an answer given after the promise was settled on the wait, else undefined. */
+  #refusedOnceTold(): Promise<never> | undefined {
+    if (!this.#wasTold()) return undefined;
+    const turn = this.#session.host.turn;
+    return Promise.reject(
+      new ConversationError(
+        "turn-state",
+        `turn ${turn} was told saved, waiting (this stream's promise rejected with Waiting): answer it on the Waiting's turn (e.turn.approve() or e.turn.deny()), or on a handle from turns()`,
+      ),
+    );
   }
 
   override then<R1 = T, R2 = never>(

@@ -1,6 +1,6 @@
 import type { Approval } from "../approval/types.js";
 import { ConversationError, describeValue } from "../errors.js";
-import { unfinishedOf, type UnfinishedTool } from "../records/keys.js";
+import { approvalKey, pluginOf, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { TurnState } from "../records/types.js";
 import type { TurnSession } from "../turn/session.js";
@@ -115,16 +115,32 @@ export class Turn<O = unknown> {
     return new Waiting(this);
   }
 
-  /** Says yes to one waiting approval (`id`), or all; the turn goes on here and resolves to its answer. */
+  /**
+   * Says yes to one waiting approval (`id`), or to all this handle shows (`waiting`, as it last read them: never
+   * one the turn asked for since, unseen); the turn goes on here and resolves to its answer.
+   */
   async approve(options: { by?: string; id?: string } = {}): Promise<O> {
     const { by, id } = optionsOf("approve", options);
-    return this.#answer({ verdict: "yes", by: by ?? null, reason: null, id });
+    return this.#answer({ verdict: "yes", by: by ?? null, reason: null, id, among: this.#shown(id) });
   }
 
-  /** Says no, with a reason the model sees; the turn goes on here. */
+  /** Says no, with a reason the model sees (to one, or to all this handle shows, as `approve`); the turn goes on here. */
   async deny(options: { reason?: string; by?: string; id?: string } = {}): Promise<O> {
     const { reason, by, id } = optionsOf("deny", options);
-    return this.#answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id });
+    return this.#answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id, among: this.#shown(id) });
+  }
+
+  /**
+   * What an answer without an id answers: the approvals this handle shows. Taken as all that wait now, a handle
+   * read during one wait, whose turn another person answered and which went on to wait on another call, said yes
+   * to that call nobody here was shown (a stream and the WebSocket server hold such an answer to what they showed too).
+   */
+  #shown(id: string | undefined): ReadonlySet<string> | undefined {
+    if (id !== undefined) return undefined;
+    const info = this.#info;
+    // (with those it saw answered: answering again is told approval-answered, as before, not that nothing was asked)
+    const asked = info.state === "waiting" ? info.waiting.map((w) => approvalKey(w.site, w.invocation, pluginOf(w.plugin))) : [];
+    return new Set([...asked, ...info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin))]);
   }
 
   async #answer(answer: Answer): Promise<O> {

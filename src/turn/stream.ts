@@ -103,9 +103,12 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
     return this.#session.actor;
   }
 
-  /** The approvals waiting for an answer. */
+  /**
+   * The approvals waiting for an answer, as a new array each time: the actor's own, tidied in place by a caller
+   * (a splice once one is answered), would leave the turn with nothing it could be answered for.
+   */
   get pending(): Approval[] {
-    return this.#session.actor.getSnapshot().context.pending;
+    return this.#session.actor.getSnapshot().context.pending.slice();
   }
 
   #finished(): boolean {
