@@ -115,7 +115,18 @@ describe.skipIf(NO_SERVER !== null)("a pool connection frozen while it carries a
       const link = await frozen;
       const chat = desk().fn.conversation("d", { store: n.other, lm: scripted([]) });
       await until("the turn reads done", async () => (await chat.turns())[0]?.state === "done");
-      expect(await kinds(n.schema, "d")).toEqual(["program", "turn", "lease", "reply", "tool:started", "tool:done", "reply", "ended:done"]);
+      const written = await kinds(n.schema, "d");
+      // (renewals left out: on a loaded machine a turn outlives renewMs, and a renewal may fall between any two records)
+      expect(written.filter((k, i) => k !== "lease" || i === written.indexOf("lease"))).toEqual([
+        "program",
+        "turn",
+        "lease",
+        "reply",
+        "tool:started",
+        "tool:done",
+        "reply",
+        "ended:done",
+      ]);
       link.thaw();
       expect(await sent).toBe("done");
       expect(here.state.charges).toBe(1);

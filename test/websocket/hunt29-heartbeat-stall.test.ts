@@ -13,7 +13,7 @@ import { serve } from "../../adapters/websocket/index.js";
 import { keeper, until, waitingDesk } from "./fixtures.js";
 
 const keep = keeper();
-const HEARTBEAT_MS = 500;
+const HEARTBEAT_MS = 1000; // (the companion answers 200 ms after a ping: 800 ms to spare on a loaded machine)
 
 /**
  * A companion in its own process: a raw `ws` socket that says hello and
