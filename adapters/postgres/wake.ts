@@ -182,6 +182,10 @@ export class Wakeups {
     this.#stop = null;
     if (stop) await stop();
     // still connecting (a server down or restarting): not waited for, or close would wait as long as the reconnecting goes on; the Db's close stops it
-    else void listening?.then((stop) => stop(), () => undefined);
+    else
+      void listening?.then(
+        (stop) => stop(),
+        () => undefined,
+      );
   }
 }
