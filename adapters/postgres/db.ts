@@ -38,6 +38,12 @@ export interface Db {
   listen(channel: string, onNotify: (payload: string) => void, onReconnect: () => void): Promise<() => Promise<void>>;
   /** Opens a connection of its own; absent where the database has only one. */
   session?(): Promise<Session>;
+  /**
+   * How long an append may wait for a lock another
+   * session holds (where the role sets no lock_timeout): below the deadline
+   * after which `query` drops a statement (then of unknown outcome). Absent: 10 s.
+   */
+  readonly lockWaitMs?: number;
   /** Where it connects (no password), for messages. */
   readonly target: string;
   /** The store is closing: a connection that cannot be made is no longer tried again (the calls under way settle soon). */

@@ -62,7 +62,8 @@ const FIXES: Record<string, string> = {
     "the server ended the session for idling in a transaction (its idle_in_transaction_session_timeout): raise it for this role, or set it to 0",
   "57P05":
     "the server ended the idle session (its idle_session_timeout): the store opens another; raise it for this role, or set it to 0, if this repeats",
-  "55P03": "a lock was not granted in time (the server's lock_timeout): raise lock_timeout for this role, or find what holds the lock",
+  "55P03":
+    "a lock it needed was not granted in time (lock_timeout: the role's, or the store's own where the role sets none): another session's transaction holds it (one left open on the store's rows, an administrator's LOCK TABLE, VACUUM FULL or ALTER); nothing was written: find and end that transaction, or raise lock_timeout for this role",
   "55000":
     "that database does not accept connections now (ALLOW_CONNECTIONS false, or it is being dropped): allow them (ALTER DATABASE … ALLOW_CONNECTIONS true) or name another",
 };

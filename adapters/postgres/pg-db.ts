@@ -72,6 +72,9 @@ function leavePool(pool: pg.Pool): void {
  */
 export const STATEMENT_TIMEOUT_MS = 30_000;
 
+/** How long an append waits for a lock another session holds, at most (Db.lockWaitMs). */
+const LOCK_WAIT_MS = 10_000;
+
 /** pg's transaction status of a connection (its last ReadyForQuery) inside a transaction: open ("T") or failed ("E"). */
 const IN_TRANSACTION = new Set(["T", "E"]);
 
@@ -364,6 +367,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
 
   const db: Db = {
     target,
+    // (half the deadline: the server's refusal, nothing written, comes well before the statement is dropped, outcome unknown)
+    lockWaitMs: Math.max(1, Math.min(LOCK_WAIT_MS, Math.floor(statementTimeoutMs / 2))),
     query: (text, params, name, ms) => statement(text, params, name, ms ?? true),
     async exec(sql) {
       await statement(sql, undefined, undefined, false);

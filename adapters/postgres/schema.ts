@@ -137,6 +137,21 @@ $fn$;`;
 }
 
 /**
+ * How long the first use's DDL waits for each lock another session holds
+ * (the role's lock_timeout when shorter): a transaction left open on the
+ * store's tables (a report, an administrator's LOCK, a pg_dump while a
+ * migration replaces the records view) or on a schema of that name not
+ * yet committed held the first use, and every call of the store behind it,
+ * for as long as it stayed open; worse, a DDL waiting for a lock holds up
+ * every other session's reads of what it would lock. Not the wait for the
+ * schema's advisory lock: that is another store making or migrating the
+ * tables (its own lock waits bounded by this), however long its migration
+ * takes, and cut short it would fail every host's first use of a database
+ * being migrated.
+ */
+const DDL_LOCK_MS = 10_000;
+
+/**
  * Everything the store creates, version 7 (2 added the waiters; 3 fences by lock tries, not pg_locks; 4: an
  * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
  * per append in `batches`, and `records` a view of them, for the readers of a release before it; 6: the append
@@ -144,13 +159,17 @@ $fn$;`;
  * pg_catalog's hashtextextended, where a user's function of that name taking an integer was called instead). Run as
  * one implicit transaction, with pg_catalog alone on its search_path (a user's function or operator is never what a
  * view or default binds to), under a transaction-level advisory lock, so that several processes using a fresh
- * database at once create it once.
+ * database at once create it once; each other lock is waited for DDL_LOCK_MS at most. `marker` starts its text (a
+ * comment): how BLOCKERS finds its session.
  */
-function ddl(schema: string): string {
+function ddl(schema: string, marker: string): string {
   const s = `"${schema}"`;
-  return `
+  return `${marker}
 SET LOCAL search_path = pg_catalog, pg_temp;
+SET LOCAL lock_timeout = 0;
 SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('functai schema ' || ${quote(schema)}, 0));
+SELECT pg_catalog.set_config('lock_timeout', CASE WHEN reset_val::bigint BETWEEN 1 AND ${DDL_LOCK_MS} THEN reset_val ELSE '${DDL_LOCK_MS}' END, true)
+  FROM pg_catalog.pg_settings WHERE name = 'lock_timeout';
 ${foreignCheck(schema)}
 DO $schema$ BEGIN
   -- made only when missing: CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database even where the schema was made
@@ -247,11 +266,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
   }
   if (version === null || version < SCHEMA_VERSION) {
     // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 to 5 had older appends, 1 to 4 a row per record)
-    try {
-      await db.exec(ddl(schema));
-    } catch (e) {
-      throw storeIo(e, `create its tables in schema "${schema}"`, db.target);
-    }
+    await make(db, schema);
     version = SCHEMA_VERSION;
   }
   if (version > SCHEMA_VERSION)
@@ -259,4 +274,74 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
       "store-io",
       `PostgreSQL store (${db.target}): schema "${schema}" is at version ${version}, written by a newer functai; this one knows version ${SCHEMA_VERSION}: upgrade functai here, or use another schema.`,
     );
+}
+
+/** How often a first use's DDL still running asks who blocks it (what its error names if a lock is not granted in time). */
+const BLOCKERS_EVERY_MS = 2_000;
+
+/**
+ * The sessions that block the DDL whose text starts with `$1` while it waits
+ * for a lock other than the schema's advisory one (another store's DDL,
+ * waited for), and which of the schema's (`$2`) relations each holds a lock
+ * on. A role sees another role's state and times only with
+ * pg_read_all_stats: they are null then.
+ */
+const BLOCKERS = `SELECT b.pid, b.usename AS role, b.application_name AS app, b.state, b.xact_start AS since,
+    (SELECT pg_catalog.string_agg(DISTINCT '"' || n.nspname || '".' || c.relname, ', ') FROM pg_catalog.pg_locks l
+       JOIN pg_catalog.pg_class c ON c.oid = l.relation JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+       WHERE l.pid = b.pid AND l.granted AND n.nspname = $2) AS holds
+  FROM pg_catalog.pg_stat_activity w CROSS JOIN LATERAL pg_catalog.unnest(pg_catalog.pg_blocking_pids(w.pid)) AS p(pid)
+  JOIN pg_catalog.pg_stat_activity b ON b.pid = p.pid
+  WHERE w.query LIKE $1 AND w.pid <> pg_catalog.pg_backend_pid() AND w.wait_event_type = 'Lock' AND w.wait_event <> 'advisory'
+  ORDER BY b.pid`;
+
+/** A session that blocked the DDL, in words (what pg_stat_activity let the role see). */
+function blockerText(row: Record<string, unknown>): string {
+  const since = row["since"] instanceof Date ? ` since ${row["since"].toISOString()}` : "";
+  const holds = row["holds"] ? `, holding locks on ${String(row["holds"])}` : "";
+  return `pid ${String(row["pid"])} (role ${String(row["role"])}, application ${JSON.stringify(row["app"] ?? "")}, ${row["state"] ? String(row["state"]) : "state not shown to this role"}${since}${holds})`;
+}
+
+/**
+ * Runs the DDL. While it runs longer than BLOCKERS_EVERY_MS, the sessions
+ * that block it are looked up (on another connection: a database of one
+ * connection, in process, has no other session), so that a lock not granted
+ * in time (DDL_LOCK_MS) fails `store-io` naming them; nothing was changed
+ * (one transaction), and the store's next call tries again.
+ */
+async function make(db: Db, schema: string): Promise<void> {
+  const marker = `/* functai first use ${Math.random().toString(36).slice(2, 12)} */`;
+  let seen: Record<string, unknown>[] = [];
+  let done = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const look = (): void => {
+    timer = setTimeout(() => {
+      db.query(BLOCKERS, [`${marker}%`, schema], undefined, BLOCKERS_EVERY_MS).then(
+        ({ rows }) => {
+          if (rows.length > 0) seen = rows;
+          if (!done) look();
+        },
+        () => !done && look(), // (best effort: the DDL's own outcome is what counts)
+      );
+    }, BLOCKERS_EVERY_MS);
+    (timer as { unref?: () => void }).unref?.();
+  };
+  if (db.session) look();
+  try {
+    await db.exec(ddl(schema, marker));
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== "55P03") throw storeIo(e, `create its tables in schema "${schema}"`, db.target);
+    const who =
+      seen.length > 0
+        ? `${seen.map(blockerText).join("; ")}: end its transaction (COMMIT or ROLLBACK there, or SELECT pg_terminate_backend(pid))`
+        : "find it (SELECT pid, state, xact_start FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'; a pg_dump; a migration of your own) and end its transaction";
+    throw new FunctaiError(
+      "store-io",
+      `PostgreSQL store (${db.target}): could not create its tables in schema "${schema}": another session held a lock they need for longer than ${DDL_LOCK_MS / 1000} s (or the role's shorter lock_timeout): ${who}. Nothing was changed; the store's next call tries again.`,
+      { cause: e },
+    );
+  } finally {
+    done = true;
+    clearTimeout(timer);
+  }
 }

@@ -43,8 +43,23 @@ const RELAXED = `, pg_catalog.set_config('synchronous_commit', 'off', true) AS r
  */
 const DURABLE = `, CASE WHEN pg_catalog.current_setting('synchronous_commit') = 'off' THEN pg_catalog.set_config('synchronous_commit', 'on', true) END AS durable`;
 
+/**
+ * A column that bounds the statement's waits for locks (`$n`, in ms) where
+ * the role sets no lock_timeout (its own is kept): a conversation's row or
+ * the batches table locked by another session's open transaction (an
+ * administrator's UPDATE or LOCK TABLE, VACUUM FULL, a report's FOR UPDATE)
+ * held the append until the store's statement deadline dropped it, outcome
+ * unknown, and the server committed it once the lock was let go, after its
+ * caller was told it failed. Bounded below that deadline, the server refuses
+ * it (55P03), nothing written. First of the columns: the function takes its
+ * locks when it runs, after it (the statement itself locks no table).
+ */
+const BOUNDED = (n: number) =>
+  `CASE WHEN pg_catalog.current_setting('lock_timeout') = '0' THEN pg_catalog.set_config('lock_timeout', $${n}, true) END AS bounded, `;
+
 /** The append: one statement, prepared once per connection (it is most of what a turn sends). */
-const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length${relaxed ? RELAXED : DURABLE}`;
+const APPEND = (s: string, relaxed: boolean) =>
+  `SELECT ${BOUNDED(8)}${s}.append($1, $2::json, $3, $4, $5, $6, $7) AS length${relaxed ? RELAXED : DURABLE}`;
 
 /**
  * Several appends as one statement (group.ts): the same function on each, in
@@ -58,7 +73,7 @@ const APPEND = (s: string, relaxed: boolean) => `SELECT ${s}.append($1, $2::json
  * ROWS FROM pairs the two arrays' elements in order.
  */
 const APPEND_MANY = (s: string, relaxed: boolean) =>
-  `SELECT ${s}.append(t.a->>0, t.records, (t.a->>1)::int4, (t.a->>2)::int4, (t.a->>3)::int4, t.a->>4, (t.a->>5)::int4) AS length${relaxed ? RELAXED : DURABLE}
+  `SELECT ${BOUNDED(3)}${s}.append(t.a->>0, t.records, (t.a->>1)::int4, (t.a->>2)::int4, (t.a->>3)::int4, t.a->>4, (t.a->>5)::int4) AS length${relaxed ? RELAXED : DURABLE}
    FROM ROWS FROM (json_array_elements($1::json), json_array_elements($2::json)) WITH ORDINALITY AS t(a, records, ord) ORDER BY t.ord`;
 
 /** The arguments of APPEND_MANY: each append's records go in as they are (already JSON), the rest as JSON values. */
@@ -121,6 +136,9 @@ const statementName = (kind: string, schema: string): string => {
   const name = `functai.${kind}.${schema}`;
   return name.length <= 63 ? name : `functai.${kind}#${digest(schema)}`;
 };
+
+/** BOUNDED's wait for a lock where the `Db` sets none (its statements have no deadline of their own). */
+const LOCK_WAIT_MS = 10_000;
 
 /** Read statements a store has out at once (as APPEND_LANES). */
 const READ_LANES = 2;
@@ -243,6 +261,49 @@ function checkAgainstLength(conversation: string, length: number | null, batches
   if (toEnd && end < length) throw damaged(`the records of ${conversation} stop at ${end}, short of its length of ${length}`);
 }
 
+/**
+ * The most UTF-8 a batch's JSON may be: PostgreSQL takes a value, and a
+ * message, of 1 GB less a byte at most (its MaxAllocSize), less room for the
+ * statement's other arguments. Past it, the server dropped the connection
+ * after reading the whole message (a minute and more), and the append failed
+ * as a lost connection, "may be retried", which it never can be.
+ */
+const MAX_BATCH_BYTES = 2 ** 30 - 1 - 64 * 1024;
+
+/** UTF-16 units encoded at a time when counting UTF-8 bytes (a little memory, whatever the text's size). */
+const COUNT_CHUNK = 1 << 20;
+
+/**
+ * `text`'s length in UTF-8 bytes when it is more than `limit`, else null:
+ * counted only for a text that could be (a UTF-16 unit is 3 bytes at most),
+ * a chunk at a time (a copy of a gigabyte is not made to count it).
+ * Exported for its test (not from the package).
+ */
+export function bytesPastLimit(text: string, limit = MAX_BATCH_BYTES): number | null {
+  if (text.length * 3 <= limit) return null;
+  const encoder = new TextEncoder();
+  const into = new Uint8Array((COUNT_CHUNK + 1) * 3);
+  let bytes = 0;
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(at + COUNT_CHUNK, text.length);
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff && end < text.length) end++; // (a surrogate pair stays whole: 4 bytes, not two replacement characters)
+    bytes += encoder.encodeInto(text.slice(at, end), into).written;
+    at = end;
+  }
+  return bytes > limit ? bytes : null;
+}
+
+/** Throws `store-io` (nothing sent) when a batch's JSON is more than PostgreSQL takes as one value. */
+function checkBatchSize(conversation: string, json: string, target: string): void {
+  const bytes = bytesPastLimit(json);
+  if (bytes !== null)
+    throw new ConversationError(
+      "store-io",
+      `PostgreSQL store (${target}): could not append to ${conversation}: its records are ${(bytes / 2 ** 20).toFixed(0)} MB as UTF-8 JSON, more than PostgreSQL takes as one value (1 GB); nothing was written. Keep an output that large elsewhere (a file, an object store) and record where it is.`,
+    );
+}
+
 /** A batch's records as one JSON array, each checked as every store checks it (recordJson: a JSON object, or input-invalid). */
 const batchJson = (conversation: string, records: readonly object[]): string =>
   `[${records.map((r, i) => recordJson(conversation, r, i)).join(",")}]`;
@@ -264,6 +325,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     append: [named("append"), named("append_relaxed")],
     appendMany: [named("append_many"), named("append_many_relaxed")],
   } as const;
+  /** How long an append waits for a lock (BOUNDED), as a GUC value in ms. */
+  const lockWait = String(db.lockWaitMs ?? LOCK_WAIT_MS);
   let ready: Promise<void> | null = null;
   /** The tables were found or made (every use after that goes straight to its statement). */
   let made = false;
@@ -351,7 +414,12 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const afterOf = (after: unknown): number => (typeof after === "number" && after > 0 ? Math.min(Math.floor(after), MAX_SEQ) : 0);
 
   const wakeups = new Wakeups(db, channelOf(schema), {
-    lengthOf,
+    // (a page of no batches: the lengths that the wake-ups of many waits read at once go together, as reads do)
+    lengthOf: (conversation) =>
+      use(
+        `read the length of ${conversation}`,
+        async () => lengthRead(conversation, (await pages.run({ conversation, after: MAX_SEQ, limit: 0 })).length) ?? 0,
+      ),
     watch: (conversation, token, seconds) =>
       use(`wait on ${conversation}`, async () => {
         const { rows } = await db.query(`SELECT ${s}.watch($1, $2, $3::float8) AS length`, [conversation, token, seconds]);
@@ -378,7 +446,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       one: async (a) => {
         const values = [a.conversation, a.json, a.expect, a.fence?.session[0] ?? null, a.fence?.session[1] ?? null, a.fence?.text ?? null, a.count];
         const relaxed = a.relaxed === true;
-        const { rows } = await db.query(APPEND(s, relaxed), values, names.append[relaxed ? 1 : 0]);
+        const { rows } = await db.query(APPEND(s, relaxed), [...values, lockWait], names.append[relaxed ? 1 : 0]);
         return Number(rows[0]!["length"]);
       },
       many: async (items) => {
@@ -390,7 +458,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         } catch (e) {
           throw new NotSent(e); // (each goes alone)
         }
-        const { rows } = await db.query(APPEND_MANY(s, relaxed), args, names.appendMany[relaxed ? 1 : 0]);
+        const { rows } = await db.query(APPEND_MANY(s, relaxed), [...args, lockWait], names.appendMany[relaxed ? 1 : 0]);
         return rows.map((row) => Number(row["length"]));
       },
     },
@@ -402,6 +470,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     checkConversationId(conversation);
     checkRecords(conversation, records);
     const json = batchJson(conversation, records); // a record that is not a JSON object fails here, before anything is written
+    checkBatchSize(conversation, json, db.target);
     checkExpect(conversation, opts?.expect);
     const expect = opts?.expect ?? null;
     // a length beyond what the tables hold is none this conversation can have

@@ -1,5 +1,6 @@
 import { waitTimerMs } from "../../src/store/checks.js";
 import type { Db } from "./db.js";
+import { withDeadline } from "./deadline.js";
 
 /** How long a waiter's row asks appends to notify it (a longer wait renews it every half of this). */
 const WATCH_MS = 86_400_000;
@@ -30,8 +31,8 @@ export interface Watch {
  * the database that it waits while reading the length, then waits: an
  * append commits either before that read (seen by it) or after (it sees the
  * waiter and notifies), never lost. Appends notify only while someone waits
- * on their conversation. Notifications carry the new length, so a wake
- * needs no read.
+ * on their conversation. Notifications carry the new length, so only
+ * those that could wake a waiter have it read (#notified says why).
  */
 export class Wakeups {
   readonly #waiters = new Map<string, Set<Waiter>>();
@@ -42,6 +43,9 @@ export class Wakeups {
   #tokens = 0;
   /** Waiters' rows being taken away: `close` waits for them (the store ends its connections next). */
   readonly #unwatching = new Set<Promise<void>>();
+  /** Conversations whose length is read after a notification (`again`: another came meanwhile), and those reads: `close` waits for them. */
+  readonly #looking = new Map<string, { again: boolean }>();
+  readonly #reads = new Set<Promise<void>>();
 
   constructor(
     readonly db: Db,
@@ -69,11 +73,48 @@ export class Wakeups {
     return this.#listening;
   }
 
+  /**
+   * A notification is a hint to look, never the answer: any role may NOTIFY
+   * on the store's channel, with any payload, so one that names a
+   * conversation a waiter waits on, with a length past its `after`, has the
+   * length read again, and only a length read from the tables wakes a wait
+   * (a forged one woke it true with no new record: a caller looping on
+   * `wait` spun, and a send behind a running turn gave up in a second).
+   */
   #notified(payload: string): void {
-    const space = payload.lastIndexOf(" ");
-    const conversation = payload.slice(0, space);
-    const length = Number(payload.slice(space + 1));
-    for (const w of [...(this.#waiters.get(conversation) ?? [])]) if (length > w.after) w.done(true);
+    const told = /^(.*) ([0-9]{1,10})$/s.exec(payload);
+    if (told === null) return; // not what an append sends
+    const [, conversation, length] = told as unknown as [string, string, string];
+    const waiters = this.#waiters.get(conversation);
+    if (waiters !== undefined && [...waiters].some((w) => Number(length) > w.after)) this.#look(conversation);
+  }
+
+  /**
+   * Reads `conversation`'s length and wakes its waiters it is past. One read
+   * out per conversation: notifications that come meanwhile (a burst of
+   * appends, or a flood of forged ones) make one more read after it (it may
+   * have read before their commits), never one each.
+   */
+  #look(conversation: string): void {
+    const out = this.#looking.get(conversation);
+    if (out !== undefined) {
+      out.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.#looking.set(conversation, state);
+    const read = this.watch.lengthOf(conversation).then(
+      (length) => {
+        for (const w of [...(this.#waiters.get(conversation) ?? [])]) if (length > w.after) w.done(true);
+      },
+      () => undefined, // (the server is unreachable: the wait's last look, at its timeout, answers or fails)
+    );
+    const settled = read.then(() => {
+      this.#looking.delete(conversation);
+      this.#reads.delete(settled);
+      if (state.again && !this.#closed && this.#waiters.has(conversation)) this.#look(conversation);
+    });
+    this.#reads.add(settled);
   }
 
   #reconnected(): void {
@@ -176,6 +217,8 @@ export class Wakeups {
     this.#closed = true;
     for (const set of [...this.#waiters.values()]) for (const w of [...set]) w.done(false);
     await Promise.all([...this.#unwatching]);
+    // (for LAST_LOOK_MS at most, as a wait's last look: a server that stopped answering does not hold a close)
+    await withDeadline(Promise.all([...this.#reads]).then(noop), LAST_LOOK_MS, noop);
     const listening = this.#listening;
     this.#listening = null;
     const stop = this.#stop;
