@@ -469,9 +469,8 @@ export function openConversation<S extends z.ZodRawShape, O>(
       // stopped before its turn is written (left, or the caller's signal, while it waits in line): nothing is written
       const left = new AbortController();
       // the stream object exists at once; its turn must be in the store before its runner starts: the runner waits for the host
-      const session = startTurn(new DeferredHost(begin(inputs, settings, turn, undefined, callOptions?.caller, left.signal), turn, def.name, clock), {
-        streaming: true,
-      });
+      const begun = begin(inputs, settings, turn, undefined, callOptions?.caller, left.signal);
+      const session = startTurn(new DeferredHost(begun, turn, def.name, clock), { streaming: true });
       const watching = session.actor.subscribe((snapshot) => {
         if (snapshot.status === "active") return;
         if (snapshot.value === "stopped") left.abort(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
@@ -484,6 +483,7 @@ export function openConversation<S extends z.ZodRawShape, O>(
         log,
         () => waitingOf(turn),
         async () => unlink(),
+        begun,
       );
       unlink = linkSignal(session, callOptions?.signal, { keepWaiting: true }); // (let go when the turn ends, too)
       return stream;
@@ -497,10 +497,16 @@ export function openConversation<S extends z.ZodRawShape, O>(
   };
 }
 
-/** A stream of a turn just sent (its snapshots kept). */
-function streamSent<O>(session: TurnSession, log: ConversationLog, waiting: () => Promise<Error>, settled: () => Promise<void>): TurnStream<O> {
+/** A stream of a turn just sent (its snapshots kept); `begun`: its first records appended. */
+function streamSent<O>(
+  session: TurnSession,
+  log: ConversationLog,
+  waiting: () => Promise<Error>,
+  settled: () => Promise<void>,
+  begun: Promise<unknown>,
+): TurnStream<O> {
   keepSnapshots(session);
-  const stream = new ConversationStream<O>(session, log, waiting, settled);
+  const stream = new ConversationStream<O>(session, log, waiting, settled, begun);
   session.actor.start();
   return stream;
 }

@@ -32,9 +32,14 @@ export class ConversationStream<T> extends TurnStream<T> {
   #watching = false;
   /** Answers given here and not settled yet: the turn may still go on here. */
   #answers = 0;
+  /** A sent turn's first records appended (or refused): until then its events name a turn no store holds. */
+  #written: Promise<unknown> | undefined;
 
-  /** `settled`: run before the promise settles with the turn's end (a turn handle reads the turn again: it is current after its stream). */
-  constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>) {
+  /**
+   * `settled`: run before the promise settles with the turn's end (a turn handle reads the turn again: it is current
+   * after its stream). `written`: a turn just sent, its first records on their way (see the iterator).
+   */
+  constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>, written?: Promise<unknown>) {
     let toldWaiting = (): void => undefined;
     let told = false;
     const result = new Promise<T>((resolve, reject) => {
@@ -53,13 +58,31 @@ export class ConversationStream<T> extends TurnStream<T> {
     this.#session = session;
     this.#toldWaiting = toldWaiting;
     this.#wasTold = () => told;
+    this.#written = written;
   }
 
+  /**
+   * A turn just sent is shown once its first records are in the store: its events (kept meanwhile) are of a turn
+   * anyone may read. A send the conversation refused (`conversation-busy`, a store that cannot be read, stopped
+   * while in line) wrote nothing: the loop throws the refusal, as the promise rejects with it, and shows no event
+   * of a turn no store holds (nor `failed` for one that never ran).
+   */
   override [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     const events = super[Symbol.asyncIterator]();
     this.#iterated = true;
+    let written = this.#written; // (awaited once: later events wait for nothing)
+    let refused = false;
     return {
       next: async () => {
+        if (refused) return { done: true, value: undefined };
+        if (written) {
+          const first = written;
+          written = undefined;
+          await first.catch((e: unknown) => {
+            refused = true;
+            throw e;
+          });
+        }
         const step = await events.next();
         // the loop ended while the turn waits and nobody here answered: it is saved, and the promise says so
         if (step.done && this.state === "awaitingApproval") this.#toldWaiting();

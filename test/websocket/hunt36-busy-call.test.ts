@@ -88,19 +88,18 @@ describe("an owner call into a conversation whose turn waits", () => {
   });
 
   // The engine's own stream, in process, does the same: refused (conversation-busy) before its turn is written, it
-  // still says `state: running`, `failed` and `state: failed` under a fresh id no store holds, and `s.turn` is that
-  // id (a `conversation.turn(s.turn)` of it throws turn-state). The server above holds these events back and sends
-  // the refusal as an error reply; the fix for in-process callers belongs in src/conversation (conversation.ts,
-  // beginWith: a stream refused before its first record should emit no events of its turn, or say it was never
-  // written), not in this adapter.
-  it.fails("in process: a stream refused conversation-busy emits no event of a turn that was never written", async () => {
+  // said `state: running`, `failed` and `state: failed` under a fresh id no store holds. Its loop now throws the
+  // refusal, as its promise rejects with it, and shows no event.
+  it("in process: a stream refused conversation-busy emits no event of a turn that was never written", async () => {
     const d = await waitingDesk(["sam"]);
     const s = d.served.conversation("sam", { store: d.store, approve: "changes" }).stream({ message: "And my other order?" });
     const events: TurnEvent[] = [];
-    await (async () => {
+    const iterated = await (async () => {
       for await (const e of s) events.push(e);
-    })().catch(() => undefined);
+    })().catch((e: unknown) => e);
+    expect(iterated).toMatchObject({ code: "conversation-busy" });
     await expect(Promise.resolve(s)).rejects.toMatchObject({ code: "conversation-busy" });
+    expect(events).toEqual([]);
     const state = readConversation(await d.store.read("sam"), { now: Date.now() });
     expect(events.filter((e) => !state.turns.has(e.turn))).toEqual([]);
   });
