@@ -213,6 +213,41 @@ function checkAnswers(
         `turn ${turn}: ${t.name} (invocation ${t.invocation}) was already answered by another resume (${t.state === "rerun" ? "a rerun" : `its result ${describeValue(t.output, 80)}`}): that answer stands; nothing was written`,
       );
   }
+  checkFinished(turn, info, unfinished, results, rerun);
+}
+
+/**
+ * A result or rerun given for a call that finished (its `done` recorded, so it is not unfinished): dropped, the
+ * person would be told nothing while the model is shown what the journal holds. The same result as recorded is
+ * taken as said; another, or a rerun, is refused. A key that also names an unfinished call (a bare invocation
+ * shared across depths) or one answered by a resume is that call's, checked above.
+ */
+function checkFinished(
+  turn: string,
+  info: TurnInfo,
+  unfinished: UnfinishedTool[],
+  results: Record<string, unknown>,
+  rerun: ReadonlySet<string>,
+): void {
+  const open = new Set(unfinished.flatMap((t) => keysOf(t)));
+  for (const t of info.tools.values()) if (t.state !== "done") for (const k of keysOf(t)) open.add(k);
+  for (const t of info.tools.values()) {
+    if (t.state !== "done") continue;
+    for (const key of keysOf(t)) {
+      if (open.has(key)) continue;
+      const recorded = t.error !== undefined ? `it failed: ${describeValue(t.error, 80)}` : `its result ${describeValue(t.output ?? null, 80)}`;
+      const refused = rerun.has(key)
+        ? "it is not run again"
+        : key in results && !sameJson(kept(results[key]), t.output ?? null)
+          ? `the result given (${describeValue(results[key], 80)}) is not what it returned`
+          : null;
+      if (refused)
+        throw new ConversationError(
+          "turn-state",
+          `turn ${turn}: ${t.name} (invocation ${t.invocation}) finished (${recorded}), so ${refused}; give results only for its unfinished tools; nothing was written`,
+        );
+    }
+  }
 }
 
 /** The answer of a person for each unfinished tool, or `turn-unfinished` naming those without one. */

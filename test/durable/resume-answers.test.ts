@@ -52,9 +52,13 @@ describe("resume({ results, rerun })", () => {
     expect(await store.read("died")).toHaveLength(length);
   });
 
-  it("takes a key of a call that is already settled (look ran and is done): only unfinished ones need an answer", async () => {
-    const { turn, effects } = await died();
-    const answer = await turn.resume({ results: { 1: "ignored: look is done", 2: "paid" } });
+  it("takes a key of a call that is already settled (look ran and is done) with its recorded result; another result for it is refused (turn-state), nothing written", async () => {
+    const { store, turn, effects } = await died();
+    const length = (await store.read("died")).length;
+    await expect(turn.resume({ results: { 1: "ignored: look is done", 2: "paid" } })).rejects.toMatchObject({ code: "turn-state", message: expect.stringMatching(/look.*finished/) });
+    expect(await store.read("died")).toHaveLength(length);
+    const look = (await store.read("died")).find((r) => r.kind === "tool" && (r as { name?: string; state?: string }).name === "look" && (r as { state?: string }).state === "done") as { output?: unknown };
+    const answer = await turn.resume({ results: { 1: look.output, 2: "paid" } });
     expect(typeof answer).toBe("string");
     expect([...effects.all()].filter(([k]) => String(k).startsWith("pay"))).toHaveLength(1); // pay ran once, before the crash
   });
