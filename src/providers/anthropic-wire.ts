@@ -5,7 +5,7 @@
 import type { ContentBlockParam, Message as AnthropicMessage, MessageParam, RawMessageStreamEvent, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { toolCallFromText } from "./common.js";
+import { refuseUnfinished, toolCallFromText } from "./common.js";
 import { notAReply } from "./errors.js";
 import { ANTHROPIC_IDS, withWireIds } from "./tool-ids.js";
 
@@ -141,19 +141,41 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
   const reason = finishReason(message.stop_reason);
   // the cut is in the last block: a tool_use there may hold only part of its input
   if (stoppedEarly(reason) && message.content.at(-1)?.type === "tool_use") toolCalls.push(cutShort(toolCalls.pop()!));
-  return {
+  return finished(message.stop_reason, {
     text,
     toolCalls,
     finishReason: reason,
     usage: { inputTokens: promptTokens(message.usage), outputTokens: message.usage?.output_tokens ?? 0 },
     model: message.model,
-  };
+  });
+}
+
+/**
+ * The reply, unless its stop reason says it ended unfinished (see
+ * refuseUnfinished). A paused turn (`pause_turn`) holding neither text nor a
+ * tool call is let through: nothing of it can be misread as an answer, and
+ * it is read as the empty reply it is (asked again).
+ */
+function finished(stopReason: string | null | undefined, reply: LMResponse): LMResponse {
+  if (stopReason !== "pause_turn" || reply.text.trim() !== "" || reply.toolCalls.length > 0) refuseUnfinished("anthropic", stopReason);
+  return reply;
+}
+
+/**
+ * A streamed `tool_use`: its `input_json_delta` fragments are its input; where
+ * none came (only empty ones), the input its `content_block_start` gave (as
+ * the SDK's own stream reader keeps it), never an empty `{}` in its place.
+ */
+function toolCallOf(b: { id: string; name: string; start: unknown; json: string }): ToolCall {
+  if (b.json.trim() === "" && typeof b.start === "object" && b.start !== null) return { id: b.id, name: b.name, input: b.start };
+  return toolCallFromText(b.id, b.name, b.json);
 }
 
 /** Builds an `LMResponse` from stream events; `tool_use` input arrives as `input_json_delta` fragments. */
 export class EventAccumulator {
   private text = "";
-  private readonly blocks = new Map<number, { kind: "text" } | { kind: "tool"; id: string; name: string; json: string }>();
+  /** A tool's `start` is the input its `content_block_start` gave: `{}` from api.anthropic.com, the whole input from some servers. */
+  private readonly blocks = new Map<number, { kind: "text" } | { kind: "tool"; id: string; name: string; start: unknown; json: string }>();
   private reason: string | null = null;
   private usage: UsageCounts = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   private model: string | undefined;
@@ -177,7 +199,7 @@ export class EventAccumulator {
       case "content_block_start": {
         const b = event.content_block;
         if (b.type === "text") this.blocks.set(event.index, { kind: "text" });
-        else if (b.type === "tool_use") this.blocks.set(event.index, { kind: "tool", id: b.id, name: b.name, json: "" });
+        else if (b.type === "tool_use") this.blocks.set(event.index, { kind: "tool", id: b.id, name: b.name, start: b.input, json: "" });
         return b.type === "text" ? this.addText(b.text) : "";
       }
       case "content_block_delta": {
@@ -204,16 +226,16 @@ export class EventAccumulator {
 
   response(): LMResponse {
     const blocks = [...this.blocks.entries()].sort(([a], [b]) => a - b).map(([, b]) => b);
-    const toolCalls = blocks.flatMap((b) => (b.kind === "tool" ? [toolCallFromText(b.id, b.name, b.json)] : []));
+    const toolCalls = blocks.flatMap((b) => (b.kind === "tool" ? [toolCallOf(b)] : []));
     const reason = finishReason(this.reason);
     // the cut is in the last block: a tool_use there may hold only part of its input
     if (stoppedEarly(reason) && blocks.at(-1)?.kind === "tool") toolCalls.push(cutShort(toolCalls.pop()!));
-    return {
+    return finished(this.reason, {
       text: this.text,
       toolCalls,
       finishReason: reason,
       usage: { inputTokens: promptTokens(this.usage), outputTokens: this.usage.output_tokens },
       ...(this.model !== undefined ? { model: this.model } : {}),
-    };
+    });
   }
 }

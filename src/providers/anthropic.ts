@@ -5,7 +5,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Message as AnthropicMessage, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
+import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { replyOfEventText } from "./event-text.js";
@@ -76,6 +76,7 @@ const NON_STREAMING_MAX_TOKENS = 8192;
  * );
  */
 export function anthropic(options: AnthropicOptions): LanguageModel {
+  checkLMOptions("anthropic", options);
   const { model, nativeTools = true, maxRetries = 2, maxTokens = 4096 } = options;
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("ANTHROPIC_API_KEY");
   const client = lazy(async (): Promise<Anthropic> => {
@@ -104,6 +105,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
   };
 
   async function generate(request: LMRequest, options: GenerateOptions = {}): Promise<LMResponse> {
+    checkRequest("anthropic", request, nativeTools);
     const { signal, onText } = options;
     const body = bodyFor(request);
     const stream = onText !== undefined || body.max_tokens > NON_STREAMING_MAX_TOKENS;

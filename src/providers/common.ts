@@ -2,7 +2,7 @@
  * Small helpers both providers share: reading the environment without
  * assuming Node, and reading a model's tool-call arguments without throwing.
  */
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, ProviderError, describeValue } from "../errors.js";
 import type { ToolCall } from "../lm/types.js";
 
 /** An environment variable, or undefined where there is no `process` (browsers). */
@@ -27,6 +27,94 @@ export function toolCallFromText(id: string, name: string, raw: string): ToolCal
     const detail = e instanceof Error ? e.message : String(e);
     return { id, name, input: raw, inputError: `The arguments are not valid JSON (${detail}).` };
   }
+}
+
+/**
+ * Refuses, as the LM is made, options no request could use (`settings-invalid`,
+ * as `configure` refuses the same values): a model that is no name, a reply
+ * limit that is not a whole number ≥ 1 (the provider's 400, paid a round trip
+ * for), a retry count that is not a whole number ≥ 0 (NaN or Infinity retried
+ * a failing server without end).
+ */
+export function checkLMOptions(maker: string, options: unknown): void {
+  const bad = (what: string): never => {
+    throw new FunctaiError("settings-invalid", `${maker}(): ${what}`);
+  };
+  if (typeof options !== "object" || options === null) bad(`takes options as an object ({ model, … }), not ${describeValue(options, 40)}`);
+  const { model, maxTokens, maxRetries, nativeTools } = options as Record<string, unknown>;
+  if (typeof model !== "string" || model.trim() === "") bad(`model must name a model, not ${describeValue(model, 40)}`);
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 1))
+    bad(`maxTokens must be a whole number ≥ 1, not ${describeValue(maxTokens, 40)}`);
+  if (maxRetries !== undefined && !(Number.isSafeInteger(maxRetries) && (maxRetries as number) >= 0))
+    bad(`maxRetries must be a whole number ≥ 0, not ${describeValue(maxRetries, 40)}`);
+  if (nativeTools !== undefined && typeof nativeTools !== "boolean") bad(`nativeTools must be true or false, not ${describeValue(nativeTools, 40)}`);
+}
+
+/**
+ * Refuses, before any model call, a request no provider could answer as
+ * asked: one without messages or a tools list (`input-invalid`), a
+ * temperature that is not a finite number ≥ 0 (NaN and Infinity would go
+ * out as JSON's null: the provider's default, silently), a reply limit that
+ * is not a whole number ≥ 1 (`settings-invalid`, as `configure` says it).
+ * Tools sent natively must be ones the provider takes (see checkToolSpecs).
+ * The engine's requests always pass; this guards `lm.generate` called directly.
+ */
+export function checkRequest(provider: string, request: unknown, nativeTools: boolean): void {
+  const r = request as { messages?: unknown; tools?: unknown; temperature?: unknown; maxTokens?: unknown } | null | undefined;
+  if (typeof r !== "object" || r === null || !Array.isArray(r.messages) || r.messages.length === 0 || !Array.isArray(r.tools))
+    throw new FunctaiError("input-invalid", `${provider}: a request is { messages: [at least one], tools: [...] }, not ${describeValue(request, 80)}`);
+  const { temperature, maxTokens } = r;
+  if (temperature !== undefined && !(typeof temperature === "number" && Number.isFinite(temperature) && temperature >= 0))
+    throw new FunctaiError("settings-invalid", `${provider}: temperature must be a finite number ≥ 0, not ${describeValue(temperature, 40)}`);
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 1))
+    throw new FunctaiError("settings-invalid", `${provider}: maxTokens must be a whole number ≥ 1, not ${describeValue(maxTokens, 40)}`);
+  if (nativeTools) checkToolSpecs(provider, r.tools);
+}
+
+/** What both APIs take as a tool's name ("string does not match pattern" else), as `tool()` names are. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Tools sent natively: each named as both APIs take, no name twice (both refuse it), parameters a JSON Schema object. */
+function checkToolSpecs(provider: string, tools: unknown[]): void {
+  const names = new Set<string>();
+  for (const t of tools) {
+    const { name, parameters } = (t ?? {}) as { name?: unknown; parameters?: unknown };
+    if (typeof name !== "string" || !TOOL_NAME.test(name))
+      throw new FunctaiError("settings-invalid", `${provider}: a tool's name must be 1–64 letters, digits, _ or -, not ${describeValue(name, 80)}`);
+    if (names.has(name)) throw new FunctaiError("settings-invalid", `${provider}: two tools are named ${JSON.stringify(name)}; a name can be offered once`);
+    names.add(name);
+    if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
+      throw new FunctaiError("settings-invalid", `${provider}: tool ${name}'s parameters must be a JSON Schema object, not ${describeValue(parameters, 40)}`);
+  }
+}
+
+/**
+ * Finish reasons that say the server ended the reply before its end for a
+ * reason the reply itself cannot show (its length limit and a filter are
+ * read as `length` and `content_filter`): vLLM's "abort" (the request was
+ * aborted on the server) and "error" (the engine failed mid-reply), which
+ * are the server's failure, so tried again; vLLM's "repetition" (stopped for
+ * repeating itself) and Anthropic's "pause_turn" (a long turn paused, to be
+ * continued by a request functai does not make), which are not. What came
+ * is never a whole answer, nor are its tool calls whole.
+ */
+const UNFINISHED: Record<string, { code: "provider-server" | "provider-response"; why: string }> = {
+  abort: { code: "provider-server", why: "the server aborted the request" },
+  error: { code: "provider-server", why: "the server failed while replying" },
+  repetition: { code: "provider-response", why: "the server stopped the model repeating itself" },
+  pause_turn: { code: "provider-response", why: "the model paused its turn, to be continued by a request functai does not make" },
+};
+
+/**
+ * Throws when a reply's finish (or stop) reason says the server ended it
+ * unfinished (see UNFINISHED): such a reply is not read as one.
+ */
+export function refuseUnfinished(provider: string, reason: string | null | undefined): void {
+  const unfinished = typeof reason === "string" && Object.hasOwn(UNFINISHED, reason) ? UNFINISHED[reason]! : undefined;
+  if (unfinished === undefined) return;
+  throw new ProviderError(unfinished.code, `${provider}: the reply ended unfinished (${JSON.stringify(reason)}: ${unfinished.why}); it was not read as an answer.`, {
+    provider,
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { toolCallFromText } from "./common.js";
+import { refuseUnfinished, toolCallFromText } from "./common.js";
 import { notAReply } from "./errors.js";
 import { OPENAI_IDS, withWireIds } from "./tool-ids.js";
 
@@ -133,6 +133,7 @@ export function isCompletion(body: unknown): boolean {
 export function fromCompletion(completion: ChatCompletion): LMResponse {
   const choice = completion.choices?.[0];
   if (choice?.message === undefined) throw notAReply("openai", completion, "a completion with a choice");
+  refuseUnfinished("openai", choice.finish_reason);
   // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
     "function" in c && typeof c.function === "object" && c.function !== null
@@ -230,6 +231,7 @@ export class ChunkAccumulator {
   }
 
   response(): LMResponse {
+    refuseUnfinished("openai", this.reason);
     const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(c.id || `call_${i}`, c.name, c.args), c.extra));
     const reason = this.refused ? "content_filter" : finishReason(this.reason, toolCalls.length > 0);
     return {

@@ -7,7 +7,7 @@ import type OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
+import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { withListedErrorsRead } from "./error-list.js";
 import { replyOfEventText } from "./event-text.js";
@@ -65,6 +65,7 @@ const BASE_URL_ADVICE = "an OpenAI-compatible server's usually ends in /v1, e.g.
  * const local = openai({ model: "llama3.1", baseURL: "http://127.0.0.1:11434/v1", apiKey: "ollama" });
  */
 export function openai(options: OpenAIOptions): LanguageModel {
+  checkLMOptions("openai", options);
   const { model, nativeTools = true, maxRetries = 2, maxTokens } = options;
   // Read when first used, so a key set after configuration is still seen.
   const apiKey = (): string | undefined => options.apiKey ?? readEnv("OPENAI_API_KEY");
@@ -101,6 +102,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
   };
 
   async function generate(request: LMRequest, options: GenerateOptions = {}): Promise<LMResponse> {
+    checkRequest("openai", request, nativeTools);
     const { signal, onText } = options;
     const body = bodyFor(request);
     // Text already shown cannot be taken back: after it, a failure is final (text held back does not count).
