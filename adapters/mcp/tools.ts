@@ -9,6 +9,7 @@ import type { ToolLike } from "../../src/tools/types.js";
 import { loadResultReader, outputOf, outputProblem, unreadable, userParts, type McpCallResult, type ResultReader } from "./result.js";
 import { loadListingReader, type ListedPage, type ListingReader } from "./listing.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
+import { UnreadableMessage, untilUnreadable } from "./watch.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 
 /**
@@ -119,6 +120,10 @@ const outcomeUnknown = (e: unknown): boolean => {
  * the SDK's ZodError dump).
  */
 function listingFailed(e: unknown): FunctaiError {
+  if (e instanceof UnreadableMessage)
+    return new FunctaiError("remote-protocol", `the MCP server's tools could not be listed: its answer could not be read (${e.message})`, {
+      cause: e.cause,
+    });
   const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED || (e instanceof Error && e.message === "Not connected");
   return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${unreadable(e)}`, {
     cause: e,
@@ -140,12 +145,15 @@ const MAX_PAGES = 1_000;
  */
 async function listPage(client: McpClient, cursor: string | undefined, reader: ListingReader, timeout: number | undefined): Promise<ListedPage> {
   const params = cursor === undefined ? {} : { cursor };
-  const options = timeout === undefined ? undefined : { timeout };
-  if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
-  return reader.page(await client.request({ method: "tools/list", params }, reader.schema, options));
+  // a page answered with a message the transport cannot read fails at once, not at the timeout (see untilUnreadable)
+  return untilUnreadable(client, undefined, async (signal) => {
+    const options = timeout === undefined ? { signal } : { signal, timeout };
+    if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
+    return reader.page(await client.request({ method: "tools/list", params }, reader.schema, options));
+  });
 }
 
-/** Every page of the server's tools. A cursor given twice means the pages go round in a circle, and pages past {@link MAX_PAGES} that they never end: refused, not followed forever. */
+/** Every page of the server's tools, to the first with no cursor (or `""`). A cursor given twice means the pages go round in a circle, and pages past {@link MAX_PAGES} that they never end: refused, not followed forever. */
 async function listAll(client: McpClient, reader: ListingReader, timeout: number | undefined): Promise<Omit<ListedPage, "nextCursor">> {
   const tools: McpToolInfo[] = [];
   const unreadableTools = new Map<McpToolInfo, string>();
@@ -161,7 +169,9 @@ async function listAll(client: McpClient, reader: ListingReader, timeout: number
     }
     tools.push(...page.tools);
     for (const [tool, why] of page.unreadable) unreadableTools.set(tool, why);
-    cursor = page.nextCursor;
+    // "" is the last page too: written by servers whose cursor is a string left empty, and no cursor a server can
+    // be asked with, which it cannot tell from the first page's (asked again, that page came back, "" with it)
+    cursor = page.nextCursor === "" ? undefined : page.nextCursor;
     if (cursor !== undefined && cursors.has(cursor))
       throw new FunctaiError(
         "remote-protocol",
@@ -335,10 +345,13 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * tool's own, see {@link outputCheck}), and its refusal of a tool that must run as a task, which
  * {@link offerable} refuses at listing, whatever page it was on.
  */
-function send(client: McpClient, params: CallParams, reader: ResultReader, signal: AbortSignal, timeout: number | undefined): Promise<unknown> {
-  const options = timeout === undefined ? { signal } : { signal, timeout };
-  if (client.request === undefined) return client.callTool(params, reader.schema, options);
-  return client.request({ method: "tools/call", params }, reader.schema, options);
+function send(client: McpClient, params: CallParams, reader: ResultReader, outer: AbortSignal, timeout: number | undefined): Promise<unknown> {
+  // an answer the transport cannot read fails the call at once, not at the timeout (see untilUnreadable)
+  return untilUnreadable(client, outer, (signal) => {
+    const options = timeout === undefined ? { signal } : { signal, timeout };
+    if (client.request === undefined) return client.callTool(params, reader.schema, options);
+    return client.request({ method: "tools/call", params }, reader.schema, options);
+  });
 }
 
 /** The check of a tool's output schema, when it lists one (see {@link outputProblem}). */
@@ -395,7 +408,9 @@ function answerOf(
  * or its transport failed under it, or it timed out), or answered with a
  * result that cannot be read (not an MCP result, no content, or structured content that
  * breaks the tool's output schema, checked here for every tool whatever page
- * of the listing it was on, and for every result not marked `isError`),
+ * of the listing it was on, and for every result not marked `isError`; or a
+ * JSON-RPC answer whose result or error the transport cannot read, which fails
+ * the call it answered at once, not at its timeout: see {@link untilUnreadable}),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
  * the call unfinished. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
@@ -405,10 +420,10 @@ function answerOf(
  * tools are journaled, approved and resumed like any tool; a stopped turn
  * cancels the request, as does a call past `timeout` (ms; the SDK's default is
  * 60,000). A listing that fails is `remote-closed` (the connection is
- * gone) or `remote-protocol` (the server answered with an error, or its pages
- * go round in a circle or never end); so is a taken tool whose name the server
+ * gone) or `remote-protocol` (the server answered with an error or an answer that
+ * cannot be read, or its pages go round in a circle or never end); so is a taken tool whose name the server
  * lists twice, or that breaks MCP's schema of a tool (leave it out with
- * `include`: the rest are usable). A `null` where MCP lets a field be left out
+ * `include`: the rest are usable). A `nextCursor: ""` is the last page. A `null` where MCP lets a field be left out
  * (`nextCursor: null`, a tool's `description: null`, a result's
  * `structuredContent: null`) is read as left out. A tool whose name, input names or schema providers refuse, whose
  * schema names a JSON Schema dialect functai does not check (it checks 2020-12,
@@ -482,6 +497,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
           // schema): the server took the call and answered it, so it may have acted, whatever the answer said
           if (reader.answered()) throw unreadableAnswer(unreadable(e), e);
+          // an answer to this call came back that the transport could not read (not JSON-RPC): the server answered it
+          if (e instanceof UnreadableMessage) throw unreadableAnswer(e.message, e.cause);
           if (effects === "changes" && outcomeUnknown(e))
             throw new NeedsPerson(
               `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
