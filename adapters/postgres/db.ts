@@ -28,6 +28,15 @@ export interface Db {
    * timeout does.
    */
   query(text: string, params?: readonly unknown[], name?: string, ms?: number): Promise<Rows>;
+  /**
+   * One statement without parameters (a read) whose waits for locks end
+   * after `lockMs`, where the role sets no lock_timeout (its own is kept):
+   * the server then refuses it (55P03). For a statement that locks its
+   * tables as it is parsed (a plain SELECT), which a set_config column of
+   * its own comes too late for. Absent where no other session can hold a
+   * lock (a database of one connection): `query` serves.
+   */
+  lockBounded?(text: string, lockMs: number): Promise<Rows>;
   /** Several statements without parameters, run as one implicit transaction. */
   exec(sql: string): Promise<void>;
   /**

@@ -9,14 +9,14 @@ import type pg from "pg";
 const noop = (): void => undefined;
 
 /**
- * `p`, or what `onLate` gives (or throws) once `ms` have passed; `p` is then
+ * `p`, or what `onLate` gives (or throws, or a promise of it) once `ms` have passed; `p` is then
  * no longer waited for (its rejection is never unhandled). The timer never
  * keeps a process alive.
  *
  * @example
  * const rows = await withDeadline(client.query(text), 30_000, () => { throw new Error("no answer"); });
  */
-export function withDeadline<T>(p: Promise<T>, ms: number, onLate: () => T): Promise<T> {
+export function withDeadline<T>(p: Promise<T>, ms: number, onLate: () => T | PromiseLike<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<T>((resolve, reject) => {
     timer = setTimeout(() => {

@@ -96,6 +96,41 @@ const noAnswer = (target: string, ms: number): FunctaiError =>
   );
 
 /**
+ * The sessions that hold a lock the server process `$1` waits for (none
+ * when it waits for none): what a statement dropped at its deadline was
+ * held by, on the server's side.
+ */
+const LOCK_HOLDERS = `SELECT b.pid, b.usename AS role, b.application_name AS app, b.state, b.xact_start AS since
+  FROM pg_catalog.pg_stat_activity w CROSS JOIN LATERAL pg_catalog.unnest(pg_catalog.pg_blocking_pids(w.pid)) AS p(pid)
+  JOIN pg_catalog.pg_stat_activity b ON b.pid = p.pid
+  WHERE w.pid = $1 AND w.wait_event_type = 'Lock' ORDER BY b.pid`;
+
+/** How often a statement without a deadline is looked for on the server (pg_stat_activity: `$1` its process). */
+const WATCH_EVERY_MS = 2_000;
+const RUNNING = "SELECT state FROM pg_catalog.pg_stat_activity WHERE pid = $1";
+
+/** The error of a statement without a deadline that the server no longer runs (`ended`) or that no look could ask about, and whose answer never came. */
+const lostAnswer = (target: string, ended: boolean): FunctaiError =>
+  new FunctaiError(
+    "store-io",
+    `PostgreSQL store (${target}): no answer came to a statement ${ended ? "that the server ran to its end (or whose session it ended)" : "while the server could not be asked about it"}, so its connection was dropped (a network, NAT or load balancer that dropped it); whether it took effect is unknown: the store's next call tries again.`,
+  );
+
+/** How long the look at what a statement dropped at its deadline waited for may take (a network that dropped it answers nothing). */
+const LOOK_MS = 1_000;
+
+/** A session that held a lock, in words (what pg_stat_activity let the role see; never its query, which may hold secrets). */
+const holderText = (row: Record<string, unknown>): string =>
+  `pid ${String(row["pid"])} (role ${String(row["role"])}, application ${JSON.stringify(row["app"] ?? "")}, ${row["state"] ? String(row["state"]) : "state not shown to this role"}${row["since"] instanceof Date ? ` since ${row["since"].toISOString()}` : ""})`;
+
+/** The error of a statement that got no answer in time because the server held it waiting for a lock that `holders` hold. */
+const lockHeld = (target: string, ms: number, holders: Record<string, unknown>[]): FunctaiError =>
+  new FunctaiError(
+    "store-io",
+    `PostgreSQL store (${target}): no answer to a statement within ${ms / 1000} s: the server held it waiting for a lock that another session holds, ${holders.map(holderText).join("; ")} (an administrator's LOCK TABLE, VACUUM FULL or ALTER TABLE, or a transaction left open on the store's tables): end that transaction (COMMIT or ROLLBACK there, or SELECT pg_terminate_backend(pid)). Its connection was dropped; whether it took effect is unknown: an append may have been kept, and is never sent again.`,
+  );
+
+/**
  * SQLSTATEs of a statement the server rolled back whole, so that it took no
  * effect and is sent again: a serialization failure (a role or database whose
  * default_transaction_isolation is REPEATABLE READ or SERIALIZABLE, where two
@@ -156,11 +191,31 @@ const retriable = (e: unknown): boolean =>
   /terminat/i.test(String((e as Error)?.message));
 
 /**
+ * Whether a connect failed as the other side ended it, with no word of a
+ * server's (not a PostgreSQL refusal such as 57P03, which has a code; not
+ * pg's "Connection terminated due to connection timeout", no answer at all).
+ */
+const endedUnmade = (e: unknown): boolean =>
+  (e as { code?: unknown } | null)?.code === undefined && /Connection terminated unexpectedly/i.test(String((e as Error | null)?.message));
+
+/**
+ * A first connect that the address ended before it was made: said as that,
+ * never as "a server restart … may be retried" (storeIo's words for a
+ * connection lost), which sent its reader after a server that never was.
+ */
+const notPostgres = (target: string, cause: unknown): FunctaiError =>
+  new FunctaiError(
+    "store-io",
+    `PostgreSQL store (${target}): could not connect: the address ended the connection before it was made (is PostgreSQL listening at that host and port? Another service's port, or a proxy that wants TLS first (?sslmode=require), ends it so; so does a server starting or stopping).`,
+    { cause },
+  );
+
+/**
  * Connects; while a server this store reached before is down or starting
  * (a restart), tries again (100 ms doubling to 1 s) for up to RECONNECT_MS.
  * A server never reached fails at once: a wrong address is not waited on.
  */
-async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean; closed: boolean }): Promise<T> {
+async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean; closed: boolean }, target: string): Promise<T> {
   const deadline = Date.now() + RECONNECT_MS;
   for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
     try {
@@ -169,6 +224,7 @@ async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean
       return connected;
     } catch (e) {
       const cause = (e as { cause?: unknown }).cause ?? e;
+      if (!reached.ever && endedUnmade(cause)) throw notPostgres(target, cause);
       const startingUp = (cause as { code?: unknown }).code === "57P03";
       // a closed store stops trying (its listener's reconnecting would keep the process up for RECONNECT_MS)
       if (!(reached.ever || startingUp) || !retriable(cause) || Date.now() + delay > deadline || reached.closed) throw e;
@@ -249,7 +305,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   /** A connection of its own (not the pool's), for the listener and lock sessions. */
   const ownClient = async (): Promise<pg.Client> => {
     const { pg, config } = await open();
-    return connecting(() => openClient(pg.Client, config, target), reached);
+    return connecting(() => openClient(pg.Client, config, target), reached, target);
   };
   const listeners = new Set<Listener>();
   /** Whether `close` took this store's use of the pool off (usePool). */
@@ -292,13 +348,100 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         throw e;
       },
     );
-    if (deadline === false) return sent;
+    if (deadline === false) return watched(client, sent, release);
     const ms = deadline === true ? statementTimeoutMs : Math.min(deadline, statementTimeoutMs);
     return withDeadline(sent, ms, () => {
       const e = noAnswer(target, ms);
-      release(e); // (the pool ends it: never handed out again)
-      throw e;
+      const pid = (client as { processID?: unknown }).processID;
+      // (not for a best-effort statement given a shorter wait: a close waits for those, and the look would add to it)
+      if (deadline !== true || typeof pid !== "number" || opened === undefined || reached.closed) {
+        release(e); // (the pool ends it: never handed out again)
+        throw e;
+      }
+      // its connection ended only after the look (ended first, its statement failed at once as "Connection terminated", which reads "may be retried")
+      return lockHolders(opened, pid).then((holders) => {
+        release(e);
+        throw holders.length > 0 ? lockHeld(target, ms, holders) : e;
+      });
     });
+  };
+
+  /**
+   * A statement without a deadline (first use's DDL, which may wait for
+   * another store's migration however long it takes), waited for only while
+   * the server runs it: looked for every WATCH_EVERY_MS, it is given up
+   * (its connection dropped, failing as `lostAnswer`) once two looks in a
+   * row find the server ran it to its end or its session gone and no answer
+   * came (a connection left half-open: it hung for good, and every call of
+   * the store behind it), or no look is answered for the statement deadline.
+   */
+  const watched = (client: pg.PoolClient, sent: Promise<Rows>, release: (e?: Error) => void): Promise<Rows> => {
+    const pid = (client as { processID?: unknown }).processID;
+    if (typeof pid !== "number") return sent;
+    return new Promise<Rows>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let settled = false;
+      const settle = (): void => {
+        settled = true;
+        clearTimeout(timer);
+      };
+      sent.then(
+        (rows) => {
+          settle();
+          resolve(rows);
+        },
+        (e: unknown) => {
+          settle();
+          reject(e);
+        },
+      );
+      let ended = 0;
+      let heard = Date.now();
+      const look = (): void => {
+        timer = setTimeout(() => {
+          statement(RUNNING, [pid], undefined, WATCH_EVERY_MS).then(
+            ({ rows }) => {
+              heard = Date.now();
+              const state = rows.length === 0 ? "gone" : rows[0]!["state"];
+              ended = state === "gone" || state === "idle" ? ended + 1 : 0; // (null: not shown to this role, so not known to have ended)
+            },
+            () => undefined,
+          ).then(() => {
+            if (settled) return;
+            if (ended < 2 && Date.now() - heard < statementTimeoutMs) return look();
+            settle();
+            const e = lostAnswer(target, ended >= 2);
+            release(e); // (the pool ends it: never handed out again)
+            reject(e);
+          });
+        }, WATCH_EVERY_MS);
+        (timer as { unref?: () => void }).unref?.();
+      };
+      look();
+    });
+  };
+
+  /**
+   * The sessions that hold a lock the server process `pid` waits for, asked
+   * on a connection of its own for LOOK_MS at most (none: it waits for no
+   * lock, or no answer came). Why a statement got no answer in time: a read
+   * behind a VACUUM FULL, which no bound of its own can come before (it locks
+   * its tables as it is parsed), is no network failure.
+   */
+  const lockHolders = async ({ pg, config }: Opened, pid: number): Promise<Record<string, unknown>[]> => {
+    const look = new pg.Client({ ...config, connectionTimeoutMillis: LOOK_MS });
+    look.on("error", noop);
+    const asked = look.connect().then(() => look.query(LOCK_HOLDERS, [pid]));
+    const holders = await withDeadline(
+      asked.then(
+        (r) => r.rows as Record<string, unknown>[],
+        () => [],
+      ),
+      LOOK_MS,
+      () => [],
+    );
+    void endClient(look);
+    return holders;
   };
 
   /**
@@ -353,7 +496,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
   const sendOnce = (text: string, params: readonly unknown[] | undefined, name: string | undefined, deadline: boolean | number): Promise<Rows> => {
     // a connection that cannot be made yet (a restarting server) is waited for; a statement sent is never sent twice
     const waited = (pool: pg.Pool): Promise<Rows> =>
-      connecting(() => take(pool), reached).then((client) => runOn(client, text, params, name, deadline));
+      connecting(() => take(pool), reached, target).then((client) => runOn(client, text, params, name, deadline));
     const ready = opened;
     // the usual case, a pool made and a server reached: a client at once (connecting's waits only once that fails)
     if (ready !== undefined && reached.ever)
@@ -370,6 +513,16 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     // (half the deadline: the server's refusal, nothing written, comes well before the statement is dropped, outcome unknown)
     lockWaitMs: Math.max(1, Math.min(LOCK_WAIT_MS, Math.floor(statementTimeoutMs / 2))),
     query: (text, params, name, ms) => statement(text, params, name, ms ?? true),
+    async lockBounded(text, lockMs) {
+      // (one Query message: one implicit transaction, so the setting is this statement's alone, never left on a pooled connection)
+      const ms = Math.max(1, Math.floor(lockMs));
+      const results = (await statement(
+        `SELECT CASE WHEN pg_catalog.current_setting('lock_timeout') = '0' THEN pg_catalog.set_config('lock_timeout', '${ms}', true) END; ${text}`,
+        undefined,
+        undefined,
+      )) as unknown as Rows[];
+      return results[results.length - 1]!;
+    },
     async exec(sql) {
       await statement(sql, undefined, undefined, false);
     },

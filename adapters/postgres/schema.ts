@@ -257,11 +257,14 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     // asked first, never learnt from an error: a role with exit_on_error has the server end the session at any error
     const { rows: found } = await db.query(`SELECT pg_catalog.to_regclass('"${schema}".meta') IS NOT NULL AS present`);
     if (found[0]?.["present"] === true) {
-      const { rows } = await db.query(`SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`);
+      const read = `SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`;
+      // its lock wait bounded below the statement deadline: behind an ACCESS EXCLUSIVE lock on meta (a LOCK TABLE, VACUUM FULL or ALTER left open), it failed at that deadline as a network failure
+      const { rows } = db.lockBounded ? await db.lockBounded(read, Math.min(DDL_LOCK_MS, db.lockWaitMs ?? DDL_LOCK_MS)) : await db.query(read);
       version = rows.length > 0 ? versionOf(rows[0]!["value"], schema, db.target) : null;
     }
   } catch (e) {
     const code = (e as { code?: string }).code;
+    if (code === "55P03") throw await metaLocked(db, schema, e);
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema" (dropped meanwhile)
   }
   if (version === null || version < SCHEMA_VERSION) {
@@ -279,6 +282,42 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
 /** How often a first use's DDL still running asks who blocks it (what its error names if a lock is not granted in time). */
 const BLOCKERS_EVERY_MS = 2_000;
 
+/** What blockerText says of a session `b`, and which of the schema's (`$2`) relations it holds a lock on. */
+const SESSION_COLUMNS = `b.pid, b.usename AS role, b.application_name AS app, b.state, b.xact_start AS since,
+    (SELECT pg_catalog.string_agg(DISTINCT '"' || n.nspname || '".' || c.relname, ', ') FROM pg_catalog.pg_locks l
+       JOIN pg_catalog.pg_class c ON c.oid = l.relation JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+       WHERE l.pid = b.pid AND l.granted AND n.nspname = $2) AS holds`;
+
+/** The sessions that hold the one lock a read waits for on the relation `$1` (ACCESS EXCLUSIVE), as BLOCKERS. */
+const EXCLUSIVE_HOLDERS = `SELECT ${SESSION_COLUMNS}
+  FROM pg_catalog.pg_stat_activity b
+  WHERE b.pid IN (SELECT l.pid FROM pg_catalog.pg_locks l WHERE l.relation = pg_catalog.to_regclass($1) AND l.granted AND l.mode = 'AccessExclusiveLock')
+  ORDER BY b.pid`;
+
+/**
+ * The error of a version read the server refused for a lock not granted in
+ * time (55P03): `store-io` naming the sessions that hold meta's ACCESS
+ * EXCLUSIVE lock (looked up once, best effort), never the network wording of
+ * a statement dropped at its deadline.
+ */
+async function metaLocked(db: Db, schema: string, e: unknown): Promise<FunctaiError> {
+  const rows = await db.query(EXCLUSIVE_HOLDERS, [`"${schema}".meta`, schema], undefined, BLOCKERS_EVERY_MS).then(
+    (r) => r.rows,
+    () => [],
+  );
+  return new FunctaiError(
+    "store-io",
+    `PostgreSQL store (${db.target}): could not read the version of schema "${schema}": another session held a lock on its meta table for longer than the store waits for one (the role's lock_timeout, or at most ${DDL_LOCK_MS / 1000} s, below the statement deadline): ${whoBlocks(rows)}. Nothing was changed; the store's next call tries again.`,
+    { cause: e },
+  );
+}
+
+/** The sessions that held a lock, in words, and what to do about them. */
+const whoBlocks = (seen: Record<string, unknown>[]): string =>
+  seen.length > 0
+    ? `${seen.map(blockerText).join("; ")}: end its transaction (COMMIT or ROLLBACK there, or SELECT pg_terminate_backend(pid))`
+    : "find it (SELECT pid, state, xact_start FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'; a pg_dump; a migration of your own) and end its transaction";
+
 /**
  * The sessions that block the DDL whose text starts with `$1` while it waits
  * for a lock other than the schema's advisory one (another store's DDL,
@@ -286,10 +325,7 @@ const BLOCKERS_EVERY_MS = 2_000;
  * on. A role sees another role's state and times only with
  * pg_read_all_stats: they are null then.
  */
-const BLOCKERS = `SELECT b.pid, b.usename AS role, b.application_name AS app, b.state, b.xact_start AS since,
-    (SELECT pg_catalog.string_agg(DISTINCT '"' || n.nspname || '".' || c.relname, ', ') FROM pg_catalog.pg_locks l
-       JOIN pg_catalog.pg_class c ON c.oid = l.relation JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-       WHERE l.pid = b.pid AND l.granted AND n.nspname = $2) AS holds
+const BLOCKERS = `SELECT ${SESSION_COLUMNS}
   FROM pg_catalog.pg_stat_activity w CROSS JOIN LATERAL pg_catalog.unnest(pg_catalog.pg_blocking_pids(w.pid)) AS p(pid)
   JOIN pg_catalog.pg_stat_activity b ON b.pid = p.pid
   WHERE w.query LIKE $1 AND w.pid <> pg_catalog.pg_backend_pid() AND w.wait_event_type = 'Lock' AND w.wait_event <> 'advisory'
@@ -331,10 +367,7 @@ async function make(db: Db, schema: string): Promise<void> {
     await db.exec(ddl(schema, marker));
   } catch (e) {
     if ((e as { code?: unknown }).code !== "55P03") throw storeIo(e, `create its tables in schema "${schema}"`, db.target);
-    const who =
-      seen.length > 0
-        ? `${seen.map(blockerText).join("; ")}: end its transaction (COMMIT or ROLLBACK there, or SELECT pg_terminate_backend(pid))`
-        : "find it (SELECT pid, state, xact_start FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'; a pg_dump; a migration of your own) and end its transaction";
+    const who = whoBlocks(seen);
     throw new FunctaiError(
       "store-io",
       `PostgreSQL store (${db.target}): could not create its tables in schema "${schema}": another session held a lock they need for longer than ${DDL_LOCK_MS / 1000} s (or the role's shorter lock_timeout): ${who}. Nothing was changed; the store's next call tries again.`,

@@ -88,6 +88,24 @@ const manyArguments = (items: readonly GroupedAppend[]): [string, string] => [
 ];
 
 /**
+ * APPEND_MANY's arguments, unless they are past `limit` bytes of UTF-8
+ * together: NotSent then (each append goes alone). Each batch is checked
+ * alone (checkBatchSize), but two of 570 MB out at once made one message
+ * of 1.14 GB, which the server dropped the connection for after reading
+ * it: both appends failed as a lost connection. Counted only when they
+ * could be past it (bytesPastLimit). Exported for its test (not from the package).
+ */
+export function groupedArguments(items: readonly GroupedAppend[], limit = MAX_BATCH_BYTES): [string, string] {
+  const args = manyArguments(items);
+  if ((args[0].length + args[1].length) * 3 > limit) {
+    const bytes = (bytesPastLimit(args[0], 0) ?? 0) + (bytesPastLimit(args[1], 0) ?? 0);
+    if (bytes > limit)
+      throw new NotSent(new Error(`the appends together are ${bytes} bytes of UTF-8, more than PostgreSQL takes in one message (${limit})`));
+  }
+  return args;
+}
+
+/**
  * Append statements a store has out at once; appends that come meanwhile go
  * together in the next (group.ts). Two: a second conversation's append does
  * not wait for the first's commit; with 25 turns at once in each of 8
@@ -422,7 +440,8 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       ),
     watch: (conversation, token, seconds) =>
       use(`wait on ${conversation}`, async () => {
-        const { rows } = await db.query(`SELECT ${s}.watch($1, $2, $3::float8) AS length`, [conversation, token, seconds]);
+        // its lock waits bounded as an append's (BOUNDED): behind a conversation's row locked by an open transaction it failed at the statement deadline, as a network failure
+        const { rows } = await db.query(`SELECT ${BOUNDED(4)}${s}.watch($1, $2, $3::float8) AS length`, [conversation, token, seconds, lockWait]);
         return lengthRead(conversation, rows[0]!["length"]) ?? 0;
       }),
     unwatch: (conversation, token) =>
@@ -454,9 +473,9 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
         const relaxed = items.every((a) => a.relaxed === true);
         let args: [string, string];
         try {
-          args = manyArguments(items);
+          args = groupedArguments(items);
         } catch (e) {
-          throw new NotSent(e); // (each goes alone)
+          throw e instanceof NotSent ? e : new NotSent(e); // (each goes alone)
         }
         const { rows } = await db.query(APPEND_MANY(s, relaxed), [...args, lockWait], names.appendMany[relaxed ? 1 : 0]);
         return rows.map((row) => Number(row["length"]));
