@@ -1,4 +1,5 @@
-import { FunctaiError } from "../errors.js";
+import { describeValue, FunctaiError } from "../errors.js";
+import { isRecord } from "../runtime/values.js";
 import type { Evaluation } from "./evaluate.js";
 import { sameData } from "./exact-match.js";
 import { meanOf, tRange } from "./mean-range.js";
@@ -27,6 +28,46 @@ export interface Comparison {
 }
 
 /**
+ * Checks each row is a row result with a record of scores. An evaluation may
+ * be saved and read back, or cut down by hand: a `null` row, or one without
+ * `scores`, threw a TypeError from deep inside.
+ */
+function checkRowResults(ev: Evaluation, which: string): void {
+  const bad = ev.rows.findIndex((r: unknown) => !isRecord(r) || !isRecord((r as { scores?: unknown }).scores));
+  if (bad >= 0) throw new FunctaiError("input-invalid", `compare: row ${bad + 1} of ${which} is not a row of evaluate's result ({ row, scores, … })`);
+}
+
+/**
+ * Checks the scores to be paired are finite numbers (evaluate gives no
+ * other): `"1"` was subtracted as 1, `null` as 0, and a NaN dropped out of
+ * `before` while its row was counted in `n`.
+ */
+function checkScores(ev: Evaluation, metrics: readonly string[], which: string): void {
+  ev.rows.forEach((r, i) => {
+    for (const metric of metrics) {
+      if (!Object.hasOwn(r.scores, metric)) continue;
+      const score: unknown = r.scores[metric];
+      if (typeof score !== "number" || !Number.isFinite(score))
+        throw new FunctaiError(
+          "input-invalid",
+          `compare: row ${i + 1} of ${which} scores ${metric} ${describeValue(score, 40)}, not a finite number`,
+        );
+    }
+  });
+}
+
+/** Whether row `i` is the same data in both; rows nested past the stack's depth are refused (a RangeError from deep inside). */
+function sameRow(a: unknown, b: unknown, i: number): boolean {
+  if (a === b) return true;
+  try {
+    return sameData(a, b);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new FunctaiError("input-invalid", `compare: row ${i + 1} is nested too deeply to compare`, { cause: e });
+  }
+}
+
+/**
  * Compares two evaluations of the same rows, metric by metric (the metrics
  * both have), pairing each row with itself.
  *
@@ -40,10 +81,14 @@ export function compare(before: Evaluation, after: Evaluation): Comparison[] {
     throw new FunctaiError("input-invalid", "compare takes two results of evaluate");
   if (before.rows.length !== after.rows.length)
     throw new FunctaiError("input-invalid", `compare pairs rows: the evaluations have ${before.rows.length} and ${after.rows.length} rows`);
+  checkRowResults(before, "before");
+  checkRowResults(after, "after");
   // pairing other rows would give a paired range of nothing: each row must be the same data (copies are fine)
-  const other = before.rows.findIndex((r, i) => r.row !== after.rows[i]!.row && !sameData(r.row, after.rows[i]!.row));
+  const other = before.rows.findIndex((r, i) => !sameRow(r.row, after.rows[i]!.row, i));
   if (other >= 0) throw new FunctaiError("input-invalid", `compare pairs each row with itself: row ${other + 1} is not the same in both evaluations`);
   const shared = before.metrics.filter((metric) => after.metrics.includes(metric));
+  checkScores(before, shared, "before");
+  checkScores(after, shared, "after");
   // an empty comparison read as "nothing changed" (delta[0] undefined): evaluations with other metrics cannot be paired
   if (shared.length === 0 && before.metrics.length > 0 && after.metrics.length > 0)
     throw new FunctaiError(

@@ -9,6 +9,8 @@ import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 import { whenAborted } from "../runtime/abort.js";
+import { progressFailure, stoppedRun } from "./kept.js";
+import { runStops } from "./stops.js";
 
 /**
  * How far a run is: rows done (answered or failed) of all, and how many failed.
@@ -44,7 +46,8 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /**
    * Called after each row, so a host can draw a bar. If it throws (or the promise it gives rejects: it is awaited),
-   * no new row starts and `evaluate` rejects with that error once the running rows end.
+   * no new row starts and `evaluate` rejects with that error once the running rows end; its `evaluation` holds the
+   * rows that finished (a thrown value that cannot hold it, a string, is the cause of a `turn-aborted` error that does).
    */
   onProgress?: (progress: Progress) => void;
   /** Keep each row's call as a one-turn conversation (`<run>-<n>`) of this store; its turn record names the run (`caller`). */
@@ -200,7 +203,8 @@ export function summarize(results: RowResult[], fallback: readonly string[] = []
  * Throws only for bad arguments (`input-invalid`, before any model call),
  * when `signal` stops it (`turn-aborted`, whose `evaluation` holds the rows
  * that finished before the stop), or with what `onProgress` threw
- * (no new row starts then, and the running ones end first).
+ * (no new row starts then, and the running ones end first; that error's
+ * `evaluation` holds the rows that finished).
  *
  * @example
  * const ev = await evaluate(answer, [{ question: "Where is A-1042?", result: "Stuck at the carrier." }]);
@@ -215,28 +219,50 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   const finished: boolean[] = new Array(rows.length).fill(false);
   let done = 0;
   let failed = 0;
-  await pool(
-    rows.length,
-    concurrency,
-    async (i) => {
-      const row = rows[i]!;
-      const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i), shape, options.signal);
-      results[i] = result;
-      finished[i] = result.error === null || options.signal?.aborted !== true;
-      done += 1;
-      if (result.error !== null) failed += 1;
-      await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
-    },
-    { signal: options.signal },
-  );
-  if (options.signal?.aborted)
-    throw stopped(
+  // the rows that ended on their own, in row order
+  const kept = (): Evaluation =>
+    evaluation(
       run,
-      rows.length,
       results.filter((_, i) => finished[i]),
       scorer.fallback,
-      options.signal.reason,
     );
+  const stoppedAfter = (ev: Evaluation): string => `evaluation ${run} was stopped after ${ev.rows.length} of ${rows.length} rows`;
+  const holds = "the error's evaluation holds the rows that finished";
+  // one listener on the run's signal; each row's call, metrics and progress are stopped through a stop of the row's own
+  const stops = runStops(options.signal);
+  try {
+    await pool(
+      rows.length,
+      concurrency,
+      async (i) => {
+        const row = rows[i]!;
+        const own = stops.row();
+        const stop = options.signal === undefined ? undefined : own.controller.signal;
+        try {
+          const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i, stop), shape, stop);
+          results[i] = result;
+          finished[i] = result.error === null || options.signal?.aborted !== true;
+          done += 1;
+          if (result.error !== null) failed += 1;
+          await reportProgress(options.onProgress, { done, total: rows.length, failed }, stop);
+        } finally {
+          own.release();
+        }
+      },
+      { signal: options.signal },
+    );
+  } catch (e) {
+    // only onProgress throws here (a row's call and metrics keep their own errors): its error carries the rows
+    const ev = kept();
+    throw progressFailure(e, stoppedAfter(ev), holds, "evaluation", ev);
+  } finally {
+    stops.dispose();
+  }
+  // a row the stop cut short is left out of what the error keeps (its 0 would pull the mean down)
+  if (options.signal?.aborted) {
+    const ev = kept();
+    throw stoppedRun(`${stoppedAfter(ev)}; ${holds}`, options.signal.reason, "evaluation", ev);
+  }
   return evaluation(run, results, scorer.fallback);
 }
 
@@ -245,21 +271,4 @@ function evaluation(run: string, results: RowResult[], fallback: readonly string
   const { metrics, summary } = summarize(results, fallback);
   const main = summary[0];
   return { run, score: main?.mean ?? null, low: main?.low ?? null, high: main?.high ?? null, rows: results, summary, metrics };
-}
-
-/**
- * The `turn-aborted` error of a stopped run, carrying as `evaluation` the
- * rows that finished before the stop (each a paid call): without it they were
- * lost and a stopped run had to be paid for again. A row the stop cut short is
- * left out (its 0 would pull the mean down). Not enumerable: a logged error
- * does not print every row.
- */
-function stopped(run: string, total: number, finished: RowResult[], fallback: readonly string[], reason: unknown): FunctaiError {
-  const error = new FunctaiError(
-    "turn-aborted",
-    `evaluation ${run} was stopped after ${finished.length} of ${total} rows; the error's evaluation holds the rows that finished`,
-    { cause: reason },
-  );
-  Object.defineProperty(error, "evaluation", { value: evaluation(run, finished, fallback), enumerable: false });
-  return error;
 }

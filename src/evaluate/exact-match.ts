@@ -25,29 +25,55 @@ const isNumeric = (x: unknown): x is number | bigint => typeof x === "number" ||
 // biome-ignore lint/suspicious/noDoubleEquals: only loose equality compares a BigInt with a number by value, exactly
 const sameNumber = (a: number | bigint, b: number | bigint): boolean => a == b;
 
+/**
+ * The pairs of objects being compared, deeper calls under way: a pair met
+ * again is a cycle (a record whose `parent` points back at it), taken as the
+ * same (the rest of the walk decides). Followed, it ran until the stack did:
+ * `compare` of copies of such rows threw a RangeError.
+ */
+type Walking = Map<object, Set<object>>;
+
 /** Each item of `a` has an equal in `b` (a Set's items of data are other objects in a copy; a plain value is found as is). */
-const within = (a: Set<unknown>, b: Set<unknown>): boolean =>
-  [...a].every((x) => b.has(x) || (typeof x === "object" && x !== null && [...b].some((y) => sameData(x, y))));
+const within = (a: Set<unknown>, b: Set<unknown>, walking: Walking): boolean =>
+  [...a].every((x) => b.has(x) || (typeof x === "object" && x !== null && [...b].some((y) => same(x, y, walking))));
 
 /** Inside lists and objects nothing is folded: item by item, exactly (numbers by value). */
 export function sameData(a: unknown, b: unknown): boolean {
+  return same(a, b, new Map());
+}
+
+function same(a: unknown, b: unknown, walking: Walking): boolean {
   // as data, NaN is NaN (as a Date's NaN time is): rows read twice that hold NaN (an empty numeric cell) are the same rows
   if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return true;
   if (typeof a === "bigint" || typeof b === "bigint") return isNumeric(a) && isNumeric(b) && sameNumber(a, b);
   // a date has no items: read item by item, any two were the same (a program's date answer, a row's date column)
   if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const met = walking.get(a);
+  if (met?.has(b)) return true;
+  if (met) met.add(b);
+  else walking.set(a, new Set([b]));
+  try {
+    return sameItems(a, b, walking);
+  } finally {
+    walking.get(a)!.delete(b);
+  }
+}
+
+/** Two objects' items, each pair compared with `same`. */
+function sameItems(a: object, b: object, walking: Walking): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameData(x, b[i]));
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i], walking));
   }
   // a Map or a Set keeps its items out of its own keys: read as a record, any two were the same (and an empty record)
   if (a instanceof Map || b instanceof Map)
-    return a instanceof Map && b instanceof Map && a.size === b.size && [...a].every(([k, v]) => b.has(k) && sameData(v, b.get(k)));
-  if (a instanceof Set || b instanceof Set) return a instanceof Set && b instanceof Set && a.size === b.size && within(a, b) && within(b, a);
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+    return a instanceof Map && b instanceof Map && a.size === b.size && [...a].every(([k, v]) => b.has(k) && same(v, b.get(k), walking));
+  if (a instanceof Set || b instanceof Set)
+    return a instanceof Set && b instanceof Set && a.size === b.size && within(a, b, walking) && within(b, a, walking);
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   const bo = b as Record<string, unknown>;
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(bo, k) && sameData((a as Record<string, unknown>)[k], bo[k]));
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(bo, k) && same((a as Record<string, unknown>)[k], bo[k], walking));
 }
 
 /** One output: text folded, numbers by value (a number written as text, and a BigInt, too), lists and objects exactly. */

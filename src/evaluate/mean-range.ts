@@ -34,8 +34,6 @@ export function meanOf(values: readonly number[]): number {
   return (values.reduce((a, b) => a + b / scale, 0) / values.length) * scale;
 }
 
-const mean = meanOf;
-
 /** Wilson's interval for a share of rows right, clamped to [0, 1]: exactly 0 below when none is right, exactly 1 above when all are. */
 function wilson(values: readonly number[]): MeanRange {
   const n = values.length;
@@ -55,7 +53,7 @@ function wilson(values: readonly number[]): MeanRange {
 /** Student's t with n − 1 degrees of freedom around the mean (n ≥ 2). */
 export function tRange(values: readonly number[]): MeanRange {
   const n = values.length;
-  const m = mean(values);
+  const m = meanOf(values);
   if (n < 2) return { mean: n === 0 ? null : m, low: null, high: null };
   // the spread of the scaled values (see scaleOf), scaled back
   const scale = scaleOf(values);

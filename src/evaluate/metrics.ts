@@ -102,7 +102,13 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
     keep(into, givenBy, name, name, asScore(name, value));
     return;
   }
-  const entries = Object.entries(value);
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(value);
+  } catch (e) {
+    // a getter or a proxy that throws as the record is read: the metric failed (it failed its row as a bare error)
+    throw new FunctaiError("metric-failed", `metric ${name} gave a record that could not be read: ${describeError(e)}`, { cause: e });
+  }
   // an empty record would leave the row with no score at all: the run's mean would quietly skip it
   if (entries.length === 0) throw new FunctaiError("metric-failed", `metric ${name} gave no score (an empty record)`);
   for (const [k, v] of entries) keep(into, givenBy, name, k, asScore(k, v));

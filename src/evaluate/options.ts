@@ -22,9 +22,9 @@ export function checkRunOptions(options: unknown): Record<string, unknown> {
   return options as Record<string, unknown>;
 }
 
-/** Checks a rows-at-once option: a whole number ≥ 1 (default 8). */
+/** Checks a rows-at-once option: a whole number ≥ 1 (default 8, when left out; a `null` is refused, not read as 8). */
 export function checkConcurrency(value: unknown): number {
-  const n = value ?? 8;
+  const n = value === undefined ? 8 : value;
   if (typeof n !== "number" || !Number.isInteger(n) || n < 1)
     throw new FunctaiError("input-invalid", `concurrency is a whole number ≥ 1, not ${describeValue(n, 40)}`);
   return n;

@@ -40,12 +40,16 @@ export const errorText = (e: unknown): string =>
 
 const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.caller.evaluation : call.caller.optimization);
 
-/** Calls the function on one row's inputs, as any call (same approvals); never throws. */
-export async function callRow(call: RowCall, row: Row, index: number): Promise<RowOutcome> {
+/**
+ * Calls the function on one row's inputs, as any call (same approvals); never throws. `rowStop` is the row's own stop,
+ * told from the run's signal (`runStops`); without it the row listens on `call.signal` itself.
+ */
+export async function callRow(call: RowCall, row: Row, index: number, rowStop?: AbortSignal): Promise<RowOutcome> {
   if (!call.signal) return callWith(call, row, index, { caller: call.caller });
   // in a program's or tool's body the rows' calls join its turn, and such a call takes the turn's own signal as it
   // is (ctx.signal): one of evaluate's making was refused (settings-invalid), failing every row
   if (frameCarrier.get()?.runtime.signal === call.signal) return callWith(call, row, index, { caller: call.caller, signal: call.signal });
+  if (rowStop !== undefined) return callWith(call, row, index, { caller: call.caller, signal: rowStop });
   // a signal of the row's own, let go when the row ends: a finished call is never told to stop
   const own = new AbortController();
   const stop = (): void => own.abort(call.signal!.reason);

@@ -16,6 +16,8 @@ import { checkOptimizable, checkTeacher } from "./arguments.js";
 import { jsonCopy, stepsFrom, type Demo, type DemoStep } from "./demo.js";
 import { count, labeledDemo, withoutRepeats } from "./labeled.js";
 import { sample } from "./sample.js";
+import { progressFailure, stoppedRun } from "../evaluate/kept.js";
+import { runStops } from "../evaluate/stops.js";
 
 /**
  * How `bootstrapFewShot` records examples: the metric and the score a run
@@ -202,21 +204,38 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
           new FunctaiError("turn-aborted", `bootstrapFewShot found its ${maxBootstrapped} examples before row ${i + 1}: its run is not needed`),
         );
   };
-  await pool(
-    rows.length,
-    concurrency,
-    async (i) => {
-      const row = rows[i]!;
-      const key = keys[i]!;
-      // a repeat of a row whose run passed (rows start in order: an earlier one) is not run again: it cannot be kept
-      if (passedInputs.has(key)) {
-        done += 1;
-        await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
-        return;
+  const stops = runStops(options.signal);
+  // each row's inputs still being run, and the promise that settles once its run is scored
+  const inFlight = new Map<string, Promise<void>>();
+  /**
+   * Runs row `i` unless it is not needed, and scores it; whether it counts as
+   * done. A repeat of a row still running waits for that copy, and runs only
+   * if it did not pass: run together, a tool that changes the world (a
+   * refund) ran twice for one question, of which one run could be kept.
+   */
+  const attempt = async (i: number): Promise<boolean> => {
+    const row = rows[i]!;
+    const key = keys[i]!;
+    const earlier = inFlight.get(key);
+    let ended!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    inFlight.set(key, mine);
+    try {
+      if (earlier !== undefined) {
+        await earlier;
+        // stopped while it waited: it never ran
+        if (options.signal?.aborted) return false;
       }
-      const stop = new AbortController();
-      const onAbort = (): void => stop.abort(options.signal!.reason);
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      // a repeat of a row whose run passed is not run again (it cannot be kept), nor a row after the examples found
+      if (passedInputs.has(key) || (passed >= maxBootstrapped && i > kept()[maxBootstrapped - 1]!)) {
+        done += 1;
+        return true;
+      }
+      // the row's own stop: told from the run's signal (one listener on it, however many rows run), or not needed
+      const own = stops.row();
+      const stop = own.controller;
       running.set(i, stop);
       let outcome: RowOutcome;
       let result: RowResult;
@@ -225,7 +244,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
         result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop.signal);
       } finally {
         running.delete(i);
-        options.signal?.removeEventListener("abort", onAbort);
+        own.release();
       }
       const main = Object.values(result.scores)[0] ?? 0;
       if (outcome.ok && result.error === null && (threshold === undefined ? main > 0 : main >= threshold)) {
@@ -240,37 +259,60 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       if (result.error !== null && options.signal?.aborted === true) cut += 1;
       // a row stopped as not needed did not fail
       if (result.error !== null && !(stop.signal.aborted && options.signal?.aborted !== true)) failed += 1;
-      await reportProgress(options.onProgress, { done, total: rows.length, failed }, options.signal);
-    },
-    { signal: options.signal, enough: () => passed >= maxBootstrapped },
-  );
-  if (options.signal?.aborted) {
-    // the runs that passed were paid for: the error keeps them (`demos`, as the new function would show them), so a
-    // stopped optimization is not run again from nothing. Not enumerable: a logged error does not print every step.
-    const demos = kept()
+      return true;
+    } finally {
+      ended();
+      if (inFlight.get(key) === mine) inFlight.delete(key);
+    }
+  };
+  /** The recorded runs kept so far, in row order (what the new function would show). */
+  const keptDemos = (): Demo[] =>
+    kept()
       .slice(0, maxBootstrapped)
       .map((i) => found[i]!);
-    const error = new FunctaiError(
-      "turn-aborted",
-      `bootstrapFewShot was stopped after ${done - cut} of ${rows.length} rows; the error's demos hold the ${demos.length} ${demos.length === 1 ? "run" : "runs"} that passed`,
-      { cause: options.signal.reason },
+  const stoppedAfter = (): string => `bootstrapFewShot was stopped after ${done - cut} of ${rows.length} rows`;
+  const holds = (demos: Demo[]): string => `the error's demos hold the ${demos.length} ${demos.length === 1 ? "run" : "runs"} that passed`;
+  try {
+    await pool(
+      rows.length,
+      concurrency,
+      async (i) => {
+        if (!(await attempt(i))) return;
+        // a stop of its own for the progress awaited (the row's may have been aborted as not needed)
+        const own = stops.row();
+        try {
+          const stop = options.signal === undefined ? undefined : own.controller.signal;
+          await reportProgress(options.onProgress, { done, total: rows.length, failed }, stop);
+        } finally {
+          own.release();
+        }
+      },
+      { signal: options.signal, enough: () => passed >= maxBootstrapped },
     );
-    Object.defineProperty(error, "demos", { value: demos, enumerable: false });
-    throw error;
+  } catch (e) {
+    // onProgress threw (a row's call and metric keep their own errors; a passing run JSON cannot keep is refused
+    // input-invalid): the error carries the runs that passed
+    const demos = keptDemos();
+    throw progressFailure(e, stoppedAfter(), holds(demos), "demos", demos);
+  } finally {
+    stops.dispose();
+  }
+  if (options.signal?.aborted) {
+    // the runs that passed were paid for: the error keeps them (`demos`, as the new function would show them), so a
+    // stopped optimization is not run again from nothing
+    const demos = keptDemos();
+    throw stoppedRun(`${stoppedAfter()}; ${holds(demos)}`, options.signal.reason, "demos", demos);
   }
 
   // rows start in order, and every started row that could still be kept finishes (only rows after the last kept one are
   // stopped): the first passing ones are those a run in order would find
-  const picked = kept()
-    .slice(0, maxBootstrapped)
-    .map((i) => ({ d: found[i]!, i }));
+  const recorded = keptDemos();
   // a labeled row asking what a kept run asked, or an earlier labeled row (the same row twice), is left out: the
   // model was shown the question twice, once with the run's tool calls and once answered bare
-  const recorded = picked.map((p) => p.d);
   const labeled = withoutRepeats(
     asLabeled.flatMap((d) => (d ? [d] : [])),
     recorded,
   );
-  const demos = [...recorded, ...sample(labeled, maxLabeled - picked.length, seed)];
+  const demos = [...recorded, ...sample(labeled, maxLabeled - recorded.length, seed)];
   return fn.withState({ instructions: fn.state().instructions, demos });
 }

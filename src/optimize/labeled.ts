@@ -56,10 +56,15 @@ export function withoutRepeats(demos: readonly Demo[], shown: readonly Demo[] = 
   });
 }
 
-/** Checks a count option: a whole number ≥ 0. */
-export function count(name: string, value: number | undefined, fallback: number): number {
-  const n = value ?? fallback;
-  if (!Number.isInteger(n) || n < 0) throw new FunctaiError("input-invalid", `${name} is a whole number ≥ 0, not ${String(n)}`);
+/**
+ * Checks a count option: a whole number ≥ 0; left out (`undefined`), the
+ * default. A `null` (what JSON writes for an unset number) is refused: read as
+ * left out, `k: null` quietly showed 16 examples.
+ */
+export function count(name: string, value: unknown, fallback: number): number {
+  const n = value === undefined ? fallback : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 0)
+    throw new FunctaiError("input-invalid", `${name} is a whole number ≥ 0, not ${describeValue(n, 40)}`);
   return n;
 }
 
