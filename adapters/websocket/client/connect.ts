@@ -17,6 +17,7 @@ import {
 } from "../shared/protocol.js";
 import { RemoteStream } from "./remote-stream.js";
 import { Link, type LinkOptions } from "./link.js";
+import { Pacer } from "./pace.js";
 
 /**
  * Options of `connect()`: the key, and how to reconnect.
@@ -53,6 +54,12 @@ interface IdlessAnswer {
   shown: string[] | undefined;
 }
 
+/** Requests that run a turn: the server takes `maxRuns` of them at once from one connection. */
+const RUNS_TURN: ReadonlySet<string> = new Set(["approve", "deny", "resume", "abandon", "call"]);
+
+/** The longest a request is held back for the server's rate; one that would wait longer is refused (remote-rate-limit). */
+const MAX_HOLD_MS = 8000;
+
 /** A turn's key in the companion's maps (a conversation id never holds a "/"). */
 const turnKey = (conversation: string, turn: string): string => `${conversation}/${turn}`;
 
@@ -79,6 +86,8 @@ export class Companion {
   };
   #next = 0;
   #subscribed = false;
+  /** Holds requests back to keep within the server's rate and `maxRuns` (as its welcome said). */
+  readonly #pacer = new Pacer();
   /**
    * What the server last told this companion waits in each turn (the pushed list, `waiting()`, `status()`, an
    * outcome): the approvals a person was shown. An answer without an id is held to them.
@@ -98,13 +107,20 @@ export class Companion {
   constructor(url: string, options: ConnectOptions) {
     this.#link = new Link(url, options, {
       message: (m) => this.#onMessage(m),
-      welcome: (programs, again) => {
+      welcome: (programs, again, limits) => {
         this.programs = programs;
+        this.#pacer.start(limits);
         // each connection subscribes anew: after a reconnect, and on the first when `on("event")` came before `open()`
         if (this.#subscribed) void this.#request({ type: "subscribe" }).catch(() => undefined);
         if (again) this.#emit("reconnect");
       },
       down: (e) => {
+        // what was held back was never sent: refused as such, never left in doubt
+        for (const held of this.#pacer.drop()) {
+          const p = this.#pending.get(held.id);
+          if (p)
+            this.#fail(held.id, p, { code: "remote-closed", message: `the connection closed (${e.code}) before this was sent; nothing was sent` });
+        }
         // whatever was in flight is lost with the connection; turns the server runs go on there
         for (const [id, p] of this.#pending) {
           if (p.answer) this.#doubt(p.answer, p.answered ?? []);
@@ -281,7 +297,14 @@ export class Companion {
             answer: async (verdict: "yes" | "no", o: { id?: string; by?: string; reason?: string }) => {
               await this.#request({ type: "answer", call: id, verdict, ...opt("approval", o.id), ...opt("by", o.by), ...opt("reason", o.reason) });
             },
-            cancel: () => void this.#request({ type: "cancel", call: id }).catch(() => undefined),
+            cancel: () => {
+              // a call still held back (pace.ts) was never sent: taken back, it never runs (a cancel sent for it would
+              // find nothing to stop, and the call would go out after it)
+              const p = this.#pending.get(id);
+              if (p && this.#pacer.withdraw(id))
+                return this.#fail(id, p, { code: "turn-aborted", message: "the call was cancelled before it was sent: nothing ran" });
+              void this.#request({ type: "cancel", call: id }).catch(() => undefined);
+            },
           }
         : null;
     return this.#stream(msg, options.conversation ?? null, controls, id) as RemoteStream<T>;
@@ -312,19 +335,36 @@ export class Companion {
           message: `app.${msg.type}: ${where}: ${issue?.message ?? "not understood"}; nothing was sent`.slice(0, 300),
         });
       }
-      let sent: boolean;
-      try {
-        sent = this.#link.send({ ...msg, id });
-      } catch (e) {
-        // a value JSON cannot say (a BigInt, a cycle) in what the caller gave: refused here, like any input the server would not take
+      const read = msg.type === "waiting" || msg.type === "status";
+      // a request that would wait long for the server's rate is refused now, nothing sent, rather than held for ever
+      const delay = read ? 0 : this.#pacer.delay();
+      if (delay > MAX_HOLD_MS)
         return this.#fail(id, pending, {
-          code: "input-invalid",
-          message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300),
+          code: "remote-rate-limit",
+          message: `app.${msg.type}: the server takes no more requests for ${Math.ceil(delay / 1000)} s (its rate); nothing was sent`,
         });
-      }
-      // (never sent: nothing to retry, and a lost answer it would have retried stays lost)
-      if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
+      if (!this.#pacer.hold({ id, runs: RUNS_TURN.has(msg.type), read, send: () => this.#send(id, pending, msg) }))
+        this.#fail(id, pending, {
+          code: "remote-rate-limit",
+          message: `app.${msg.type}: too many requests for the server's rate: ask again; nothing was sent`,
+        });
     });
+  }
+
+  /** Sends a request whose turn came (pace.ts). */
+  #send(id: string, pending: Pending, msg: DistributiveOmit<ClientMessageInput, "id">): void {
+    let sent: boolean;
+    try {
+      sent = this.#link.send({ ...msg, id });
+    } catch (e) {
+      // a value JSON cannot say (a BigInt, a cycle) in what the caller gave: refused here, like any input the server would not take
+      return this.#fail(id, pending, {
+        code: "input-invalid",
+        message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300),
+      });
+    }
+    // (never sent: nothing to retry, and a lost answer it would have retried stays lost)
+    if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
   }
 
   #stream(
@@ -365,6 +405,7 @@ export class Companion {
 
   #fail(id: string, p: Pending, error: WireError): void {
     this.#pending.delete(id);
+    this.#pacer.done(id);
     p.reject(new RemoteError(error));
   }
 
@@ -390,6 +431,7 @@ export class Companion {
       case "reply": {
         const p = this.#pending.get(m.id);
         this.#pending.delete(m.id);
+        this.#pacer.done(m.id);
         this.#settled(p?.answer);
         p?.resolve(m.result);
         return;

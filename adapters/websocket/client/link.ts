@@ -8,6 +8,7 @@ import { RemoteError } from "../shared/errors.js";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { optionChecks } from "../shared/options.js";
 import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
+import type { ServerLimits } from "./pace.js";
 import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
 
 export interface LinkOptions {
@@ -27,7 +28,7 @@ export interface LinkOptions {
 
 export interface LinkEvents {
   message(m: ServerMessage): void;
-  welcome(programs: string[], again: boolean): void;
+  welcome(programs: string[], again: boolean, limits: ServerLimits): void;
   down(e: { code: number; reason: string }): void;
 }
 
@@ -184,7 +185,7 @@ export class Link {
           heartbeatMs = m.heartbeatMs;
           heard(heartbeatMs);
           resolve();
-          this.events.welcome(m.programs, again);
+          this.events.welcome(m.programs, again, { ...(m.rate ? { rate: m.rate } : {}), ...(m.maxRuns ? { maxRuns: m.maxRuns } : {}) });
         } else if (!welcomed && m.type === "error" && m.id === "hello") {
           clearTimeout(timer);
           reject(new RemoteError(m));

@@ -45,6 +45,33 @@ export interface Hub extends RunContext {
  */
 export const CLOSE = { auth: 4401, abuse: 4429, protocol: 4400, full: 1013, shutdown: 1001, slow: 4408 } as const;
 
+/** How long a socket the server closed may go without reading anything before it is let go of. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * Closes `socket` with `code`, and lets go of it once the peer has read
+ * nothing of what waits for it for a short grace: `ws` waits 30 s for the
+ * close's answer, and a peer gone silent (a laptop asleep, a network that
+ * dropped) would hold the socket, its slot among the connections and its
+ * address's, and what waits to be sent, all that time. A slow reader's
+ * close waits behind what it has not read yet: while it reads on, it is
+ * given the time to reach the close (and sees its code).
+ */
+export function closePolitely(socket: WebSocket, code: number, reason: string): void {
+  socket.close(code, reason);
+  let left = socket.bufferedAmount;
+  const judge = (): void => {
+    const now = socket.bufferedAmount;
+    if (now === 0 || now >= left) return socket.terminate();
+    left = now;
+    cut = setTimeout(judge, CLOSE_GRACE_MS);
+    cut.unref?.();
+  };
+  let cut = setTimeout(judge, CLOSE_GRACE_MS);
+  cut.unref?.();
+  socket.once("close", () => clearTimeout(cut));
+}
+
 export type Handler = (conn: Connection, msg: Exclude<ClientMessage, { type: "hello" }>) => Promise<void>;
 
 export class Connection {
@@ -54,6 +81,8 @@ export class Connection {
   /** This connection's caller calls, by request id, with the program called: their approvals are answered here. */
   readonly calls = new Map<string, { stream: TurnStream<unknown>; program: string }>();
   readonly inflight = new Set<string>();
+  /** Requests of this connection that run a turn now (at most `maxRuns`). */
+  running = 0;
   #strikes = 0;
   #lastWaiting = "";
   #lastPrograms = "";
@@ -101,7 +130,7 @@ export class Connection {
 
   close(code: number, reason: string): void {
     clearTimeout(this.#helloTimer);
-    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) this.socket.close(code, reason);
+    if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) closePolitely(this.socket, code, reason);
   }
 
   /** A refused message: answered, counted; too many and the connection is closed as abusive. */
@@ -120,7 +149,18 @@ export class Connection {
     if (id === undefined && json === this.#lastPrograms) return;
     this.#lastPrograms = json;
     if (id === undefined) return this.send({ type: "programs", programs });
-    this.send({ type: "welcome", id, v: PROTOCOL_VERSION, programs, heartbeatMs: this.hub.heartbeatMs, maxPayload: this.hub.maxPayload });
+    const { perSecond, burst } = this.hub.rate;
+    this.send({
+      type: "welcome",
+      id,
+      v: PROTOCOL_VERSION,
+      programs,
+      heartbeatMs: this.hub.heartbeatMs,
+      maxPayload: this.hub.maxPayload,
+      // what this connection may send: a companion keeps within it rather than be refused (each refusal a strike)
+      rate: { perSecond, burst },
+      maxRuns: this.hub.maxRuns,
+    });
   }
 
   /** Sends this connection's view of the waiting list when it changed (or always, after the hello). */

@@ -43,14 +43,16 @@ function failed(hub: Hub, conn: Connection, id: string, e: unknown): void {
 
 /** Runs a turn-running request within the connection's limit, replying with its outcome. */
 async function run(hub: Hub, conn: Connection, id: string, work: () => Promise<Outcome>): Promise<void> {
-  if (conn.inflight.size > hub.maxRuns)
-    return conn.error(id, wireError("remote-rate-limit", `at most ${hub.maxRuns} requests at once on one connection`));
+  // (turn-running requests only, as the welcome's `maxRuns` says: a status asked meanwhile takes no run's room)
+  if (conn.running >= hub.maxRuns) return conn.error(id, wireError("remote-rate-limit", `at most ${hub.maxRuns} requests at once on one connection`));
+  conn.running += 1;
   try {
     const outcome = await work();
     conn.send({ type: "reply", id, result: outcome });
   } catch (e) {
     failed(hub, conn, id, e);
   } finally {
+    conn.running -= 1;
     // the server changed a conversation: everyone's list is current at once, not at the next poll
     void hub.watcher.refresh();
   }

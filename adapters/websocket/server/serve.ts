@@ -7,7 +7,7 @@ import { resolveStore } from "../../../src/runtime/stores.js";
 import { describeValue, FunctaiError } from "../../../src/errors.js";
 import { checkSettings, type Settings } from "../../../src/settings.js";
 import type { Store } from "../../../src/store/types.js";
-import { CLOSE, Connection, type Hub } from "./connection.js";
+import { CLOSE, closePolitely, Connection, type Hub } from "./connection.js";
 import { optionChecks } from "../shared/options.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
 import { admit, type RateOptions } from "./limits.js";
@@ -45,7 +45,7 @@ export interface ServeOptions {
   /** Bytes a connection may have waiting to be sent (default 8 MiB); a companion that reads slower is closed (4408) and reconnects. */
   maxBuffered?: number;
   rate?: RateOptions;
-  /** Requests one connection may have running at once (default 8). */
+  /** Requests that run a turn (approve, deny, resume, abandon, call) one connection may have at once (default 8); a companion waits for room (the welcome says it). */
   maxRuns?: number;
   /** How often the store is looked at for waiting turns (default 200 ms). */
   pollMs?: number;
@@ -327,7 +327,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     if (!admit(hub.connections, address, limits, (c) => c.close(CLOSE.protocol, "no hello yet: room made for a newer connection"))) {
       // a refused socket reads on until its close completes: a broken frame then emits 'error', which unheard would end the process
       socket.on("error", () => undefined);
-      return socket.close(CLOSE.full, "too many connections");
+      return closePolitely(socket, CLOSE.full, "too many connections");
     }
     hub.connections.add(new Connection(hub, socket, handle, helloTimeoutMs, address));
   });

@@ -18,6 +18,11 @@
  * - `welcome` may say `maxPayload`: the largest message (bytes) the server
  *   takes; a companion refuses a larger request itself (the server would
  *   close the connection on it).
+ * - `welcome` may say `rate` (`{ perSecond, burst }`: the messages one
+ *   connection may send, a token bucket) and `maxRuns` (the requests that
+ *   run a turn it may have in flight at once): a companion holds its
+ *   requests back to keep within them, as a refusal for the rate is a
+ *   strike and enough strikes close the connection.
  * - The server pushes `programs` when what this key may call changed (its
  *   keys were replaced): the list `welcome` gave, as it is now.
  * - Fields and message types added later are optional: a companion drops a
@@ -35,7 +40,8 @@
  *
  * Version history: 1 — first version; later, within 1: `welcome.heartbeatMs`,
  * `welcome.maxPayload`, `heartbeat`, `programs`, `shown` on `approve` and
- * `deny` (older companions ignore the first four; older servers drop `shown`).
+ * `deny` (older companions ignore the first four; older servers drop `shown`),
+ * `welcome.rate` and `welcome.maxRuns` (ignored by older companions).
  */
 import { z } from "zod";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
@@ -194,6 +200,12 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     programs: z.array(z.string()),
     heartbeatMs: z.number().int().min(1).max(MAX_TIMER_MS).optional(),
     maxPayload: z.number().int().min(1).optional(),
+    // (limits a companion cannot read are taken as unsaid, never as a welcome refused: it sends as before them)
+    rate: z
+      .object({ perSecond: z.number().positive().finite(), burst: z.number().int().min(1) })
+      .optional()
+      .catch(undefined),
+    maxRuns: z.number().int().min(1).optional().catch(undefined),
   }),
   z.object({ type: z.literal("heartbeat") }),
   z.object({ type: z.literal("programs"), programs: z.array(z.string()) }),
