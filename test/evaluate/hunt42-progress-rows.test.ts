@@ -23,18 +23,32 @@ const rejection = async (run: Promise<unknown>): Promise<unknown> =>
     (e: unknown) => e,
   );
 
+/** What `evaluate` rejects with when its onProgress throws `thrown` once `at` rows are done; and its model. */
+async function evaluateThrowing(at: number, thrown: unknown, concurrency = 1) {
+  const lm = model();
+  const onProgress = (p: { done: number }): void => {
+    if (p.done === at) throw thrown;
+  };
+  const e = (await rejection(evaluate(echo.using({ lm }), data, { concurrency, onProgress }))) as FunctaiError & { evaluation?: Evaluation };
+  return { lm, e };
+}
+
+/** What `bootstrapFewShot` rejects with when its onProgress throws `thrown` once `at` rows are done; and its teacher. */
+async function bootstrapThrowing(at: number, thrown: unknown) {
+  const lm = model();
+  const onProgress = (p: { done: number }): void => {
+    if (p.done === at) throw thrown;
+  };
+  const e = (await rejection(bootstrapFewShot(echo, data, { teacher: lm, maxBootstrapped: 6, concurrency: 1, onProgress }))) as FunctaiError & {
+    demos?: Demo[];
+  };
+  return { lm, e };
+}
+
 describe("evaluate whose onProgress throws keeps the rows it finished", () => {
   it("rejects with the callback's error, which carries the finished rows as its evaluation", async () => {
-    const lm = model();
     const saved = new Error("could not save the progress");
-    const e = (await rejection(
-      evaluate(echo.using({ lm }), data, {
-        concurrency: 1,
-        onProgress: (p) => {
-          if (p.done === 3) throw saved;
-        },
-      }),
-    )) as Error & { evaluation?: Evaluation };
+    const { lm, e } = await evaluateThrowing(3, saved);
     expect(e).toBe(saved);
     expect(lm.requests).toHaveLength(3);
     const ev = e.evaluation!;
@@ -49,16 +63,8 @@ describe("evaluate whose onProgress throws keeps the rows it finished", () => {
   });
 
   it("rows still running when it threw end first, and are kept too", async () => {
-    const lm = model();
     const saved = new Error("page gone");
-    const e = (await rejection(
-      evaluate(echo.using({ lm }), data, {
-        concurrency: 3,
-        onProgress: (p) => {
-          if (p.done === 1) throw saved;
-        },
-      }),
-    )) as Error & { evaluation?: Evaluation };
+    const { lm, e } = await evaluateThrowing(1, saved, 3);
     expect(e).toBe(saved);
     expect(e.evaluation!.rows).toHaveLength(lm.requests.length);
     expect(e.evaluation!.rows.length).toBeGreaterThanOrEqual(1);
@@ -68,16 +74,8 @@ describe("evaluate whose onProgress throws keeps the rows it finished", () => {
     ["a string", () => "disk full"],
     ["a frozen error", () => Object.freeze(new Error("frozen"))],
   ])("a thrown value that cannot carry them (%s) is the cause of a turn-aborted error that does", async (_, thrown) => {
-    const lm = model();
     const value = thrown();
-    const e = (await rejection(
-      evaluate(echo.using({ lm }), data, {
-        concurrency: 1,
-        onProgress: (p) => {
-          if (p.done === 2) throw value;
-        },
-      }),
-    )) as FunctaiError & { evaluation?: Evaluation };
+    const { e } = await evaluateThrowing(2, value);
     expect(e).toBeInstanceOf(FunctaiError);
     expect(e.code).toBe("turn-aborted");
     expect(e.cause).toBe(value);
@@ -87,16 +85,8 @@ describe("evaluate whose onProgress throws keeps the rows it finished", () => {
   });
 
   it("an error that already has an evaluation of its own (a nested run's) keeps it, and is the cause", async () => {
-    const lm = model();
     const nested = Object.assign(new Error("nested"), { evaluation: "theirs" });
-    const e = (await rejection(
-      evaluate(echo.using({ lm }), data, {
-        concurrency: 1,
-        onProgress: (p) => {
-          if (p.done === 1) throw nested;
-        },
-      }),
-    )) as FunctaiError & { evaluation?: Evaluation };
+    const { e } = await evaluateThrowing(1, nested);
     expect(nested.evaluation).toBe("theirs");
     expect(e.cause).toBe(nested);
     expect(e.evaluation!.rows).toHaveLength(1);
@@ -105,18 +95,8 @@ describe("evaluate whose onProgress throws keeps the rows it finished", () => {
 
 describe("bootstrapFewShot whose onProgress throws keeps the runs that passed", () => {
   it("rejects with the callback's error, which carries them as its demos", async () => {
-    const lm = model();
     const saved = new Error("could not save the progress");
-    const e = (await rejection(
-      bootstrapFewShot(echo, data, {
-        teacher: lm,
-        maxBootstrapped: 6,
-        concurrency: 1,
-        onProgress: (p) => {
-          if (p.done === 3) throw saved;
-        },
-      }),
-    )) as Error & { demos?: Demo[] };
+    const { lm, e } = await bootstrapThrowing(3, saved);
     expect(e).toBe(saved);
     expect(lm.requests).toHaveLength(3);
     // row 2 (q1) expected "no": its run did not pass
@@ -127,17 +107,7 @@ describe("bootstrapFewShot whose onProgress throws keeps the runs that passed", 
   });
 
   it("a thrown string is the cause of a turn-aborted error holding the demos", async () => {
-    const lm = model();
-    const e = (await rejection(
-      bootstrapFewShot(echo, data, {
-        teacher: lm,
-        maxBootstrapped: 6,
-        concurrency: 1,
-        onProgress: (p) => {
-          if (p.done === 1) throw "disk full";
-        },
-      }),
-    )) as FunctaiError & { demos?: Demo[] };
+    const { e } = await bootstrapThrowing(1, "disk full");
     expect(e).toBeInstanceOf(FunctaiError);
     expect(e).toMatchObject({
       code: "turn-aborted",

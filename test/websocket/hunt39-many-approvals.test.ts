@@ -7,19 +7,15 @@
  * they ran. An answer that ran is never told as failed or lost.
  */
 import { describe, expect, it } from "vitest";
-import { connect, serve } from "../../adapters/websocket/index.js";
+import { connect } from "../../adapters/websocket/index.js";
 import { keeper } from "./fixtures.js";
-import { manyWaiting } from "./fixtures/hunt39-kit.js";
+import { servedMany } from "./fixtures/hunt39-kit.js";
 
 const keep = keeper();
 
 describe("approving 150 waiting turns at once", () => {
   it("never tells an answer that ran as failed, and the connection is not closed as abusive", async () => {
-    const d = await manyWaiting(150);
-    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, onError: () => undefined }));
-    const app = keep(await connect(server.url, { reconnect: false }));
-    const closes: number[] = [];
-    app.on("close", (e) => closes.push(e.code));
+    const { d, server, app, closes } = await servedMany(150, keep);
     const list = await app.waiting();
     expect(list).toHaveLength(150);
     const results = await Promise.all(

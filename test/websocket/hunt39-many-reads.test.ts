@@ -7,19 +7,14 @@
  * (`remote-rate-limit`, nothing sent): ask it again; nothing else is lost.
  */
 import { describe, expect, it } from "vitest";
-import { connect, serve } from "../../adapters/websocket/index.js";
 import { keeper } from "./fixtures.js";
-import { manyWaiting } from "./fixtures/hunt39-kit.js";
+import { servedMany } from "./fixtures/hunt39-kit.js";
 
 const keep = keeper();
 
 describe("150 reads at once, beside an answer", () => {
   it("the connection stays; the answer is told as it ran; reads past the rate are refused with nothing sent", async () => {
-    const d = await manyWaiting(150);
-    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, onError: () => undefined }));
-    const app = keep(await connect(server.url, { reconnect: false }));
-    const closes: number[] = [];
-    app.on("close", (e) => closes.push(e.code));
+    const { app, closes } = await servedMany(150, keep);
     const list = await app.waiting();
     const [first] = list;
     const answered = app.approve({ conversation: first!.conversation, turn: first!.turn, by: "maria" }).outcome;
