@@ -5,9 +5,7 @@
  * companions see it waiting and answer it from anywhere.
  */
 import { newTurnId } from "../../../src/ids.js";
-import { ConversationError, FunctaiError, isErrorCode } from "../../../src/errors.js";
-import { readConversation } from "../../../src/records/read-conversation.js";
-import type { TurnEvent } from "../../../src/turn/events.js";
+import { FunctaiError } from "../../../src/errors.js";
 import type { TurnStream } from "../../../src/turn/stream.js";
 import type { Outcome } from "../shared/protocol.js";
 import { pump, type Emit, type RunContext } from "./runner.js";
@@ -40,62 +38,8 @@ export function startCall(ctx: RunContext, req: CallRequest, emit: Emit): Starte
   }
   // a generated id is a valid conversation id: letters, digits and "-"
   const conversation = req.conversation ?? `call-${newTurnId()}`;
+  // a turn the conversation refuses before writing it (conversation-busy, records that cannot be read) shows no
+  // event: its stream's loop throws the refusal (src/conversation/stream.ts), and the call is an error reply
   const stream = fn.conversation(conversation, { ...ctx.settings, approve, store: ctx.store }).stream(input) as TurnStream<unknown>;
-  const held = new HeldStart(emit);
-  const outcome = pump(ctx.runs, stream, conversation, held.emit).then(async (o) => {
-    const refused = await refusedUnwritten(ctx, conversation, o);
-    if (refused) {
-      held.drop();
-      throw refused;
-    }
-    held.flush();
-    return o;
-  });
-  return { stream: null, conversation, outcome };
-}
-
-/**
- * The error of a call the conversation refused before writing its turn, or
- * `null` (it ran). A turn there that waits for a person refuses it
- * (`conversation-busy`), as does a conversation whose records cannot be
- * read: a refused request, not a turn that failed. Told as an outcome, it
- * would name a turn id no store holds (a `status` of it: `turn-state`),
- * where the engine's message names the turn to answer first.
- */
-async function refusedUnwritten(ctx: RunContext, conversation: string, o: Outcome): Promise<FunctaiError | null> {
-  if (o.state !== "failed" || o.error === undefined) return null;
-  const state = readConversation(await ctx.store.read(conversation), { now: ctx.clock.now() });
-  if (state.turns.has(o.turn)) return null; // (it was written, then failed: an outcome like any other)
-  return new ConversationError(isErrorCode(o.error.code) ? o.error.code : "turn-failed", o.error.message);
-}
-
-/** The events a turn the conversation refuses sends, before and with its refusal (none is of a turn that was written). */
-const isStartOrRefusal = (e: TurnEvent): boolean => (e.type === "state" && (e.state === "running" || e.state === "failed")) || e.type === "failed";
-
-/**
- * An owner call's first events, held back until its turn is known to be
- * written: a turn the conversation refuses still says it started and
- * failed, under an id that is never written, which the caller and every
- * subscriber of the conversation would be told of. Any other event (the
- * turn is under way) lets them through, in order.
- */
-class HeldStart {
-  #held: TurnEvent[] | null = [];
-  constructor(readonly to: Emit) {}
-
-  readonly emit = (event: TurnEvent): void => {
-    if (this.#held === null) return this.to(event);
-    this.#held.push(event);
-    if (!isStartOrRefusal(event)) this.flush();
-  };
-
-  flush(): void {
-    const held = this.#held ?? [];
-    this.#held = null;
-    for (const e of held) this.to(e);
-  }
-
-  drop(): void {
-    this.#held = null;
-  }
+  return { stream: null, conversation, outcome: pump(ctx.runs, stream, conversation, emit) };
 }
