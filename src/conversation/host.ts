@@ -75,8 +75,18 @@ export class ConversationHost implements TurnHost {
   #fresh: boolean;
   /** A turn run by a delegated call shares its caller's family: no reply of either is paid twice after a crash. */
   readonly #family: JournalFamily | undefined = frameCarrier.get()?.runtime.journal.family;
+  #opened!: { resolve: () => void; reject: (e: unknown) => void };
+  /**
+   * Settles as this host's first run opens the turn here (what a person said recorded, the turn claimed), or is
+   * refused (rejects with the refusal: nothing of the run was written). A stream of a continued turn shows its
+   * events once it is open (see ConversationStream).
+   */
+  readonly opened: Promise<void> = new Promise<void>((resolve, reject) => {
+    this.#opened = { resolve, reject };
+  });
 
   constructor(readonly options: HostOptions) {
+    this.opened.catch(() => undefined); // (a turn nobody streams: its refusal is told by its run)
     const { log, settings } = options;
     this.turn = options.turn;
     this.name = options.def.name;
@@ -127,6 +137,17 @@ export class ConversationHost implements TurnHost {
   }
 
   async journal(): Promise<Journal> {
+    try {
+      const journal = await this.#open();
+      this.#opened.resolve();
+      return journal;
+    } catch (e) {
+      this.#opened.reject(e);
+      throw e;
+    }
+  }
+
+  async #open(): Promise<Journal> {
     const { log, prepare, answer } = this.options;
     if (prepare) {
       delete this.options.prepare;

@@ -32,12 +32,13 @@ export class ConversationStream<T> extends TurnStream<T> {
   #watching = false;
   /** Answers given here and not settled yet: the turn may still go on here. */
   #answers = 0;
-  /** A sent turn's first records appended (or refused): until then its events name a turn no store holds. */
+  /** A sent turn's first records appended, or a continued turn opened here (or refused): see the iterator. */
   #written: Promise<unknown> | undefined;
 
   /**
    * `settled`: run before the promise settles with the turn's end (a turn handle reads the turn again: it is current
-   * after its stream). `written`: a turn just sent, its first records on their way (see the iterator).
+   * after its stream). `written`: a turn just sent, its first records on their way, or a continued one being opened
+   * here (what a person said recorded, the turn claimed): see the iterator.
    */
   constructor(session: TurnSession, log: ConversationLog, waiting: WaitingError, settled?: () => Promise<unknown>, written?: Promise<unknown>) {
     let toldWaiting = (): void => undefined;
@@ -65,7 +66,8 @@ export class ConversationStream<T> extends TurnStream<T> {
    * A turn just sent is shown once its first records are in the store: its events (kept meanwhile) are of a turn
    * anyone may read. A send the conversation refused (`conversation-busy`, a store that cannot be read, stopped
    * while in line) wrote nothing: the loop throws the refusal, as the promise rejects with it, and shows no event
-   * of a turn no store holds (nor `failed` for one that never ran).
+   * of a turn no store holds (nor `failed` for one that never ran). So for a continued turn's resume refused before
+   * it ran here (`turn-unfinished`, `turn-claimed`): the turn is as it was, not failed.
    */
   override [Symbol.asyncIterator](): AsyncIterator<TurnEvent<T>> {
     const events = super[Symbol.asyncIterator]();

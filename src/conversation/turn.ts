@@ -11,6 +11,7 @@ import { checkRunnable, continueTurn, resultOrWait, type ConversationContext } f
 import { linkSignal } from "../turn/run.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
+import type { ConversationHost } from "./host.js";
 import { approvalOf } from "./waiting.js";
 import { copyOf, isRecord } from "../runtime/values.js";
 
@@ -209,7 +210,11 @@ export class Turn<O = unknown> {
     else {
       // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
       const prepare = async (): Promise<number> => (await this.#results(options)).length;
-      continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare, listen });
+      // its events shown once the turn is open here: a resume refused (turn-unfinished, turn-claimed: nothing of it
+      // written) throws from the loop, as its promise rejects, and shows no `failed` of a turn that goes on as it was
+      const opened = (session: TurnSession): void =>
+        void (stream = new ConversationStream<O>(session, this.#ctx.log, waiting, settled, (session.host as ConversationHost).opened));
+      continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare, listen: opened });
     }
     return stream;
   }
