@@ -10,20 +10,14 @@
  * shows what waits now, for an answer given knowingly.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting, type Store } from "../../src/index.js";
+import { memoryStore, tool, Waiting, type Store } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { heldTurns } from "./fixtures/held-turns.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
 /** A desk whose turn waits on pay 5, then (once approved) on pay 500; and a handle read during the first wait. */
 async function twoWaits(withLiveness: boolean) {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+  const { d: desk, paid } = payDesk();
   const base = memoryStore();
   const store: Store = withLiveness ? Object.assign(Object.create(base) as Store, { liveness: heldTurns().liveness }) : base;
   const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, { toolCalls: [{ name: "pay", input: { amount: 500 } }] }, "done"]);
@@ -61,13 +55,7 @@ describe("an id-less answer from a stale handle", () => {
     });
 
   it("a handle read before another person answered one of two: its answer to all answers the one still waiting (control)", async () => {
-    const paid: number[] = [];
-    const pay = tool(
-      "pay",
-      { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-      ({ amount }) => (paid.push(amount), `paid ${amount}`),
-    );
-    const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+    const { d: desk, paid } = payDesk();
     const store = memoryStore();
     const lm = scripted([
       {
@@ -89,16 +77,10 @@ describe("an id-less answer from a stale handle", () => {
 
 describe("an id-less answer from a handle read while the turn ran", () => {
   it("shows nothing to answer: refused (approval-unknown) naming what waits now, nothing written; refreshed, it answers", async () => {
-    const paid: number[] = [];
     let release = (): void => undefined;
     const gate = new Promise<void>((r) => (release = r));
     const look = tool("look", { description: "Look.", input: {}, effects: "reads" }, async () => (await gate, "seen"));
-    const pay = tool(
-      "pay",
-      { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-      ({ amount }) => (paid.push(amount), `paid ${amount}`),
-    );
-    const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [look, pay] });
+    const { d: desk, paid } = payDesk(look);
     const store = memoryStore();
     const lm = scripted([{ toolCalls: [{ name: "look", input: {} }] }, { toolCalls: [{ name: "pay", input: { amount: 9 } }] }, "done"]);
     const sent = desk
@@ -121,13 +103,7 @@ describe("an id-less answer from a handle read while the turn ran", () => {
 
 describe("an answer given again by the handle that answered", () => {
   it("approve() again after its turn went on and ended: approval-answered (as before), nothing written", async () => {
-    const paid: number[] = [];
-    const pay = tool(
-      "pay",
-      { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-      ({ amount }) => (paid.push(amount), `paid ${amount}`),
-    );
-    const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+    const { d: desk, paid } = payDesk();
     const store = memoryStore();
     const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "done"]);
     const w = await desk

@@ -10,18 +10,12 @@
  * turn answers the turn as the message says (src/conversation/stream.ts).
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 
 function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const d = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+  const { d, paid } = payDesk();
   const store = memoryStore();
   const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid"]);
   const chat = d.conversation("c", { store, lm, approve: "changes" });

@@ -5,22 +5,18 @@
  * exits mid-call, a tool list that changes under a turn
  * (`notifications/tools/list_changed`), and two sources of one tool name.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { FunctaiError, ai, memoryStore, tool } from "../../src/index.js";
 import { deskModel, makeDesk } from "./fixtures/desk.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 async function server(pages: Record<string, unknown>, after?: Record<string, unknown>) {
   const s = await hunt35(pages, after);
-  open.push(s.close);
-  return s;
+  return kept(s);
 }
 
 const lists = (logged: Record<string, unknown>[]) => logged.filter((l) => "list" in l).map((l) => l.list);

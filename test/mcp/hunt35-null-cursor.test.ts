@@ -6,20 +6,16 @@
  * `listTools` refused the whole listing and mcpTools failed with
  * `remote-protocol`: none of the server's tools could be had.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { FunctaiError } from "../../src/index.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 async function server(pages: Record<string, unknown>) {
   const s = await hunt35(pages);
-  open.push(s.close);
-  return s;
+  return kept(s);
 }
 
 describe("a tools/list answer with nextCursor: null", () => {

@@ -8,16 +8,13 @@
  * of a changing tool stopped its turn for a person (it may have run), each
  * reading call was a tool error.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { memoryStore } from "../../src/index.js";
 import { deskModel, makeDesk } from "./fixtures/desk.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 const TOOLS = { "": { tools: [toolNamed("refund", true), toolNamed("peek"), toolNamed("broken", true), toolNamed("failing")] } };
 const ANSWERS = {
@@ -38,7 +35,7 @@ const ANSWERS = {
 
 async function desk() {
   const s = await hunt35(TOOLS, undefined, ANSWERS);
-  open.push(s.close);
+  kept(s);
   return { ...s, desk: await makeDesk(s.client) };
 }
 

@@ -12,20 +12,16 @@
  * it out. The others here (`$ref`s, a huge schema, one nested past the
  * stack) show what a user gets of them.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { FunctaiError } from "../../src/index.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 async function server(tools: unknown[] | string) {
   const s = await hunt35(typeof tools === "string" ? `{"":{"tools":${tools}}}` : { "": { tools } });
-  open.push(s.close);
-  return s;
+  return kept(s);
 }
 
 const ctx = () => ({ signal: new AbortController().signal, idempotencyKey: "k1" }) as never;

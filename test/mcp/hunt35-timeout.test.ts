@@ -6,21 +6,17 @@
  * and a slow reading tool never answered. `timeout` says how long each
  * request waits (here shortened, so the test need not wait a minute).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { FunctaiError, memoryStore } from "../../src/index.js";
 import { deskModel, makeDesk } from "./fixtures/desk.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 async function server() {
   const s = await hunt35({ "": { tools: [toolNamed("slow", true), toolNamed("slow_peek")] } });
-  open.push(s.close);
-  return s;
+  return kept(s);
 }
 
 describe("mcpTools timeout", () => {

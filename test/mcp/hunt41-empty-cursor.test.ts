@@ -7,19 +7,15 @@
  * first page again, saw `""` twice and refused the whole listing as pages
  * going round in a circle (`remote-protocol`): none of the tools could be had.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 async function server(pages: Record<string, unknown>) {
   const s = await hunt35(pages);
-  open.push(s.close);
-  return s;
+  return kept(s);
 }
 
 const lists = (logged: Record<string, unknown>[]) => logged.filter((l) => "list" in l).map((l) => l.list);

@@ -10,16 +10,13 @@
  * told (its id is in what could not be read): with two calls waiting, the
  * one that gets its own answer is not failed for the other's.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { FunctaiError, memoryStore } from "../../src/index.js";
 import { deskModel, makeDesk } from "./fixtures/desk.js";
-import { hunt35, toolNamed } from "./fixtures/hunt35.js";
+import { closedAfterEach, hunt35, toolNamed } from "./fixtures/hunt35.js";
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const close of open.splice(0)) await close();
-});
+const kept = closedAfterEach();
 
 /** Far past what each test waits: a call that waits it out fails its test. */
 const TIMEOUT = 25_000;
@@ -29,8 +26,7 @@ async function server(
 ) {
   // each answer's `result` is the string, sent as written
   const s = await hunt35(pages, undefined, { garble: "done", garble_peek: "done" });
-  open.push(s.close);
-  return s;
+  return kept(s);
 }
 
 describe("a reply the SDK cannot read as a JSON-RPC message", () => {

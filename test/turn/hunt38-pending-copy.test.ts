@@ -6,18 +6,12 @@
  * yet"), nor the `approved` events show what was asked. It gives copies now.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool } from "../../src/index.js";
+import { memoryStore } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { payDesk } from "../conversation/fixtures/pay-desk.js";
 
 function desk() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const d = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+  const { d, paid } = payDesk();
   const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid"]);
   return { d, lm, paid };
 }
