@@ -51,6 +51,7 @@ const FINISH: Record<FinishReason, string> = {
   tool_calls: "tool_call",
   length: "length",
   content_filter: "content_filter",
+  refusal: "content_filter",
   other: "other",
 };
 

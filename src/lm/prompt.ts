@@ -135,6 +135,8 @@ function resultBlock(text: string): { body: string; closed: boolean } | undefine
 const CUT_OFF_ANSWER = "the reply was cut off at its token limit before </result>: keep the answer shorter, or raise maxTokens";
 /** Why a reply a refusal or a content filter stopped inside its `<result>` block is not read (Claude's classifiers stop mid-text). */
 const STOPPED_ANSWER = "the reply was stopped by a refusal or a content filter before </result>: what is there is only the answer's start";
+/** Why a reply a filter stopped with no `<result>` block is not read as a plain answer. */
+const STOPPED_PLAIN = "the reply was stopped by a refusal or a content filter before its end: what is there is only the answer's start";
 /** Why a reply cut off by its length limit with no `<result>` block is not read as a plain answer. */
 const CUT_OFF_PLAIN = "the reply was cut off at its token limit before its answer ended: keep the answer shorter, or raise maxTokens";
 
@@ -151,14 +153,17 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * limit: then what is there is only the answer's start (`12` of `12345`,
  * which may read as a valid value all the same) and the reply is unreadable;
  * so is a reply cut off with no block at all (a plain answer cut short), and
- * a block a refusal or content filter stopped (`content_filter`: a plain
- * reply it ended is the model's own words, read as ever).
+ * a reply a classifier or content filter stopped before a block closed, or
+ * with no block (`content_filter`: Claude's `refusal` stop can cut a plain
+ * answer mid-sentence). A model's own refusal (`refusal`, whole) is its words,
+ * read as ever.
  */
 export function readOutput(text: string, output: z.ZodType, finishReason: FinishReason = "stop"): ReadResult {
   const block = resultBlock(text);
   // cut off before a block closed: what is there is the answer's start only (a plain answer's too)
   if (finishReason === "length" && block?.closed !== true) return { ok: false, detail: block ? CUT_OFF_ANSWER : CUT_OFF_PLAIN };
-  if (finishReason === "content_filter" && block?.closed === false) return { ok: false, detail: STOPPED_ANSWER };
+  // stopped by a filter before a block closed: its start only, a plain answer's too (a model's own `refusal` is whole)
+  if (finishReason === "content_filter" && block?.closed !== true) return { ok: false, detail: block ? STOPPED_ANSWER : STOPPED_PLAIN };
   const body = block?.body ?? text.trim();
   if (isStringOutput(output)) {
     const checked = readWith(output, body);

@@ -101,13 +101,16 @@ export interface LMRequest {
 }
 
 /**
- * Why a model stopped replying.
+ * Why a model stopped replying. `content_filter`: a filter or classifier
+ * stopped the reply before its end (OpenAI's `content_filter`, Claude's
+ * `refusal` stop), so what is there may be only its start; `refusal`: the
+ * model declined in words of its own, whole (OpenAI's `refusal` field).
  *
  * @example
  * const reply = await lm.generate(request);
  * if (reply.finishReason === "length") console.warn("cut off: raise maxTokens");
  */
-export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "refusal" | "other";
 
 /**
  * A model's reply: its text, its tool calls, why it stopped and the tokens it used.

@@ -141,7 +141,7 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
       : [],
   );
   const refusal = choice.message.refusal ?? "";
-  const reason = refusal !== "" ? "content_filter" : finishReason(choice.finish_reason, toolCalls.length > 0);
+  const reason = refusal !== "" ? "refusal" : finishReason(choice.finish_reason, toolCalls.length > 0);
   return {
     // a refusal comes instead of content (null): it is what the model said
     text: contentText(choice.message.content) || refusal,
@@ -176,7 +176,7 @@ export class ChunkAccumulator {
   /** The call each index is on now. */
   private readonly open = new Map<number | undefined, PendingCall>();
   private reason: string | null = null;
-  /** Whether the model refused (its refusal is the text): the reply then finished by `content_filter`. */
+  /** Whether the model refused (its refusal is the text): the reply then finished by `refusal`. */
   private refused = false;
   /** A thinking model's reasoning deltas, joined; undefined while none came. */
   private reasoning: string | undefined;
@@ -233,7 +233,7 @@ export class ChunkAccumulator {
   response(): LMResponse {
     refuseUnfinished("openai", this.reason);
     const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(c.id || `call_${i}`, c.name, c.args), c.extra));
-    const reason = this.refused ? "content_filter" : finishReason(this.reason, toolCalls.length > 0);
+    const reason = this.refused ? "refusal" : finishReason(this.reason, toolCalls.length > 0);
     return {
       text: this.text,
       toolCalls: withReasoning(cutLast(toolCalls, reason), this.reasoning),

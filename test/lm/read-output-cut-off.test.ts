@@ -30,14 +30,19 @@ describe("readOutput and a reply cut off by its length limit", () => {
   });
 
   // hunt 13: Claude's streaming classifiers stop a reply mid-text (stop_reason "refusal": content_filter); an unclosed
-  // block it stopped holds the answer's start only. A plain reply it ended is the model's words, read as ever.
-  it("an unclosed block in a reply a refusal or filter stopped is unreadable; a plain one is read as before", () => {
+  // block it stopped holds the answer's start only, and so does a plain reply it stopped (hunt 43). A model's own
+  // refusal (OpenAI's `refusal` field: finishReason "refusal") is whole: its words, read as ever.
+  it("a reply a refusal or filter stopped is unreadable unless its block closed; a model's own refusal is read", () => {
     expect(readOutput("<result>\n12", z.number(), "content_filter")).toEqual({
       ok: false,
       detail: expect.stringMatching(/refusal or a content filter before <\/result>/),
     });
     expect(readOutput("<result>\n12\n</result>", z.number(), "content_filter")).toEqual({ ok: true, value: 12 });
-    expect(readOutput("I can't help with that.", z.string(), "content_filter")).toEqual({ ok: true, value: "I can't help with that." });
+    expect(readOutput("First, run the scanner against the host and", z.string(), "content_filter")).toEqual({
+      ok: false,
+      detail: expect.stringMatching(/refusal or a content filter before its end/),
+    });
+    expect(readOutput("I can't help with that.", z.string(), "refusal")).toEqual({ ok: true, value: "I can't help with that." });
   });
 
   it("a reply cut at its length limit with no block at all is unreadable too: a plain answer cut short", () => {

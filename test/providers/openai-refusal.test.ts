@@ -1,7 +1,8 @@
 /**
  * OpenAI's refusals: a message whose `content` is null and whose `refusal`
  * says why (whole), or `refusal` deltas (streamed). The refusal is the
- * reply's text, and the reply says it was refused (`content_filter`).
+ * reply's text, and the reply says it was refused (`refusal`: whole, the
+ * model's own words, not a filter's cut, which is `content_filter`).
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -37,11 +38,11 @@ eachTestServer((s) => (server = s));
 const lm = () => openai({ model: "gpt-4o", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
 
 describe("openai: a refusal", () => {
-  it("whole: its text is the refusal and it finished by content_filter", async () => {
+  it("whole: its text is the refusal and it finished by refusal", async () => {
     server.reply({ json: refused });
     const res = await lm().generate(ask);
     expect(res.text).toBe(REFUSAL);
-    expect(res.finishReason).toBe("content_filter");
+    expect(res.finishReason).toBe("refusal");
   });
 
   it("streamed: the refusal's deltas are the text, shown as they come", async () => {
@@ -50,7 +51,7 @@ describe("openai: a refusal", () => {
     const res = await lm().generate(ask, { onText: (d) => deltas.push(d) });
     expect(deltas.join("")).toBe(REFUSAL);
     expect(res.text).toBe(REFUSAL);
-    expect(res.finishReason).toBe("content_filter");
+    expect(res.finishReason).toBe("refusal");
     expect(res.usage).toEqual({ inputTokens: 30, outputTokens: 11 });
   });
 
