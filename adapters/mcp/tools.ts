@@ -485,6 +485,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       info,
       toolEffects: effects,
       composite: false,
+      // a person's result (resume's results) is what the server's structured content would be: held to the same schema
+      checkResult: (output) =>
+        checkOutput === undefined ? null : outputProblem(checkOutput, { content: [], structuredContent: output as Record<string, unknown> }),
       async runAsTool(input, ctx) {
         let result: unknown;
         const reader = readResult();

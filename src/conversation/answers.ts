@@ -6,7 +6,7 @@
  */
 import type { Approval } from "../approval/types.js";
 import { notJson } from "../engine/tool-boundary.js";
-import { ConversationError, describeValue, isFunctaiError } from "../errors.js";
+import { ConversationError, describeError, describeValue, isFunctaiError } from "../errors.js";
 import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
@@ -250,8 +250,33 @@ function checkFinished(
   }
 }
 
+/**
+ * What is wrong with a result given for an unfinished call, as its tool checks results (see `ToolLike.checkResult`),
+ * else `null`; a tool not known here (a program's) checks nothing.
+ */
+export type ResultCheck = (call: UnfinishedTool, output: unknown) => string | null;
+
+/** Refuses a result its tool says it could not have returned (an MCP tool's output schema), with nothing written. */
+function checkResults(turn: string, unfinished: UnfinishedTool[], results: Record<string, unknown>, check: ResultCheck): void {
+  for (const t of unfinished) {
+    const key = keysOf(t).find((k) => k in results);
+    if (key === undefined) continue;
+    let problem: string | null;
+    try {
+      problem = check(t, kept(results[key]));
+    } catch (e) {
+      problem = `its tool's check of it threw: ${describeError(e)}`;
+    }
+    if (problem !== null)
+      throw new ConversationError(
+        "input-invalid",
+        `turn ${turn}: the result given for ${t.name} (invocation ${t.invocation}) cannot be its result: ${problem}; nothing was written`,
+      );
+  }
+}
+
 /** The answer of a person for each unfinished tool, or `turn-unfinished` naming those without one. */
-function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: number): object[] {
+function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: number, check?: ResultCheck): object[] {
   const unfinished = unfinishedOf(info);
   const results = options.results ?? {};
   if (!isRecord(results) || !Array.isArray(options.rerun ?? []))
@@ -283,6 +308,7 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
     );
     throw new ConversationError("turn-unfinished", `turn ${turn}: ${parts.join("; ")}`);
   }
+  if (check) checkResults(turn, unfinished, results, check);
   return unfinished.map((t) => {
     const key = keysOf(t).find((k) => k in results);
     const base = { turn, site: t.site, invocation: t.invocation, name: t.name, path: t.path };
@@ -303,6 +329,7 @@ export async function recordResults(
   waiting: (state: ConversationState, info: TurnInfo) => Error,
   /** Asked of a turn that may go on, before anything is written: what it throws refuses the resume (no model here). */
   goesOn?: (info: TurnInfo) => void,
+  check?: ResultCheck,
 ): Promise<Answered> {
   let seenAttempt: number | undefined;
   let last: TurnInfo | undefined;
@@ -318,7 +345,7 @@ export async function recordResults(
         if (info.state !== "interrupted" && info.state !== "waiting")
           throw new ConversationError("turn-state", `turn ${turn} is ${info.state}: only an interrupted turn (or an answered waiting one) resumes`);
         goesOn?.(info);
-        return { append: toolRecords(turn, info, options, log.clock.now()), value: { state, info } };
+        return { append: toolRecords(turn, info, options, log.clock.now(), check), value: { state, info } };
       },
       { maxTries: 21 },
     );

@@ -5,8 +5,8 @@ import type { ConversationState, TurnInfo } from "../records/read-conversation.j
 import type { TurnState } from "../records/types.js";
 import type { TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
-import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResumeOptions } from "./answers.js";
-import { keptInputs } from "../functions/definition.js";
+import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResultCheck, type ResumeOptions } from "./answers.js";
+import { keptInputs, toolAt } from "../functions/definition.js";
 import { checkRunnable, continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
 import { linkSignal } from "../turn/run.js";
 import { provideInsides } from "./internal.js";
@@ -176,7 +176,10 @@ export class Turn<O = unknown> {
     try {
       // (a turn that may go on, in a process that cannot run it, is refused before what the person said is written)
       const goesOn = (info: TurnInfo): void => checkRunnable(this.#ctx, info);
-      const answered = await recordResults(this.#ctx.log, this.id, options, (state, info) => (this.#update(state, info), new Waiting(this)), goesOn);
+      // a result its tool could not have returned (an MCP tool's output schema) is refused, never shown to the model
+      const check: ResultCheck = (call, output) => toolAt(this.#ctx.def, call.path)?.checkResult?.(output) ?? null;
+      const waiting = (state: ConversationState, info: TurnInfo): Error => (this.#update(state, info), new Waiting(this));
+      const answered = await recordResults(this.#ctx.log, this.id, options, waiting, goesOn, check);
       this.#update(answered.state, answered.info);
       return answered;
     } catch (e) {

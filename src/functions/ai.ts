@@ -144,6 +144,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       settings,
       toolEffects,
       demos,
+      tools,
       withState: (state) => {
         const loaded = parseState(name, state, { inputSchema, tools: tools.map((t) => t.name) });
         return define(loaded.state.instructions, loaded.state.demos, loaded.inputs);

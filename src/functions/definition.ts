@@ -6,7 +6,7 @@ import { FunctaiError, describeError } from "../errors.js";
 import type { AIState, Demo } from "../optimize/demo.js";
 import type { Effects } from "../records/types.js";
 import type { Settings } from "../settings.js";
-import type { InputShape } from "../tools/types.js";
+import type { InputShape, ToolLike } from "../tools/types.js";
 import { issuesText, readWith } from "../schema-read.js";
 
 /** What `ai` and `program` share: a typed signature and a body run in a frame. */
@@ -27,6 +27,28 @@ export interface Definition {
   readonly demos?: readonly Demo[];
   /** AI functions: the same function with other instructions and examples. */
   withState?(state: AIState): Definition;
+  /** AI functions: the tools the model is offered (a program calls its tools in its code, unlisted). */
+  readonly tools?: readonly ToolLike[];
+}
+
+/**
+ * The tool a call at `path` (`desk/charge`, or `desk/helper/charge` inside an
+ * AI function used as a tool) is of, as the definitions list their tools;
+ * `undefined` where they do not (a program's tools are called in its code).
+ */
+export function toolAt(def: Definition, path: string): ToolLike | undefined {
+  const [root, ...names] = path.split("/");
+  if (root !== def.name) return undefined;
+  let tools = def.tools;
+  let found: ToolLike | undefined;
+  for (const name of names) {
+    found = tools?.find((t) => t.name === name);
+    if (found === undefined) return undefined;
+    // an AI function used as a tool lists its own (own property: a hand-made tool is asked for nothing of its own)
+    const inner: unknown = found.composite && Object.hasOwn(found, "definition") ? (found as { definition?: unknown }).definition : undefined;
+    tools = typeof inner === "object" && inner !== null ? (inner as Definition).tools : undefined;
+  }
+  return found;
 }
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>

@@ -64,4 +64,10 @@ export interface ToolLike {
   readonly composite: boolean;
   /** Runs it as a tool call of the turn in `ctx` (the engine calls this; user code calls the tool itself). */
   runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  /**
+   * What is wrong with a result a person gives for a call of it that may have run (`resume({ results })`), else
+   * `null`. A tool whose own results are checked (an MCP tool's output schema) holds a person's to the same check:
+   * one that breaks it is refused, with nothing written, never shown to the model as the tool's result.
+   */
+  checkResult?(output: unknown): string | null;
 }

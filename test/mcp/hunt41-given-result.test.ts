@@ -3,9 +3,9 @@
  * changing call whose answer could not be read (here: structured content
  * that breaks the tool's output schema) stops its turn for a person, who
  * says what it returned (`resume({ results })`). A result the server gives
- * is held to the tool's output schema; a person's is not: what breaks it
- * goes to the model as the tool's result, the very thing the check exists
- * to keep from it.
+ * is held to the tool's output schema; a person's was not: what broke it
+ * went to the model as the tool's result, the very thing the check exists
+ * to keep from it. Now it is refused, with nothing written.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -39,13 +39,9 @@ describe("a person's result for an MCP tool with an output schema", () => {
     expect(calls).toHaveLength(1);
   });
 
-  // The fix lies outside adapters/mcp: a person's result is written by src/conversation/answers.ts (checkAnswers,
-  // toolRecords), which has the turn's records, not its tools, and read back by src/engine/tool-calls.ts (`prepare`,
-  // a record in state "given"), which has the tool. A ToolLike needs a way to check a result it is given (e.g. an
-  // optional `checkResult(output): string | null`, which McpTool would answer with its output-schema check), asked
-  // where the result is taken, so that one that breaks the schema is refused (input-invalid, nothing written) or,
-  // read back, stops the turn for a person again rather than going to the model.
-  it.fails("one that breaks it is refused (input-invalid), and the model is not shown it", async () => {
+  // A ToolLike says what is wrong with a result given for it (checkResult: an McpTool's output-schema check), asked
+  // by resume before anything is written, the tool found where its call was made (toolAt, by the call's path).
+  it("one that breaks it is refused (input-invalid), and the model is not shown it", async () => {
     const { turn, lm } = await stopped();
     const e = await turn.resume({ results: { 1: { charged: "lots" } } }).catch((x: unknown) => x);
     expect(lm.requests).toHaveLength(0);
