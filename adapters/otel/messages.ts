@@ -73,6 +73,7 @@ export const inputMessages = (messages: readonly Message[]): ChatMessage[] => me
 export const outputMessages = (response: LMResponse): ChatMessage[] => [
   {
     ...chatMessage({ role: "assistant", content: response.text, toolCalls: response.toolCalls }),
-    finish_reason: FINISH[response.finishReason] ?? String(response.finishReason),
+    // (its own keys only: a custom model's "constructor" is no key of FINISH, and was read as Object's function)
+    finish_reason: Object.hasOwn(FINISH, response.finishReason) ? FINISH[response.finishReason] : String(response.finishReason),
   },
 ];

@@ -12,8 +12,10 @@ import {
 } from "@opentelemetry/api";
 import type { Approval } from "../../src/approval/types.js";
 import { frameCarrier } from "../../src/engine/carrier.js";
-import { describeValue, FunctaiError } from "../../src/errors.js";
-import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
+import { describeError, describeValue, FunctaiError, isInstance } from "../../src/errors.js";
+import { checkResponse } from "../../src/lm/check-response.js";
+import type { LanguageModel } from "../../src/lm/types.js";
+import type { Plugin, PluginModelRequest, PluginModelResponse, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
@@ -122,6 +124,20 @@ function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean)
   }
 }
 
+/**
+ * Why the engine refuses a reply a model gave back (its `provider-response`, the same check, the same words), or
+ * undefined when it takes it.
+ */
+function refusal(r: PluginModelResponse): { code: string; message: string } | undefined {
+  try {
+    checkResponse({ provider: r.provider, model: r.model } as LanguageModel, r.response);
+    return undefined;
+  } catch (e) {
+    if (isInstance(e, FunctaiError)) return { code: (e as FunctaiError).code, message: (e as FunctaiError).message };
+    return { code: "provider-response", message: describeError(e) };
+  }
+}
+
 function requestAttributes(r: PluginModelRequest, content: boolean): Attributes {
   const attributes: Attributes = {
     [GEN_AI.operation]: "chat",
@@ -167,22 +183,25 @@ export function otel(options: OtelOptions = {}): Plugin {
   /**
    * Spans of turns whose start this plugin did not see (it was given below
    * the turn's outermost call): a spare run for each run of such a turn, kept
-   * by the run's runtime (found from the frame its hooks are called in), under
-   * the context active when the plugin was made. It never sees that run end:
-   * when the runtime is gone (nothing can call its hooks again), the spans it
-   * left open are ended as `abandoned` and what it kept goes with it.
+   * by the run's runtime (found from the frame its hooks are called in), its
+   * spans under the context active where each call is made (a traced
+   * request's; fixed when the plugin was made, they were roots of traces of
+   * their own, or all in the trace of the request that made the plugin). It
+   * never sees that run end: when the runtime is gone (nothing can call its
+   * hooks again), the spans it left open are ended as `abandoned` and what it
+   * kept goes with it.
    */
-  const root = context.active();
+  const active = (): Context => context.active();
   const spares = new WeakMap<object, Run>();
   const abandoned = new FinalizationRegistry<Run>((run) => run.endOpen("abandoned"));
   /** For hooks called with no frame of their turn (by hand, or in a browser after an await): one spare run, bounded. */
-  const unframed = new Run(tracer, content, undefined, root, LOOSE_LIMIT);
+  const unframed = new Run(tracer, content, undefined, active, LOOSE_LIMIT);
   const looseFor = (turn: string | undefined): Run => {
     const runtime = frameCarrier.get()?.runtime;
     if (!runtime || turn === undefined || runtime.turn !== turn) return unframed;
     let run = spares.get(runtime);
     if (!run) {
-      run = new Run(tracer, content, undefined, root, LOOSE_LIMIT);
+      run = new Run(tracer, content, undefined, active, LOOSE_LIMIT);
       spares.set(runtime, run);
       abandoned.register(runtime, run);
     }
@@ -258,20 +277,24 @@ export function otel(options: OtelOptions = {}): Plugin {
       modelResponse(r) {
         const key = `${r.turn}:${r.site}:${r.step}`;
         const run = runAt(r.turn, r.attempt);
-        if (r.response) run.used(r.response.usage);
+        // the hook is shown the reply before the engine checks it: one the engine refuses (no usage, not JSON) fails
+        // the call with provider-response, so it is no reply here either (read as one, a reply without usage threw
+        // here, failing the turn plugin-failed instead, and one that is not JSON was counted and ended as a success)
+        const refused = r.response === undefined ? undefined : refusal(r);
+        const response = refused === undefined ? r.response : undefined;
+        if (response) run.used(response.usage);
         const span = run.takeChat(key);
         if (!span) return;
         endQuietly("modelResponse", span, () => {
-          if (r.response) {
-            const { usage, finishReason, model } = r.response;
-            span.setAttributes({
-              [GEN_AI.inputTokens]: usage.inputTokens,
-              [GEN_AI.outputTokens]: usage.outputTokens,
-              [GEN_AI.finishReasons]: [finishReason],
-            });
-            if (model !== undefined) span.setAttribute(GEN_AI.responseModel, model);
-            if (content) span.setAttribute(GEN_AI.outputMessages, jsonText(outputMessages(r.response)));
-          } else failSpan(span, "model_error", r.error, content);
+          if (response) {
+            const { usage, finishReason, model } = response;
+            span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens });
+            // (a custom model's reply may leave these out, or give other values: attributes hold text, never [null] or an object)
+            if (typeof finishReason === "string") span.setAttribute(GEN_AI.finishReasons, [finishReason]);
+            if (typeof model === "string") span.setAttribute(GEN_AI.responseModel, model);
+            if (content) span.setAttribute(GEN_AI.outputMessages, jsonText(outputMessages(response)));
+          } else if (refused !== undefined) failSpan(span, refused.code, refused.message, content);
+          else failSpan(span, "model_error", r.error, content);
         });
       },
       toolCall(call) {
@@ -282,6 +305,9 @@ export function otel(options: OtelOptions = {}): Plugin {
           const run = result.attempt === undefined ? holderOf(result.turn, (run) => run.hasTool(result)) : runAt(result.turn, result.attempt);
           const { span, waiting } = run.takeTool(result);
           endQuietly("toolResult", span, () => {
+            // the input it ran with: a plugin after this one may have changed what the model gave (its span, made at
+            // toolCall or by a call inside it, holds that)
+            if (content) span.setAttribute(GEN_AI.toolArguments, jsonText(result.input));
             span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
             if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
             // stopped because a delegated turn waits for a person (the one it started, or one there before it, which

@@ -15,7 +15,19 @@ export function quietly(what: string, run: () => void): void {
   try {
     run();
   } catch (e) {
-    diag.error(`functai/otel: ${what} failed, the turn goes on: ${describeError(e)}`);
+    tell(`functai/otel: ${what} failed, the turn goes on: ${describeError(e)}`);
+  }
+}
+
+/**
+ * Tells OpenTelemetry's diagnostics; a logger that throws as well (a closed stream, a full disk) is passed over:
+ * thrown on from here, it failed the turn (`plugin-failed`) all the same, after its tools had run.
+ */
+function tell(message: string): void {
+  try {
+    diag.error(message);
+  } catch {
+    // nowhere left to tell it: tracing never changes what a turn does
   }
 }
 

@@ -74,7 +74,12 @@ export class Run {
     readonly content: boolean,
     /** The turn's span (none when the plugin came in below the turn's outermost call). */
     readonly span: Span | undefined,
-    readonly parent: Context,
+    /**
+     * The context its spans start in (with the turn's span set in it): the turn's caller's. A spare run (no turn
+     * span) is given `context.active`: its spans start in the context active where each call is made (a traced
+     * request's), never one fixed when the plugin was made.
+     */
+    readonly parent: Context | (() => Context),
     /** How many tool calls it holds at most (a spare run's: {@link LOOSE_LIMIT}). */
     readonly limit = Number.POSITIVE_INFINITY,
   ) {}
@@ -91,8 +96,9 @@ export class Run {
   /** The context a call of `turn` at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
   contextFor(turn: string | undefined, site: string): Context {
     const entry = this.#innerAt(turn, site);
-    if (entry) return trace.setSpan(this.parent, this.#spanOf(entry));
-    return this.span ? trace.setSpan(this.parent, this.span) : this.parent;
+    const parent = typeof this.parent === "function" ? this.parent() : this.parent;
+    if (entry) return trace.setSpan(parent, this.#spanOf(entry));
+    return this.span ? trace.setSpan(parent, this.span) : parent;
   }
 
   /** A delegated turn started at `site` (in one of this run's tool calls) ended waiting for these approvals. */
