@@ -185,12 +185,15 @@ export class EventAccumulator {
    * must not pass for a whole reply, and a whole one is not asked for again.
    */
   complete = false;
+  /** Whether `message_stop` came: the stream's last event, after which nothing is read. */
+  ended = false;
 
   /** Adds one event; returns its text delta ("" when none). */
   add(event: RawMessageStreamEvent): string {
     switch (event.type) {
       case "message_stop":
         this.complete = true;
+        this.ended = true;
         return "";
       case "message_start":
         this.model = event.message.model;

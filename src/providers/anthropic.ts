@@ -5,7 +5,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Message as AnthropicMessage, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
+import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseTextToolCalls, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { replyOfEventText } from "./event-text.js";
@@ -147,7 +147,9 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
         throw toProviderError(e, { provider: "anthropic", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
     };
-    return withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
+    const reply = await withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
+    if (nativeTools) refuseTextToolCalls("anthropic", request, reply);
+    return reply;
   }
 
   return { specificationVersion: LM_SPEC, provider: "anthropic", model, nativeTools, generate };

@@ -3,7 +3,7 @@
  * assuming Node, and reading a model's tool-call arguments without throwing.
  */
 import { FunctaiError, ProviderError, describeValue } from "../errors.js";
-import type { ToolCall } from "../lm/types.js";
+import type { LMRequest, LMResponse, ToolCall } from "../lm/types.js";
 
 /** An environment variable, or undefined where there is no `process` (browsers). */
 export function readEnv(name: string): string | undefined {
@@ -62,7 +62,10 @@ export function checkLMOptions(maker: string, options: unknown): void {
 export function checkRequest(provider: string, request: unknown, nativeTools: boolean): void {
   const r = request as { messages?: unknown; tools?: unknown; temperature?: unknown; maxTokens?: unknown } | null | undefined;
   if (typeof r !== "object" || r === null || !Array.isArray(r.messages) || r.messages.length === 0 || !Array.isArray(r.tools))
-    throw new FunctaiError("input-invalid", `${provider}: a request is { messages: [at least one], tools: [...] }, not ${describeValue(request, 80)}`);
+    throw new FunctaiError(
+      "input-invalid",
+      `${provider}: a request is { messages: [at least one], tools: [...] }, not ${describeValue(request, 80)}`,
+    );
   const { temperature, maxTokens } = r;
   if (temperature !== undefined && !(typeof temperature === "number" && Number.isFinite(temperature) && temperature >= 0))
     throw new FunctaiError("settings-invalid", `${provider}: temperature must be a finite number ≥ 0, not ${describeValue(temperature, 40)}`);
@@ -81,10 +84,14 @@ function checkToolSpecs(provider: string, tools: unknown[]): void {
     const { name, parameters } = (t ?? {}) as { name?: unknown; parameters?: unknown };
     if (typeof name !== "string" || !TOOL_NAME.test(name))
       throw new FunctaiError("settings-invalid", `${provider}: a tool's name must be 1–64 letters, digits, _ or -, not ${describeValue(name, 80)}`);
-    if (names.has(name)) throw new FunctaiError("settings-invalid", `${provider}: two tools are named ${JSON.stringify(name)}; a name can be offered once`);
+    if (names.has(name))
+      throw new FunctaiError("settings-invalid", `${provider}: two tools are named ${JSON.stringify(name)}; a name can be offered once`);
     names.add(name);
     if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters))
-      throw new FunctaiError("settings-invalid", `${provider}: tool ${name}'s parameters must be a JSON Schema object, not ${describeValue(parameters, 40)}`);
+      throw new FunctaiError(
+        "settings-invalid",
+        `${provider}: tool ${name}'s parameters must be a JSON Schema object, not ${describeValue(parameters, 40)}`,
+      );
   }
 }
 
@@ -112,9 +119,52 @@ const UNFINISHED: Record<string, { code: "provider-server" | "provider-response"
 export function refuseUnfinished(provider: string, reason: string | null | undefined): void {
   const unfinished = typeof reason === "string" && Object.hasOwn(UNFINISHED, reason) ? UNFINISHED[reason]! : undefined;
   if (unfinished === undefined) return;
-  throw new ProviderError(unfinished.code, `${provider}: the reply ended unfinished (${JSON.stringify(reason)}: ${unfinished.why}); it was not read as an answer.`, {
-    provider,
-  });
+  throw new ProviderError(
+    unfinished.code,
+    `${provider}: the reply ended unfinished (${JSON.stringify(reason)}: ${unfinished.why}); it was not read as an answer.`,
+    {
+      provider,
+    },
+  );
+}
+
+/**
+ * A `<tool_call>` block as Hermes-style models write one (Qwen, Hermes,
+ * and others trained on that template): its JSON object, the closing tag
+ * left out at the reply's end too.
+ */
+const TEXT_CALL = /<tool_call>\s*(\{[\s\S]*?\})\s*(?=<\/tool_call>|$)/g;
+
+/**
+ * Refuses a reply to natively offered tools that has no tool call but writes
+ * one as text: a `<tool_call>` block whose JSON names an offered tool. The
+ * server did not read the model's call (vLLM without a tool-call parser, an
+ * Ollama model whose template has no tools): the text is no answer, and read
+ * as one it was given to the caller as the result, the tool never run. Not
+ * parsed here either: a server that leaves calls unread may leave others
+ * half read, so the user is told what to set (or to offer tools as text,
+ * `nativeTools: false`, which reads these blocks). The tag named in prose,
+ * or a block naming no offered tool, is text.
+ */
+export function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResponse): void {
+  if (reply.toolCalls.length > 0 || request.tools.length === 0 || !reply.text.includes("<tool_call>")) return;
+  const offered = new Set(request.tools.map((t) => t.name));
+  for (const [, body] of reply.text.matchAll(TEXT_CALL)) {
+    let name: unknown;
+    try {
+      name = (JSON.parse(body!) as { name?: unknown } | null)?.name;
+    } catch {
+      continue;
+    }
+    if (typeof name !== "string" || !offered.has(name)) continue;
+    throw new ProviderError(
+      "provider-response",
+      `${provider}: the reply has no tool call but writes one as text (<tool_call> calling ${JSON.stringify(name)}): the server did not read the model's tool calls. ` +
+        "Start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser (hermes for Qwen and Hermes models), use an Ollama model whose template has tools, " +
+        `or make the LM with nativeTools: false (tools offered as text, these blocks read as calls). It was not read as an answer.`,
+      { provider },
+    );
+  }
 }
 
 /**

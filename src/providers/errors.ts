@@ -45,9 +45,15 @@ function providerMessage(e: ApiErrorLike): string {
   return e.message.length > PAGE_CHARS ? `${e.message.slice(0, PAGE_CHARS)}…` : e.message;
 }
 
-function codeFor(status: number | undefined, type: string | undefined): ProviderErrorCode {
-  // (a 429 too, but waiting does not help: the account's quota or credit is spent)
-  if (type === "insufficient_quota" || type === "billing_error") return "provider-quota";
+/** The error `code` OpenAI's body names (`{ error: { code } }`): what a gateway may say a spent quota with, whatever its `type`. */
+function errorCode(e: ApiErrorLike): unknown {
+  return (e as { code?: unknown }).code ?? record(record(e.error)?.error)?.code;
+}
+
+function codeFor(status: number | undefined, type: string | undefined, code?: unknown): ProviderErrorCode {
+  // (a 429 too, but waiting does not help: the account's quota or credit is spent; a 402 is an account out of
+  // credit: DeepSeek's "Insufficient Balance", OpenRouter's "Insufficient credits")
+  if (type === "insufficient_quota" || type === "billing_error" || code === "insufficient_quota" || status === 402) return "provider-quota";
   if (status === 529 || type === "overloaded_error") return "provider-overloaded";
   if (status === 429 || type === "rate_limit_error") return "provider-rate-limit";
   if (status === 401 || status === 403) return "provider-auth";
@@ -113,7 +119,7 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
   if (e.status === undefined && e.error === undefined) {
     return new ProviderError("provider-network", `${provider}: could not reach the API (${e.message}).`, { provider, cause: e });
   }
-  const code = codeFor(e.status, errorType(e));
+  const code = codeFor(e.status, errorType(e), errorCode(e));
   const where = e.status === undefined ? "in the stream" : `HTTP ${e.status}`;
   let message = `${provider}: ${redact(providerMessage(e))} (${where}).`;
   if (endpoint !== undefined && noSuchPath(e)) {
@@ -317,6 +323,8 @@ export interface StreamAccumulator<E> {
   add(event: E): string;
   /** Whether the stream said it ended (a stream cut short is an error, not a reply). */
   readonly complete: boolean;
+  /** Whether the last event came (Anthropic's `message_stop`): nothing is read after it, and the connection is closed. */
+  readonly ended?: boolean;
   response(): LMResponse;
 }
 
@@ -374,6 +382,8 @@ export async function drainStream<E>(
         passedOn();
         onText(delta);
       }
+      // (a server that leaves the body open after it held the reply until the idle bound, ten minutes)
+      if (reply.ended === true) break;
     }
   } catch (e) {
     // A reply already whole when the connection went (only its trailer lost: OpenAI's usage chunk) is

@@ -118,6 +118,9 @@ function contentText(content: unknown): string {
 const argumentsOf = (args: unknown): string =>
   typeof args === "string" ? args : args === undefined || args === null ? "" : (JSON.stringify(args) ?? "");
 
+/** A call's function name; "" (no tool's: the model is told) where a compatible server gave none (null, or left out). */
+const nameOf = (name: unknown): string => (typeof name === "string" ? name : "");
+
 /**
  * Whether a body is a whole chat completion, one `fromCompletion` reads: a
  * choice with a message (a stream's chunks carry a `delta` instead).
@@ -137,7 +140,7 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
     "function" in c && typeof c.function === "object" && c.function !== null
-      ? [withExtra(toolCallFromText(c.id || `call_${i}`, c.function.name, argumentsOf(c.function.arguments)), extraOf(c))]
+      ? [withExtra(toolCallFromText(c.id || `call_${i}`, nameOf(c.function.name), argumentsOf(c.function.arguments)), extraOf(c))]
       : [],
   );
   const refusal = choice.message.refusal ?? "";
@@ -157,6 +160,38 @@ interface PendingCall {
   name: string;
   args: string;
   extra?: object;
+  /** Its name came again once its arguments were whole: arguments after that are another call of the same tool. */
+  again?: boolean;
+}
+
+/** Whether a call's argument text is whole: a JSON object (the cheap test first: it ends as one does). */
+const wholeArguments = (args: string): boolean => {
+  if (!args.trimEnd().endsWith("}")) return false;
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return typeof parsed === "object" && parsed !== null;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Whether a delta that gives no other id than the open call's starts another
+ * call (servers that give calls no ids and put them all at index 0): it names
+ * a function, and the open call already has its name and whole arguments,
+ * while the delta names another function or brings arguments of its own (a
+ * name alone, the same, may be a server repeating it: the call is marked,
+ * and arguments after it start the next call). A call still without
+ * arguments is followed by another only when another function is named.
+ */
+function startsAnother(call: PendingCall, name: string | undefined, args: string): boolean {
+  if (call.name === "") return false;
+  if (!name) return call.again === true && args.trim() !== "" && wholeArguments(call.args);
+  if (call.args.trim() === "") return name !== call.name;
+  if (!wholeArguments(call.args)) return false;
+  if (name !== call.name || args.trim() !== "") return true;
+  call.again = true;
+  return false;
 }
 
 /**
@@ -167,7 +202,9 @@ interface PendingCall {
  * name with an id other than the open call's) opens a new one even where its
  * index already has one; any other delta continues the call its index (or
  * the missing index) last opened. (A new id alone does not: some servers
- * change the id between the pieces of one call.)
+ * change the id between the pieces of one call.) Where no id tells calls
+ * apart, a function name on a call whose arguments are already whole starts
+ * the next one (see startsAnother).
  */
 export class ChunkAccumulator {
   private text = "";
@@ -209,15 +246,18 @@ export class ChunkAccumulator {
         continue;
       }
       let call = this.open.get(index);
-      if (call === undefined || (d.id && d.function?.name && call.id !== "" && d.id !== call.id)) {
-        call = { id: "", name: "", args: "" };
+      const args = argumentsOf(d.function?.arguments);
+      const newId = d.id && call !== undefined && call.id !== "" && d.id !== call.id;
+      if (call === undefined || (newId && d.function?.name) || (!newId && startsAnother(call, d.function?.name || undefined, args))) {
+        // (a call of the same tool again, its name given before its arguments: see startsAnother)
+        call = { id: "", name: call?.again === true && !d.function?.name ? call.name : "", args: "" };
         this.calls.push(call);
         this.open.set(index, call);
       }
       if (d.id) call.id = d.id;
       // Some compatible servers repeat the name in every delta: keep the first.
       if (d.function?.name && call.name === "") call.name = d.function.name;
-      call.args += argumentsOf(d.function?.arguments);
+      call.args += args;
       if (extra !== undefined) call.extra = extra;
     }
     const reasoning = reasoningOf(choice.delta);

@@ -7,7 +7,7 @@ import type OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, type SdkClient } from "./common.js";
+import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseTextToolCalls, type SdkClient } from "./common.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { withListedErrorsRead } from "./error-list.js";
 import { replyOfEventText } from "./event-text.js";
@@ -133,7 +133,9 @@ export function openai(options: OpenAIOptions): LanguageModel {
         throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
     };
-    return withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
+    const reply = await withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
+    if (nativeTools) refuseTextToolCalls("openai", request, reply);
+    return reply;
   }
 
   return { specificationVersion: LM_SPEC, provider: "openai", model, nativeTools, generate };

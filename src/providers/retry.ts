@@ -27,10 +27,28 @@ function header(headers: HeadersLike, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** delay-seconds (RFC 9110: digits), with the decimal fraction some servers add; never hex, an exponent or a sign. */
+const DELAY = /^\d+(?:\.\d+)?$/;
+
+/** The HTTP-date forms (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms (GMT, though it says no zone). */
+const IMF_FIXDATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const RFC850_DATE = /^[A-Za-z]{6,9}, \d{2}-[A-Za-z]{3}-\d{2} \d{2}:\d{2}:\d{2} GMT$/;
+const ASCTIME_DATE = /^[A-Za-z]{3} [A-Za-z]{3} [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/;
+
+/** An HTTP-date's time, or NaN when `text` is none (an ISO date, words). */
+function httpDate(text: string): number {
+  if (IMF_FIXDATE.test(text) || RFC850_DATE.test(text)) return Date.parse(text);
+  if (ASCTIME_DATE.test(text)) return Date.parse(`${text} GMT`); // (else read in the local zone)
+  return Number.NaN;
+}
+
 /**
  * How long the server asked us to wait: `retry-after-ms`, else `retry-after`
- * in seconds or as an HTTP date. Undefined when it did not say (or said nonsense).
- * A wait of 0 (or less, or a date already past) asks for none: taken at its
+ * in seconds or as an HTTP date, read as RFC 9110 has them (a decimal
+ * fraction is taken). Undefined when it did not say, or said what is neither
+ * (`0x10`, `1e3`, `+5`, an ISO date: read as numbers, they were waits of 16 s
+ * and 1000 s).
+ * A wait of 0 (or a date already past) asks for none: taken at its
  * word, every retry would be spent at once against a server still busy. So it
  * counts as not said (the normal backoff applies), and a `retry-after-ms: 0`
  * gives way to the `retry-after` beside it.
@@ -40,13 +58,16 @@ function header(headers: HeadersLike, name: string): string | undefined {
  */
 export function parseRetryAfter(headers: HeadersLike | undefined, now: number = Date.now()): number | undefined {
   if (headers === undefined || headers === null) return undefined;
-  const ms = Number.parseFloat(header(headers, "retry-after-ms") ?? "");
+  const rawMs = header(headers, "retry-after-ms")?.trim() ?? "";
+  const ms = DELAY.test(rawMs) ? Number(rawMs) : Number.NaN;
   if (Number.isFinite(ms) && ms > 0) return ms;
-  const raw = header(headers, "retry-after");
-  if (raw === undefined || raw.trim() === "") return undefined;
-  const seconds = Number(raw);
-  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
-  const date = Date.parse(raw);
+  const raw = header(headers, "retry-after")?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  if (DELAY.test(raw)) {
+    const seconds = Number(raw);
+    return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+  }
+  const date = httpDate(raw);
   return !Number.isNaN(date) && date > now ? date - now : undefined;
 }
 

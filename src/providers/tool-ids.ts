@@ -91,14 +91,31 @@ export function withWireIds(messages: readonly Message[], rule: IdRule): readonl
 const WIRE_SAFE = /^[a-zA-Z0-9_-]+$/;
 const safe = (text: string, empty: string): string => text.replace(/[^a-zA-Z0-9_-]/g, "_") || empty;
 
+/** What both APIs take as a tool's name (`tool()` names are so): a call's name that is so is sent as it is. */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const MAX_NAME = 64;
+
+/**
+ * A call's name as a tool's may be: the model's own when it is one, else its
+ * refused characters made `_`, cut to 64 ("unnamed" for none). Such a name is
+ * no tool's (every tool's is one already): the call's result told the model
+ * so, and another name on the wire loses nothing. (One that is no string, a
+ * call kept without its name, is "unnamed": both APIs refuse a call without one.)
+ */
+const toolName = (name: string): string =>
+  typeof name !== "string" ? "unnamed" : TOOL_NAME.test(name) ? name : safe(name, "unnamed").slice(0, MAX_NAME);
+
 /**
  * Anthropic's: an id matching ^[a-zA-Z0-9_-]+$ ("messages.1.content.1.tool_use.id: String
- * should match pattern"), none used twice in a request ("`tool_use` ids must be unique").
+ * should match pattern"), none used twice in a request ("`tool_use` ids must be unique"); a
+ * call's name not empty and not long ("messages.1.content.0.tool_use.name: String should have
+ * at most 200 characters", "… at least 1 character"): sent as a tool's name may be.
  */
 export const ANTHROPIC_IDS: IdRule = {
   accepts: (id) => WIRE_SAFE.test(id),
   unique: true,
   made: (id, n) => `${safe(id, "call")}${n > 1 ? `_${n}` : ""}`,
+  name: toolName,
 };
 
 const OPENAI_MAX_ID = 40;
@@ -107,7 +124,8 @@ const OPENAI_MAX_ID = 40;
  * OpenAI's: an id at most 40 long ("string too long. Expected a string with maximum length
  * 40"); a call's name matching ^[a-zA-Z0-9_-]+$ (`messages[9].tool_calls[0].function.name`:
  * "string does not match pattern"), and not empty. A name the model gave that is not a tool's
- * is told to the model in the call's result, so another name for it on the wire loses nothing.
+ * is told to the model in the call's result, so another name for it on the wire loses nothing;
+ * it is cut to the 64 characters a tool's name may have, too.
  */
 export const OPENAI_IDS: IdRule = {
   accepts: (id) => id.length <= OPENAI_MAX_ID,
@@ -116,5 +134,5 @@ export const OPENAI_IDS: IdRule = {
     const suffix = n > 1 ? `_${n}` : "";
     return id.slice(0, OPENAI_MAX_ID - suffix.length) + suffix;
   },
-  name: (name) => (WIRE_SAFE.test(name) ? name : safe(name, "unnamed")),
+  name: toolName,
 };
