@@ -70,6 +70,10 @@ export async function loadListingReader(): Promise<ListingReader> {
       const parsed = sdk.ToolSchema.safeParse(tool);
       // said by its path in the page, as the SDK's schema of the page says it
       const problem = () => unreadable({ issues: parsed.error!.issues.map((i) => ({ ...i, path: ["tools", index, ...i.path] })) });
+      // an input named __proto__ is dropped by the SDK's reading (it sets the prototype of the object it
+      // builds): the schema is kept as listed, for mcpTools to refuse the name, not to offer a tool without it
+      if (parsed.success && isRecord(tool) && isRecord(tool.inputSchema) && isRecord(tool.inputSchema.properties))
+        if (Object.hasOwn(tool.inputSchema.properties, "__proto__")) parsed.data.inputSchema = tool.inputSchema as ToolInfo["inputSchema"];
       if (parsed.success) return void read.tools.push(parsed.data);
       if (!isRecord(tool) || typeof tool.name !== "string")
         throw new FunctaiError("remote-protocol", `the MCP server's tools could not be listed: ${problem()}`, { cause: parsed.error });

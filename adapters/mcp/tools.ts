@@ -9,7 +9,7 @@ import type { ToolLike } from "../../src/tools/types.js";
 import { loadResultReader, outputOf, outputProblem, unreadable, userParts, type McpCallResult, type ResultReader } from "./result.js";
 import { loadListingReader, type ListedPage, type ListingReader } from "./listing.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
-import { UnreadableMessage, untilUnreadable } from "./watch.js";
+import { CONNECTION_CLOSED, OversizedMessage, UnreadableMessage, untilUnreadable } from "./watch.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 
 /**
@@ -90,9 +90,6 @@ export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.read
  */
 const IDEMPOTENCY_KEY = "functai.dev/idempotencyKey";
 
-/** The SDK's code for a connection that closed (`ErrorCode.ConnectionClosed`), read without loading the SDK here. */
-const CONNECTION_CLOSED = -32000;
-
 /** The SDK's code for a request that timed out (`ErrorCode.RequestTimeout`). */
 const REQUEST_TIMEOUT = -32001;
 
@@ -109,9 +106,56 @@ const REQUEST_TIMEOUT = -32001;
 const outcomeUnknown = (e: unknown): boolean => {
   if (e instanceof Error && e.message === "Not connected") return false;
   const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
+  // the server's own answer with the SDK's codes: -32000 is JSON-RPC's first code for a server's own errors
+  // (written by servers for any failure: a tool error), a -32001 says the server's work timed out (it may have acted)
+  if (serverAnswers.has(e as object)) return code === REQUEST_TIMEOUT;
   if (name === "McpError" && typeof code === "number") return code === CONNECTION_CLOSED || code === REQUEST_TIMEOUT;
   return true;
 };
+
+/**
+ * A call the server refused before running it, as a FunctaiError, else `undefined`: an HTTP 4xx answer to the
+ * POST that carried it over Streamable HTTP (the SDK's `StreamableHTTPError`, its status as `code`), such as
+ * the SDK's server answers for a session it does not know (400 "Server not initialized", 404 "Session not
+ * found": it restarted), before any handler runs. A 5xx or 408, or a POST that failed with no answer, may have run.
+ */
+function refusedUnread(name: string, e: unknown): FunctaiError | undefined {
+  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  const http = e instanceof Error && e.constructor.name === "StreamableHTTPError" && typeof message === "string";
+  // (408, "request timeout", is written by some gateways for an upstream that timed out while running it)
+  if (!http || typeof code !== "number" || code < 400 || code > 499 || code === 408 || !message.includes("Error POSTing to endpoint"))
+    return undefined;
+  const kind =
+    code === 401 || code === 403
+      ? "remote-auth"
+      : code === 429
+        ? "remote-rate-limit"
+        : code === 400 || code === 404
+          ? "remote-closed"
+          : "remote-protocol";
+  return new FunctaiError(kind, `the MCP server refused the call of ${name} before running it (HTTP ${code}): ${message}`, { cause: e });
+}
+
+/** McpErrors with the SDK's codes for a closed connection or a timeout that were the server's answer, not the SDK's own (see {@link send}). */
+const serverAnswers = new WeakSet<object>();
+
+/** The SDK's timeout of a request when none is given (`DEFAULT_REQUEST_TIMEOUT_MSEC`). */
+const SDK_TIMEOUT = 60_000;
+
+/**
+ * Whether `e`, an McpError with the code the SDK gives its own "Connection closed" (-32000) or "Request
+ * timed out" (-32001), was the server's answer: the SDK's closed connection leaves the client with no
+ * transport (`client.transport`, read while the error is new: a close comes after), and its timeout fires
+ * no sooner than the request's timeout (`waited` ms, of `timeout`). A client that does not say its
+ * transport is read as closed.
+ */
+function answeredWithCode(client: McpClient, e: unknown, waited: number, timeout: number | undefined): boolean {
+  const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
+  if (name !== "McpError" || e === null || typeof e !== "object") return false;
+  if (code === CONNECTION_CLOSED) return "transport" in client && (client as { transport?: unknown }).transport !== undefined;
+  if (code === REQUEST_TIMEOUT) return waited < (timeout ?? SDK_TIMEOUT);
+  return false;
+}
 
 /**
  * A listing that failed, as a FunctaiError: the connection is gone (closed,
@@ -120,11 +164,16 @@ const outcomeUnknown = (e: unknown): boolean => {
  * the SDK's ZodError dump).
  */
 function listingFailed(e: unknown): FunctaiError {
+  if (e instanceof OversizedMessage)
+    return new FunctaiError("remote-closed", `the MCP server's tools could not be listed: ${e.message}`, { cause: e.cause });
   if (e instanceof UnreadableMessage)
     return new FunctaiError("remote-protocol", `the MCP server's tools could not be listed: its answer could not be read (${e.message})`, {
       cause: e.cause,
     });
-  const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED || (e instanceof Error && e.message === "Not connected");
+  // (the server's own answer with the SDK's code for a closed connection is an error it answered with)
+  const closed =
+    ((e as { code?: unknown } | null)?.code === CONNECTION_CLOSED && !serverAnswers.has(e as object)) ||
+    (e instanceof Error && e.message === "Not connected");
   return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${unreadable(e)}`, {
     cause: e,
   });
@@ -146,10 +195,19 @@ const MAX_PAGES = 1_000;
 async function listPage(client: McpClient, cursor: string | undefined, reader: ListingReader, timeout: number | undefined): Promise<ListedPage> {
   const params = cursor === undefined ? {} : { cursor };
   // a page answered with a message the transport cannot read fails at once, not at the timeout (see untilUnreadable)
+  const began = performance.now();
   return untilUnreadable(client, undefined, async (signal) => {
     const options = timeout === undefined ? { signal } : { signal, timeout };
-    if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
-    return reader.page(await client.request({ method: "tools/list", params }, reader.schema, options));
+    let answer;
+    try {
+      if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
+      answer = await client.request({ method: "tools/list", params }, reader.schema, options);
+    } catch (e) {
+      // told apart here, while the error is new (see answeredWithCode)
+      if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
+      throw e;
+    }
+    return reader.page(answer);
   });
 }
 
@@ -329,6 +387,11 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
       `the MCP tool ${name} has an input schema with ${combined.join(", ")} at its top level, which providers refuse (only inside its properties); ${leaveOut}`,
     );
   const properties = isRecord(parameters.properties) ? Object.keys(parameters.properties) : [];
+  if (properties.includes("__proto__"))
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP tool ${name} has an input named "__proto__", which a JavaScript object cannot keep as an input (reading it sets the object's prototype: the server would be sent an input without it); ${leaveOut}`,
+    );
   const refused = properties.filter((key) => !INPUT_NAME.test(key));
   if (refused.length > 0)
     throw new FunctaiError(
@@ -345,12 +408,19 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * tool's own, see {@link outputCheck}), and its refusal of a tool that must run as a task, which
  * {@link offerable} refuses at listing, whatever page it was on.
  */
-function send(client: McpClient, params: CallParams, reader: ResultReader, outer: AbortSignal, timeout: number | undefined): Promise<unknown> {
+async function send(client: McpClient, params: CallParams, reader: ResultReader, outer: AbortSignal, timeout: number | undefined): Promise<unknown> {
+  const began = performance.now();
   // an answer the transport cannot read fails the call at once, not at the timeout (see untilUnreadable)
-  return untilUnreadable(client, outer, (signal) => {
+  return untilUnreadable(client, outer, async (signal) => {
     const options = timeout === undefined ? { signal } : { signal, timeout };
-    if (client.request === undefined) return client.callTool(params, reader.schema, options);
-    return client.request({ method: "tools/call", params }, reader.schema, options);
+    try {
+      if (client.request === undefined) return await client.callTool(params, reader.schema, options);
+      return await client.request({ method: "tools/call", params }, reader.schema, options);
+    } catch (e) {
+      // told apart here, while the error is new (see answeredWithCode)
+      if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
+      throw e;
+    }
   });
 }
 
@@ -410,9 +480,15 @@ function answerOf(
  * breaks the tool's output schema, checked here for every tool whatever page
  * of the listing it was on, and for every result not marked `isError`; or a
  * JSON-RPC answer whose result or error the transport cannot read, which fails
- * the call it answered at once, not at its timeout: see {@link untilUnreadable}),
+ * the call it answered at once, not at its timeout: see {@link untilUnreadable}; so does an answer whose
+ * `id` is `null`, left out or no request id, when it is the one request waiting), or whose connection the
+ * transport closed for a message past its limit (said, with the limit: 10 MB over stdio),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
- * the call unfinished. Each call sends its `ctx.idempotencyKey` in the
+ * the call unfinished. The server's own error answers are tool errors the model sees, those with the SDK's
+ * codes too (-32000; a -32001 the server sends, "timed out", stops a changing call for a person, saying the
+ * server answered it); so is a call the server refused before running it (an HTTP 4xx to its POST, as after
+ * a restart that lost the client's session: `remote-closed`, `remote-auth`, `remote-rate-limit`). A tool
+ * with an input named `__proto__` (which a JavaScript object cannot keep) is `settings-invalid`. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
  * rerun; an SDK server's handler reads it in `extra._meta`), so a server that
  * deduplicates performs it once. A reading tool's unreadable answer is a tool
@@ -502,9 +578,20 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           if (reader.answered()) throw unreadableAnswer(unreadable(e), e);
           // an answer to this call came back that the transport could not read (not JSON-RPC): the server answered it
           if (e instanceof UnreadableMessage) throw unreadableAnswer(e.message, e.cause);
+          // the connection closed for a message of the server's too large to read: perhaps this call's answer
+          if (e instanceof OversizedMessage) {
+            if (effects === "changes")
+              throw new NeedsPerson(`the MCP tool ${name} may have run: ${e.message}. Say what it returned, or ask for a rerun.`);
+            throw new FunctaiError("remote-closed", `the MCP tool ${name} could not be called: ${e.message}`, { cause: e.cause });
+          }
+          // the server refused it unread (a session it no longer knows, after a restart): a tool error, it never ran
+          const refused = refusedUnread(name, e);
+          if (refused !== undefined) throw refused;
           if (effects === "changes" && outcomeUnknown(e))
             throw new NeedsPerson(
-              `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
+              serverAnswers.has(e as object)
+                ? `the MCP tool ${name} may have run: the MCP server answered ${describeError(e)}. Say what it returned, or ask for a rerun.`
+                : `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
             );
           throw e;
         }

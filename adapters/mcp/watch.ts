@@ -5,10 +5,48 @@
  */
 export class UnreadableMessage extends Error {
   constructor(cause: unknown) {
-    super("its result or error is not as JSON-RPC says", { cause });
+    super(
+      `its ${idless(cause) ? "id" : "result or error"} is not as JSON-RPC says${idless(cause) ? " (an answer to no request the client can name)" : ""}`,
+      { cause },
+    );
     this.name = "UnreadableMessage";
   }
 }
+
+/** Whether an answer's fault was its `id` (left out, `null`, or no request id): see {@link answerIssues} and {@link idlessAnswer}. */
+function idless(error: unknown): boolean {
+  if (idlessAnswer(error)) return true;
+  const issues = (error as { issues?: unknown } | null)?.issues;
+  return JSON.stringify(Array.isArray(issues) ? issues : []).includes('"path":["id"]');
+}
+
+/**
+ * A request that failed because its connection was closed by the client's transport when the server sent a
+ * message past what the transport reads (the SDK's stdio transport: 10 MB on one line): it may have been
+ * this request's answer (the server answered, and a changing call may have acted), or another's. `limit`
+ * is that limit in bytes, as the transport said it.
+ */
+export class OversizedMessage extends Error {
+  constructor(
+    readonly limit: number,
+    cause: unknown,
+  ) {
+    super(
+      `the connection was closed: the MCP server sent a message larger than the transport reads (${limit.toLocaleString("en-US")} bytes, the SDK's stdio limit), perhaps its answer to this request`,
+      { cause },
+    );
+    this.name = "OversizedMessage";
+  }
+}
+
+/** The limit in bytes a transport's error says a message of the server went past (the SDK's ReadBuffer), else `undefined`. */
+function oversized(error: unknown): number | undefined {
+  const said = /^ReadBuffer exceeded maximum size of (\d+) bytes$/.exec(error instanceof Error ? error.message : "");
+  return said ? Number(said[1]) : undefined;
+}
+
+/** The SDK's code for a connection that closed (`ErrorCode.ConnectionClosed`), read without loading the SDK here. */
+export const CONNECTION_CLOSED = -32000;
 
 /** The parts of an SDK transport watched here: the error handler its Client chains into. */
 interface Transport {
@@ -29,15 +67,17 @@ interface Issue {
  */
 function answerIssues(issues: readonly Issue[]): boolean {
   const at = (i: Issue) => (Array.isArray(i.path) ? i.path[0] : undefined);
+  // an `id` that is no request id (`null`, as JSON-RPC writes it for a request the server could not read, or
+  // 1.5) answers a request all the same: the one waiting, when one is (see settle)
+  const answerPart = (i: Issue) => at(i) === "result" || at(i) === "error" || at(i) === "id";
   const bodyOnly = (i: Issue) =>
-    at(i) === "result" ||
-    at(i) === "error" ||
+    answerPart(i) ||
     (i.code === "unrecognized_keys" &&
       Array.isArray(i.path) &&
       i.path.length === 0 &&
       Array.isArray(i.keys) &&
       !i.keys.some((k) => k === "method" || k === "params"));
-  return issues.some((i) => at(i) === "result" || at(i) === "error") && issues.every(bodyOnly);
+  return issues.some(answerPart) && issues.every(bodyOnly);
 }
 
 /**
@@ -57,9 +97,30 @@ function unreadableAnswer(error: unknown): boolean {
   return answerIssues(issues as Issue[]);
 }
 
+/** What the SDK's Client tells `onerror` of a response it has no request for, with the response as JSON. */
+const UNKNOWN_ID = "Received a response for an unknown message ID: ";
+
+/**
+ * Whether a transport's error is a JSON-RPC error response with no `id` (which JSON-RPC lets a server send
+ * for a request it could not read), that the SDK's Client reads as a response to no request of its own. One
+ * with an `id` it no longer waits for (a late answer to a request that timed out or was cancelled) is not.
+ */
+function idlessAnswer(error: unknown): boolean {
+  const message = error instanceof Error ? error.message : "";
+  if (!message.startsWith(UNKNOWN_ID)) return false;
+  try {
+    const response: unknown = JSON.parse(message.slice(UNKNOWN_ID.length));
+    return response !== null && typeof response === "object" && !("id" in response) && "error" in response;
+  } catch {
+    return false;
+  }
+}
+
 /** One request waiting on a transport: failed with an answer the transport could not read, once it is known to be its. */
 interface Waiter {
   fail(error: Error): void;
+  /** The transport closed the connection for a message of the server past its limit (see {@link OversizedMessage}). */
+  closedOversized(error: OversizedMessage): void;
 }
 
 /**
@@ -100,13 +161,43 @@ function watchedOf(transport: Transport): Watched {
   watched.set(transport, w);
   const before = transport.onerror;
   transport.onerror = (error) => {
-    if (unreadableAnswer(error)) {
-      w.unread.push({ error, among: new Set(w.waiting) });
-      settle(w);
-    }
+    const limit = oversized(error);
+    // (the transport closes the connection next: every request waiting fails as closed, each is told why)
+    if (limit !== undefined) for (const waiter of w.waiting) waiter.closedOversized(new OversizedMessage(limit, error));
+    else if (unreadableAnswer(error)) unread(w, error);
     before?.call(transport, error);
   };
   return w;
+}
+
+/** An answer that could not be read came: blamed on a request when it is known whose it is (see {@link settle}). */
+function unread(w: Watched, error: Error): void {
+  w.unread.push({ error, among: new Set(w.waiting) });
+  settle(w);
+}
+
+/** The Client's own error handler, as the SDK calls it: wrapped here, by the Watched it tells. */
+interface ErrorTold {
+  onerror?: ((error: Error) => void) | undefined;
+}
+const wrappers = new WeakSet<(error: Error) => void>();
+
+/**
+ * Wraps the client's `onerror` (again, if it was set anew since): the SDK's Client tells only that, not its
+ * transport's, of a response it has no request for (see {@link idlessAnswer}). The errors of its transport
+ * reach it too, and are read where the transport tells them (see {@link watchedOf}).
+ */
+function watchClient(client: ErrorTold & { transport?: unknown }): void {
+  if (client.onerror !== undefined && wrappers.has(client.onerror)) return;
+  const before = client.onerror;
+  const wrapper = (error: Error) => {
+    // what is watched of the transport it has now (one it connected anew, after a close, included)
+    const w = typeof client.transport === "object" && client.transport !== null ? watched.get(client.transport) : undefined;
+    if (w !== undefined && idlessAnswer(error)) unread(w, error);
+    before?.call(client, error);
+  };
+  wrappers.add(wrapper);
+  client.onerror = wrapper;
 }
 
 /**
@@ -114,9 +205,11 @@ function watchedOf(transport: Transport): Watched {
  * answer. A request that ended without one (it timed out, was cancelled, or its connection closed) may have
  * been the one an unreadable answer was for: that answer is then blamed on no other.
  */
-function watch(transport: unknown, waiter: Waiter): (answered: boolean) => void {
+function watch(client: unknown, waiter: Waiter): (answered: boolean) => void {
+  const transport = (client as { transport?: unknown } | null)?.transport;
   if (transport === null || typeof transport !== "object") return () => {};
   const w = watchedOf(transport as Transport);
+  watchClient(client as ErrorTold);
   w.waiting.add(waiter);
   return (answered) => {
     if (!w.waiting.delete(waiter)) return;
@@ -145,10 +238,14 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
   const forward = () => controller.abort(outer!.reason);
   if (outer?.aborted) forward();
   else outer?.addEventListener("abort", forward, { once: true });
-  const done = watch((client as { transport?: unknown } | null)?.transport, {
+  let tooLarge: OversizedMessage | undefined;
+  const done = watch(client, {
     fail: (error) => {
       seen = error;
       controller.abort(error);
+    },
+    closedOversized: (error) => {
+      tooLarge = error;
     },
   });
   let answered = false;
@@ -158,6 +255,8 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
     return result;
   } catch (e) {
     if (seen !== undefined && !outer?.aborted) throw new UnreadableMessage(seen);
+    // the connection closed for a message too large: said, not "Connection closed" alone
+    if (tooLarge !== undefined && !outer?.aborted && (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED) throw tooLarge;
     throw e;
   } finally {
     done(answered);
