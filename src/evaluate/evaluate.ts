@@ -1,16 +1,20 @@
 import type { Callable } from "../functions/callable.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, isInstance } from "../errors.js";
 import { blockSettings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";
-import { makeScorer, setScore, type MetricOption, type Scorer } from "./metrics.js";
+import { makeScorer, SCORE, setScore, type MetricOption, type Scorer } from "./metrics.js";
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
-import { callRow, errorText, newRunId, type RowCall, type RowOutcome } from "./run-row.js";
+import { callRow, errorText, newRunId, stopsTurn, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 import { whenAborted } from "../runtime/abort.js";
 import { progressFailure, stoppedRun } from "./kept.js";
 import { runStops } from "./stops.js";
+import { frameCarrier } from "../engine/carrier.js";
+import { childFrame, type Frame } from "../engine/frame.js";
+import { Suspend } from "../engine/runtime.js";
+import { digest } from "../lm/digest.js";
 
 /**
  * How far a run is: rows done (answered or failed) of all, and how many failed.
@@ -108,6 +112,42 @@ export interface Evaluation {
   metrics: string[];
 }
 
+/**
+ * What stopped the turn a run is made in, seen by its rows: each row that
+ * waits for a person (their approvals are asked together, as a step's
+ * tools' are), or the first other stop (a lost lease, a stop, a journal
+ * that failed). The run starts no new row once one is seen, and rejects
+ * with it once the running rows ended (a row whose call was paid for is
+ * kept in the journal, and found there when the turn goes on).
+ */
+export class TurnStops {
+  #suspends: Suspend[] = [];
+  #other: { error: unknown } | null = null;
+
+  /** Whether a row saw its turn stop. */
+  get seen(): boolean {
+    return this.#other !== null || this.#suspends.length > 0;
+  }
+
+  /** Runs a row's work; what stops the turn is kept, and thrown on (the pool starts no new row). */
+  async watch<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (e) {
+      if (!stopsTurn(e)) throw e;
+      if (isInstance(e, Suspend)) this.#suspends.push(e as Suspend);
+      else this.#other ??= { error: e };
+      throw e;
+    }
+  }
+
+  /** Throws what stopped the turn, if anything did: a stop first (waiting is moot then), else every row's approvals. */
+  rethrow(): void {
+    if (this.#other !== null) throw this.#other.error;
+    if (this.#suspends.length > 0) throw Suspend.merge(this.#suspends);
+  }
+}
+
 /** Checks the arguments up front (before any model call). */
 function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions) {
   checkRunOptions(options);
@@ -121,7 +161,25 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
     checkExpected(shape, rows);
   }
   const concurrency = checkConcurrency(options.concurrency);
+  checkTurnSignal(options);
   return { shape, rows, scorer, concurrency };
+}
+
+/**
+ * In a turn (a program's or a tool's body) each row's call joins it, and a
+ * call inside a turn stops when its turn stops: it refuses a signal of its
+ * own (`settings-invalid`). Given one, every row failed so and the run
+ * scored 0 as if the function were wrong; refused here, before any model
+ * call. With `store` each row is a conversation's turn of its own, which
+ * takes any signal.
+ */
+function checkTurnSignal(options: EvaluateOptions): void {
+  const frame = frameCarrier.get();
+  if (frame === undefined || options.signal === undefined || options.store !== undefined || options.signal === frame.runtime.signal) return;
+  throw new FunctaiError(
+    "input-invalid",
+    `evaluate was called inside ${frame.site} with a signal that is not the turn's: each row's call joins the turn and stops when it stops, never alone (every row would fail). Pass the turn's own signal (ctx.signal) or leave signal out; or give a store, where each row is a conversation of its own. Nothing was sent to the model.`,
+  );
 }
 
 /**
@@ -130,6 +188,7 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
  * fails the row (`turn-aborted`) at once: a judge that never answers would
  * otherwise keep the stopped run from ever settling. No metric of the row
  * starts after the stop (a judge calls a model: it would be paid for nothing).
+ * In a turn, the metrics run in `frame`, the row's own place in it (see `rowFrames`).
  */
 export async function scoreRow(
   scorer: Scorer,
@@ -138,14 +197,54 @@ export async function scoreRow(
   outcome: RowOutcome,
   shape: RowShape,
   signal?: AbortSignal,
+  frame?: Frame,
 ): Promise<RowResult> {
   if (!outcome.ok) return { row, outputs: null, scores: scorer.zeros(expected), error: outcome.error, turn: outcome.turn };
   const outputs = outputsOf(shape, outcome.value);
+  const scoring = (): Promise<Record<string, number>> => scorer.score(row, expected, outputs, signal);
   try {
-    return { row, outputs, scores: await unlessAborted(scorer.score(row, expected, outputs, signal), signal), error: null, turn: outcome.turn };
+    const scores = await unlessAborted(frame === undefined ? scoring() : frameCarrier.run(frame, scoring), signal);
+    return { row, outputs, scores, error: null, turn: outcome.turn };
   } catch (e) {
+    if (stopsTurn(e)) throw e; // the run's turn waits for a person or stops: so does the run
     return { row, outputs, scores: scorer.zeros(expected), error: errorText(e), turn: outcome.turn };
   }
+}
+
+/**
+ * Where each row's call and metrics run when the run is made inside a turn
+ * (a program's or a tool's body): a place of the row's own,
+ * `<caller>/(evaluate)#<run>/row#<n>`, whose path is the caller's (approval
+ * rules see the rows' tools as before). Left in the caller's place, a judge
+ * the metric calls was numbered in the order the rows' calls happened to
+ * end (`nightly#1/judge#3`), and two runs at once numbered their rows'
+ * calls in the order they began; a run of the turn again (resumed after a
+ * crash or a person's answer) in which they ended or began in another order
+ * (recorded replies come at once) found none of their recorded replies and
+ * paid each again. `undefined` outside a turn.
+ */
+export function rowFrames(kind: "evaluate" | "bootstrapFewShot"): RunPlace | undefined {
+  const parent = frameCarrier.get();
+  if (parent === undefined) return undefined;
+  const run = childFrame(parent, `(${kind})`, parent.settings);
+  // made once per row: the row's call and its metrics count their calls in one place
+  const rows = new Map<number, Frame>();
+  return {
+    id: `${parent.runtime.turn}-${digest(run.site).slice(0, 12)}`,
+    row: (index) => {
+      let frame = rows.get(index);
+      if (frame === undefined) rows.set(index, (frame = { ...childFrame(run, "row", parent.settings, index + 1), path: parent.path }));
+      return frame;
+    },
+  };
+}
+
+/** A run's place in the turn it is made in (see rowFrames). */
+export interface RunPlace {
+  /** The same each time the turn runs the program again: the turn's id and the run's place in it. */
+  readonly id: string;
+  /** Where row `index`'s metrics run. */
+  row(index: number): Frame;
 }
 
 /** The work's result, or a `turn-aborted` rejection as soon as `signal` aborts (the work itself cannot be stopped; its result is dropped). */
@@ -204,7 +303,11 @@ export function summarize(results: RowResult[], fallback: readonly string[] = []
  * when `signal` stops it (`turn-aborted`, whose `evaluation` holds the rows
  * that finished before the stop), or with what `onProgress` threw
  * (no new row starts then, and the running ones end first; that error's
- * `evaluation` holds the rows that finished).
+ * `evaluation` holds the rows that finished). Made in a turn (a program's
+ * body), its rows' calls join the turn: when the turn waits for a person
+ * (a rule on a row's tools) or stops, so does the run (no new row starts;
+ * it rejects as the turn's call would once the running rows end), and the
+ * turn run again finds what the rows were paid for.
  *
  * @example
  * const ev = await evaluate(answer, [{ question: "Where is A-1042?", result: "Stuck at the carrier." }]);
@@ -212,24 +315,40 @@ export function summarize(results: RowResult[], fallback: readonly string[] = []
  */
 export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], options: EvaluateOptions = {}): Promise<Evaluation> {
   const { shape, scorer, concurrency } = prepare(fn, rows, options);
-  const run = newRunId("ev");
-  const call: RowCall = { fn, shape, caller: { evaluation: run }, signal: options.signal, store: options.store, block: blockSettings() };
+  const place = rowFrames("evaluate");
+  // in a turn, the same run each time the turn runs the program again: with a store, its rows' conversations (and
+  // their keyed sends) are found again, not sent anew and paid twice
+  const run = place === undefined ? newRunId("ev") : `ev-${place.id}`;
+  const call: RowCall = {
+    fn,
+    shape,
+    caller: { evaluation: run },
+    signal: options.signal,
+    store: options.store,
+    block: blockSettings(),
+    ...(place !== undefined && { keyed: true, place: place.row }),
+  };
   const results: RowResult[] = new Array(rows.length);
   // rows that ended on their own: answered, or failed before the stop (not cut short by it)
   const finished: boolean[] = new Array(rows.length).fill(false);
   let done = 0;
   let failed = 0;
   // the rows that ended on their own, in row order
-  const kept = (): Evaluation =>
-    evaluation(
+  const kept = (): Evaluation => {
+    const numbers = finished.flatMap((f, i) => (f ? [i + 1] : []));
+    return evaluation(
       run,
-      results.filter((_, i) => finished[i]),
-      scorer.fallback,
+      numbers.map((n) => results[n - 1]!),
+      scorer,
+      numbers,
     );
+  };
   const stoppedAfter = (ev: Evaluation): string => `evaluation ${run} was stopped after ${ev.rows.length} of ${rows.length} rows`;
   const holds = "the error's evaluation holds the rows that finished";
   // one listener on the run's signal; each row's call, metrics and progress are stopped through a stop of the row's own
   const stops = runStops(options.signal);
+  // in a turn: what stopped it (rows waiting for a person, each; or a lost lease, a stop), once the running rows end
+  const turnStops = new TurnStops();
   try {
     await pool(
       rows.length,
@@ -239,7 +358,10 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
         const own = stops.row();
         const stop = options.signal === undefined ? undefined : own.controller.signal;
         try {
-          const result = await scoreRow(scorer, row, expectedOf(shape, row), await callRow(call, row, i, stop), shape, stop);
+          const result = await turnStops.watch(async () => {
+            const outcome = await callRow(call, row, i, stop);
+            return scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop, place?.row(i));
+          });
           results[i] = result;
           finished[i] = result.error === null || options.signal?.aborted !== true;
           done += 1;
@@ -252,9 +374,14 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
       { signal: options.signal },
     );
   } catch (e) {
-    // only onProgress throws here (a row's call and metrics keep their own errors): its error carries the rows
-    const ev = kept();
-    throw progressFailure(e, stoppedAfter(ev), holds, "evaluation", ev);
+    // the turn stopped through the run's own signal (ctx.signal): the run's turn-aborted, which keeps its rows, below
+    const stoppedBySignal = options.signal?.aborted === true && turnStops.seen;
+    if (!stoppedBySignal) {
+      turnStops.rethrow();
+      // only onProgress throws here (a row's call and metrics keep their own errors): its error carries the rows
+      const ev = kept();
+      throw progressFailure(e, stoppedAfter(ev), holds, "evaluation", ev);
+    }
   } finally {
     stops.dispose();
   }
@@ -263,12 +390,37 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
     const ev = kept();
     throw stoppedRun(`${stoppedAfter(ev)}; ${holds}`, options.signal.reason, "evaluation", ev);
   }
-  return evaluation(run, results, scorer.fallback);
+  return evaluation(run, results, scorer);
 }
 
-/** The run's result from its rows' results. */
-function evaluation(run: string, results: RowResult[], fallback: readonly string[]): Evaluation {
-  const { metrics, summary } = summarize(results, fallback);
+/**
+ * Fails each row whose custom metric gave fewer scores than another row's
+ * (`metric-failed`, naming the score and a row that has it; 0 on every
+ * metric, as any row whose metric failed). A metric giving `{ a }` on one
+ * row and `{ b }` on another had each mean taken over only the rows that
+ * named it: the main score left rows out without a word. `numbers` are the
+ * rows' numbers in the run (1, 2, …).
+ */
+export function failRowsMissingScores(results: RowResult[], numbers: readonly number[], givers: ReadonlyMap<string, string>): void {
+  const names = new Map<string, number>();
+  results.forEach((r, i) => {
+    if (r.error === null) for (const k of Object.keys(r.scores)) if (!names.has(k)) names.set(k, numbers[i]!);
+  });
+  for (const r of results) {
+    if (r.error !== null) continue;
+    const missing = [...names].find(([k]) => !Object.hasOwn(r.scores, k));
+    if (missing === undefined) continue;
+    const [name, at] = missing;
+    r.error = `metric-failed: metric ${givers.get(name) ?? SCORE} gave no score named ${name}, which row ${at} has: a metric gives the same scores on every row (a mean over only the rows that had it would leave the others out)`;
+    r.scores = {};
+    for (const k of names.keys()) setScore(r.scores, k, 0);
+  }
+}
+
+/** The run's result from its rows' results (`numbers`: their rows' numbers, when some rows are left out). */
+function evaluation(run: string, results: RowResult[], scorer: Scorer, numbers: readonly number[] = results.map((_, i) => i + 1)): Evaluation {
+  if (scorer.custom) failRowsMissingScores(results, numbers, scorer.givers);
+  const { metrics, summary } = summarize(results, scorer.fallback);
   const main = summary[0];
   return { run, score: main?.mean ?? null, low: main?.low ?? null, high: main?.high ?? null, rows: results, summary, metrics };
 }

@@ -18,6 +18,12 @@ function numberIn(text: string): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** An integer written as text (`"18446744073709551617"`, `" -7 "`), read exactly as a BigInt; anything else is none. */
+function integerIn(text: string): bigint | null {
+  const trimmed = collapseWhiteSpace(text);
+  return /^[+-]?\d+$/.test(trimmed) ? BigInt(trimmed) : null;
+}
+
 /** A number or a BigInt (what DuckDB, or SQLite with safe integers, gives for an integer column). */
 const isNumeric = (x: unknown): x is number | bigint => typeof x === "number" || typeof x === "bigint";
 
@@ -79,8 +85,12 @@ function sameItems(a: object, b: object, walking: Walking): boolean {
 /** One output: text folded, numbers by value (a number written as text, and a BigInt, too), lists and objects exactly. */
 export function sameAnswer(expected: unknown, predicted: unknown): boolean {
   if (isNumeric(expected) || isNumeric(predicted)) {
-    const a = typeof expected === "string" ? numberIn(expected) : expected;
-    const b = typeof predicted === "string" ? numberIn(predicted) : predicted;
+    // beside a BigInt, an integer written as text is read exactly: as a double, one past 2^53 was rounded and a
+    // BigInt did not match its own digits
+    const exact = typeof expected === "bigint" || typeof predicted === "bigint";
+    const read = (text: string): number | bigint | null => (exact ? (integerIn(text) ?? numberIn(text)) : numberIn(text));
+    const a = typeof expected === "string" ? read(expected) : expected;
+    const b = typeof predicted === "string" ? read(predicted) : predicted;
     return isNumeric(a) && isNumeric(b) && sameNumber(a, b);
   }
   if (typeof expected === "string" && typeof predicted === "string") return normalizeText(expected) === normalizeText(predicted);
@@ -89,8 +99,9 @@ export function sameAnswer(expected: unknown, predicted: unknown): boolean {
 
 /**
  * Compares a prediction's outputs with the expected ones. Only the outputs
- * `answers` names are compared; with several, `exact_match` is 1 only when
- * all match, and each gets `<name>_match` (but an output named `exact`,
+ * `answers` names are compared (one holding `undefined` names none); with
+ * several, `exact_match` is 1 only when all match, and each gets
+ * `<name>_match` (but an output named `exact`,
  * whose score would be named like the whole row's).
  *
  * @example
@@ -109,8 +120,14 @@ export function exactMatch(answers: Record<string, unknown>, prediction: Record<
         "input-invalid",
         `exactMatch: ${which} is a record of outputs ({ result: … }), not ${Array.isArray(value) ? "a list" : describeValue(value)}`,
       );
-  const names = Object.keys(answers);
-  if (names.length === 0) throw new FunctaiError("input-invalid", "exactMatch: no expected output to compare (answers is empty)");
+  // an expected output that is undefined (an empty cell, `row.result` of a row without it) names no answer, as evaluate
+  // reads a row's columns: compared, a prediction missing it too matched, and scored 1
+  const names = Object.keys(answers).filter((name) => answers[name] !== undefined);
+  if (names.length === 0)
+    throw new FunctaiError(
+      "input-invalid",
+      `exactMatch: no expected output to compare (answers ${Object.keys(answers).length === 0 ? "is empty" : "holds only undefined"})`,
+    );
   const each = names.map(
     (name) => [name, sameAnswer(answers[name], Object.hasOwn(prediction, name) ? prediction[name] : undefined) ? 1 : 0] as const,
   );

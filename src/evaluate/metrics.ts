@@ -1,6 +1,7 @@
 import { describeError, describeValue, FunctaiError } from "../errors.js";
 import { exactMatch } from "./exact-match.js";
 import type { Row } from "./rows.js";
+import { stopsTurn } from "./run-row.js";
 
 /**
  * What a metric gives for one row: a number, a boolean (1 or 0), or a record of named scores.
@@ -51,6 +52,8 @@ export interface Scorer {
   zeros(expected: Row): Record<string, number>;
   /** The names a failed row is scored under when no row scored (a custom metric's own names). */
   readonly fallback: readonly string[];
+  /** Each score name a custom metric gave on some row, and the metric that gave it (the first to). */
+  readonly givers: ReadonlyMap<string, string>;
   readonly custom: boolean;
 }
 
@@ -94,6 +97,8 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   try {
     value = await metric(row, outputs);
   } catch (e) {
+    // a judge the metric calls in a turn that waits for a person or stops: the run stops with it (see stopsTurn)
+    if (stopsTurn(e)) throw e;
     throw new FunctaiError("metric-failed", `metric ${name} threw: ${describeError(e)}`, { cause: e });
   }
   if (Array.isArray(value))
@@ -122,11 +127,13 @@ export function makeScorer(metric: MetricOption | undefined): Scorer {
       score: async (_row, expected, outputs) => exactMatch(expected, outputs),
       zeros: (expected) => Object.fromEntries(Object.keys(exactMatch(expected, {})).map((k) => [k, 0])),
       fallback: [],
+      givers: new Map(),
     };
   }
   const named: [string, Metric][] = typeof metric === "function" ? [[SCORE, metric]] : Object.entries(metric ?? {});
   if (named.length === 0 || named.some(([, m]) => typeof m !== "function"))
     throw new FunctaiError("input-invalid", "metric is a function (row, prediction) => number, or a record of such functions");
+  const givers = new Map<string, string>();
   return {
     custom: true,
     score: async (row, _expected, outputs, signal) => {
@@ -138,9 +145,11 @@ export function makeScorer(metric: MetricOption | undefined): Scorer {
           throw new FunctaiError("turn-aborted", `the run was stopped before metric ${name} scored this row`, { cause: signal.reason });
         await run(name, m, row, outputs, scores, givenBy);
       }
+      for (const [k, by] of givenBy) if (!givers.has(k)) givers.set(k, by);
       return scores;
     },
     zeros: () => ({}),
     fallback: named.map(([name]) => name),
+    givers,
   };
 }

@@ -1,6 +1,7 @@
 import type { Callable, CallOptions } from "../functions/callable.js";
 import { frameCarrier } from "../engine/carrier.js";
-import type { Step } from "../engine/runtime.js";
+import type { Frame } from "../engine/frame.js";
+import { LeaseLost, Suspend, type Step } from "../engine/runtime.js";
 import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { TurnCaller } from "../records/types.js";
@@ -25,9 +26,17 @@ export interface RowCall {
    * inside them, so row 9 uses the same model as row 1.
    */
   block?: Settings;
+  /**
+   * Send each row's turn with a key (its conversation's id): the run is made
+   * in a turn, its id the same each time the turn runs the program again, and
+   * a row already sent answers as its first turn did instead of being paid again.
+   */
+  keyed?: boolean;
+  /** In a turn: the row's own place in it, where its call is made (see rowFrames in evaluate.ts). */
+  place?: (index: number) => Frame;
 }
 
-/** What one row's call gave. */
+/** What one row's call gave (a call that stops the run's turn throws instead: see stopsTurn). */
 export type RowOutcome = { ok: true; value: unknown; steps: Step[] | null; turn: string | null } | { ok: false; error: string; turn: string | null };
 
 /**
@@ -38,10 +47,42 @@ export type RowOutcome = { ok: true; value: unknown; steps: Step[] | null; turn:
 export const errorText = (e: unknown): string =>
   isInstance(e, FunctaiError) ? `${(e as FunctaiError).code}: ${(e as FunctaiError).message}` : `error: ${describeError(e)}`;
 
+/**
+ * The codes with which a call stops its whole turn, at any depth (as a tool's boundary lets them through), but a
+ * broken plugin's: that is the row's call failing, as it is outside a turn ("a call that fails fails only its row").
+ */
+const STOPS_TURN = new Set([
+  "turn-aborted",
+  "turn-unfinished",
+  "store-io",
+  "store-conflict",
+  "store-corrupt",
+  "store-symlink",
+  "lease-lost",
+  "turn-claimed",
+]);
+
+/**
+ * Whether what a call (or a metric's judge) made inside a turn threw stops
+ * that turn, and so the run with it: the turn waits for a person (the
+ * engine's `Suspend`, not an error), its lease was lost, it was stopped, or
+ * its journal failed. Taken as the row's failure, a rule's approval was
+ * never asked (the program went on, the turn ended done, the tool never ran,
+ * the row scored 0), and a turn that lost its lease kept going.
+ */
+export function stopsTurn(e: unknown): boolean {
+  const frame = frameCarrier.get();
+  if (frame === undefined) return false;
+  if (isInstance(e, Suspend) || isInstance(e, LeaseLost)) return true;
+  if (!isInstance(e, FunctaiError) || !STOPS_TURN.has((e as FunctaiError).code)) return false;
+  // a turn-aborted stops this turn only when it was stopped (a row's own conversation's, with a store, is the row's)
+  return (e as FunctaiError).code !== "turn-aborted" || frame.runtime.signal.aborted;
+}
+
 const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.caller.evaluation : call.caller.optimization);
 
 /**
- * Calls the function on one row's inputs, as any call (same approvals); never throws. `rowStop` is the row's own stop,
+ * Calls the function on one row's inputs, as any call (same approvals); throws only what stops the run's turn (stopsTurn). `rowStop` is the row's own stop,
  * told from the run's signal (`runStops`); without it the row listens on `call.signal` itself.
  */
 export async function callRow(call: RowCall, row: Row, index: number, rowStop?: AbortSignal): Promise<RowOutcome> {
@@ -63,12 +104,18 @@ export async function callRow(call: RowCall, row: Row, index: number, rowStop?: 
 
 async function callWith(call: RowCall, row: Row, index: number, options: CallOptions): Promise<RowOutcome> {
   const inputs = inputsOf(call.shape, row);
-  const inBlock = <T>(start: () => T): T => (call.block === undefined ? start() : withSettings(call.block, start));
+  const inSettings = <T>(start: () => T): T => (call.block === undefined ? start() : withSettings(call.block, start));
+  // in a turn, the call is made in the row's own place: numbered by the order the rows' calls began, a run of the
+  // turn again that began them in another order found none of their recorded replies
+  const place = call.place?.(index);
+  const inBlock = <T>(start: () => T): T => (place === undefined ? inSettings(start) : frameCarrier.run(place, () => inSettings(start)));
   const { store } = call;
   if (store !== undefined) {
-    const chat = inBlock(() => call.fn.conversation(`${runId(call)}-${index + 1}`, { store }));
+    const id = `${runId(call)}-${index + 1}`;
+    const chat = inBlock(() => call.fn.conversation(id, { store }));
+    const sent = call.keyed ? { ...options, key: id } : options;
     try {
-      return { ok: true, value: await inBlock(() => chat.send(inputs, options)), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
+      return { ok: true, value: await inBlock(() => chat.send(inputs, sent)), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
     } catch (e) {
       const turn = await chat.turns().then(
         (t) => t.at(-1)?.id ?? null,
@@ -82,6 +129,8 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
     const p = await inBlock(() => call.fn.predict(inputs, options));
     return { ok: true, value: p.result, steps: p.steps, turn: null };
   } catch (e) {
+    // the call joined the run's turn, which waits for a person or stops: the run stops with it (see stopsTurn)
+    if (stopsTurn(e)) throw e;
     return { ok: false, error: errorText(e), turn: null };
   }
 }

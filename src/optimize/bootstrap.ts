@@ -3,7 +3,7 @@ import type { AIFunction } from "../functions/ai.js";
 import type { Step } from "../engine/runtime.js";
 import { FunctaiError } from "../errors.js";
 import type { Progress, RowResult } from "../evaluate/evaluate.js";
-import { reportProgress, scoreRow } from "../evaluate/evaluate.js";
+import { reportProgress, rowFrames, scoreRow } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "../evaluate/options.js";
 import { pool } from "../evaluate/pool.js";
@@ -155,6 +155,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
     return d ? jsonCopy(d, `${shape.name}: row ${i + 1}`) : null;
   });
   const student = teacher === undefined ? fn : fn.using({ lm: teacher });
+  // in a turn, each row's metrics run in a place of the row's own (a judge's replies are found again when it is resumed)
+  const place = rowFrames("bootstrapFewShot");
   const tools = toolNames(fn);
   const call: RowCall = {
     fn: student,
@@ -241,7 +243,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       let result: RowResult;
       try {
         outcome = await callRow({ ...call, signal: stop.signal }, row, i);
-        result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop.signal);
+        result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop.signal, place?.row(i));
       } finally {
         running.delete(i);
         own.release();
