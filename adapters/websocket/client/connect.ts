@@ -337,7 +337,8 @@ export class Companion {
       }
       const read = msg.type === "waiting" || msg.type === "status";
       // a request that would wait long for the server's rate is refused now, nothing sent, rather than held for ever
-      const delay = read ? 0 : this.#pacer.delay();
+      // (a cancel is held as long as it takes, never refused: dropped, the call it was to stop would run on unsaid)
+      const delay = read || msg.type === "cancel" ? 0 : this.#pacer.delay(RUNS_TURN.has(msg.type));
       if (delay > MAX_HOLD_MS)
         return this.#fail(id, pending, {
           code: "remote-rate-limit",
@@ -374,7 +375,15 @@ export class Companion {
     id = this.#id(),
     answer?: IdlessAnswer,
   ): RemoteStream {
-    const stream = new RemoteStream(conversation, controls);
+    // held back for the server's limits (its maxRuns taken: held as long as those run), a request can still be taken back
+    const takeBack = (): void => {
+      const p = this.#pending.get(id);
+      if (p && this.#pacer.withdraw(id))
+        this.#fail(id, p, { code: "turn-aborted", message: `app.${msg.type}: taken back before it was sent; nothing was sent` });
+    };
+    const stream = new RemoteStream(conversation, controls, takeBack);
+    // a request about a turn names it: cut off before its first event, its error still says where it may go on
+    if ("turn" in msg) stream.turn = msg.turn;
     this.#request(msg, id, stream, answer).then(
       (result) => {
         const outcome = outcomeSchema.safeParse(result);

@@ -64,12 +64,19 @@ export class Pacer {
     return this.#queue.splice(0);
   }
 
-  /** How long a request asked for now would be held for the rate (ms): 0 when it goes at once. */
-  delay(): number {
+  /**
+   * How long a request asked for now would be held for the rate (ms): 0 when it goes at once. Only what goes
+   * before it counts: a request that runs no turn passes those held for room among the runs (they take no token
+   * until they go), so a caller call's answer or cancel is not refused for approvals held behind that very call.
+   */
+  delay(runs: boolean): number {
     const rate = this.#limits.rate;
     if (!rate) return 0;
     this.#refill(rate);
-    const short = this.#queue.length + 1 - this.#tokens;
+    const full = this.#limits.maxRuns !== undefined && this.#running.size >= this.#limits.maxRuns;
+    let ahead = 0;
+    for (const h of this.#queue) if (runs || !(h.runs && full)) ahead++;
+    const short = ahead + 1 - this.#tokens;
     return short <= 0 ? 0 : (short / (rate.perSecond * SHARE)) * 1000;
   }
 

@@ -37,11 +37,16 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
   #settle!: { resolve: (o: Outcome) => void; reject: (e: unknown) => void };
   #iterating = false;
 
+  readonly #takeBack: (() => void) | undefined;
+
   constructor(
     conversation: string | null,
     readonly controls: RemoteControls | null,
+    /** Takes the request back while the companion still holds it (never sent); nothing once it was sent. */
+    takeBack?: () => void,
   ) {
     this.conversation = conversation;
+    this.#takeBack = takeBack;
     this.outcome = new Promise<Outcome>((resolve, reject) => (this.#settle = { resolve, reject }));
     this.#result = this.outcome.then((o) => {
       if (o.state === "done") return o.value as T;
@@ -136,8 +141,12 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
     return this.controls.answer(verdict, options);
   }
 
-  /** Stops a caller call on the server. */
+  /**
+   * Stops a caller call on the server. Any other request (an answer, a resume) is taken back while the companion
+   * still holds it for the server's limits (it rejects `turn-aborted`, nothing sent); once sent it goes on.
+   */
   abort(): void {
-    this.controls?.cancel();
+    if (this.controls) this.controls.cancel();
+    else this.#takeBack?.();
   }
 }

@@ -113,6 +113,13 @@ export class KeyRing {
   }
 }
 
+/**
+ * Whether two grants allow the same: with keys, a key's grant is one object until `setKeys`; without, the grant of
+ * a connection whose key was limited (before the keys were all taken away) is made anew at each look.
+ */
+export const sameGrant = (a: Grant | null, b: Grant | null): boolean =>
+  a === b || (a !== null && b !== null && a.conversations === b.conversations && a.programs === b.programs);
+
 export const allowsConversation = (grant: Grant, conversation: string): boolean =>
   grant.conversations === null || grant.conversations.has(conversation);
 

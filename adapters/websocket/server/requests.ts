@@ -6,7 +6,7 @@
 import type { TurnEvent } from "../../../src/turn/events.js";
 import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "../shared/errors.js";
-import { allowsConversation, allowsProgram, type Grant } from "./keys.js";
+import { allowsConversation, allowsProgram, sameGrant, type Grant } from "./keys.js";
 import { allowsTurn, mayJoin, programOfTurn, visibleTo } from "./scope.js";
 import type { ClientMessage, Outcome, WireError, WireEvent } from "../shared/protocol.js";
 import { startCall } from "./calls.js";
@@ -239,7 +239,8 @@ async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "c
         );
     }
     const now = grantNow(hub, conn);
-    if (now === grant) break;
+    // (by what it allows: compared as objects, a grant made anew at each look never matched, and this went round for ever)
+    if (sameGrant(now, grant)) break;
     grant = now;
   }
   let conversation: string | null = null;
