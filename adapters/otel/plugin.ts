@@ -12,10 +12,8 @@ import {
 } from "@opentelemetry/api";
 import type { Approval } from "../../src/approval/types.js";
 import { frameCarrier } from "../../src/engine/carrier.js";
-import { describeError, describeValue, FunctaiError, isInstance } from "../../src/errors.js";
-import { checkResponse } from "../../src/lm/check-response.js";
-import type { LanguageModel } from "../../src/lm/types.js";
-import type { Plugin, PluginModelRequest, PluginModelResponse, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
+import { describeValue, FunctaiError } from "../../src/errors.js";
+import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
@@ -121,20 +119,6 @@ function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean)
     });
   } else if (end.state !== "done" && end.state !== "waiting") {
     failSpan(span, end.state === "failed" ? (end.code ?? "error") : end.state, end.error, content);
-  }
-}
-
-/**
- * Why the engine refuses a reply a model gave back (its `provider-response`, the same check, the same words), or
- * undefined when it takes it.
- */
-function refusal(r: PluginModelResponse): { code: string; message: string } | undefined {
-  try {
-    checkResponse({ provider: r.provider, model: r.model } as LanguageModel, r.response);
-    return undefined;
-  } catch (e) {
-    if (isInstance(e, FunctaiError)) return { code: (e as FunctaiError).code, message: (e as FunctaiError).message };
-    return { code: "provider-response", message: describeError(e) };
   }
 }
 
@@ -277,11 +261,8 @@ export function otel(options: OtelOptions = {}): Plugin {
       modelResponse(r) {
         const key = `${r.turn}:${r.site}:${r.step}`;
         const run = runAt(r.turn, r.attempt);
-        // the hook is shown the reply before the engine checks it: one the engine refuses (no usage, not JSON) fails
-        // the call with provider-response, so it is no reply here either (read as one, a reply without usage threw
-        // here, failing the turn plugin-failed instead, and one that is not JSON was counted and ended as a success)
-        const refused = r.response === undefined ? undefined : refusal(r);
-        const response = refused === undefined ? r.response : undefined;
+        // (the reply as the engine read it: one it refused, no usage or not JSON, comes as an error with its code)
+        const { response } = r;
         if (response) run.used(response.usage);
         const span = run.takeChat(key);
         if (!span) return;
@@ -293,8 +274,7 @@ export function otel(options: OtelOptions = {}): Plugin {
             if (typeof finishReason === "string") span.setAttribute(GEN_AI.finishReasons, [finishReason]);
             if (typeof model === "string") span.setAttribute(GEN_AI.responseModel, model);
             if (content) span.setAttribute(GEN_AI.outputMessages, jsonText(outputMessages(response)));
-          } else if (refused !== undefined) failSpan(span, refused.code, refused.message, content);
-          else failSpan(span, "model_error", r.error, content);
+          } else failSpan(span, typeof r.code === "string" ? r.code : "model_error", r.error, content);
         });
       },
       toolCall(call) {

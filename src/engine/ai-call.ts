@@ -76,13 +76,17 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   const text = runtime.streaming
     ? replyText((delta) => runtime.emit(path, { type: "text", site, delta }), { textTools: !lm.nativeTools })
     : undefined;
+  // plugins are shown the reply as it is read here: checked (one refused is the call's error), its text tool calls read
+  const read = (reply: unknown): LMResponse => {
+    const checked = checkResponse(lm, reply);
+    return lm.nativeTools ? checked : fromTextResponse(checked);
+  };
   let response: LMResponse;
   try {
-    response = checkResponse(
-      lm,
-      // durable before paying: every reply that arrived before this request is kept before it is sent
-      await observeModelCall(frame, lm, step, request, () =>
-        runtime.journal.paying(
+    // durable before paying: every reply that arrived before this request is kept before it is sent
+    response = await observeModelCall(frame, lm, step, request, async () =>
+      read(
+        await runtime.journal.paying(
           () => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push, heldText: text }),
           () => runtime.beforeEffect(true),
         ),
@@ -92,7 +96,6 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
     throw runtime.signal.aborted ? e : modelFailure(lm, e); // (a stopped turn keeps its own reason)
   }
   text?.end();
-  if (!lm.nativeTools) response = fromTextResponse(response);
   void runtime.journal.add({ kind: "reply", key, site, step, response });
   if (runtime.streaming) {
     const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));

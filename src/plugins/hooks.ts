@@ -165,7 +165,7 @@ async function watchedModelCall(
    * Tells each plugin shown the request how the call ended, every one of them even when one throws
    * (a span another plugin opened is closed all the same); then throws the first failure.
    */
-  const told = async (outcome: { response: LMResponse } | { error: string }): Promise<void> => {
+  const told = async (outcome: { response: LMResponse } | { error: string; code?: string }): Promise<void> => {
     let failure: { error: unknown } | undefined;
     for (const plugin of asked) {
       if (!plugin.hooks.modelResponse) continue;
@@ -191,7 +191,7 @@ async function watchedModelCall(
   try {
     response = await generate();
   } catch (e) {
-    await told({ error: describeError(e) });
+    await told(isInstance(e, FunctaiError) ? { error: describeError(e), code: (e as FunctaiError).code } : { error: describeError(e) });
     throw e;
   }
   await told({ response: copyOf(response) });

@@ -172,8 +172,11 @@ export interface PluginModelRequest {
  * };
  */
 export interface PluginModelResponse extends PluginModelRequest {
+  /** The reply as the engine reads it: checked, and with a text-tools model's calls read out of its text. */
   response?: LMResponse;
   error?: string;
+  /** The failure's stable code, when it has one (`provider-rate-limit`, `provider-response`, …). */
+  code?: string;
 }
 
 type Maybe<T> = T | Promise<T>;

@@ -19,7 +19,7 @@ import { scripted } from "../../src/testing/index.js";
 import { named, tracing } from "./tracing.js";
 
 describe("otel() and a model that writes its tool calls as text", () => {
-  it.fails("the chat span of a reply asking for a tool says tool_calls, and its output message has the tool_call part", async () => {
+  it("the chat span of a reply asking for a tool says tool_calls, and its output message has the tool_call part", async () => {
     const look = tool("lookup_order", { description: "An order.", input: { order_id: z.string() }, effects: "reads" }, ({ order_id }) => ({
       order_id,
       status: "late",
