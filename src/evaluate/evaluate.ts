@@ -155,14 +155,21 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
   const shape = rowShape(fn, options.expected);
   checkRows(shape, rows);
   checkInputs(fn, shape, rows);
-  const scorer = makeScorer(options.metric);
-  if (!scorer.custom) {
+  if (options.metric === undefined) {
     checkAnswerColumns(shape);
     checkExpected(shape, rows);
   }
+  const scorer = makeScorer(options.metric, options.metric === undefined && comparedOutputs(shape, rows) > 1);
   const concurrency = checkConcurrency(options.concurrency);
   checkTurnSignal(options);
   return { shape, rows, scorer, concurrency };
+}
+
+/** How many outputs the rows compare, all told (a row names those it has: see exactMatch). */
+function comparedOutputs(shape: RowShape, rows: readonly Row[]): number {
+  const names = new Set<string>();
+  for (const row of rows) for (const [name, value] of Object.entries(expectedOf(shape, row))) if (value !== undefined) names.add(name);
+  return names.size;
 }
 
 /**

@@ -119,13 +119,29 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
   for (const [k, v] of entries) keep(into, givenBy, name, k, asScore(k, v));
 }
 
-/** Checks the metric option (bad arguments are refused up front) and makes the scorer. */
-export function makeScorer(metric: MetricOption | undefined): Scorer {
+/**
+ * The default metric's scores of a row, with `<name>_match` for each output it compared when the run compares
+ * several (`perOutput`): a row comparing one output of several (the others left out of its row) scores it too, so
+ * the run's `<name>_match` is over every row that compared that output, not only those that compared others too.
+ */
+function matchScores(expected: Row, outputs: Row, perOutput: boolean): Record<string, number> {
+  const scores: Record<string, number> = exactMatch(expected, outputs);
+  if (perOutput)
+    for (const [name, value] of Object.entries(expected))
+      if (value !== undefined && name !== "exact" && !Object.hasOwn(scores, `${name}_match`)) setScore(scores, `${name}_match`, scores.exact_match!);
+  return scores;
+}
+
+/**
+ * Checks the metric option (bad arguments are refused up front) and makes the scorer. `perOutput`: the run
+ * compares several outputs, each row's scored by name (see matchScores).
+ */
+export function makeScorer(metric: MetricOption | undefined, perOutput = false): Scorer {
   if (metric === undefined) {
     return {
       custom: false,
-      score: async (_row, expected, outputs) => exactMatch(expected, outputs),
-      zeros: (expected) => Object.fromEntries(Object.keys(exactMatch(expected, {})).map((k) => [k, 0])),
+      score: async (_row, expected, outputs) => matchScores(expected, outputs, perOutput),
+      zeros: (expected) => Object.fromEntries(Object.keys(matchScores(expected, {}, perOutput)).map((k) => [k, 0])),
       fallback: [],
       givers: new Map(),
     };

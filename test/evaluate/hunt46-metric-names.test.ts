@@ -55,12 +55,10 @@ describe("a metric whose scores are named differently on different rows", () => 
     ]);
   });
 
-  // Needs a contract decision, left open: DESIGN gives `<name>_match` only "with several outputs compared", so a row
-  // naming one output of an object output (here `x` alone) scores only `exact_match`, and the run's `x_match` is the
-  // mean over the rows that named x and something else (n 1 of the 2 rows that compared x). Either evaluate's default
-  // metric gives `<name>_match` to every row that compares that output, or DESIGN says `<name>_match` summarizes only
-  // the rows that compared several outputs.
-  it.fails("the default metric: each output's <name>_match is over every row that compared it", async () => {
+  // DESIGN gives `<name>_match` "with several outputs compared": read over the run, a row naming one output of an
+  // object output (here `x` alone) scores it too, so the run's `x_match` is over every row that compared x (it was
+  // the mean over the rows that named x and something else: n 1 of the 2).
+  it("the default metric: each output's <name>_match is over every row that compared it", async () => {
     const two = program(
       "two",
       { description: "Two fields.", input: { q: z.string() }, output: z.object({ x: z.string(), y: z.string() }) },
