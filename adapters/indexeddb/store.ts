@@ -305,7 +305,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       // taken for "nothing appended"; once this handle closed, the close has already settled the wait false.
       const failed = (e: unknown): void => finish(() => reject(e));
       const recheck = (): Promise<void> => length(conversation).then((n) => (n > after ? settle(true) : undefined));
-      const stop = wakeups.listen(conversation, after, settle); // listen first, then look
+      // A notice only makes the wait read the length: any script of the origin can post on the channel (another
+      // program, an older build, DevTools), and the wait answers true only for a length the database holds.
+      const stop = wakeups.listen(conversation, after, (grew) => (grew ? void recheck().catch(failed) : settle(false))); // listen first, then look
       recheck().catch(failed);
       // without BroadcastChannel, polled; with it, looked at now and then all the same: a writer tab closed between its
       // commit and its notice takes the notice along, and a wait with no deadline would never wake

@@ -73,8 +73,10 @@ export class Wakeups {
   }
 
   /**
-   * Calls `settle(true)` on the first notice that `conversation` grew past
-   * `after`, or `settle(false)` if this handle closes first. Returns a
+   * Calls `settle(true)` on each notice that `conversation` grew past
+   * `after` (a notice only: any script of the origin can post one, so the
+   * caller reads the length before it believes it), or `settle(false)` if
+   * this handle closes first. Returns a
    * function that stops listening. Listen before checking the length, so an
    * append between the check and the listening is never missed. Once this
    * handle is closed, settles false at once and opens nothing.

@@ -27,6 +27,12 @@ export interface Appender {
   /** True once the store is closed (then files are not kept open). */
   closed(): boolean;
   onFlush?: (() => void) | undefined;
+  /**
+   * Refuses (`conversation-id`) a file of inode `ino` opened by this
+   * conversation's name that, on a folder blind to case, is another
+   * conversation's ("sam.jsonl" opened as "Sam.jsonl"). Looks once per file.
+   */
+  checkName(conversation: string, file: string, ino: number): void;
 }
 
 /**
@@ -61,8 +67,11 @@ export function appendLocked(
   let ok = false;
   try {
     // (a turn resumed on a fresh store read the file first: its first append reads on from there, not the whole file again)
+    const opened = reused !== undefined ? st! : fstatSync(fd);
+    // (on a folder blind to case, "Sam" would append to sam's file: refused, nothing written)
+    if (!created) a.checkName(conversation, file, opened.ino);
     const prior = a.known.get(conversation) ?? a.lastRead(conversation);
-    const seen = scanFdSync(fd, file, prior, reused !== undefined ? st! : fstatSync(fd));
+    const seen = scanFdSync(fd, file, prior, opened);
     a.known.set(conversation, { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count });
     ok = true; // (the file is fine: refusals below keep it open)
     if (expect !== undefined && expect !== seen.count) throw storeConflict(conversation, expect, seen.count);

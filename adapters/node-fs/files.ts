@@ -1,7 +1,7 @@
 /** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, read, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, read, readdirSync, readSync, type Stats } from "node:fs";
 import { lstat, mkdir, open } from "node:fs/promises";
-import { dirname } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
 import { scan, type Scan } from "./jsonl.js";
 
@@ -270,4 +270,40 @@ export function io(file: string, e: unknown): FunctaiError {
   if (e instanceof FunctaiError) return e;
   if ((e as NodeJS.ErrnoException)?.code === "ELOOP" && NOFOLLOW !== 0) return symlinkRefused(file);
   return new ConversationError("store-io", `${file}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+}
+
+/**
+ * On a folder that does not tell names apart by case (macOS, Windows), the
+ * name the file `file` really has there when it differs from `file`'s only
+ * in case: then it is another conversation's file ("sam.jsonl" opened as
+ * "Sam.jsonl"). Else undefined. One `lstat` of the name in the other case
+ * ("SAM.JSONL", a name the store never makes) tells whether the folder may be
+ * such a one (it finds the file); only then is the folder listed. (Not by
+ * inode: a network or FUSE file system may number one file differently under
+ * each name.) The caller looks once per file (inode). Synchronous, so it can
+ * run under the lock.
+ */
+export function caseTwin(file: string): string | undefined {
+  const dir = dirname(file);
+  const name = basename(file);
+  const swapped = [...name].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join("");
+  let names: string[];
+  try {
+    if (lstatSync(join(dir, swapped), { throwIfNoEntry: false }) === undefined) return undefined; // a folder that tells cases apart
+    names = readdirSync(dir);
+  } catch (e) {
+    throw io(file, e);
+  }
+  if (names.includes(name)) return undefined;
+  const lower = name.toLowerCase();
+  return names.find((n) => n.toLowerCase() === lower) ?? swapped;
+}
+
+/** The refusal of a conversation id whose file, on a folder blind to case, is another conversation's (`twin`). */
+export function caseTwinRefused(conversation: string, file: string, twin: string): ConversationError {
+  return new ConversationError(
+    "conversation-id",
+    `"${conversation}": the folder ${dirname(file)} does not tell names apart by case, and the file of this id is ${twin}, ` +
+      `another conversation's ("${twin.replace(/\.jsonl$/, "")}"). Ids that differ only in case would share one file: use ids that differ otherwise.`,
+  );
 }

@@ -12,7 +12,7 @@ import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable }
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
-import { checkDir, io, isFolder, makeDir, statOrUndefined, symlinkRefused, type Known } from "./files.js";
+import { caseTwin, caseTwinRefused, checkDir, io, isFolder, makeDir, statOrUndefined, symlinkRefused, type Known } from "./files.js";
 import { Flushes } from "./flush.js";
 import { HandlePool } from "./handles.js";
 import { recordBody } from "./jsonl.js";
@@ -139,7 +139,17 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)), () =>
     handles.dropUnused(),
   );
+  // The files whose names were looked at (conversation → inode): on a folder blind to case, "Sam" must not open sam's file.
+  const namesChecked = new Map<string, number>();
+  const checkName = (conversation: string, file: string, ino: number): void => {
+    if (namesChecked.get(conversation) === ino) return;
+    const twin = caseTwin(file);
+    if (twin !== undefined) throw caseTwinRefused(conversation, file, twin);
+    if (namesChecked.size >= 10_000) namesChecked.clear(); // (a bound: looked at again when needed)
+    namesChecked.set(conversation, ino);
+  };
   const appender: Appender = {
+    checkName,
     root,
     known,
     handles,
@@ -165,6 +175,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const readable = (conversation: string): string => {
     const file = fileOf(conversation);
     if (statOrUndefined(root)?.isSymbolicLink()) throw symlinkRefused(root);
+    const st = statOrUndefined(file);
+    if (st !== undefined) checkName(conversation, file, st.ino);
     return file;
   };
   /** Makes the folder once (and refuses a link there); later appends go straight to the lock. */
@@ -253,6 +265,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         );
         if (look !== lastLook) {
           lastLook = look;
+          // (a file made since the wait began: on a folder blind to case, perhaps another conversation's)
+          const st = look === "none" ? undefined : statOrUndefined(file);
+          if (st !== undefined) checkName(conversation, file, st.ino);
           if ((await reads.count(conversation, file)) > after) return true;
         }
         const left = deadline - performance.now();
@@ -291,6 +306,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       for (const wake of [...wakers]) wake();
       known.clear();
       reads.clear();
+      namesChecked.clear();
     },
   };
   return store;
