@@ -62,11 +62,12 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
       const got = await Promise.all(waits);
       expect(got.every((v) => v === false)).toBe(true);
       expect(Math.min(...answered)).toBeGreaterThanOrEqual(2_490);
-      // the last look takes a second at most; a little slack for 1,500 timers on a shared machine
-      expect(Math.max(...answered)).toBeLessThan(2_500 + 1_000 + 1_500);
+      // the last look is bounded (a second); held up behind a lock or each other, the looks would wait out the store's
+      // 30 s statement deadline: the bounds here tell that apart with room for a loaded machine, they time nothing
+      expect(Math.max(...answered)).toBeLessThan(2_500 + 10_000);
       const t1 = Date.now();
       expect(await other.append("warm", [rec()])).toBe(2);
-      expect(Date.now() - t1).toBeLessThan(2_000);
+      expect(Date.now() - t1).toBeLessThan(10_000);
       await until("every waiter took its row away", async () => (await admin(`SELECT 1 FROM "${schema}".waiters LIMIT 1`)).length === 0, 10_000);
     } finally {
       await other.close();
