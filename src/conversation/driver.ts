@@ -266,8 +266,11 @@ export interface ContinueOptions {
   length?: number;
   /** A person's answer to all of the turn's waiting approvals: recorded with the claim, in one append. */
   answer?: Answer;
-  /** Called before the actor starts: a stream listens here, so it shows the actor's first `state` events (numbered from 1). */
-  listen?: (session: TurnSession) => void;
+  /**
+   * Called before the actor starts: a stream listens here, so it shows the actor's first `state` events (numbered
+   * from 1); `host.opened` settles as the turn is opened here (see ConversationHost).
+   */
+  listen?: (session: TurnSession, host: ConversationHost) => void;
 }
 
 /** A session that continues a turn (it claims the turn at its first run). Started. */
@@ -304,7 +307,7 @@ export function continueTurn(
       ? startTurn(host, { streaming: options.streaming, snapshot })
       : startTurn(host, { streaming: options.streaming, input: pending ? { start: "awaitingApproval", pending } : { start: start ?? "running" } });
   keepSnapshots(session);
-  options.listen?.(session);
+  options.listen?.(session, host);
   session.actor.start();
   if (!pending && session.actor.getSnapshot().value === "awaitingApproval") tell(session, { type: "RESUME" });
   if (session.actor.getSnapshot().value === "interrupted") tell(session, { type: "RESUME" });

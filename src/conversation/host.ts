@@ -75,18 +75,36 @@ export class ConversationHost implements TurnHost {
   #fresh: boolean;
   /** A turn run by a delegated call shares its caller's family: no reply of either is paid twice after a crash. */
   readonly #family: JournalFamily | undefined = frameCarrier.get()?.runtime.journal.family;
-  #opened!: { resolve: () => void; reject: (e: unknown) => void };
+  /** How this host's first run opened the turn (undefined until it did, or was refused). */
+  #openedAs: { error: unknown } | null | undefined;
+  /** Who waits for it to open (made only when asked: most turns are never streamed). */
+  #openWaiters: { promise: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+
   /**
    * Settles as this host's first run opens the turn here (what a person said recorded, the turn claimed), or is
    * refused (rejects with the refusal: nothing of the run was written). A stream of a continued turn shows its
    * events once it is open (see ConversationStream).
    */
-  readonly opened: Promise<void> = new Promise<void>((resolve, reject) => {
-    this.#opened = { resolve, reject };
-  });
+  get opened(): Promise<void> {
+    const as = this.#openedAs;
+    if (as !== undefined) return as === null ? Promise.resolve() : Promise.reject(as.error);
+    if (this.#openWaiters === undefined) {
+      let settle!: { resolve: () => void; reject: (e: unknown) => void };
+      const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      this.#openWaiters = { promise, ...settle };
+    }
+    return this.#openWaiters.promise;
+  }
+
+  /** The first run's opening: told to whoever waits for it (see `opened`); later runs' are not. */
+  #openedWith(error?: { error: unknown }): void {
+    if (this.#openedAs !== undefined) return;
+    this.#openedAs = error ?? null;
+    if (error === undefined) this.#openWaiters?.resolve();
+    else this.#openWaiters?.reject(error.error);
+  }
 
   constructor(readonly options: HostOptions) {
-    this.opened.catch(() => undefined); // (a turn nobody streams: its refusal is told by its run)
     const { log, settings } = options;
     this.turn = options.turn;
     this.name = options.def.name;
@@ -139,10 +157,10 @@ export class ConversationHost implements TurnHost {
   async journal(): Promise<Journal> {
     try {
       const journal = await this.#open();
-      this.#opened.resolve();
+      this.#openedWith();
       return journal;
     } catch (e) {
-      this.#opened.reject(e);
+      this.#openedWith({ error: e });
       throw e;
     }
   }

@@ -215,8 +215,8 @@ export class Turn<O = unknown> {
       const prepare = async (): Promise<number> => (await this.#results(options)).length;
       // its events shown once the turn is open here: a resume refused (turn-unfinished, turn-claimed: nothing of it
       // written) throws from the loop, as its promise rejects, and shows no `failed` of a turn that goes on as it was
-      const opened = (session: TurnSession): void =>
-        void (stream = new ConversationStream<O>(session, this.#ctx.log, waiting, settled, (session.host as ConversationHost).opened));
+      const opened = (session: TurnSession, host: ConversationHost): void =>
+        void (stream = new ConversationStream<O>(session, this.#ctx.log, waiting, settled, host.opened));
       continueTurn(this.#ctx, state, info, "interrupted", { streaming: true, prepare, listen: opened });
     }
     return stream;
