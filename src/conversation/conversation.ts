@@ -8,7 +8,8 @@ import { makeRecord, type RecordFields } from "../records/make.js";
 import type { ConversationState } from "../records/read-conversation.js";
 import type { TurnCaller } from "../records/types.js";
 import { checkModel } from "../engine/ai-call.js";
-import { ambientSettings, checkSettings, mergeSettings, pickSettings, type Settings } from "../settings.js";
+import { ambientSettings, checkSettings, mergeSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
+import { namedKeys, unknownKeys } from "../runtime/values.js";
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
@@ -126,6 +127,13 @@ function callOptionsOf<T extends CallOptions>(conversation: string, options: T |
       "settings-invalid",
       `conversation ${conversation}: a call's options must be an object such as { signal, key }, not ${describeValue(options, 80)}. Nothing was sent.`,
     );
+  // a key that is no option (`aprove: "changes"`) was read by nothing: the turn ran its refunds without asking anyone
+  const odd = unknownKeys(Object.keys(options), SEND_OPTION_KEYS);
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `conversation ${conversation}: ${namedKeys(odd, "is not an option", "are not options")}; a send takes ${SEND_OPTION_KEYS.join(", ")}. Nothing was sent.`,
+    );
   const { signal } = options as { signal?: unknown };
   if (signal !== undefined && !isAbortSignal(signal))
     throw new FunctaiError(
@@ -134,6 +142,9 @@ function callOptionsOf<T extends CallOptions>(conversation: string, options: T |
     );
   return options;
 }
+
+/** What a send's (or a stream's) options hold: any setting, its signal and key, and who made it. */
+const SEND_OPTION_KEYS: readonly string[] = [...SETTING_KEYS, "signal", "key", "ctx", "caller"];
 
 /** Sends a turn once per request id, under a parent of the caller's choosing (delegates). Internal. */
 export const SEND_ONCE = Symbol("functai.sendOnce");

@@ -136,7 +136,11 @@ export function checkInputs(
 
 /** The row's columns named like the function's inputs. */
 export const inputsOf = (shape: RowShape, row: Row): Row =>
-  Object.fromEntries(shape.inputs.filter((k) => Object.hasOwn(row, k)).map((k) => [k, row[k]]));
+  // a one-input function's row names its input, undefined where the row has none: `{}` alone is ambiguous there
+  // (the input left out, or `{}` as its value) and refused, where the up-front check read the row as leaving it out
+  shape.inputs.length === 1
+    ? { [shape.inputs[0]!]: Object.hasOwn(row, shape.inputs[0]!) ? row[shape.inputs[0]!] : undefined }
+    : Object.fromEntries(shape.inputs.filter((k) => Object.hasOwn(row, k)).map((k) => [k, row[k]]));
 
 /** The expected outputs the row names (only those it holds, undefined being none). */
 // a column holding undefined (an empty cell) names no answer: compared, it scored 0 unseen, and as an example it made a state JSON could not keep

@@ -7,7 +7,7 @@ import type { Effects } from "../records/types.js";
 import { parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
 import { checkSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
-import { checkName, checkSpec } from "../tools/tool.js";
+import { checkName, checkSpec, inputShapeOf } from "../tools/tool.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
@@ -123,7 +123,8 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
   const output = (spec.output ?? z.string()) as z.ZodType;
   const settings = checkSettings(pickSettings(spec));
   const toolEffects = effectsAsTool(tools);
-  const inputSchema = z.object(spec.input);
+  const input = inputShapeOf<S>(name, spec);
+  const inputSchema = z.object(input);
 
   /**
    * The definition for some instructions and worked examples (the examples are shown, never run). `inputs` are
@@ -156,7 +157,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
         }),
       describe: () => ({
         description,
-        inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
+        inputs: Object.entries(input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
         outputs: [{ name: "result", shape: shapeOf(output) }],
         tools: tools.map((t) => ({ name: t.name, effects: t.toolEffects })),
       }),

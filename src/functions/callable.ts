@@ -3,7 +3,8 @@ import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, reframe, type Frame } from "../engine/frame.js";
 import { abortError } from "../engine/runtime.js";
 import { FunctaiError, describeValue } from "../errors.js";
-import { ambientSettings, blockSettings, checkSettings, layerOf, mergeSettings, pickSettings, type Settings } from "../settings.js";
+import { ambientSettings, blockSettings, checkSettings, layerOf, mergeSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
+import { namedKeys, unknownKeys } from "../runtime/values.js";
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
@@ -65,11 +66,46 @@ function checkOptions(options: unknown): CallOptions | undefined {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== "object")
     throw new FunctaiError("settings-invalid", `a call's options must be an object such as { lm, signal }, not ${describeValue(options, 80)}`);
+  // a key that is no option (`aprove`, `maxStep`) was read by nothing: it switched off what it meant to set (every
+  // approval, for `aprove: "changes"`) without a word, where using, configure and withSettings refuse it
+  const odd = unknownKeys(Object.keys(options), CALL_OPTION_KEYS);
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `a call's options: ${namedKeys(odd, "is not an option", "are not options")}; a call takes ${CALL_OPTION_KEYS.join(", ")}${odd.includes("key") ? " (key is for a conversation's send)" : ""}. Nothing was sent.`,
+    );
   const { signal } = options as { signal?: unknown };
   if (signal !== undefined && !isAbortSignal(signal))
     throw new FunctaiError("settings-invalid", `signal must be an AbortSignal, not ${describeValue(signal, 80)}`);
   return options as CallOptions;
 }
+
+/** What a conversation's options hold: any setting (its store among them) and the clock. */
+const CONVERSATION_OPTION_KEYS: readonly string[] = [...SETTING_KEYS, "clock"];
+
+/**
+ * A conversation's options: a key that is none (`aprove: "changes"`) was read
+ * by nothing, and the conversation's turns ran every refund without waiting
+ * for a person; refused (`settings-invalid`) when it is opened.
+ */
+function conversationOptions(name: string, options: unknown): ConversationOptions {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== "object" || Array.isArray(options))
+    throw new FunctaiError(
+      "settings-invalid",
+      `${name}.conversation(id, options): options must be an object such as { store }, not ${describeValue(options, 80)}`,
+    );
+  const odd = unknownKeys(Object.keys(options), CONVERSATION_OPTION_KEYS);
+  if (odd.length > 0)
+    throw new FunctaiError(
+      "settings-invalid",
+      `${name}.conversation(id, options): ${namedKeys(odd, "is not an option", "are not options")}; a conversation takes ${CONVERSATION_OPTION_KEYS.join(", ")}. Nothing was sent.`,
+    );
+  return options as ConversationOptions;
+}
+
+/** What a call's options hold: any setting, its signal, the calling frame, and who made it (evaluate, the optimizers). */
+const CALL_OPTION_KEYS: readonly string[] = [...SETTING_KEYS, "signal", "ctx", "caller"];
 
 /**
  * A call made inside a turn (a program's or a tool's body) runs under the
@@ -163,7 +199,7 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
       return makeCallable<S, O>(def, [...layers, checkSettings(pickSettings(layerOf("using", settings ?? null)))]);
     },
     conversation(id: string, options?: ConversationOptions): Conversation<CallInput<S>, O> {
-      return openConversation<S, O>(def, layers, id, options ?? {});
+      return openConversation<S, O>(def, layers, id, conversationOptions(def.name, options));
     },
     async runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
       const frame = reframe(ctx.frame, mergeSettings(ctx.frame.settings, ownSettings()));

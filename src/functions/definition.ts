@@ -51,8 +51,12 @@ export function toolAt(def: Definition, path: string): ToolLike | undefined {
   return found;
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x) && Object.getPrototypeOf(x) === Object.prototype;
+/** A record of keys: `{ … }`, or an object without a prototype (`Object.create(null)`, as `querystring.parse` gives). */
+const isPlainObject = (x: unknown): x is Record<string, unknown> => {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  const proto: unknown = Object.getPrototypeOf(x);
+  return proto === Object.prototype || proto === null;
+};
 
 /**
  * Checks a call's input before anything is sent. With one input, its value
@@ -117,6 +121,7 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
   let shown = 0;
   if (keys.length === 1) ({ forms, shown } = singleInputForms(keys[0]!, input));
   else if (keys.length === 0 && input === undefined) forms = [{}];
+  if (keys.length === 1 && isPlainObject(input) && Object.keys(input).length === 0) return emptyObjectInput(def, keys[0]!);
   const problems: string[][] = [];
   for (const form of forms) {
     const parsed = readWith(def.inputSchema, form);
@@ -135,12 +140,51 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
 }
 
 /**
+ * `{}` given to a function of one input: the whole input with that input
+ * left out, or `{}` as its value. Where only one reading fits, or both give
+ * the same input (a default of `{}`), that is taken. Where both fit and
+ * differ (an optional object of optional fields, a record), the call is
+ * ambiguous: taken as the value, a call (or an evaluate row) meant to leave
+ * the input out sent the model `{}`, and a program's body was handed `{}`
+ * for an input it was told was absent. It is refused before any model call,
+ * saying how to write each.
+ */
+function emptyObjectInput(def: Definition, key: string): Record<string, unknown> {
+  const asValue = readWith(def.inputSchema, { [key]: {} });
+  const asWhole = readWith(def.inputSchema, {});
+  // (a reading the schema threw on does not fit; where neither fits, what it threw is said, the value's first)
+  const value = "thrown" in asValue || !asValue.success ? undefined : (asValue.data as Record<string, unknown>);
+  const whole = "thrown" in asWhole || !asWhole.success ? undefined : (asWhole.data as Record<string, unknown>);
+  if (value === undefined || whole === undefined) {
+    if (value !== undefined) return value;
+    if (whole !== undefined) return whole;
+    if ("thrown" in asValue) throw asValue.thrown;
+    if ("thrown" in asWhole) throw asWhole.thrown;
+    // neither: the object form's problems (the input's own), as any wrong input shows them
+    throw new FunctaiError("input-invalid", `${def.name}: wrong input (${issuesText(asWhole.error!, "input")}). Nothing was sent to the model.`);
+  }
+  if (sameJson(value, whole)) return whole;
+  throw new FunctaiError(
+    "input-invalid",
+    `${def.name}: {} is ambiguous for its one input ${key}, which may be left out and may be {}: call ${def.name}({ ${key}: {} }) to give {} as its value, or ${def.name}() (or { ${key}: undefined }) to leave it out. Nothing was sent to the model.`,
+  );
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false; // not JSON (refused below anyway): never taken as the same
+  }
+};
+
+/**
  * How a single input's call may be read, most likely first: `{ q }` is the
  * object form, anything else the value alone. An object that has no other
  * key is read both ways, so that the value alone may itself be such an
- * object, and `{}` leaves out an optional input (as `z.input` types it,
- * and as a delegate passes on a call the model made without it): the form that
- * fits is taken, `{}` being a value first, as it always was. An object with
+ * object: the form that fits is taken (`{}` is read by `emptyObjectInput`,
+ * before this: it may leave out an optional input, as `z.input` types it,
+ * or be the value, and is refused where both fit and differ). An object with
  * the key and others is the value alone if that fits, else the object form
  * with a key too many. `shown` is the form whose problems a refusal shows:
  * the object form, whenever the input may be one.

@@ -10,6 +10,7 @@ import { digest } from "../lm/digest.js";
 import { readConversation } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
+import { namedKeys, unknownKeys } from "../runtime/values.js";
 import { isConversationId } from "../store/types.js";
 import { checkName } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
@@ -140,6 +141,18 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
   // a plain tool has no conversation to answer in: it was taken, and failed when the model first called it
   if (typeof target !== "function" || (target.kind !== "ai" && target.kind !== "program") || typeof target.definition !== "object")
     throw new FunctaiError("settings-invalid", `delegate takes an AI function or a program, not ${describeValue(target, 80)}`);
+  // it takes a name and nothing else: a key that is none (`nmae`, an `effects` or `description` hoped to be set
+  // here) was read by nothing, and the delegate went on as the program without a word
+  if (options !== null && options !== undefined) {
+    if (typeof options !== "object" || Array.isArray(options))
+      throw new FunctaiError("settings-invalid", `delegate(${target.name}, options): options are { name? }, not ${describeValue(options, 80)}`);
+    const odd = unknownKeys(Object.keys(options), ["name"]);
+    if (odd.length > 0)
+      throw new FunctaiError(
+        "settings-invalid",
+        `delegate(${target.name}, options): ${namedKeys(odd, "is not an option", "are not options")}; delegate takes { name? } (its description, input and effects are the program's own)`,
+      );
+  }
   const name = checkName("delegate", options?.name ?? target.name);
   return {
     name,

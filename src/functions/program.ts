@@ -6,7 +6,7 @@ import { FunctaiError, describeError } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { checkSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
-import { checkEffects, checkName, checkRun, checkSpec } from "../tools/tool.js";
+import { checkEffects, checkName, checkRun, checkSpec, inputShapeOf } from "../tools/tool.js";
 import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
@@ -87,11 +87,13 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
   checkRun(`program ${name}`, run);
   const effects = checkEffects(spec.effects);
   const output = (spec.output ?? z.string()) as z.ZodType;
+  const input = inputShapeOf<S>(`program ${name}`, spec);
+  const description = spec.description;
   const def: Definition = {
     kind: "program",
     name,
-    description: spec.description ?? "",
-    inputSchema: z.object(spec.input),
+    description: description ?? "",
+    inputSchema: z.object(input),
     output,
     settings: checkSettings(pickSettings(spec)),
     toolEffects: effects ?? null,
@@ -117,8 +119,8 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
         return checked.data;
       }),
     describe: () => ({
-      description: spec.description,
-      inputs: Object.entries(spec.input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
+      description,
+      inputs: Object.entries(input).map(([key, type]) => ({ name: key, shape: shapeOf(type as z.ZodType) })),
       outputs: [{ name: "result", shape: shapeOf(output) }],
       effects: effects ?? null,
     }),

@@ -113,6 +113,21 @@ function specValue(who: string, spec: object, key: string): unknown {
   }
 }
 
+/**
+ * The spec's input shape as it is now, a copy, checked: zod's `z.object(shape)`
+ * keeps the object it is given, so a definition made from the shape itself
+ * changed when that object did (a base shape added to for another function
+ * made this one require the new input, and a key added later was never
+ * checked). Called after `checkSpec`.
+ */
+export function inputShapeOf<S extends InputShape>(who: string, spec: object): S {
+  const given = specValue(who, spec, "input");
+  checkInputShape(who, given);
+  const shape = { ...(given as S) };
+  checkInputShape(who, shape); // (what a getter of the shape gave when copied)
+  return shape;
+}
+
 function checkInputShape(who: string, input: unknown): void {
   if (isZodType(input))
     throw new FunctaiError(
@@ -165,7 +180,7 @@ export function tool<S extends InputShape, O>(
   checkSpec(who, spec, { description: "optional", keys: TOOL_SPEC_KEYS });
   checkRun(who, run);
   const effects = checkEffects(specValue(who, spec, "effects"));
-  const inputSchema = z.object(specValue(who, spec, "input") as S);
+  const inputSchema = z.object(inputShapeOf<S>(who, spec));
   const description = specValue(who, spec, "description") as string | undefined;
   return {
     kind: "tool",
