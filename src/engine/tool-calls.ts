@@ -218,7 +218,7 @@ async function afterHooks(
 
 // never shown to the model as a tool's error: they stop the turn (a broken plugin or approve function too, at any depth)
 // the engine's own failures stop the turn at any depth: a journal that cannot be written is never a tool error the model sees
-const PROPAGATE = new Set([
+export const PROPAGATE: ReadonlySet<string> = new Set([
   "turn-aborted",
   "turn-unfinished",
   "plugin-failed",

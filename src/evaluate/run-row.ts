@@ -2,6 +2,7 @@ import type { Callable, CallOptions } from "../functions/callable.js";
 import { frameCarrier } from "../engine/carrier.js";
 import type { Frame } from "../engine/frame.js";
 import { LeaseLost, Suspend, type Step } from "../engine/runtime.js";
+import { PROPAGATE } from "../engine/tool-calls.js";
 import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { TurnCaller } from "../records/types.js";
@@ -51,16 +52,7 @@ export const errorText = (e: unknown): string =>
  * The codes with which a call stops its whole turn, at any depth (as a tool's boundary lets them through), but a
  * broken plugin's: that is the row's call failing, as it is outside a turn ("a call that fails fails only its row").
  */
-const STOPS_TURN = new Set([
-  "turn-aborted",
-  "turn-unfinished",
-  "store-io",
-  "store-conflict",
-  "store-corrupt",
-  "store-symlink",
-  "lease-lost",
-  "turn-claimed",
-]);
+const STOPS_TURN = new Set([...PROPAGATE].filter((code) => code !== "plugin-failed"));
 
 /**
  * Whether what a call (or a metric's judge) made inside a turn threw stops

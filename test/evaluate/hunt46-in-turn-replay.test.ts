@@ -8,7 +8,8 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, tool, Waiting, type LanguageModel, type LMRequest } from "../../src/index.js";
+import { beforeGenerate } from "./fixtures/before-generate.js";
+import { ai, evaluate, program, tool, Waiting, type LMRequest } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -54,20 +55,13 @@ function world() {
     }),
   );
   let slowOnce = true;
-  const lm: LanguageModel = {
-    specificationVersion: inner.specificationVersion,
-    provider: inner.provider,
-    model: inner.model,
-    nativeTools: inner.nativeTools,
-    async generate(request, options) {
-      requests.push(request);
-      if (slowOnce && lastUser(request).includes("alpha") && !lastUser(request).includes("<answer>")) {
-        slowOnce = false;
-        await sleep(60);
-      }
-      return inner.generate(request, options);
-    },
-  };
+  const lm = beforeGenerate(inner, async (request) => {
+    requests.push(request);
+    if (slowOnce && lastUser(request).includes("alpha") && !lastUser(request).includes("<answer>")) {
+      slowOnce = false;
+      await sleep(60);
+    }
+  });
   return { lm, requests };
 }
 

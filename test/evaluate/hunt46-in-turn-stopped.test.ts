@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, type LanguageModel } from "../../src/index.js";
+import { beforeGenerate } from "./fixtures/before-generate.js";
+import { ai, evaluate, program } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 
 const echo = ai("echo", { description: "Say ok.", input: { q: z.string() } });
@@ -18,21 +19,14 @@ describe("evaluate in a turn that is stopped, given no signal of its own", () =>
     const inner = scripted(Array.from({ length: 20 }, () => "<result>\nok\n</result>"));
     const controller = new AbortController();
     let asked = 0;
-    const lm: LanguageModel = {
-      specificationVersion: inner.specificationVersion,
-      provider: inner.provider,
-      model: inner.model,
-      nativeTools: inner.nativeTools,
-      async generate(request, options) {
-        asked += 1;
-        // the second row's request: the turn is stopped while it is on the wire
-        if (asked === 2) {
-          controller.abort(new Error("closing time"));
-          if (options?.signal?.aborted) throw options.signal.reason;
-        }
-        return inner.generate(request, options);
-      },
-    };
+    const lm = beforeGenerate(inner, (_request, options) => {
+      asked += 1;
+      // the second row's request: the turn is stopped while it is on the wire
+      if (asked === 2) {
+        controller.abort(new Error("closing time"));
+        if (options?.signal?.aborted) throw options.signal.reason;
+      }
+    });
     let wentOn = false;
     const nightly = program("nightly", { description: "Measures echo.", input: { n: z.number() }, output: z.number().nullable() }, async () => {
       const ev = await evaluate(echo.using({ lm }), rows, { concurrency: 1 });

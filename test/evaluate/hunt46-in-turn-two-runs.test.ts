@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, tool, Waiting, type LanguageModel, type LMRequest } from "../../src/index.js";
+import { beforeGenerate } from "./fixtures/before-generate.js";
+import { ai, evaluate, program, tool, Waiting, type LMRequest } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -32,18 +33,11 @@ describe("two runs of one function at once, in a turn that goes on after a perso
     );
     let first = true;
     const requests: LMRequest[] = [];
-    const lm: LanguageModel = {
-      specificationVersion: inner.specificationVersion,
-      provider: inner.provider,
-      model: inner.model,
-      nativeTools: inner.nativeTools,
-      async generate(request, options) {
-        requests.push(request);
-        // the first run's rows are slow the first time: the second run's rows begin in between
-        if (first && lastUser(request).includes("<q>\na")) await sleep(30);
-        return inner.generate(request, options);
-      },
-    };
+    const lm = beforeGenerate(inner, async (request) => {
+      requests.push(request);
+      // the first run's rows are slow the first time: the second run's rows begin in between
+      if (first && lastUser(request).includes("<q>\na")) await sleep(30);
+    });
     const a = ["a1", "a2", "a3"].map((q) => ({ q, result: q }));
     const b = ["b1", "b2", "b3"].map((q) => ({ q, result: q }));
     const nightly = program(
