@@ -56,6 +56,12 @@ export const LET_GO = "let-go:";
 /** How long a turn let go here keeps trying to say so, while the store refuses. */
 const LET_GO_FOR_MS = 10 * 60_000;
 
+/** `promise`, marked handled: its rejection is for whoever awaits it, never an unhandled one when nobody does. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
 /**
  * A conversation turn's host: journal on the store, a lease renewed while
  * it runs, claims by conditional append, and the records of waiting and
@@ -87,10 +93,11 @@ export class ConversationHost implements TurnHost {
    */
   get opened(): Promise<void> {
     const as = this.#openedAs;
-    if (as !== undefined) return as === null ? Promise.resolve() : Promise.reject(as.error);
+    if (as !== undefined) return as === null ? Promise.resolve() : handled(Promise.reject(as.error));
     if (this.#openWaiters === undefined) {
       let settle!: { resolve: () => void; reject: (e: unknown) => void };
-      const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      // (a stream nobody reads: the refusal is told by the run, never left unhandled)
+      const promise = handled(new Promise<void>((resolve, reject) => (settle = { resolve, reject })));
       this.#openWaiters = { promise, ...settle };
     }
     return this.#openWaiters.promise;
