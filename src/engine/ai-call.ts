@@ -81,22 +81,23 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
     const checked = checkResponse(lm, reply);
     return lm.nativeTools ? checked : fromTextResponse(checked);
   };
+  // the reply is queued in the journal the moment it is read: queued after the hooks (which may await), a concurrent
+  // call's request checked meanwhile was sent without it, and a crash during that request paid for it again
+  const paid = async (): Promise<LMResponse> => {
+    const reply = read(
+      await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push, heldText: text }),
+    );
+    void runtime.journal.add({ kind: "reply", key, site, step, response: reply });
+    return reply;
+  };
   let response: LMResponse;
   try {
     // durable before paying: every reply that arrived before this request is kept before it is sent
-    response = await observeModelCall(frame, lm, step, request, async () =>
-      read(
-        await runtime.journal.paying(
-          () => lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push, heldText: text }),
-          () => runtime.beforeEffect(true),
-        ),
-      ),
-    );
+    response = await observeModelCall(frame, lm, step, request, () => runtime.journal.paying(paid, () => runtime.beforeEffect(true)));
   } catch (e) {
     throw runtime.signal.aborted ? e : modelFailure(lm, e); // (a stopped turn keeps its own reason)
   }
   text?.end();
-  void runtime.journal.add({ kind: "reply", key, site, step, response });
   if (runtime.streaming) {
     const toolCalls = response.toolCalls.map(({ id, name, input }) => ({ id, name, input }));
     runtime.emit(path, { type: "reply", site, step, text: response.text, toolCalls, finishReason: response.finishReason, usage: response.usage });
