@@ -216,9 +216,8 @@ async function afterHooks(
   return output;
 }
 
-// never shown to the model as a tool's error: they stop the turn (a broken plugin or approve function too, at any depth)
 // the engine's own failures stop the turn at any depth: a journal that cannot be written is never a tool error the model sees
-export const PROPAGATE: ReadonlySet<string> = new Set([
+const PROPAGATE: ReadonlySet<string> = new Set([
   "turn-aborted",
   "turn-unfinished",
   "plugin-failed",
@@ -229,14 +228,24 @@ export const PROPAGATE: ReadonlySet<string> = new Set([
   "lease-lost",
   "turn-claimed",
 ]);
-// (asked with isInstance: a thrown Proxy whose traps throw is a tool's error, never a crash of the step). A turn-aborted
-// stops this turn only when this turn was stopped: one from a turn of its own that the tool's body ran (another
-// conversation's send given its own time limit) is the tool's error, told to the model
-const mustPropagate = (e: unknown, signal: AbortSignal): boolean =>
-  isInstance(e, Suspend) ||
-  isInstance(e, LeaseLost) ||
-  isInstance(e, ApprovalError) ||
-  (isInstance(e, FunctaiError) && PROPAGATE.has((e as FunctaiError).code) && ((e as FunctaiError).code !== "turn-aborted" || signal.aborted));
+
+/**
+ * Whether `e`, thrown inside the turn whose signal is `signal`, stops that turn at any depth rather than failing
+ * only the call that threw it: the turn waits for a person (`Suspend`), lost its lease, was stopped, or its journal
+ * failed. A turn-aborted stops it only when it was stopped: one from a turn of its own that a tool's body ran
+ * (another conversation's send given its own time limit) is that call's error. `within: "tool"` (a tool's
+ * boundary: never shown to the model as the tool's error) also stops it for a broken plugin or approve function and
+ * for an approval nobody can give; `within: "row"` (an evaluate row, where a call that fails fails only its row)
+ * does not. Asked with isInstance: a thrown Proxy whose traps throw is a call's error, never a crash of the step.
+ */
+export function stopsTheTurn(e: unknown, signal: AbortSignal, within: "tool" | "row"): boolean {
+  if (isInstance(e, Suspend) || isInstance(e, LeaseLost)) return true;
+  if (within === "tool" && isInstance(e, ApprovalError)) return true;
+  if (!isInstance(e, FunctaiError)) return false;
+  const { code } = e as FunctaiError;
+  if (!PROPAGATE.has(code) || (within === "row" && code === "plugin-failed")) return false;
+  return code !== "turn-aborted" || signal.aborted;
+}
 
 /** Shows a call's `tool_result` (once: a replay does not show it again), with what its tool showed the person (`ctx.show`). */
 function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string, shown?: unknown[]): void {
@@ -358,7 +367,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       await runtime.journal.flush();
       await inDoubt(frame, p, input, e as NeedsPerson);
     }
-    if (mustPropagate(e, runtime.signal)) throw e;
+    if (stopsTheTurn(e, runtime.signal, "tool")) throw e;
     return failed(frame, p, input, thrownText(e), e, forPerson);
   }
   const forPerson = ctx.returned();

@@ -2,7 +2,7 @@ import type { Callable, CallOptions } from "../functions/callable.js";
 import { frameCarrier } from "../engine/carrier.js";
 import type { Frame } from "../engine/frame.js";
 import { LeaseLost, Suspend, type Step } from "../engine/runtime.js";
-import { PROPAGATE } from "../engine/tool-calls.js";
+import { stopsTheTurn } from "../engine/tool-calls.js";
 import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { TurnCaller } from "../records/types.js";
@@ -49,26 +49,17 @@ export const errorText = (e: unknown): string =>
   isInstance(e, FunctaiError) ? `${(e as FunctaiError).code}: ${(e as FunctaiError).message}` : `error: ${describeError(e)}`;
 
 /**
- * The codes with which a call stops its whole turn, at any depth (as a tool's boundary lets them through), but a
- * broken plugin's: that is the row's call failing, as it is outside a turn ("a call that fails fails only its row").
- */
-const STOPS_TURN = new Set([...PROPAGATE].filter((code) => code !== "plugin-failed"));
-
-/**
  * Whether what a call (or a metric's judge) made inside a turn threw stops
  * that turn, and so the run with it: the turn waits for a person (the
  * engine's `Suspend`, not an error), its lease was lost, it was stopped, or
  * its journal failed. Taken as the row's failure, a rule's approval was
  * never asked (the program went on, the turn ended done, the tool never ran,
- * the row scored 0), and a turn that lost its lease kept going.
+ * the row scored 0), and a turn that lost its lease kept going. A broken
+ * plugin is the row's call failing, as it is outside a turn.
  */
 export function stopsTurn(e: unknown): boolean {
   const frame = frameCarrier.get();
-  if (frame === undefined) return false;
-  if (isInstance(e, Suspend) || isInstance(e, LeaseLost)) return true;
-  if (!isInstance(e, FunctaiError) || !STOPS_TURN.has((e as FunctaiError).code)) return false;
-  // a turn-aborted stops this turn only when it was stopped (a row's own conversation's, with a store, is the row's)
-  return (e as FunctaiError).code !== "turn-aborted" || frame.runtime.signal.aborted;
+  return frame !== undefined && stopsTheTurn(e, frame.runtime.signal, "row");
 }
 
 const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.caller.evaluation : call.caller.optimization);

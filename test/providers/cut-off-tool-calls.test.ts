@@ -11,6 +11,7 @@ import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
+import { claudeSse as claudeEvents } from "./anthropic-sse.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
 const refund: ToolSpec = {
@@ -49,7 +50,7 @@ const claudeSse = (blocks: { start: unknown; json?: string[] }[], stop_reason: s
   });
   events.push({ type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: 64 } });
   events.push({ type: "message_stop" });
-  return events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+  return claudeEvents(events);
 };
 
 const completion = (tool_calls: unknown[], finish_reason: string) => ({
@@ -75,7 +76,15 @@ describe("a reply cut off mid tool call: its last call is not taken as whole", (
 
   it("anthropic, streamed, stop_reason max_tokens or refusal: the last tool_use is marked", async () => {
     for (const reason of ["max_tokens", "refusal"]) {
-      server.reply({ sse: claudeSse([{ start: { ...useA, input: {} }, json: ['{"order_id": "A-1042", "reason": "late"}'] }, { start: { ...useB, input: {} }, json: ['{"order_id": "B-2210"}'] }], reason) });
+      server.reply({
+        sse: claudeSse(
+          [
+            { start: { ...useA, input: {} }, json: ['{"order_id": "A-1042", "reason": "late"}'] },
+            { start: { ...useB, input: {} }, json: ['{"order_id": "B-2210"}'] },
+          ],
+          reason,
+        ),
+      });
       const res = await claude().generate(ask, { onText: () => {} });
       expect(res.toolCalls[0]).toEqual({ id: "toolu_A", name: "refund", input: useA.input });
       expect(res.toolCalls[1]!.inputError).toMatch(/cut off/);

@@ -16,6 +16,7 @@ import { ai, tool } from "../../src/index.js";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
+import { claudeSse } from "./anthropic-sse.js";
 import { type MockServer, type Reply, eachTestServer, fixture, fixtureJson, sseData } from "./server.js";
 
 let server: MockServer;
@@ -25,12 +26,10 @@ const gpt = () => openai({ model: "gpt-4o-mini", apiKey: "test-key", baseURL: `$
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nWhat is the weather in Paris?\n</question>" }], tools: [] };
 
 type Event = Record<string, unknown> & { type: string };
-/** Events as Anthropic writes them: `event: <type>` then its data. */
-const anthropicSse = (events: Event[]): string => events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 /** The recorded claude-sonnet-4 stream (text, then a get_weather tool_use), its two usage parts replaced. */
 function recordedClaudeStream(start: Record<string, number>, delta: Record<string, number>): string {
   const events = sseData(fixture("hunt4-wire/anthropic-stream-tool-use.sse")) as Event[];
-  return anthropicSse(
+  return claudeSse(
     events.map((e) => {
       if (e.type === "message_start") return { ...e, message: { ...(e.message as object), usage: start } };
       if (e.type === "message_delta") return { ...e, usage: delta };
@@ -130,7 +129,7 @@ describe("a refusal that cuts the answer short", () => {
   // Claude 4's streaming classifiers stop a reply mid-text with stop_reason "refusal" (and stop_details in
   // message_delta): "the response may contain partial content" (platform.claude.com, Handle streaming refusals).
   const textStream = (texts: string[], delta: Record<string, unknown>): string =>
-    anthropicSse([
+    claudeSse([
       {
         type: "message_start",
         message: {

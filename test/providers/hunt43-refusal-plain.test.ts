@@ -15,35 +15,15 @@ import { z } from "zod";
 import { OutputError, ai } from "../../src/index.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
+import { claudeTextStream } from "./anthropic-sse.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
 const claude = () => anthropic({ model: "claude-sonnet-4-20250514", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
 
-const textStream = (texts: string[], delta: Record<string, unknown>): string =>
-  [
-    {
-      type: "message_start",
-      message: {
-        id: "msg_refused",
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-20250514",
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 40, output_tokens: 1 },
-      },
-    },
-    { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    ...texts.map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
-    { type: "content_block_stop", index: 0 },
-    { type: "message_delta", delta, usage: { output_tokens: 14 } },
-    { type: "message_stop" },
-  ]
-    .map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`)
-    .join("");
+const textStream = (texts: string[], stop: Record<string, unknown>): string =>
+  claudeTextStream(texts, { id: "msg_refused", model: "claude-sonnet-4-20250514", stop });
 
 describe("a classifier's refusal cutting a plain answer", () => {
   it("anthropic, streamed, no <result> block: the partial words are not taken as the whole answer", async () => {

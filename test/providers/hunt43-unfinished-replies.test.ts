@@ -15,6 +15,7 @@ import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
+import { claudeSse } from "./anthropic-sse.js";
 import { type MockServer, eachTestServer, failure } from "./server.js";
 
 const refund: ToolSpec = {
@@ -29,7 +30,6 @@ eachTestServer((s) => (server = s));
 const claude = (maxRetries = 0) => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries });
 const local = (maxRetries = 0) => openai({ model: "Qwen/Qwen3-8B", apiKey: "none", baseURL: `${server.url}/v1`, maxRetries });
 
-const claudeSse = (events: unknown[]): string => events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 const messageStart = {
   type: "message_start",
   message: {

@@ -9,33 +9,14 @@
 import { expect, it } from "vitest";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
+import { claudeTextStream } from "./anthropic-sse.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
 const ask: LMRequest = { messages: [{ role: "user", content: "Hi" }], tools: [] };
 
-const sse = (events: unknown[]): string => events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
-const reply = sse([
-  {
-    type: "message_start",
-    message: {
-      id: "msg_01",
-      type: "message",
-      role: "assistant",
-      model: "claude-haiku-4-5-20251001",
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 9, output_tokens: 1 },
-    },
-  },
-  { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-  { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hello." } },
-  { type: "content_block_stop", index: 0 },
-  { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } },
-  { type: "message_stop" },
-]);
+const reply = claudeTextStream(["Hello."], { inputTokens: 9, outputTokens: 3 });
 
 it("a stream left open after message_stop gives its reply at once", async () => {
   server.reply({ sse: reply, hang: true });
