@@ -165,7 +165,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     // a reply an earlier run recorded (each is used once) is taken without a promise: a replayed step runs through
     const recorded = runtime.journal.takeReply(key);
     // made to be sent, or kept for `predict`: a replayed step whose request nobody keeps makes none
-    const request = recorded === undefined || runtime.keepsSteps ? requestOf(messages, specs, settings) : undefined;
+    const request = recorded === undefined || runtime.keepsStepsOf(frame) ? requestOf(messages, specs, settings) : undefined;
     const response = recorded ?? (await ask(frame, lm, request!, key, step));
     runtime.addStep(frame, request, response, recorded !== undefined);
     usage.inputTokens += response.usage.inputTokens;

@@ -1,5 +1,5 @@
 import type { Settings } from "../settings.js";
-import type { TurnRuntime } from "./runtime.js";
+import type { Step, TurnRuntime } from "./runtime.js";
 
 /**
  * One call in a turn's tree (an AI function, a program, or a tool's body).
@@ -18,6 +18,11 @@ export interface Frame {
   children?: Map<string, number>;
   /** The turn's outermost call. */
   readonly root?: boolean;
+  /**
+   * Where the model calls made in this frame and the frames below it are also kept (each request with the history
+   * so far, replayed or not): a bootstrapFewShot run in a turn records its run as `predict` does.
+   */
+  readonly steps?: Step[];
 }
 
 export function rootFrame(runtime: TurnRuntime, name: string, settings: Settings): Frame {
@@ -50,6 +55,7 @@ export function childFrame(parent: Frame, name: string, settings: Settings, invo
     path: `${parent.path}/${name}`,
     settings,
     invocations: 0,
+    ...(parent.steps !== undefined && { steps: parent.steps }),
   };
 }
 

@@ -172,14 +172,16 @@ export class TurnRuntime {
     this.#ended = true;
   }
 
-  /** Whether model calls are kept in `steps` (then each step makes its request, replayed or not). */
-  get keepsSteps(): boolean {
-    return this.#keepSteps;
+  /** Whether a model call made in `frame` is kept (`keepSteps`, or the frame's own `steps`): then it makes its request, replayed or not. */
+  keepsStepsOf(frame: { steps?: Step[] }): boolean {
+    return this.#keepSteps || frame.steps !== undefined;
   }
 
-  /** Counts a model call's usage; keeps the call itself when asked to (`keepSteps`: then `request` is given). */
-  addStep(frame: { site: string; path: string }, request: LMRequest | undefined, response: LMResponse, replayed: boolean): void {
-    if (this.#keepSteps) this.steps.push({ site: frame.site, path: frame.path, request: request!, response, replayed });
+  /** Counts a model call's usage; keeps the call itself when asked to (`keepSteps`, the frame's `steps`: then `request` is given). */
+  addStep(frame: { site: string; path: string; steps?: Step[] }, request: LMRequest | undefined, response: LMResponse, replayed: boolean): void {
+    const step = { site: frame.site, path: frame.path, request: request!, response, replayed };
+    if (this.#keepSteps) this.steps.push(step);
+    frame.steps?.push(step);
     this.usage.inputTokens += response.usage.inputTokens;
     this.usage.outputTokens += response.usage.outputTokens;
   }

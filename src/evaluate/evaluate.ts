@@ -161,7 +161,7 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
   }
   const scorer = makeScorer(options.metric, options.metric === undefined && comparedOutputs(shape, rows) > 1);
   const concurrency = checkConcurrency(options.concurrency);
-  checkTurnSignal(options);
+  checkTurnSignal("evaluate", options);
   return { shape, rows, scorer, concurrency };
 }
 
@@ -180,12 +180,13 @@ function comparedOutputs(shape: RowShape, rows: readonly Row[]): number {
  * call. With `store` each row is a conversation's turn of its own, which
  * takes any signal.
  */
-function checkTurnSignal(options: EvaluateOptions): void {
+export function checkTurnSignal(kind: "evaluate" | "bootstrapFewShot", options: { signal?: AbortSignal | undefined; store?: unknown }): void {
   const frame = frameCarrier.get();
   if (frame === undefined || options.signal === undefined || options.store !== undefined || options.signal === frame.runtime.signal) return;
+  const orStore = kind === "evaluate" ? "; or give a store, where each row is a conversation of its own" : "";
   throw new FunctaiError(
     "input-invalid",
-    `evaluate was called inside ${frame.site} with a signal that is not the turn's: each row's call joins the turn and stops when it stops, never alone (every row would fail). Pass the turn's own signal (ctx.signal) or leave signal out; or give a store, where each row is a conversation of its own. Nothing was sent to the model.`,
+    `${kind} was called inside ${frame.site} with a signal that is not the turn's: each row's call joins the turn and stops when it stops, never alone (every row would fail). Pass the turn's own signal (ctx.signal) or leave signal out${orStore}. Nothing was sent to the model.`,
   );
 }
 

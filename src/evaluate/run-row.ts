@@ -1,7 +1,7 @@
 import type { Callable, CallOptions } from "../functions/callable.js";
 import { frameCarrier } from "../engine/carrier.js";
 import type { Frame } from "../engine/frame.js";
-import { LeaseLost, Suspend, type Step } from "../engine/runtime.js";
+import type { Step } from "../engine/runtime.js";
 import { stopsTheTurn } from "../engine/tool-calls.js";
 import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
@@ -109,6 +109,13 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
   }
   try {
     if (!call.keepSteps) return { ok: true, value: await inBlock(() => call.fn(inputs, options)), steps: null, turn: null };
+    if (place !== undefined) {
+      // in a turn the run joins it as evaluate's rows do (journaled, under its rules), its model calls kept as predict
+      // keeps them: as a turn of its own (predict) a changing tool ran unasked, and again when the turn went on
+      const steps: Step[] = [];
+      const recording: Frame = { ...place, children: (place.children ??= new Map()), steps };
+      return { ok: true, value: await frameCarrier.run(recording, () => inSettings(() => call.fn(inputs, options))), steps, turn: null };
+    }
     const p = await inBlock(() => call.fn.predict(inputs, options));
     return { ok: true, value: p.result, steps: p.steps, turn: null };
   } catch (e) {

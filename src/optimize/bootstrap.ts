@@ -3,7 +3,7 @@ import type { AIFunction } from "../functions/ai.js";
 import type { Step } from "../engine/runtime.js";
 import { FunctaiError } from "../errors.js";
 import type { Progress, RowResult } from "../evaluate/evaluate.js";
-import { reportProgress, rowFrames, scoreRow } from "../evaluate/evaluate.js";
+import { checkTurnSignal, reportProgress, rowFrames, scoreRow, TurnStops } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "../evaluate/options.js";
 import { pool } from "../evaluate/pool.js";
@@ -148,6 +148,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   if (threshold !== undefined && !Number.isFinite(threshold))
     throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
   const teacher = checkTeacher(options.teacher);
+  checkTurnSignal("bootstrapFewShot", options);
   // each row as a labeled example, made before any run: an answer JSON cannot keep (a BigInt) is refused naming its
   // row before anything is paid for, not by withState once every run is done
   const asLabeled = rows.map((row, i) => {
@@ -165,6 +166,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
     signal: options.signal,
     keepSteps: true,
     block: blockSettings(),
+    // in a turn, each run joins it at its row's place (journaled, under its approval rules; see callRow)
+    ...(place !== undefined && { place: place.row }),
   };
 
   const found: (Demo | null)[] = new Array(rows.length).fill(null);
@@ -207,6 +210,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
         );
   };
   const stops = runStops(options.signal);
+  // in a turn: what stopped it (runs waiting for a person, each; or a lost lease, a stop), once the running rows end
+  const turnStops = new TurnStops();
   // each row's inputs still being run, and the promise that settles once its run is scored
   const inFlight = new Map<string, Promise<void>>();
   /**
@@ -242,8 +247,13 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       let outcome: RowOutcome;
       let result: RowResult;
       try {
-        outcome = await callRow({ ...call, signal: stop.signal }, row, i);
-        result = await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop.signal, place?.row(i));
+        // in a turn a run's call stops only with its turn (the turn's signal or none): a run no longer needed runs to
+        // its end there, as a run of the turn again would find it
+        const rowCall = place === undefined ? { ...call, signal: stop.signal } : call;
+        ({ outcome, result } = await turnStops.watch(async () => {
+          const outcome = await callRow(rowCall, row, i);
+          return { outcome, result: await scoreRow(scorer, row, expectedOf(shape, row), outcome, shape, stop.signal, place?.row(i)) };
+        }));
       } finally {
         running.delete(i);
         own.release();
@@ -292,10 +302,14 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       { signal: options.signal, enough: () => passed >= maxBootstrapped },
     );
   } catch (e) {
-    // onProgress threw (a row's call and metric keep their own errors; a passing run JSON cannot keep is refused
-    // input-invalid): the error carries the runs that passed
-    const demos = keptDemos();
-    throw progressFailure(e, stoppedAfter(), holds(demos), "demos", demos);
+    // the turn stopped through the run's own signal (ctx.signal): the run's turn-aborted, which keeps its runs, below
+    if (!(options.signal?.aborted === true && turnStops.seen)) {
+      turnStops.rethrow();
+      // onProgress threw (a row's call and metric keep their own errors; a passing run JSON cannot keep is refused
+      // input-invalid): the error carries the runs that passed
+      const demos = keptDemos();
+      throw progressFailure(e, stoppedAfter(), holds(demos), "demos", demos);
+    }
   } finally {
     stops.dispose();
   }
