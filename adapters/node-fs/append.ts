@@ -80,18 +80,21 @@ export function appendLocked(
     // Cut a torn tail first, so the new batch is never glued to half a line.
     if (seen.torn) ftruncateSync(fd, seen.end);
     const data = encodeBatch(bodies, seen.count + 1);
+    // The conversation's first records: its file's name must be on disk too, whether this append made the file or
+    // found it empty (or with a torn first batch only) where a process killed inside its first append left it.
+    const named = created || seen.count === 0;
     let pending: PendingFlush | undefined;
     try {
       for (let done = 0; done < data.length; ) done += writeSync(fd, data, done, data.length - done, seen.end + done);
       const length = seen.count + bodies.length;
       // (not durable: written, in the file for every reader and past this process's death; the next durable batch flushes it)
-      if (durable || created) {
+      if (durable || named) {
         if (a.flushes.overlap(conversation)) {
-          pending = a.flushes.begin(a, { conversation, fd, from: seen.end, to: seen.end + data.length, length, created });
+          pending = a.flushes.begin(a, { conversation, fd, from: seen.end, to: seen.end + data.length, length, created: named });
         } else {
           fsyncSync(fd);
           a.onFlush?.();
-          if (created) syncDirNow(a.root, () => a.handles.dropUnused()); // the new file's name survives a crash too
+          if (named) syncDirNow(a.root, () => a.handles.dropUnused()); // the new file's name survives a crash too
         }
       }
     } catch (e) {

@@ -1,5 +1,5 @@
 /** File helpers for the fs store: reading a conversation file, fsync of directories, error wrapping. */
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, read, readdirSync, readSync, type Stats } from "node:fs";
+import { type BigIntStats, closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, read, readdirSync, readSync, type Stats } from "node:fs";
 import { lstat, mkdir, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ConversationError, FunctaiError } from "../../src/errors.js";
@@ -76,25 +76,51 @@ async function readScan(
   resume: boolean,
   texts: boolean,
 ): Promise<Scanned> {
-  const size = st.size;
-  const from = sameFile(known, st) && size >= known.end && (after === undefined || resume) ? known : undefined;
-  const base = from?.end ?? 0;
-  const buf = Buffer.allocUnsafe(size - base);
-  let got = 0;
-  while (got < buf.length) {
-    const bytesRead = await readAt(fd, buf, got, buf.length - got, base + got);
-    if (bytesRead === 0) break; // cut meanwhile (a reader racing a repair): scan what we have
-    got += bytesRead;
+  // Reads take no lock, and an append cuts a crash's torn tail before it writes in its place: a read racing that
+  // append could get the first bytes of the torn line and the rest of the record written over it, one line that
+  // parses as a record nobody wrote. Committed bytes never change and a torn tail is cut once, so bytes read while
+  // the file did not change (its size and times the same before and after), or read alike twice running, are
+  // what the file holds.
+  let size = st.size;
+  let last: Buffer | undefined;
+  for (let tries = 1; ; tries++) {
+    const before = fstatSync(fd, { bigint: true });
+    const from = sameFile(known, st) && size >= known.end && (after === undefined || resume) ? known : undefined;
+    const base = from?.end ?? 0;
+    const buf = Buffer.allocUnsafe(Math.max(0, size - base));
+    let got = 0;
+    while (got < buf.length) {
+      const bytesRead = await readAt(fd, buf, got, buf.length - got, base + got);
+      if (bytesRead === 0) break; // cut meanwhile (a reader racing a repair): scan what we have
+      got += bytesRead;
+    }
+    const bytes = got === buf.length ? buf : buf.subarray(0, got);
+    const now = fstatSync(fd, { bigint: true });
+    const still = Number(before.size) === size && stamp(before) === stamp(now);
+    const alike = last?.subarray(0, bytes.length).equals(bytes.subarray(0, last.length)) === true;
+    if (still || alike) {
+      const result = scan(bytes, {
+        file,
+        base,
+        before: from?.count ?? 0,
+        texts,
+        ...(after === undefined ? {} : { after: resume && from !== undefined ? Math.max(after, from.count) : after }),
+      });
+      return { ...result, ino: st.ino, born: st.birthtimeMs, size, base };
+    }
+    if (tries >= READ_TRIES) {
+      throw new ConversationError("store-io", `${file}: the file changed under each of ${READ_TRIES} reads in a row; try again.`);
+    }
+    last = bytes;
+    size = Number(now.size);
   }
-  const result = scan(got === buf.length ? buf : buf.subarray(0, got), {
-    file,
-    base,
-    before: from?.count ?? 0,
-    texts,
-    ...(after === undefined ? {} : { after: resume && from !== undefined ? Math.max(after, from.count) : after }),
-  });
-  return { ...result, ino: st.ino, born: st.birthtimeMs, size, base };
 }
+
+/** How often a read is made again when the file keeps changing under it (see readScan): in practice twice at most. */
+const READ_TRIES = 10;
+
+/** A file's size and change times: changed by every write and cut. */
+const stamp = (s: BigIntStats): string => `${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 
 /**
  * {@link scanFd} without yielding (positioned reads in this thread), for use

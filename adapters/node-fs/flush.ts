@@ -30,7 +30,7 @@ export interface PendingFlush {
   readonly to: number;
   /** The conversation's length after the batch. */
   readonly length: number;
-  /** The file was created by this batch (its name needs a directory flush). */
+  /** The batch holds the conversation's first records: the file was made by it, or left empty by a killed process (its name needs a directory flush). */
   readonly created: boolean;
 }
 

@@ -469,9 +469,13 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
     // (SIGSTOP, a suspended VM) just before its unlink would wake and remove the lock taken since, live, and two
     // appends would then write at the same offset.
     const st = await lstat(breaker).catch(() => undefined);
-    if (st !== undefined && Date.now() - st.mtimeMs > staleMs) {
-      const holder = await readHolder(breaker);
-      if (holder === undefined || !sameHost(holder) || isDead(holder)) await unlink(breaker).catch(() => undefined);
+    if (st === undefined) return false;
+    const holder = await readHolder(breaker);
+    // A link names its breaker from its first instant: one whose process is dead (another process's: a breaker of
+    // this process may be mid-break) is left at any age, as a dead holder's lock is; else only once it is this old.
+    const deadLink = holder?.format === "link" && holder.pid !== process.pid && isDead(holder);
+    if (deadLink || (Date.now() - st.mtimeMs > staleMs && (holder === undefined || !sameHost(holder) || isDead(holder)))) {
+      await unlink(breaker).catch(() => undefined);
     }
     return false;
   }

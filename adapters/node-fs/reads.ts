@@ -27,6 +27,10 @@ const frozen = (records: ConversationRecord[]): ConversationRecord[] => {
 export const SCAN_CHUNK = 1 << 20;
 /** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
 const SCAN_WHOLE = 4 << 20;
+/** `list` reads this many bytes of a file it has not seen hold a record, looking for the end of its first line. */
+const FIRST_LINE = 64 << 10;
+const NL = 0x0a;
+const SPACE = 0x20;
 
 export class FileReads {
   // The lines of the records `read` parsed and checked, by conversation (least recently read first). Valid
@@ -84,6 +88,47 @@ export class FileReads {
     } finally {
       closeFd(fd);
     }
+  }
+
+  /**
+   * Whether `list` names a conversation: its file holds a record, or what a
+   * read refuses (damage, not a regular file). A file that a process killed
+   * inside the conversation's first append left empty, or holding only a
+   * torn first batch, holds nothing a read gives: no conversation yet, as in
+   * every other store. Usually one lstat (and, for a file this store has not
+   * seen hold a record, one read of its first bytes).
+   */
+  async holdsAny(conversation: string, file: string): Promise<boolean> {
+    let st: ReturnType<typeof statOrUndefined>;
+    try {
+      st = statOrUndefined(file);
+    } catch {
+      return true; // (a read says what is wrong)
+    }
+    if (st === undefined) return false; // (removed since the folder was listed)
+    if (!st.isFile()) return true; // (a read refuses it: shown, never hidden)
+    if (st.size === 0) return false;
+    const seen = [this.known.get(conversation), this.seen(conversation)];
+    if (seen.some((k) => sameFile(k, st) && k.count > 0 && st.size >= k.end)) return true;
+    let fd: number | undefined;
+    try {
+      fd = openFdIfExists(file, this.full);
+      if (fd === undefined) return false;
+      const buf = Buffer.allocUnsafe(Math.min(st.size, FIRST_LINE));
+      const n = await readAt(fd, buf, 0, buf.length, 0);
+      // A line that ends a batch (its newline not after the batch mark, a space): a record, or damage a read refuses.
+      for (let nl = buf.indexOf(NL); nl !== -1 && nl < n; nl = buf.indexOf(NL, nl + 1)) if (nl === 0 || buf[nl - 1] !== SPACE) return true;
+      if (buf.subarray(0, n).indexOf(NL) === -1 && n === st.size) return false; // one torn line, nothing else
+    } catch {
+      return true; // (a read says what is wrong)
+    } finally {
+      if (fd !== undefined) closeFd(fd);
+    }
+    // a first line longer than FIRST_LINE, or a first batch without its closing line: as a read counts
+    return this.count(conversation, file).then(
+      (n) => n > 0,
+      () => true,
+    );
   }
 
   async read(conversation: string, file: string, after: number): Promise<ConversationRecord[]> {

@@ -20,6 +20,9 @@ import { withLock } from "./lock.js";
 import { FileReads, SCAN_CHUNK } from "./reads.js";
 import { isRecord } from "../../src/runtime/values.js";
 
+/** Files `list` looks into at once (a folder of many conversations: never a descriptor each). */
+const LIST_AT_ONCE = 16;
+
 /**
  * The file store's options: lock waits and staleness, how often `wait`
  * looks, and how much it reads and keeps at a time.
@@ -293,11 +296,23 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
         if ((e as NodeJS.ErrnoException).code === "ENOENT") return [];
         throw io(root, e);
       }
-      return names
+      const ids = names
         .filter((n) => n.endsWith(".jsonl"))
         .map((n) => n.slice(0, -".jsonl".length))
         .filter(isConversationId)
         .sort();
+      // A file a process killed inside the conversation's first append left empty (or with a torn first batch)
+      // is no conversation: a read gives nothing, and every other store lists only conversations written to.
+      const holds = new Array<boolean>(ids.length);
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < ids.length) {
+          const i = next++;
+          holds[i] = await reads.holdsAny(ids[i]!, join(root, `${ids[i]}.jsonl`));
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(LIST_AT_ONCE, ids.length) }, worker));
+      return ids.filter((_, i) => holds[i]);
     },
 
     async close() {

@@ -307,7 +307,10 @@ export class Companion {
             },
           }
         : null;
-    return this.#stream(msg, options.conversation ?? null, controls, id) as RemoteStream<T>;
+    // an owner call's abort() stops its turn on the server once sent (ended `stopped`, as abort() stops a
+    // conversation's stream in process); held back, it is taken back and never sent
+    const stop = approvals === "owner" ? () => void this.#request({ type: "cancel", call: id, owner: true }).catch(() => undefined) : undefined;
+    return this.#stream(msg, options.conversation ?? null, controls, id, undefined, stop) as RemoteStream<T>;
   }
 
   /** Closes the connection (no reconnect). */
@@ -364,8 +367,12 @@ export class Companion {
         message: `this request cannot be sent: ${e instanceof Error ? e.message : String(e)}`.slice(0, 300),
       });
     }
-    // (never sent: nothing to retry, and a lost answer it would have retried stays lost)
-    if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
+    // (never sent: nothing to retry, and a lost answer it would have retried stays lost); a companion the server
+    // refused for good (its key, its protocol version) says so, with that code
+    const refusal = sent ? null : this.#link.refusal;
+    if (refusal)
+      this.#fail(id, pending, { code: refusal.wireCode, message: `the server refused this companion: ${refusal.message}; nothing was sent` });
+    else if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
   }
 
   #stream(
@@ -374,12 +381,16 @@ export class Companion {
     controls: RemoteStream["controls"] = null,
     id = this.#id(),
     answer?: IdlessAnswer,
+    /** Stops the request once sent (an owner call), until its reply. */
+    stop?: () => void,
   ): RemoteStream {
     // held back for the server's limits (its maxRuns taken: held as long as those run), a request can still be taken back
     const takeBack = (): void => {
       const p = this.#pending.get(id);
-      if (p && this.#pacer.withdraw(id))
+      if (!p) return;
+      if (this.#pacer.withdraw(id))
         this.#fail(id, p, { code: "turn-aborted", message: `app.${msg.type}: taken back before it was sent; nothing was sent` });
+      else stop?.();
     };
     const stream = new RemoteStream(conversation, controls, takeBack);
     // a request about a turn names it: cut off before its first event, its error still says where it may go on

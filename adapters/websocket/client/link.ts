@@ -33,6 +33,15 @@ export interface LinkEvents {
 }
 
 const AUTH_CLOSE = 4401;
+/** The server's close for a protocol it does not speak (a version it refuses, a hello it cannot read). */
+const PROTOCOL_CLOSE = 4400;
+
+/**
+ * A hello refusal that will be said again at every attempt: the key (`remote-auth`) or the protocol (`remote-protocol`:
+ * a version the server does not speak, a hello it cannot read). Retried, it would be retried for ever.
+ */
+const forGood = (e: unknown): e is RemoteError =>
+  e instanceof RemoteError && (e.wireCode === "remote-auth" || e.wireCode === "remote-protocol");
 
 export class Link {
   #socket: SocketLike | null = null;
@@ -48,6 +57,8 @@ export class Link {
   #connecting: Promise<void> | null = null;
   /** Whether a connection was ever welcomed (a later one is a reconnect). */
   #welcomedOnce = false;
+  /** Why the server refused this companion for good on a reconnect (its key, its protocol version): no retry follows. */
+  #refusal: RemoteError | null = null;
 
   constructor(
     readonly url: string,
@@ -74,6 +85,7 @@ export class Link {
     if (this.#connecting) return this.#connecting;
     if (this.#retry) clearTimeout(this.#retry);
     this.#retry = null;
+    this.#refusal = null; // asked again by the caller: tried again
     return this.#attempt(this.#welcomedOnce);
   }
 
@@ -83,6 +95,11 @@ export class Link {
     });
     this.#connecting = attempt;
     return attempt;
+  }
+
+  /** Why the server refused this companion for good on a reconnect (`remote-auth`, `remote-protocol`), or `null`. */
+  get refusal(): RemoteError | null {
+    return this.#refusal;
   }
 
   /** Sends when connected; false when not. Throws when JSON cannot say `msg`, or it is larger than the server takes. */
@@ -234,8 +251,13 @@ export class Link {
       this.#retry = null;
       if (this.#closing) return;
       this.#attempt(true).catch((e: unknown) => {
-        // a refused key will not start working: stop trying
-        if (e instanceof RemoteError && e.code === "remote-auth") return this.events.down({ code: AUTH_CLOSE, reason: "key refused" });
+        // a refused key will not start working, nor a refused protocol version: stop trying, and say why (every later
+        // request is refused with it, never "not connected" while retrying for ever)
+        if (forGood(e)) {
+          this.#refusal = e;
+          if (e.wireCode === "remote-auth") return this.events.down({ code: AUTH_CLOSE, reason: "key refused" });
+          return this.events.down({ code: PROTOCOL_CLOSE, reason: e.message.slice(0, 200) });
+        }
         if (!this.#closing) this.#schedule();
       });
     }, delay);
@@ -279,13 +301,22 @@ function checkLinkOptions(options: LinkOptions): void {
   if (reconnect !== undefined && typeof reconnect !== "boolean") wrong("reconnect", reconnect, "true or false");
 }
 
-/** A server message, checked; anything else is dropped. */
+/**
+ * A server message, checked; anything else is dropped, except a reply or an error out of shape that names a request
+ * (its id): dropped, that request would wait for ever (nothing else answers it), so it is failed as not understood.
+ */
 function parse(data: unknown): ServerMessage | null {
   if (typeof data !== "string") return null;
+  let raw: unknown;
   try {
-    const checked = serverMessageSchema.safeParse(JSON.parse(data));
-    return checked.success ? checked.data : null;
+    raw = JSON.parse(data);
   } catch {
     return null;
   }
+  const checked = serverMessageSchema.safeParse(raw);
+  if (checked.success) return checked.data;
+  const { type, id } = (typeof raw === "object" && raw !== null ? raw : {}) as { type?: unknown; id?: unknown };
+  if ((type === "reply" || type === "error") && typeof id === "string" && id.length > 0 && id.length <= 64)
+    return { type: "error", id, code: "remote-protocol", message: `the server's ${type} was not understood` };
+  return null;
 }

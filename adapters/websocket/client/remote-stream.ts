@@ -142,8 +142,10 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
   }
 
   /**
-   * Stops a caller call on the server. Any other request (an answer, a resume) is taken back while the companion
-   * still holds it for the server's limits (it rejects `turn-aborted`, nothing sent); once sent it goes on.
+   * Stops a call on the server: a caller call, or an owner call's turn (it ends `stopped`, as `abort()` stops a
+   * conversation's stream in process; an owner call that already waits for its owner is no longer this stream's, and
+   * is abandoned with `app.abandon`). Any other request (an answer, a resume) is taken back while the companion still
+   * holds it for the server's limits (it rejects `turn-aborted`, nothing sent); once sent it goes on.
    */
   abort(): void {
     if (this.controls) this.controls.cancel();

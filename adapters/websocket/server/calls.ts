@@ -20,6 +20,8 @@ export interface CallRequest {
 export interface StartedCall {
   /** The caller's stream (its approvals are answered with `approve` / `deny`); `null` for owner calls. */
   stream: TurnStream<unknown> | null;
+  /** The turn's stream, either kind (an owner call's caller may stop it: `cancel` with `owner: true`). */
+  running: TurnStream<unknown>;
   conversation: string | null;
   outcome: Promise<Outcome>;
 }
@@ -34,12 +36,12 @@ export function startCall(ctx: RunContext, req: CallRequest, emit: Emit): Starte
   const input = req.input as Record<string, unknown>;
   if (req.approvals === "caller") {
     const stream = fn.stream(input, { ...ctx.settings, approve }) as TurnStream<unknown>;
-    return { stream, conversation: null, outcome: pump(ctx.runs, stream, null, emit) };
+    return { stream, running: stream, conversation: null, outcome: pump(ctx.runs, stream, null, emit) };
   }
   // a generated id is a valid conversation id: letters, digits and "-"
   const conversation = req.conversation ?? `call-${newTurnId()}`;
   // a turn the conversation refuses before writing it (conversation-busy, records that cannot be read) shows no
   // event: its stream's loop throws the refusal (src/conversation/stream.ts), and the call is an error reply
   const stream = fn.conversation(conversation, { ...ctx.settings, approve, store: ctx.store }).stream(input) as TurnStream<unknown>;
-  return { stream: null, conversation, outcome: pump(ctx.runs, stream, conversation, emit) };
+  return { stream: null, running: stream, conversation, outcome: pump(ctx.runs, stream, conversation, emit) };
 }

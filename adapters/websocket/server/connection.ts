@@ -72,6 +72,9 @@ export function closePolitely(socket: WebSocket, code: number, reason: string): 
   socket.once("close", () => clearTimeout(cut));
 }
 
+/** What `reading` looks at of the TCP socket under a `ws` one (`_handle.writeQueueSize`: what libuv has not written yet). */
+type TcpLike = { bytesWritten?: unknown; writableLength?: unknown; _handle?: { writeQueueSize?: unknown } | null };
+
 export type Handler = (conn: Connection, msg: Exclude<ClientMessage, { type: "hello" }>) => Promise<void>;
 
 export class Connection {
@@ -80,10 +83,17 @@ export class Connection {
   subscribed = false;
   /** This connection's caller calls, by request id, with the program called: their approvals are answered here. */
   readonly calls = new Map<string, { stream: TurnStream<unknown>; program: string }>();
+  /**
+   * This connection's owner calls in flight, by request id, with their turn's stream once started: their caller may
+   * stop them (`cancel` with `owner: true`), also while they are still checked (`stop`: stopped as they start).
+   */
+  readonly owned = new Map<string, { stream: TurnStream<unknown> | null; stop: boolean }>();
   readonly inflight = new Set<string>();
   /** Requests of this connection that run a turn now (at most `maxRuns`). */
   running = 0;
   #strikes = 0;
+  /** What the last look at the outgoing TCP stream saw (see `reading`). */
+  #out = { handed: 0, queued: 0, backlog: false };
   #lastWaiting = "";
   #lastPrograms = "";
   readonly #bucket: TokenBucket;
@@ -122,6 +132,26 @@ export class Connection {
       // a reply is what the companion's call waits for: one JSON cannot say (a BigInt, a cycle in a turn's value) is refused by its id, never dropped
       if (msg.type === "reply") this.error(msg.id, wireError("output-invalid", "the result cannot be sent: JSON cannot say it (a BigInt, a cycle?)"));
     }
+  }
+
+  /**
+   * Whether the companion read since the last look, as the socket shows it: bytes waited here to be sent (the
+   * kernel's buffer was full) and some went out since, which TCP does only as the peer acknowledges them. A ping
+   * is queued behind what waits here: a companion on a slow link, reading a long backlog (a large waiting list),
+   * answers it late, yet it lives. (Without a backlog, bytes handed to the kernel prove nothing: a dead peer's
+   * buffer takes a heartbeat's few bytes too.)
+   */
+  reading(): boolean {
+    const raw = (this.socket as unknown as { _socket?: TcpLike })._socket;
+    if (!raw || typeof raw.bytesWritten !== "number" || typeof raw.writableLength !== "number") return false;
+    // bytes whose write finished (the kernel took them), and what libuv still holds of the write in progress (Node
+    // hands every queued chunk to one write: it drains within it, unseen by the first number)
+    const handed = raw.bytesWritten - raw.writableLength;
+    const queued = typeof raw._handle?.writeQueueSize === "number" ? raw._handle.writeQueueSize : 0;
+    const last = this.#out;
+    const read = last.backlog && (handed > last.handed || (handed === last.handed && queued < last.queued));
+    this.#out = { handed, queued, backlog: raw.writableLength > 0 };
+    return read;
   }
 
   error(id: string | null, error: WireError): void {

@@ -4,6 +4,7 @@
  * (before anything is read, so a refusal says nothing of what exists).
  */
 import type { TurnEvent } from "../../../src/turn/events.js";
+import type { TurnStream } from "../../../src/turn/stream.js";
 import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "../shared/errors.js";
 import { allowsConversation, allowsProgram, sameGrant, type Grant } from "./keys.js";
@@ -171,6 +172,14 @@ export function requestHandler(hub: Hub): Handler {
       }
       case "cancel": {
         const mine = conn.calls.get(msg.call);
+        // an owner call its caller stops (owner: true): its turn is stopped as `abort()` stops a conversation's stream
+        // here, now, or as it starts (the cancel came while the call was still being checked)
+        const owned = msg.owner === true ? conn.owned.get(msg.call) : undefined;
+        if (owned) {
+          owned.stop = true;
+          owned.stream?.abort();
+          return conn.send({ type: "reply", id: msg.id, result: null });
+        }
         // a request in flight that is no caller call (an owner call, an approve: a conversation's turn, for the
         // owner's companions) is not stopped by a cancel, nor told as though it were; one that ended, or was never
         // made, has nothing left to stop: done
@@ -206,6 +215,23 @@ function callRefused(grant: Grant | null, msg: Extract<Request, { type: "call" }
 }
 
 async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "call" }>): Promise<void> {
+  if (msg.approvals !== "owner") return callChecked(hub, conn, msg, null);
+  // an owner call is known from its arrival: its caller may stop it while it is still checked
+  const owned: { stream: TurnStream<unknown> | null; stop: boolean } = { stream: null, stop: false };
+  conn.owned.set(msg.id, owned);
+  try {
+    return await callChecked(hub, conn, msg, owned);
+  } finally {
+    conn.owned.delete(msg.id);
+  }
+}
+
+async function callChecked(
+  hub: Hub,
+  conn: Connection,
+  msg: Extract<Request, { type: "call" }>,
+  owned: { stream: TurnStream<unknown> | null; stop: boolean } | null,
+): Promise<void> {
   // checked again whenever the keys changed while the conversation was read (`setKeys` may have narrowed this key):
   // the call runs under the key as it is when it starts
   for (let grant = grantNow(hub, conn); ; ) {
@@ -253,6 +279,10 @@ async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "c
     conversation = started.conversation;
     if (conversation) hub.watcher.know(conversation);
     if (started.stream) conn.calls.set(msg.id, { stream: started.stream, program: msg.program });
+    if (owned) {
+      owned.stream = started.running;
+      if (owned.stop) started.running.abort(); // its caller stopped it while it was checked
+    }
     try {
       return await started.outcome;
     } finally {

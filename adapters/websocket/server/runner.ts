@@ -105,24 +105,57 @@ export async function openTurn(ctx: RunContext, conversation: string, turn: stri
   return { turn: await fn.conversation(conversation, { ...ctx.settings, store: ctx.store, clock: ctx.clock }).turn(turn), info };
 }
 
-/** Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again). */
-export async function pump(runs: Runs, s: TurnStream<unknown>, conversation: string | null, emit: Emit): Promise<Outcome> {
+/**
+ * Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again).
+ * `continued`: a stored turn gone on with here, which must first be claimed here (see `claimRefused`).
+ */
+export async function pump(runs: Runs, s: TurnStream<unknown>, conversation: string | null, emit: Emit, continued = false): Promise<Outcome> {
   runs.add(s, conversation !== null);
   try {
-    return await outcomeOf(s, conversation, emit);
+    return await outcomeOf(s, conversation, emit, continued);
   } finally {
     runs.delete(s);
   }
 }
 
-async function outcomeOf(s: TurnStream<unknown>, conversation: string | null, emit: Emit): Promise<Outcome> {
-  for await (const event of s) emit(event);
+/** Events a continued turn's stream shows before anything of it ran here: its state, and how a refused claim ends it. */
+const BEFORE_RUN: ReadonlySet<string> = new Set(["state", "interrupted", "failed"]);
+
+/**
+ * A continued turn's claim refused (nothing of it ran here): another process runs it (`turn-claimed`), or it ended
+ * before it could be claimed here (`turn-state`). Its stream here still shows it start, then end `failed` (or
+ * `interrupted`), which would tell every companion a turn failed that was abandoned, or stopped that runs on
+ * elsewhere (its seq numbers clashing with the real run's).
+ */
+const claimRefused = (code: string): boolean => code === "turn-claimed" || code === "turn-state";
+
+async function outcomeOf(s: TurnStream<unknown>, conversation: string | null, emit: Emit, continued: boolean): Promise<Outcome> {
+  // a continued turn's first events are held until something of it runs here (or it ends otherwise than refused)
+  let held: TurnEvent[] | null = continued ? [] : null;
+  const flush = (): void => {
+    if (held) for (const e of held) emit(e);
+    held = null;
+  };
+  for await (const event of s) {
+    if (held && BEFORE_RUN.has(event.type)) held.push(event);
+    else {
+      flush();
+      emit(event);
+    }
+  }
   const base = { conversation, turn: s.turn };
-  if (s.state === "awaitingApproval") return { ...base, state: "waiting", approvals: s.pending };
+  if (s.state === "awaitingApproval") {
+    flush();
+    return { ...base, state: "waiting", approvals: s.pending };
+  }
   try {
-    return { ...base, state: "done", value: await s };
+    const value = await s;
+    flush();
+    return { ...base, state: "done", value };
   } catch (e) {
     const error = toWireError(e, "turn");
+    if (held && claimRefused(error.code)) held = null; // never ran here: nothing of it is told but the outcome
+    flush();
     // another process claimed the turn first (it woke here after another server resumed it): it goes on there. The
     // stream here reads interrupted, which would tell a companion to resume a turn that runs, or ran, elsewhere
     if (error.code === "turn-claimed") return { ...base, state: "running", error };
@@ -180,7 +213,7 @@ export async function answer(
  * that failed.
  */
 async function goOn(ctx: RunContext, turn: Turn, conversation: string, emit: Emit): Promise<Outcome> {
-  const outcome = await pump(ctx.runs, streamOn(turn), conversation, emit);
+  const outcome = await pump(ctx.runs, streamOn(turn), conversation, emit, true);
   if (outcome.state !== "failed" || outcome.error?.code !== "turn-state") return outcome;
   await turn.refresh();
   return turn.state === "abandoned" || turn.state === "stopped" ? { ...outcome, state: turn.state } : outcome;

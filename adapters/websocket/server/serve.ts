@@ -216,12 +216,18 @@ function ping(conn: Connection): void {
  * (setImmediate runs after the event loop's I/O phase). A tick runs before
  * that I/O: when the server's own event loop stalled past a heartbeat (a
  * synchronous loop, a long GC), a pong that came meanwhile would still be
- * unread, and a live companion dropped for the server's own slowness.
+ * unread, and a live companion dropped for the server's own slowness. One
+ * whose backlog of outgoing data drains is reading (its pong is queued
+ * behind that data): it is not dropped for the late pong.
  */
 function beat(connections: Iterable<Connection>): void {
   const missed: Connection[] = [];
   for (const conn of connections) {
+    // (looked at each beat: what it saw is what the next look compares with)
+    const reading = conn.reading();
     if (conn.alive) ping(conn);
+    // its pong waits behind a backlog it is reading (a slow link): alive, and its ping is still on its way
+    else if (reading) continue;
     else missed.push(conn);
   }
   if (missed.length === 0) return;

@@ -37,11 +37,15 @@
  *   is never answered unseen; one of them already answered is refused
  *   (`approval-answered`). Without `shown`, every approval waiting when the
  *   answer arrives is answered.
+ * - `cancel` stops a caller call; with `owner: true` it stops an owner call's
+ *   turn too (it ends `stopped`, as `abort()` of a conversation's stream in
+ *   process), also when it arrives before that turn started.
  *
  * Version history: 1 — first version; later, within 1: `welcome.heartbeatMs`,
  * `welcome.maxPayload`, `heartbeat`, `programs`, `shown` on `approve` and
  * `deny` (older companions ignore the first four; older servers drop `shown`),
- * `welcome.rate` and `welcome.maxRuns` (ignored by older companions).
+ * `welcome.rate` and `welcome.maxRuns` (ignored by older companions), `owner` on
+ * `cancel` (older servers drop it, and refuse the cancel of an owner call).
  */
 import { z } from "zod";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
@@ -163,7 +167,9 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
     by: short.optional(),
     reason: reason.optional(),
   }),
-  z.object({ type: z.literal("cancel"), id: requestId, call: requestId }),
+  // `owner: true`: the call is an owner call, and its caller stops its turn (as `abort()` stops a conversation's stream
+  // in process: it ends `stopped`); without it, a cancel stops caller calls only (an older server drops the field)
+  z.object({ type: z.literal("cancel"), id: requestId, call: requestId, owner: z.literal(true).optional() }),
 ]);
 
 /**
