@@ -118,7 +118,8 @@ function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean)
       [FUNCTAI.approvalIds]: waits.map((a) => a.id),
     });
   } else if (end.state !== "done" && end.state !== "waiting") {
-    failSpan(span, end.state === "failed" ? (end.code ?? "error") : end.state, end.error, content);
+    // (the stable code of why it did not end done; a failure whose error has none: "error"; hooks called by hand may give no code: the state)
+    failSpan(span, end.code ?? (end.state === "failed" ? "error" : end.state), end.error, content);
   }
 }
 
@@ -280,10 +281,29 @@ export function otel(options: OtelOptions = {}): Plugin {
       toolCall(call) {
         (call.attempt === undefined ? latestOf(call.turn) : runAt(call.turn, call.attempt)).toolCalled(call);
       },
+      // the tool's body runs in its execute_tool span's context: spans its own code makes (an HTTP client's
+      // instrumentation, the user's startActiveSpan) are children of it. The span starts here, as the tool is about
+      // to run: a person or an approve function asked before it (in this process) is no part of its execution
+      toolRun(call, run) {
+        let span: Span | undefined;
+        let held: Run | undefined;
+        quietly("toolRun", () => {
+          held = call.attempt === undefined ? latestOf(call.turn) : runAt(call.turn, call.attempt);
+          span = held.toolRuns(call);
+        });
+        if (!span) return run();
+        let running: Promise<unknown> | undefined;
+        // (a context manager that throws runs it without the span's context, never twice nor not at all)
+        quietly("toolRun", () => void context.with(trace.setSpan(context.active(), span!), () => (running = run())));
+        const result = running ?? run();
+        // (watched beside it: what is handed back is run's own promise, unchanged)
+        result.then(undefined, (e: unknown) => quietly("toolRun", () => held!.toolThrew(call, e)));
+        return result;
+      },
       toolResult(result) {
         quietly("toolResult", () => {
           const run = result.attempt === undefined ? holderOf(result.turn, (run) => run.hasTool(result)) : runAt(result.turn, result.attempt);
-          const { span, waiting } = run.takeTool(result);
+          const { span, waiting, code } = run.takeTool(result);
           endQuietly("toolResult", span, () => {
             // the input it ran with: a plugin after this one may have changed what the model gave (its span, made at
             // toolCall or by a call inside it, holds that)
@@ -296,7 +316,7 @@ export function otel(options: OtelOptions = {}): Plugin {
             if (result.error !== undefined && waits) {
               span.setAttribute(FUNCTAI.state, "waiting");
               if (!waiting) run.stoppedFor(waits);
-            } else if (result.error !== undefined) failSpan(span, "tool_error", result.error, content);
+            } else if (result.error !== undefined) failSpan(span, code ?? "tool_error", result.error, content);
             else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
           });
         });

@@ -2,6 +2,7 @@ import { trace, SpanKind, type Attributes, type Context, type Span, type Tracer 
 import type { Approval } from "../../src/approval/types.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { PluginToolCall } from "../../src/plugins/types.js";
+import { FunctaiError, isInstance } from "../../src/errors.js";
 import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { endQuietly } from "./quiet.js";
 
@@ -12,6 +13,8 @@ interface ToolEntry {
   span?: Span;
   /** The approvals a delegated turn started in this call waits for: the call stops for a person, it did not fail. */
   waiting?: readonly Approval[];
+  /** The stable code of what its body threw, when it had one (seen by `toolRun`): its span's `error.type`. */
+  code?: string;
 }
 
 /** Where a delegated turn was started: a tool call of another turn's run (see `Run.caller`). */
@@ -181,6 +184,23 @@ export class Run {
     if (entry.span) endAs(entry.span, state);
   }
 
+  /**
+   * The tool call is about to run (`toolRun`): its span starts now, not when it was first seen (`toolCall`),
+   * before the plugins after this one and the built-in approval decided it (a person asked in this process).
+   */
+  toolRuns(call: PluginToolCall): Span {
+    if (!this.#tools.has(toolKey(call))) this.toolCalled(call);
+    const entry = this.#tools.get(toolKey(call))!;
+    if (!entry.span) entry.start = now();
+    return this.#spanOf(entry);
+  }
+
+  /** The tool's body threw: what it threw, when it has a stable code (an inner call's provider-rate-limit, step-limit, …), is its span's `error.type`. */
+  toolThrew(call: PluginToolCall, e: unknown): void {
+    const entry = this.#tools.get(toolKey(call));
+    if (entry && isInstance(e, FunctaiError)) entry.code = (e as FunctaiError).code;
+  }
+
   hasTool(call: PluginToolCall): boolean {
     return this.#tools.has(toolKey(call));
   }
@@ -189,13 +209,13 @@ export class Run {
    * The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer),
    * and what a delegated turn started in it waits for, if it does.
    */
-  takeTool(call: PluginToolCall): { span: Span; waiting: readonly Approval[] | undefined } {
+  takeTool(call: PluginToolCall): { span: Span; waiting: readonly Approval[] | undefined; code: string | undefined } {
     const key = toolKey(call);
     const held = this.#tools.get(key);
     const entry: ToolEntry = held ?? { call, start: now() };
     if (held) this.#forget(key, held.call);
     this.#inner.delete(innerSite(call));
-    return { span: this.#spanOf(entry), waiting: entry.waiting };
+    return { span: this.#spanOf(entry), waiting: entry.waiting, code: entry.code };
   }
 
   #spanOf(entry: ToolEntry): Span {

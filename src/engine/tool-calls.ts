@@ -1,6 +1,7 @@
 import { ApprovalError, ConversationError, FunctaiError, describeError, describeValue, isInstance } from "../errors.js";
 import type { Message, ToolCall } from "../lm/types.js";
-import type { Plugin, StoppedForPerson } from "../plugins/types.js";
+import type { Plugin, PluginToolCall, StoppedForPerson } from "../plugins/types.js";
+import { aroundTool, type ToolRunWatch } from "../plugins/hooks.js";
 import { changesThings } from "../approval/rule.js";
 import type { Approval } from "../approval/types.js";
 import { outputText } from "../tools/tool.js";
@@ -355,9 +356,24 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   const ctx = new ToolCallContext(runtime, p.invocation, p.path, site, inner);
 
   let output: unknown;
+  // the plugins' toolRun hooks run around the body; one that breaks their rules fails the call (plugin-failed) once
+  // what the tool did is kept as below; one that never let it run leaves a changing tool's `started` followed by `rerun`
+  const around: ToolRunWatch = { ran: false };
   try {
-    output = await frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
+    output = await aroundTool(
+      frame,
+      () => shownCall(frame, p, input),
+      () => frameCarrier.run(inner, () => tool.runAsTool(input, ctx)),
+      around,
+      // (a hook may wait before it lets the tool run: a changing tool asks for its lease again then, as above)
+      leafChange ? () => runtime.beforeEffect(true) : undefined,
+    );
   } catch (e) {
+    if (!around.ran) {
+      // (a run that lost its lease meanwhile writes nothing more: its `started` stays, as above)
+      if (leafChange && !isInstance(e, LeaseLost)) void runtime.journal.add(toolBody(site, p, "rerun"));
+      throw e;
+    }
     const forPerson = ctx.returned();
     // a person is asked inside the tool's body (an AI function it calls): it did not finish, and on resume it is
     // entered again, its inner calls replaying; without this its `started` would leave it "unfinished" for good
@@ -367,20 +383,16 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       await runtime.journal.flush();
       await inDoubt(frame, p, input, e as NeedsPerson);
     }
-    if (stopsTheTurn(e, runtime.signal, "tool")) throw e;
-    return failed(frame, p, input, thrownText(e), e, forPerson);
+    if (stopsTheTurn(e, runtime.signal, "tool")) throw isInstance(e, LeaseLost) || runtime.signal.aborted ? e : (around.broken ?? e);
+    return unlessBroken(around, failed(frame, p, input, thrownText(e), e, forPerson));
   }
   const forPerson = ctx.returned();
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
   let text = keptText(output);
   if (text === undefined)
-    return failed(
-      frame,
-      p,
-      input,
-      `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`,
-      undefined,
-      forPerson,
+    return unlessBroken(
+      around,
+      failed(frame, p, input, `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`, undefined, forPerson),
     );
   let kept = keptValue(output, text);
   if (frame.settings.plugins?.length) {
@@ -409,7 +421,33 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   done.output = kept;
   void runtime.journal.add(done);
   showResult(frame, p, output, undefined, forPerson);
+  if (around.broken) throw around.broken;
   return toolMessage(p, text);
+}
+
+/** The call as a `toolRun` hook is shown it (made only when a plugin has that hook). */
+const shownCall = (frame: Frame, p: Prepared, input: unknown): PluginToolCall => ({
+  name: p.call.name,
+  input,
+  effects: p.tool!.toolEffects,
+  path: p.path,
+  site: frame.site,
+  invocation: p.invocation,
+  turn: frame.runtime.turn,
+  id: p.call.id,
+  attempt: frame.runtime.journal.attempt,
+});
+
+/** A failed tool's message (kept and shown as without hooks), unless a `toolRun` hook broke its rules: then the call fails with that. */
+async function unlessBroken(around: ToolRunWatch, message: Promise<Message>): Promise<Message> {
+  let result: Message;
+  try {
+    result = await message;
+  } catch (e) {
+    throw around.broken ?? e;
+  }
+  if (around.broken) throw around.broken;
+  return result;
 }
 
 /**

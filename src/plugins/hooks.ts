@@ -1,16 +1,17 @@
 /**
  * Where the engine calls the plugins' watching hooks: a run of a turn
  * (`turnStart` / `turnEnd`, at the outermost call) and each model call
- * (`modelRequest` / `modelResponse`). The tool hooks are called where tools
+ * (`modelRequest` / `modelResponse`), and around a tool's body (`toolRun`,
+ * from engine/tool-calls.ts). The other tool hooks are called where tools
  * are decided and run (engine/approvals.ts, engine/tool-calls.ts).
  */
-import { ApprovalError, FunctaiError, describeError, isInstance } from "../errors.js";
+import { ApprovalError, FunctaiError, describeError, describeValue, isInstance } from "../errors.js";
 import type { Frame } from "../engine/frame.js";
 import { copiedView } from "../engine/message-view.js";
 import { LeaseLost, Suspend } from "../engine/runtime.js";
 import { keptJson } from "../engine/tool-boundary.js";
 import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
-import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "./types.js";
+import type { Plugin, PluginModelRequest, PluginToolCall, PluginTurn, PluginTurnEnd } from "./types.js";
 import { copyOf } from "../runtime/values.js";
 
 const pluginsOf = (frame: Frame): readonly Plugin[] => (frame.settings.plugins ?? []) as readonly Plugin[];
@@ -30,11 +31,15 @@ type Ending = PluginTurnEnd extends infer T ? (T extends unknown ? Omit<T, keyof
 function endingOf(e: unknown, frame: Frame): Ending {
   // (asked with isInstance: a body may throw a Proxy that cannot be asked what it is)
   if (isInstance(e, Suspend)) return { state: "waiting", approvals: (e as Suspend).approvals };
-  if (isInstance(e, LeaseLost))
-    return (e as LeaseLost).stopped
-      ? { state: "stopped", error: (e as LeaseLost).message }
-      : { state: "interrupted", error: (e as LeaseLost).message };
-  if (frame.runtime.signal.aborted) return { state: "stopped", error: describeError(e) };
+  // (a run that lost its lease aborts its signal with the loss: a body that threw its own error on seeing it was interrupted, as the turn says)
+  const { signal } = frame.runtime;
+  const lost = isInstance(e, LeaseLost) ? e : signal.aborted && isInstance(signal.reason, LeaseLost) ? signal.reason : undefined;
+  if (lost !== undefined) {
+    const { stopped, message, code } = lost as LeaseLost;
+    return stopped ? { state: "stopped", error: message, code } : { state: "interrupted", error: message, code };
+  }
+  // (stopped by its signal: the stop's own code, whatever the body threw on seeing it)
+  if (signal.aborted) return { state: "stopped", error: describeError(e), code: "turn-aborted" };
   if (isInstance(e, ApprovalError)) return { state: "failed", error: (e as ApprovalError).message, code: (e as ApprovalError).code };
   return { state: "failed", error: describeError(e), code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null };
 }
@@ -55,10 +60,42 @@ function keptData(plugin: Plugin, data: unknown): unknown {
 }
 
 /**
+ * Refuses two plugins of one name (`plugin-invalid`): a plugin's name keys
+ * what it keeps in a turn's records (`keep`, shown back as `kept`) and the
+ * approvals it asks for (their ids, and the answers found for them), so each
+ * would be shown the other's (two otel() instances linked a resumed turn's
+ * span to both first runs; a second question at one call was taken as
+ * answered by the first's yes). The same plugin given twice is one plugin
+ * (settings keep it once).
+ */
+export function checkPluginNames(plugins: readonly Plugin[]): void {
+  if (plugins.length < 2) return;
+  const seen = new Set<string>();
+  for (const { name } of plugins) {
+    if (!seen.has(name)) {
+      seen.add(name);
+      continue;
+    }
+    throw new FunctaiError(
+      "plugin-invalid",
+      `two plugins are named ${JSON.stringify(name)}: a plugin's name keys what it keeps in a turn's records and the approvals it asks for, so each must have its own; give one a name of its own ({ ...plugin, name: ${JSON.stringify(`${name}-2`)} }, kept for good: later runs of a turn find what it kept by it)${name === "otel" ? ", or give one otel() a tracer provider with both exporters" : ""}`,
+    );
+  }
+}
+
+/**
  * Runs the outermost call of a turn between the plugins' `turnStart` and
- * `turnEnd` hooks (any other call, or no such hook: just the body).
+ * `turnEnd` hooks (any other call, or no such hook: just the body). Two
+ * plugins of one name are refused first (see {@link checkPluginNames}).
  */
 export function observeTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>): Promise<T> {
+  if (frame.root && frame.settings.plugins !== undefined && frame.settings.plugins.length > 1) {
+    try {
+      checkPluginNames(pluginsOf(frame));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
   // without such hooks, the body's own promise: not one microtask more (parallel tools interleave as they did)
   const plugins = frame.root ? pluginsOf(frame).filter((p) => p.hooks.turnStart || p.hooks.turnEnd) : [];
   return plugins.length === 0 ? body() : watchedTurn(frame, input, body, plugins);
@@ -133,6 +170,8 @@ export function observeModelCall(
   generate: () => Promise<LMResponse>,
 ): Promise<LMResponse> {
   if (!frame.settings.plugins?.length) return generate(); // (most calls: no list filtered out of none at every step)
+  // (a call given plugins of its own, below the turn's outermost call: refused before its model is asked, and so before any tool of it runs)
+  checkPluginNames(pluginsOf(frame));
   const plugins = pluginsOf(frame).filter((p) => p.hooks.modelRequest || p.hooks.modelResponse);
   return plugins.length === 0 ? generate() : watchedModelCall(frame, lm, step, request, generate, plugins);
 }
@@ -196,4 +235,127 @@ async function watchedModelCall(
   }
   await told({ response: copyOf(response) });
   return response;
+}
+
+/**
+ * What running a tool under the plugins' `toolRun` hooks came to, beside its
+ * outcome: whether the body ran, and the first rule a hook broke (each one
+ * fails the call, `plugin-failed`, once what the tool did is kept).
+ */
+export interface ToolRunWatch {
+  ran: boolean;
+  broken?: FunctaiError;
+}
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+const settle = (p: Promise<unknown>): Promise<Settled> =>
+  p.then(
+    (value): Settled => ({ ok: true, value }),
+    (error: unknown): Settled => ({ ok: false, error }),
+  );
+const started = (start: () => unknown): Promise<unknown> => {
+  try {
+    return Promise.resolve(start());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+};
+
+/**
+ * Runs a tool's body (`body`) inside the plugins' `toolRun` hooks, the first
+ * outermost. Settles as the body did (its value or its error), whatever a
+ * hook gave back; `watch` says whether the body ran and which hook broke its
+ * rules. When the body never ran (a hook threw, or returned without calling
+ * `run`), it rejects with that hook's `plugin-failed`. No such hook: the
+ * body's own promise (not one microtask more: parallel tools interleave as they did).
+ */
+export function aroundTool(
+  frame: Frame,
+  call: () => PluginToolCall,
+  body: () => Promise<unknown>,
+  watch: ToolRunWatch,
+  /** Asked when a hook lets the body run (a hook may have waited: a changing tool asks for its lease again); it throws to stop it. */
+  before?: () => void | Promise<void>,
+): Promise<unknown> {
+  const plugins = frame.settings.plugins?.length ? pluginsOf(frame).filter((p) => p.hooks.toolRun) : [];
+  if (plugins.length === 0) {
+    watch.ran = true;
+    return body();
+  }
+  return aroundHooks(plugins, call(), body, watch, before);
+}
+
+async function aroundHooks(
+  plugins: readonly Plugin[],
+  call: PluginToolCall,
+  body: () => Promise<unknown>,
+  watch: ToolRunWatch,
+  before: (() => void | Promise<void>) | undefined,
+): Promise<unknown> {
+  const broke = (plugin: Plugin, why: string, cause?: unknown): FunctaiError => {
+    const e = new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin.name}, in toolRun around ${call.path}, ${why}`,
+      cause === undefined ? undefined : { cause },
+    );
+    watch.broken ??= e;
+    return e;
+  };
+  const layer = (at: number): Promise<unknown> => {
+    if (at === plugins.length) {
+      const go = (): Promise<unknown> => {
+        watch.ran = true;
+        return started(body);
+      };
+      return before === undefined ? go() : started(before).then(go);
+    }
+    const plugin = plugins[at]!;
+    let asked: Promise<unknown> | undefined;
+    let over = false;
+    const run = (): Promise<unknown> => {
+      if (asked === undefined && !over) {
+        asked = layer(at + 1);
+        return asked;
+      }
+      // refused, never run again: marked handled, so a hook that drops it leaves no unhandled rejection (the call fails all the same)
+      const refused = Promise.reject(
+        broke(
+          plugin,
+          asked === undefined
+            ? "called run after its hook had returned: the tool did not run"
+            : "called run a second time: a tool runs once, and it did not run again",
+        ),
+      );
+      refused.catch(() => undefined);
+      return refused;
+    };
+    // (its own copy of the input: a hook that changes what it is shown changes nothing the tool runs with)
+    const shown: PluginToolCall = { ...call, input: copyOf(call.input) };
+    return settle(started(() => plugin.hooks.toolRun!(shown, run))).then(async (returned) => {
+      over = true;
+      if (asked === undefined)
+        throw returned.ok
+          ? broke(plugin, `returned ${describeValue(returned.value, 80)} without calling run: the tool did not run`)
+          : broke(plugin, `failed before running the tool: ${describeError(returned.error)}`, returned.error);
+      // the call's own outcome, once it ended (a hook that returned before it did is not the end of the tool)
+      const inner = await settle(asked);
+      if (returned.ok !== inner.ok || !Object.is(returned.ok ? returned.value : returned.error, inner.ok ? inner.value : inner.error))
+        broke(
+          plugin,
+          returned.ok
+            ? `returned ${describeValue(returned.value, 80)}, not what run gave: return it unchanged`
+            : `threw ${describeError(returned.error)}, not what run gave: pass it on unchanged`,
+          returned.ok ? undefined : returned.error,
+        );
+      if (inner.ok) return inner.value;
+      throw inner.error;
+    });
+  };
+  try {
+    return await layer(0);
+  } catch (e) {
+    // never ran: the first hook that kept it from running says why (an outer hook may have made something else of that)
+    if (!watch.ran) throw watch.broken ?? e;
+    throw e;
+  }
 }

@@ -120,7 +120,10 @@ export interface PluginTurn {
 }
 
 /**
- * How a run of a turn ended in this process.
+ * How a run of a turn ended in this process. `code` is the stable code of why
+ * it did not end done: a failure's (null when what was thrown has none), an
+ * interrupted run's (`lease-lost`, `turn-claimed`, `turn-unfinished`, …) and a
+ * stopped one's (`turn-aborted`).
  *
  * @example
  * const report: PluginHooks = {
@@ -134,8 +137,8 @@ export type PluginTurnEnd = PluginTurn & { usage: Usage } & (
     | { state: "done"; result: unknown }
     | { state: "waiting"; approvals: readonly Approval[] }
     | { state: "failed"; error: string; code: string | null }
-    | { state: "interrupted"; error: string }
-    | { state: "stopped"; error: string }
+    | { state: "interrupted"; error: string; code?: string }
+    | { state: "stopped"; error: string; code?: string }
   );
 
 /**
@@ -182,7 +185,21 @@ export interface PluginModelResponse extends PluginModelRequest {
 type Maybe<T> = T | Promise<T>;
 
 /**
- * A plugin's hooks: around each tool call, each run of a turn and each model call.
+ * A `toolRun` hook: it is shown the call (its own copy of the input the tool runs with) and `run`, which
+ * runs the tool's body (with the plugins after this one around it) and gives what the body returned or
+ * threw. Call `run` once, and return its promise (or what it resolves to) unchanged.
+ *
+ * @example
+ * import { AsyncLocalStorage } from "node:async_hooks";
+ * const requestIds = new AsyncLocalStorage<string>();
+ * const tagged: Plugin = { name: "request-id", version: "1", hooks: {
+ *   toolRun: (call: PluginToolCall, run) => requestIds.run(`${call.turn}/${call.site}#${call.invocation}`, run), // the tool's code reads requestIds.getStore()
+ * } };
+ */
+export type ToolRunHook = (call: PluginToolCall, run: () => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * A plugin's hooks: around each tool call (and its body: `toolRun`), each run of a turn and each model call.
  *
  * @example
  * const hooks: PluginHooks = { toolCall: (call) => (call.name === "refund" ? { block: "not today" } : undefined) };
@@ -190,6 +207,17 @@ type Maybe<T> = T | Promise<T>;
 export interface PluginHooks {
   /** Before a tool runs: change its input, block it with a reason the model sees, or ask a person. */
   toolCall?(call: PluginToolCall): Maybe<ToolCallDecision>;
+  /**
+   * Around a tool's body, once it is about to run (after the `toolCall` hooks and any approval): call
+   * `run` exactly once and return what it gives, unchanged (its value, or its rejection). For running the
+   * body in a context of the plugin's own (otel() runs it in its `execute_tool` span's, so spans the
+   * tool's code makes are children of it). Plugins nest in their order: the first is the outermost.
+   * The engine holds a hook to that: `run` called again is refused (`plugin-failed`; the tool does not run
+   * again), and a hook that returns without calling `run`, or hands back anything else (another value, an
+   * error it swallowed or made), fails the call with `plugin-failed`. A tool that ran is journaled as what it
+   * returned all the same (one that did not run, as not run). See {@link ToolRunHook}.
+   */
+  toolRun?: ToolRunHook;
   /** May replace the output the model sees (`{ output }`). */
   toolResult?(result: PluginToolResult): Maybe<void | undefined | { output: unknown }>;
   /** A run of a turn starts in this process (after a wait or a crash, again: `resumed`). */
@@ -205,6 +233,7 @@ export interface PluginHooks {
 /** The hooks a plugin may have. */
 export const HOOK_NAMES = [
   "toolCall",
+  "toolRun",
   "toolResult",
   "turnStart",
   "turnEnd",

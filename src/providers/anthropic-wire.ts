@@ -136,7 +136,8 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
   const toolCalls: ToolCall[] = [];
   for (const block of message.content) {
     if (block.type === "text") text += block.text;
-    else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input });
+    // (a compatible server may give a call of a tool that takes nothing `input: null`: no arguments, as an empty input is)
+    else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input ?? {} });
   }
   const reason = finishReason(message.stop_reason);
   // the cut is in the last block: a tool_use there may hold only part of its input

@@ -8,6 +8,7 @@ import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type
 import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseTextToolCalls, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
+import { withEventsNamed } from "./event-names.js";
 import { replyOfEventText } from "./event-text.js";
 import { withRetry } from "./retry.js";
 
@@ -87,6 +88,8 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
       maxRetries: 0,
       // Browsers are a supported place to run: the caller chose to hold the key there.
       dangerouslyAllowBrowser: true,
+      // (a gateway's events without `event:` lines, which the SDK drops: see event-names.ts)
+      fetch: withEventsNamed(),
       ...(key !== undefined ? { apiKey: key } : {}),
       ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
     });

@@ -19,10 +19,10 @@ export function readEnv(name: string): string | undefined {
  * loop can tell the model and let it try again.
  */
 export function toolCallFromText(id: string, name: string, raw: string): ToolCall {
-  // A tool without parameters is often called with no argument text at all.
+  // A tool without parameters is often called with no argument text at all, or with JSON's null: no arguments.
   if (raw.trim() === "") return { id, name, input: {} };
   try {
-    return { id, name, input: JSON.parse(raw) as unknown };
+    return { id, name, input: (JSON.parse(raw) as unknown) ?? {} };
   } catch (e) {
     const detail = e instanceof Error ? e.message : String(e);
     return { id, name, input: raw, inputError: `The arguments are not valid JSON (${detail}).` };
@@ -136,32 +136,127 @@ export function refuseUnfinished(provider: string, reason: string | null | undef
 const TEXT_CALL = /<tool_call>\s*(\{[\s\S]*?\})\s*(?=<\/tool_call>|$)/g;
 
 /**
+ * Mistral's call marker, as a server that does not read its calls leaves it in
+ * the text: `[TOOL_CALLS]` then a JSON list of `{ name, arguments }`
+ * (tokenizers v3 to v7), or `[TOOL_CALLS]name[ARGS]{…}` (v11 on; v13 puts
+ * `[CALL_ID]id` before `[ARGS]`). The first group is a v11 call's name.
+ */
+const MISTRAL_CALL = /\[TOOL_CALLS\]\s*(?:([a-zA-Z0-9_-]{1,64})(?=\[ARGS\]|\[CALL_ID\])|(?=[[{]))/g;
+
+/**
+ * The JSON list or object `text` begins with (up to where its brackets close,
+ * strings minded), parsed; undefined where none does. Words may follow it.
+ */
+function leadingJson(text: string): unknown {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") {
+      if (--depth > 0) continue;
+      try {
+        return JSON.parse(text.slice(0, i + 1)) as unknown;
+      } catch {
+        return undefined;
+      }
+    }
+    if (depth === 0) return undefined;
+  }
+  return undefined;
+}
+
+/** The name of the first call in a JSON list of calls (or a lone call) that begins `text`. */
+function firstListedName(text: string): unknown {
+  const calls = leadingJson(text);
+  const first: unknown = Array.isArray(calls) ? calls[0] : calls;
+  return (first as { name?: unknown } | null | undefined)?.name;
+}
+
+/** A reply that is one JSON value and nothing else, a code fence around it allowed; its JSON's text is the first group. */
+const ONLY_JSON = /^\s*(?:\x60{3}[\w-]*\s*)?([[{][\s\S]*[\]}])\s*(?:\x60{3})?\s*$/;
+
+/**
+ * The name a reply that is nothing but a call's JSON calls: `{ name,
+ * arguments }` or `{ name, parameters }`, or a list of them. Mistral's list
+ * with its `[TOOL_CALLS]` marker dropped (vLLM leaves special tokens out of
+ * the text by default), Llama 3.1's and 3.3's JSON calls. Undefined where the
+ * reply is anything else (words around the JSON, an object that names no call).
+ */
+function bareCallName(text: string): unknown {
+  const json = ONLY_JSON.exec(text)?.[1];
+  if (json === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  if (typeof first !== "object" || first === null || !("arguments" in first || "parameters" in first)) return undefined;
+  return (first as { name?: unknown }).name;
+}
+
+/** How a model wrote a call the server left in the text. */
+type TextCallForm = "hermes" | "mistral" | "json";
+
+/** Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Mistral's `[TOOL_CALLS]`, a bare call's JSON), with the form. */
+function* textCallNames(text: string): Generator<{ name: unknown; form: TextCallForm }> {
+  if (text.includes("<tool_call>")) {
+    for (const [, body] of text.matchAll(TEXT_CALL)) {
+      try {
+        yield { name: (JSON.parse(body!) as { name?: unknown } | null)?.name, form: "hermes" };
+      } catch {
+        // no JSON: text
+      }
+    }
+  }
+  if (text.includes("[TOOL_CALLS]")) {
+    for (const match of text.matchAll(MISTRAL_CALL)) {
+      const name = match[1] ?? firstListedName(text.slice(match.index + match[0].length).trimStart());
+      yield { name, form: "mistral" };
+    }
+  }
+  yield { name: bareCallName(text), form: "json" };
+}
+
+/** The vLLM tool-call parser that reads a model's calls, by how the model writes them. */
+const PARSER = {
+  hermes: "the model's --tool-call-parser (hermes for Qwen and Hermes models)",
+  mistral: "--tool-call-parser mistral (and --tokenizer-mode mistral)",
+  json: "the model's --tool-call-parser (mistral for Mistral models, llama3_json for Llama 3.1 and 3.3)",
+} as const;
+
+/** How the refusal names what the reply wrote. */
+const FORM_WORDS = { hermes: "<tool_call>", mistral: "[TOOL_CALLS]", json: "its JSON" } as const;
+
+/**
  * Refuses a reply to natively offered tools that has no tool call but writes
- * one as text: a `<tool_call>` block whose JSON names an offered tool. The
- * server did not read the model's call (vLLM without a tool-call parser, an
- * Ollama model whose template has no tools): the text is no answer, and read
- * as one it was given to the caller as the result, the tool never run. Not
- * parsed here either: a server that leaves calls unread may leave others
- * half read, so the user is told what to set (or to offer tools as text,
- * `nativeTools: false`, which reads these blocks). The tag named in prose,
- * or a block naming no offered tool, is text.
+ * one as text: a `<tool_call>` block whose JSON names an offered tool,
+ * Mistral's `[TOOL_CALLS]` naming one, or a reply that is nothing but a
+ * call's JSON naming one (see bareCallName). The server did not read the model's
+ * call (vLLM without a tool-call parser, an Ollama model whose template has
+ * no tools): the text is no answer, and read as one it was given to the
+ * caller as the result, the tool never run. Not parsed here either: a server
+ * that leaves calls unread may leave others half read, so the user is told
+ * what to set (or to offer tools as text, `nativeTools: false`, where the
+ * model is asked for `<tool_call>` blocks, which are read). The marker named
+ * in prose, or a call naming no offered tool, is text.
  */
 export function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResponse): void {
-  if (reply.toolCalls.length > 0 || request.tools.length === 0 || !reply.text.includes("<tool_call>")) return;
+  if (reply.toolCalls.length > 0 || request.tools.length === 0) return;
   const offered = new Set(request.tools.map((t) => t.name));
-  for (const [, body] of reply.text.matchAll(TEXT_CALL)) {
-    let name: unknown;
-    try {
-      name = (JSON.parse(body!) as { name?: unknown } | null)?.name;
-    } catch {
-      continue;
-    }
+  for (const { name, form } of textCallNames(reply.text)) {
     if (typeof name !== "string" || !offered.has(name)) continue;
     throw new ProviderError(
       "provider-response",
-      `${provider}: the reply has no tool call but writes one as text (<tool_call> calling ${JSON.stringify(name)}): the server did not read the model's tool calls. ` +
-        "Start vLLM with --enable-auto-tool-choice and the model's --tool-call-parser (hermes for Qwen and Hermes models), use an Ollama model whose template has tools, " +
-        `or make the LM with nativeTools: false (tools offered as text, these blocks read as calls). It was not read as an answer.`,
+      `${provider}: the reply has no tool call but writes one as text (${FORM_WORDS[form]} calling ${JSON.stringify(name)}): the server did not read the model's tool calls. ` +
+        `Start vLLM with --enable-auto-tool-choice and ${PARSER[form]}, use an Ollama model whose template has tools, ` +
+        `or make the LM with nativeTools: false (tools offered as text, calls read from the text). It was not read as an answer.`,
       { provider },
     );
   }

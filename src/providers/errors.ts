@@ -50,7 +50,19 @@ function errorCode(e: ApiErrorLike): unknown {
   return (e as { code?: unknown }).code ?? record(record(e.error)?.error)?.code;
 }
 
-function codeFor(status: number | undefined, type: string | undefined, code?: unknown): ProviderErrorCode {
+/**
+ * The HTTP status an error with none of its own names as its `code` (vLLM's
+ * stream error `{ code: 400 }`, OpenRouter's body `{ code: 401 }`); undefined
+ * where its code is no such status (`"insufficient_quota"`, `null`).
+ */
+function statusOfCode(code: unknown): number | undefined {
+  const n = typeof code === "number" ? code : typeof code === "string" && /^\d{3}$/.test(code) ? Number(code) : Number.NaN;
+  return Number.isInteger(n) && n >= 400 && n <= 599 ? n : undefined;
+}
+
+function codeFor(given: number | undefined, type: string | undefined, code?: unknown): ProviderErrorCode {
+  // an error in a stream or a 200 body has no status of its own: the one its code names is what it says
+  const status = given ?? statusOfCode(code);
   // (a 429 too, but waiting does not help: the account's quota or credit is spent; a 402 is an account out of
   // credit: DeepSeek's "Insufficient Balance", OpenRouter's "Insufficient credits")
   if (type === "insufficient_quota" || type === "billing_error" || code === "insufficient_quota" || status === 402) return "provider-quota";
@@ -142,7 +154,7 @@ export function notAReply(provider: string, body: unknown, what: string): Provid
   if (error !== undefined) {
     const type = typeof error.type === "string" ? error.type : undefined;
     const words = typeof error.message === "string" && error.message !== "" ? error.message : describeValue(error, 300);
-    return new ProviderError(codeFor(undefined, type), `${provider}: ${words} (in a response that said 200).`, { provider });
+    return new ProviderError(codeFor(undefined, type, error.code), `${provider}: ${words} (in a response that said 200).`, { provider });
   }
   return new ProviderError("provider-response", `${provider}: the response is not ${what}: ${describeValue(body, 300)}`, { provider });
 }

@@ -221,21 +221,36 @@ export class ChunkAccumulator {
   private outputTokens = 0;
   private model: string | undefined;
 
+  /** Whether usage came with the finish or after it: the reply's last chunk (see `ended`). */
+  private counted = false;
+
   /** Whether a finish reason came: a stream cut short must not pass for a whole reply. */
   get complete(): boolean {
     return this.reason !== null;
   }
 
+  /**
+   * Whether the reply's last chunk came: its finish, and usage with it or
+   * after it (the chunk `stream_options.include_usage` asks for, sent last).
+   * Nothing is read after it: the `openai` SDK reads on until the body ends,
+   * even past `[DONE]`, and a server that leaves the body open after it held
+   * the reply until the idle bound (ten minutes).
+   */
+  get ended(): boolean {
+    return this.counted;
+  }
+
   /** Adds one chunk; returns its text delta ("" when none). */
   add(chunk: ChatCompletionChunk): string {
     if (chunk.model) this.model = chunk.model;
+    const choice = chunk.choices?.[0];
+    if (choice?.finish_reason) this.reason = choice.finish_reason;
     if (chunk.usage) {
       this.inputTokens = chunk.usage.prompt_tokens ?? 0;
       this.outputTokens = chunk.usage.completion_tokens ?? 0;
+      if (this.reason !== null) this.counted = true;
     }
-    const choice = chunk.choices?.[0];
     if (choice === undefined) return "";
-    if (choice.finish_reason) this.reason = choice.finish_reason;
     for (const d of choice.delta?.tool_calls ?? []) {
       const index: number | undefined = d.index; // (typed as always there; not so on every server)
       const extra = extraOf(d);

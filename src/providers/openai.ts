@@ -9,7 +9,8 @@ import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
 import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseTextToolCalls, type SdkClient } from "./common.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
-import { withListedErrorsRead } from "./error-list.js";
+import { withErrorBodiesRead } from "./error-list.js";
+import { withStreamsEndedAtDone } from "./stream-end.js";
 import { replyOfEventText } from "./event-text.js";
 import { ChunkAccumulator, fromCompletion, isCompletion, toOpenAIMessages, toOpenAITools } from "./openai-wire.js";
 import { withRetry } from "./retry.js";
@@ -83,8 +84,9 @@ export function openai(options: OpenAIOptions): LanguageModel {
       apiKey: key,
       maxRetries: 0,
       dangerouslyAllowBrowser: true,
-      // (Gemini's errors come as a list, which the SDK cannot read: see error-list.ts)
-      fetch: withListedErrorsRead(),
+      // (errors not under `error` (Gemini's lists, vLLM's, FastAPI's, gateways'), which the SDK cannot read: see error-list.ts)
+      // (and a stream's body ended at `[DONE]`, which the SDK reads past: see stream-end.ts)
+      fetch: withErrorBodiesRead(withStreamsEndedAtDone()),
       ...(baseURL !== undefined ? { baseURL } : {}),
     });
   });
