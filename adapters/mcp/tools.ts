@@ -9,7 +9,7 @@ import type { ToolLike } from "../../src/tools/types.js";
 import { loadResultReader, outputOf, outputProblem, unreadable, userParts, type McpCallResult, type ResultReader } from "./result.js";
 import { loadListingReader, type ListedPage, type ListingReader } from "./listing.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
-import { CONNECTION_CLOSED, OversizedMessage, UnreadableMessage, untilUnreadable } from "./watch.js";
+import { CONNECTION_CLOSED, OversizedMessage, UnreadableMessage, onToolsChanged, untilUnreadable, type ToolsWatcher } from "./watch.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 
 /**
@@ -104,7 +104,7 @@ const REQUEST_TIMEOUT = -32001;
  * told by its `ResultReader`.)
  */
 const outcomeUnknown = (e: unknown): boolean => {
-  if (e instanceof Error && e.message === "Not connected") return false;
+  if (notConnected(e)) return false;
   const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
   // the server's own answer with the SDK's codes: -32000 is JSON-RPC's first code for a server's own errors
   // (written by servers for any failure: a tool error), a -32001 says the server's work timed out (it may have acted)
@@ -113,18 +113,23 @@ const outcomeUnknown = (e: unknown): boolean => {
   return true;
 };
 
+/** How the SDK's `StreamableHTTPError` for an HTTP error status answering a POST begins its message. */
+const POST_REFUSED = "Streamable HTTP error: Error POSTing to endpoint";
+
 /**
  * A call the server refused before running it, as a FunctaiError, else `undefined`: an HTTP 4xx answer to the
- * POST that carried it over Streamable HTTP (the SDK's `StreamableHTTPError`, its status as `code`), such as
+ * POST that carried it over Streamable HTTP (the SDK's `StreamableHTTPError`, its status as `code`, told by its
+ * message, whatever its class is called), such as
  * the SDK's server answers for a session it does not know (400 "Server not initialized", 404 "Session not
  * found": it restarted), before any handler runs. A 5xx or 408, or a POST that failed with no answer, may have run.
  */
 function refusedUnread(name: string, e: unknown): FunctaiError | undefined {
   const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
-  const http = e instanceof Error && e.constructor.name === "StreamableHTTPError" && typeof message === "string";
+  // told by what the SDK sets on it (its message, its numeric status), not by its class's name, which a bundler
+  // that renames classes changes
+  const http = e instanceof Error && typeof message === "string" && message.startsWith(POST_REFUSED);
   // (408, "request timeout", is written by some gateways for an upstream that timed out while running it)
-  if (!http || typeof code !== "number" || code < 400 || code > 499 || code === 408 || !message.includes("Error POSTing to endpoint"))
-    return undefined;
+  if (!http || typeof code !== "number" || !Number.isInteger(code) || code < 400 || code > 499 || code === 408) return undefined;
   const kind =
     code === 401 || code === 403
       ? "remote-auth"
@@ -157,13 +162,32 @@ function answeredWithCode(client: McpClient, e: unknown, waited: number, timeout
   return false;
 }
 
+/** Whether `e` is the SDK's refusal of a request on a client with no connection (never made, or closed: its server ended): nothing was sent. */
+const notConnected = (e: unknown): boolean => e instanceof Error && e.message === "Not connected";
+
+/**
+ * What is said of a client with no connection (see {@link notConnected}): which server (by the name it gave when
+ * it connected, when it did), and what to do.
+ */
+function closedConnection(client: McpClient): string {
+  let named: unknown;
+  try {
+    named = (client as { getServerVersion?: () => { name?: unknown } | undefined }).getServerVersion?.()?.name;
+  } catch {
+    named = undefined;
+  }
+  const server = typeof named === "string" && named !== "" ? `the MCP server ${JSON.stringify(named)}` : "the MCP server";
+  return `Not connected to ${server}: its connection is closed (the server ended, or the client was closed), and nothing was sent; connect the client again (client.connect(transport)) before using its tools`;
+}
+
 /**
  * A listing that failed, as a FunctaiError: the connection is gone (closed,
  * or never made), or the server answered with an error or with a listing
  * the SDK cannot read (said by path, as {@link unreadable} says it, not as
  * the SDK's ZodError dump).
  */
-function listingFailed(e: unknown): FunctaiError {
+function listingFailed(client: McpClient, e: unknown): FunctaiError {
+  if (notConnected(e)) return new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP server's tools could not be listed)`, { cause: e });
   if (e instanceof OversizedMessage)
     return new FunctaiError("remote-closed", `the MCP server's tools could not be listed: ${e.message}`, { cause: e.cause });
   if (e instanceof UnreadableMessage)
@@ -171,9 +195,7 @@ function listingFailed(e: unknown): FunctaiError {
       cause: e.cause,
     });
   // (the server's own answer with the SDK's code for a closed connection is an error it answered with)
-  const closed =
-    ((e as { code?: unknown } | null)?.code === CONNECTION_CLOSED && !serverAnswers.has(e as object)) ||
-    (e instanceof Error && e.message === "Not connected");
+  const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED && !serverAnswers.has(e as object);
   return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${unreadable(e)}`, {
     cause: e,
   });
@@ -223,7 +245,7 @@ async function listAll(client: McpClient, reader: ListingReader, timeout: number
       page = await listPage(client, cursor, reader, timeout);
     } catch (e) {
       if (e instanceof FunctaiError) throw e;
-      throw listingFailed(e);
+      throw listingFailed(client, e);
     }
     tools.push(...page.tools);
     for (const [tool, why] of page.unreadable) unreadableTools.set(tool, why);
@@ -466,6 +488,71 @@ function answerOf(
 }
 
 /**
+ * What the server now says of the tools one mcpTools call took (see {@link listedNow}): `latest`, its tools by
+ * name as last listed again (`undefined`: as taken), `stale` once it said its tools changed
+ * (notifications/tools/list_changed) or the client connected anew (`transport`, the one watched), `changes`
+ * counting each such word (a listing begun before the last is stale when it ends).
+ */
+interface Listed extends ToolsWatcher {
+  transport: object | undefined;
+  stale: boolean;
+  changes: number;
+  latest?: Map<string, McpToolInfo> | undefined;
+  relisting?: Promise<void> | undefined;
+}
+
+/** Watches the client for a word that its server's tools changed, from before they are listed (see {@link Listed}). */
+function watchListing(client: McpClient): Listed {
+  const listed: Listed = {
+    transport: undefined,
+    stale: false,
+    changes: 0,
+    changed: () => {
+      listed.stale = true;
+      listed.changes++;
+    },
+  };
+  listed.transport = onToolsChanged(client, listed);
+  return listed;
+}
+
+/** The most times the tools are listed again for one call while the server goes on saying they changed. */
+const MAX_RELISTS = 3;
+
+/**
+ * The server's tools by name as it lists them now, `undefined` when nothing says they changed since mcpTools
+ * listed them: once it said they changed (or the client connected anew), they are listed again, once for every
+ * call waiting, until it says so again.
+ */
+async function listedNow(client: McpClient, listed: Listed, reader: ListingReader, timeout: number | undefined): Promise<Map<string, McpToolInfo> | undefined> {
+  const transport = (client as { transport?: unknown }).transport;
+  if (transport !== listed.transport && typeof transport === "object" && transport !== null) {
+    // connected anew: perhaps to another server, or one whose tools changed while it was away
+    listed.transport = onToolsChanged(client, listed);
+    listed.changed();
+  }
+  for (let round = 0; listed.stale; round++) {
+    if (round === MAX_RELISTS)
+      throw new FunctaiError("remote-protocol", `the MCP server's tools changed again each time they were listed (${MAX_RELISTS} times)`);
+    if (listed.relisting === undefined) {
+      const asOf = listed.changes;
+      listed.relisting = listAll(client, reader, timeout)
+        .then(({ tools }) => {
+          const latest = new Map<string, McpToolInfo>();
+          for (const t of tools) if (!latest.has(t.name)) latest.set(t.name, t);
+          listed.latest = latest;
+          if (listed.changes === asOf) listed.stale = false;
+        })
+        .finally(() => {
+          listed.relisting = undefined;
+        });
+    }
+    await listed.relisting;
+  }
+  return listed.latest;
+}
+
+/**
  * The tools of a connected MCP server, as functai tools: name, description
  * and the server's input JSON Schema given to the model as they are (inputs
  * are checked against that schema before a tool runs). Effects come from
@@ -487,7 +574,14 @@ function answerOf(
  * the call unfinished. The server's own error answers are tool errors the model sees, those with the SDK's
  * codes too (-32000; a -32001 the server sends, "timed out", stops a changing call for a person, saying the
  * server answered it); so is a call the server refused before running it (an HTTP 4xx to its POST, as after
- * a restart that lost the client's session: `remote-closed`, `remote-auth`, `remote-rate-limit`). A tool
+ * a restart that lost the client's session: `remote-closed`, `remote-auth`, `remote-rate-limit`, told by the
+ * SDK error's message and status, not its class's name, which bundlers rename), and so is a call on a client
+ * whose connection is closed (its server ended): `remote-closed`, "Not connected to the MCP server <name>",
+ * saying to connect the client again; never sent, it did not run, a changing call's included. Once the server
+ * says its tools changed (notifications/tools/list_changed), or the client connected anew, a tool taken as
+ * reading by its annotations is listed again before it runs, and one the server now says changes is not run
+ * (`settings-invalid`, a tool error the model sees: take the tools again with mcpTools). An answer whose
+ * `jsonrpc` is wrong or missing fails the call it answered at once, as one whose result cannot be read. A tool
  * with an input named `__proto__` (which a JavaScript object cannot keep) is `settings-invalid`. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
  * rerun; an SDK server's handler reads it in `extra._meta`), so a server that
@@ -525,7 +619,10 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
   // the SDK first: without it, it is the package to name (ajv comes with it)
   const readResult = await loadResultReader();
   const makeCheck = await loadCheckMaker();
-  const listing = await listAll(client, await loadListingReader(), options.timeout);
+  const listingReader = await loadListingReader();
+  // watched from before the listing: a word that the tools changed while it is read is not missed
+  const listed = watchListing(client);
+  const listing = await listAll(client, listingReader, options.timeout);
   const tools = chosen(listing.tools, options);
   refuseUnreadable(tools, listing.unreadable);
   return tools.map((info) => {
@@ -540,7 +637,32 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     }
     const checkOutput = outputCheck(info, name, makeCheck);
     // own keys only: a tool named "constructor" or "toString" would find Object.prototype's function
-    const effects = (options.effects && Object.hasOwn(options.effects, name) ? options.effects[name] : undefined) ?? effectsOf(info);
+    const given = options.effects && Object.hasOwn(options.effects, name) ? options.effects[name] : undefined;
+    const effects = given ?? effectsOf(info);
+    /**
+     * A tool taken as reading by its annotations is refused, not run, when the server now says it changes (it
+     * was offered as reading, and is called with no person asked): its annotations are read again once the
+     * server said its tools changed (see {@link listedNow}).
+     */
+    const stillReads = async (): Promise<void> => {
+      if (given !== undefined || effects !== "reads") return;
+      let now: McpToolInfo | undefined;
+      try {
+        now = (await listedNow(client, listed, listingReader, options.timeout))?.get(name);
+      } catch (e) {
+        const why = e instanceof FunctaiError ? e : listingFailed(client, e);
+        throw new FunctaiError(
+          why.code,
+          `the MCP tool ${name} was not run: the MCP server said its tools changed, and they could not be listed again to see whether it still only reads (${why.message})`,
+          { cause: e },
+        );
+      }
+      if (now !== undefined && effectsOf(now) === "changes")
+        throw new FunctaiError(
+          "settings-invalid",
+          `the MCP server now says ${name} changes things (its annotations changed after mcpTools took it as reading), so it was not run: take the server's tools again with mcpTools, to call it as a changing tool (approved like one), or give its effects with mcpTools(client, { effects })`,
+        );
+    };
     /** An answer that came back and cannot be read: a changing tool may have acted on it (a person says), a reading one fails. */
     const unreadableAnswer = (why: string, cause?: unknown): Error =>
       effects === "changes"
@@ -567,6 +689,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       async runAsTool(input, ctx) {
         let result: unknown;
         const reader = readResult();
+        await stillReads();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
           const params = { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } };
@@ -584,6 +707,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
               throw new NeedsPerson(`the MCP tool ${name} may have run: ${e.message}. Say what it returned, or ask for a rerun.`);
             throw new FunctaiError("remote-closed", `the MCP tool ${name} could not be called: ${e.message}`, { cause: e.cause });
           }
+          // the client has no connection (its server ended): nothing was sent, so nothing ran, a changing tool's call included
+          if (notConnected(e))
+            throw new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP tool ${name} was not called)`, { cause: e });
           // the server refused it unread (a session it no longer knows, after a restart): a tool error, it never ran
           const refused = refusedUnread(name, e);
           if (refused !== undefined) throw refused;

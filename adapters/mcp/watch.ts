@@ -6,7 +6,11 @@
 export class UnreadableMessage extends Error {
   constructor(cause: unknown) {
     super(
-      `its ${idless(cause) ? "id" : "result or error"} is not as JSON-RPC says${idless(cause) ? " (an answer to no request the client can name)" : ""}`,
+      idless(cause)
+        ? "its id is not as JSON-RPC says (an answer to no request the client can name)"
+        : versionless(cause)
+          ? 'its jsonrpc is not as JSON-RPC says ("2.0")'
+          : "its result or error is not as JSON-RPC says",
       { cause },
     );
     this.name = "UnreadableMessage";
@@ -92,9 +96,35 @@ function unreadableAnswer(error: unknown): boolean {
   const issues = (error as { issues?: unknown }).issues;
   if (!Array.isArray(issues)) return false;
   const [only] = issues as Issue[];
-  if (issues.length === 1 && only!.code === "invalid_union" && Array.isArray(only!.errors))
-    return (only!.errors as unknown[]).some((branch) => Array.isArray(branch) && answerIssues(branch as Issue[]));
+  if (issues.length === 1 && only!.code === "invalid_union" && Array.isArray(only!.errors)) {
+    const branches = (only!.errors as unknown[]).filter((branch): branch is Issue[] => Array.isArray(branch));
+    return branches.some(answerIssues) || wrongVersion(branches);
+  }
   return answerIssues(issues as Issue[]);
+}
+
+/** Whether an issue is of the message's `jsonrpc` (left out, or not `"2.0"`). */
+const ofVersion = (i: Issue): boolean => Array.isArray(i.path) && i.path.length === 1 && i.path[0] === "jsonrpc";
+
+/**
+ * Whether the branches of the SDK's union say a message is an answer but for its `jsonrpc` (left out, `"1.0"`,
+ * the number 2): it has no `method` (no branch of an answer, which are strict, names `method` as a key it does
+ * not know), and one branch reads all of it but its `jsonrpc` (and its `id`, when that is `null` or left out):
+ * its `result` or `error` as MCP says, and no key JSON-RPC does not name. A request or a notification with a
+ * wrong `jsonrpc` has a `method`: no answer; nor is a JSON line a logger writes to stdout (`{ level, msg }`: no
+ * `result` or `error`, and keys of its own).
+ */
+function wrongVersion(branches: readonly Issue[][]): boolean {
+  const named = (i: Issue) => i.code === "unrecognized_keys" && Array.isArray(i.keys) && i.keys.some((k) => k === "method" || k === "params");
+  if (branches.some((branch) => branch.some(named))) return false;
+  const ofId = (i: Issue) => Array.isArray(i.path) && i.path.length === 1 && i.path[0] === "id";
+  return branches.some((branch) => branch.some(ofVersion) && branch.every((i) => ofVersion(i) || ofId(i)));
+}
+
+/** Whether an answer's fault was its `jsonrpc` (and not its `id`, see {@link idless}). */
+function versionless(error: unknown): boolean {
+  const issues = (error as { issues?: unknown } | null)?.issues;
+  return JSON.stringify(Array.isArray(issues) ? issues : []).includes('"path":["jsonrpc"]');
 }
 
 /** What the SDK's Client tells `onerror` of a response it has no request for, with the response as JSON. */
@@ -262,4 +292,55 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
     done(answered);
     outer?.removeEventListener("abort", forward);
   }
+}
+
+/** What is told of notifications/tools/list_changed, by transport: each mcpTools call's listing (held weakly). */
+const toolsChanged = new WeakMap<object, Set<WeakRef<ToolsWatcher>>>();
+
+/** What is told that a server's tools changed: one mcpTools call's listing. */
+export interface ToolsWatcher {
+  changed(): void;
+}
+
+/** The parts of an SDK transport read for a server's notifications: the message handler its Client set. */
+interface Messages {
+  onmessage?: ((message: unknown, extra?: unknown) => void) | undefined;
+}
+
+/**
+ * Has `watcher` told each time the server says its tools changed (notifications/tools/list_changed) on the
+ * transport `client` has now: its `onmessage` (which its Client set) wrapped the first time, and still called.
+ * The watcher is held weakly (an app that calls mcpTools again and again on one client keeps only the listings
+ * its tools still hold). Hands back that transport (`undefined` for a client that does not say it has one:
+ * nothing is watched), for the caller to tell a connection made anew (another transport: perhaps another
+ * server) from it.
+ *
+ * @example
+ * const watcher = { changed: () => console.log("the tools changed") };
+ * const watched = onToolsChanged(client, watcher);
+ */
+export function onToolsChanged(client: unknown, watcher: ToolsWatcher): object | undefined {
+  const transport = (client as { transport?: unknown } | null)?.transport;
+  if (transport === null || typeof transport !== "object") return undefined;
+  let watchers = toolsChanged.get(transport);
+  if (watchers === undefined) {
+    const told = new Set<WeakRef<ToolsWatcher>>();
+    watchers = told;
+    toolsChanged.set(transport, told);
+    const t = transport as Messages;
+    const before = t.onmessage;
+    t.onmessage = (message, extra) => {
+      // told first: a call the client makes as it reads the notification sees its tools as stale
+      if ((message as { method?: unknown } | null)?.method === "notifications/tools/list_changed")
+        for (const ref of told) {
+          const w = ref.deref();
+          if (w === undefined) told.delete(ref);
+          else w.changed();
+        }
+      before?.call(transport, message, extra);
+    };
+  }
+  for (const ref of watchers) if (ref.deref() === undefined) watchers.delete(ref);
+  watchers.add(new WeakRef(watcher));
+  return transport;
 }

@@ -189,19 +189,7 @@ async function afterHooks(
     let changed: unknown;
     try {
       const approved = p.decision?.kind === "run" ? (p.decision.approved ?? null) : null;
-      changed = await hook({
-        name: p.call.name,
-        input,
-        effects: p.tool.toolEffects,
-        path: p.path,
-        site: frame.site,
-        invocation: p.invocation,
-        turn: frame.runtime.turn,
-        id: p.call.id,
-        attempt: frame.runtime.journal.attempt,
-        approved,
-        ...shown,
-      });
+      changed = await hook({ ...shownCall(frame, p, input), approved, ...shown });
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
     }
@@ -425,7 +413,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   return toolMessage(p, text);
 }
 
-/** The call as a `toolRun` hook is shown it (made only when a plugin has that hook). */
+/** The call as a `toolRun` or `toolResult` hook is shown it (made only when a plugin has such a hook). */
 const shownCall = (frame: Frame, p: Prepared, input: unknown): PluginToolCall => ({
   name: p.call.name,
   input,

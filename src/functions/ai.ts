@@ -7,7 +7,7 @@ import type { Effects } from "../records/types.js";
 import { parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
 import { checkSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
-import { checkName, checkSpec, inputShapeOf } from "../tools/tool.js";
+import { checkName, checkSpec, inputShapeOf, refuseUnwritable } from "../tools/tool.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
@@ -89,6 +89,9 @@ function checkTools(name: string, tools: unknown): ToolLike[] {
         `${name}: tools[${i}] is not a tool (make one with tool(), ai(), program() or delegate()): ${describeValue(t, 80)}`,
       );
     checkName("tool", t.name);
+    // the model writes its input: an AI function's or a program's (whose callers may give a Date in code) as much as a
+    // tool's. One it shows as {} (JSON Schema has no word for it) refuses whatever the model writes, at every call
+    if (t.parameters === undefined) refuseUnwritable(`${name}: tool ${t.name}`, t.inputSchema, "its input");
     // what rules and records read: anything else was counted as "changes" by rules and refused when its record was written, mid-turn
     if (t.toolEffects !== null && t.toolEffects !== "reads" && t.toolEffects !== "changes")
       throw new FunctaiError(
@@ -121,6 +124,8 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
     toolMap.set(t.name, t);
   }
   const output = (spec.output ?? z.string()) as z.ZodType;
+  // the model writes the answer as JSON: a type no JSON parses into (a z.date(), a z.set()) was output-invalid at every call
+  refuseUnwritable(name, output, "its output", { forAnswer: true });
   const settings = checkSettings(pickSettings(spec));
   const toolEffects = effectsAsTool(tools);
   const input = inputShapeOf<S>(name, spec);

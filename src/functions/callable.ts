@@ -5,6 +5,7 @@ import { abortError } from "../engine/runtime.js";
 import { FunctaiError, describeValue } from "../errors.js";
 import { ambientSettings, blockSettings, checkSettings, layerOf, mergeSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
+import { modelInputSchema } from "../tools/tool.js";
 import type { ToolContext, ToolLike } from "../tools/types.js";
 import type { TurnStream } from "../turn/stream.js";
 import { openConversation, type Conversation, type ConversationOptions } from "../conversation/conversation.js";
@@ -177,7 +178,8 @@ export function makeCallable<S extends z.ZodRawShape, O>(def: Definition, layers
     kind: def.kind,
     definition: def,
     description: def.description,
-    inputSchema: def.inputSchema,
+    // as a tool the model calls it: a key that is none of its inputs is refused, never dropped (as in a call from code)
+    inputSchema: modelInputSchema(def.name, def.inputSchema.shape),
     toolEffects: def.toolEffects,
     composite: true,
     layers,

@@ -182,16 +182,18 @@ export function readOutput(text: string, output: z.ZodType, finishReason: Finish
     notJson = (e as Error).message;
   }
   candidates.push(body);
-  let detail = "no <result> block";
+  // what is said is the first reading's issues: the JSON's where the reply's JSON parsed (a refinement's own message
+  // about the value the model wrote, not that the bare text is a string), else the bare text's
+  let detail: string | undefined;
   for (const candidate of candidates) {
     const checked = readWith(output, candidate);
     if ("thrown" in checked) return threw(checked.thrown);
     if (checked.success) return { ok: true, value: checked.data };
-    detail = issuesText(checked.error, "result");
+    detail ??= issuesText(checked.error, "result");
   }
   // an object or a list whose JSON did not parse (a trailing comma, a comment): say so, not that the text is a string
   if (notJson !== undefined && /^[[{]/.test(json)) detail = `not valid JSON: ${notJson}`;
-  return { ok: false, detail };
+  return { ok: false, detail: detail ?? "no <result> block" };
 }
 
 const threw = (thrown: unknown): ReadResult => ({ ok: false, detail: describeError(thrown), thrown });

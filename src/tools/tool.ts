@@ -3,6 +3,7 @@ import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { ToolSpec } from "../lm/types.js";
 import type { Effects } from "../records/types.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
+import { jsonSchemaOf, refusingExtraKeys, unwritable, unwritableText } from "./json-shape.js";
 import { INPUT_NAME, NAME } from "./name.js";
 import type { InputShape, ToolContext, ToolLike } from "./types.js";
 
@@ -180,7 +181,8 @@ export function tool<S extends InputShape, O>(
   checkSpec(who, spec, { description: "optional", keys: TOOL_SPEC_KEYS });
   checkRun(who, run);
   const effects = checkEffects(specValue(who, spec, "effects"));
-  const inputSchema = z.object(inputShapeOf<S>(who, spec));
+  const inputSchema = modelInputSchema(name, inputShapeOf<S>(who, spec));
+  refuseUnwritable(who, inputSchema, "its input");
   const description = specValue(who, spec, "description") as string | undefined;
   return {
     kind: "tool",
@@ -195,6 +197,46 @@ export function tool<S extends InputShape, O>(
       return run(input as z.output<z.ZodObject<S>>, ctx);
     },
   };
+}
+
+/**
+ * Refuses (`settings-invalid`) a schema the model writes (a tool's input, an
+ * AI function's answer) with a place no JSON value parses into, naming it
+ * and what to use instead. What a `z.lazy` holds is looked at at the first
+ * request (`toolSpec`), where the tool is offered: its getter may name a
+ * schema defined further down.
+ */
+export function refuseUnwritable(who: string, schema: z.ZodType, what: string, options: { forAnswer?: boolean } = {}): void {
+  let found: ReturnType<typeof unwritable>;
+  try {
+    found = unwritable(schema, "", options);
+  } catch {
+    return; // (a schema this cannot read: toolSpec, or the reply's check, says what is wrong with it)
+  }
+  if (found !== undefined)
+    throw new FunctaiError("settings-invalid", `${who}: ${what}${found.path === "" ? "" : ` ${found.path}`} ${unwritableText(found)}`);
+}
+
+/**
+ * The schema a model's call of a tool is read with: its input shape, where a
+ * key that is none of its inputs is refused, never dropped. Dropped, a
+ * misspelt optional input (`reasn` for `reason`) ran the tool without it, and
+ * the model, told nothing, took it as given; refused, the tool does not run
+ * and the model is told the key and the inputs, and calls again. (A call from
+ * code refuses such a key too: functions/definition.ts readInput.) The JSON
+ * Schema shown is written as before, without `additionalProperties`
+ * (`jsonSchemaOf`): requests, and the request keys journals keep, are unchanged.
+ */
+export function modelInputSchema<S extends InputShape>(name: string, shape: S): z.ZodObject<S> {
+  const inputs = Object.keys(shape).join(", ") || "none";
+  const schema = z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `${issue.keys.join(", ")}: not ${issue.keys.length === 1 ? "an input" : "inputs"} of ${name} (its inputs: ${inputs})`
+        : undefined,
+  }) as unknown as z.ZodObject<S>;
+  refusingExtraKeys.add(schema);
+  return schema;
 }
 
 const specCache = new WeakMap<ToolLike, ToolSpec>();
@@ -229,8 +271,17 @@ export function toolSpec(t: ToolLike): ToolSpec {
  * a `z.lazy` may name a schema defined after the tool.)
  */
 function inputJsonSchema(t: ToolLike): Record<string, unknown> {
+  let found: ReturnType<typeof unwritable>;
   try {
-    return z.toJSONSchema(t.inputSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    found = unwritable(t.inputSchema, "", { lazy: true });
+  } catch {
+    found = undefined; // (what a lazy getter threw: said below, as toJSONSchema meets it)
+  }
+  // (a tool whose lazy input could not be looked at when it was defined; or one made by hand)
+  if (found !== undefined)
+    throw new FunctaiError("settings-invalid", `tool ${t.name}: its input ${found.path} ${unwritableText(found)}. Nothing was sent.`);
+  try {
+    return jsonSchemaOf(t.inputSchema);
   } catch (e) {
     throw new FunctaiError(
       "tool-failed",

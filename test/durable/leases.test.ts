@@ -10,7 +10,7 @@ import { LET_GO } from "../../src/conversation/host.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
 import { PAY_CALL, payDesk } from "./fixtures/pay-desk.js";
 import { build, memoryLog, processStore, World, worldLM, type ProgSpec } from "./fixtures/world.js";
-import { anotherHost } from "../fixtures/another-host.js";
+import { anotherHost, stalledRenewals } from "../fixtures/another-host.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -143,9 +143,7 @@ describe("leases", () => {
     const effects = memoryLog();
     // A's renewals are held up (a stalled disk): its lease runs out while it waits for the model
     // (another host's: this process tells its own holder alive while its turn runs here, and no lease running out would let B in)
-    const stalled = faultyStore(anotherHost(inner), {
-      delayMs: (c) => (c && c.records.some((r) => (r as { kind?: string }).kind === "lease") && !c.records.some((r) => (r as { kind?: string }).kind === "turn") ? 600 : 0),
-    });
+    const stalled = stalledRenewals(inner);
     const a = new World({ effects, latencyMs: 300 });
     const sentA = build(SLOW, a).conversation("lease", { store: stalled, lm: worldLM(a, SLOW), lease: { renewMs: 50, ttlMs: 150 } }).send({ text: "go" });
     const errA = sentA.catch((e: unknown) => e);

@@ -10,10 +10,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
-import { memoryStore } from "../../src/index.js";
-import { deskModel, makeDesk } from "./fixtures/desk.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
 import { ctx45, hunt45, tool45 } from "./fixtures/hunt45.js";
+import { failsAtOnce } from "./fixtures/unreadable-answer.js";
 
 const kept = closedAfterEach();
 
@@ -28,32 +27,7 @@ const ANSWERS = {
 };
 
 describe("an answer whose id the SDK cannot match", () => {
-  for (const [what, line] of Object.entries(ANSWERS)) {
-    it(`${what}, to a changing call: its turn stops for a person at once, the model asked once`, async () => {
-      const { client, logged } = kept(await hunt45({ tools: [tool45("refund", true)], raw: { refund: line } }));
-      const desk = await makeDesk(client, { timeout: TIMEOUT });
-      const lm = deskModel({ name: "refund", input: {} });
-      const chat = desk.conversation("sam", { store: memoryStore(), lm });
-      const began = Date.now();
-      const e = await chat.send("Go.").catch((x: unknown) => x);
-      expect(e).toMatchObject({ code: "turn-unfinished", message: expect.stringMatching(/refund may have run: .*could not be read/) });
-      expect(Date.now() - began).toBeLessThan(10_000);
-      expect(lm.requests).toHaveLength(1);
-      expect(logged()).toEqual([{ tool: "refund", keys: [] }]);
-    }, 40_000);
-
-    it(`${what}, to a reading call: a tool error at once (remote-protocol); the connection still answers`, async () => {
-      const { client } = kept(await hunt45({ tools: [tool45("peek"), tool45("lookup")], raw: { peek: line } }));
-      const [peek, lookup] = await mcpTools(client, { timeout: TIMEOUT });
-      const began = Date.now();
-      await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-        code: "remote-protocol",
-        message: expect.stringMatching(/peek could not be read: its id is not as JSON-RPC says/),
-      });
-      expect(Date.now() - began).toBeLessThan(10_000);
-      expect(await lookup!.runAsTool({ a: 1 }, ctx45().ctx)).toBe('ran lookup {"a":1}');
-    }, 40_000);
-  }
+  failsAtOnce(kept, ANSWERS, /peek could not be read: its id is not as JSON-RPC says/, TIMEOUT);
 
   it("a message with id null that is no answer (it has a method) fails no call: the call gets its own answer", async () => {
     const noise = '{"jsonrpc":"2.0","id":null,"method":"notifications/message","params":{"level":"info","data":"x"}}';

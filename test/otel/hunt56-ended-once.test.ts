@@ -18,8 +18,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { otel } from "../../adapters/otel/index.js";
 import { ai, memoryStore, tool, Waiting, type Plugin } from "../../src/index.js";
-import { faultyStore, scripted } from "../../src/testing/index.js";
-import { anotherHost } from "../fixtures/another-host.js";
+import { scripted } from "../../src/testing/index.js";
+import { stalledRenewals } from "../fixtures/another-host.js";
 import { named } from "./tracing.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -120,12 +120,7 @@ describe("otel(): each span ended exactly once, with toolRun", () => {
   it("a turn that loses its lease while its tool runs", async () => {
     const w = watched();
     const inner = memoryStore();
-    const stalled = faultyStore(anotherHost(inner), {
-      delayMs: (c) =>
-        c?.records.some((r) => (r as { kind?: string }).kind === "lease") && !c.records.some((r) => (r as { kind?: string }).kind === "turn")
-          ? 600
-          : 0,
-    });
+    const stalled = stalledRenewals(inner);
     let runs = 0;
     const look = tool("look", { description: "Look.", input: {}, effects: "reads" }, async (_input, ctx) => {
       if (++runs > 1) return "seen";

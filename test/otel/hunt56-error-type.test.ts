@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { otel } from "../../adapters/otel/index.js";
 import { ai, memoryStore, program, tool, type Plugin, type PluginTurnEnd } from "../../src/index.js";
-import { faultyStore, scripted } from "../../src/testing/index.js";
-import { anotherHost } from "../fixtures/another-host.js";
+import { scripted } from "../../src/testing/index.js";
+import { stalledRenewals } from "../fixtures/another-host.js";
 import { named, one, tracing } from "./tracing.js";
 import { twoRuns } from "./two-runs.js";
 
@@ -61,12 +61,7 @@ describe("otel(): error.type is the functai code", () => {
     // run A's lease renewals held up past the lease's time (a stalled disk, as in two-runs.ts): a second handle
     // finds the turn interrupted and claims it, and A's signal aborts with the loss
     const inner = memoryStore();
-    const stalled = faultyStore(anotherHost(inner), {
-      delayMs: (c) =>
-        c?.records.some((r) => (r as { kind?: string }).kind === "lease") && !c.records.some((r) => (r as { kind?: string }).kind === "turn")
-          ? 600
-          : 0,
-    });
+    const stalled = stalledRenewals(inner);
     let runs = 0;
     const waiter = program("waiter", { description: "Waits.", input: { q: z.string() } }, (_input, ctx) =>
       ++runs > 1

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, FunctaiError, memoryStore, tool, Waiting, type Approval, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { failure } from "./fixtures/coded-failure.js";
 
 function setup() {
   const refunds: number[] = [];
@@ -23,14 +24,6 @@ function setup() {
 
 const asking = (question: string): Plugin => ({ name: "guard", version: "1", hooks: { toolCall: () => ({ ask: question }) } });
 
-async function failure(p: Promise<unknown>): Promise<FunctaiError> {
-  const e = await p.then(
-    (v) => v,
-    (e: unknown) => e,
-  );
-  expect(e).toBeInstanceOf(FunctaiError);
-  return e as FunctaiError;
-}
 
 describe("two plugins of one name", () => {
   it("are refused (plugin-invalid) before any model call: a second question is never taken as answered by the first's yes", async () => {

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, FunctaiError, memoryStore, tool, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { failure } from "./fixtures/coded-failure.js";
 
 type Run = () => Promise<unknown>;
 const plugin = (name: string, toolRun: (call: { name: string; path: string; input: unknown }, run: Run) => unknown): Plugin =>
@@ -42,14 +43,6 @@ function desk(options: { fails?: boolean; slowMs?: number } = {}) {
   return { paid, finished, lm, send, toolRecords };
 }
 
-async function failure(p: Promise<unknown>): Promise<FunctaiError> {
-  const e = await p.then(
-    (v) => v,
-    (e: unknown) => e,
-  );
-  expect(e).toBeInstanceOf(FunctaiError);
-  return e as FunctaiError;
-}
 
 describe("toolRun: around a tool's body", () => {
   it("is shown the call, runs around the body, and plugins nest in their order (the first outermost)", async () => {

@@ -24,12 +24,13 @@ describe("a companion reading a backlog", () => {
         store: d.store,
         programs: [d.served],
         port: 0,
-        heartbeatMs: 1000,
+        // (2 s: a loaded machine's event loop stalls, and a stall past a beat leaves the backlog unmoved at that look)
+        heartbeatMs: 2000,
         maxBuffered: 512 * 1024 * 1024, // (this test is about the heartbeat, not the slow-reader cap)
         rate: { perSecond: 1e6, burst: 1e6 },
       }),
     );
-    // ~21 MB at ~4 MB/s: several heartbeats' worth queued ahead of each ping
+    // ~21 MB at ~4 MB/s: more than two heartbeats' worth queued ahead of the first ping
     const link = keep(await slowLink(server.port, 4_000_000));
     const c = keep(await rawClient(link.url, ""));
     const asked = 3000;
