@@ -65,8 +65,69 @@ export function keptText(output: unknown): string | undefined {
   } catch {
     return undefined;
   }
-  if (text === undefined || lostIn(text, output) !== undefined) return undefined;
+  if (text === undefined || lostIn(text, output) !== undefined || nonFiniteIn(text, output) !== undefined) return undefined;
   return typeof output === "string" ? output : text;
+}
+
+/**
+ * Why a tool's output cannot be what the model reads (`keptText` gave
+ * undefined): `notJson`'s reason, or a number JSON writes as `null` (NaN,
+ * Infinity, -Infinity), named by where it is. The model would read "the
+ * balance is null"; elsewhere (a program's inputs, `ctx.show`) such a
+ * number is kept as `null`, as JSON keeps it.
+ *
+ * @example
+ * outputNotJson({ balance: Number.NaN }); // "balance is NaN, which JSON writes as null"
+ */
+export function outputNotJson(output: unknown): string | undefined {
+  const why = notJson(output);
+  if (why !== undefined || output === undefined) return why;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(output);
+  } catch (e) {
+    return describeError(e);
+  }
+  return text === undefined ? undefined : nonFiniteIn(text, output);
+}
+
+/**
+ * Where `value` holds a number JSON writes as `null` (NaN, ±Infinity, also
+ * boxed), as `rows[1].v is -Infinity` (`the output is NaN` at the top), or
+ * undefined. Looked for only when the text has a `null` in it; walked as
+ * JSON.stringify walks it (after each `toJSON`).
+ */
+function nonFiniteIn(text: string, value: unknown): string | undefined {
+  if (!text.includes("null")) return undefined;
+  const said = (at: string, n: number): string => `${at === "" ? "the output" : at} is ${n}, which JSON writes as null`;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : said("", value);
+  const places = new Map<object, string>();
+  let first = true;
+  let found: string | undefined;
+  try {
+    JSON.stringify(value, function (this: object, key: string, v: unknown): unknown {
+      if (found !== undefined) return undefined;
+      const at = first ? "" : placeOf(places.get(this) ?? "", this, key);
+      first = false;
+      const n = v instanceof Number ? v.valueOf() : v;
+      if (typeof n === "number" && !Number.isFinite(n)) {
+        found = said(at, n);
+        return undefined;
+      }
+      if (typeof v === "object" && v !== null) places.set(v, at);
+      return v;
+    });
+  } catch (e) {
+    return describeError(e); // (a getter or toJSON that threw the second time it was read)
+  }
+  return found;
+}
+
+/** `rows[1]`, `a.b`, `a["odd key"]`: where `key` of `holder` (at `base`) is. */
+function placeOf(base: string, holder: object, key: string): string {
+  if (Array.isArray(holder)) return `${base}[${key}]`;
+  if (/^[A-Za-z_$][\w$]*$/.test(key)) return base === "" ? key : `${base}.${key}`;
+  return `${base}[${JSON.stringify(key)}]`;
 }
 
 /**

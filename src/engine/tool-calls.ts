@@ -14,7 +14,7 @@ import type { RecordBody } from "./journal.js";
 import type { TurnEventBody } from "../turn/events.js";
 import { issuesText, readWith } from "../schema-read.js";
 import { copyOf } from "../runtime/values.js";
-import { ToolCallContext, hasKey, keptText, notJson, thrownText } from "./tool-boundary.js";
+import { ToolCallContext, hasKey, keptText, notJson, outputNotJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -380,7 +380,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   if (text === undefined)
     return unlessBroken(
       around,
-      failed(frame, p, input, `its output is not JSON (${notJson(output) ?? "it could not be written"}); return plain data`, undefined, forPerson),
+      failed(frame, p, input, `its output is not JSON (${outputNotJson(output) ?? "it could not be written"}); return plain data`, undefined, forPerson),
     );
   let kept = keptValue(output, text);
   if (frame.settings.plugins?.length) {
@@ -393,7 +393,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       if (changed === undefined)
         throw new FunctaiError(
           "plugin-failed",
-          `a plugin changed the output of ${p.path} into one that is not JSON (${notJson(output) ?? "it could not be written"})`,
+          `a plugin changed the output of ${p.path} into one that is not JSON (${outputNotJson(output) ?? "it could not be written"})`,
         );
       text = changed;
     } catch (e) {

@@ -341,6 +341,8 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   const finished: boolean[] = new Array(rows.length).fill(false);
   let done = 0;
   let failed = 0;
+  // answered rows that lack a score another has: failed when the run ends (failRowsMissingScores), counted as they show
+  const named = new ScoreNames();
   // the rows that ended on their own, in row order
   const kept = (): Evaluation => {
     const numbers = finished.flatMap((f, i) => (f ? [i + 1] : []));
@@ -374,7 +376,8 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
           finished[i] = result.error === null || options.signal?.aborted !== true;
           done += 1;
           if (result.error !== null) failed += 1;
-          await reportProgress(options.onProgress, { done, total: rows.length, failed }, stop);
+          else if (scorer.custom) named.add(result);
+          await reportProgress(options.onProgress, { done, total: rows.length, failed: failed + named.lacking }, stop);
         } finally {
           own.release();
         }
@@ -422,6 +425,33 @@ export function failRowsMissingScores(results: RowResult[], numbers: readonly nu
     r.error = `metric-failed: metric ${givers.get(name) ?? SCORE} gave no score named ${name}, which row ${at} has: a metric gives the same scores on every row (a mean over only the rows that had it would leave the others out)`;
     r.scores = {};
     for (const k of names.keys()) setScore(r.scores, k, 0);
+  }
+}
+
+/**
+ * How many answered rows lack a score name another answered row has, as
+ * rows finish: those `failRowsMissingScores` fails once the run ends, so
+ * progress counts them as failed when they show (a name seen is never
+ * unseen, so the count only goes up, and the last report agrees with the
+ * run's rows).
+ */
+class ScoreNames {
+  readonly #names = new Set<string>();
+  // the answered rows that have every name seen so far
+  #whole: RowResult[] = [];
+  lacking = 0;
+
+  add(row: RowResult): void {
+    const added = Object.keys(row.scores).filter((k) => !this.#names.has(k));
+    for (const k of added) this.#names.add(k);
+    if (added.length > 0)
+      this.#whole = this.#whole.filter((r) => {
+        const whole = added.every((k) => Object.hasOwn(r.scores, k));
+        if (!whole) this.lacking += 1;
+        return whole;
+      });
+    if ([...this.#names].every((k) => Object.hasOwn(row.scores, k))) this.#whole.push(row);
+    else this.lacking += 1;
   }
 }
 

@@ -20,12 +20,51 @@ const inputObject = (call: ToolCall): Record<string, unknown> =>
  */
 export const NO_INPUT = "(no input)";
 
+/** A thinking block as the reply gave it: its text and signature, or (redacted) its data. */
+type Thinking = { type: "thinking"; thinking: string; signature: string } | { type: "redacted_thinking"; data: string };
+
+/**
+ * The thinking blocks a reply gave with its tool calls, kept on its first
+ * call's `extraContent` (`{ anthropic: { thinking } }`, journaled with the
+ * reply, so a resumed turn has them too): with thinking on (turned on by a
+ * gateway, or by default on a compatible server), the API refuses the next
+ * request unless the assistant message holding the calls starts with them,
+ * as they came. Read back only in that shape.
+ */
+function thinkingOf(call: ToolCall | undefined): Thinking[] {
+  const kept = (call?.extraContent as { anthropic?: { thinking?: unknown } } | null | undefined)?.anthropic?.thinking;
+  if (!Array.isArray(kept)) return [];
+  return kept.flatMap((b: unknown) => {
+    const block = typeof b === "object" && b !== null ? thinkingBlock(b as { type: string }) : undefined;
+    return block === undefined ? [] : [block];
+  });
+}
+
+/** The calls with the reply's thinking kept on the first (see thinkingOf); none kept where there was none. */
+function withThinking(calls: ToolCall[], thinking: Thinking[]): ToolCall[] {
+  if (thinking.length === 0 || calls.length === 0) return calls;
+  const [first, ...rest] = calls;
+  return [{ ...first!, extraContent: { anthropic: { thinking } } }, ...rest];
+}
+
+/** A thinking block of a reply, as it is to be given back (unchanged); undefined for any other block. */
+function thinkingBlock(block: { type: string }): Thinking | undefined {
+  const b = block as { type: string; thinking?: unknown; signature?: unknown; data?: unknown };
+  if (b.type === "thinking" && typeof b.thinking === "string")
+    return { type: "thinking", thinking: b.thinking, signature: typeof b.signature === "string" ? b.signature : "" };
+  if (b.type === "redacted_thinking" && typeof b.data === "string") return { type: "redacted_thinking", data: b.data };
+  return undefined;
+}
+
 function blocksOf(m: Exclude<Message, { role: "system" }>): ContentBlockParam[] {
   if (m.role === "user" && m.content.trim() === "") return [{ type: "text", text: NO_INPUT }];
   // Anthropic refuses text blocks that are empty or only whitespace (a model's reply may be just "\n\n").
   const text: ContentBlockParam[] = m.content.trim() === "" || m.role === "tool" ? [] : [{ type: "text", text: m.content }];
   if (m.role === "assistant") {
-    return [...text, ...(m.toolCalls ?? []).map((c): ContentBlockParam => ({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c) }))];
+    const calls = m.toolCalls ?? [];
+    const toolUses = calls.map((c): ContentBlockParam => ({ type: "tool_use", id: c.id, name: c.name, input: inputObject(c) }));
+    // the thinking the calls were given with goes back first, as it came (see thinkingOf)
+    return [...thinkingOf(calls[0]), ...text, ...toolUses];
   }
   if (m.role === "tool") {
     return [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content, ...(m.isError === true ? { is_error: true } : {}) }];
@@ -133,15 +172,19 @@ export function isMessage(body: unknown): boolean {
 export function fromMessage(message: AnthropicMessage): LMResponse {
   if (!Array.isArray(message?.content)) throw notAReply("anthropic", message, "a message");
   let text = "";
-  const toolCalls: ToolCall[] = [];
+  let toolCalls: ToolCall[] = [];
+  const thinking: Thinking[] = [];
   for (const block of message.content) {
-    if (block.type === "text") text += block.text;
+    const thought = thinkingBlock(block);
+    if (thought !== undefined) thinking.push(thought);
+    else if (block.type === "text") text += block.text;
     // (a compatible server may give a call of a tool that takes nothing `input: null`: no arguments, as an empty input is)
     else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input ?? {} });
   }
   const reason = finishReason(message.stop_reason);
   // the cut is in the last block: a tool_use there may hold only part of its input
   if (stoppedEarly(reason) && message.content.at(-1)?.type === "tool_use") toolCalls.push(cutShort(toolCalls.pop()!));
+  toolCalls = withThinking(toolCalls, thinking);
   return finished(message.stop_reason, {
     text,
     toolCalls,
@@ -176,7 +219,10 @@ function toolCallOf(b: { id: string; name: string; start: unknown; json: string 
 export class EventAccumulator {
   private text = "";
   /** A tool's `start` is the input its `content_block_start` gave: `{}` from api.anthropic.com, the whole input from some servers. */
-  private readonly blocks = new Map<number, { kind: "text" } | { kind: "tool"; id: string; name: string; start: unknown; json: string }>();
+  private readonly blocks = new Map<
+    number,
+    { kind: "text" } | { kind: "tool"; id: string; name: string; start: unknown; json: string } | { kind: "thinking"; block: Thinking }
+  >();
   private reason: string | null = null;
   private usage: UsageCounts = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 };
   private model: string | undefined;
@@ -202,7 +248,9 @@ export class EventAccumulator {
         return "";
       case "content_block_start": {
         const b = event.content_block;
-        if (b.type === "text") this.blocks.set(event.index, { kind: "text" });
+        const thought = thinkingBlock(b);
+        if (thought !== undefined) this.blocks.set(event.index, { kind: "thinking", block: thought });
+        else if (b.type === "text") this.blocks.set(event.index, { kind: "text" });
         else if (b.type === "tool_use") this.blocks.set(event.index, { kind: "tool", id: b.id, name: b.name, start: b.input, json: "" });
         return b.type === "text" ? this.addText(b.text) : "";
       }
@@ -210,6 +258,11 @@ export class EventAccumulator {
         const block = this.blocks.get(event.index);
         if (event.delta.type === "text_delta") return this.addText(event.delta.text);
         if (event.delta.type === "input_json_delta" && block?.kind === "tool") block.json += event.delta.partial_json;
+        // a thinking block's text and signature come in deltas (`thinking_delta`, `signature_delta`)
+        if (block?.kind === "thinking" && block.block.type === "thinking") {
+          if (event.delta.type === "thinking_delta") block.block.thinking += event.delta.thinking;
+          if (event.delta.type === "signature_delta") block.block.signature += event.delta.signature;
+        }
         return "";
       }
       case "message_delta":
@@ -234,9 +287,10 @@ export class EventAccumulator {
     const reason = finishReason(this.reason);
     // the cut is in the last block: a tool_use there may hold only part of its input
     if (stoppedEarly(reason) && blocks.at(-1)?.kind === "tool") toolCalls.push(cutShort(toolCalls.pop()!));
+    const thinking = blocks.flatMap((b) => (b.kind === "thinking" ? [b.block] : []));
     return finished(this.reason, {
       text: this.text,
-      toolCalls,
+      toolCalls: withThinking(toolCalls, thinking),
       finishReason: reason,
       usage: { inputTokens: promptTokens(this.usage), outputTokens: this.usage.output_tokens },
       ...(this.model !== undefined ? { model: this.model } : {}),

@@ -32,6 +32,18 @@ const extraOf = (part: unknown): object | undefined => {
 /** A call with what the provider gave to be given back with it (see `ToolCall.extraContent`). */
 const withExtra = (call: ToolCall, extra: object | undefined): ToolCall => (extra === undefined ? call : { ...call, extraContent: extra });
 
+/**
+ * A call's `extraContent` as it goes out as `extra_content`: without what
+ * the Anthropic reader keeps there (`anthropic`: its thinking blocks, for
+ * Anthropic alone); undefined where nothing else is left.
+ */
+function ownExtra(extra: unknown): object | undefined {
+  if (typeof extra !== "object" || extra === null) return undefined;
+  if (!Object.hasOwn(extra, "anthropic")) return extra;
+  const { anthropic: _anthropic, ...rest } = extra as Record<string, unknown>;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
 /** The arguments as OpenAI wants them back: the model's own text when it was not valid JSON. */
 const argumentsText = (call: ToolCall): string =>
   call.inputError !== undefined && typeof call.input === "string" ? call.input : JSON.stringify(call.input ?? {});
@@ -56,7 +68,8 @@ export function toOpenAIMessages(messages: readonly Message[]): ChatCompletionMe
           tool_calls: calls.map((c) => {
             const wire = { id: c.id, type: "function" as const, function: { name: c.name, arguments: argumentsText(c) } };
             // given back as it came (Gemini's thought signature); only a server that gave one gets one
-            return c.extraContent === undefined ? wire : { ...wire, extra_content: c.extraContent };
+            const extra = ownExtra(c.extraContent);
+            return extra === undefined ? wire : { ...wire, extra_content: extra };
           }),
         };
         // a thinking model's reasoning goes back beside the calls it gave it with, as it came (only such a model gave one)

@@ -201,7 +201,7 @@ describe("replies refused with a stable code: nothing runs, the reply is not kep
 });
 
 describe("content the reply form does not know", () => {
-  it("anthropic: thinking and server tool blocks beside a tool_use are not text; the call runs once, and only text and tool_use go back", async () => {
+  it("anthropic: thinking and server tool blocks beside a tool_use are not text; the call runs once, and only thinking, text and tool_use go back", async () => {
     const dir = mkdtempSync(join(tmpdir(), "functai-hunt4-bad-"));
     server.reply(
       anthropicCall((b) => [
@@ -217,7 +217,12 @@ describe("content the reply form does not know", () => {
     expect(await chat.send("What now?")).toBe(FINAL.anthropic);
     expect(ranLines(dir)).toEqual(['test_tool {"value":"test"}']);
     const assistant = (server.requests[1]!.body.messages as { role: string; content: { type: string }[] }[])[1]!;
-    expect(assistant.content.map((b) => b.type)).toEqual(["text", "tool_use"]);
+    // the thinking blocks go back first, unchanged (the API requires them when thinking is on: hunt 57); the unknown block does not
+    expect(assistant.content.map((b) => b.type)).toEqual(["thinking", "redacted_thinking", "text", "tool_use"]);
+    expect(assistant.content.slice(0, 2)).toEqual([
+      { type: "thinking", thinking: "The user wants the tool. <result>\nnot this\n</result>", signature: "EqQBCgIYAhIM" },
+      { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" },
+    ]);
   });
 
   it("anthropic: a reply of only unknown blocks is not an answer: asked again, then refused (output-invalid)", async () => {

@@ -8,11 +8,10 @@
  * `redacted_thinking`, but found `tool_use`…"). They were dropped, so every
  * turn that called a tool failed on its second request.
  *
- * Decision needed (left as it.fails): test/providers/hunt4-malformed-replies.test.ts asserts the opposite ("only
- * text and tool_use go back"). A fix that passes these (kept in hunt 51's report): the thinking blocks a reply gave
- * with its calls kept, as they came, on its first call's `extraContent` as `{ anthropic: { thinking } }` (as
- * Gemini's thought signature is kept), sent back first in that assistant message by anthropic-wire, and left out of
- * `extra_content` by openai-wire. It changes what `ToolCall.extraContent` documents, and hunt 4's assertion.
+ * Decided (hunt 57): the thinking blocks a reply gave with its calls are kept, as they came, on its first call's
+ * `extraContent` as `{ anthropic: { thinking } }` (as Gemini's thought signature is kept, and journaled with the
+ * reply), sent back first in that assistant message by anthropic-wire, and left out of `extra_content` by
+ * openai-wire.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -65,7 +64,7 @@ const claude = () => anthropic({ model: "claude-sonnet-4-5", apiKey: "k", baseUR
 const answered = message([{ type: "text", text: "<result>\nIt is stuck at the carrier.\n</result>" }], "end_turn");
 
 describe("thinking blocks given with tool calls go back with them", () => {
-  it.fails("whole", async () => {
+  it("whole", async () => {
     server.reply(
       { json: message([THINKING, REDACTED, { type: "text", text: "Let me check." }, CALL], "tool_use") },
       withThinkingChecked({ json: answered }),
@@ -73,7 +72,7 @@ describe("thinking blocks given with tool calls go back with them", () => {
     expect(await desk()("Where is A-1042?", { lm: claude() })).toBe("It is stuck at the carrier.");
   });
 
-  it.fails("streamed", async () => {
+  it("streamed", async () => {
     const sse = anthropicSse([
       messageStart(),
       { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
