@@ -18,6 +18,7 @@ import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { anthropicSse, messageStart } from "./fixtures/hunt51-wire.js";
+import { thinkingMessage, withThinkingChecked } from "./fixtures/thinking.js";
 import { type MockServer, type Reply, eachTestServer } from "./server.js";
 
 let server: MockServer;
@@ -31,28 +32,8 @@ const THINKING = {
 const REDACTED = { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP" };
 const CALL = { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "lookup_order", input: { order_id: "A-1042" } };
 
-const message = (content: unknown[], stop_reason: string) => ({
-  id: "msg_01",
-  type: "message",
-  role: "assistant",
-  model: "claude-sonnet-4-5",
-  content,
-  stop_reason,
-  stop_sequence: null,
-  usage: { input_tokens: 40, output_tokens: 30 },
-});
-
-/** The API's check when thinking is on: the assistant message holding the calls starts with the thinking it was given with them. */
-const withThinkingChecked = (ok: Reply): Reply => ({
-  by: ({ body }) => {
-    const assistant = (body.messages as { role: string; content: unknown }[]).filter((m) => m.role === "assistant").at(-1);
-    const blocks = Array.isArray(assistant?.content) ? (assistant.content as { type: string }[]) : [];
-    if (JSON.stringify(blocks.slice(0, 2)) === JSON.stringify([THINKING, REDACTED])) return ok;
-    const words =
-      "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns.";
-    return { status: 400, json: { type: "error", error: { type: "invalid_request_error", message: words } } };
-  },
-});
+const message = (content: unknown[], stop_reason: string) => thinkingMessage("msg_01", content, stop_reason);
+const checked = (ok: Reply): Reply => withThinkingChecked(ok, [THINKING, REDACTED]);
 
 const desk = () => {
   const lookupOrder = tool("lookup_order", { description: "The order's status.", input: { order_id: z.string() }, effects: "reads" }, () => ({
@@ -65,10 +46,7 @@ const answered = message([{ type: "text", text: "<result>\nIt is stuck at the ca
 
 describe("thinking blocks given with tool calls go back with them", () => {
   it("whole", async () => {
-    server.reply(
-      { json: message([THINKING, REDACTED, { type: "text", text: "Let me check." }, CALL], "tool_use") },
-      withThinkingChecked({ json: answered }),
-    );
+    server.reply({ json: message([THINKING, REDACTED, { type: "text", text: "Let me check." }, CALL], "tool_use") }, checked({ json: answered }));
     expect(await desk()("Where is A-1042?", { lm: claude() })).toBe("It is stuck at the carrier.");
   });
 
@@ -88,7 +66,7 @@ describe("thinking blocks given with tool calls go back with them", () => {
       { type: "message_delta", delta: { stop_reason: "tool_use", stop_sequence: null }, usage: { output_tokens: 30 } },
       { type: "message_stop" },
     ]);
-    server.reply({ sse }, withThinkingChecked({ json: answered }));
+    server.reply({ sse }, checked({ json: answered }));
     const turn = desk().stream("Where is A-1042?", { lm: claude() });
     const texts: string[] = [];
     for await (const e of turn) if (e.type === "text") texts.push(e.delta);

@@ -12,6 +12,7 @@ import { Waiting, ai, memoryStore, tool } from "../../src/index.js";
 import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
+import { thinkingMessage, withThinkingChecked } from "./fixtures/thinking.js";
 import { type MockServer, type Reply, eachTestServer } from "./server.js";
 
 let server: MockServer;
@@ -25,28 +26,8 @@ const THINKING = {
 const REDACTED = { type: "redacted_thinking", data: "EmwKAhgBEgyRedactedData0123456789" };
 const CALL = { type: "tool_use", id: "toolu_01RefundA1042xyz", name: "refund", input: { order_id: "A-1042" } };
 
-const message = (content: unknown[], stop_reason: string) => ({
-  id: "msg_57",
-  type: "message",
-  role: "assistant",
-  model: "claude-sonnet-4-5",
-  content,
-  stop_reason,
-  stop_sequence: null,
-  usage: { input_tokens: 40, output_tokens: 30 },
-});
-
-/** The API's check when thinking is on: the assistant message holding the calls starts with the thinking given with them. */
-const withThinkingChecked = (ok: Reply): Reply => ({
-  by: ({ body }) => {
-    const assistant = (body.messages as { role: string; content: unknown }[]).filter((m) => m.role === "assistant").at(-1);
-    const blocks = Array.isArray(assistant?.content) ? (assistant.content as { type: string }[]) : [];
-    if (JSON.stringify(blocks.slice(0, 2)) === JSON.stringify([THINKING, REDACTED])) return ok;
-    const words =
-      "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns.";
-    return { status: 400, json: { type: "error", error: { type: "invalid_request_error", message: words } } };
-  },
-});
+const message = (content: unknown[], stop_reason: string) => thinkingMessage("msg_57", content, stop_reason);
+const checked = (ok: Reply): Reply => withThinkingChecked(ok, [THINKING, REDACTED]);
 
 const refunded: unknown[] = [];
 const desk = () => {
@@ -63,7 +44,7 @@ describe("thinking blocks go back with their calls when the turn is resumed from
     refunded.length = 0;
     server.reply(
       { json: message([THINKING, REDACTED, { type: "text", text: "I will refund it." }, CALL], "tool_use") },
-      withThinkingChecked({ json: message([{ type: "text", text: "<result>\nA-1042 refunded.\n</result>" }], "end_turn") }),
+      checked({ json: message([{ type: "text", text: "<result>\nA-1042 refunded.\n</result>" }], "end_turn") }),
     );
     const store = memoryStore();
     const sent = desk().conversation("sam", { store, lm: claude(), approve: "changes" }).send("Order A-1042 never arrived. Refund it, please.");
