@@ -2,6 +2,7 @@ import type { ApproveSetting } from "./approval/types.js";
 import { describeValue, FunctaiError } from "./errors.js";
 import { MAX_TIMER_MS } from "./runtime/clock.js";
 import type { LanguageModel } from "./lm/types.js";
+import { checkPluginNames } from "./plugins/names.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 import { NAME } from "./tools/name.js";
@@ -157,6 +158,8 @@ function checkPlugins(plugins: unknown): void {
         `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${describeValue(p)}`,
       );
   }
+  // (before any model call: at configure, using or the call, not once a turn runs)
+  checkPluginNames(plugins as Plugin[]);
 }
 
 /** Layers settings, later layers nearer: values override, plugins add up (each once, where first given). */

@@ -5,11 +5,13 @@
  * taken as answered by that yes, and the tool ran without anyone seeing it. Two plugins of one name are refused
  * now (plugin-invalid), before any model call; the same plugin given in two layers is still one plugin.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, FunctaiError, memoryStore, tool, Waiting, type Approval, type Plugin } from "../../src/index.js";
+import { ai, configure, FunctaiError, memoryStore, resetConfiguration, tool, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { failure } from "./fixtures/coded-failure.js";
+
+afterEach(() => resetConfiguration());
 
 function setup() {
   const refunds: number[] = [];
@@ -24,32 +26,30 @@ function setup() {
 
 const asking = (question: string): Plugin => ({ name: "guard", version: "1", hooks: { toolCall: () => ({ ask: question }) } });
 
-
 describe("two plugins of one name", () => {
-  it("are refused (plugin-invalid) before any model call: a second question is never taken as answered by the first's yes", async () => {
+  it("are refused (plugin-invalid) when given, before any model call: a second question is never taken as answered by the first's yes", async () => {
     const { desk, lm, refunds } = setup();
-    const asked: string[] = [];
-    const chat = desk.conversation("sam", {
-      store: memoryStore(),
-      lm,
-      plugins: [asking("Over 500: refund?"), asking("Flagged customer: refund anyway?")],
-    });
-    const sent = chat.send("Refund 900.").then(
-      (v) => v,
-      (e: unknown) => e,
-    );
-    const e = await sent;
-    if (e instanceof Waiting) {
-      // (before: the first question waits; a yes to it let the refund run, the second question never shown)
-      for (const a of e.approvals as readonly Approval[]) asked.push(a.question ?? "");
-      const [turn] = await chat.turns();
-      await turn!.approve({ by: "maria" });
+    const guards = [asking("Over 500: refund?"), asking("Flagged customer: refund anyway?")];
+    // (before: the first question waited; a yes to it let the refund run, the second question never shown)
+    for (const give of [
+      () => desk.conversation("sam", { store: memoryStore(), lm, plugins: guards }),
+      () => desk.using({ plugins: guards }),
+      () => configure({ plugins: guards }),
+    ]) {
+      let e: unknown;
+      try {
+        give();
+      } catch (thrown) {
+        e = thrown;
+      }
+      expect(e).toBeInstanceOf(FunctaiError);
+      expect(e).toMatchObject({ code: "plugin-invalid", message: expect.stringMatching(/two plugins are named "guard"/) });
     }
-    expect(e).toBeInstanceOf(FunctaiError);
-    expect(e).toMatchObject({ code: "plugin-invalid" });
-    expect((e as Error).message).toMatch(/two plugins are named "guard"/);
-    expect(lm.requests).toHaveLength(0);
-    expect({ asked, refunds }).toEqual({ asked: [], refunds: [] });
+    // from two layers (configure's and the call's): refused when the turn starts
+    configure({ plugins: [guards[0]!] });
+    const e = await failure(desk("Refund 900.", { lm, plugins: [guards[1]!] }));
+    expect(e.code).toBe("plugin-invalid");
+    expect({ asked: lm.requests.length, refunds }).toEqual({ asked: 0, refunds: [] });
   });
 
   it("given to an inner call only: refused before that call's model is asked (a tool's error, as an inner call's other settings are)", async () => {

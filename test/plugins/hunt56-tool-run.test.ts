@@ -43,7 +43,6 @@ function desk(options: { fails?: boolean; slowMs?: number } = {}) {
   return { paid, finished, lm, send, toolRecords };
 }
 
-
 describe("toolRun: around a tool's body", () => {
   it("is shown the call, runs around the body, and plugins nest in their order (the first outermost)", async () => {
     const d = desk();
