@@ -4,6 +4,16 @@
 export const claudeSse = (events: readonly unknown[]): string =>
   events.map((e) => `event: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
 
+/** A stream's `message_start`: an empty assistant message, its usage so far. */
+export const claudeMessageStart = ({
+  id = "msg_01",
+  model = "claude-haiku-4-5-20251001",
+  usage = { input_tokens: 40, output_tokens: 1 } as Record<string, number>,
+} = {}) => ({
+  type: "message_start",
+  message: { id, type: "message", role: "assistant", model, content: [] as unknown[], stop_reason: null, stop_sequence: null, usage },
+});
+
 /** How {@link claudeTextStream}'s reply starts and ends. */
 export interface ClaudeTextReply {
   id?: string;
@@ -19,19 +29,7 @@ export interface ClaudeTextReply {
 export function claudeTextStream(texts: readonly string[], reply: ClaudeTextReply = {}): string {
   const { id = "msg_01", model = "claude-haiku-4-5-20251001", inputTokens = 40, outputTokens = 14 } = reply;
   return claudeSse([
-    {
-      type: "message_start",
-      message: {
-        id,
-        type: "message",
-        role: "assistant",
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: inputTokens, output_tokens: 1 },
-      },
-    },
+    claudeMessageStart({ id, model, usage: { input_tokens: inputTokens, output_tokens: 1 } }),
     { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
     ...texts.map((text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
     { type: "content_block_stop", index: 0 },

@@ -15,7 +15,7 @@ import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
-import { claudeSse } from "./anthropic-sse.js";
+import { claudeMessageStart, claudeSse } from "./anthropic-sse.js";
 import { type MockServer, eachTestServer, failure } from "./server.js";
 
 const refund: ToolSpec = {
@@ -30,19 +30,9 @@ eachTestServer((s) => (server = s));
 const claude = (maxRetries = 0) => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries });
 const local = (maxRetries = 0) => openai({ model: "Qwen/Qwen3-8B", apiKey: "none", baseURL: `${server.url}/v1`, maxRetries });
 
-const messageStart = {
-  type: "message_start",
-  message: {
-    id: "msg_01",
-    type: "message",
-    role: "assistant",
-    model: "claude-haiku-4-5-20251001",
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-    usage: { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
-  },
-};
+const messageStart = claudeMessageStart({
+  usage: { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+});
 const ending = (stop_reason: string) => [
   { type: "message_delta", delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: 30 } },
   { type: "message_stop" },

@@ -6,29 +6,12 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { WebSocketServer, type WebSocket } from "ws";
 import { connect } from "../../adapters/websocket/index.js";
 import type { TurnEvent } from "../../src/turn/events.js";
 import { keeper } from "./fixtures.js";
+import { fakeServer } from "./fixtures/hunt25-kit.js";
 
 const keep = keeper();
-
-/** A server that welcomes, then answers each request with `answer` (raw frames). */
-async function fakeServer(answer: (ws: WebSocket, m: { type: string; id: string }) => void) {
-  const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
-  await new Promise((r) => wss.once("listening", r));
-  wss.on("connection", (ws) => {
-    ws.on("message", (d) => {
-      const m = JSON.parse(String(d)) as { type: string; id: string };
-      if (m.type === "hello") ws.send(JSON.stringify({ type: "welcome", id: m.id, v: 1, programs: [] }));
-      else answer(ws, m);
-    });
-  });
-  return {
-    url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`,
-    close: () => new Promise<void>((r) => (wss.clients.forEach((c) => c.terminate()), wss.close(() => r()))),
-  };
-}
 
 const uncaught: unknown[] = [];
 const hear = (e: unknown): void => void uncaught.push(e);

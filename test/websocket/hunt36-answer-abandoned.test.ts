@@ -7,18 +7,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import { memoryStore } from "../../src/testing/index.js";
-import { keeper, waitingDesk } from "./fixtures.js";
-import { holdingStore } from "./fixtures/hunt36-kit.js";
+import { keeper } from "./fixtures.js";
+import { heldAnswerDesk } from "./fixtures/hunt36-kit.js";
 
 const keep = keeper();
 
 describe("an approve that loses to an abandon of the same turn", () => {
   it("is told the turn is abandoned (not failed), and nothing ran", async () => {
-    const inner = memoryStore();
-    const d = await waitingDesk(["sam"], { store: inner });
     // companion a's yes is written at once, but a hears of the write only once b abandoned the turn
-    const held = holdingStore(inner, (json) => json.includes('"by":"a"'));
+    const { d, held } = await heldAnswerDesk();
     const server = keep(await serve({ store: held.store, programs: [d.served], port: 0 }));
     const a = keep(await connect(server.url));
     const b = keep(await connect(server.url));

@@ -13,41 +13,51 @@
  */
 import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import { memoryStore } from "../../src/testing/index.js";
 import type { TurnEvent } from "../../src/index.js";
-import { keeper, until, waitingDesk } from "./fixtures.js";
-import { holdingStore } from "./fixtures/hunt36-kit.js";
+import { keeper, until } from "./fixtures.js";
+import { heldAnswerDesk } from "./fixtures/hunt36-kit.js";
 
 const keep = keeper();
 
+type Companion = Awaited<ReturnType<typeof connect>>;
+
+/** `a` says yes to the turn sam waits on; what the approver's stream and a subscribed `watcher` are told is kept. */
+async function yesWatched(a: Companion, watcher: Companion) {
+  const told: TurnEvent[] = [];
+  watcher.on("event", ({ event }) => told.push(event));
+  await watcher.waiting(); // (its subscribe went before this read: it is subscribed)
+  const [w] = await a.waiting();
+  const turn = w!.turn;
+  const yes = a.approve({ conversation: "sam", turn, by: "a" });
+  const seen: TurnEvent[] = [];
+  const iterated = (async () => {
+    for await (const e of yes) seen.push(e);
+  })().catch(() => undefined);
+  return { turn, yes, seen, told, iterated };
+}
+
+/** Neither the approver nor the subscriber was shown the turn start or end here (`ended`: the event it would end with). */
+function toldNothingRan(lists: TurnEvent[][], ended: string): void {
+  for (const events of lists) {
+    expect(events.map((e) => e.type)).not.toContain(ended);
+    expect(events.filter((e) => e.type === "state").map((e) => (e as { state: string }).state)).toEqual([]);
+  }
+}
+
 describe("the events of a refused claim", () => {
   it("to an abandoned turn: neither the approver nor a subscriber is told it ran and failed", async () => {
-    const inner = memoryStore();
-    const d = await waitingDesk(["sam"], { store: inner });
-    const held = holdingStore(inner, (json) => json.includes('"by":"a"'));
+    const { d, held } = await heldAnswerDesk();
     const server = keep(await serve({ store: held.store, programs: [d.served], port: 0 }));
     const a = keep(await connect(server.url));
     const b = keep(await connect(server.url));
-    const watcher = keep(await connect(server.url));
-    const told: TurnEvent[] = [];
-    watcher.on("event", ({ event }) => told.push(event));
-    await watcher.waiting(); // (its subscribe went before this read: it is subscribed)
-    const [w] = await a.waiting();
-    const yes = a.approve({ conversation: "sam", turn: w!.turn, by: "a" });
-    const seen: TurnEvent[] = [];
-    const iterated = (async () => {
-      for await (const e of yes) seen.push(e);
-    })().catch(() => undefined);
+    const { turn, yes, seen, told, iterated } = await yesWatched(a, keep(await connect(server.url)));
     await held.reached;
-    await b.abandon({ conversation: "sam", turn: w!.turn });
+    await b.abandon({ conversation: "sam", turn });
     held.release();
     expect(await yes.outcome).toMatchObject({ state: "abandoned", error: { code: "turn-state" } });
     await iterated;
     await new Promise((r) => setTimeout(r, 200)); // (a subscriber's events go out before the reply; given time all the same)
-    for (const events of [seen, told]) {
-      expect(events.map((e) => e.type)).not.toContain("failed");
-      expect(events.filter((e) => e.type === "state").map((e) => (e as { state: string }).state)).toEqual([]);
-    }
+    toldNothingRan([seen, told], "failed");
     expect(seen.map((e) => e.type)).toEqual(["approved"]); // the yes was recorded: that much happened
     expect(d.REFUNDS).toEqual([]);
   });
@@ -55,37 +65,23 @@ describe("the events of a refused claim", () => {
   it("to a turn another server runs: no interrupted told; the approver learns turn-claimed from its outcome", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const inner = memoryStore();
-    const d = await waitingDesk(["sam"], { store: inner, gate });
-    const held = holdingStore(inner, (json) => json.includes('"by":"a"'));
+    const { inner, d, held } = await heldAnswerDesk({ gate });
     const one = keep(await serve({ store: held.store, programs: [d.served], port: 0 }));
     const two = keep(await serve({ store: inner, programs: [d.served], port: 0 }));
     const a = keep(await connect(one.url));
     const b = keep(await connect(two.url));
-    const watcher = keep(await connect(one.url));
-    const told: TurnEvent[] = [];
-    watcher.on("event", ({ event }) => told.push(event));
-    await watcher.waiting();
-    const [w] = await a.waiting();
-    const yes = a.approve({ conversation: "sam", turn: w!.turn, by: "a" });
-    const seen: TurnEvent[] = [];
-    const iterated = (async () => {
-      for await (const e of yes) seen.push(e);
-    })().catch(() => undefined);
+    const { turn, yes, seen, told, iterated } = await yesWatched(a, keep(await connect(one.url)));
     await held.reached; // a's yes is written; its server has not gone on yet
     // b, through the other server, goes on with the answered turn: it runs there, into the refund (held at the gate)
-    const running = b.resume({ conversation: "sam", turn: w!.turn });
+    const running = b.resume({ conversation: "sam", turn });
     running.outcome.catch(() => undefined);
-    await until(async () => (await b.status({ conversation: "sam", turn: w!.turn })).state === "running");
+    await until(async () => (await b.status({ conversation: "sam", turn })).state === "running");
     held.release();
     const outcome = await yes.outcome;
     expect(outcome).toMatchObject({ state: "running", error: { code: "turn-claimed" } });
     await iterated;
     await new Promise((r) => setTimeout(r, 200));
-    for (const events of [seen, told]) {
-      expect(events.map((e) => e.type)).not.toContain("interrupted");
-      expect(events.filter((e) => e.type === "state").map((e) => (e as { state: string }).state)).toEqual([]);
-    }
+    toldNothingRan([seen, told], "interrupted");
     expect(seen.map((e) => e.type)).toEqual(["approved"]);
     release();
     expect(await running).toBe("The last tool said: refunded 39.00 for A-1042");
