@@ -9,6 +9,7 @@ import type { TurnStream } from "../turn/stream.js";
 import type { TurnSession } from "../turn/session.js";
 import { recordAnswer, type Answer } from "./answers.js";
 import { checkRunnable, continueTurn, type ConversationContext } from "./driver.js";
+import type { ConversationHost } from "./host.js";
 import { ConversationStream } from "./stream.js";
 
 /** A turn handle's insides, for any handle (one set of functions, not one per handle: a conversation may hold 10,000 turns). */
@@ -56,7 +57,10 @@ export function streamOn(turn: { readonly id: string }): TurnStream<unknown> {
   const { state, info } = own.seen(turn);
   // the stream listens before the actor starts: its first events (the state it starts in) are shown, numbered from 1
   let stream!: ConversationStream<unknown>;
-  const listen = (session: TurnSession): void => void (stream = new ConversationStream(session, ctx.log, () => own.waiting(turn)));
+  // its events shown once the turn is open here: a claim refused (another process runs it, or it ended first) throws
+  // from the loop, as its promise rejects, and shows no `failed` or `interrupted` of a turn that never ran here
+  const listen = (session: TurnSession, host: ConversationHost): void =>
+    void (stream = new ConversationStream(session, ctx.log, () => own.waiting(turn), undefined, host.opened));
   continueTurn(ctx, state, info, info.state === "interrupted" ? "interrupted" : undefined, { streaming: true, listen });
   return stream;
 }

@@ -107,7 +107,7 @@ export async function openTurn(ctx: RunContext, conversation: string, turn: stri
 
 /**
  * Forwards a stream's events, then says how it came out (a conversation stream ends when its turn waits again).
- * `continued`: a stored turn gone on with here, which must first be claimed here (see `claimRefused`).
+ * `continued`: a stored turn gone on with here, which must first be claimed here: refused, its stream throws (see outcomeOf).
  */
 export async function pump(runs: Runs, s: TurnStream<unknown>, conversation: string | null, emit: Emit, continued = false): Promise<Outcome> {
   runs.add(s, conversation !== null);
@@ -118,44 +118,21 @@ export async function pump(runs: Runs, s: TurnStream<unknown>, conversation: str
   }
 }
 
-/** Events a continued turn's stream shows before anything of it ran here: its state, and how a refused claim ends it. */
-const BEFORE_RUN: ReadonlySet<string> = new Set(["state", "interrupted", "failed"]);
-
-/**
- * A continued turn's claim refused (nothing of it ran here): another process runs it (`turn-claimed`), or it ended
- * before it could be claimed here (`turn-state`). Its stream here still shows it start, then end `failed` (or
- * `interrupted`), which would tell every companion a turn failed that was abandoned, or stopped that runs on
- * elsewhere (its seq numbers clashing with the real run's).
- */
-const claimRefused = (code: string): boolean => code === "turn-claimed" || code === "turn-state";
-
 async function outcomeOf(s: TurnStream<unknown>, conversation: string | null, emit: Emit, continued: boolean): Promise<Outcome> {
-  // a continued turn's first events are held until something of it runs here (or it ends otherwise than refused)
-  let held: TurnEvent[] | null = continued ? [] : null;
-  const flush = (): void => {
-    if (held) for (const e of held) emit(e);
-    held = null;
-  };
-  for await (const event of s) {
-    if (held && BEFORE_RUN.has(event.type)) held.push(event);
-    else {
-      flush();
-      emit(event);
-    }
+  try {
+    for await (const event of s) emit(event);
+  } catch (e) {
+    // a continued turn's resume refused before anything of it ran here (another process claimed it, or it ended
+    // first): its stream shows none of its events and throws the refusal, which its promise (below) tells
+    if (!continued) throw e;
   }
   const base = { conversation, turn: s.turn };
-  if (s.state === "awaitingApproval") {
-    flush();
-    return { ...base, state: "waiting", approvals: s.pending };
-  }
+  if (s.state === "awaitingApproval") return { ...base, state: "waiting", approvals: s.pending };
   try {
     const value = await s;
-    flush();
     return { ...base, state: "done", value };
   } catch (e) {
     const error = toWireError(e, "turn");
-    if (held && claimRefused(error.code)) held = null; // never ran here: nothing of it is told but the outcome
-    flush();
     // another process claimed the turn first (it woke here after another server resumed it): it goes on there. The
     // stream here reads interrupted, which would tell a companion to resume a turn that runs, or ran, elsewhere
     if (error.code === "turn-claimed") return { ...base, state: "running", error };
