@@ -8,6 +8,6 @@ export { RemoteError } from "./shared/errors.js";
 export type { SocketConstructor, SocketLike } from "./client/socket.js";
 export {
   PROTOCOL_VERSION, SUPPORTED_VERSIONS, clientMessageSchema, serverMessageSchema, approvalSchema, waitingEntrySchema,
-  unfinishedSchema, outcomeSchema, statusSchema, wireEventSchema, wireErrorSchema,
-  type ClientMessage, type ClientMessageInput, type ServerMessage, type WaitingEntry, type WireEvent, type WireError, type Outcome, type TurnStatus,
+  unfinishedSchema, outcomeSchema, statusSchema, subscribedSchema, wireEventSchema, wireErrorSchema,
+  type ClientMessage, type ClientMessageInput, type ServerMessage, type WaitingEntry, type WireEvent, type WireError, type Outcome, type TurnStatus, type Subscribed,
 } from "./shared/protocol.js";

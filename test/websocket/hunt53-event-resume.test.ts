@@ -6,10 +6,9 @@
  * no events to replay; a turn's records could be read back as events).
  * A live view of the turn silently misses its tool results and its end.
  *
- * DECISION NEEDED (left as it.fails): a protocol addition, e.g. `subscribe`
- * with `after: { [turn]: seq }` answered from the conversation's records
- * (each event once: none lost, none repeated), or an explicit "events were
- * missed" message telling the companion to re-read `status`.
+ * Now the server numbers the events it sends (`n`) and keeps the latest;
+ * a companion subscribing again says the last it got (`after`) and is sent
+ * what it missed, each once, before anything newer.
  */
 import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
@@ -19,7 +18,7 @@ import { keeper, proxy, until, waitingDesk } from "./fixtures.js";
 const keep = keeper();
 
 describe("a subscriber's connection dropped mid-turn", () => {
-  it.fails("gets every event of the turn once, after it reconnects (none can be asked for again: a protocol decision)", async () => {
+  it("gets every event of the turn once, after it reconnects", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const d = await waitingDesk(["sam"], { gate });

@@ -8,6 +8,7 @@ import {
   outcomeSchema,
   PROTOCOL_VERSION,
   statusSchema,
+  subscribedSchema,
   waitingEntrySchema,
   type ClientMessageInput,
   type ServerMessage,
@@ -33,6 +34,11 @@ type Listeners = {
   event: (e: { conversation: string; event: TurnEvent }) => void;
   reconnect: () => void;
   close: (e: { code: number; reason: string }) => void;
+  /**
+   * Back after a dropped connection, events of turns were sent meanwhile that the server cannot give again: this is
+   * another server (or it restarted), or more came than it keeps. Read the status of the turns you show.
+   */
+  missed: (e: { reason: "server-changed" | "too-far-behind" }) => void;
 };
 
 interface Pending {
@@ -83,9 +89,12 @@ export class Companion {
     event: new Set(),
     reconnect: new Set(),
     close: new Set(),
+    missed: new Set(),
   };
   #next = 0;
   #subscribed = false;
+  /** The last numbered event this companion got, and the server that numbered it: a subscribe after a drop goes on from it. */
+  #cursor: { server: string; n: number } | undefined;
   /** Holds requests back to keep within the server's rate and `maxRuns` (as its welcome said). */
   readonly #pacer = new Pacer();
   /**
@@ -111,7 +120,7 @@ export class Companion {
         this.programs = programs;
         this.#pacer.start(limits);
         // each connection subscribes anew: after a reconnect, and on the first when `on("event")` came before `open()`
-        if (this.#subscribed) void this.#request({ type: "subscribe" }).catch(() => undefined);
+        if (this.#subscribed) this.#subscribe();
         if (again) this.#emit("reconnect");
       },
       down: (e) => {
@@ -147,7 +156,10 @@ export class Companion {
     return list;
   }
 
-  /** Listens: `waiting` (the list, live), `event` (turns the server runs), `reconnect`, `close`. Returns the unsubscribe. */
+  /**
+   * Listens: `waiting` (the list, live), `event` (turns the server runs; after a dropped connection, those sent
+   * meanwhile come first), `missed` (some could not be given again), `reconnect`, `close`. Returns the unsubscribe.
+   */
   on<K extends keyof Listeners>(type: K, listener: Listeners[K]): () => void {
     // (a typo, or "__proto__", would reach Object.prototype; a listener that is no function would fail at each message)
     if (!Object.hasOwn(this.#listeners, type))
@@ -160,9 +172,25 @@ export class Companion {
     this.#listeners[type].add(listener);
     if (type === "event" && !this.#subscribed) {
       this.#subscribed = true;
-      void this.#request({ type: "subscribe" }).catch(() => undefined);
+      this.#subscribe();
     }
     return () => this.#listeners[type].delete(listener);
+  }
+
+  /**
+   * Asks for the events of turns the server runs; after a drop, from the last one got (those missed meanwhile come
+   * before the reply, each once). A server that cannot give them says so (`missed`); an older one replies `null`.
+   */
+  #subscribe(): void {
+    const after = this.#cursor ? { after: { ...this.#cursor } } : {};
+    void this.#request({ type: "subscribe", ...after }).then(
+      (result) => {
+        const subscribed = subscribedSchema.safeParse(result);
+        this.#cursor = subscribed.success ? { server: subscribed.data.server, n: subscribed.data.n } : undefined;
+        if (subscribed.success && subscribed.data.missed) this.#emit("missed", { reason: subscribed.data.missed });
+      },
+      () => undefined,
+    );
   }
 
   /** Says yes (to approval `id`, or all); the server runs the turn on. Await the answer, or iterate its events. */
@@ -437,6 +465,8 @@ export class Companion {
         this.#emit("waiting", m.waiting);
         return;
       case "event": {
+        // (numbered in the order the server sent them: the last one got is where a subscribe after a drop goes on)
+        if (m.n !== undefined && this.#cursor && m.n > this.#cursor.n) this.#cursor.n = m.n;
         // events are checked loosely (the engine's union may grow); the approval a stream reads of these is checked
         // here: one without it, read there, would throw into the socket's handler (a Node process ended, the
         // connection reading no more)

@@ -3,6 +3,7 @@
  * checks, then each request handed to `handle` (requests.ts).
  */
 import type { WebSocket } from "ws";
+import type { Backlog } from "./backlog.js";
 import type { TurnStream } from "../../../src/turn/stream.js";
 import { wireError } from "../shared/errors.js";
 import { allowsProgram, type Grant, type KeyRing } from "./keys.js";
@@ -25,6 +26,8 @@ export interface Hub extends RunContext {
   readonly keys: KeyRing;
   readonly watcher: WaitingWatcher;
   readonly connections: Set<Connection>;
+  /** The events of conversations' turns sent lately, numbered: given again to a subscriber back after a drop. */
+  readonly backlog: Backlog;
   readonly rate: Required<RateOptions>;
   /** Turns a connection may run at once. */
   readonly maxRuns: number;

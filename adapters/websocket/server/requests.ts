@@ -9,25 +9,48 @@ import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "../shared/errors.js";
 import { allowsConversation, allowsProgram, sameGrant, type Grant } from "./keys.js";
 import { allowsTurn, mayJoin, programOfTurn, visibleTo } from "./scope.js";
-import type { ClientMessage, Outcome, WireError, WireEvent } from "../shared/protocol.js";
+import type { ClientMessage, Outcome, Subscribed, WireError, WireEvent } from "../shared/protocol.js";
+import type { Cursor } from "./backlog.js";
 import { startCall } from "./calls.js";
 import { abandon, answer, resume, status } from "./runner.js";
 
 type Request = Exclude<ClientMessage, { type: "hello" }>;
 
-/** Sends a turn's event to the connection that asked and to subscribers that may see the turn (its conversation and program). */
+/**
+ * Sends a turn's event to the connection that asked and to subscribers that may see the turn (its conversation and
+ * program). A conversation's event is numbered and kept (see Backlog): a subscriber back after a drop is given it.
+ */
 function emitter(hub: Hub, conn: Connection, id: string, conversation: () => string | null, program: string | null) {
   return (turnEvent: TurnEvent): void => {
     const event: WireEvent = { ...turnEvent }; // the engine's union, as the loosely checked wire shape
     const c = conversation();
-    conn.send({ type: "event", id, conversation: c, event });
-    if (c === null) return; // a caller call is the caller's alone
-    for (const other of hub.connections) {
-      const grant = other.grant && hub.keys.current(other.grant);
-      if (other !== conn && other.subscribed && grant && allowsTurn(grant, c, program))
-        other.send({ type: "event", id: null, conversation: c, event });
-    }
+    if (c === null) return conn.send({ type: "event", id, conversation: c, event }); // a caller call is the caller's alone
+    const n = hub.backlog.keep(c, program, event, JSON.stringify(event).length);
+    conn.send({ type: "event", id, conversation: c, event, n });
+    for (const other of hub.connections)
+      if (other !== conn && mayFollow(hub, other, c, program)) other.send({ type: "event", id: null, conversation: c, event, n });
   };
+}
+
+/** Whether `conn` is sent the events of a turn of `conversation` and `program` (subscribed, and its key may see them). */
+function mayFollow(hub: Hub, conn: Connection, conversation: string, program: string | null): boolean {
+  const grant = conn.grant && hub.keys.current(conn.grant);
+  return conn.subscribed && grant !== null && allowsTurn(grant, conversation, program);
+}
+
+/**
+ * Subscribes `conn`. Back after a drop (`after`: the last event it got), it is first sent what it missed that it may
+ * see, each once; all of it is done at once, so no event is sent between those and the live ones.
+ */
+function subscribe(hub: Hub, conn: Connection, id: string, after: Cursor | undefined): void {
+  conn.subscribed = true;
+  const since = after ? hub.backlog.since(after) : { events: [] };
+  if ("events" in since)
+    for (const kept of since.events)
+      if (mayFollow(hub, conn, kept.conversation, kept.program))
+        conn.send({ type: "event", id: null, conversation: kept.conversation, event: kept.event, n: kept.n });
+  const result: Subscribed = { server: hub.backlog.server, n: hub.backlog.last, ...("missed" in since ? { missed: since.missed } : {}) };
+  conn.send({ type: "reply", id, result });
 }
 
 /**
@@ -106,8 +129,7 @@ export function requestHandler(hub: Hub): Handler {
         return conn.send({ type: "reply", id: msg.id, result: visibleTo(grant, hub.watcher.all) });
       }
       case "subscribe":
-        conn.subscribed = true;
-        return conn.send({ type: "reply", id: msg.id, result: null });
+        return subscribe(hub, conn, msg.id, msg.after);
       case "status":
         return status(hub, msg).then(
           (result) => {

@@ -7,6 +7,7 @@ import { resolveStore } from "../../../src/runtime/stores.js";
 import { describeValue, FunctaiError } from "../../../src/errors.js";
 import { checkSettings, type Settings } from "../../../src/settings.js";
 import type { Store } from "../../../src/store/types.js";
+import { Backlog, BACKLOG_LIMITS } from "./backlog.js";
 import { CLOSE, closePolitely, Connection, type Hub } from "./connection.js";
 import { optionChecks } from "../shared/options.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
@@ -275,6 +276,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     clock,
     (p) => names.shown(p),
   );
+  const maxBuffered = options.maxBuffered ?? 8 * 1024 * 1024;
   const hub: Hub = {
     store,
     clock,
@@ -285,8 +287,10 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     keys,
     watcher,
     connections: new Set(),
+    // (what is given again at once stays well under what a connection may have waiting: more would close it as slow)
+    backlog: new Backlog({ events: BACKLOG_LIMITS.events, bytes: Math.min(BACKLOG_LIMITS.bytes, Math.floor(maxBuffered / 2)) }),
     maxRuns: options.maxRuns ?? 8,
-    maxBuffered: options.maxBuffered ?? 8 * 1024 * 1024,
+    maxBuffered,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     maxPayload: options.maxPayload ?? 64 * 1024,
     // (each by itself: a key given as undefined takes the default, where a spread would write undefined over it)

@@ -41,11 +41,22 @@
  *   turn too (it ends `stopped`, as `abort()` of a conversation's stream in
  *   process), also when it arrives before that turn started.
  *
+ * - The server numbers the events of conversations' turns it sends (`n` on
+ *   `event`, in the order sent, per server) and keeps the latest for a
+ *   while. `subscribe` replies `{ server, n }` (this server's id and its
+ *   last number); a companion that subscribes again after a dropped
+ *   connection says `after: { server, n }` (the last it got) and is sent
+ *   the events it may see that came since, each once, before the reply;
+ *   when they cannot be given (another server, a restarted one, or more
+ *   than it keeps came since) the reply says `missed` instead, and the
+ *   companion reads the turns' status again.
+ *
  * Version history: 1 — first version; later, within 1: `welcome.heartbeatMs`,
  * `welcome.maxPayload`, `heartbeat`, `programs`, `shown` on `approve` and
  * `deny` (older companions ignore the first four; older servers drop `shown`),
  * `welcome.rate` and `welcome.maxRuns` (ignored by older companions), `owner` on
- * `cancel` (older servers drop it, and refuse the cancel of an owner call).
+ * `cancel` (older servers drop it, and refuse the cancel of an owner call), `n` on `event`, `after` on `subscribe` and
+ * its reply's `{ server, n, missed }` (an older server replies `null` and drops `after`: nothing is given again).
  */
 import { z } from "zod";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
@@ -119,6 +130,22 @@ export const waitingEntrySchema = z.object({
 
 const turnRef = { id: requestId, conversation: conversationId, turn: turnId };
 
+/** Where a subscriber left off: the server that numbered the events it got (see `subscribedSchema`), and the last number. */
+const cursorSchema = z.object({ server: z.string().min(1).max(100), n: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+
+/**
+ * The reply to `subscribe`: this server's id and the number of the last event it sent (later ones are numbered
+ * after it); `missed` when the `after` given could not be followed (the events since were sent before the reply).
+ *
+ * @example
+ * const { server, n, missed } = subscribedSchema.parse(reply.result);
+ */
+export const subscribedSchema = z.object({
+  server: z.string().min(1).max(100),
+  n: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  missed: z.enum(["server-changed", "too-far-behind"]).optional(),
+});
+
 /**
  * Every message a companion may send (zod schema; the server checks each one).
  *
@@ -128,7 +155,7 @@ const turnRef = { id: requestId, conversation: conversationId, turn: turnId };
 export const clientMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("hello"), id: requestId, v: z.number().int(), key: z.string().max(1024).optional(), client: short.optional() }),
   z.object({ type: z.literal("waiting"), id: requestId }),
-  z.object({ type: z.literal("subscribe"), id: requestId }),
+  z.object({ type: z.literal("subscribe"), id: requestId, after: cursorSchema.optional() }),
   z.object({ type: z.literal("status"), ...turnRef }),
   z.object({ type: z.literal("approve"), ...turnRef, approval: approvalId.optional(), shown: shown.optional(), by: short.optional() }),
   z.object({
@@ -218,7 +245,13 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("reply"), id: requestId, result: z.unknown() }),
   z.object({ type: z.literal("error"), id: requestId.nullable(), ...wireErrorSchema.shape }),
   z.object({ type: z.literal("waiting"), waiting: z.array(waitingEntrySchema) }),
-  z.object({ type: z.literal("event"), id: requestId.nullable(), conversation: z.string().nullable(), event: wireEventSchema }),
+  z.object({
+    type: z.literal("event"),
+    id: requestId.nullable(),
+    conversation: z.string().nullable(),
+    event: wireEventSchema,
+    n: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+  }),
 ]);
 
 /**
@@ -293,6 +326,14 @@ export type WaitingEntry = z.infer<typeof waitingEntrySchema>;
  * if (message.type === "event") { const event: WireEvent = message.event; console.log(event.seq, event.type); }
  */
 export type WireEvent = z.infer<typeof wireEventSchema>;
+
+/**
+ * The reply to `subscribe`, as checked.
+ *
+ * @example
+ * const subscribed: Subscribed = { server: "5f0c…", n: 41 };
+ */
+export type Subscribed = z.infer<typeof subscribedSchema>;
 /**
  * An error on the wire.
  *
