@@ -6,7 +6,7 @@ import { checkPluginNames } from "./plugins/names.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
 import { NAME } from "./tools/name.js";
-import { isStoreOption, namedKeys, unknownKeys } from "./runtime/values.js";
+import { namedKeys, storeOptionProblem, unknownKeys } from "./runtime/values.js";
 
 /**
  * How a running turn's lease is renewed (the `lease` setting).
@@ -22,7 +22,7 @@ export interface LeaseSettings {
 }
 
 /**
- * Settings live in layers; the nearest wins (plugins add up, outermost first).
+ * Settings live in layers; the nearest wins (plugins add up, outermost first; a `lease` key by key).
  *
  * @example
  * configure({ lm: "gpt-4.1-mini", temperature: 0, maxSteps: 4, approve: "changes" });
@@ -112,16 +112,14 @@ export function checkLease(lease: unknown): void {
 
 /**
  * A `store` that can be used: a location (a non-empty text: "" would name the
- * working directory, or a database without a name) or an object with
- * `append` and `read`. Anything else would fail at the conversation's first
- * read with a TypeError.
+ * working directory, or a database without a name; no URL scheme but
+ * postgres://, which would name a directory such as `./redis:/host`) or an
+ * object with `append` and `read`. Anything else would fail at the
+ * conversation's first read with a TypeError.
  */
 function checkStore(store: unknown): void {
-  if (store === undefined || isStoreOption(store)) return;
-  throw new FunctaiError(
-    "settings-invalid",
-    `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(store, 40)}`,
-  );
+  const problem = store === undefined ? undefined : storeOptionProblem(store);
+  if (problem !== undefined) throw new FunctaiError("settings-invalid", problem);
 }
 
 /**
@@ -162,10 +160,16 @@ function checkPlugins(plugins: unknown): void {
   checkPluginNames(plugins as Plugin[]);
 }
 
-/** Layers settings, later layers nearer: values override, plugins add up (each once, where first given). */
+/**
+ * Layers settings, later layers nearer: values override, plugins add up (each once, where first given), and a
+ * `lease` is taken key by key (`renewMs`, `ttlMs`: each from the nearest layer that gives it). Replaced as a whole,
+ * a nearer `{ renewMs: 60_000 }` put back the default 30 s lease under a farther `{ ttlMs: 120_000 }`: a lease
+ * shorter than its renewal, which no layer asked for (a running turn read interrupted between renewals).
+ */
 export function mergeSettings(...layers: readonly (Settings | undefined)[]): Settings {
   const out: Settings = {};
   const plugins: Plugin[] = [];
+  let lease: LeaseSettings | undefined;
   for (const layer of layers) {
     if (!layer) continue;
     for (const key of SETTING_KEYS) {
@@ -174,10 +178,14 @@ export function mergeSettings(...layers: readonly (Settings | undefined)[]): Set
       // a plugin given again (configured twice, or in a later layer too) keeps its first place and runs once
       if (key === "plugins") {
         for (const plugin of value as readonly Plugin[]) if (!plugins.includes(plugin)) plugins.push(plugin);
+      } else if (key === "lease") {
+        const { renewMs, ttlMs } = value as LeaseSettings;
+        lease = { ...lease, ...(renewMs !== undefined ? { renewMs } : {}), ...(ttlMs !== undefined ? { ttlMs } : {}) };
       } else (out as Record<string, unknown>)[key] = value;
     }
   }
   if (plugins.length > 0) out.plugins = plugins;
+  if (lease !== undefined) out.lease = lease;
   return out;
 }
 
@@ -210,7 +218,11 @@ export function layerOf(where: string, settings: unknown): object | undefined {
  * configure({ lm: "gpt-4.1-mini", temperature: 0 });
  */
 export function configure(settings: Settings): void {
-  globalSettings = mergeSettings(globalSettings, check(pickSettings(layerOf("configure", settings))));
+  const merged = mergeSettings(globalSettings, check(pickSettings(layerOf("configure", settings))));
+  // configure's layer as it will stand: a plugin whose name an earlier configure gave another (a setup run twice)
+  // is refused here, with that layer left as it was; taken, it failed every later call of the process
+  checkPluginNames(merged.plugins ?? []);
+  globalSettings = merged;
 }
 
 /**
@@ -235,6 +247,8 @@ export function withSettings<R>(settings: Settings, fn: () => R): R {
   const layer = check(pickSettings(layerOf("withSettings", settings)));
   if (typeof fn !== "function")
     throw new FunctaiError("input-invalid", `withSettings(settings, fn): fn is the block to run, not ${describeValue(fn, 40)}`);
+  // with configure's and the blocks open now: a plugin named as one of theirs would fail each call of the block
+  if (layer.plugins !== undefined) checkPluginNames(mergeSettings(ambientSettings(), layer).plugins ?? []);
   ambientStack.push(layer);
   try {
     return fn();

@@ -28,6 +28,71 @@ export function storedLength(storeName: string, conversation: string, value: unk
   return value;
 }
 
+/** What the structured clone can give that JSON would lose, by its tag (`[object Map]`): said as "a Map". */
+const tagOf = (value: object): string => Object.prototype.toString.call(value).slice(8, -1);
+
+/**
+ * A stored record as its JSON reads back, as every store gives records: the record itself when it holds only JSON
+ * values (the usual case: this store keeps records as their JSON), else a copy. The database takes anything the
+ * structured clone takes (functai 0.1.0 kept records that way; any script of the origin can write there): a value
+ * JSON keeps the meaning of reads as JSON gives it (a Date as its text, NaN and Infinity as null, an undefined
+ * left out, an array hole as null, an object met twice as two); one it would lose or cannot write (a Map, a Set, a
+ * BigInt, bytes, an Error, a cycle) is damage: `store-corrupt`, never handed out as `{}` or left to fail the reader.
+ */
+function asJson(storeName: string, conversation: string, place: number, record: object): object {
+  let copy = false; // whether JSON gives back something else than the record holds
+  const seen = new Set<object>();
+  const stack: [unknown, string][] = [[record, ""]];
+  const lost = (path: string, what: string): ConversationError =>
+    corrupt(storeName, conversation, `record ${place} holds ${what} at ${path.slice(1)}, which JSON does not hold`);
+  // (a loop, not a recursion: a record nested as deep as JSON allows is walked without running out of stack)
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    switch (typeof value) {
+      case "string":
+      case "boolean":
+        continue;
+      case "number":
+        if (!Number.isFinite(value)) copy = true;
+        continue;
+      case "undefined":
+        copy = true;
+        continue;
+      case "object":
+        break;
+      default:
+        throw lost(path, typeof value === "bigint" ? "a BigInt" : `a ${typeof value}`);
+    }
+    if (value === null) continue;
+    if (seen.has(value)) {
+      copy = true; // met twice: JSON copies a shared object, and refuses a cycle (below)
+      continue;
+    }
+    seen.add(value);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        if (i in value) stack.push([value[i], `${path}[${i}]`]);
+        else copy = true;
+      }
+      continue;
+    }
+    const tag = tagOf(value);
+    if (tag === "Date") {
+      copy = true;
+      continue;
+    }
+    if (tag !== "Object") throw lost(path, `${/^[AEIO]/.test(tag) ? "an" : "a"} ${tag}`);
+    for (const key of Object.keys(value)) stack.push([(value as Record<string, unknown>)[key], `${path}.${key}`]);
+  }
+  if (!copy) return record;
+  try {
+    return JSON.parse(JSON.stringify(record)) as object;
+  } catch {
+    // (the only value the walk lets through that JSON cannot write)
+    throw corrupt(storeName, conversation, `record ${place} holds a cycle (an object inside itself), which JSON does not hold`);
+  }
+}
+
 /**
  * The records `read(conversation, after)` found, read in one transaction
  * with the conversation's `length`: exactly the records with `seq` from the
@@ -63,5 +128,5 @@ export function checkedRecords(
         : `it holds records past its length ${length}`,
     );
   }
-  return records as ConversationRecord[];
+  return records.map((r, i) => asJson(storeName, conversation, first + i, r as object)) as ConversationRecord[];
 }

@@ -14,6 +14,7 @@ import {
 } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
+import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
@@ -52,6 +53,64 @@ const BACKSTOP_MS = 2_000;
 /** The default `openTimeoutMs`: far past a slow disk's open, short enough for a person to be told. */
 const OPEN_TIMEOUT_MS = 10_000;
 
+/** The keys `IndexedDBStoreOptions` has: any other (a slip, `openTimeout`, `lock`) would be left out without a word. */
+const OPTION_KEYS = ["locks", "pollMs", "openTimeoutMs"];
+
+/**
+ * Refuses (input-invalid) options that are not an object (null was a TypeError, a string read as none), a key the
+ * store does not take, and a `locks` that is not a Web Locks API (taken, it failed the first turn with a bare
+ * TypeError about `request`). `pollMs` and `openTimeoutMs` are checked where they are read.
+ */
+function checkOptions(name: string, options: unknown): asserts options is IndexedDBStoreOptions {
+  if (!isRecord(options)) {
+    throw new FunctaiError(
+      "input-invalid",
+      `indexedDBStore "${name}": its options are an object such as { openTimeoutMs: 30000 }, not ${describeValue(options, 40)}.`,
+    );
+  }
+  const extra = unknownKeys(Object.keys(options), OPTION_KEYS);
+  if (extra.length > 0) {
+    throw new FunctaiError(
+      "input-invalid",
+      `indexedDBStore "${name}": ${namedKeys(extra, "is not an option", "are not options")}; its options are ${OPTION_KEYS.join(", ")}.`,
+    );
+  }
+  const { locks } = options as { locks?: unknown };
+  if (locks === undefined || locks === null) return;
+  const api = locks as { request?: unknown; query?: unknown };
+  if (typeof locks !== "object" || typeof api.request !== "function" || typeof api.query !== "function") {
+    throw new FunctaiError(
+      "input-invalid",
+      `indexedDBStore "${name}": locks is a Web Locks API (navigator.locks: request and query), or null for none, not ${describeValue(locks, 40)}.`,
+    );
+  }
+}
+
+/**
+ * How many levels of objects and arrays a record may nest (the record itself is the first). The browser writes deeper
+ * ones and reads them back as null (Chromium: past ~2,500 levels in a page, ~1,260 in a worker, whose stack is
+ * smaller), or its write throws (~5,000): kept, such a record would make its conversation unreadable in every tab.
+ * No record of a conversation comes near: a model's output, a tool's input or result nested hundreds deep is a bug.
+ */
+const MAX_RECORD_DEPTH = 512;
+
+/** Refuses (input-invalid) a record nested more than MAX_RECORD_DEPTH levels deep: before anything of its batch is written. */
+function checkDepth(name: string, conversation: string, record: object, index: number): void {
+  const stack: [unknown, number][] = [[record, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth > MAX_RECORD_DEPTH) {
+      throw new FunctaiError(
+        "input-invalid",
+        `indexedDBStore "${name}", ${conversation}: record ${index + 1} of the batch is nested more than ${MAX_RECORD_DEPTH} levels deep, ` +
+          "deeper than a browser reads back from IndexedDB (it would read as null, and the conversation could not be read again).",
+      );
+    }
+    for (const item of Array.isArray(value) ? value : Object.values(value)) stack.push([item, depth + 1]);
+  }
+}
+
 /** Whether this environment has IndexedDB (Node has none, nor have some sandboxed frames and privacy modes). */
 const hasIndexedDB = (): boolean => {
   const idb = (globalThis as { indexedDB?: unknown }).indexedDB;
@@ -89,7 +148,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   if (typeof name !== "string") {
     throw new FunctaiError("input-invalid", `indexedDBStore: the database name is a string, not ${describeValue(name, 40)}.`);
   }
-  const pollMs = options?.pollMs ?? 250;
+  checkOptions(name, options);
+  const pollMs = options.pollMs ?? 250;
   // 0, a negative or NaN would poll as fast as timers run; Infinity and past a timer's reach, once a millisecond.
   if (typeof pollMs !== "number" || !(pollMs > 0) || pollMs > MAX_TIMER_MS) {
     throw new FunctaiError(
@@ -97,7 +157,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       `indexedDBStore "${name}": pollMs is a number of milliseconds above 0, not ${describeValue(pollMs, 40)}.`,
     );
   }
-  const openTimeoutMs = options?.openTimeoutMs ?? OPEN_TIMEOUT_MS;
+  const openTimeoutMs = options.openTimeoutMs ?? OPEN_TIMEOUT_MS;
   if (typeof openTimeoutMs !== "number" || !(openTimeoutMs > 0) || openTimeoutMs > MAX_TIMER_MS) {
     throw new FunctaiError(
       "input-invalid",
@@ -218,6 +278,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     // kept as their JSON reads back, as the other stores keep them: a BigInt or a cycle is refused before anything is
     // written (input-invalid), and a Date, Map or NaN is never kept as itself (structured clone would keep it)
     const kept = records.map((r, i) => JSON.parse(recordJson(conversation, r, i)) as object);
+    kept.forEach((r, i) => checkDepth(name, conversation, r, i));
     const { expect } = opts;
     const durable = isDurable(opts);
     const begin = async (): Promise<AppendTx> =>

@@ -9,9 +9,9 @@
  * the option is the caller's: it is never kept here nor closed.
  */
 import { platform } from "#runtime";
-import { FunctaiError, describeValue } from "../errors.js";
+import { FunctaiError } from "../errors.js";
 import type { Store } from "../store/types.js";
-import { isStoreOption } from "./values.js";
+import { storeOptionProblem } from "./values.js";
 
 const opened = new Map<string, Store>();
 
@@ -52,11 +52,8 @@ export async function closeStores(): Promise<void> {
 export function resolveStore(store: Store | string | undefined): Store {
   if (store === undefined) throw new FunctaiError("settings-invalid", 'a conversation needs a store: { store: "chats/" } or a Store');
   // checked here for every caller (serve takes its option straight here): "" would name the working directory,
-  // and what has no append and read would fail as a TypeError at the first read
-  if (!isStoreOption(store))
-    throw new FunctaiError(
-      "settings-invalid",
-      `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(store, 40)}`,
-    );
+  // "redis://host" a directory "./redis:/host", and what has no append and read would fail as a TypeError at the first read
+  const problem = storeOptionProblem(store);
+  if (problem !== undefined) throw new FunctaiError("settings-invalid", problem);
   return typeof store === "string" ? storeAt(store) : store;
 }

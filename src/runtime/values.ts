@@ -1,3 +1,5 @@
+import { describeValue } from "../errors.js";
+
 /**
  * What kind of value a caller gave, asked the one way every check asks it.
  */
@@ -14,18 +16,65 @@ export const isRecord = (value: unknown): value is Record<string, unknown> => ty
 
 /**
  * Whether `value` can be a `store` option: a location (a non-empty text:
- * "" would name the working directory) or an object with `append` and `read`.
+ * "" would name the working directory; no URL scheme but postgres://) or an
+ * object with `append` and `read` (see `storeOptionProblem`).
  *
  * @example
  * isStoreOption("chats/"); // true
  * isStoreOption("");       // false
  */
-export const isStoreOption = (value: unknown): boolean =>
-  (typeof value === "string" && value !== "") ||
-  (typeof value === "object" &&
+export const isStoreOption = (value: unknown): boolean => storeOptionProblem(value) === undefined;
+
+/**
+ * A scheme at the start of a location (`redis:` of `redis://host`, `file:`,
+ * `sqlite:`): two or more characters, so a Windows drive letter (`C:\chats`)
+ * is a path. `postgres://` and `postgresql://` name the Postgres store.
+ */
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]{1,31}):/;
+const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * Why `value` cannot be a `store` option, or undefined when it can: a
+ * location (a non-empty text: "" would name the working directory, and one
+ * that starts with a URL scheme other than postgres:// names a store there is
+ * none of, which was taken for a relative path: `redis://host` made the
+ * directory `./redis:/host`, `file:///tmp/chats` the directory
+ * `./file:/tmp/chats`; "memory" a directory named so, not a store in
+ * memory; "~/chats" a directory "./~/chats", not one in the home directory;
+ * white space at an end another directory, and " postgres://…" one too) or an object with `append` and `read`. The text names
+ * the scheme only, never the rest of the URL (it may hold a password).
+ *
+ * @example
+ * storeOptionProblem("chats/");         // undefined
+ * storeOptionProblem("redis://db:6379"); // 'store "redis:…" names no store functai has: …'
+ * storeOptionProblem("memory");          // 'store "memory" would be a directory …: for one pass memoryStore() …'
+ */
+export function storeOptionProblem(value: unknown): string | undefined {
+  if (typeof value === "string") {
+    // white space at an end (a location read from a file or the environment, untrimmed): " postgres://…" was a
+    // directory " postgres:" under the working directory, "chats/ " a directory " " inside chats (not echoed: a URL's password)
+    if (value !== "" && value.trim() !== value)
+      return "store is a location that starts or ends with white space (read from a file or the environment, untrimmed?): as it is, it names another directory than the one meant; trim it (location.trim())";
+    // "memory" (or SQLite's ":memory:") asks for a store that forgets: taken for a path, it was a directory of that
+    // name, kept on disk for good (in a browser, a database); the memory store is an object, and "./memory" a directory
+    if (/^:?memory:?$/i.test(value))
+      return `store ${JSON.stringify(value)} would be a directory of that name (in a browser, a database), kept for good, not a store in memory: for one pass memoryStore() (from "functai"); for a directory named so, write "./${value}"`;
+    // a shell's home ("~/chats"): nothing expands it here, so it was the directory "./~/chats" under the working directory
+    if (/^~[^/\\]*([/\\]|$)/.test(value))
+      return `store ${JSON.stringify(value.slice(0, 40))} starts with "~", which only a shell reads as a home directory: here it would be the directory "./${value.slice(0, 40)}" under the working directory. Give the path itself (join(homedir(), "chats"), from node:os and node:path), or write "./${value.slice(0, 40)}" if that directory is meant`;
+    const scheme = SCHEME.exec(value)?.[1];
+    if (value !== "" && (scheme === undefined || POSTGRES_URL.test(value))) return undefined;
+    if (scheme !== undefined)
+      return `store "${scheme}:…" names no store functai has: a store location is a directory path ("chats/"; "./${scheme}:…" for a directory of that name; in a browser, an IndexedDB database name) or a postgres:// URL; for any other store pass a Store object (with append and read)`;
+  } else if (
+    typeof value === "object" &&
     value !== null &&
     typeof (value as { append?: unknown }).append === "function" &&
-    typeof (value as { read?: unknown }).read === "function");
+    typeof (value as { read?: unknown }).read === "function"
+  )
+    return undefined;
+  return `store must be a location ("chats/") or a Store (with append and read), not ${describeValue(value, 40)}`;
+}
 
 /**
  * A copy of plain data (what a request and a reply hold): arrays and plain objects are copied, anything
