@@ -156,6 +156,11 @@ function checkPlugins(plugins: unknown): void {
         `a plugin is { name, version, hooks: { ${HOOK_NAMES.map((h) => `${h}?`).join(", ")} } }, not ${describeValue(p)}`,
       );
   }
+  // "approval" is the built-in approval's name in the records (a plugin's questions are kept under its name): a
+  // plugin named so would be one question with the rule's, and a yes to its own question let a changing tool run
+  const named = (plugins as Plugin[]).find((p) => p.name === "approval");
+  if (named)
+    throw new FunctaiError("plugin-invalid", 'a plugin may not be named "approval": the built-in approval\'s records are kept under that name');
   // (before any model call: at configure, using or the call, not once a turn runs)
   checkPluginNames(plugins as Plugin[]);
 }
@@ -257,8 +262,12 @@ export function withSettings<R>(settings: Settings, fn: () => R): R {
   }
 }
 
-/** The configure + withSettings layers as they stand now (read at a call's synchronous start). */
-export function ambientSettings(): Settings {
+/**
+ * The configure + withSettings layers as they stand now (read at a call's synchronous start); `kept`: blocks a
+ * conversation handle kept from where it was opened, between configure's and the blocks open now.
+ */
+export function ambientSettings(kept?: Settings): Settings {
+  if (kept !== undefined) return mergeSettings(globalSettings, kept, ...ambientStack);
   return ambientStack.length === 0 ? globalSettings : mergeSettings(globalSettings, ...ambientStack);
 }
 

@@ -8,7 +8,7 @@ import { makeRecord, type RecordFields } from "../records/make.js";
 import type { ConversationState } from "../records/read-conversation.js";
 import type { TurnCaller } from "../records/types.js";
 import { checkModel } from "../engine/ai-call.js";
-import { ambientSettings, checkSettings, mergeSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
+import { ambientSettings, blockSettings, checkSettings, mergeSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
 import { isConversationId, type Store } from "../store/types.js";
 import { startTurn, type TurnSession } from "../turn/session.js";
@@ -220,7 +220,11 @@ export function openConversation<S extends z.ZodRawShape, O>(
       `conversation id ${JSON.stringify(id).slice(0, 60)} must be 1–200 ASCII letters, digits, ".", "_" or "-", starting with a letter or digit`,
     );
   const own = checkSettings(pickSettings(options));
-  const settingsNow = (): Settings => mergeSettings(ambientSettings(), def.settings, ...layers, own);
+  // the withSettings blocks open as the handle is opened are its own, as their store is: a handle opened in a block
+  // and sent to after it went on under configure's settings alone (a refund the block said to ask about ran unasked,
+  // into the block's store). Blocks open at a send are nearer; configure's settings are read at each send, farther
+  const opened = blockSettings();
+  const settingsNow = (): Settings => mergeSettings(ambientSettings(opened), def.settings, ...layers, own);
   const store = resolveStore(options.store ?? settingsNow().store);
   const clock = options.clock ?? systemClock;
   // a clock that is not one would fail as a TypeError deep inside the first send (or a lease's renewal, later)

@@ -122,13 +122,23 @@ export class Turn<O = unknown> {
    */
   async approve(options: { by?: string; id?: string } = {}): Promise<O> {
     const { by, id } = optionsOf("approve", options);
-    return this.#answer({ verdict: "yes", by: by ?? null, reason: null, id, among: this.#shown(id) });
+    return this.#answer(this.#settledNow(), { verdict: "yes", by: by ?? null, reason: null, id, among: this.#shown(id) });
   }
 
   /** Says no, with a reason the model sees (to one, or to all this handle shows, as `approve`); the turn goes on here. */
   async deny(options: { reason?: string; by?: string; id?: string } = {}): Promise<O> {
     const { reason, by, id } = optionsOf("deny", options);
-    return this.#answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id, among: this.#shown(id) });
+    return this.#answer(this.#settledNow(), { verdict: "no", by: by ?? null, reason: reason ?? null, id, among: this.#shown(id) });
+  }
+
+  /**
+   * The handle's context with its settings as they are now, at an action's synchronous start (as a send takes its
+   * call's): an action goes on with the turn after reading and writing the store, when a `withSettings` block it was
+   * called in is over; read then, the turn went on with configure's model (paid unasked), not the block's.
+   */
+  #settledNow(): ConversationContext {
+    const settings = this.#ctx.settings();
+    return { ...this.#ctx, settings: () => ({ ...settings }) };
   }
 
   /**
@@ -144,18 +154,18 @@ export class Turn<O = unknown> {
     return new Set([...asked, ...info.answers.map((a) => approvalKey(a.site, a.invocation, a.plugin))]);
   }
 
-  async #answer(answer: Answer): Promise<O> {
+  async #answer(ctx: ConversationContext, answer: Answer): Promise<O> {
     // an answer to all of them: recorded by the run itself, in the append that claims the turn (one write, not two).
     // Not where a lock proves a holder alive (a tab's Web Lock, a database session's): that lock is taken before a
     // lease is written, so an answer given while the turn runs elsewhere would meet the lock (turn-claimed) before
     // its own check (approval-answered); there the answer is written first, as its own append
-    if (answer.id === undefined && !this.#ctx.log.store.liveness) return this.#goOn(this.#state, this.#info, undefined, this.#state.length, answer);
+    if (answer.id === undefined && !ctx.log.store.liveness) return this.#goOn(ctx, this.#state, this.#info, undefined, this.#state.length, answer);
     // (an answer that leaves nothing waiting goes on here: refused with nothing written where it could not run)
-    const goesOn = (info: TurnInfo): void => checkRunnable(this.#ctx, info);
+    const goesOn = (info: TurnInfo): void => checkRunnable(ctx, info);
     const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer, undefined, goesOn));
     this.#update(state, info);
     if (chosen.length < info.waiting.length) throw await this.#waiting();
-    return this.#goOn(state, info, undefined, length);
+    return this.#goOn(ctx, state, info, undefined, length);
   }
 
   /**
@@ -165,17 +175,18 @@ export class Turn<O = unknown> {
    */
   async resume(options: ResumeOptions = {}): Promise<O> {
     options = optionsOf("resume", options);
+    const ctx = this.#settledNow();
     // refused before a person's results are written: what this process cannot go on with is left as it is (kept inputs
     // its schema no longer reads; no model here: see #results), and a resume refused here leaves no answer standing
     keptInputs(this.#ctx.def, this.#info.inputs);
-    const { state, info, length } = await this.#results(options);
-    return this.#goOn(state, info, "interrupted", length);
+    const { state, info, length } = await this.#results(options, ctx);
+    return this.#goOn(ctx, state, info, "interrupted", length);
   }
 
-  async #results(options: ResumeOptions): ReturnType<typeof recordResults> {
+  async #results(options: ResumeOptions, ctx: ConversationContext = this.#ctx): ReturnType<typeof recordResults> {
     try {
       // (a turn that may go on, in a process that cannot run it, is refused before what the person said is written)
-      const goesOn = (info: TurnInfo): void => checkRunnable(this.#ctx, info);
+      const goesOn = (info: TurnInfo): void => checkRunnable(ctx, info);
       // a result its tool could not have returned (an MCP tool's output schema) is refused, never shown to the model
       const check: ResultCheck = (call, output) => toolAt(this.#ctx.def, call.path)?.checkResult?.(output) ?? null;
       const waiting = (state: ConversationState, info: TurnInfo): Error => (this.#update(state, info), new Waiting(this));
@@ -237,8 +248,15 @@ export class Turn<O = unknown> {
   }
 
   /** Continues the turn here: rehydrates its actor and replays its journal. */
-  async #goOn(state: ConversationState, info: TurnInfo, start: "interrupted" | undefined, length: number, answer?: Answer): Promise<O> {
-    const session = continueTurn(this.#ctx, state, info, start, { streaming: false, length, ...(answer ? { answer } : {}) });
+  async #goOn(
+    ctx: ConversationContext,
+    state: ConversationState,
+    info: TurnInfo,
+    start: "interrupted" | undefined,
+    length: number,
+    answer?: Answer,
+  ): Promise<O> {
+    const session = continueTurn(ctx, state, info, start, { streaming: false, length, ...(answer ? { answer } : {}) });
     const unlink = linkSignal(session, this.#ctx.signal, { keepWaiting: true }); // (a call going on with its turn: see ConversationContext)
     try {
       return (await resultOrWait(session, this.#ctx.log, () => this.#waiting())) as O;

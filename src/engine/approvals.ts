@@ -7,7 +7,7 @@ import type { Plugin } from "../plugins/types.js";
 import type { Frame } from "./frame.js";
 import { abortError } from "./runtime.js";
 import { approvalKey } from "../records/keys.js";
-import type { RecordedAnswer } from "./journal.js";
+import type { RecordedAnswer, RecordedBlock } from "./journal.js";
 import { hasKey, keptJson } from "./tool-boundary.js";
 import { readWith } from "../schema-read.js";
 
@@ -142,7 +142,9 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
     );
   const result: RecordedAnswer =
     answer === true ? { verdict: "yes", reason: null, by: null } : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: null };
-  // kept, so a resumed turn does not ask again about a call it already answered
+  // kept, so a resumed turn does not ask again about a call it already answered; with the input it was shown (as a
+  // `waiting` record keeps what a person is shown): a resumed turn whose reply was paid anew may make another call at
+  // this place, which this answer never approves (see recordedAnswer)
   void frame.runtime.journal.add({
     kind: "approval",
     site: frame.site,
@@ -152,6 +154,7 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
     verdict: result.verdict,
     by: "function",
     reason: result.reason,
+    input: approval.input,
   });
   frame.runtime.emit(
     frame.path,
@@ -161,16 +164,55 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
   return result;
 }
 
+/** What the model is told of a call a plugin blocked. */
+const blockText = (plugin: string, reason: string): string => `The call was blocked (${plugin}). Reason: ${reason}`;
+
+/**
+ * The block an earlier run's plugin gave this very call, if one did: at this
+ * place, of this tool, and (for a reply paid anew in this run, which may
+ * make another call here) with the input the plugin was shown.
+ */
+function recordedBlock(frame: Frame, call: CallSubject): RecordedBlock | undefined {
+  const block = frame.runtime.journal.block(frame.site, call.invocation);
+  if (block === undefined || block.path !== call.path) return undefined;
+  if (call.anew && JSON.stringify(block.input ?? null) !== JSON.stringify(call.input ?? null)) return undefined;
+  return block;
+}
+
+/**
+ * A person's recorded no to a plugin's question about this call, if one
+ * stands (given to this call: see `recordedAnswer`). The plugins that ask
+ * again in this run were answered already, by the same records.
+ */
+function pluginRefusal(frame: Frame, call: CallSubject, input: unknown): RecordedAnswer | undefined {
+  const { journal } = frame.runtime;
+  const plugins = journal.pluginsAnswered(frame.site, call.invocation);
+  if (plugins === undefined) return undefined;
+  for (const plugin of plugins) {
+    if (journal.answer(frame.site, call.invocation, plugin, call.path)?.verdict !== "no") continue;
+    const recorded = recordedAnswer(frame, call, plugin, input);
+    if (recorded) return recorded;
+  }
+  return undefined;
+}
+
 /**
  * Runs the plugins' `toolCall` hooks (settings-layer order), then the
  * built-in approval, and says what happens to the call.
  */
 export function decide(frame: Frame, call: CallSubject): Decision | Promise<Decision> {
   const { approve, plugins } = frame.settings;
+  // a call a plugin blocked stays blocked, whatever plugins the run that resumes is given: the model was told so, and
+  // what it answered next was recorded on that history (run now, a refund finance was to see ran, and the turn's
+  // recorded replies no longer answered its requests)
+  const blocked = recordedBlock(frame, call);
+  if (blocked) return { kind: "refused", text: blockText(blocked.plugin, blocked.reason) };
   // the common case (no plugins, no recorded answer, nobody to ask) decides without a promise: the loop's hot path
   if (plugins === undefined || plugins.length === 0) {
-    const recorded = frame.runtime.journal.answer(frame.site, call.invocation, null, call.path);
-    if (!recorded && !asksApproval(approve ?? null, call)) return { kind: "run", input: call.input };
+    const { journal } = frame.runtime;
+    const recorded = journal.answer(frame.site, call.invocation, null, call.path);
+    if (!recorded && !journal.pluginsAnswered(frame.site, call.invocation) && !asksApproval(approve ?? null, call))
+      return { kind: "run", input: call.input };
   }
   return decideFully(frame, call);
 }
@@ -263,7 +305,22 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
         "plugin-failed",
         `plugin ${plugin.name} answered ${describeValue(decision, 80)} on ${call.path}: return undefined (go on), { input }, { block: reason } or { ask: question } (reason and question strings)`,
       );
-    if ("block" in decision) return { kind: "refused", text: `The call was blocked (${plugin.name}). Reason: ${decision.block}` };
+    if ("block" in decision) {
+      // kept, so a resumed turn finds the call blocked whatever plugins it is given (see recordedBlock)
+      void frame.runtime.journal.add({
+        kind: "approval",
+        site: frame.site,
+        invocation: call.invocation,
+        plugin: plugin.name,
+        path: call.path,
+        verdict: "no",
+        by: null,
+        reason: decision.block,
+        blocked: true,
+        input,
+      });
+      return { kind: "refused", text: blockText(plugin.name, decision.block) };
+    }
     if ("input" in decision) input = decision.input === shown ? input : changedInput(call, plugin.name, decision.input);
     else if ("ask" in decision) {
       const approval = makeApproval(frame, { ...call, input }, plugin.name, decision.ask);
@@ -273,6 +330,11 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
       approved = { by: answer.by };
     }
   }
+  // a person's no to a plugin's question stands too, whatever plugins this run is given: a turn is often answered
+  // and resumed from a handle opened elsewhere (only a store and a model), where the plugin that asked is not given,
+  // and nobody asks its question again. (A yes only answered that plugin: the other questions are asked as usual.)
+  const refusal = pluginRefusal(frame, call, input);
+  if (refusal) return { kind: "refused", text: refusalText(refusal.reason) };
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
   const recorded = recordedAnswer(frame, call, null, input);
   if (recorded)

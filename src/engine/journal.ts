@@ -1,5 +1,5 @@
 import type { LMResponse } from "../lm/types.js";
-import { approvalKey, toolKey } from "../records/keys.js";
+import { approvalKey, pluginOf, toolKey } from "../records/keys.js";
 import { makeBodyRecord } from "../records/make.js";
 import { systemClock, type Clock, type ClockTimer } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord, WaitingRecord } from "../records/types.js";
@@ -15,6 +15,17 @@ export interface JournalSink {
 const isReply = (r: object): boolean => (r as { kind?: unknown }).kind === "reply";
 
 /**
+ * What is kept within KEEP_REPLY_WITHIN_MS while a step's own code goes on: a paid reply, and an approve function's
+ * answer. An approve function that asks a person (on Slack, in a ticket) may take minutes for each of a reply's
+ * calls: an answer given while the next call is still being asked waited in memory, and a process that died there
+ * lost it (the resumed turn asked again about a call a person had refused, and with a yes ran it).
+ */
+const keptSoon = (r: object): boolean => {
+  const kind = (r as { kind?: unknown }).kind;
+  return kind === "reply" || kind === "approval";
+};
+
+/**
  * How long a reply may wait in the queue while its step's own code runs (tools that read, an `approve` function,
  * plugin hooks) before it is kept in the background. A step whose code is quick shares one flush with what follows
  * (the next request's, or a changing tool's `started`); one that takes longer (a slow lookup, a person asked on
@@ -22,12 +33,35 @@ const isReply = (r: object): boolean => (r as { kind?: unknown }).kind === "repl
  */
 export const KEEP_REPLY_WITHIN_MS = 100;
 
+/** A plugin's block of the call at a place, as an earlier run recorded it (an `approval` record with `blocked: true`). */
+export interface RecordedBlock {
+  plugin: string;
+  reason: string;
+  /** The call it blocked (its path, which ends in the tool's name). */
+  path: string;
+  /** The input the plugin was shown when it blocked the call. */
+  input: unknown;
+}
+
 export interface RecordedAnswer {
   verdict: "yes" | "no";
   reason: string | null;
   by: string | null;
   /** The call it answered (its record's `path`, which ends in the tool's name); unknown for one given outside the records. */
   path?: string;
+}
+
+/**
+ * A plugin's block as its `approval` record keeps it: `verdict: "no"`, the
+ * plugin, the block's reason, `blocked: true` (a key a person's answer never
+ * has: readers that do not know it read an answer to a question nobody waits
+ * for) and the input the plugin was shown.
+ */
+function blockOf(a: ApprovalRecord): RecordedBlock | undefined {
+  const { blocked, input } = a as { blocked?: unknown; input?: unknown };
+  const plugin = pluginOf(a.plugin);
+  if (blocked !== true || plugin === undefined || a.verdict !== "no" || typeof a.reason !== "string") return undefined;
+  return { plugin, reason: a.reason, path: a.path, input };
 }
 
 /**
@@ -52,6 +86,10 @@ export class Journal {
   /** The inputs earlier runs kept of calls, by place (a changing tool's `started` record): what a call there was. */
   readonly #inputs = new Map<string, unknown>();
   readonly #answers = new Map<string, RecordedAnswer>();
+  /** The calls plugins blocked in earlier runs, by place (tool key). */
+  readonly #blocks = new Map<string, RecordedBlock>();
+  /** The plugins whose questions about the call at a place (its tool key) earlier runs recorded answers to. */
+  readonly #pluginsAnswered = new Map<string, Set<string>>();
   /** The input each approval showed a person, by approval key (its latest `waiting` record's). */
   readonly #shown = new Map<string, unknown>();
   /** What plugins kept in earlier runs (`{ kind: "plugin" }` records, a kind other readers skip), by plugin. */
@@ -71,7 +109,7 @@ export class Journal {
   #pending: object[] = [];
   /** A background flush failed: the next flush reports it (nothing acknowledged is lost silently). */
   #failed: unknown = undefined;
-  /** Keeps a queued reply once it waited KEEP_REPLY_WITHIN_MS (none while no reply waits). */
+  /** Keeps a queued reply (or approve function's answer) once it waited KEEP_REPLY_WITHIN_MS (none while none waits). */
   #replyTimer: ClockTimer | undefined = undefined;
 
   constructor(options: {
@@ -129,9 +167,24 @@ export class Journal {
       }
       case "approval": {
         const a = record as ApprovalRecord;
+        const blocked = blockOf(a);
+        if (blocked) {
+          this.#blocks.set(toolKey(a.site, a.invocation), blocked);
+          break;
+        }
         const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null };
         if (typeof a.path === "string") answer.path = a.path;
-        this.#answers.set(approvalKey(a.site, a.invocation, a.plugin), answer);
+        const key = approvalKey(a.site, a.invocation, a.plugin);
+        this.#answers.set(key, answer);
+        // an approve function's answer keeps the input it was shown (a person's is the `waiting` record's)
+        if (Object.hasOwn(a, "input")) this.#shown.set(key, (a as { input?: unknown }).input);
+        const plugin = pluginOf(a.plugin);
+        if (plugin !== undefined) {
+          const place = toolKey(a.site, a.invocation);
+          const plugins = this.#pluginsAnswered.get(place);
+          if (plugins) plugins.add(plugin);
+          else this.#pluginsAnswered.set(place, new Set([plugin]));
+        }
         break;
       }
       case "waiting": {
@@ -179,6 +232,20 @@ export class Journal {
     return answer === undefined || answer.path === undefined || answer.path === path ? answer : undefined;
   }
 
+  /** The block a plugin gave the call at this place in an earlier run, if one did (see approvals.ts). */
+  block(site: string, invocation: number): RecordedBlock | undefined {
+    return this.#blocks.get(toolKey(site, invocation));
+  }
+
+  /**
+   * The plugins whose questions about the call at this place a person answered in an earlier run (the answer may
+   * have been asked again since: `answer` says whether it stands). Their answers stand whatever plugins the run
+   * that resumes is given: see approvals.ts.
+   */
+  pluginsAnswered(site: string, invocation: number): ReadonlySet<string> | undefined {
+    return this.#pluginsAnswered.get(toolKey(site, invocation));
+  }
+
   /** The input an earlier run's approval showed a person (its `waiting` record's), if one did. */
   shownInput(site: string, invocation: number, plugin?: string | null): { input: unknown } | undefined {
     const key = approvalKey(site, invocation, plugin);
@@ -207,14 +274,13 @@ export class Journal {
     if (this.#keep) this.records.push(record);
     if (!this.#sink) return undefined;
     this.#pending.push(record);
-    if (body.kind === "reply") {
-      this.family.add(this);
-      // real time, whatever the turn's clock: it bounds how long a process that dies may leave a paid reply unkept
+    if (body.kind === "reply") this.family.add(this);
+    if (keptSoon(body))
+      // real time, whatever the turn's clock: it bounds how long a process that dies may leave a paid reply (or a given answer) unkept
       this.#replyTimer ??= systemClock.after(KEEP_REPLY_WITHIN_MS, () => {
         this.#replyTimer = undefined;
-        if (this.#pending.some(isReply)) this.flush(true).catch((e: unknown) => (this.#failed ??= e));
+        if (this.#pending.some(keptSoon)) this.flush(true).catch((e: unknown) => (this.#failed ??= e));
       });
-    }
     if (durable) return this.flush(true);
     if (this.#pending.length >= 64) {
       this.flush(false).catch((e: unknown) => (this.#failed ??= e));

@@ -93,7 +93,7 @@ export function outputNotJson(output: unknown): string | undefined {
 
 /**
  * Where `value` holds a number JSON writes as `null` (NaN, ±Infinity, also
- * boxed), as `rows[1].v is -Infinity` (`the output is NaN` at the top), or
+ * boxed, or an invalid Date's NaN time), as `rows[1].v is -Infinity` (`the output is NaN` at the top), or
  * undefined. Looked for only when the text has a `null` in it; walked as
  * JSON.stringify walks it (after each `toJSON`).
  */
@@ -114,6 +114,12 @@ function nonFiniteIn(text: string, value: unknown): string | undefined {
         found = said(at, n);
         return undefined;
       }
+      // an invalid Date (a NaN time) writes itself as null: told as NaN is. Read from its holder's own data property
+      // (what toJSON was called on), never through a getter again
+      if (v === null && invalidDate(Object.getOwnPropertyDescriptor(this, key)?.value)) {
+        found = `${at === "" ? "the output" : at} is an invalid Date, which JSON writes as null`;
+        return undefined;
+      }
       if (typeof v === "object" && v !== null) places.set(v, at);
       return v;
     });
@@ -121,6 +127,16 @@ function nonFiniteIn(text: string, value: unknown): string | undefined {
     return describeError(e); // (a getter or toJSON that threw the second time it was read)
   }
   return found;
+}
+
+/** Whether `value` is a Date whose time is NaN (`new Date("not a date")`): JSON writes it as `null`. */
+function invalidDate(value: unknown): boolean {
+  if (!(value instanceof Date)) return false;
+  try {
+    return Number.isNaN(Date.prototype.getTime.call(value));
+  } catch {
+    return false; // (a Proxy of a Date: not one getTime reads, and not one toJSON made null)
+  }
 }
 
 /** `rows[1]`, `a.b`, `a["odd key"]`: where `key` of `holder` (at `base`) is. */

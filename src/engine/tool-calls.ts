@@ -319,6 +319,14 @@ function keptValue(output: unknown, text: string): unknown {
   return typeof output === "object" ? JSON.parse(text) : output;
 }
 
+/**
+ * What the model reads of a kept output: what a resumed turn reads back from the `done` record (`outputText`).
+ * An object whose JSON is a string (a Date, a URL, a boxed String) is kept as that string, and read back without
+ * JSON's quotes: shown with them first, the resumed request differed from the one sent, and its recorded reply
+ * was paid for again (and its tool calls made anew).
+ */
+const readAs = (kept: unknown, text: string): string => (typeof kept === "string" ? kept : text);
+
 /** Runs a call's tool, journaling it (a changing tool's start kept before it runs), and hands back its message. */
 async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind: "run" }>): Promise<Message> {
   const runtime = frame.runtime;
@@ -383,6 +391,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       failed(frame, p, input, `its output is not JSON (${outputNotJson(output) ?? "it could not be written"}); return plain data`, undefined, forPerson),
     );
   let kept = keptValue(output, text);
+  text = readAs(kept, text);
   if (frame.settings.plugins?.length) {
     // the plugins are shown that one reading of the output (as the model reads it), never the tool's live objects:
     // a getter read again may give something else, or throw; a plugin that changes it in place changes its own copy
@@ -404,6 +413,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       throw e;
     }
     kept = keptValue(output, text);
+    text = readAs(kept, text);
   }
   const done = doneBody(site, p, forPerson);
   done.output = kept;

@@ -166,10 +166,12 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       // (the tool loop parsed the input by the program's schema already: not parsed again, so a transform runs once)
       if (!conversation || runtime.mode !== "conversation") return target.runAsTool(input, ctx);
       const id = delegatedId(conversation.id, name);
-      // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call)
+      // the caller's settings, where the program has none of its own (its own are nearer, as for any nested call); its
+      // plugins add up with the program's, as in a plain call: dropped for an audit plugin of the program's, a caller's
+      // guard was not asked inside it, and what it blocks ran
       const own = new Set([target.definition.settings, ...target.layers].flatMap((layer) => Object.keys(layer)));
       const settings: Settings = Object.fromEntries(
-        Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "store" && !own.has(key)),
+        Object.entries(ctx.frame.settings as Settings).filter(([key]) => key !== "store" && (key === "plugins" || !own.has(key))),
       );
       // the caller's approve reaches the tools inside, as in a plain call: a delegate is no way around a rule or a function's no
       if (settings.approve !== undefined) settings.approve = delegatedRule(settings.approve, ctx.path, target.definition.name);

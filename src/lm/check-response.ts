@@ -5,6 +5,7 @@
  * with a `provider-…` FunctaiError, never a raw TypeError.
  */
 import { FunctaiError, ProviderError, describeError, isInstance } from "../errors.js";
+import { cutShort, stoppedEarly } from "./cut-short.js";
 import type { LanguageModel, LMResponse } from "./types.js";
 
 const shown = (x: unknown): string => (x === null ? "null" : Array.isArray(x) ? "an array" : typeof x);
@@ -31,10 +32,21 @@ function whyNot(r: unknown): string | undefined {
   return undefined;
 }
 
-/** The reply, when it is an `LMResponse` that can be kept; else a `provider-response` error. */
+/**
+ * The reply, when it is an `LMResponse` that can be kept; else a
+ * `provider-response` error. A reply that stopped before its end (its
+ * length limit, a filter) has its last tool call marked cut short, so it
+ * never runs (see cut-short.ts): the built-in providers mark it themselves,
+ * a model of your own may not, and its half input may read as valid.
+ */
 export function checkResponse(lm: LanguageModel, response: unknown): LMResponse {
   const problem = whyNot(response);
-  if (problem === undefined) return response as LMResponse;
+  if (problem === undefined) {
+    const reply = response as LMResponse;
+    const last = reply.toolCalls.at(-1);
+    if (last === undefined || last.inputError !== undefined || !stoppedEarly(reply.finishReason)) return reply;
+    return { ...reply, toolCalls: [...reply.toolCalls.slice(0, -1), cutShort(last)] };
+  }
   throw new ProviderError("provider-response", `${lm.provider} model ${lm.model} gave back a reply that cannot be used: ${problem}.`, {
     provider: lm.provider,
   });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { asciiLower, partialTag } from "./reply-text.js";
+import { leadingThought } from "./thinking.js";
 import { describeError } from "../errors.js";
 import { issuesText, readWith } from "../schema-read.js";
 import type { FinishReason, Message } from "./types.js";
@@ -133,12 +134,20 @@ function resultBlock(text: string): { body: string; closed: boolean } | undefine
 
 /** Why a reply cut off by its length limit inside its `<result>` block is not read (the model is told it, and so is the caller). */
 const CUT_OFF_ANSWER = "the reply was cut off at its token limit before </result>: keep the answer shorter, or raise maxTokens";
+/** Why a model's own refusal is not read as the answer (a `<result>` block it closed is). */
+const REFUSED = "the model refused to answer (its reply is a refusal, not a value of the output)";
+
 /** Why a reply a refusal or a content filter stopped inside its `<result>` block is not read (Claude's classifiers stop mid-text). */
 const STOPPED_ANSWER = "the reply was stopped by a refusal or a content filter before </result>: what is there is only the answer's start";
 /** Why a reply a filter stopped with no `<result>` block is not read as a plain answer. */
 const STOPPED_PLAIN = "the reply was stopped by a refusal or a content filter before its end: what is there is only the answer's start";
 /** Why a reply cut off by its length limit with no `<result>` block is not read as a plain answer. */
 const CUT_OFF_PLAIN = "the reply was cut off at its token limit before its answer ended: keep the answer shorter, or raise maxTokens";
+
+/** Why a reply that is all reasoning (a `<think>` block never closed) is not read. */
+const ONLY_THINKING = "the reply holds only the model's reasoning (its <think> block never closed), no answer";
+/** Why a reply cut off by its length limit while the model reasoned is not read. */
+const CUT_OFF_THINKING = "the reply was cut off at its token limit while the model was still reasoning (<think>): raise maxTokens";
 
 /** `thrown`: the output schema threw while reading the reply (its own fault: a refinement's bug, an async one), not the model's. */
 export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: string; thrown?: unknown };
@@ -155,15 +164,29 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * so is a reply cut off with no block at all (a plain answer cut short), and
  * a reply a classifier or content filter stopped before a block closed, or
  * with no block (`content_filter`: Claude's `refusal` stop can cut a plain
- * answer mid-sentence). A model's own refusal (`refusal`, whole) is its words,
- * read as ever.
+ * answer mid-sentence). A model's own refusal (`refusal`) is no answer either,
+ * unless a `<result>` block in it closed.
+ *
+ * A reasoning block the reply opens with (`<think>…</think>`, see
+ * thinking.ts) is not the reply: the answer is read after it, and a reply
+ * that is only reasoning (closed or not) has none.
  */
 export function readOutput(text: string, output: z.ZodType, finishReason: FinishReason = "stop"): ReadResult {
+  // the model's reasoning (`<think>…</think>`) is not the reply: a block or a plain answer it drafted is not the answer
+  const thought = leadingThought(text);
+  if (thought !== undefined) {
+    if (!thought.closed) return { ok: false, detail: finishReason === "length" ? CUT_OFF_THINKING : ONLY_THINKING };
+    text = text.slice(thought.end);
+    if (text.trim() === "") return { ok: false, detail: finishReason === "length" ? CUT_OFF_PLAIN : "the reply holds only the model's reasoning, no answer after it" };
+  }
   const block = resultBlock(text);
   // cut off before a block closed: what is there is the answer's start only (a plain answer's too)
   if (finishReason === "length" && block?.closed !== true) return { ok: false, detail: block ? CUT_OFF_ANSWER : CUT_OFF_PLAIN };
-  // stopped by a filter before a block closed: its start only, a plain answer's too (a model's own `refusal` is whole)
+  // stopped by a filter before a block closed: its start only, a plain answer's too
   if (finishReason === "content_filter" && block?.closed !== true) return { ok: false, detail: block ? STOPPED_ANSWER : STOPPED_PLAIN };
+  // a model's own refusal (OpenAI's `refusal`) declines to answer: its words are no value of the output (a summary that
+  // reads "I'm sorry, I can't help with that" resolved as if it were one, and the turn ended done)
+  if (finishReason === "refusal" && block?.closed !== true) return { ok: false, detail: REFUSED };
   const body = block?.body ?? text.trim();
   if (isStringOutput(output)) {
     const checked = readWith(output, body);

@@ -6,6 +6,9 @@
  * The tags are found in any case (`<RESULT>`), as readOutput finds them.
  *
  * What is emitted, chunk by chunk, for one reply:
+ * - A reasoning block the reply opens with (`<think>…</think>`, see
+ *   thinking.ts): nothing. The reply is read after it, as below; one never
+ *   closed shows nothing at all (it holds no answer).
  * - Inside the first `<result>` block: its body, without the whitespace
  *   right after `<result>` and right before `</result>` (the answer is read
  *   trimmed). Whitespace inside the body is held only until the next
@@ -32,6 +35,7 @@
  * reads it from the whole reply.
  */
 
+import { THOUGHT_OPEN, thoughtClose } from "./thinking.js";
 import { callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
 const OPEN = "<result>";
@@ -60,6 +64,12 @@ export interface ReplyText {
 export const asciiLower = (text: string): string =>
   /[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : text;
 
+/** Whether `text` is white space, then perhaps a start of `<think>` or `<thinking>` (in any case): a reasoning block may yet open. */
+function mightOpenThought(text: string): boolean {
+  const tag = asciiLower(text.trimStart());
+  return tag === "" || (tag.length < "<thinking>".length && "<thinking>".startsWith(tag));
+}
+
 /** The length of the longest end of `text` that is a start of `tag` (lowercase; in any case in `text`): a tag a chunk may have split, or a reply cut off. */
 export function partialTag(text: string, tag: string): number {
   for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (asciiLower(text.slice(-n)) === tag.slice(0, n)) return n;
@@ -84,7 +94,11 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     shown = true;
     show(delta);
   };
-  let mode: "before" | "inside" | "after" = "before";
+  // start: what opens the reply may yet be a reasoning block (`<think>`); thinking: inside one, shown to nobody
+  let mode: "start" | "thinking" | "before" | "inside" | "after" = "start";
+  // start: the text so far; thinking: the last characters seen (a closing tag split by chunks) and the tag's name
+  let lead = "";
+  let thought = "";
   // inside: what is held back (whitespace, a possible start of `</result>`)
   let held = "";
   // inside: whether the body's first visible character was emitted (leading whitespace is dropped)
@@ -126,6 +140,34 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   return {
     push(delta: string): void {
       if (mode === "after" || delta === "") return;
+      if (mode === "start") {
+        lead += delta;
+        const open = THOUGHT_OPEN.exec(lead);
+        if (open) {
+          mode = "thinking";
+          thought = open[1]!;
+          delta = lead.slice(open[0].length);
+          lead = "";
+        } else {
+          // white space, or a start of `<think>` / `<thinking>` (split by chunks): not known yet
+          if (mightOpenThought(lead)) return;
+          mode = "before";
+          delta = lead;
+          lead = "";
+        }
+      }
+      if (mode === "thinking") {
+        const seen = lead + delta;
+        const close = thoughtClose(seen, thought, 0);
+        if (close.at < 0) {
+          lead = seen.slice(-(thought.length + 2)); // (a closing tag's start: `</think` without its `>`)
+          return;
+        }
+        mode = "before";
+        lead = "";
+        delta = seen.slice(close.at + close.length);
+        if (delta === "") return;
+      }
       if (mode === "before") {
         const window = tail + delta;
         const lower = asciiLower(window);
@@ -148,6 +190,13 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       inside();
     },
     end(): void {
+      // a reply that was only white space or the start of a tag: read as any text is
+      if (mode === "start") {
+        mode = "before";
+        before = [lead];
+        lead = "";
+      }
+      // (a reasoning block never closed holds no answer: nothing is shown)
       if (mode === "before") {
         const words = withoutCalls(before.join(""));
         const open = unclosedCall(words);
@@ -164,7 +213,9 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     },
     shown: () => shown,
     restart(): void {
-      mode = "before";
+      mode = "start";
+      lead = "";
+      thought = "";
       held = "";
       started = false;
       before = [];

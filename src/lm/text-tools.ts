@@ -1,5 +1,6 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
 import { inBlock, unfenced } from "./prompt.js";
+import { leadingThought } from "./thinking.js";
 import { CALL_OPEN, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
 
@@ -157,7 +158,10 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     calls.push(...read);
     return read;
   };
-  let text = withoutCalls(response.text, add);
+  // a call the model's reasoning drafted (`<think>…</think>`) is not one it made: only the text after it is read
+  const thought = leadingThought(response.text);
+  const reasoning = thought === undefined ? "" : response.text.slice(0, thought.end);
+  let text = withoutCalls(response.text.slice(reasoning.length), add);
   const open = unclosedCall(text);
   if (open >= 0) {
     const read = add(text.slice(open + CALL_OPEN.length).trim());
@@ -166,5 +170,5 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     text = text.slice(0, open);
   }
   if (calls.length === 0) return response;
-  return { ...response, text: text.trim(), toolCalls: [...response.toolCalls, ...calls], finishReason: "tool_calls" };
+  return { ...response, text: (reasoning + text).trim(), toolCalls: [...response.toolCalls, ...calls], finishReason: "tool_calls" };
 }

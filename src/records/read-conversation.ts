@@ -166,7 +166,7 @@ function newTally(record: TurnRecord): Tally {
     parent: record.parent,
     program: record.program,
     inputs: record.inputs,
-    approve: (record as { approve?: unknown }).approve ?? null,
+    approve: record.approve ?? null,
     seq: record.seq,
     attempt: 0,
     holder: null,

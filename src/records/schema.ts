@@ -20,6 +20,8 @@ const text = z.string();
 const id = z.string().min(1);
 const count = z.int().positive();
 const effects = z.enum(["reads", "changes"]).nullable();
+/** A turn's approval rule as its record keeps it: an approve function is kept as `"function"` (a person answers instead). */
+const approveRule = z.union([z.enum(["changes", "all", "function"]), z.array(z.string())]);
 
 /** Keys every record has; `seq` is given by the store. */
 const base = {
@@ -54,6 +56,9 @@ const shapes = {
     inputs: z.record(z.string(), z.unknown()),
     request_id: text.optional(),
     caller: z.union([z.looseObject({ evaluation: id }), z.looseObject({ optimization: id })]).optional(),
+    // ours: the rule the turn was sent with, asked again by whoever resumes it. One that cannot be read is
+    // damage, never "no rule" (a resumed turn would run changing tools nobody approved).
+    approve: approveRule.nullable().optional(),
   },
   lease: {
     turn: id,
@@ -192,18 +197,28 @@ const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number
 const isNonNeg = (v: unknown): boolean => typeof v === "number" && Number.isFinite(v) && v >= 0;
 const isEffects = (v: unknown): boolean => v === null || v === "reads" || v === "changes";
 const isNullableStr = (v: unknown): boolean => v === null || typeof v === "string";
-/** A loose object: any non-null, non-array object. */
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+/**
+ * Whether JSON writes `v` as it is, so the check of `v` holds of what a store keeps: not a value JSON leaves
+ * out (undefined, a function, a symbol) nor an object with a `toJSON` (a Date is its text). The hand checks
+ * take only such values (anything else goes to the schema, which for a record about to be written also
+ * judges its JSON).
+ */
+const asIs = (v: unknown): boolean =>
+  typeof v === "object" ? v === null || typeof (v as { toJSON?: unknown }).toJSON !== "function" : v !== undefined && typeof v !== "function" && typeof v !== "symbol";
+/** A loose object: any non-null, non-array object (one JSON writes as it is: no `toJSON`). */
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && asIs(v);
+/** An array JSON writes as it is. */
+const isArr = (v: unknown): v is unknown[] => Array.isArray(v) && asIs(v);
 /** `z.record(z.string(), …)`, judged only for plain objects without symbol keys (else the schema decides). */
 const isPlainRecord = (v: unknown): boolean => {
   if (typeof v !== "object" || v === null) return false;
   const proto = Object.getPrototypeOf(v) as unknown;
-  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(v).length === 0;
+  return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(v).length === 0 && asIs(v);
 };
 /** An optional key: absent or undefined, or passes. */
 const opt = (v: unknown, check: (v: unknown) => boolean): boolean => v === undefined || check(v);
-/** A required `z.unknown()` key: present (any value, undefined too). */
-const has = (r: Record<string, unknown>, key: string): boolean => own(r, key);
+/** A required `z.unknown()` key: present, with a value JSON writes as it is. */
+const has = (r: Record<string, unknown>, key: string): boolean => own(r, key) && asIs(r[key]);
 /** The lease's `until`: the very pattern of the schema's `z.iso.datetime({ offset: true })`. */
 const untilPattern = (shapes.lease.until as unknown as { _zod: { pattern: RegExp } })._zod.pattern;
 const isUntil = (v: unknown): boolean => typeof v === "string" && untilPattern.test(v);
@@ -219,6 +234,10 @@ const isApprovalAsked = (v: unknown): boolean =>
 /** A turn's `caller`: `{ evaluation: run }` or `{ optimization: id }` (only plain objects here; the schema judges the rest). */
 const isCaller = (v: unknown): boolean => isPlainRecord(v) && (isId((v as Record<string, unknown>).evaluation) || isId((v as Record<string, unknown>).optimization));
 
+/** A turn's `approve`: null (no rule), a rule's name, or a list of names and paths. */
+const isApproveRule = (v: unknown): boolean =>
+  v === null || v === "changes" || v === "all" || v === "function" || (isArr(v) && v.every(isStr));
+
 const isUsage = (v: unknown): boolean => isObj(v) && isNonNeg(v.input_tokens) && isNonNeg(v.output_tokens);
 
 const TOOL_STATES = new Set(["started", "done", "given", "rerun"]);
@@ -226,14 +245,16 @@ const ENDED_STATES = new Set(["done", "failed", "stopped", "abandoned"]);
 
 const fastChecks: { [K in KnownKind]: Check } = {
   program: (r) => isId(r.version) && isStr(r.name) && opt(r.program_kind, isStr),
-  turn: (r) => isId(r.turn) && (r.parent === null || isId(r.parent)) && isStr(r.program) && isPlainRecord(r.inputs) && opt(r.request_id, isStr) && opt(r.caller, isCaller),
+  turn: (r) =>
+    isId(r.turn) && (r.parent === null || isId(r.parent)) && isStr(r.program) && isPlainRecord(r.inputs) && opt(r.request_id, isStr) &&
+    opt(r.caller, isCaller) && opt(r.approve, isApproveRule),
   lease: (r) => isId(r.turn) && isStr(r.holder) && isUntil(r.until) && isCount(r.attempt),
   reply: (r) => isId(r.turn) && isStr(r.key) && opt(r.site, isStr) && has(r, "response") && opt(r.attempt, isCount),
   tool: (r) =>
     isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.id, isStr) && isStr(r.name) &&
     typeof r.state === "string" && TOOL_STATES.has(r.state) && opt(r.effects, isEffects) && opt(r.error, isStr) &&
-    opt(r.shown, Array.isArray) && opt(r.path, isStr) && opt(r.attempt, isCount),
-  waiting: (r) => isId(r.turn) && Array.isArray(r.approvals) && r.approvals.every(isApprovalAsked) && opt(r.attempt, isCount),
+    opt(r.shown, isArr) && opt(r.path, isStr) && opt(r.attempt, isCount),
+  waiting: (r) => isId(r.turn) && isArr(r.approvals) && r.approvals.every(isApprovalAsked) && opt(r.attempt, isCount),
   approval: (r) =>
     isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.plugin, isNullableStr) && isStr(r.path) &&
     (r.verdict === "yes" || r.verdict === "no") && isNullableStr(r.by) && isNullableStr(r.reason),
@@ -275,7 +296,25 @@ export function checkNewRecord(raw: unknown): { ok: true; record: NewRecord } | 
   const kind = raw.kind;
   if (typeof kind !== "string" || !isKnownKind(kind)) return { ok: false, error: `unknown record kind ${JSON.stringify(kind)}` };
   const parsed = newRecordSchemas[kind].safeParse(raw);
-  return parsed.success ? { ok: true, record: raw as unknown as NewRecord } : { ok: false, error: describe(kind, parsed.error) }; // (as given: see parseRecord)
+  if (!parsed.success) return { ok: false, error: describe(kind, parsed.error) };
+  // A store keeps the record's JSON, and readers judge that: a value JSON leaves out (undefined, a function) or
+  // writes as another (a Date, any toJSON) would pass here and be refused by every reader (its conversation unreadable).
+  const stored = storedForm(raw);
+  if ("error" in stored) return { ok: false, error: `${kind} record: ${stored.error}` };
+  const again = newRecordSchemas[kind].safeParse(stored.value);
+  if (!again.success) return { ok: false, error: `${kind} record as a store keeps it (its JSON): ${issuesText(again.error, "(record)")}` };
+  return { ok: true, record: raw as unknown as NewRecord }; // (as given: see parseRecord)
+}
+
+/** A record as a store keeps it and readers read it: its JSON, read back. */
+function storedForm(raw: object): { value: unknown } | { error: string } {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(raw);
+  } catch (e) {
+    return { error: `it is not JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+  return text === undefined ? { error: "it is not JSON (its toJSON gives nothing)" } : { value: JSON.parse(text) as unknown };
 }
 
 /**

@@ -77,6 +77,11 @@ export interface TurnRecord extends Base {
   request_id?: string;
   /** Set when `evaluate` or an optimizer made the call: the run it belongs to. */
   caller?: TurnCaller;
+  /**
+   * Ours: the approval rule the turn was sent with (an approve function is kept as `"function"`: whoever
+   * resumes the turn asks a person instead), so a resumed turn still asks. Absent or null: no rule.
+   */
+  approve?: "changes" | "all" | "function" | string[] | null;
 }
 /**
  * Who made a turn's call, when it was not a person's own: an evaluation run or an optimization.

@@ -23,7 +23,8 @@ const readBack = (text: string): ConversationRecord => Object.freeze(JSON.parse(
 export function memoryStore(): Store {
   const conversations = new Map<string, string[]>(); // each record's JSON, with its seq
   const waiters = new Map<string, Set<() => void>>();
-  let closed = false;
+  /** Ends each wait pending now with false (what `close` does to them). */
+  const pending = new Set<() => void>();
 
   const wake = (conversation: string): void => {
     const set = waiters.get(conversation);
@@ -80,18 +81,24 @@ export function memoryStore(): Store {
         // Woken by every append to this conversation (no polling); re-arms until long enough.
         const check = (): void => {
           if ((conversations.get(conversation)?.length ?? 0) > after) return done(true);
-          if (closed) return done(false);
           let set = waiters.get(conversation);
           if (set === undefined) waiters.set(conversation, (set = new Set()));
           set.add(check);
         };
+        const stop = (): void => done(false);
         const done = (value: boolean): void => {
           clearTimeout(timer);
-          waiters.get(conversation)?.delete(check);
+          const set = waiters.get(conversation);
+          if (set?.delete(check) && set.size === 0) waiters.delete(conversation);
+          pending.delete(stop);
           resolve(value);
         };
+        // A close ends the waits pending then; one begun after it waits as any does. Answered false at once
+        // instead, with no I/O between, a caller that waits in a loop (a send queued behind a running turn)
+        // would never let the event loop turn again: no timer, no tool, the whole process stuck.
+        pending.add(stop);
         const ms = waitTimerMs(timeoutMs);
-        const timer = ms === null ? undefined : setTimeout(() => done(false), ms);
+        const timer = ms === null ? undefined : setTimeout(stop, ms);
         check();
       });
     },
@@ -102,8 +109,7 @@ export function memoryStore(): Store {
     },
 
     async close() {
-      closed = true;
-      for (const conversation of [...waiters.keys()]) wake(conversation);
+      for (const stop of [...pending]) stop();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { FunctaiError } from "../errors.js";
+import { inBlock } from "../lm/prompt.js";
 import { asciiLower } from "../lm/reply-text.js";
 import { LM_SPEC, type LanguageModel, type LMRequest, type LMResponse, type Usage } from "../lm/types.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
@@ -82,8 +83,21 @@ const DEFAULT_USAGE: Usage = { inputTokens: 10, outputTokens: 5 };
 function pieces(text: string, chunks: ScriptedOptions["chunks"]): string[] {
   if (typeof chunks !== "number") return text.split(/(?<= )/);
   // (a whole number, 1 or more: checked when the model is made, see checkOptions)
+  // n characters are n code points: a character outside the BMP (an emoji) is two UTF-16 units, and a piece
+  // ending between them would stream half a character (a lone surrogate, "�" once written out), as no provider does
   const out: string[] = [];
-  for (let i = 0; i < text.length; i += chunks) out.push(text.slice(i, i + chunks));
+  let start = 0;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    if (++count === chunks) {
+      out.push(text.slice(start, i + 1));
+      start = i + 1;
+      count = 0;
+    }
+  }
+  if (start < text.length) out.push(text.slice(start));
   return out;
 }
 
@@ -145,6 +159,36 @@ function refuseOdd(r: object, index: number): void {
   if (chunks !== undefined && (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")))
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has chunks that are not a list of strings`);
   if (Array.isArray(toolCalls)) toolCalls.forEach((call: unknown, i) => refuseOddCall(call, index, i));
+  if ("usage" in r && r.usage !== undefined) refuseOddUsage(r.usage, index);
+}
+
+const USAGE_KEYS = ["inputTokens", "outputTokens"];
+
+/**
+ * Refuses a usage that is not `{ inputTokens?, outputTokens? }` of token
+ * counts (whole numbers, 0 or more): merged over the default as given, a
+ * misspelt key (`input: 50`) cost the default tokens and was kept with the
+ * reply, and a test of a turn's usage failed far from why.
+ */
+function refuseOddUsage(usage: unknown, index: number): void {
+  const where = `scripted model: reply ${index + 1} has a usage`;
+  const proto = typeof usage === "object" && usage !== null ? (Object.getPrototypeOf(usage) as unknown) : undefined;
+  if (proto !== Object.prototype && proto !== null)
+    throw new FunctaiError(
+      "provider-response",
+      `${where} that is ${usage === null ? "null" : Array.isArray(usage) ? "an array" : typeof usage}, not { inputTokens?, outputTokens? }`,
+    );
+  const odd = unknownKeys(Object.keys(usage as object), USAGE_KEYS);
+  if (odd.length > 0)
+    throw new FunctaiError("provider-response", `${where} with ${namedKeys(odd)}; a usage has inputTokens and outputTokens`);
+  for (const key of USAGE_KEYS) {
+    const n = (usage as Record<string, unknown>)[key];
+    if (n !== undefined && !(typeof n === "number" && Number.isInteger(n) && n >= 0))
+      throw new FunctaiError(
+        "provider-response",
+        `${where} whose ${key} is ${typeof n === "string" ? JSON.stringify(n) : String(n)}; give a whole number of tokens, 0 or more`,
+      );
+  }
 }
 
 const CALL_KEYS = new Set(["name", "input", "id"]);
@@ -170,6 +214,76 @@ function refuseOddCall(call: unknown, index: number, i: number): void {
   const { name, id } = call as { name?: unknown; id?: unknown };
   if (typeof name !== "string" || (id !== undefined && typeof id !== "string"))
     throw new FunctaiError("provider-response", `${where} needs a name that is a string (and an id, when given, that is one): { name, input, id? }`);
+  const input = (call as { input?: unknown }).input;
+  const notData = input === undefined ? undefined : notJson(input, "input", new Set());
+  if (notData !== undefined)
+    throw new FunctaiError(
+      "provider-response",
+      `${where} has an input a model cannot send: ${notData}. A model's input is JSON (give the string a model would write, e.g. a date's toISOString())`,
+    );
+}
+
+/**
+ * Where `value` holds what is not JSON data, and what it is; undefined when
+ * it is all JSON (a key left undefined is left out, as JSON leaves it). A
+ * Date, a Map, NaN given to the tool as it is would pass a test on an input
+ * no model sends, the journal keeping (and a resumed turn giving) its JSON.
+ */
+function notJson(value: unknown, at: string, open: Set<object>): string | undefined {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(value) ? undefined : `${String(value)} at ${at}`;
+    case "object": {
+      if (value === null) return undefined;
+      if (open.has(value)) return `a cycle at ${at}`;
+      const proto = Object.getPrototypeOf(value) as unknown;
+      const array = Array.isArray(value) && proto === Array.prototype;
+      if (!array && proto !== Object.prototype && proto !== null)
+        return `${Array.isArray(value) ? "an array of another kind" : `a ${(value as { constructor?: { name?: string } }).constructor?.name ?? "non-plain"} object`} at ${at}`;
+      open.add(value);
+      try {
+        if (array) {
+          for (let i = 0; i < (value as unknown[]).length; i++) {
+            const item = (value as unknown[])[i];
+            const odd = item === undefined ? `undefined at ${at}[${i}]` : notJson(item, `${at}[${i}]`, open);
+            if (odd !== undefined) return odd;
+          }
+          return undefined;
+        }
+        for (const [key, item] of Object.entries(value)) {
+          const odd = item === undefined ? undefined : notJson(item, `${at}.${key}`, open);
+          if (odd !== undefined) return odd;
+        }
+        return undefined;
+      } finally {
+        open.delete(value);
+      }
+    }
+    default:
+      return `a ${typeof value} at ${at}`;
+  }
+}
+
+/** How much of the last message an ended script's error quotes. */
+const QUOTED = 300;
+
+/**
+ * What the request the script could not answer ends with, after a reply of
+ * the script: why the engine asked again (a tool not offered, an input the
+ * tool refused, an answer it could not read), which is the script's mistake
+ * a test writer has to see. Nothing for a first request (it ends with the inputs).
+ */
+function lastSent(request: LMRequest, index: number): string {
+  if (index === 0) return "";
+  const last = (request as { messages?: unknown }).messages;
+  const message = Array.isArray(last) ? (last.at(-1) as Partial<Record<"role" | "content" | "name", unknown>> | undefined) : undefined;
+  if (typeof message?.content !== "string") return "";
+  const who = message.role === "tool" && typeof message.name === "string" ? `the result of ${message.name}` : String(message.role);
+  const text = message.content.length > QUOTED ? `${message.content.slice(0, QUOTED)}…` : message.content;
+  return ` Its last message (${who}) was:\n${text}`;
 }
 
 /** The reply's text and the pieces it streams in. */
@@ -233,7 +347,7 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
       if (index >= replies.length)
         throw new FunctaiError(
           "lm-script-ended",
-          `scripted model: its script ended. It was asked for reply ${index + 1} and has ${replies.length}; add a reply, or find why the model was asked again.`,
+          `scripted model: its script ended. It was asked for reply ${index + 1} and has ${replies.length}; add a reply, or find why the model was asked again.${lastSent(request, index)}`,
         );
       // (an entry of the script left undefined, or a hole, is refused below as a reply of no shape: the script has not ended)
       let reply = replies[index];
@@ -256,7 +370,10 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
       let { text, stream } = written(r, calls.length > 0, options);
       if (!nativeTools && calls.length > 0) {
         // a model reading tools as text writes its calls into its text, and streams them like any text
-        const blocks = calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, input: c.input })}\n</tool_call>`).join("\n");
+        // (an input holding `</tool_call>` is written `<\/tool_call>`, the same JSON, as a request writes it: see inBlock)
+        const blocks = calls
+          .map((c) => `<tool_call>\n${inBlock("tool_call", JSON.stringify({ name: c.name, input: c.input }))}\n</tool_call>`)
+          .join("\n");
         const after = text === "" ? blocks : `\n${blocks}`;
         text += after;
         // a reply's own chunks stream as given, then its calls

@@ -41,7 +41,7 @@ function event(context: TurnContext, path: string, body: TurnEventBody, seq: num
 function keptOf(e: TurnMachineEvent): Partial<TurnContext> {
   switch (e.type) {
     case "RUNNER.WAIT":
-      return { pending: e.approvals };
+      return { pending: e.approvals.slice() };
     case "RUNNER.DONE":
       return { result: e.result, usage: e.usage };
     case "RUNNER.FAILED":
@@ -55,7 +55,8 @@ function keptOf(e: TurnMachineEvent): Partial<TurnContext> {
 function shownOf(e: TurnMachineEvent): TurnEventBody {
   switch (e.type) {
     case "RUNNER.WAIT":
-      return { type: "waiting", approvals: e.approvals };
+      // (its own list: a reader that works through it with shift() leaves the actor's pending approvals as they are)
+      return { type: "waiting", approvals: e.approvals.slice() };
     case "RUNNER.DONE":
       return { type: "done", result: e.result, usage: e.usage };
     case "RUNNER.FAILED":
@@ -133,6 +134,13 @@ export const turnMachine = setup({
     }),
     /** ...and emits its event, after `keepReport` (an assign and an emit: no `enqueueActions` for a fixed pair). */
     showReport: emit(({ context, event: e }) => event(context, context.name, shownOf(e), context.seq, at(e))),
+    /**
+     * A STOP's reason, kept as the stopped turn's error (`turn-aborted`): what its running tools' signal, the
+     * stream's rejection and a conversation's `ended` record say. A STOP without one keeps nothing.
+     */
+    keepStop: assign(({ context, event: e }) =>
+      e.type === "STOP" && typeof e.reason === "string" && e.reason !== "" ? { error: { code: "turn-aborted", message: e.reason } } : { error: context.error },
+    ),
     /** The next seq, for the event the next action emits. */
     nextSeq: assign({ seq: ({ context }) => context.seq + 1 }),
     /** Emits the state the actor entered, after `nextSeq`. */
@@ -184,7 +192,7 @@ export const turnMachine = setup({
         "RUNNER.FAILED": { target: "failed", actions: ["keepReport", "showReport"] },
         "RUNNER.INTERRUPTED": { target: "interrupted", actions: ["keepReport", "showReport"] },
         "RUNNER.STOPPED": { target: "stopped" },
-        STOP: { target: "stopped" },
+        STOP: { target: "stopped", actions: "keepStop" },
       },
     },
     awaitingApproval: {
@@ -194,8 +202,9 @@ export const turnMachine = setup({
         APPROVE: { actions: { type: "answer", params: { verdict: "yes" } } },
         DENY: { actions: { type: "answer", params: { verdict: "no" } } },
         RESUME: { target: "running", actions: assign({ pending: [] }) },
-        ABANDON: { target: "abandoned" },
-        STOP: { target: "stopped" },
+        // (ended: nothing waits for a person any more, and nobody could answer it)
+        ABANDON: { target: "abandoned", actions: assign({ pending: [] }) },
+        STOP: { target: "stopped", actions: [assign({ pending: [] }), "keepStop"] },
       },
     },
     interrupted: {
@@ -203,7 +212,7 @@ export const turnMachine = setup({
       on: {
         RESUME: { target: "running" },
         ABANDON: { target: "abandoned" },
-        STOP: { target: "stopped" },
+        STOP: { target: "stopped", actions: "keepStop" },
       },
     },
     done: { type: "final", entry: entered("done") },

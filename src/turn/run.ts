@@ -43,7 +43,8 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
         case "stopped": {
           // settled once the run let go of the turn: a caller that exits as the call rejects (Ctrl-C) leaves it
           // `stopped` in its records, not interrupted for anyone to run again, and nothing of it runs on unseen
-          const stopped = (): void => reject(session.error ?? new FunctaiError("turn-aborted", "the turn was stopped"));
+          const why = snapshot.context.error?.code === "turn-aborted" ? snapshot.context.error.message : "the turn was stopped"; // (a STOP's reason)
+          const stopped = (): void => reject(session.error ?? new FunctaiError("turn-aborted", why));
           return void (session.run ? session.run.then(stopped) : stopped());
         }
         case "abandoned":

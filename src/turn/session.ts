@@ -1,4 +1,4 @@
-import { createActor, fromCallback, type AnyEventObject, type Snapshot } from "xstate";
+import { createActor, fromCallback, type AnyActorRef, type AnyEventObject, type EventObject, type Observer, type Snapshot, type Subscription } from "xstate";
 import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeError, isInstance } from "../errors.js";
@@ -6,6 +6,7 @@ import type { Journal } from "../engine/journal.js";
 import { LeaseLost, Suspend, TurnRuntime, abortError, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
+import { copyOf } from "../runtime/values.js";
 import type { TurnEventBody } from "./events.js";
 import type { TurnActor } from "./actor.js";
 import type { TurnCommand, TurnInput } from "./context.js";
@@ -67,6 +68,21 @@ export interface TurnSession {
 // fails the turn as any error does, never reads as an interruption because asking it threw)
 const codeOf = (e: unknown): string | null => (isInstance(e, FunctaiError) ? (e as FunctaiError).code : null);
 
+/**
+ * An event as its readers get it: their own. A `reply` event's tool calls hold the inputs the turn keeps (its
+ * journal's reply, replayed after an answer; the history the model is sent next): a reader that redacted what it
+ * was shown (`call.input.amount = 0`) changed the call that runs, after a person approved it as asked. A `started`
+ * event's input is the one each run of the turn starts from: redacted for a log, the run after an answer asked the
+ * model anew with it (its earlier reply no longer matched) and never ran what was approved. Those are copies, and
+ * so is a reply's usage (the other events carry copies, strings or what the turn no longer reads).
+ */
+function shownBody(body: TurnEventBody): TurnEventBody {
+  if (body.type === "started") return { ...body, input: copyOf(body.input) };
+  if (body.type !== "reply") return body;
+  const toolCalls = body.toolCalls.map(({ id, name, input }) => ({ id, name, input: copyOf(input) }));
+  return { ...body, toolCalls, usage: { ...body.usage } };
+}
+
 type RunnerArgs = { sendBack: (event: AnyEventObject) => void; input: RunnerInput };
 type Runner = (args: RunnerArgs) => () => void;
 
@@ -113,7 +129,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
         };
         if (streaming)
           options.emit = (path, body) => {
-            const size = queue.push({ path, body });
+            const size = queue.push({ path, body: shownBody(body) });
             if (size === 1) queueMicrotask(flush);
             // small batches: XState runs a transition's emits from an array it shifts (quadratic in the batch size)
             else if (size >= 32) flush();
@@ -174,7 +190,11 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
     })();
     // (an error object costs its stack: made only when there is a run to stop)
     return () => {
-      if (!ended) controller.abort(new FunctaiError("turn-aborted", "the turn was stopped"));
+      if (ended) return;
+      // (left on a STOP: the snapshot is already the stopped one, with the reason the command gave, if any)
+      const { value, context } = session.actor.getSnapshot();
+      const reason = value === "stopped" && context.error?.code === "turn-aborted" ? context.error.message : "the turn was stopped";
+      controller.abort(new FunctaiError("turn-aborted", reason));
     };
   };
 }
@@ -205,6 +225,53 @@ export function tell(session: TurnSession, command: Untimed<TurnCommand>): void 
   session.actor.send({ ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand);
 }
 
+/** Reports a throw from a user's listener (a bug in their code), in place of XState's uncaught rethrow. */
+function reportListener(what: string, error: unknown): void {
+  console.error(`[functai] a turn actor's ${what} listener threw:`, error);
+}
+
+/** Calls `f` with a throw of it reported, not thrown (the caller is XState, which would rethrow it from a timer). */
+const guard =
+  <A extends unknown[]>(what: string, f: ((...args: A) => unknown) | undefined) =>
+  (...args: A): void => {
+    try {
+      f?.(...args);
+    } catch (e) {
+      reportListener(what, e);
+    }
+  };
+
+/**
+ * The actor's `on` and `subscribe` (public: `TurnStream.actor`) with their listeners guarded: XState rethrows a
+ * listener's throw from a timer, an uncaught exception that ends a Node process (a server, with every turn it runs)
+ * while the turn goes on. Reported instead (as the websocket companion reports its listeners'), and the turn, its
+ * stream and the other listeners go on as they would.
+ */
+function guardListeners(actor: AnyActorRef): void {
+  const on = actor.on.bind(actor);
+  const subscribe = actor.subscribe.bind(actor) as (observer: Observer<unknown>) => Subscription;
+  Object.defineProperty(actor, "on", {
+    configurable: true,
+    writable: true,
+    value: (type: string, handler: (event: EventObject) => void) => on(type, guard(`"${type}"`, handler)),
+  });
+  Object.defineProperty(actor, "subscribe", {
+    configurable: true,
+    writable: true,
+    value: (
+      next?: Partial<Observer<unknown>> | ((snapshot: unknown) => void),
+      error?: (error: unknown) => void,
+      complete?: () => void,
+    ): Subscription => {
+      const observer = typeof next === "object" && next !== null ? next : { next, error, complete };
+      // (an error listener only when one was given: without one, XState reports the actor's own error as it should)
+      const guarded: Observer<unknown> = { next: guard("snapshot", observer.next), complete: guard("complete", observer.complete) } as Observer<unknown>;
+      if (observer.error) guarded.error = guard("error", observer.error);
+      return subscribe(guarded);
+    },
+  });
+}
+
 /** Creates a turn's actor around a host (not started: subscribe first, then `actor.start()`). */
 export function startTurn(host: TurnHost, options: { streaming: boolean; input?: Partial<TurnInput>; snapshot?: unknown }): TurnSession {
   const input: TurnInput = { turn: host.turn, name: host.name, at: isoAt((host.clock ?? systemClock).now()), ...options.input };
@@ -212,6 +279,7 @@ export function startTurn(host: TurnHost, options: { streaming: boolean; input?:
     options.snapshot !== undefined
       ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
       : createActor(machine, { input });
+  guardListeners(actor);
   const session: TurnSession = { actor, host, runtime: null, error: undefined, threw: false, shown: new Set(), run: null };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;

@@ -8,11 +8,9 @@
  * `approve`: a refund the block said to ask about runs unasked, into the
  * store the block named.
  *
- * Needs a decision (DESIGN "Public API" names the layers, not what a handle
- * keeps): either a handle keeps the settings of the blocks open when it was
- * opened (as it keeps their store), or a store given by a block is not taken
- * by a handle either. Left `it.fails` until that is decided; the fix is in
- * src/conversation/conversation.ts, outside hunt 64's folders.
+ * Decided: a handle keeps the settings of the blocks open when it was
+ * opened (as it keeps their store), under blocks open at a send and over
+ * configure's (src/conversation/conversation.ts `opened`).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -22,7 +20,7 @@ import { memoryStore, scripted } from "../../src/testing/index.js";
 afterEach(() => resetConfiguration());
 
 describe("a conversation opened inside withSettings, sent to after it", () => {
-  it.fails('is asked about a refund as the block said (approve: "changes"), not run unasked', async () => {
+  it('is asked about a refund as the block said (approve: "changes"), not run unasked', async () => {
     const refunds: string[] = [];
     const refund = tool("refund", { description: "Refund.", input: { order_id: z.string() }, effects: "changes" }, ({ order_id }) => {
       refunds.push(order_id);

@@ -10,9 +10,7 @@
  * so a caller's guard that blocks refunds is not asked inside it, and the
  * refund runs. In a plain call the same guard blocks it (plugins add up).
  *
- * The fix is outside hunt 64's folders (delegate.ts: add the caller's plugins
- * to the program's own, as mergeSettings does, rather than drop them), so the
- * conversation case stays `it.fails` until it is made there.
+ * Now the caller's plugins add up with the program's there too.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -24,7 +22,7 @@ import { deskTools, echoLast } from "../engine/fixtures.js";
 function world() {
   const t = deskTools();
   const audited: string[] = [];
-  const audit: Plugin = { name: "audit", version: "1", hooks: { toolResult: (r) => void audited.push(r.name) } };
+  const audit: Plugin = { name: "audit", version: "1", hooks: { modelResponse: () => void audited.push("reply") } };
   const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [t.refund], plugins: [audit] });
   const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
   const lm = scripted([
@@ -48,12 +46,12 @@ describe("a caller's guard plugin and a delegated program with a plugin of its o
     expect(t.REFUNDS).toEqual([]);
   });
 
-  it.fails("a conversation: the guard blocks the refund inside too, not dropped for the program's own plugin", async () => {
+  it("a conversation: the guard blocks the refund inside too, not dropped for the program's own plugin", async () => {
     const { t, desk, lm, guard, audited } = world();
     const chat = desk.conversation("sam", { store: memoryStore(), lm, plugins: [guard] });
     const answer = await chat.send("Refund A-1042.");
     expect(t.REFUNDS).toEqual([]); // it ran: [["A-1042", 39]]
     expect(answer).toBe("saw: saw: The call was blocked (guard). Reason: refunds are off today");
-    expect(audited).toEqual(["refund"]); // the program's own plugin still sees its tool's result
+    expect(audited).toEqual(["reply", "reply"]); // the program's own plugin still runs: it saw both of its model's replies
   });
 });

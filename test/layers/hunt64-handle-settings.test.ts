@@ -10,10 +10,8 @@
  * (`approve()` without an id, on a store without liveness, goes on at once and
  * takes the block's settings: the same call, answered otherwise by its options.)
  *
- * The fix is outside hunt 64's folders (src/conversation/turn.ts: take
- * `this.#ctx.settings()` at the synchronous start of approve / deny / resume
- * and go on with those, as `send` does with `callSettings`), so these stay
- * `it.fails` until it is made there.
+ * Now the handle takes its settings at the action's synchronous start
+ * (src/conversation/turn.ts `#settledNow`), as `send` does.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -42,7 +40,7 @@ async function waitingTurn() {
 }
 
 describe("a turn handle's answer inside withSettings", () => {
-  it.fails("approve({ id }) goes on with the block's model, not configure's", async () => {
+  it("approve({ id }) goes on with the block's model, not configure's", async () => {
     const { turn, id, configured, block, refunds } = await waitingTurn();
     const answer = await withSettings({ lm: block }, () => turn.approve({ id, by: "maria" }));
     expect(refunds).toEqual(["A-1"]);
@@ -51,7 +49,7 @@ describe("a turn handle's answer inside withSettings", () => {
     expect(answer).toBe("the block's model");
   });
 
-  it.fails("deny({ id }) goes on with the block's model, not configure's", async () => {
+  it("deny({ id }) goes on with the block's model, not configure's", async () => {
     const { turn, id, configured, block, refunds } = await waitingTurn();
     const answer = await withSettings({ lm: block }, () => turn.deny({ id, reason: "not today" }));
     expect(refunds).toEqual([]);

@@ -31,8 +31,8 @@ describe("readOutput and a reply cut off by its length limit", () => {
 
   // hunt 13: Claude's streaming classifiers stop a reply mid-text (stop_reason "refusal": content_filter); an unclosed
   // block it stopped holds the answer's start only, and so does a plain reply it stopped (hunt 43). A model's own
-  // refusal (OpenAI's `refusal` field: finishReason "refusal") is whole: its words, read as ever.
-  it("a reply a refusal or filter stopped is unreadable unless its block closed; a model's own refusal is read", () => {
+  // refusal (OpenAI's `refusal` field: finishReason "refusal") declines: not read as the answer either (hunt 61).
+  it("a reply a refusal or filter stopped is unreadable unless its block closed; so is a model's own refusal", () => {
     expect(readOutput("<result>\n12", z.number(), "content_filter")).toEqual({
       ok: false,
       detail: expect.stringMatching(/refusal or a content filter before <\/result>/),
@@ -42,7 +42,8 @@ describe("readOutput and a reply cut off by its length limit", () => {
       ok: false,
       detail: expect.stringMatching(/refusal or a content filter before its end/),
     });
-    expect(readOutput("I can't help with that.", z.string(), "refusal")).toEqual({ ok: true, value: "I can't help with that." });
+    // (a model's own refusal is no answer either: hunt 61)
+    expect(readOutput("I can't help with that.", z.string(), "refusal")).toEqual({ ok: false, detail: expect.stringMatching(/refused to answer/) });
   });
 
   it("a reply cut at its length limit with no block at all is unreadable too: a plain answer cut short", () => {

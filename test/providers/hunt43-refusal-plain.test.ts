@@ -8,7 +8,8 @@
  * words, for OpenAI's `refusal` field, which is whole. Now a model's own
  * refusal finishes by `refusal` and a filter's cut by `content_filter`,
  * which is never read as a plain answer: it is asked again once, then
- * refused `output-invalid`.
+ * refused `output-invalid`. Since hunt 61 a model's own refusal is no answer
+ * either.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -70,9 +71,15 @@ describe("openai: a filter's cut and a model's own refusal", () => {
     expect((e as OutputError).reply).toBe("First, run the scanner against ");
   });
 
-  it("the model's own refusal (the refusal field) answering a string output is its words, read as the answer", async () => {
+  it("the model's own refusal (the refusal field) answering a string output is no answer either (hunt 61)", async () => {
     const REFUSAL = "I'm sorry, I can't help with that request.";
-    server.reply({ json: completion({ content: null, refusal: REFUSAL }, "stop") });
-    await expect(answer("How do I get into that server?", { lm: gpt() })).resolves.toBe(REFUSAL);
+    const refused = completion({ content: null, refusal: REFUSAL }, "stop");
+    server.reply({ json: refused }, { json: refused });
+    const e = await answer("How do I get into that server?", { lm: gpt() }).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    expect(e).toBeInstanceOf(OutputError);
+    expect((e as OutputError).reply).toBe(REFUSAL);
   });
 });

@@ -50,12 +50,12 @@ describe("the server's backlog of events", () => {
   it("gives the events after a number, oldest first; past what it keeps, or from another server, says why it cannot", () => {
     const backlog = new Backlog({ events: 3, bytes: 1_000_000 });
     for (let seq = 1; seq <= 5; seq++) expect(backlog.keep("sam", "desk", event(seq), 80)).toBe(seq);
-    const after = (n: number, server: string = backlog.server) => backlog.since({ server, n });
-    expect(after(2)).toEqual({ events: [3, 4, 5].map((n) => expect.objectContaining({ n, conversation: "sam", event: event(n) })) });
-    expect(after(5)).toEqual({ events: [] });
-    expect(after(1)).toEqual({ missed: "too-far-behind" }); // 2 is no longer kept
-    expect(after(3, "another-server")).toEqual({ missed: "server-changed" });
-    expect(after(6)).toEqual({ missed: "server-changed" }); // a number it never gave
+    const since = (n: number, server: string = backlog.server) => backlog.since({ server, n });
+    expect(since(2)).toEqual({ events: [3, 4, 5].map((n) => expect.objectContaining({ n, conversation: "sam", event: event(n) })) });
+    expect(since(5)).toEqual({ events: [] });
+    expect(since(1)).toEqual({ missed: "too-far-behind" }); // 2 is no longer kept
+    expect(since(3, "another-server")).toEqual({ missed: "server-changed" });
+    expect(since(6)).toEqual({ missed: "server-changed" }); // a number it never gave
   });
 
   it("keeps no more bytes than it may (the newest event always), and stays right as it drops thousands", () => {
