@@ -117,17 +117,67 @@ const outcomeUnknown = (e: unknown): boolean => {
 const POST_REFUSED = "Streamable HTTP error: Error POSTing to endpoint";
 
 /**
+ * How the SDK's `StreamableHTTPError` begins its message for a POST refused again (401, or 403 for its scope)
+ * after its OAuth provider authorized anew: "Server returned 401 after successful authentication", "Server
+ * returned 403 after trying upscoping".
+ */
+const REFUSED_AFTER_AUTH = "Streamable HTTP error: Server returned 40";
+
+/** The SDK's errors of its OAuth client (`UnauthorizedError`, `OAuthError`), when it has them. */
+interface AuthErrors {
+  unauthorized?: unknown;
+  oauth?: unknown;
+}
+
+let authErrors: Promise<AuthErrors> | undefined;
+
+/**
+ * The SDK's OAuth errors, loaded the first time a call fails (a client with no OAuth never needs them); an SDK
+ * without them leaves them out.
+ */
+function loadAuthErrors(): Promise<AuthErrors> {
+  authErrors ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/auth.js").then((m) => m.UnauthorizedError as unknown).catch(() => undefined),
+    import("@modelcontextprotocol/sdk/server/auth/errors.js").then((m) => m.OAuthError as unknown).catch(() => undefined),
+  ]).then(([unauthorized, oauth]) => ({ unauthorized, oauth }));
+  return authErrors;
+}
+
+/**
+ * Whether `e` is the SDK's OAuth client giving up on a call refused for its token: its transport throws these
+ * only while answering a 401 or 403 to the POST that carried the call, before the server took it. Told by the
+ * SDK's classes (the same copy the client's transport was built with), else by the class's own name.
+ */
+function authRefusal(e: unknown, auth: AuthErrors | undefined): boolean {
+  if (!(e instanceof Error)) return false;
+  const is = (c: unknown) => typeof c === "function" && e instanceof (c as new () => Error);
+  if (is(auth?.unauthorized) || is(auth?.oauth)) return true;
+  return e.constructor?.name === "UnauthorizedError";
+}
+
+/**
  * A call the server refused before running it, as a FunctaiError, else `undefined`: an HTTP 4xx answer to the
  * POST that carried it over Streamable HTTP (the SDK's `StreamableHTTPError`, its status as `code`, told by its
  * message, whatever its class is called), such as
  * the SDK's server answers for a session it does not know (400 "Server not initialized", 404 "Session not
  * found": it restarted), before any handler runs. A 5xx or 408, or a POST that failed with no answer, may have run.
  */
-function refusedUnread(name: string, e: unknown): FunctaiError | undefined {
+function refusedUnread(name: string, e: unknown, auth: AuthErrors | undefined): FunctaiError | undefined {
   const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  // the transport's OAuth provider, answering a 401 or 403 to the POST, could not get a token the server takes:
+  // a person must authorize (UnauthorizedError), or the authorization server refused (an OAuthError)
+  if (authRefusal(e, auth))
+    return new FunctaiError(
+      "remote-auth",
+      `the MCP server refused the call of ${name} before running it: it was not authorized (${describeError(e)}), and the tool did not run; authorize the client's OAuth provider again`,
+      { cause: e },
+    );
   // told by what the SDK sets on it (its message, its numeric status), not by its class's name, which a bundler
-  // that renames classes changes
-  const http = e instanceof Error && typeof message === "string" && message.startsWith(POST_REFUSED);
+  // that renames classes changes; its refusals after authorizing again say so in their own words
+  const http =
+    e instanceof Error &&
+    typeof message === "string" &&
+    (message.startsWith(POST_REFUSED) || ((code === 401 || code === 403) && message.startsWith(REFUSED_AFTER_AUTH)));
   // (408, "request timeout", is written by some gateways for an upstream that timed out while running it)
   if (!http || typeof code !== "number" || !Number.isInteger(code) || code < 400 || code > 499 || code === 408) return undefined;
   const kind =
@@ -186,7 +236,13 @@ function closedConnection(client: McpClient): string {
  * the SDK cannot read (said by path, as {@link unreadable} says it, not as
  * the SDK's ZodError dump).
  */
-function listingFailed(client: McpClient, e: unknown): FunctaiError {
+function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors): FunctaiError {
+  // refused for its OAuth token (or an HTTP 4xx to its POST): said with the refusal's own code
+  const refused = refusedUnread("tools/list", e, auth);
+  if (refused !== undefined)
+    return new FunctaiError(refused.code, `the MCP server's tools could not be listed: it refused the listing (${describeError(e)})`, {
+      cause: e,
+    });
   if (notConnected(e)) return new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP server's tools could not be listed)`, { cause: e });
   if (e instanceof OversizedMessage)
     return new FunctaiError("remote-closed", `the MCP server's tools could not be listed: ${e.message}`, { cause: e.cause });
@@ -245,7 +301,7 @@ async function listAll(client: McpClient, reader: ListingReader, timeout: number
       page = await listPage(client, cursor, reader, timeout);
     } catch (e) {
       if (e instanceof FunctaiError) throw e;
-      throw listingFailed(client, e);
+      throw listingFailed(client, e, e instanceof Error ? await loadAuthErrors() : undefined);
     }
     tools.push(...page.tools);
     for (const [tool, why] of page.unreadable) unreadableTools.set(tool, why);
@@ -516,6 +572,21 @@ function watchListing(client: McpClient): Listed {
   return listed;
 }
 
+/**
+ * Whether two JSON values (input schemas as a server lists them) are the same, their objects' keys in any order.
+ */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => sameJson(x, b[i]));
+  }
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
 /** The most times the tools are listed again for one call while the server goes on saying they changed. */
 const MAX_RELISTS = 3;
 
@@ -578,9 +649,12 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * SDK error's message and status, not its class's name, which bundlers rename), and so is a call on a client
  * whose connection is closed (its server ended): `remote-closed`, "Not connected to the MCP server <name>",
  * saying to connect the client again; never sent, it did not run, a changing call's included. Once the server
- * says its tools changed (notifications/tools/list_changed), or the client connected anew, a tool taken as
- * reading by its annotations is listed again before it runs, and one the server now says changes is not run
- * (`settings-invalid`, a tool error the model sees: take the tools again with mcpTools). An answer whose
+ * says its tools changed (notifications/tools/list_changed), or the client connected anew, each tool is looked
+ * up again before it runs (one listing for all the calls waiting), and is not sent when the server no longer
+ * lists it, lists it with another input or output schema, or, taken as reading by its annotations, now says it
+ * changes (`settings-invalid`, a tool error the model sees: take the tools again with mcpTools). A call refused
+ * for its OAuth token (the SDK's `UnauthorizedError` or `OAuthError` from the transport's OAuth provider, or its
+ * 401/403 after authorizing anew) is `remote-auth`: it did not run; a listing refused so is `remote-auth` too. An answer whose
  * `jsonrpc` is wrong or missing fails the call it answered at once, as one whose result cannot be read. A tool
  * with an input named `__proto__` (which a JavaScript object cannot keep) is `settings-invalid`. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
@@ -640,27 +714,47 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     const given = options.effects && Object.hasOwn(options.effects, name) ? options.effects[name] : undefined;
     const effects = given ?? effectsOf(info);
     /**
-     * A tool taken as reading by its annotations is refused, not run, when the server now says it changes (it
-     * was offered as reading, and is called with no person asked): its annotations are read again once the
-     * server said its tools changed (see {@link listedNow}).
+     * Once the server said its tools changed (or the client connected anew), the tool is looked up again before
+     * it runs (see {@link listedNow}), and not run when the server no longer lists it, lists it with another input
+     * schema (the model's arguments were written, and checked, for the old one) or output schema (its answer
+     * would be checked against the old one), or, taken as reading by its
+     * annotations, now says it changes (it was offered as reading, and is called with no person asked).
      */
-    const stillReads = async (): Promise<void> => {
-      if (given !== undefined || effects !== "reads") return;
-      let now: McpToolInfo | undefined;
+    const stillListed = async (): Promise<void> => {
+      let latest: Map<string, McpToolInfo> | undefined;
       try {
-        now = (await listedNow(client, listed, listingReader, options.timeout))?.get(name);
+        latest = await listedNow(client, listed, listingReader, options.timeout);
       } catch (e) {
         const why = e instanceof FunctaiError ? e : listingFailed(client, e);
         throw new FunctaiError(
           why.code,
-          `the MCP tool ${name} was not run: the MCP server said its tools changed, and they could not be listed again to see whether it still only reads (${why.message})`,
+          `the MCP tool ${name} was not run: the MCP server said its tools changed, and they could not be listed again to see whether it is still the tool it was (${why.message})`,
           { cause: e },
         );
       }
-      if (now !== undefined && effectsOf(now) === "changes")
+      if (latest === undefined) return;
+      const again = "take the server's tools again with mcpTools";
+      const now = latest.get(name);
+      if (now === undefined)
         throw new FunctaiError(
           "settings-invalid",
-          `the MCP server now says ${name} changes things (its annotations changed after mcpTools took it as reading), so it was not run: take the server's tools again with mcpTools, to call it as a changing tool (approved like one), or give its effects with mcpTools(client, { effects })`,
+          `the MCP server no longer lists ${name} (its tools changed after mcpTools took them), so it was not run: ${again}`,
+        );
+      if (!sameJson(now.inputSchema, info.inputSchema))
+        throw new FunctaiError(
+          "settings-invalid",
+          `the MCP server changed the input schema of ${name} after mcpTools took it, so it was not run (its input was written for the old schema): ${again}`,
+        );
+      // its answer would be checked against the output schema it had (a good answer read as one that breaks it)
+      if (!sameJson(now.outputSchema, info.outputSchema))
+        throw new FunctaiError(
+          "settings-invalid",
+          `the MCP server changed the output schema of ${name} after mcpTools took it, so it was not run (its answer would be checked against the old schema): ${again}`,
+        );
+      if (given === undefined && effects === "reads" && effectsOf(now) === "changes")
+        throw new FunctaiError(
+          "settings-invalid",
+          `the MCP server now says ${name} changes things (its annotations changed after mcpTools took it as reading), so it was not run: ${again}, to call it as a changing tool (approved like one), or give its effects with mcpTools(client, { effects })`,
         );
     };
     /** An answer that came back and cannot be read: a changing tool may have acted on it (a person says), a reading one fails. */
@@ -689,7 +783,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       async runAsTool(input, ctx) {
         let result: unknown;
         const reader = readResult();
-        await stillReads();
+        await stillListed();
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
           const params = { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } };
@@ -711,7 +805,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           if (notConnected(e))
             throw new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP tool ${name} was not called)`, { cause: e });
           // the server refused it unread (a session it no longer knows, after a restart): a tool error, it never ran
-          const refused = refusedUnread(name, e);
+          const refused = refusedUnread(name, e, e instanceof Error ? await loadAuthErrors() : undefined);
           if (refused !== undefined) throw refused;
           if (effects === "changes" && outcomeUnknown(e))
             throw new NeedsPerson(

@@ -16,6 +16,13 @@ export interface Session {
   end(): Promise<void>;
   /** Whether its connection is known to be gone (closed, or ended by the server); absent where that cannot be known. */
   gone?(): boolean;
+  /**
+   * Whether its connection keeps the process alive while no statement is
+   * out (true while it holds a running turn's lock); by default it does
+   * not, so an idle session never holds a finished script open. Absent
+   * where a connection holds no process open.
+   */
+  keep?(yes: boolean): void;
 }
 
 export interface Db {

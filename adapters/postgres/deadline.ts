@@ -64,3 +64,10 @@ export function endClient(client: pg.Client): Promise<void> {
     (client as unknown as { connection?: { stream?: { destroy?: () => void } } }).connection?.stream?.destroy?.();
   });
 }
+
+/** Whether a client's socket keeps the process alive (pg's Client.ref/unref, which its types leave out; absent in an old pg). */
+export function keepsProcess(client: object, yes: boolean): void {
+  const c = client as { ref?: () => void; unref?: () => void };
+  if (yes) c.ref?.();
+  else c.unref?.();
+}

@@ -178,6 +178,23 @@ export class AdvisoryLiveness {
     return this.#shared;
   }
 
+  /**
+   * Has each lock session keep the process alive while it holds a running
+   * turn's lock, and only then (Session.keep): an idle one never holds a
+   * finished script open.
+   */
+  #pin(): void {
+    const shareds = new Set<Shared>([...this.#held.values()].map((h) => h.shared));
+    if (this.#shared) shareds.add(this.#shared);
+    for (const shared of shareds) {
+      const keep = !this.#closed && [...this.#held.values()].some((h) => h.shared === shared);
+      void shared.session.then(
+        (s) => s.keep?.(keep),
+        () => undefined,
+      );
+    }
+  }
+
   /** Forgets a lock session whose connection was lost (its locks are gone with it) and ends it. */
   #drop(shared: Shared): Promise<void> {
     if (this.#shared === shared) this.#shared = null;
@@ -229,6 +246,7 @@ export class AdvisoryLiveness {
       if (got === null) throw claimed();
       const hold: Hold = { ...got, retaking: null };
       this.#held.set(text, hold);
+      this.#pin();
       let released = false;
       return () => {
         if (released) return;
@@ -237,6 +255,7 @@ export class AdvisoryLiveness {
           this.#held.delete(text);
           this.#slow.delete(text);
         }
+        this.#pin();
         const unlocking = this.#unlock(hold, text).finally(() => this.#releasing.delete(text));
         this.#releasing.set(text, unlocking);
       };
@@ -306,6 +325,7 @@ export class AdvisoryLiveness {
         throw new LeaseLost(`turn ${turn} lost its advisory lock (its database connection was lost) and another host holds it now`);
       }
       Object.assign(hold, got);
+      this.#pin();
     })().finally(() => (hold.retaking = null));
     return hold.retaking;
   }

@@ -2,7 +2,7 @@ import type pg from "pg";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import { called } from "./called.js";
 import type { Db, Rows, Session } from "./db.js";
-import { endClient, withDeadline } from "./deadline.js";
+import { endClient, keepsProcess, withDeadline } from "./deadline.js";
 import { describeTarget, storeIo } from "./errors.js";
 import { Listener } from "./pg-listener.js";
 
@@ -291,7 +291,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     (opening ??= loadPg().then(
       (pg) => {
         const pool: pg.Pool = owned
-          ? new pg.Pool({ connectionString: connection.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS })
+          ? // allowExitOnIdle: an idle client never keeps the process alive (a script whose turns are done exits, not 10 s or more later)
+            new pg.Pool({ connectionString: connection.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, allowExitOnIdle: true })
           : connection.pool;
         usePool(pool);
         opened = { pg, pool, config: ownConfig(pool.options as pg.ClientConfig) };
@@ -560,12 +561,28 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         const lose = (): void => void (gone = true);
         client.on("end", lose);
         client.on("error", lose);
+        // its socket keeps the process alive only while a statement is out or a turn's lock is held (`keep`): an idle
+        // session left open for the next turn kept a script whose turns were all done alive, though it had nothing to do
+        let out = 0;
+        let kept = false;
+        const refer = (): void => keepsProcess(client, out > 0 || kept);
+        refer();
         return {
           pid: rows[0]!.pid,
           gone: () => gone,
+          keep: (yes) => {
+            kept = yes;
+            refer();
+          },
           query: (text, params) => {
+            out++;
+            refer();
             const running = last.then(() => client.query(text, params as unknown[] | undefined) as Promise<Rows>);
             last = running.catch(noop);
+            void last.then(() => {
+              out--;
+              refer();
+            });
             // a session that does not answer is lost: ended (its locks go with it, on the server's side), never waited on
             return withDeadline(running, ms, () => {
               gone = true;

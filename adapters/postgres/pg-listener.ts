@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { answers, endClient, withDeadline } from "./deadline.js";
+import { answers, endClient, keepsProcess, withDeadline } from "./deadline.js";
 
 /**
  * How often a listening connection is asked whether it still answers. It
@@ -59,6 +59,9 @@ export class Listener {
     };
     client.on("error", lost);
     client.on("end", lost);
+    // never keeps the process alive by itself: a wait under way has its own timer, and a store nobody waits on any
+    // more kept a script whose work was done alive
+    keepsProcess(client, false);
     this.#client = client;
     try {
       await withDeadline(client.query(`LISTEN ${this.channel}`), LISTEN_TIMEOUT_MS, () => {

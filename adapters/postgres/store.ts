@@ -598,12 +598,19 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
     lengths: () => call("read the conversations' lengths", lengths),
     close: () =>
       (closing ??= (async () => {
-        await wakeups.close(); // a wait under way resolves false now
-        db.closing?.(); // a call under way that waits for a server to come back (a restart) fails now, not in 20 s
-        if (underWay > 0) await new Promise<void>((resolve) => (settledAll = resolve));
-        closed = true;
-        await advisory?.close();
-        await db.close();
+        // the close keeps the process alive until it is done: the idle connections it ends do not (pg-db.ts), and a
+        // script awaiting it at its top level ended with the close unsettled (exit code 13)
+        const alive = setInterval(() => undefined, 60_000);
+        try {
+          await wakeups.close(); // a wait under way resolves false now
+          db.closing?.(); // a call under way that waits for a server to come back (a restart) fails now, not in 20 s
+          if (underWay > 0) await new Promise<void>((resolve) => (settledAll = resolve));
+          closed = true;
+          await advisory?.close();
+          await db.close();
+        } finally {
+          clearInterval(alive);
+        }
       })()),
   };
   if (advisory) Object.defineProperty(store, "liveness", { value: advisory.liveness, enumerable: true });

@@ -188,6 +188,9 @@ export class Wakeups {
         );
       };
       const timer = ms === null ? undefined : setTimeout(timedOut, ms);
+      // a wait without end keeps the process alive as one with a timeout does (its timer): the store's connections do not
+      clearInterval(renew);
+      renew = ms === null ? setInterval(noop, WATCH_MS / 2) : undefined;
       // in the set before listening: a close meanwhile answers it (false), and a notification can only be a true one
       waiters.add(waiter);
       // the waiter's row says until when appends must notify: a day at most, renewed while a longer wait goes on
@@ -203,12 +206,14 @@ export class Wakeups {
         const first = this.watch.watch(conversation, token, seconds);
         watched = first.then(noop, noop);
         first.then(found, fail);
-        if (ms === null || ms > WATCH_MS)
+        if (ms === null || ms > WATCH_MS) {
+          clearInterval(renew);
           renew = setInterval(() => {
             const again = this.watch.watch(conversation, token, seconds);
             watched = Promise.all([watched, again.then(noop, noop)]).then(noop);
             again.then(found, noop);
           }, WATCH_MS / 2);
+        }
       }, fail);
     });
   }

@@ -13,16 +13,7 @@ import { z } from "zod";
 import { ai, OutputError } from "../../src/index.js";
 import { openai } from "../../src/providers/openai.js";
 import { type MockServer, eachTestServer } from "../providers/server.js";
-
-const REFUSAL = "I'm sorry, I can't help with that request.";
-const refused = {
-  id: "chatcmpl-refusal",
-  object: "chat.completion",
-  created: 1764400000,
-  model: "gpt-4o-2024-08-06",
-  choices: [{ index: 0, message: { role: "assistant", content: null, refusal: REFUSAL, annotations: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 30, completion_tokens: 11, total_tokens: 41 },
-};
+import { REFUSAL, refused } from "../providers/fixtures/refusal.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));

@@ -11,18 +11,10 @@ import { ai } from "../../src/index.js";
 import type { LMRequest } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
 import { type MockServer, eachTestServer } from "./server.js";
+import { REFUSAL, refused } from "./fixtures/refusal.js";
 
-const REFUSAL = "I'm sorry, I can't help with that request.";
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nHow do I pick a lock?\n</question>" }], tools: [] };
 
-const refused = {
-  id: "chatcmpl-refusal",
-  object: "chat.completion",
-  created: 1764400000,
-  model: "gpt-4o-2024-08-06",
-  choices: [{ index: 0, message: { role: "assistant", content: null, refusal: REFUSAL, annotations: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 30, completion_tokens: 11, total_tokens: 41 },
-};
 const chunk = (delta: unknown, finish_reason: string | null = null, usage: unknown = null) =>
   `data: ${JSON.stringify({ id: "chatcmpl-refusal", object: "chat.completion.chunk", created: 1, model: "gpt-4o-2024-08-06", choices: finish_reason === "none" ? [] : [{ index: 0, delta, logprobs: null, finish_reason }], usage })}\n\n`;
 const refusedStream =

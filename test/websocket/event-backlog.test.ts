@@ -5,44 +5,13 @@
  * restarted one, more than is kept) is said (`missed`), never passed over
  * in silence.
  */
-import { createServer, connect as tcpConnect, type AddressInfo, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { Backlog } from "../../adapters/websocket/server/backlog.js";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import type { TurnEvent } from "../../src/index.js";
-import { keeper, until, waitingDesk } from "./fixtures.js";
+import { keeper, proxy, until, waitingDesk } from "./fixtures.js";
 
 const keep = keeper();
-
-/** A TCP proxy in front of `port` whose network can go down (every connection cut, new ones refused) and come back. */
-async function flakyNetwork(port: number) {
-  const sockets = new Set<Socket>();
-  let down = false;
-  const server = createServer((client) => {
-    if (down) return void client.destroy();
-    const upstream = tcpConnect(port, "127.0.0.1");
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("error", () => undefined);
-      s.on("close", () => {
-        sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return {
-    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    down: () => {
-      down = true;
-      for (const s of sockets) s.destroy();
-    },
-    up: () => void (down = false),
-    close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
-  };
-}
 
 const event = (seq: number) => ({ type: "text", turn: "t1", seq, at: "2026-12-06T00:00:00.000Z", path: "desk", delta: "x" });
 
@@ -75,7 +44,7 @@ describe("a subscriber back after its network was down", () => {
     const gate = new Promise<void>((r) => (release = r));
     const d = await waitingDesk(["sam", "ana"], { gate });
     const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, keys: ["all", { key: "sam-only", conversations: ["sam"] }] }));
-    const net = keep(await flakyNetwork(server.port));
+    const net = keep(await proxy(server.port));
     const watcher = keep(await connect(net.url, { key: "sam-only", maxDelayMs: 50 }));
     const seen: { conversation: string; event: TurnEvent }[] = [];
     watcher.on("event", (e) => seen.push(e));

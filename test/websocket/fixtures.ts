@@ -67,10 +67,15 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
   }
 }
 
-/** A TCP proxy in front of a server, whose connections a test can cut (a network that drops). */
+/**
+ * A TCP proxy in front of a server, whose connections a test can cut (a network that drops), or take down (every
+ * connection cut, new ones refused) until it is brought `up` again.
+ */
 export async function proxy(port: number) {
   const sockets = new Set<Socket>();
+  let isDown = false;
   const server = createServer((client) => {
+    if (isDown) return void client.destroy();
     const upstream = tcpConnect(port, "127.0.0.1");
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -87,6 +92,11 @@ export async function proxy(port: number) {
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     cut: () => sockets.forEach((s) => s.destroy()),
+    down: () => {
+      isDown = true;
+      for (const s of sockets) s.destroy();
+    },
+    up: () => void (isDown = false),
     close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
   };
 }
