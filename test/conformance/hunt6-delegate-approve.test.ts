@@ -17,22 +17,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, delegate, memoryStore, type Approval, type LMRequest } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
-import { deskTools, echoLast, toolResults } from "../engine/fixtures.js";
+import { delegatedRefund, deskTools, echoLast, toolResults } from "../engine/fixtures.js";
 
 /** desk → delegate(billing) → refund (changes). */
-function world() {
-  const t = deskTools();
-  const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [t.refund] });
-  const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
-  // desk asks billing; billing asks for the refund; then each echoes what it saw
-  const lm = scripted([
-    { toolCalls: [{ name: "billing", input: { request: "refund A-1042" } }] },
-    { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
-    echoLast,
-    echoLast,
-  ]);
-  return { t, billing, desk, lm };
-}
+const world = () => delegatedRefund();
 
 const codeOf = (e: unknown): unknown => (e as { code?: unknown } | null)?.code;
 

@@ -2,17 +2,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool, Waiting } from "../../src/index.js";
+import { Waiting } from "../../src/index.js";
 import { faultyStore, memoryStore, scripted } from "../../src/testing/index.js";
+import { amountDesk } from "../engine/fixtures.js";
 
 function desk() {
-  const REFUNDS: number[] = [];
-  const refund = tool("refund", { description: "Refund.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => {
-    REFUNDS.push(amount);
-    return `refunded ${amount}`;
-  });
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [refund] });
+  const { fn, REFUNDS } = amountDesk();
   const answer = (req: { messages: { role: string }[] }) =>
     `last: ${String(req.messages.at(-1)!.role === "tool" ? (req.messages.at(-1) as unknown as { content: string }).content : "")}`;
   // the first process is asked for the refund; a process going on later only for the answer (the rest is recorded)

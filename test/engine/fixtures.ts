@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { tool } from "../../src/index.js";
-import type { LMRequest } from "../../src/index.js";
+import { ai, delegate, tool } from "../../src/index.js";
+import type { LMRequest, Plugin } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
 
 /** The refund desk's tools, each keeping a list of what it did (its side effects). */
 export function deskTools() {
@@ -23,9 +24,38 @@ export function deskTools() {
   return { findOrder, refund, note, LOOKUPS, REFUNDS, NOTES };
 }
 
+/** A desk (`{ message }`) with one changing tool, refund (`{ amount }`), and the amounts it refunded. */
+export function amountDesk() {
+  const REFUNDS: number[] = [];
+  const refund = tool("refund", { description: "Refund.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => {
+    REFUNDS.push(amount);
+    return `refunded ${amount}`;
+  });
+  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [refund] });
+  return { fn, refund, REFUNDS };
+}
+
 /** The tool messages of a request, as [name, content]. */
 export const toolResults = (request: LMRequest | undefined): [string, string][] =>
   (request?.messages ?? []).flatMap((m) => (m.role === "tool" ? [[m.name, m.content] as [string, string]] : []));
 
 /** A reply that repeats the last message the model was sent (to see what it saw). */
 export const echoLast = (request: LMRequest): string => `saw: ${request.messages.at(-1)!.content}`;
+
+/**
+ * desk → delegate(billing, with `plugins` of its own) → refund (changes); a
+ * model whose desk asks billing, billing asks for a refund of 39 for A-1042,
+ * then each echoes what it saw.
+ */
+export function delegatedRefund(plugins: Plugin[] = []) {
+  const t = deskTools();
+  const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [t.refund], plugins });
+  const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
+  const lm = scripted([
+    { toolCalls: [{ name: "billing", input: { request: "refund A-1042" } }] },
+    { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
+    echoLast,
+    echoLast,
+  ]);
+  return { t, billing, desk, lm };
+}

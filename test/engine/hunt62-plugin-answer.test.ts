@@ -8,18 +8,12 @@
  * read: the refund the person refused ran.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool, Waiting, type Plugin } from "../../src/index.js";
+import { Waiting, type Plugin } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
-import { toolResults } from "./fixtures.js";
+import { amountDesk, toolResults } from "./fixtures.js";
 
 function desk() {
-  const REFUNDS: number[] = [];
-  const refund = tool("refund", { description: "Refund.", input: { amount: z.number() }, effects: "changes" }, ({ amount }) => {
-    REFUNDS.push(amount);
-    return `refunded ${amount}`;
-  });
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [refund] });
+  const { fn, REFUNDS } = amountDesk();
   // asks a person about big refunds
   const guard: Plugin = {
     name: "guard",

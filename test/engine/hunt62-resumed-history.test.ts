@@ -24,6 +24,29 @@ function desk(value: () => unknown, plugins: Plugin[] = []) {
   return { fn, REFUNDS };
 }
 
+/**
+ * The desk's turn: "when", then a refund that waits for a person; approved
+ * from another handle, the resumed request must be the one sent before
+ * (the recorded second reply found, its refund run), and only the third paid.
+ */
+async function waitApproveResume(fn: ReturnType<typeof desk>["fn"], REFUNDS: string[]): Promise<void> {
+  const store = memoryStore();
+  const lm = scripted([
+    { toolCalls: [{ name: "when", input: { order_id: "A-1" } }] },
+    { toolCalls: [{ name: "refund", input: { order_id: "A-1" } }] },
+    "refunded",
+  ]);
+  await expect(fn.conversation("sam", { store, lm, approve: "changes" }).send("Refund A-1.")).rejects.toBeInstanceOf(Waiting);
+  expect(lm.requests).toHaveLength(2);
+  const before = toolText(lm.requests[1], "when");
+  expect(before).toBeTypeOf("string");
+  const turn = (await fn.conversation("sam", { store, lm }).turns()).at(-1)!;
+  expect(await turn.approve({ by: "maria" })).toBe("refunded");
+  expect(toolText(lm.requests[2], "when")).toBe(before);
+  expect(lm.requests).toHaveLength(3);
+  expect(REFUNDS).toEqual(["A-1"]);
+}
+
 describe("a tool output whose JSON is a string (a Date, a URL), replayed on resume", () => {
   for (const [what, value] of [
     ["a Date", () => new Date(Date.UTC(2026, 0, 2, 3, 4, 5))],
@@ -32,27 +55,7 @@ describe("a tool output whose JSON is a string (a Date, a URL), replayed on resu
   ] as const) {
     it(`${what}: the resumed request is the one sent before, and its recorded reply is not paid again`, async () => {
       const { fn, REFUNDS } = desk(value);
-      const store = memoryStore();
-      const lm = scripted([
-        { toolCalls: [{ name: "when", input: { order_id: "A-1" } }] },
-        { toolCalls: [{ name: "refund", input: { order_id: "A-1" } }] },
-        "refunded",
-      ]);
-      const chat = fn.conversation("sam", { store, lm, approve: "changes" });
-      const waiting = await chat.send("Refund A-1.").then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(waiting).toBeInstanceOf(Waiting);
-      expect(lm.requests).toHaveLength(2);
-      const before = toolText(lm.requests[1], "when");
-
-      const turn = (await fn.conversation("sam", { store, lm }).turns()).at(-1)!;
-      expect(await turn.approve({ by: "maria" })).toBe("refunded");
-      // the second reply was recorded: the resumed run found it (the refund it asked for ran), and only the third request was sent
-      expect(toolText(lm.requests[2], "when")).toBe(before);
-      expect(lm.requests).toHaveLength(3);
-      expect(REFUNDS).toEqual(["A-1"]);
+      await waitApproveResume(fn, REFUNDS);
     });
   }
 
@@ -63,18 +66,6 @@ describe("a tool output whose JSON is a string (a Date, a URL), replayed on resu
       hooks: { toolResult: (r) => (r.name === "when" ? { output: new Date(Date.UTC(2026, 0, 2)) } : undefined) },
     };
     const { fn, REFUNDS } = desk(() => "soon", [dated]);
-    const store = memoryStore();
-    const lm = scripted([
-      { toolCalls: [{ name: "when", input: { order_id: "A-1" } }] },
-      { toolCalls: [{ name: "refund", input: { order_id: "A-1" } }] },
-      "refunded",
-    ]);
-    await expect(fn.conversation("sam", { store, lm, approve: "changes" }).send("Refund A-1.")).rejects.toBeInstanceOf(Waiting);
-    const before = toolText(lm.requests[1], "when");
-    const turn = (await fn.conversation("sam", { store, lm }).turns()).at(-1)!;
-    expect(await turn.approve({ by: "maria" })).toBe("refunded");
-    expect(toolText(lm.requests[2], "when")).toBe(before);
-    expect(lm.requests).toHaveLength(3);
-    expect(REFUNDS).toEqual(["A-1"]);
+    await waitApproveResume(fn, REFUNDS);
   });
 });

@@ -15,20 +15,11 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, configure, FunctaiError, resetConfiguration, withSettings, type Plugin } from "../../src/index.js";
+import { ai, configure, resetConfiguration, withSettings, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { refusal } from "../fixtures/refused.js";
 
 afterEach(() => resetConfiguration());
-
-const refusal = (f: () => unknown): FunctaiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof FunctaiError) return e;
-    throw new Error(`not a FunctaiError: ${String(e)}`);
-  }
-  throw new Error("nothing was refused");
-};
 
 /** A plugin named "audit" that counts the turns it saw start: a new one each time, as a setup run twice makes. */
 function audit(): Plugin & { started: number } {

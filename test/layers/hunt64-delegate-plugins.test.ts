@@ -13,24 +13,14 @@
  * Now the caller's plugins add up with the program's there too.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, delegate, memoryStore, type Plugin } from "../../src/index.js";
-import { scripted } from "../../src/testing/index.js";
-import { deskTools, echoLast } from "../engine/fixtures.js";
+import { memoryStore, type Plugin } from "../../src/index.js";
+import { delegatedRefund } from "../engine/fixtures.js";
 
 /** desk → delegate(billing, which has an audit plugin of its own) → refund (changes). */
 function world() {
-  const t = deskTools();
   const audited: string[] = [];
   const audit: Plugin = { name: "audit", version: "1", hooks: { modelResponse: () => void audited.push("reply") } };
-  const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [t.refund], plugins: [audit] });
-  const desk = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [delegate(billing)] });
-  const lm = scripted([
-    { toolCalls: [{ name: "billing", input: { request: "refund A-1042" } }] },
-    { toolCalls: [{ name: "refund", input: { order_id: "A-1042", amount: 39 } }] },
-    echoLast,
-    echoLast,
-  ]);
+  const { t, desk, lm } = delegatedRefund([audit]);
   const guard: Plugin = {
     name: "guard",
     version: "1",

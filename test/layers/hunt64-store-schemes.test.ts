@@ -24,9 +24,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { serve } from "../../adapters/websocket/index.js";
-import { ai, configure, FunctaiError, resetConfiguration, withSettings } from "../../src/index.js";
+import { ai, configure, resetConfiguration, withSettings } from "../../src/index.js";
 import { closeStores, resolveStore } from "../../src/runtime/stores.js";
 import { scripted } from "../../src/testing/index.js";
+import { refusal } from "../fixtures/refused.js";
 
 const cwd = process.cwd();
 const dirs: string[] = [];
@@ -44,16 +45,6 @@ const inEmptyDir = async (): Promise<string> => {
   dirs.push(dir);
   process.chdir(dir);
   return dir;
-};
-
-const refusal = (f: () => unknown): FunctaiError => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof FunctaiError) return e;
-    throw new Error(`not a FunctaiError: ${String(e)}`);
-  }
-  throw new Error("nothing was refused");
 };
 
 const UNKNOWN = [

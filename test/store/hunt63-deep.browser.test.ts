@@ -2,12 +2,9 @@
 // object nested ~2,500 levels deep (in a page; ~1,260 in a worker, whose stack is smaller) and reads it back as null:
 // the append resolved, and from then on every read of the conversation failed (store-corrupt, "record 1 is null"),
 // its records lost to every tab. Deeper still (~5,000), the write itself threw, as a bare store-io.
-import { deleteDB } from "idb";
-import { afterEach, describe, expect, it } from "vitest";
-import { indexedDBStore } from "../../adapters/indexeddb/index.js";
+import { describe, expect, it } from "vitest";
 import { isFunctaiError } from "../../src/errors.js";
-import type { Store } from "../../src/store/types.js";
-import { freshName, note } from "./indexeddb-cases.js";
+import { handles, note, rejection } from "./indexeddb-cases.js";
 
 /** A note whose `tree` is `levels` objects (or arrays) deep, counting the record itself as the first level. */
 const deep = (levels: number, arrays = false): object => {
@@ -15,12 +12,6 @@ const deep = (levels: number, arrays = false): object => {
   for (let i = 0; i < levels - 1; i++) tree = arrays ? [tree] : { child: tree };
   return { ...note("deep"), tree: (tree as { child: unknown }).child ?? tree };
 };
-
-const rejection = async (p: Promise<unknown>): Promise<unknown> =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
 
 /** Reads `name`'s conversation "sam" in a dedicated worker, with the raw IndexedDB API: what each record reads as there. */
 const readInWorker = async (name: string): Promise<string[]> => {
@@ -39,19 +30,7 @@ const readInWorker = async (name: string): Promise<string[]> => {
 };
 
 describe("indexedDBStore: a record nested deeper than the browser reads back", () => {
-  const names: string[] = [];
-  const stores: Store[] = [];
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((s) => s.close?.()));
-    await Promise.all(names.splice(0).map((n) => deleteDB(n)));
-  });
-  const open = (): { name: string; s: Store } => {
-    const name = freshName();
-    names.push(name);
-    const s = indexedDBStore(name, { locks: null });
-    stores.push(s);
-    return { name, s };
-  };
+  const open = handles({ locks: null }).fresh;
 
   it("is refused (input-invalid) before anything is written, not kept where no read gets it back; the conversation goes on", async () => {
     for (const [levels, arrays] of [

@@ -6,6 +6,7 @@
 import { deleteDB, openDB, unwrap } from "idb";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
+import type { IndexedDBStoreOptions } from "../../adapters/indexeddb/store.js";
 import { isFunctaiError } from "../../src/errors.js";
 import type { Store } from "../../src/store/types.js";
 
@@ -16,19 +17,27 @@ export const note = (text: string): object => ({ functai_conversation: 1, kind: 
 /** A note's text, as read back. */
 export const textOf = (r: object): unknown => (r as { text?: unknown }).text;
 
-/** Opens handles on fresh databases and closes and deletes them after each test. */
-export function handles(): { open(name?: string): Store } {
+/**
+ * Opens handles on fresh databases (with `options`) and closes and deletes
+ * them after each test; `fresh` opens one on a new database and says its name.
+ */
+export function handles(options?: IndexedDBStoreOptions): { open(name?: string): Store; fresh(): { name: string; s: Store } } {
   const opened: { name: string; store: Store }[] = [];
   afterEach(async () => {
     await Promise.all(opened.map((h) => h.store.close?.()));
     await Promise.all([...new Set(opened.map((h) => h.name))].map((n) => deleteDB(n)));
     opened.length = 0;
   });
+  const open = (name = freshName()): Store => {
+    const store = indexedDBStore(name, options);
+    opened.push({ name, store });
+    return store;
+  };
   return {
-    open(name = freshName()) {
-      const store = indexedDBStore(name);
-      opened.push({ name, store });
-      return store;
+    open,
+    fresh() {
+      const name = freshName();
+      return { name, s: open(name) };
     },
   };
 }
@@ -52,7 +61,8 @@ export async function tamper(name: string, write: (records: IDBObjectStore, leng
   }
 }
 
-const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
+/** What `p` rejects with (undefined when it resolves). */
+export const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (e: unknown) => e);
 
 export function indexedDBCases(): void {
   const h = handles();
