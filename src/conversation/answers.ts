@@ -398,11 +398,11 @@ export function abandonTurn(log: ConversationLog, turn: string): Promise<void> {
  * were answered meanwhile (`approval-answered`), or that another process
  * claimed or ended, is not ended under it.
  */
-export function stopWaitingTurn(log: ConversationLog, turn: string): Promise<void> {
+export function stopWaitingTurn(log: ConversationLog, turn: string, reason?: string): Promise<void> {
   return endTurn(
     log,
     turn,
-    { state: "stopped", error: { code: "turn-aborted", message: "the turn was stopped while it waited for a person" } },
+    { state: "stopped", error: { code: "turn-aborted", message: reason ?? "the turn was stopped while it waited for a person" } },
     (info) => {
       if (info.state === "waiting" && info.waiting.length > 0) return;
       if (info.state === "waiting")

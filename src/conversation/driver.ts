@@ -162,11 +162,12 @@ function tellAnswered(session: TurnSession, given: Answer, written: { info: Turn
  * (conditionally, see stopWaitingTurn), as a running one is by its run: the stream's promise settles once the end
  * is written, or rejects with why it was not (answered or claimed meanwhile elsewhere: it goes on there).
  */
-function stopTurn(session: TurnSession, log: ConversationLog): void {
+function stopTurn(session: TurnSession, log: ConversationLog, reason?: string): void {
   const now = session.actor.getSnapshot();
   if (now.status !== "active") return;
-  if (now.value === "awaitingApproval") session.run = stopWaitingTurn(log, session.host.turn).catch((e: unknown) => void (session.error = e));
-  tell(session, { type: "STOP" });
+  if (now.value === "awaitingApproval")
+    session.run = stopWaitingTurn(log, session.host.turn, reason).catch((e: unknown) => void (session.error = e));
+  tell(session, reason === undefined ? { type: "STOP" } : { type: "STOP", reason });
 }
 
 /**
@@ -187,7 +188,7 @@ function goesOnHere(session: TurnSession): () => void {
  * never take the answer written meanwhile, and the turn would be left answered with nobody to run it; after it, the
  * turn is stopped as it then is (running here: its run ends it `stopped`; still waiting: ended as a wait is).
  */
-export function controls(session: TurnSession, log: ConversationLog): StreamControls {
+export function controls(session: TurnSession, log: ConversationLog): StreamControls & { abort(reason?: string): void } {
   const turn = session.host.turn;
   const runnable = goesOnHere(session);
   const onTheirWay = new Set<Promise<unknown>>();
@@ -210,10 +211,10 @@ export function controls(session: TurnSession, log: ConversationLog): StreamCont
     endsWhenWaiting: true,
     approve: ({ id, by }) => answer({ verdict: "yes", by: by ?? null, reason: null, id }),
     deny: (reason, { id, by }) => answer({ verdict: "no", by: by ?? null, reason: reason ?? null, id }),
-    abort: () => {
-      if (onTheirWay.size === 0) return stopTurn(session, log);
+    abort: (reason?: string) => {
+      if (onTheirWay.size === 0) return stopTurn(session, log, reason);
       // (each answer's own continuation, told to the actor, runs before this one: it was awaited first)
-      void Promise.allSettled([...onTheirWay]).then(() => stopTurn(session, log));
+      void Promise.allSettled([...onTheirWay]).then(() => stopTurn(session, log, reason));
     },
   };
 }

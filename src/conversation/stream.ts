@@ -1,10 +1,40 @@
 import { ConversationError } from "../errors.js";
 import { resultOf } from "../turn/run.js";
 import type { TurnEvent } from "../turn/events.js";
-import type { TurnSession } from "../turn/session.js";
+import { takeCommands, type TurnSession } from "../turn/session.js";
+import type { TurnCommand } from "../turn/context.js";
 import { TurnStream } from "../turn/stream.js";
 import { controls, snapshotKept, stoppedFor, waitingOrRecorded, type WaitingError } from "./driver.js";
 import type { ConversationLog } from "./log.js";
+
+/** How each answer sent to a conversation turn's actor is given instead (it is recorded before the actor takes it). */
+const INSTEAD: Record<string, string> = {
+  APPROVE: "s.approve({ id, by })",
+  DENY: "s.deny(reason, { id, by })",
+  RESUME: "a handle's resume() (chat.turn(id))",
+  ABANDON: "a handle's abandon() (chat.turn(id))",
+};
+
+/**
+ * A command a user sends a conversation turn's actor (`s.actor.send`). Sent straight, an APPROVE ran the turn on
+ * with no `approval` record (who said yes lost; a resume elsewhere asks again), and a STOP while it waited left its
+ * records `waiting` (a person's later yes ran what the caller was told had stopped). So: a STOP is the stream's
+ * `abort()` (recorded as the stream's is), answers and the other commands are refused (`turn-state`), naming the
+ * call that records them; anything else goes to the actor as it is.
+ */
+function commandOf(turn: string, command: TurnCommand, send: (command: TurnCommand) => void, answers: ReturnType<typeof controls>): void {
+  const type = typeof command === "object" && command !== null ? (command as { type?: unknown }).type : undefined;
+  if (type === "STOP") {
+    const { reason } = command as { reason?: unknown };
+    return answers.abort(typeof reason === "string" && reason !== "" ? reason : undefined);
+  }
+  if (typeof type === "string" && Object.hasOwn(INSTEAD, type))
+    throw new ConversationError(
+      "turn-state",
+      `turn ${turn} is a conversation's: its answers are recorded before its actor takes them, so ${type} is not sent to the actor; use ${INSTEAD[type]}`,
+    );
+  send(command);
+}
 
 /**
  * A conversation turn as a stream. Its promise resolves with the answer,
@@ -55,8 +85,11 @@ export class ConversationStream<T> extends TurnStream<T> {
         settle(snapshotKept(session).then(() => waitingOrRecorded(log, session.host.turn, waiting) as Promise<T>));
       };
     });
-    super(session, controls(session, log), result);
+    const answers = controls(session, log);
+    super(session, answers, result);
     this.#session = session;
+    // what a user sends the actor itself (`s.actor.send`) is recorded first, or refused: never taken unrecorded
+    takeCommands(session, (command, send) => commandOf(session.host.turn, command, send, answers));
     this.#toldWaiting = toldWaiting;
     this.#wasTold = () => told;
     this.#written = written;

@@ -7,7 +7,7 @@ import type { TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
 import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResultCheck, type ResumeOptions } from "./answers.js";
 import { keptInputs, toolAt } from "../functions/definition.js";
-import { checkRunnable, continueTurn, resultOrWait, type ConversationContext } from "./driver.js";
+import { checkRunnable, continueTurn, resultOrWait, waitingOrRecorded, type ConversationContext } from "./driver.js";
 import { linkSignal } from "../turn/run.js";
 import { provideInsides } from "./internal.js";
 import { ConversationStream } from "./stream.js";
@@ -16,6 +16,14 @@ import { approvalOf } from "./waiting.js";
 import { copyOf, isRecord } from "../runtime/values.js";
 
 export type { ResumeOptions, UnfinishedTool };
+
+/** The options each method of a handle takes. */
+const OPTION_KEYS: Record<string, readonly string[]> = {
+  approve: ["by", "id"],
+  deny: ["reason", "by", "id"],
+  resume: ["results", "rerun"],
+  stream: ["results", "rerun"],
+};
 
 /**
  * A handle's options as given (left out: none), refused before anything is
@@ -29,6 +37,14 @@ function optionsOf<T extends object>(method: string, options: T | undefined): T 
     throw new ConversationError("input-invalid", `turn.${method}: ${what}; nothing was written`);
   };
   if (!isRecord(options)) wrong(`its options are an object, not ${describeValue(options, 80)}`);
+  // a key that is no option was read by nothing: `deny({ reasn })` denied with no reason, `approve({ ID })` said yes to
+  // every approval shown, `resume({ result })` said nothing of the tool that ran
+  const allowed = OPTION_KEYS[method] ?? [];
+  const odd = Object.keys(options).filter((k) => !allowed.includes(k));
+  if (odd.length > 0)
+    wrong(
+      `${odd.map((k) => JSON.stringify(k).slice(0, 60)).join(", ")} ${odd.length === 1 ? "is not an option" : "are not options"}; it takes ${allowed.join(", ")}`,
+    );
   for (const key of ["by", "reason", "id"] as const) {
     const value = (options as Record<string, unknown>)[key];
     if (value !== undefined && typeof value !== "string" && (value !== null || key === "id"))
@@ -164,7 +180,15 @@ export class Turn<O = unknown> {
     const goesOn = (info: TurnInfo): void => checkRunnable(ctx, info);
     const { state, info, chosen, length } = await this.#current(recordAnswer(this.#ctx.log, this.id, answer, undefined, goesOn));
     this.#update(state, info);
-    if (chosen.length < info.waiting.length) throw await this.#waiting();
+    // others still wait: told as the records now say (read again), never a Waiting that lists nothing to answer once
+    // another person answered the rest meanwhile and the turn went on there (its answer when it ended done there)
+    if (chosen.length < info.waiting.length) {
+      try {
+        return (await waitingOrRecorded(this.#ctx.log, this.id, () => this.#waiting())) as O;
+      } finally {
+        await this.refresh().catch(() => undefined); // current after it, as after its other actions
+      }
+    }
     return this.#goOn(ctx, state, info, undefined, length);
   }
 

@@ -6,6 +6,7 @@ import { FunctaiError } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { Usage } from "../lm/types.js";
 import type { Settings } from "../settings.js";
+import type { MachineAnswer } from "./context.js";
 import { startTurn, tell, type TurnSession } from "./session.js";
 import { TurnStream } from "./stream.js";
 import type { Definition } from "../functions/definition.js";
@@ -121,22 +122,46 @@ export async function runPlain<T>(def: Definition, options: RootOptions): Promis
   return { result: value, steps: runtime.steps, usage: { ...runtime.usage } };
 }
 
+/** The answer a stream is given (its verdict and the reason the model would see), checked against one given before. */
+export interface GivenAnswer {
+  verdict: "yes" | "no";
+  reason: string | null;
+}
+
+/**
+ * An answer given again to approvals already answered: the same answer changes nothing; another (a no after a yes,
+ * a yes after a no, another reason) would be dropped without a word while its caller believes it taken, so it is
+ * refused, as over the WebSocket wire (`approval-answered`): the first answer stands.
+ */
+function sameAsGiven(turn: string, answers: Record<string, MachineAnswer>, ids: readonly string[], given: GivenAnswer | undefined): void {
+  if (given === undefined) return;
+  for (const id of ids) {
+    const first = answers[id]!;
+    if (first.verdict === given.verdict && (given.verdict === "yes" || (first.reason ?? null) === given.reason)) continue;
+    const said = first.verdict === "yes" ? "yes" : `no${first.reason === null ? "" : ` (${first.reason})`}`;
+    throw new FunctaiError("approval-answered", `turn ${turn}: approval ${id} was already answered ${said}; that answer stands`);
+  }
+}
+
 /**
  * An answer the turn could never take is refused (it would be dropped, and the caller would wait for
  * nothing): to a turn that ended, to an id this turn never asked about, or to "all" before anything was
- * asked. Answering again (an id answered, or "all" once answers were given and nothing waits) changes nothing.
+ * asked. Answering again (an id answered, or "all" once answers were given and nothing waits) changes nothing when
+ * it is the same answer; another answer (`given`: a plain stream's) is refused, `approval-answered`.
  * A conversation's stream refuses the same (see `controls` in conversation/driver.ts).
  */
-export function answerable(session: TurnSession, id: string | undefined): void {
+export function answerable(session: TurnSession, id: string | undefined, given?: GivenAnswer): void {
   const { status, value, context } = session.actor.getSnapshot();
   const { turn } = session.host;
   if (status !== "active") throw new FunctaiError("turn-state", `turn ${turn} is ${String(value)}: nothing waits for an answer any more`);
   if (id === undefined) {
-    if (context.pending.length > 0 || Object.keys(context.answers).length > 0) return;
+    if (context.pending.length > 0) return;
+    if (Object.keys(context.answers).length > 0) return sameAsGiven(turn, context.answers, Object.keys(context.answers), given);
     throw new FunctaiError("turn-state", `turn ${turn} is ${String(value)} and has asked nothing yet; answer on an "approval" event`);
   }
   // own keys only: an id such as "toString" is not an answer given
-  if (context.pending.some((a) => a.id === id) || Object.hasOwn(context.answers, id)) return;
+  if (context.pending.some((a) => a.id === id)) return;
+  if (Object.hasOwn(context.answers, id)) return sameAsGiven(turn, context.answers, [id], given);
   const waiting = context.pending.map((a) => a.id).join(", ") || "none";
   throw new FunctaiError(
     "approval-unknown",
@@ -169,11 +194,11 @@ export function runStream<T>(def: Definition, options: RootOptions): TurnStream<
     {
       endsWhenWaiting: false,
       approve: async ({ id, by }) => {
-        answerable(session, id);
+        answerable(session, id, { verdict: "yes", reason: null });
         tell(session, { type: "APPROVE", ...(id === undefined ? {} : { id }), by: by ?? null });
       },
       deny: async (reason, { id, by }) => {
-        answerable(session, id);
+        answerable(session, id, { verdict: "no", reason: reason ?? null });
         tell(session, { type: "DENY", ...(id === undefined ? {} : { id }), reason: reason ?? null, by: by ?? null });
       },
       abort: () => stop(session),

@@ -222,7 +222,25 @@ export type Untimed<C> = C extends unknown ? Omit<C, "at"> : never;
 
 /** Sends a command to the turn's actor, stamped with the time of the turn's clock (the machine reads none). */
 export function tell(session: TurnSession, command: Untimed<TurnCommand>): void {
-  session.actor.send({ ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand);
+  const send = actorSends.get(session.actor) ?? ((c: TurnCommand) => session.actor.send(c));
+  send({ ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand);
+}
+
+/**
+ * Each turn actor's own `send`, as XState made it: `tell` sends through it, whatever the actor's public `send`
+ * became (a conversation's stream takes the commands a user sends there itself: see `takeCommands`).
+ */
+const actorSends = new WeakMap<object, (command: TurnCommand) => void>();
+
+/**
+ * Puts `take` in front of the actor's public `send` (`stream.actor.send(…)`): a host whose answers must be recorded
+ * before the actor takes them (a conversation's) says what a command sent there does. The turn's own commands
+ * (`tell`) go straight to the actor.
+ */
+export function takeCommands(session: TurnSession, take: (command: TurnCommand, send: (command: TurnCommand) => void) => void): void {
+  const send = actorSends.get(session.actor);
+  if (!send) return;
+  Object.defineProperty(session.actor, "send", { configurable: true, writable: true, value: (command: TurnCommand) => take(command, send) });
 }
 
 /** Reports a throw from a user's listener (a bug in their code), in place of XState's uncaught rethrow. */
@@ -280,6 +298,7 @@ export function startTurn(host: TurnHost, options: { streaming: boolean; input?:
       ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
       : createActor(machine, { input });
   guardListeners(actor);
+  actorSends.set(actor, actor.send.bind(actor) as (command: TurnCommand) => void);
   const session: TurnSession = { actor, host, runtime: null, error: undefined, threw: false, shown: new Set(), run: null };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;

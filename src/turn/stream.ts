@@ -21,10 +21,14 @@ export interface StreamControls {
  */
 function checkAnswer(options: unknown, reason: unknown): void {
   const { id, by } = (typeof options === "object" && options !== null ? options : {}) as { id?: unknown; by?: unknown };
+  // a key that is no option (`{ ID }`, `{ ids }`) was read as "no id": a yes meant for one approval said yes to all
+  const odd = typeof options === "object" && options !== null ? Object.keys(options).filter((k) => k !== "id" && k !== "by") : [];
   const problem =
     typeof options !== "object" || options === null || Array.isArray(options)
       ? `the options are { id?, by? }, not ${describeValue(options, 80)}`
-      : id !== undefined && typeof id !== "string"
+      : odd.length > 0
+        ? `the options are { id?, by? }; ${odd.map((k) => JSON.stringify(k).slice(0, 60)).join(", ")} ${odd.length === 1 ? "is not one" : "are not"}; nothing was answered`
+        : id !== undefined && typeof id !== "string"
         ? `id is an approval's id (a string), not ${describeValue(id, 80)}`
         : by !== undefined && by !== null && typeof by !== "string"
           ? `by is a string or null, not ${describeValue(by, 80)}`
@@ -197,9 +201,10 @@ export class TurnStream<T = unknown> implements AsyncIterable<TurnEvent<T>>, Pro
   }
 
   /**
-   * Says yes to one waiting approval (`id`), or to all of them. Answering again changes nothing; an answer
+   * Says yes to one waiting approval (`id`), or to all of them. The same answer again changes nothing; an answer
    * the turn could never take is refused: `turn-state` once the turn ended or before it asked anything,
-   * `approval-unknown` for an id it never asked about, `input-invalid` for options of the wrong kind.
+   * `approval-unknown` for an id it never asked about, `approval-answered` for one already answered otherwise,
+   * `input-invalid` for options of the wrong kind (or a key that is none of `id` and `by`).
    */
   approve(options: { id?: string; by?: string | null } = {}): Promise<void> {
     return this.#answer(() => this.#controls.approve(options), options);

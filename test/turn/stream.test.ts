@@ -97,7 +97,7 @@ describe("a stream's events", () => {
     expect(lm.requests).toHaveLength(2);
   });
 
-  it("an answer to an id never asked about is refused (approval-unknown); answering twice changes nothing", async () => {
+  it("an answer to an id never asked about is refused (approval-unknown); an answer against the one given is refused (approval-answered), the first stands", async () => {
     const { fn, t } = desk();
     const s = fn.stream("Refund A-1", { lm: refundThenEcho(), approve: "changes" });
     await expect(s.approve({ id: "desk#1:2" })).rejects.toMatchObject({ code: "approval-unknown" }); // not asked yet
@@ -106,7 +106,8 @@ describe("a stream's events", () => {
         await expect(s.approve({ id: "desk#1:99" })).rejects.toMatchObject({ code: "approval-unknown" });
         expect(s.state).toBe("awaitingApproval");
         await s.approve({ id: e.approval.id });
-        await s.deny("late", { id: e.approval.id }); // already answered: the first answer stands
+        await expect(s.deny("late", { id: e.approval.id })).rejects.toMatchObject({ code: "approval-answered" }); // the first answer stands
+        await s.approve({ id: e.approval.id }); // the same answer again changes nothing
         await s.approve(); // nothing waits: nothing happens
       }
     }
