@@ -14,7 +14,7 @@ import { toolSpec } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Frame } from "./frame.js";
 import { macrotask } from "./macrotask.js";
-import { messagesView } from "./message-view.js";
+import { StopBound } from "./stop-bound.js";
 import { runToolCalls } from "./tool-calls.js";
 
 /** What the loop needs of an AI function. */
@@ -61,6 +61,12 @@ export function lmFor(path: string, settings: Settings): LanguageModel {
   return resolveLM(lm);
 }
 
+/** A request whose messages a model cannot change (each frozen; the list is the request's own, see requestOf). */
+function frozen(request: LMRequest): LMRequest {
+  for (const m of request.messages) Object.freeze(m);
+  return request;
+}
+
 /** Asks the model (a reply no earlier run recorded), durable before paying. */
 async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: string, step: number): Promise<LMResponse> {
   const runtime = frame.runtime;
@@ -84,9 +90,13 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   // the reply is queued in the journal the moment it is read: queued after the hooks (which may await), a concurrent
   // call's request checked meanwhile was sent without it, and a crash during that request paid for it again
   const paid = async (): Promise<LMResponse> => {
-    const reply = read(
-      await lm.generate(lm.nativeTools ? request : toTextRequest(request), { signal: runtime.signal, onText: text?.push, heldText: text }),
+    // a model that ignores its signal does not hold a stop for good (see StopBound): the stop settles after the grace,
+    // and its reply, if it comes later, is neither read nor written (the journal never gains a record after the end)
+    const generated = new StopBound().race(
+      lm.generate(lm.nativeTools ? request : frozen(toTextRequest(request)), { signal: runtime.signal, onText: text?.push, heldText: text }),
+      runtime.signal,
     );
+    const reply = read(await generated);
     void runtime.journal.add({ kind: "reply", key, site, step, response: reply });
     return reply;
   };
@@ -105,9 +115,34 @@ async function ask(frame: Frame, lm: LanguageModel, request: LMRequest, key: str
   return response;
 }
 
-/** The request of the next step: the history so far, not copied (each step costs the same however many came before). */
+/**
+ * The request of the next step: the history so far, as a real Array of its own (so a model that hands its request
+ * to a Worker, `postMessage`, or keeps it, `structuredClone`, can; a Proxy view could not be cloned), of the
+ * history's messages, each frozen as it joined it (so an edit in place changes neither the history the next steps
+ * are built on nor another request: what a model wants to edit it copies). A model that adds to its list or puts a
+ * message in place of another (a system prompt of its own) changes only its request.
+ *
+ * The list is made when `messages` is first read (then it is a plain property, as if it had been one from the start;
+ * JSON, spreading and structuredClone read it too): a request nobody reads the messages of (a model that answers
+ * from a script, as the benchmarks' and tests' do, keeping every request) costs O(1), not O(history), so a step's
+ * cost does not grow with the steps before it; a provider reads them all to send them anyway.
+ */
 function requestOf(messages: readonly Message[], tools: LMRequest["tools"], settings: Settings): LMRequest {
-  const request: LMRequest = { messages: messagesView(messages, messages.length), tools };
+  const length = messages.length;
+  const request = {} as LMRequest;
+  const own = (value: unknown): void =>
+    void Object.defineProperty(request, "messages", { value, writable: true, enumerable: true, configurable: true });
+  Object.defineProperty(request, "messages", {
+    get() {
+      const list = messages.slice(0, length);
+      own(list);
+      return list;
+    },
+    set: own,
+    enumerable: true,
+    configurable: true,
+  });
+  request.tools = tools;
   if (settings.temperature !== undefined) request.temperature = settings.temperature;
   if (settings.maxTokens !== undefined) request.maxTokens = settings.maxTokens;
   return request;
@@ -143,6 +178,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   const { settings, runtime } = frame;
   const specs = fn.tools.map(toolSpec);
   const messages: Message[] = baseMessages(fn.name, fn.description, fn.output, asKept(inputs), history);
+  // each message frozen as it joins the history: requests share them (see requestOf), and none is changed after
+  for (const message of messages) Object.freeze(message);
   // extended by each message as it is added: step n hashes only what step n added (see requestKey)
   const fingerprint = requestFingerprint({
     site: frame.site,
@@ -155,7 +192,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   for (const message of messages) fingerprint.add(message);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const push = (message: Message): void => {
-    messages.push(message);
+    messages.push(Object.freeze(message));
     fingerprint.add(message);
   };
   const maxSteps = settings.maxSteps ?? DEFAULT_MAX_STEPS;

@@ -122,6 +122,9 @@ function untilAborted<T>(ask: () => T | Promise<T>, signal: AbortSignal): Promis
   });
 }
 
+/** Who gave an approve function's answer, in its `approval` record and wherever that answer is shown. */
+const BY_FUNCTION = "function";
+
 async function answerFor(frame: Frame, call: CallSubject, approval: Approval, approve: unknown): Promise<RecordedAnswer | null> {
   const recorded = recordedAnswer(frame, call, approval.plugin, approval.input);
   if (recorded) return recorded;
@@ -140,8 +143,11 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
       "plugin-failed",
       `the approve function gave ${describeValue(answer, 80)} for ${approval.path}: return true (run it), false (refuse it) or a reason (a string: refuse it, saying why)`,
     );
+  // by "function", as its record says: the same answer read back on resume (plugins' `approved`, the `approved` event) says so too
   const result: RecordedAnswer =
-    answer === true ? { verdict: "yes", reason: null, by: null } : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: null };
+    answer === true
+      ? { verdict: "yes", reason: null, by: BY_FUNCTION }
+      : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: BY_FUNCTION };
   // kept, so a resumed turn does not ask again about a call it already answered; with the input it was shown (as a
   // `waiting` record keeps what a person is shown): a resumed turn whose reply was paid anew may make another call at
   // this place, which this answer never approves (see recordedAnswer)
@@ -152,7 +158,7 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
     plugin: approval.plugin ?? null,
     path: approval.path,
     verdict: result.verdict,
-    by: "function",
+    by: BY_FUNCTION,
     reason: result.reason,
     input: approval.input,
   });
@@ -281,19 +287,27 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
     const shown = input;
     const before = jsonOf(shown);
     let decision;
+    const { signal } = frame.runtime;
     try {
-      decision = await hook({
-        name: call.name,
-        input,
-        effects: call.effects,
-        path: call.path,
-        site: frame.site,
-        invocation: call.invocation,
-        turn: frame.runtime.turn,
-        id: call.id,
-        attempt: frame.runtime.journal.attempt,
-      });
+      // (until the turn is stopped, as the approve function: a hook that asks a service that never answers does not
+      // hold a stop for good; nothing has run while a call is decided, so the call stops at once, its late answer dropped)
+      decision = await untilAborted(
+        () =>
+          hook({
+            name: call.name,
+            input,
+            effects: call.effects,
+            path: call.path,
+            site: frame.site,
+            invocation: call.invocation,
+            turn: frame.runtime.turn,
+            id: call.id,
+            attempt: frame.runtime.journal.attempt,
+          }),
+        signal,
+      );
     } catch (e) {
+      if (signal.aborted) throw abortError(signal);
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on ${call.path}: ${describeError(e)}`, { cause: e });
     }
     // a hook that changed the input it was shown in place changed it as one that hands it back does: checked the same

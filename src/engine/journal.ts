@@ -377,6 +377,10 @@ export class Journal {
       this.#replyTimer.cancel();
       this.#replyTimer = undefined;
     }
+    // a batch holding a paid reply (or an approve function's answer) is kept durable, whoever flushes it: written
+    // riding (the background flush at 64 queued records, a lease renewal's), it left nothing queued for the next
+    // request's keepBeforePaying to make durable, and a crash during that request lost a reply that was paid for
+    if (!durable && batch.some(keptSoon)) durable = true;
     const written = this.#sink.write(batch, durable);
     if (batch.some(isReply)) {
       const writing = this.#writing;

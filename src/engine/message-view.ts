@@ -83,21 +83,6 @@ class View implements ProxyHandler<Message[]> {
 }
 
 /**
- * An array of `list`'s first `length` messages, sharing `list`'s storage
- * until something other than reading its length or an index asks for more.
- * `list` must only be appended to while the view lives.
- *
- * @example
- * const history: Message[] = [{ role: "user", content: "Hi" }];
- * const seen = messagesView(history, history.length);
- * history.push({ role: "assistant", content: "Hello" });
- * seen.length; // 1
- */
-export function messagesView(list: readonly Message[], length: number): Message[] {
-  return new Proxy<Message[]>([], new View(list, length));
-}
-
-/**
  * What a watcher is shown of a request's messages: a view whose messages are
  * copies (`copy`, made as each is first read), so a watcher that changes a
  * message (redacting it for a log) changes only its copy, never what is sent

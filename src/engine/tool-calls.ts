@@ -10,6 +10,7 @@ import { decide, type Decision } from "./approvals.js";
 import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
 import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
+import { StopBound } from "./stop-bound.js";
 import type { RecordBody } from "./journal.js";
 import type { TurnEventBody } from "../turn/events.js";
 import { issuesText, readWith } from "../schema-read.js";
@@ -355,16 +356,25 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   // the plugins' toolRun hooks run around the body; one that breaks their rules fails the call (plugin-failed) once
   // what the tool did is kept as below; one that never let it run leaves a changing tool's `started` followed by `rerun`
   const around: ToolRunWatch = { ran: false };
+  const bound = new StopBound();
   try {
-    output = await aroundTool(
-      frame,
-      () => shownCall(frame, p, input),
-      () => frameCarrier.run(inner, () => tool.runAsTool(input, ctx)),
-      around,
-      // (a hook may wait before it lets the tool run: a changing tool asks for its lease again then, as above)
-      leafChange ? () => runtime.beforeEffect(true) : undefined,
+    output = await bound.race(
+      aroundTool(
+        frame,
+        () => shownCall(frame, p, input),
+        () => frameCarrier.run(inner, () => tool.runAsTool(input, ctx)),
+        around,
+        // (a hook may wait before it lets the tool run: a changing tool asks for its lease again then, as above)
+        leafChange ? () => runtime.beforeEffect(true) : undefined,
+      ),
+      runtime.signal,
     );
   } catch (e) {
+    // the turn was stopped and the tool ignored its signal past the grace: the stop settles without it. Nothing is
+    // written for the call, now or when it settles later in this process (its outcome goes nowhere: the journal never
+    // gains a `done` after the turn's end): a changing tool stays `started`, unfinished for a person (as after a
+    // crash), and a reading one is not recorded
+    if (bound.gaveUp) throw e;
     if (!around.ran) {
       // (a run that lost its lease meanwhile writes nothing more: its `started` stays, as above)
       if (leafChange && !isInstance(e, LeaseLost)) void runtime.journal.add(toolBody(site, p, "rerun"));
@@ -397,7 +407,9 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     // a getter read again may give something else, or throw; a plugin that changes it in place changes its own copy
     const shown = output === undefined ? undefined : keptValue(output, text);
     try {
-      output = await afterHooks(frame, p, input, { output: shown });
+      // (bounded as the tool's run is: a hook that never answers does not hold a stop for good; the tool did finish,
+      // and its `done` is kept below with what it returned)
+      output = await new StopBound().race(afterHooks(frame, p, input, { output: shown }), runtime.signal);
       const changed = keptText(output);
       if (changed === undefined)
         throw new FunctaiError(
@@ -526,7 +538,14 @@ async function settleAll(frame: Frame, prepared: readonly Prepared[]): Promise<M
     else if (s.reason instanceof Suspend) suspends.push(s.reason);
     else failure ??= s.reason;
   }
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) {
+    // what the step's other calls did is kept before the failure ends the turn: a changing tool that ran and finished
+    // beside a call whose `started` the store refused (store-io) left its `done` queued, and the turn, let go without
+    // an `ended` record, dropped it: resumed, it read unfinished and a person was asked about a call that had finished.
+    // (Best effort: the failure is what is reported; a lost lease's fence refuses these writes, as it should.)
+    if (messages.length > 0) await frame.runtime.journal.flush(true).catch(() => undefined);
+    throw failure;
+  }
   if (suspends.length > 0) throw Suspend.merge(suspends);
   return messages;
 }

@@ -1,4 +1,5 @@
 import type { Callable } from "../functions/callable.js";
+import type { Definition } from "../functions/definition.js";
 import { FunctaiError, isInstance } from "../errors.js";
 import { blockSettings } from "../settings.js";
 import type { Store } from "../store/types.js";
@@ -7,7 +8,7 @@ import { makeScorer, SCORE, setScore, type MetricOption, type Scorer } from "./m
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, stopsTurn, type RowCall, type RowOutcome } from "./run-row.js";
-import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
+import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, inputsOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 import { whenAborted } from "../runtime/abort.js";
 import { progressFailure, stoppedRun } from "./kept.js";
 import { runStops } from "./stops.js";
@@ -325,8 +326,12 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   const { shape, scorer, concurrency } = prepare(fn, rows, options);
   const place = rowFrames("evaluate");
   // in a turn, the same run each time the turn runs the program again: with a store, its rows' conversations (and
-  // their keyed sends) are found again, not sent anew and paid twice
-  const run = place === undefined ? newRunId("ev") : `ev-${place.id}`;
+  // their keyed sends) are found again, not sent anew and paid twice. Named by what it runs too (runVersion): run
+  // again after the function changed (a deploy before the turn went on), its rows answered from the old function's
+  // turns, scored as the new one's; after its rows changed (a data set edited, a row added at the top), a row's key
+  // named another question and the row failed. Without a store the rows' replies are found by their requests, and
+  // a changed function or row is called again: so it is with one
+  const run = place === undefined ? newRunId("ev") : `ev-${place.id}-${runVersion(fn, shape, rows)}`;
   const call: RowCall = {
     fn,
     shape,
@@ -453,6 +458,28 @@ class ScoreNames {
     if ([...this.#names].every((k) => Object.hasOwn(row.scores, k))) this.#whole.push(row);
     else this.lacking += 1;
   }
+}
+
+/** JSON text of a value, a BigInt as its digits (a row's input a `z.coerce.string()` reads). */
+const jsonText = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? "";
+
+/**
+ * What a run in a turn sends, named in a few characters: the function's
+ * kind, name and interface (the version its conversations record), its
+ * worked examples (`withState` gives another state with the same interface),
+ * and each row's inputs (digested one by one: a run of many rows never holds
+ * all their text at once).
+ */
+function runVersion(fn: { readonly definition: Definition }, shape: RowShape, rows: readonly Row[]): string {
+  const def = fn.definition;
+  const rowDigests = rows.map((row) => {
+    try {
+      return digest(jsonText(inputsOf(shape, row))).slice(0, 12);
+    } catch {
+      return "-"; // inputs JSON cannot hold (a cycle a schema reads past): known by their place alone
+    }
+  });
+  return digest(jsonText([def.kind, def.name, def.describe(), def.demos ?? [], rowDigests.join("")])).slice(0, 12);
 }
 
 /** The run's result from its rows' results (`numbers`: their rows' numbers, when some rows are left out). */

@@ -1,4 +1,4 @@
-import { FunctaiError } from "../errors.js";
+import { describeValue, FunctaiError } from "../errors.js";
 import { tQuantile975, Z_975 } from "./t-table.js";
 
 /**
@@ -63,6 +63,17 @@ export function tRange(values: readonly number[]): MeanRange {
 }
 
 /**
+ * A refused value, named: JSON.stringify threw on a BigInt (a TypeError
+ * instead of the refusal), and named a function or a symbol "undefined".
+ */
+function refused(value: unknown): string {
+  if (typeof value === "number") return String(value);
+  if (typeof value === "bigint") return `the BigInt ${value}n (Number(value) reads it as a number)`;
+  if (typeof value === "function" || typeof value === "symbol") return `a ${typeof value}`;
+  return describeValue(value, 80);
+}
+
+/**
  * The mean of some scores and its 95% range. No values: all `null`; one
  * value: the mean and no range; values all 0 or 1: Wilson's interval;
  * otherwise Student's t.
@@ -78,7 +89,7 @@ export function meanRange(values: readonly number[]): MeanRange {
   if (bad >= 0)
     throw new FunctaiError(
       "input-invalid",
-      `meanRange: value ${bad + 1} is ${typeof values[bad] === "number" ? String(values[bad]) : JSON.stringify(values[bad])}, not a finite number`,
+      `meanRange: value ${bad + 1} is ${refused(values[bad])}, not a finite number`,
     );
   if (values.length === 0) return { mean: null, low: null, high: null };
   if (values.length === 1) return { mean: values[0]!, low: null, high: null };

@@ -1,6 +1,6 @@
 import { describeValue, FunctaiError } from "../errors.js";
 import { isAbortSignal } from "../functions/input.js";
-import { isRecord, isStoreOption, namedKeys, unknownKeys } from "../runtime/values.js";
+import { isRecord, namedKeys, storeOptionProblem, unknownKeys } from "../runtime/values.js";
 import { SETTING_KEYS } from "../settings.js";
 
 /**
@@ -17,8 +17,9 @@ export function checkRunOptions(options: unknown): Record<string, unknown> {
   if (signal !== undefined && !isAbortSignal(signal))
     throw new FunctaiError("input-invalid", `signal is an AbortSignal, not ${describeValue(signal, 80)}`);
   if (onProgress !== undefined && typeof onProgress !== "function") throw new FunctaiError("input-invalid", "onProgress is a function");
-  if (store !== undefined && !isStoreOption(store))
-    throw new FunctaiError("input-invalid", `store is a Store or a place such as "evals/", not ${describeValue(store, 80)}`);
+  // worded as every entry point words it: echoed whole, a connection string's password went into the message (logged)
+  const problem = store === undefined ? undefined : storeOptionProblem(store);
+  if (problem !== undefined) throw new FunctaiError("input-invalid", problem);
   return options as Record<string, unknown>;
 }
 

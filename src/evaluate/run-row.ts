@@ -2,6 +2,7 @@ import type { Callable, CallOptions } from "../functions/callable.js";
 import { frameCarrier } from "../engine/carrier.js";
 import type { Frame } from "../engine/frame.js";
 import type { Step } from "../engine/runtime.js";
+import { STOP_GRACE_MS, StopBound } from "../engine/stop-bound.js";
 import { stopsTheTurn } from "../engine/tool-calls.js";
 import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
@@ -73,15 +74,41 @@ export async function callRow(call: RowCall, row: Row, index: number, rowStop?: 
   // in a program's or tool's body the rows' calls join its turn, and such a call takes the turn's own signal as it
   // is (ctx.signal): one of evaluate's making was refused (settings-invalid), failing every row
   if (frameCarrier.get()?.runtime.signal === call.signal) return callWith(call, row, index, { caller: call.caller, signal: call.signal });
-  if (rowStop !== undefined) return callWith(call, row, index, { caller: call.caller, signal: rowStop });
+  if (rowStop !== undefined) return boundedByStop(callWith(call, row, index, { caller: call.caller, signal: rowStop }), rowStop);
   // a signal of the row's own, let go when the row ends: a finished call is never told to stop
   const own = new AbortController();
   const stop = (): void => own.abort(call.signal!.reason);
   call.signal.addEventListener("abort", stop, { once: true });
   try {
-    return await callWith(call, row, index, { caller: call.caller, signal: own.signal });
+    return await boundedByStop(callWith(call, row, index, { caller: call.caller, signal: own.signal }), own.signal);
   } finally {
     call.signal.removeEventListener("abort", stop);
+  }
+}
+
+/**
+ * A row's call, bounded by the run's stop: once `stop` aborts, the call has
+ * STOP_GRACE_MS to end (one that listens to its signal ends at once, with
+ * its own error), then the row fails `turn-aborted` and whatever the call
+ * gives later is dropped. A tool or a program body that does not listen to
+ * its signal (a fetch without it, a lock wait, a promise never settled)
+ * kept the stopped run from ever settling: the engine bounds a tool's run
+ * so inside a turn, not a program called on its own. Outside a turn only:
+ * in one, the call is the turn's, and stops as it does.
+ */
+async function boundedByStop(work: Promise<RowOutcome>, stop: AbortSignal): Promise<RowOutcome> {
+  if (frameCarrier.get() !== undefined) return work;
+  const bound = new StopBound();
+  try {
+    return await bound.race(work, stop);
+  } catch (e) {
+    if (!bound.gaveUp) throw e;
+    const error = new FunctaiError(
+      "turn-aborted",
+      `the run was stopped and this row's call did not end within ${STOP_GRACE_MS / 1000} s of it (a tool or a program body that does not listen to its signal); what it gives later is dropped`,
+      { cause: stop.reason },
+    );
+    return { ok: false, error: errorText(error), turn: null };
   }
 }
 

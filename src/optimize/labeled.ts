@@ -28,7 +28,9 @@ export interface LabeledOptions {
 
 /** A row as a labeled example: its inputs and its expected answer; `null` when it lacks either (an optional input may be left out). */
 export function labeledDemo(shape: RowShape, row: Row): Demo | null {
-  if (!shape.required.every((k) => Object.hasOwn(row, k))) return null;
+  // a required input holding undefined (an empty cell) is none, as an expected column holding it is (see expectedOf):
+  // read as given, it refused the whole call ("row n has wrong inputs") where a row without the column was left out
+  if (!shape.required.every((k) => Object.hasOwn(row, k) && row[k] !== undefined)) return null;
   const inputs = inputsOf(shape, row);
   const expected = expectedOf(shape, row);
   // the whole answer in one column, unless the output has a field named result (that column is the field)

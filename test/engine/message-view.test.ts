@@ -1,79 +1,15 @@
 /**
- * A request's messages are a view of the loop's growing history (no copy per
- * step). A provider must see what the request held when it was made — never
- * a later message — and a provider that changes its request changes only its
- * own copy, as it did when every request got a copy.
+ * A request's messages are the loop's history as it was when the request was
+ * made (a list of its own, made when first read: engine/ai-call.ts
+ * requestOf). A provider must see what the request held when it was made —
+ * never a later message — and a provider that changes its request's list
+ * changes only its own.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
-import { messagesView } from "../../src/engine/message-view.js";
 import type { LMRequest, Message } from "../../src/lm/types.js";
 import { scripted } from "../../src/testing/index.js";
-
-const say = (i: number): Message => ({ role: "user", content: `m${i}` });
-
-/** A list that counts how many of its elements were read (through a proxy over a plain array). */
-function counted(n: number): { list: Message[]; reads: () => number } {
-  let reads = 0;
-  const list = new Proxy(Array.from({ length: n }, (_, i) => say(i)), {
-    get(target, prop, receiver) {
-      if (typeof prop === "string" && /^\d+$/.test(prop)) reads++;
-      return Reflect.get(target, prop, receiver) as unknown;
-    },
-  });
-  return { list, reads: () => reads };
-}
-
-describe("messagesView", () => {
-  it("holds the first `length` messages however the list grows after it was made", () => {
-    const history = [say(0), say(1)];
-    const view = messagesView(history, history.length);
-    history.push(say(2), say(3));
-    expect(view.length).toBe(2);
-    expect(view[1]).toBe(history[1]);
-    expect(view[2]).toBeUndefined();
-    expect(2 in view).toBe(false);
-    expect(1 in view).toBe(true);
-    expect(Array.isArray(view)).toBe(true);
-    expect([...view]).toEqual([say(0), say(1)]);
-    expect(view.map((m) => m.content)).toEqual(["m0", "m1"]);
-    expect(view.at(-1)).toEqual(say(1));
-    expect(JSON.parse(JSON.stringify(view))).toEqual([say(0), say(1)]);
-    expect(Object.keys(view)).toEqual(["0", "1"]);
-    expect(view).toEqual([say(0), say(1)]);
-    // still the same after more growth, and after being read in every way above
-    history.push(say(4));
-    expect(view).toHaveLength(2);
-  });
-
-  it("a write goes to the view's own copy: the history and other views are untouched", () => {
-    const history = [say(0), say(1), say(2)];
-    const early = messagesView(history, 2);
-    const later = messagesView(history, 3);
-    early.push(say(9));
-    early[0] = say(8);
-    later.splice(1, 1);
-    expect(early.map((m) => m.content)).toEqual(["m8", "m1", "m9"]);
-    expect(later.map((m) => m.content)).toEqual(["m0", "m2"]);
-    expect(history.map((m) => m.content)).toEqual(["m0", "m1", "m2"]);
-    expect(messagesView(history, 3).map((m) => m.content)).toEqual(["m0", "m1", "m2"]);
-    expect(() => Object.freeze(messagesView(history, 1))).toThrow(TypeError);
-  });
-
-  it("costs O(1) to make: no message of the history is read or copied until the view is read", () => {
-    const { list, reads } = counted(1000);
-    const views = Array.from({ length: 1000 }, (_, i) => messagesView(list, i + 1));
-    expect(reads()).toBe(0);
-    expect(views[999]!.length).toBe(1000);
-    expect(views[499]![10]).toEqual(say(10));
-    expect(reads()).toBe(1);
-    // reading more than an index copies the view's own messages, once
-    expect(views[4]!.map((m) => m.content)).toEqual(["m0", "m1", "m2", "m3", "m4"]);
-    expect(views[4]!.filter(() => true)).toHaveLength(5);
-    expect(reads()).toBe(6);
-  });
-});
 
 describe("the tool loop's requests", () => {
   const lookup = tool("lookup", { description: "Look it up.", input: { id: z.string() }, effects: "reads" }, ({ id }) => ({ id }));
