@@ -6,13 +6,13 @@
  */
 import { FunctaiError, ProviderError, describeError, isInstance } from "../errors.js";
 import { cutShort, stoppedEarly } from "./cut-short.js";
-import type { LanguageModel, LMResponse } from "./types.js";
+import { FINISH_REASONS, type LanguageModel, type LMResponse } from "./types.js";
 
 const shown = (x: unknown): string => (x === null ? "null" : Array.isArray(x) ? "an array" : typeof x);
 
 function whyNot(r: unknown): string | undefined {
   if (typeof r !== "object" || r === null) return `the reply is ${shown(r)}, not an object`;
-  const { text, toolCalls, usage } = r as Partial<Record<keyof LMResponse, unknown>>;
+  const { text, toolCalls, usage, finishReason } = r as Partial<Record<keyof LMResponse, unknown>>;
   if (typeof text !== "string") return `its text is ${shown(text)}, not a string`;
   if (!Array.isArray(toolCalls)) return `its toolCalls is ${shown(toolCalls)}, not an array`;
   for (let i = 0; i < toolCalls.length; i++) {
@@ -23,6 +23,11 @@ function whyNot(r: unknown): string | undefined {
   const u = usage as { inputTokens?: unknown; outputTokens?: unknown } | null | undefined;
   if (typeof u !== "object" || u === null || !Number.isFinite(u.inputTokens) || !Number.isFinite(u.outputTokens))
     return "its usage has no inputTokens and outputTokens";
+  // a reason functai does not have (a wrapped API's own, "max_tokens"; none) cannot say whether the reply was cut:
+  // taken as a normal end, a cut call whose half input reads as valid ran (a refund of 19 for 1999), and a cut text
+  // was the whole answer
+  if (!FINISH_REASONS.includes(finishReason as never))
+    return `its finishReason is ${typeof finishReason === "string" ? JSON.stringify(finishReason.slice(0, 40)) : shown(finishReason)}, not one of ${FINISH_REASONS.map((f) => JSON.stringify(f)).join(", ")} (map the API's own reason to one: "length" for a reply cut at its token limit)`;
   if (plainData(r)) return undefined; // (what it cannot tell, JSON.stringify does)
   try {
     JSON.stringify(r);

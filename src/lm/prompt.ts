@@ -106,10 +106,13 @@ export function baseMessages(
   return messages;
 }
 
-// in any case: models sometimes write `<RESULT>` (reply-text.ts finds them the same way)
-const RESULT = /<result>\s*([\s\S]*?)\s*<\/result>/i;
+// in any case: models sometimes write `<RESULT>`; and `</result >`, white space before its `>` (reply-text.ts finds
+// them the same way, and inBlock escapes such a tag in an input)
+const RESULT = /<result>\s*([\s\S]*?)\s*<\/result\s*>/i;
 const OPEN = "<result>";
 const CLOSE = "</result>";
+/** A closing tag, as RESULT reads one. */
+const LONE_CLOSE = /<\/result\s*>/i;
 const FENCE = /^```[A-Za-z]*\s*([\s\S]*?)\s*```$/;
 
 /** JSON text as a model may fence it (```json … ```), without the fence; other text as it is. */
@@ -117,7 +120,8 @@ export const unfenced = (text: string): string => text.replace(FENCE, "$1");
 
 /**
  * The body of the reply's first `<result>` block, trimmed, and whether the
- * block was closed; undefined when there is none. A block never closed (the
+ * block was closed; undefined when there is none. A reply that closes the
+ * block without opening it (`Paris\n</result>`) holds it before the tag. A block never closed (the
  * reply hit its length limit, or the model left the tag out) runs to the
  * reply's end, without a piece of `</result>` there: the tags are never part
  * of the answer (and the answer is what its streamed text showed: see
@@ -127,7 +131,11 @@ function resultBlock(text: string): { body: string; closed: boolean } | undefine
   const match = RESULT.exec(text);
   if (match) return { body: match[1]!, closed: true };
   const open = asciiLower(text).indexOf(OPEN);
-  if (open < 0) return undefined;
+  if (open < 0) {
+    // the closing tag without the opening one (the model left it out): the answer is what comes before it
+    const close = LONE_CLOSE.exec(text);
+    return close ? { body: text.slice(0, close.index).trim(), closed: true } : undefined;
+  }
   const body = text.slice(open + OPEN.length).trimEnd();
   return { body: body.slice(0, body.length - partialTag(body, CLOSE)).trim(), closed: false };
 }

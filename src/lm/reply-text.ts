@@ -23,7 +23,8 @@
  *   preamble and is dropped; if the reply ends with none, it was the answer
  *   (models often answer plainly) and is emitted in one piece, trimmed and
  *   without any `<tool_call>` blocks (tools offered as text; one never
- *   closed runs to the reply's end: see tool-call-blocks.ts). So a plain
+ *   closed runs to the reply's end: see tool-call-blocks.ts), and up to a
+ *   `</result>` the model wrote without opening the block. So a plain
  *   reply's text arrives when its reply ends, and a tool-calling reply's own
  *   words ("Let me look that up.") are still shown.
  * - Non-string outputs: the same rule. Their `<result>` body is the JSON the
@@ -64,6 +65,9 @@ export interface ReplyText {
 export const asciiLower = (text: string): string =>
   /[A-Z]/.test(text) ? text.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32)) : text;
 
+/** How much of a closing reasoning tag's start (`</think`, then white space) is kept between chunks. */
+const THOUGHT_TAIL = 64;
+
 /** Whether `text` is white space, then perhaps a start of `<think>` or `<thinking>` (in any case): a reasoning block may yet open. */
 function mightOpenThought(text: string): boolean {
   const tag = asciiLower(text.trimStart());
@@ -74,6 +78,23 @@ function mightOpenThought(text: string): boolean {
 export function partialTag(text: string, tag: string): number {
   for (let n = Math.min(tag.length - 1, text.length); n > 0; n--) if (asciiLower(text.slice(-n)) === tag.slice(0, n)) return n;
   return 0;
+}
+
+/** `</result>` in any case, white space before its `>` allowed (`</result >`), as readOutput reads it. */
+const CLOSE_TAG = /<\/result\s*>/i;
+/** A closing tag's start at the text's end, its `>` not come yet (`</result`, perhaps with white space after). */
+const CLOSE_START = /<\/result\s*$/i;
+
+/** Where `</result>` (see CLOSE_TAG) is in `text`, and its length; -1 when it is not there. */
+function closeTag(text: string): { at: number; length: number } {
+  const match = CLOSE_TAG.exec(text);
+  return match ? { at: match.index, length: match[0].length } : { at: -1, length: 0 };
+}
+
+/** The length of the end of `text` that may be the start of a closing tag (see CLOSE_TAG), split by chunks or cut off. */
+function partialClose(text: string): number {
+  const open = CLOSE_START.exec(text);
+  return open ? text.length - open.index : partialTag(text, CLOSE);
 }
 
 /**
@@ -114,7 +135,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       if (held === "") return;
       started = true;
     }
-    const close = asciiLower(held).indexOf(CLOSE);
+    const close = closeTag(held).at;
     const call = textTools ? callStart(held) : { at: -1, sure: false };
     if (call.sure && (close < 0 || call.at < close)) {
       const words = held.slice(0, call.at).trimEnd();
@@ -130,7 +151,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       mode = "after";
       return;
     }
-    const keep = Math.max(partialTag(held, CLOSE), call.at >= 0 ? held.length - call.at : 0);
+    const keep = Math.max(partialClose(held), call.at >= 0 ? held.length - call.at : 0);
     const safe = held.slice(0, held.length - keep);
     const visible = safe.trimEnd();
     if (visible !== "") emit(visible);
@@ -160,7 +181,9 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         const seen = lead + delta;
         const close = thoughtClose(seen, thought, 0);
         if (close.at < 0) {
-          lead = seen.slice(-(thought.length + 2)); // (a closing tag's start: `</think` without its `>`)
+          // (a closing tag's start: `</think` without its `>`, perhaps with white space after it, kept within a bound)
+          const start = seen.lastIndexOf("</");
+          lead = start >= 0 && seen.length - start <= THOUGHT_TAIL && !seen.includes(">", start) ? seen.slice(start) : seen.slice(-(thought.length + 2));
           return;
         }
         mode = "before";
@@ -200,11 +223,15 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       if (mode === "before") {
         const words = withoutCalls(before.join(""));
         const open = unclosedCall(words);
-        const plain = (open >= 0 ? words.slice(0, open) : words).trim();
+        let plain = open >= 0 ? words.slice(0, open) : words;
+        // the closing tag without the opening one (the model left it out): the answer is what comes before it
+        const close = closeTag(plain).at;
+        if (close >= 0) plain = plain.slice(0, close);
+        plain = plain.trim();
         if (plain !== "") emit(plain);
       } else if (mode === "inside" && started) {
         // what was held only as a possible call's start was none: it is the answer's end (a piece of `</result>` is not)
-        const rest = held.slice(0, held.length - partialTag(held, CLOSE)).trimEnd();
+        const rest = held.slice(0, held.length - partialClose(held)).trimEnd();
         if (rest !== "") emit(rest);
       }
       before = [];

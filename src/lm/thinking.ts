@@ -10,8 +10,8 @@
 /** A reply's opening reasoning tag, after any white space; the tag's name is the first group. */
 export const THOUGHT_OPEN = /^\s*<(think|thinking)>/i;
 
-/** The closing tags, found in any case. */
-const THOUGHT_CLOSE: Record<string, RegExp> = { think: /<\/think>/gi, thinking: /<\/thinking>/gi };
+/** The closing tags, found in any case, white space before their `>` allowed (`</think >`, as models write it too). */
+const THOUGHT_CLOSE: Record<string, RegExp> = { think: /<\/think\s*>/gi, thinking: /<\/thinking\s*>/gi };
 
 /** Where the closing tag of the reasoning block named `name` begins in `text`, from `from` on, and its length; -1 when it is not there. */
 export function thoughtClose(text: string, name: string, from: number): { at: number; length: number } {

@@ -4,8 +4,8 @@
  * and reply-text.ts (the words around them), so both agree.
  */
 
-/** A closed block; its body (trimmed) is the first group. */
-export const CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
+/** A closed block; its body (trimmed) is the first group. Its closing tag may have white space before its `>` (`</tool_call >`). */
+export const CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call\s*>/g;
 
 export const CALL_OPEN = "<tool_call>";
 
@@ -42,7 +42,7 @@ export function withoutCalls(text: string, onCall?: (body: string) => void): str
 }
 
 /** A code fence holding closed call blocks and whitespace only; the blocks are the first group. */
-const FENCED_CALLS = /\x60{3}[\w-]*\s*((?:<tool_call>(?:(?!<\/tool_call>)[\s\S])*<\/tool_call>\s*)+)\x60{3}/g;
+const FENCED_CALLS = /\x60{3}[\w-]*\s*((?:<tool_call>(?:(?!<\/tool_call\s*>)[\s\S])*<\/tool_call\s*>\s*)+)\x60{3}/g;
 
 /**
  * Where a call block begins in a streamed text seen so far: `sure` when its

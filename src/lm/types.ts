@@ -112,6 +112,9 @@ export interface LMRequest {
  */
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "refusal" | "other";
 
+/** Every `FinishReason`, for what checks one (a custom model's reply, a script). */
+export const FINISH_REASONS: readonly FinishReason[] = ["stop", "tool_calls", "length", "content_filter", "refusal", "other"];
+
 /**
  * A model's reply: its text, its tool calls, why it stopped and the tokens it used.
  *

@@ -3,6 +3,7 @@
  * assuming Node, and reading a model's tool-call arguments without throwing.
  */
 import { FunctaiError, ProviderError, describeValue } from "../errors.js";
+import { leadingThought } from "../lm/thinking.js";
 import type { LMRequest, LMResponse, ToolCall } from "../lm/types.js";
 
 /** An environment variable, or undefined where there is no `process` (browsers). */
@@ -56,7 +57,8 @@ export function checkLMOptions(maker: string, options: unknown): void {
  * temperature that is not a finite number ≥ 0 (NaN and Infinity would go
  * out as JSON's null: the provider's default, silently), a reply limit that
  * is not a whole number ≥ 1 (`settings-invalid`, as `configure` says it).
- * Tools sent natively must be ones the provider takes (see checkToolSpecs).
+ * Each message must be one (see checkMessage). Tools sent natively must be
+ * ones the provider takes (see checkToolSpecs).
  * The engine's requests always pass; this guards `lm.generate` called directly.
  */
 export function checkRequest(provider: string, request: unknown, nativeTools: boolean): void {
@@ -66,12 +68,43 @@ export function checkRequest(provider: string, request: unknown, nativeTools: bo
       "input-invalid",
       `${provider}: a request is { messages: [at least one], tools: [...] }, not ${describeValue(request, 80)}`,
     );
+  r.messages.forEach((m: unknown, i) => checkMessage(provider, m, i));
   const { temperature, maxTokens } = r;
   if (temperature !== undefined && !(typeof temperature === "number" && Number.isFinite(temperature) && temperature >= 0))
     throw new FunctaiError("settings-invalid", `${provider}: temperature must be a finite number ≥ 0, not ${describeValue(temperature, 40)}`);
   if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 1))
     throw new FunctaiError("settings-invalid", `${provider}: maxTokens must be a whole number ≥ 1, not ${describeValue(maxTokens, 40)}`);
   if (nativeTools) checkToolSpecs(provider, r.tools);
+}
+
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
+
+/**
+ * Refuses (`input-invalid`) a message that is not one (see `Message`): not
+ * an object, a role neither API has, a content that is no string, a tool
+ * result that names no call, tool calls that are not a list of `{ id, … }`.
+ * Written out as they were, they threw a TypeError in the wire writers, or
+ * went out and paid a round trip for the provider's 400.
+ */
+function checkMessage(provider: string, message: unknown, i: number): void {
+  const bad = (what: string): never => {
+    throw new FunctaiError("input-invalid", `${provider}: message ${i + 1} ${what}`);
+  };
+  if (typeof message !== "object" || message === null || Array.isArray(message))
+    bad(`is ${describeValue(message, 40)}, not a message ({ role, content })`);
+  const m = message as { role?: unknown; content?: unknown; toolCallId?: unknown; toolCalls?: unknown };
+  if (typeof m.role !== "string" || !ROLES.has(m.role)) bad(`has role ${describeValue(m.role, 40)}; a role is "system", "user", "assistant" or "tool"`);
+  if (typeof m.content !== "string") bad(`has content ${describeValue(m.content, 40)}, not a string`);
+  if (m.role === "tool" && typeof m.toolCallId !== "string")
+    bad(`is a tool result whose toolCallId is ${describeValue(m.toolCallId, 40)}: it must name the call it answers`);
+  if (m.role !== "assistant" || m.toolCalls === undefined) return;
+  if (!Array.isArray(m.toolCalls)) bad(`has toolCalls ${describeValue(m.toolCalls, 40)}, not a list of calls`);
+  // (a call's name that is no string, one a journal kept so, is sent as "unnamed": see tool-ids.ts)
+  (m.toolCalls as unknown[]).forEach((call, j) => {
+    const c = call as { id?: unknown } | null;
+    if (typeof c !== "object" || c === null || Array.isArray(c) || typeof c.id !== "string")
+      bad(`has tool call ${j + 1} ${describeValue(call, 60)}; a call is { id, name, input } with a string id`);
+  });
 }
 
 /** What both APIs take as a tool's name ("string does not match pattern" else), as `tool()` names are. */
@@ -133,7 +166,7 @@ export function refuseUnfinished(provider: string, reason: string | null | undef
  * and others trained on that template): its JSON object, the closing tag
  * left out at the reply's end too.
  */
-const TEXT_CALL = /<tool_call>\s*(\{[\s\S]*?\})\s*(?=<\/tool_call>|$)/g;
+const TEXT_CALL = /<tool_call>\s*(\{[\s\S]*?\})\s*(?=<\/tool_call\s*>|$)/g;
 
 /**
  * Mistral's call marker, as a server that does not read its calls leaves it in
@@ -245,12 +278,16 @@ const FORM_WORDS = { hermes: "<tool_call>", mistral: "[TOOL_CALLS]", json: "its 
  * that leaves calls unread may leave others half read, so the user is told
  * what to set (or to offer tools as text, `nativeTools: false`, where the
  * model is asked for `<tool_call>` blocks, which are read). The marker named
- * in prose, or a call naming no offered tool, is text.
+ * in prose, or a call naming no offered tool, is text; so is a call drafted
+ * in the reasoning a reply opens with (`<think>…</think>`: see thinking.ts).
  */
 export function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResponse): void {
   if (reply.toolCalls.length > 0 || request.tools.length === 0) return;
   const offered = new Set(request.tools.map((t) => t.name));
-  for (const { name, form } of textCallNames(reply.text)) {
+  // a call the model's reasoning drafted (`<think>…</think>`, one never closed to the reply's end) is not one it
+  // made: only the text after it is looked at, as the prompt-mode readers read it (lm/thinking.ts)
+  const thought = leadingThought(reply.text);
+  for (const { name, form } of textCallNames(thought === undefined ? reply.text : reply.text.slice(thought.end))) {
     if (typeof name !== "string" || !offered.has(name)) continue;
     throw new ProviderError(
       "provider-response",

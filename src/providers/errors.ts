@@ -356,13 +356,25 @@ export const idleBound = (sdk: unknown): number | undefined => {
 };
 
 /**
+ * How long a stream may stay silent after its reply's finish (OpenAI's
+ * `finish_reason`, Anthropic's stop reason) before the reply is given back
+ * without its last event: a server (or proxy) that neither sends the usage
+ * chunk or `message_stop` nor ends the body held a whole reply until the
+ * client's timeout, ten minutes by default. A reply so given back has the
+ * usage known by then (OpenAI's, none: zeros, as for any stream without
+ * usage), and its stream is cancelled, so the connection is freed.
+ */
+export const FINISH_GRACE_MS = 1000;
+
+/**
  * Reads a provider's stream into one response, passing text deltas on.
  * `passedOn` is called before each delta goes out: text shown cannot be
  * taken back, so the caller may stop retrying (see `streamedText`). The SDKs' timeout
  * ends with the response's headers: a stream that then stalls would be
  * waited for without end (in a browser; in Node until its fetch gives up,
  * five minutes), its turn held. So no event for `idleMs` ends it (the
- * request's controller aborted), as a connection lost.
+ * request's controller aborted), as a connection lost; after the reply's
+ * finish, FINISH_GRACE_MS of silence ends it, the reply given back.
  */
 export async function drainStream<E>(
   provider: string,
@@ -378,18 +390,21 @@ export async function drainStream<E>(
   let stalled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = (): void => {
-    if (idleMs === undefined) return;
     clearTimeout(timer);
+    // once the reply's finish came, only its trailer may follow (OpenAI's usage chunk, Anthropic's message_stop):
+    // a stream silent for FINISH_GRACE_MS after it is over, the reply given back as known and the connection freed
+    const ms = reply.complete ? Math.min(FINISH_GRACE_MS, idleMs ?? FINISH_GRACE_MS) : idleMs;
+    if (ms === undefined) return;
     timer = setTimeout(() => {
       stalled = true;
       events.controller.abort(); // (the SDK ends an aborted stream quietly)
-    }, idleMs);
+    }, ms);
   };
   try {
     wait();
     for await (const event of arriving(provider, events)) {
-      wait();
       const delta = reply.add(event);
+      wait(); // (after the event is read: a finish shortens the wait to the grace)
       if (delta !== "" && onText !== undefined) {
         passedOn();
         onText(delta);

@@ -1,7 +1,8 @@
 import { FunctaiError } from "../errors.js";
+import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { inBlock } from "../lm/prompt.js";
 import { asciiLower } from "../lm/reply-text.js";
-import { LM_SPEC, type LanguageModel, type LMRequest, type LMResponse, type Usage } from "../lm/types.js";
+import { FINISH_REASONS, LM_SPEC, type FinishReason, type LanguageModel, type LMRequest, type LMResponse, type Usage } from "../lm/types.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
 
 /**
@@ -10,9 +11,18 @@ import { namedKeys, unknownKeys } from "../runtime/values.js";
  * concatenation is the reply's text; give `text` or `chunks`, not both):
  * `{ chunks: ["<res", "ult>\nHi", "\n</result>"] }`.
  *
+ * `finishReason` says why the reply ended, as a provider's does (default:
+ * `"tool_calls"` with calls, else `"stop"`): `"length"` for a reply cut off
+ * at its token limit, `"content_filter"` for one a filter stopped,
+ * `"refusal"`, `"other"`. A reply that stopped early (`length`,
+ * `content_filter`) with tool calls has its last call cut short, as a
+ * provider's is: it does not run and the model is told (with
+ * `nativeTools: false` its block is written without its closing tag).
+ *
  * @example
  * const call: ScriptedAnswer = { toolCalls: [{ name: "lookupOrder", input: { id: "A-1042" } }], usage: { inputTokens: 50 } };
  * const streamed: ScriptedAnswer = { chunks: ["<res", "ult>\nIt is at ", "the carrier.\n</result>"] };
+ * const cutOff: ScriptedAnswer = { text: "<result>\nIt is at the", finishReason: "length" };
  * const lm = scripted([call, streamed]);
  */
 export interface ScriptedAnswer {
@@ -20,6 +30,8 @@ export interface ScriptedAnswer {
   chunks?: readonly string[];
   toolCalls?: { name: string; input: unknown; id?: string }[];
   usage?: Partial<Usage>;
+  /** Why the reply ended (see above); default `"tool_calls"` with calls, else `"stop"`. */
+  finishReason?: FinishReason;
 }
 
 /**
@@ -51,7 +63,10 @@ export interface ScriptedOptions {
    * form a model is told to use, `<result>\n…\n</result>`, so tests see
    * what a real model sends. `"plain"` (default): the text as given. A
    * reply given as `chunks`, or whose text already holds `<result>` (in any
-   * case, as replies are read), is sent as given.
+   * case, as replies are read), is sent as given. A reply that stopped early
+   * (`finishReason: "length"` or `"content_filter"`) is written without its
+   * `</result>`, as a cut reply is; a refusal (`finishReason: "refusal"`)
+   * is sent as given, a model's own words.
    */
   form?: "plain" | "reply";
   /** How a reply's text streams: word by word (default) or in pieces of this many characters. */
@@ -129,7 +144,9 @@ function checkOptions(options: ScriptedOptions): void {
     throw wrong("chunks", chunks, '"words" or a whole number of characters, 1 or more');
 }
 
-const REPLY_KEYS = ["text", "chunks", "toolCalls", "usage"];
+const REPLY_KEYS = ["text", "chunks", "toolCalls", "usage", "finishReason"];
+
+/** The finish reasons a reply may give (LMResponse's). */
 
 /**
  * Refuses a reply object that would be read as something else: a promise
@@ -153,9 +170,15 @@ function refuseOdd(r: object, index: number): void {
   if (odd.length > 0)
     throw new FunctaiError(
       "provider-response",
-      `scripted model: reply ${index + 1} has ${namedKeys(odd)}; a reply has text, chunks, toolCalls and usage`,
+      `scripted model: reply ${index + 1} has ${namedKeys(odd)}; a reply has text, chunks, toolCalls, usage and finishReason`,
     );
-  const { chunks, toolCalls } = r as ScriptedAnswer;
+  const { chunks, toolCalls, finishReason } = r as ScriptedAnswer;
+  // a mistyped reason ("content-filter", "max_tokens") read as the default would test a whole reply, not a cut one
+  if (finishReason !== undefined && !FINISH_REASONS.includes(finishReason))
+    throw new FunctaiError(
+      "provider-response",
+      `scripted model: reply ${index + 1} has finishReason ${typeof finishReason === "string" ? JSON.stringify(finishReason) : String(finishReason)}; give one of ${FINISH_REASONS.map((f) => JSON.stringify(f)).join(", ")}`,
+    );
   if (chunks !== undefined && (!Array.isArray(chunks) || !chunks.every((c) => typeof c === "string")))
     throw new FunctaiError("provider-response", `scripted model: reply ${index + 1} has chunks that are not a list of strings`);
   if (Array.isArray(toolCalls)) toolCalls.forEach((call: unknown, i) => refuseOddCall(call, index, i));
@@ -287,7 +310,7 @@ function lastSent(request: LMRequest, index: number): string {
 }
 
 /** The reply's text and the pieces it streams in. */
-function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions): { text: string; stream: readonly string[] } {
+function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions, finishReason: FinishReason): { text: string; stream: readonly string[] } {
   if (r.chunks !== undefined) {
     const text = r.chunks.join("");
     if (r.text !== undefined && r.text !== text)
@@ -296,7 +319,10 @@ function written(r: ScriptedAnswer, hasCalls: boolean, options: ScriptedOptions)
   }
   let text = r.text ?? "";
   // its tags in any case, as the reply is read (lm/prompt.ts): a `<RESULT>` block wrapped again would be a block in a block
-  if (options.form === "reply" && !hasCalls && text !== "" && !asciiLower(text).includes("<result>")) text = `<result>\n${text}\n</result>`;
+  // (a reply stopped early, at its token limit or by a filter, never wrote its closing tag; a model's refusal is
+  // its own words, not in the reply form)
+  if (options.form === "reply" && !hasCalls && text !== "" && finishReason !== "refusal" && !asciiLower(text).includes("<result>"))
+    text = stoppedEarly(finishReason) ? `<result>\n${text}` : `<result>\n${text}\n</result>`;
   return { text, stream: pieces(text, options.chunks) };
 }
 
@@ -367,12 +393,19 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
         );
       const calls = (r.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${index + 1}_${i + 1}`, name: c.name, input: c.input }));
       const usage = { ...DEFAULT_USAGE, ...r.usage };
-      let { text, stream } = written(r, calls.length > 0, options);
+      const finishReason: FinishReason = r.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
+      // a reply that stopped early cut its last part: its last call (calls come after the text), as a provider's is
+      const cut = stoppedEarly(finishReason) && calls.length > 0;
+      let { text, stream } = written(r, calls.length > 0, options, finishReason);
       if (!nativeTools && calls.length > 0) {
         // a model reading tools as text writes its calls into its text, and streams them like any text
-        // (an input holding `</tool_call>` is written `<\/tool_call>`, the same JSON, as a request writes it: see inBlock)
+        // (an input holding `</tool_call>` is written `<\/tool_call>`, the same JSON, as a request writes it: see inBlock);
+        // cut off, its last block never closed
         const blocks = calls
-          .map((c) => `<tool_call>\n${inBlock("tool_call", JSON.stringify({ name: c.name, input: c.input }))}\n</tool_call>`)
+          .map(
+            (c, i) =>
+              `<tool_call>\n${inBlock("tool_call", JSON.stringify({ name: c.name, input: c.input }))}${cut && i === calls.length - 1 ? "" : "\n</tool_call>"}`,
+          )
           .join("\n");
         const after = text === "" ? blocks : `\n${blocks}`;
         text += after;
@@ -386,8 +419,10 @@ export function scripted(replies: readonly ScriptedReply[], options: ScriptedOpt
           // stopped while it streams: no more text, and the call fails with the signal's reason, as a provider's does
           if (signal?.aborted) throw signal.reason;
         }
-      if (!nativeTools && calls.length > 0) return { text, toolCalls: [], finishReason: "stop", usage, model: lm.model };
-      return { text, toolCalls: calls, finishReason: calls.length > 0 ? "tool_calls" : "stop", usage, model: lm.model };
+      if (!nativeTools && calls.length > 0)
+        return { text, toolCalls: [], finishReason: r.finishReason ?? "stop", usage, model: lm.model };
+      const toolCalls = cut ? [...calls.slice(0, -1), cutShort(calls.at(-1)!)] : calls;
+      return { text, toolCalls, finishReason, usage, model: lm.model };
     },
   };
   return lm;

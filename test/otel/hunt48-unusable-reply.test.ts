@@ -62,9 +62,9 @@ describe("otel() and a reply the engine refuses", () => {
     expect(one(t.spans(), "chat custom-1").status.message).toMatch(/usage has no inputTokens/);
   });
 
-  it("a reply taken without a finish reason, or with a model that is not text: no [null], no object in the attributes", async () => {
+  it("a reply taken with a model that is not text: no [null], no object in the attributes", async () => {
     const t = tracing();
-    const reply = { text: "Hi.", toolCalls: [], usage: { inputTokens: 4, outputTokens: 2 }, model: { name: "custom-1" } };
+    const reply = { text: "Hi.", toolCalls: [], finishReason: "stop", usage: { inputTokens: 4, outputTokens: 2 }, model: { name: "custom-1" } };
     expect(await answer("Where is it?", { lm: giving(reply), plugins: [otel({ tracer: t.tracer })] })).toBe("Hi.");
     const chat = one(t.spans(), "chat custom-1");
     expect(chat.status.code).toBe(0);
@@ -76,13 +76,17 @@ describe("otel() and a reply the engine refuses", () => {
     expect("gen_ai.response.model" in chat.attributes).toBe(false);
   });
 
-  it("a finish reason named like an object's own key (a custom model's \"constructor\") is kept as the text it is", async () => {
-    const t = tracing();
+  it("a finish reason functai does not have (a custom model's \"constructor\", an own key of objects) fails the turn provider-response, as without tracing; its chat span is an error", async () => {
     const reply = { text: "Hi.", toolCalls: [], finishReason: "constructor", usage: { inputTokens: 4, outputTokens: 2 } };
-    expect(await answer("Where is it?", { lm: giving(reply), plugins: [otel({ tracer: t.tracer, content: true })] })).toBe("Hi.");
+    const plain = await errorOf(answer("Where is it?", { lm: giving(reply) }));
+    expect(plain.code).toBe("provider-response");
+    expect(plain.message).toContain('finishReason is "constructor"');
+    const t = tracing();
+    const traced = await errorOf(answer("Where is it?", { lm: giving(reply), plugins: [otel({ tracer: t.tracer, content: true })] }));
+    expect(traced.message).toBe(plain.message);
     const chat = one(t.spans(), "chat custom-1");
-    expect(chat.attributes["gen_ai.response.finish_reasons"]).toEqual(["constructor"]);
-    const output = JSON.parse(String(chat.attributes["gen_ai.output.messages"])) as { finish_reason?: unknown }[];
-    expect(output[0]!.finish_reason).toBe("constructor");
+    expect(chat.status.code).toBe(2);
+    expect(chat.attributes["error.type"]).toBe("provider-response");
+    expect(chat.attributes["gen_ai.response.finish_reasons"]).toBeUndefined();
   });
 });
