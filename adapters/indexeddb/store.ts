@@ -10,6 +10,7 @@ import {
   isDurable,
   recordJson,
   storeConflict,
+  waitTimer,
   waitTimerMs,
 } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
@@ -350,13 +351,13 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     checkAfter(after, conversation);
     if (closed) throw closedError();
     return new Promise<boolean>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
+      let cancel: (() => void) | undefined;
       let poll: ReturnType<typeof setInterval> | undefined;
       let done = false;
       const finish = (end: () => void): void => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
+        cancel?.();
         clearInterval(poll);
         stop();
         end();
@@ -373,10 +374,10 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       // without BroadcastChannel, polled; with it, looked at now and then all the same: a writer tab closed between its
       // commit and its notice takes the notice along, and a wait with no deadline would never wake
       poll = setInterval(() => void recheck().catch(failed), wakeups.crossTab ? Math.max(pollMs, BACKSTOP_MS) : pollMs);
-      const ms = waitTimerMs(timeoutMs); // NaN and negatives: look once, then answer; past a timer's reach: none
+      const ms = waitTimerMs(timeoutMs); // NaN and negatives: look once, then answer; Infinity: none; past a timer's reach: in parts
       if (ms !== null) {
         // At the deadline, the length itself decides: a notice lost (a writer that died before posting) costs nothing.
-        timer = setTimeout(() => void length(conversation).then((n) => settle(n > after), failed), ms);
+        cancel = waitTimer(ms, () => void length(conversation).then((n) => settle(n > after), failed));
       }
     });
   };

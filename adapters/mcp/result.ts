@@ -36,8 +36,33 @@ function forModel(part: Part): boolean {
  * call's `tool_result` event and in its record.
  */
 export function userParts(result: McpCallResult): Part[] {
-  return Array.isArray(result.content) ? result.content.filter((part) => !forModel(part)) : [];
+  if (!Array.isArray(result.content)) return [];
+  let kept = 0;
+  return result.content
+    .filter((part) => !forModel(part))
+    .map((part) => {
+      const size = JSON.stringify(part)?.length ?? 0;
+      if (kept + size <= MAX_SHOWN_CHARS) {
+        kept += size;
+        return part;
+      }
+      // past the bound: a note in its place, for the person (the call's result stands; the part is not kept)
+      const type = typeof part.type === "string" ? part.type.slice(0, 40) : "unknown";
+      return {
+        type: "text",
+        text: `functai left out a ${type} part of ${size.toLocaleString("en-US")} characters meant for you: a call's parts for the person are kept up to ${MAX_SHOWN_CHARS.toLocaleString("en-US")} characters in all`,
+        annotations: { audience: ["user"] },
+      } as Part;
+    });
 }
+
+/**
+ * The parts for the person only that one call keeps, in characters of their
+ * JSON (about a 1.5 MB image as base64): they ride on the call's `done`
+ * record, which every resume reads back. A part past it is a note saying
+ * what was left out; the call's result for the model is not touched.
+ */
+export const MAX_SHOWN_CHARS = 2_000_000;
 
 /** The size of base64 data in bytes, in words ("3,000 bytes"): what the model is told of data it is not shown. */
 function sizeOf(base64: unknown): string {

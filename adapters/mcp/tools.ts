@@ -156,6 +156,49 @@ function authRefusal(e: unknown, auth: AuthErrors | undefined): boolean {
 }
 
 /**
+ * The codes of a connection that was never made (Node's and undici's): refused, no such host, no route, or a
+ * connect that timed out. A request that fails so sent nothing, to anyone: the tool did not run.
+ */
+const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** The error and its causes (a few deep: fetch's "fetch failed" TypeError carries the socket's error as its cause). */
+function causes(e: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let at = e; at !== null && typeof at === "object" && chain.length < 4 && !chain.includes(at); at = (at as { cause?: unknown }).cause)
+    chain.push(at);
+  return chain;
+}
+
+/** The code of a connection never made (see {@link NOT_CONNECTED}) in `e` or its causes, else `undefined`. */
+function neverConnected(e: unknown): string | undefined {
+  for (const c of causes(e)) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === "string" && NOT_CONNECTED.has(code)) return code;
+  }
+  return undefined;
+}
+
+/**
+ * The SDK's OAuth client module, as a stack frame names its file (`…/sdk/dist/esm/client/auth.js`, or cjs).
+ * Its `auth()` is what the Streamable HTTP transport runs after the MCP server answered a POST 401 or 403, before
+ * it sends that POST again: an error thrown from inside it (its token endpoint down, its socket reset, its
+ * metadata unreadable) failed while the call was held back, unsent.
+ */
+const SDK_AUTH_FRAME = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](?:esm|cjs)[\\/]client[\\/]auth\.js:/;
+
+/**
+ * Whether `e` was thrown from inside the SDK's OAuth flow (see {@link SDK_AUTH_FRAME}), told by its stack's frames
+ * (an error of fetch carries its callers' async frames). A stack that does not say (a bundle that renamed the
+ * SDK's files, stacks turned off) is not read as one: the call may have run, as before.
+ */
+function inSdkAuth(e: unknown): boolean {
+  return causes(e).some((c) => {
+    const stack = (c as { stack?: unknown }).stack;
+    return typeof stack === "string" && SDK_AUTH_FRAME.test(stack);
+  });
+}
+
+/**
  * A call the server refused before running it, as a FunctaiError, else `undefined`: an HTTP 4xx answer to the
  * POST that carried it over Streamable HTTP (the SDK's `StreamableHTTPError`, its status as `code`, told by its
  * message, whatever its class is called), such as
@@ -170,6 +213,23 @@ function refusedUnread(name: string, e: unknown, auth: AuthErrors | undefined): 
     return new FunctaiError(
       "remote-auth",
       `the MCP server refused the call of ${name} before running it: it was not authorized (${describeError(e)}), and the tool did not run; authorize the client's OAuth provider again`,
+      { cause: e },
+    );
+  // the server answered the POST 401 or 403 and the transport's OAuth provider, getting a new token, failed: its
+  // authorization server is down, reset the connection, or answered with what is not a token. The POST is sent
+  // again only after a token is got: the call never reached the MCP server
+  if (inSdkAuth(e))
+    return new FunctaiError(
+      "remote-auth",
+      `the call of ${name} was not sent: the MCP server refused its OAuth token, and a new one could not be got from the OAuth authorization server (${describeError(e)}${neverConnected(e) ? `: ${neverConnected(e)}` : ""}), so the tool did not run; try again once the authorization server answers`,
+      { cause: e },
+    );
+  // no connection could be made (refused, no such host): nothing was sent to anyone, a changing call's included
+  const unconnected = neverConnected(e);
+  if (unconnected !== undefined)
+    return new FunctaiError(
+      "remote-closed",
+      `the call of ${name} was not sent: no connection to the MCP server could be made (${describeError(e)}: ${unconnected}), so the tool did not run`,
       { cause: e },
     );
   // told by what the SDK sets on it (its message, its numeric status), not by its class's name, which a bundler
@@ -240,9 +300,7 @@ function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors): Functa
   // refused for its OAuth token (or an HTTP 4xx to its POST): said with the refusal's own code
   const refused = refusedUnread("tools/list", e, auth);
   if (refused !== undefined)
-    return new FunctaiError(refused.code, `the MCP server's tools could not be listed: it refused the listing (${describeError(e)})`, {
-      cause: e,
-    });
+    return new FunctaiError(refused.code, `the MCP server's tools could not be listed: ${refused.message}`, { cause: e });
   if (notConnected(e)) return new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP server's tools could not be listed)`, { cause: e });
   if (e instanceof OversizedMessage)
     return new FunctaiError("remote-closed", `the MCP server's tools could not be listed: ${e.message}`, { cause: e.cause });
@@ -264,6 +322,14 @@ function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors): Functa
  * 128 tools), it is refused instead.
  */
 const MAX_PAGES = 1_000;
+
+/**
+ * The most tools a listing keeps. A server whose pages never end, each full (an offset it goes on adding to, a
+ * page of thousands), had millions of tools read, checked and held before {@link MAX_PAGES} refused it; far past
+ * any real server (a model request takes some 128 tools, and `include` picks from what is listed), it is refused
+ * once past this.
+ */
+const MAX_LISTED_TOOLS = 10_000;
 
 /**
  * One page of the server's tools. Through the client's `request` when it has one, read by `reader` (see
@@ -303,7 +369,12 @@ async function listAll(client: McpClient, reader: ListingReader, timeout: number
       if (e instanceof FunctaiError) throw e;
       throw listingFailed(client, e, e instanceof Error ? await loadAuthErrors() : undefined);
     }
-    tools.push(...page.tools);
+    if (tools.length + page.tools.length > MAX_LISTED_TOOLS)
+      throw new FunctaiError(
+        "remote-protocol",
+        `the MCP server's tool list is too long: it lists more than ${MAX_LISTED_TOOLS.toLocaleString("en-US")} tools (${(tools.length + page.tools.length).toLocaleString("en-US")} in its first ${cursors.size + 1} pages${page.nextCursor ? ", and a cursor to another" : ""})`,
+      );
+    for (const t of page.tools) tools.push(t);
     for (const [tool, why] of page.unreadable) unreadableTools.set(tool, why);
     // "" is the last page too: written by servers whose cursor is a string left empty, and no cursor a server can
     // be asked with, which it cannot tell from the first page's (asked again, that page came back, "" with it)
@@ -513,6 +584,27 @@ function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): Js
 }
 
 /**
+ * The most of a tool's result functai takes, in characters (UTF-16 code units, as JavaScript counts a string's
+ * length) of what the model would read: its text, its structured content as JSON, or its error's words. Some
+ * 250,000 tokens, past the whole context of most models: a larger result is a request no model takes (a provider
+ * 400 at every step), and it would be kept whole in the journal's `done` record, read back by every resume.
+ * A result past it is a tool error the model sees, `tool-failed`, saying its size and this bound, and nothing of
+ * it is kept; a changing tool's error says it ran (its `done` record keeps that: it is never run again on its own).
+ */
+const MAX_RESULT_CHARS = 1_000_000;
+
+/** A result past {@link MAX_RESULT_CHARS} (`size` characters): what the model is told, and the `done` record keeps. */
+function tooLarge(name: string, size: number, effects: Effects): FunctaiError {
+  const sizes = `${size.toLocaleString("en-US")} characters, past the ${MAX_RESULT_CHARS.toLocaleString("en-US")} characters functai takes of a tool's result`;
+  return new FunctaiError(
+    "tool-failed",
+    effects === "changes"
+      ? `the MCP tool ${name} ran, and its result was ${sizes}: it is not shown, nor kept. It did run: do not call it again to see its result`
+      : `the MCP tool ${name}'s result was ${sizes}: it is not shown, nor kept; ask for less, if the tool can give less`,
+  );
+}
+
+/**
  * What the model is shown of a server's answer to one call (see {@link outputOf}), checked first: an answer
  * with no content, with structured content that breaks the tool's output schema (`checkOutput`) or that the
  * journal cannot keep, cannot be read, and is thrown as `cannotRead` makes it (a changing tool may have acted).
@@ -523,6 +615,7 @@ function answerOf(
   reader: ResultReader,
   checkOutput: JsonCheck | undefined,
   cannotRead: (why: string, cause?: unknown) => Error,
+  effects: Effects,
 ): unknown {
   // an answer with no content is not a tool's result as MCP says (the SDK would show it as [])
   if (reader.bare()) throw cannotRead("it has no content, which MCP requires of a tool's result");
@@ -535,11 +628,25 @@ function answerOf(
     broken = `its structured content could not be checked against the tool's output schema: ${describeError(e)}`;
   }
   if (broken !== null) throw cannotRead(broken);
-  const output = outputOf(name, result);
+  let output: unknown;
+  try {
+    output = outputOf(name, result);
+  } catch (e) {
+    // an error's words are shown to the model and kept too: bounded as a result is
+    const said = e instanceof FunctaiError ? e.message.length : 0;
+    if (said > MAX_RESULT_CHARS) throw tooLarge(name, said, effects);
+    throw e;
+  }
+  if (typeof output === "string") {
+    if (output.length > MAX_RESULT_CHARS) throw tooLarge(name, output.length, effects);
+    return output;
+  }
   // output the journal cannot keep (structured content nested too deep to write as JSON) would be a tool error
   // the model sees, "its output is not JSON", and could answer by calling again: the server acted
-  const lost = typeof output === "string" ? undefined : notJson(output);
+  const lost = notJson(output);
   if (lost !== undefined) throw cannotRead(`its structured content cannot be kept as JSON: ${lost}`);
+  const size = JSON.stringify(output)?.length ?? 0;
+  if (size > MAX_RESULT_CHARS) throw tooLarge(name, size, effects);
   return output;
 }
 
@@ -654,7 +761,13 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * lists it, lists it with another input or output schema, or, taken as reading by its annotations, now says it
  * changes (`settings-invalid`, a tool error the model sees: take the tools again with mcpTools). A call refused
  * for its OAuth token (the SDK's `UnauthorizedError` or `OAuthError` from the transport's OAuth provider, or its
- * 401/403 after authorizing anew) is `remote-auth`: it did not run; a listing refused so is `remote-auth` too. An answer whose
+ * 401/403 after authorizing anew) is `remote-auth`: it did not run; a listing refused so is `remote-auth` too; so is
+ * one whose new token could not be got (the OAuth authorization server down, its connection reset, or answering
+ * an error: the call was held back, unsent). A call for which no connection could be made (refused, no such host)
+ * is `remote-closed`: nothing was sent, a changing call's included. A result past 1,000,000 characters (as the
+ * model would read it: its text, its structured content as JSON, its error's words) is `tool-failed`, a tool
+ * error the model sees, saying its size and the bound, nothing of it kept; a changing tool's says it ran (its
+ * `done` record keeps that: it is never run again on its own). A listing past 10,000 tools is `remote-protocol`. An answer whose
  * `jsonrpc` is wrong or missing fails the call it answered at once, as one whose result cannot be read. A tool
  * with an input named `__proto__` (which a JavaScript object cannot keep) is `settings-invalid`. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
@@ -817,7 +930,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
         }
         // the parts for the user only go to the person with the call's result (`ctx.show`), never to the model
         for (const part of userParts(result as McpCallResult)) ctx.show(part);
-        return answerOf(name, result as McpCallResult, reader, checkOutput, unreadableAnswer);
+        return answerOf(name, result as McpCallResult, reader, checkOutput, unreadableAnswer, effects);
       },
     };
     return tool;

@@ -139,6 +139,8 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   const known = new Map<string, Known>(); // written only under the lock
   const handles = new HandlePool(Math.max(1, Math.floor(options.openFiles ?? 256)));
   let closed = false;
+  /** How many times `close` was called: a wait ends (false) at a close that came after it began, never at one before. */
+  let closes = 0;
   const reads = new FileReads(known, options.readCacheBytes ?? 16 * 2 ** 20, Math.max(1, Math.floor(options.scanChunkBytes ?? SCAN_CHUNK)), () =>
     handles.dropUnused(),
   );
@@ -258,6 +260,10 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       // (a monotonic clock: the wall clock set back would stretch the wait, set forward would end it early)
       // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever
       const deadline = performance.now() + (timeoutMs > 0 ? timeoutMs : 0);
+      // A close ends the waits pending at it; one begun after it waits as any does (the store still reads and appends
+      // after its close). Answered false at once, a caller that waits in a loop (a send queued behind a running turn)
+      // spun: wait, false, read again, wait …
+      const begun = closes;
       let lastLook: string | undefined;
       for (;;) {
         // Cheap poll: only count when the file changed. Its size alone does not say so: an append that cuts a
@@ -274,7 +280,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
           if ((await reads.count(conversation, file)) > after) return true;
         }
         const left = deadline - performance.now();
-        if (left <= 0 || closed) return false;
+        if (left <= 0 || closes !== begun) return false;
         await new Promise<void>((done) => {
           const wake = (): void => {
             clearTimeout(timer);
@@ -317,6 +323,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async close() {
       closed = true;
+      closes++;
       handles.dropAll();
       for (const wake of [...wakers]) wake();
       known.clear();

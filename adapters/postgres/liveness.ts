@@ -143,12 +143,26 @@ export class AdvisoryLiveness {
   readonly #slow = new Set<string>();
   #shared: Shared | null = null;
   #closed = false;
+  /**
+   * The liveness calls under way (each settled either way): `close` lets them settle before the store ends its
+   * connections, as it lets the store's other calls settle. Not counted, an `isHeld` asked as the store closed had
+   * its statement sent to a pool being ended: it waited the pool's connect timeout, then failed.
+   */
+  readonly #calls = new Set<Promise<void>>();
 
   constructor(
     readonly db: Db & { session(): Promise<Session> },
     readonly schema: string,
     readonly check: (conversation: string) => void,
   ) {}
+
+  /** `run()`, counted among the calls under way until it settles. */
+  #counted<T>(run: () => Promise<T>): Promise<T> {
+    const running = run();
+    const settled: Promise<void> = running.then(noop, noop).then(() => void this.#calls.delete(settled));
+    this.#calls.add(settled);
+    return running;
+  }
 
   #text(conversation: string, turn: string): string {
     this.check(conversation);
@@ -229,50 +243,54 @@ export class AdvisoryLiveness {
 
   readonly liveness: Liveness = {
     refusesAtOnce: true, // a try of the lock: another session holding it is a turn-claimed at once
-    confirm: (conversation, turn) => this.#confirm(conversation, turn),
-    hold: async (conversation, turn) => {
-      const text = this.#text(conversation, turn);
-      await this.#releasing.get(text);
-      if (this.#closed) throw storeIo(new Error("the store is closed"), "hold a turn", this.db.target);
-      const claimed = () => new LeaseLost(`turn ${turn} is running on another host (it holds the turn's advisory lock)`, false, "turn-claimed");
-      if (this.#held.has(text) || this.#taking.has(text)) throw claimed();
-      this.#taking.add(text);
-      let got: Omit<Hold, "retaking"> | null;
-      try {
-        got = await this.#tryLock(text);
-      } finally {
-        this.#taking.delete(text);
-      }
-      if (got === null) throw claimed();
-      const hold: Hold = { ...got, retaking: null };
-      this.#held.set(text, hold);
-      this.#pin();
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        if (this.#held.get(text) === hold) {
-          this.#held.delete(text);
-          this.#slow.delete(text);
-        }
-        this.#pin();
-        const unlocking = this.#unlock(hold, text).finally(() => this.#releasing.delete(text));
-        this.#releasing.set(text, unlocking);
-      };
-    },
-    isHeld: async (conversation, turn) => {
-      const text = this.#text(conversation, turn);
-      // this process's own unlock of it still on its way is let reach the server first: a turn that stopped here reads as let go, not as held
-      await this.#releasing.get(text);
-      // as hold: a closed store answers nothing (its own pool is ended: the pool's error would blame the caller)
-      if (this.#closed) throw storeIo(new Error("the store is closed"), "look at a turn's advisory lock", this.db.target);
-      try {
-        return (await this.db.query(IS_HELD, [text])).rows[0]?.["held"] === true;
-      } catch (e) {
-        throw storeIo(e, "look at a turn's advisory lock", this.db.target);
-      }
-    },
+    confirm: (conversation, turn) => this.#counted(() => this.#confirm(conversation, turn)),
+    hold: (conversation, turn) => this.#counted(() => this.#hold(conversation, turn)),
+    isHeld: (conversation, turn) => this.#counted(() => this.#isHeld(conversation, turn)),
   };
+
+  async #hold(conversation: string, turn: string): Promise<() => void> {
+    const text = this.#text(conversation, turn);
+    await this.#releasing.get(text);
+    if (this.#closed) throw storeIo(new Error("the store is closed"), "hold a turn", this.db.target);
+    const claimed = () => new LeaseLost(`turn ${turn} is running on another host (it holds the turn's advisory lock)`, false, "turn-claimed");
+    if (this.#held.has(text) || this.#taking.has(text)) throw claimed();
+    this.#taking.add(text);
+    let got: Omit<Hold, "retaking"> | null;
+    try {
+      got = await this.#tryLock(text);
+    } finally {
+      this.#taking.delete(text);
+    }
+    if (got === null) throw claimed();
+    const hold: Hold = { ...got, retaking: null };
+    this.#held.set(text, hold);
+    this.#pin();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (this.#held.get(text) === hold) {
+        this.#held.delete(text);
+        this.#slow.delete(text);
+      }
+      this.#pin();
+      const unlocking = this.#unlock(hold, text).finally(() => this.#releasing.delete(text));
+      this.#releasing.set(text, unlocking);
+    };
+  }
+
+  async #isHeld(conversation: string, turn: string): Promise<boolean> {
+    const text = this.#text(conversation, turn);
+    // this process's own unlock of it still on its way is let reach the server first: a turn that stopped here reads as let go, not as held
+    await this.#releasing.get(text);
+    // as hold: a closed store answers nothing (its own pool is ended: the pool's error would blame the caller)
+    if (this.#closed) throw storeIo(new Error("the store is closed"), "look at a turn's advisory lock", this.db.target);
+    try {
+      return (await this.db.query(IS_HELD, [text])).rows[0]?.["held"] === true;
+    } catch (e) {
+      throw storeIo(e, "look at a turn's advisory lock", this.db.target);
+    }
+  }
 
   /** Unlocks one turn's lock on the shared session (a retake in flight first ends); the other turns' locks stay. */
   async #unlock(hold: Hold, text: string): Promise<void> {
@@ -364,6 +382,8 @@ export class AdvisoryLiveness {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // (each is bounded: its statements by the store's statement timeout)
+    while (this.#calls.size > 0) await Promise.all([...this.#calls]);
     this.#slow.clear();
     // the unlocks on their way are not waited for: ending the session frees every lock on it, and an unlock that gets
     // no answer (a partitioned network) would hold the close for the session's whole statement timeout

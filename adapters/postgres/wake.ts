@@ -1,4 +1,4 @@
-import { waitTimerMs } from "../../src/store/checks.js";
+import { waitTimer, waitTimerMs } from "../../src/store/checks.js";
 import type { Db } from "./db.js";
 import { withDeadline } from "./deadline.js";
 
@@ -156,7 +156,7 @@ export class Wakeups {
         done: (value) => {
           if (settled) return;
           settled = true;
-          clearTimeout(timer);
+          cancel?.();
           clearInterval(renew);
           if (watched) {
             const gone = watched.then(() => this.watch.unwatch(conversation, token));
@@ -187,7 +187,8 @@ export class Wakeups {
           },
         );
       };
-      const timer = ms === null ? undefined : setTimeout(timedOut, ms);
+      // (past a timer's reach, 2^31−1 ms, in parts: a longer timeout ends too)
+      const cancel = ms === null ? undefined : waitTimer(ms, timedOut);
       // a wait without end keeps the process alive as one with a timeout does (its timer): the store's connections do not
       clearInterval(renew);
       renew = ms === null ? setInterval(noop, WATCH_MS / 2) : undefined;

@@ -69,15 +69,38 @@ export function checkAfter(conversation: string, after: unknown): void {
 }
 
 /**
- * How long a store's `wait` sets its timer for: a timeout that is no time
- * (NaN, negative) looks once (0); one longer than a timer can hold
- * (`Infinity` included) sets none: it waits for an append, or the store's close.
+ * How long a store's `wait` waits: a timeout that is no time (NaN,
+ * negative) looks once (0); `Infinity` sets no timer (null): it waits for
+ * an append, or the store's close. Any finite timeout is kept, however
+ * long: {@link waitTimer} sets it in parts.
  */
 export const waitTimerMs = (timeoutMs: number): number | null => {
   // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN; a NaN timeout must look once
   const ms = timeoutMs > 0 ? timeoutMs : 0;
-  return ms <= MAX_TIMER_MS ? ms : null;
+  return ms === Number.POSITIVE_INFINITY ? null : ms;
 };
+
+/**
+ * Calls `fn` once after `ms` (by the monotonic clock), however long: a
+ * timer holds at most 2^31−1 ms (about 24.8 days; Node fires a longer one
+ * after 1 ms), so a longer wait is set in parts. Returns what cancels it.
+ */
+export function waitTimer(ms: number, fn: () => void): () => void {
+  const deadline = performance.now() + ms;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (left: number): void => {
+    timer = setTimeout(
+      () => {
+        const rest = deadline - performance.now();
+        if (rest > 0 && left > MAX_TIMER_MS) arm(rest);
+        else fn();
+      },
+      Math.min(left, MAX_TIMER_MS),
+    );
+  };
+  arm(ms);
+  return () => clearTimeout(timer);
+}
 
 /** Whether an append must be kept on disk before it resolves: the contract's default, unless told `durable: false`. Shared by the stores. */
 export const isDurable = (opts: { durable?: boolean } | undefined): boolean => opts?.durable !== false;

@@ -1,4 +1,4 @@
-import { checkAfter, checkConversationId, checkExpect, checkRecords, recordJson, storeConflict, waitTimerMs } from "./checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, recordJson, storeConflict, waitTimer, waitTimerMs } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
 import type { Store } from "./types.js";
 
@@ -87,7 +87,7 @@ export function memoryStore(): Store {
         };
         const stop = (): void => done(false);
         const done = (value: boolean): void => {
-          clearTimeout(timer);
+          cancel?.();
           const set = waiters.get(conversation);
           if (set?.delete(check) && set.size === 0) waiters.delete(conversation);
           pending.delete(stop);
@@ -98,7 +98,7 @@ export function memoryStore(): Store {
         // would never let the event loop turn again: no timer, no tool, the whole process stuck.
         pending.add(stop);
         const ms = waitTimerMs(timeoutMs);
-        const timer = ms === null ? undefined : setTimeout(stop, ms);
+        const cancel = ms === null ? undefined : waitTimer(ms, stop);
         check();
       });
     },

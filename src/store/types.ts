@@ -30,7 +30,21 @@ export interface Store {
    * A `visit` that throws ends the scan with its error.
    */
   scan?(conversation: string, after: number, visit: (record: ConversationRecord) => void): Promise<number>;
-  /** Resolves true once the conversation holds more than `after` records, false after `timeoutMs`. */
+  /**
+   * Resolves true once the conversation holds more than `after` records,
+   * false after `timeoutMs` (NaN or 0 or less: it looks once; `Infinity`:
+   * no timeout; any finite timeout ends, however long, even one past a
+   * timer's 2^31−1 ms).
+   *
+   * With `close`: a close ends the waits pending at it (false). A wait
+   * begun after the close is never answered false at once (a caller that
+   * waits in a loop, such as a send queued behind a running turn, would
+   * spin): a store that still reads and appends after its close (memory,
+   * node-fs, whose close only releases handles and timers) lets it wait as
+   * any wait, for an append or its timeout; a store whose close ends its
+   * connections (IndexedDB, PostgreSQL) refuses it with `store-io`, as it
+   * refuses every call then.
+   */
   wait?(conversation: string, after: number, timeoutMs: number): Promise<boolean>;
   /** The conversations this store holds. */
   list?(): Promise<string[]>;
@@ -73,7 +87,7 @@ export interface Store {
      */
     confirm?(conversation: string, turn: string): Promise<boolean>;
   };
-  /** Releases handles and timers (optional). */
+  /** Releases handles and timers (optional); ends the waits pending at it (see `wait`). */
   close?(): Promise<void>;
 }
 
