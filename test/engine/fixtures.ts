@@ -59,3 +59,23 @@ export function delegatedRefund(plugins: Plugin[] = []) {
   ]);
   return { t, billing, desk, lm };
 }
+
+/**
+ * How `p` settles within `ms`: "done", the code of what it rejected with
+ * (else its text), or "hung". The stop tests' bound: the stop settles after
+ * its 5 s grace; 20 s leaves room for a loaded machine's late timers.
+ */
+export async function settleOrHang(p: Promise<unknown>, ms = 20_000): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      p.then(
+        () => "done",
+        (e: unknown) => (e as { code?: string } | null)?.code ?? String(e),
+      ),
+      new Promise<string>((r) => (timer = setTimeout(() => r("hung"), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

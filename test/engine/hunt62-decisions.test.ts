@@ -19,8 +19,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, LM_SPEC, tool, type LanguageModel, type LMRequest, type LMResponse } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { settleOrHang } from "./fixtures.js";
 
-const codeOf = (e: unknown): string => (e as { code?: string }).code ?? String(e);
 
 describe("decided (hunt 62 decisions)", () => {
   // (the bound: the stop settles after the 5 s grace; 20 s leaves room for a loaded machine shared by several test
@@ -31,13 +31,7 @@ describe("decided (hunt 62 decisions)", () => {
     const controller = new AbortController();
     const lm = scripted([{ toolCalls: [{ name: "hang", input: {} }] }, "done"]);
     setTimeout(() => controller.abort(), 50);
-    const outcome = await Promise.race([
-      fn("go", { lm, signal: controller.signal }).then(
-        () => "done",
-        (e: unknown) => codeOf(e),
-      ),
-      new Promise<string>((r) => setTimeout(() => r("hung"), 20_000)),
-    ]);
+    const outcome = await settleOrHang(fn("go", { lm, signal: controller.signal }));
     expect(outcome).toBe("turn-aborted");
   });
 

@@ -13,8 +13,8 @@ import { z } from "zod";
 import { ai, memoryStore, tool, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { STOP_GRACE_MS } from "../../src/engine/stop-bound.js";
+import { settleOrHang } from "./fixtures.js";
 
-const codeOf = (e: unknown): string => (e as { code?: string }).code ?? String(e);
 const BOUND_MS = 20_000;
 
 /** A tool body that ignores its signal and settles only when `release` is called. */
@@ -27,16 +27,6 @@ function hanging() {
     return new Promise<string>((r) => (release = r));
   };
   return { body, started, release: (v: string) => release(v) };
-}
-
-async function settleOrHang(p: Promise<unknown>): Promise<string> {
-  return Promise.race([
-    p.then(
-      () => "done",
-      (e: unknown) => codeOf(e),
-    ),
-    new Promise<string>((r) => setTimeout(() => r("hung"), BOUND_MS)),
-  ]);
 }
 
 describe("a stop while a tool ignores its signal", () => {
@@ -55,7 +45,7 @@ describe("a stop while a tool ignores its signal", () => {
     const sent = chat.send("go", { signal: controller.signal });
     await h.started;
     controller.abort();
-    expect(await settleOrHang(sent)).toBe("turn-aborted");
+    expect(await settleOrHang(sent, BOUND_MS)).toBe("turn-aborted");
     const records = (await store.read("c1")) as unknown as { kind: string; state?: string; name?: string }[];
     const tools = records.filter((r) => r.kind === "tool");
     expect(tools.map((r) => r.state)).toEqual(["started"]);
@@ -83,7 +73,7 @@ describe("a stop while a tool ignores its signal", () => {
     const sent = fn.conversation("c2", { store, lm }).send("go", { signal: controller.signal });
     await h.started;
     controller.abort();
-    expect(await settleOrHang(sent)).toBe("turn-aborted");
+    expect(await settleOrHang(sent, BOUND_MS)).toBe("turn-aborted");
     const records = (await store.read("c2")) as unknown as { kind: string }[];
     expect(records.filter((r) => r.kind === "tool")).toEqual([]);
     expect(records.at(-1)).toMatchObject({ kind: "ended", state: "stopped" });
@@ -95,7 +85,7 @@ describe("a stop while a tool ignores its signal", () => {
     const t0 = Date.now();
     const quickSent = fn("go", { lm: lm2, signal: c2.signal });
     setTimeout(() => c2.abort(), 50);
-    expect(await settleOrHang(quickSent)).toBe("turn-aborted");
+    expect(await settleOrHang(quickSent, BOUND_MS)).toBe("turn-aborted");
     // (well under the grace even on a loaded machine: no wait for the bound)
     expect(Date.now() - t0).toBeLessThan(STOP_GRACE_MS - 1_000);
   });
@@ -123,7 +113,7 @@ describe("a stop while a plugin's toolResult hook never answers", () => {
     const sent = fn.conversation("c3", { store, lm, plugins: [hung] }).send("go", { signal: controller.signal });
     await wasAsked;
     controller.abort();
-    expect(await settleOrHang(sent)).toBe("turn-aborted");
+    expect(await settleOrHang(sent, BOUND_MS)).toBe("turn-aborted");
     const records = (await store.read("c3")) as unknown as { kind: string; state?: string; output?: unknown }[];
     expect(records.filter((r) => r.kind === "tool").map((r) => r.state)).toEqual(["started", "done"]);
     expect(records.find((r) => r.kind === "tool" && r.state === "done")?.output).toBe("paid 5");

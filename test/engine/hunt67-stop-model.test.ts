@@ -9,8 +9,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, LM_SPEC, memoryStore, type LanguageModel, type LMResponse } from "../../src/index.js";
+import { settleOrHang } from "./fixtures.js";
 
-const codeOf = (e: unknown): string => (e as { code?: string }).code ?? String(e);
 
 describe("a stop while the model ignores its signal", () => {
   it("rejects turn-aborted, keeps the end, and writes nothing when the reply comes later", async () => {
@@ -33,13 +33,7 @@ describe("a stop while the model ignores its signal", () => {
     const sent = fn.conversation("c1", { store, lm: deaf }).send("go", { signal: controller.signal });
     await wasAsked;
     controller.abort();
-    const outcome = await Promise.race([
-      sent.then(
-        () => "done",
-        (e: unknown) => codeOf(e),
-      ),
-      new Promise<string>((r) => setTimeout(() => r("hung"), 20_000)),
-    ]);
+    const outcome = await settleOrHang(sent);
     expect(outcome).toBe("turn-aborted");
     const records = await store.read("c1");
     expect(records.at(-1)).toMatchObject({ kind: "ended", state: "stopped" });

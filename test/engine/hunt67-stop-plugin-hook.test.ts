@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, memoryStore, tool, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { settleOrHang } from "./fixtures.js";
 
-const codeOf = (e: unknown): string => (e as { code?: string }).code ?? String(e);
 
 describe("a stop while a toolCall hook is asked", () => {
   it("rejects turn-aborted, the tool never runs and the end is kept", async () => {
@@ -39,13 +39,7 @@ describe("a stop while a toolCall hook is asked", () => {
     const sent = fn.conversation("c1", { store, lm, plugins: [policy] }).send("go", { signal: controller.signal });
     await wasAsked;
     controller.abort();
-    const outcome = await Promise.race([
-      sent.then(
-        () => "done",
-        (e: unknown) => codeOf(e),
-      ),
-      new Promise<string>((r) => setTimeout(() => r("hung"), 20_000)),
-    ]);
+    const outcome = await settleOrHang(sent);
     expect(outcome).toBe("turn-aborted");
     expect(ran).toEqual([]);
     const records = await store.read("c1");

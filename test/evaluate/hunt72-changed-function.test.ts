@@ -11,24 +11,16 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, labeledFewShot, program, tool, Waiting, type LMRequest } from "../../src/index.js";
-import { memoryStore, scripted } from "../../src/testing/index.js";
+import { ai, evaluate, labeledFewShot, program, Waiting } from "../../src/index.js";
+import { memoryStore } from "../../src/testing/index.js";
+import { report, reportModel, rowsOf } from "./fixtures/report-turn.js";
 
-const send = tool("send_report", { description: "Send the report.", input: { text: z.string() }, effects: "changes" }, () => "sent");
-const report = ai("report", { description: "Send the report.", input: { text: z.string() }, tools: [send] });
-const rows = ["alpha", "bravo", "charlie"].map((q) => ({ q, result: q }));
+const rows = rowsOf(["alpha", "bravo", "charlie"]);
 
 /** Echoes the word; told to shout (in the instructions) or shown a worked example, it answers in capitals, with a "!". */
 const model = () =>
-  scripted(
-    Array.from({ length: 50 }, () => (r: LMRequest) => {
-      const last = r.messages.at(-1)!;
-      if (last.role === "tool") return "<result>\ndone\n</result>";
-      if (last.content.startsWith("<text>")) return { toolCalls: [{ name: "send_report", input: { text: "ok" } }] };
-      const word = /<q>\n?([a-z]+)/.exec(last.content)?.[1] ?? "?";
-      const loud = JSON.stringify(r.messages).includes("SHOUT") || r.messages.filter((m) => m.role === "user").length > 1;
-      return `<result>\n${loud ? `${word.toUpperCase()}!` : word}\n</result>`;
-    }),
+  reportModel((word, r) =>
+    JSON.stringify(r.messages).includes("SHOUT") || r.messages.filter((m) => m.role === "user").length > 1 ? `${word.toUpperCase()}!` : word,
   );
 
 const plain = ai("echo", { description: "Say the word back.", input: { q: z.string() } });

@@ -9,23 +9,11 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, tool, Waiting, type LMRequest } from "../../src/index.js";
-import { memoryStore, scripted } from "../../src/testing/index.js";
+import { evaluate, program, Waiting } from "../../src/index.js";
+import { memoryStore } from "../../src/testing/index.js";
+import { echo, report, reportModel, rowsOf } from "./fixtures/report-turn.js";
 
-const send = tool("send_report", { description: "Send the report.", input: { text: z.string() }, effects: "changes" }, () => "sent");
-const report = ai("report", { description: "Send the report.", input: { text: z.string() }, tools: [send] });
-const echo = ai("echo", { description: "Say the word back.", input: { q: z.string() } });
-const rowsOf = (words: string[]) => words.map((q) => ({ q, result: q }));
-
-const model = () =>
-  scripted(
-    Array.from({ length: 50 }, () => (r: LMRequest) => {
-      const last = r.messages.at(-1)!;
-      if (last.role === "tool") return "<result>\ndone\n</result>";
-      if (last.content.startsWith("<text>")) return { toolCalls: [{ name: "send_report", input: { text: "ok" } }] };
-      return `<result>\n${/<q>\n?([a-z]+)/.exec(last.content)?.[1]}\n</result>`;
-    }),
-  );
+const model = () => reportModel();
 
 async function resumedWith(first: string[], then: string[]) {
   const lm = model();

@@ -7,17 +7,11 @@
  * request of the conversation with it. Sent back, it is named "unnamed".
  */
 import { describe, expect, it } from "vitest";
-import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
+import type { Message } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
 import { type MockServer, eachTestServer } from "./server.js";
-
-const lookup: ToolSpec = {
-  name: "lookup_order",
-  description: "The order's status.",
-  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
-};
-const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nWhere is A-1042?\n</question>" }], tools: [lookup] };
+import { ask, lookup } from "./fixtures/lookup-order.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));

@@ -11,16 +11,9 @@
  * reasoning is still refused.
  */
 import { describe, expect, it } from "vitest";
-import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
 import { type MockServer, eachTestServer, failure } from "./server.js";
-
-const lookup: ToolSpec = {
-  name: "lookup_order",
-  description: "The order's status.",
-  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
-};
-const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nWhere is A-1042?\n</question>" }], tools: [lookup] };
+import { ask } from "./fixtures/lookup-order.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));

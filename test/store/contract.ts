@@ -48,23 +48,40 @@ const strip = (r: ConversationRecord): Record<string, unknown> => {
   return rest;
 };
 
-export function storeContract(name: string, make: () => Promise<StoreUnderTest>): void {
-  describe(name, () => {
-    let t: StoreUnderTest;
-    let extra: Store[] = [];
-    const reopen = async (): Promise<Store> => {
+/**
+ * A store made fresh for each test of the describe it is called in (`t()`),
+ * closed and cleaned up after it with the stores the test opened beside it
+ * (`reopen()`: a second store on the same location).
+ */
+export function eachStore(make: () => Promise<StoreUnderTest>): { t(): StoreUnderTest; reopen(): Promise<Store> } {
+  let t: StoreUnderTest;
+  let extra: Store[] = [];
+  beforeEach(async () => {
+    t = await make();
+    extra = [];
+  });
+  afterEach(async () => {
+    for (const s of extra) await s.close?.();
+    await t.store.close?.();
+    await t.cleanup?.();
+  });
+  return {
+    t: () => t,
+    async reopen() {
       const s = await t.reopen!();
       extra.push(s);
       return s;
-    };
-    beforeEach(async () => {
-      t = await make();
-      extra = [];
-    });
-    afterEach(async () => {
-      for (const s of extra) await s.close?.();
-      await t.store.close?.();
-      await t.cleanup?.();
+    },
+  };
+}
+
+export function storeContract(name: string, make: () => Promise<StoreUnderTest>): void {
+  describe(name, () => {
+    const each = eachStore(make);
+    const reopen = each.reopen;
+    let t: StoreUnderTest;
+    beforeEach(() => {
+      t = each.t();
     });
 
     it("appends give seq from 1 and return the new length", async () => {

@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, memoryStore, tool, type TurnEvent } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
-import { deskTools, echoLast } from "../engine/fixtures.js";
-import { refundDesk } from "./fixtures.js";
+import { echoLast } from "../engine/fixtures.js";
+import { refundDesk, twoAsks } from "./fixtures.js";
 
 type Amounted = { amount: number };
 const redact = (e: TurnEvent): void => {
@@ -119,21 +119,8 @@ describe("a started event's input is the reader's copy", () => {
 });
 
 describe("a waiting event's approvals are the reader's copy", () => {
-  /** A desk whose model asks for a refund and a note at once (both wait for a person), then echoes. */
-  function twoAtOnce() {
-    const t = deskTools();
-    const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.refund, t.note] });
-    const lm = scripted([
-      {
-        toolCalls: [
-          { name: "refund", input: { order_id: "A-1", amount: 39 } },
-          { name: "note", input: { text: "refunded" } },
-        ],
-      },
-      "both done",
-    ]);
-    return { fn, lm, t };
-  }
+  /** A desk whose model asks for a refund and a note at once (both wait for a person), then says it is done. */
+  const twoAtOnce = () => twoAsks("both done");
 
   /** Answers a wait as a work list: each approval taken off the event's list, then approved by its id. */
   async function workThrough(s: AsyncIterable<TurnEvent> & { approve(o: { id: string }): Promise<void>; abort(): void }): Promise<string[]> {

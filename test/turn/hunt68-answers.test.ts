@@ -13,31 +13,22 @@ import { z } from "zod";
 import { ai, memoryStore } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskTools, echoLast, toolResults } from "../engine/fixtures.js";
+import { twoAsks } from "./fixtures.js";
 
 const codeOf = (e: unknown): unknown => (e as { code?: unknown }).code;
 
-/** A desk whose model asks for a refund and a note at once (two approvals under "changes"), then echoes what it saw. */
-function twoAsks() {
-  const t = deskTools();
-  const fn = ai("desk", { description: "Help.", input: { message: z.string() }, tools: [t.refund, t.note] });
-  const lm = scripted([
-    {
-      toolCalls: [
-        { name: "refund", input: { order_id: "A-1", amount: 39 } },
-        { name: "note", input: { text: "refunded" } },
-      ],
-    },
+/** The two asks, then what the model saw of each tool. */
+const twoAnswers = () =>
+  twoAsks(
     (request) =>
       `saw: ${toolResults(request)
         .map(([name, content]) => `${name}=${content}`)
         .join(" | ")}`,
-  ]);
-  return { fn, t, lm };
-}
+  );
 
 describe("a plain stream: an approval answered one way, then the other", () => {
   it("approve({ id }) then deny(reason, { id }) while another approval waits: the deny is refused (approval-answered); the yes stands", async () => {
-    const { fn, t, lm } = twoAsks();
+    const { fn, t, lm } = twoAnswers();
     const s = fn.stream("Refund A-1", { lm, approve: "changes" });
     const refusals: unknown[] = [];
     for await (const e of s) {
@@ -69,7 +60,7 @@ describe("a plain stream: an approval answered one way, then the other", () => {
   });
 
   it("deny() of all, then approve() of all: refused (approval-answered)", async () => {
-    const { fn, t, lm } = twoAsks();
+    const { fn, t, lm } = twoAnswers();
     const s = fn.stream("Refund A-1", { lm, approve: "changes" });
     let refused: unknown;
     for await (const e of s) {
@@ -89,7 +80,7 @@ describe("answer options with a key that is no option", () => {
     ["approve", { ids: ["x"] }],
     ["deny", { reasn: "no" }],
   ] as const)("a plain stream's %s(%o) is refused (input-invalid); nothing is answered", async (method, options) => {
-    const { fn, t, lm } = twoAsks();
+    const { fn, t, lm } = twoAnswers();
     const s = fn.stream("Refund A-1", { lm, approve: "changes" });
     let refused: unknown;
     for await (const e of s) {
@@ -105,7 +96,7 @@ describe("answer options with a key that is no option", () => {
   });
 
   it("a conversation stream's approve({ Id }) is refused (input-invalid); nothing is recorded", async () => {
-    const { fn, t, lm } = twoAsks();
+    const { fn, t, lm } = twoAnswers();
     const store = memoryStore();
     const s = fn.conversation("c", { store, lm, approve: "changes" }).stream("Refund A-1");
     let refused: unknown;
