@@ -15,9 +15,8 @@ import { z } from "zod";
 import { ai, memoryStore, tool } from "../../src/index.js";
 import { SEND_ONCE, type ConversationInternals } from "../../src/conversation/conversation.js";
 import { LeaseLost } from "../../src/engine/runtime.js";
-import { faultyStore, scripted } from "../../src/testing/index.js";
-
-type Rec = { kind?: string; state?: string };
+import { scripted } from "../../src/testing/index.js";
+import { firstStartedFault } from "../fixtures/first-started-fault.js";
 
 /** A desk whose store refuses (before writing) the first `started` record of pay: the turn reads interrupted, pay never ran. */
 function blip(block = false) {
@@ -35,14 +34,7 @@ function blip(block = false) {
   });
   const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
   const inner = memoryStore();
-  let struck = false;
-  const store = faultyStore(inner, {
-    failOn: (call) => {
-      if (struck || !call.records.some((r) => (r as Rec).kind === "tool" && (r as Rec).state === "started")) return undefined;
-      struck = true;
-      return "before-write";
-    },
-  });
+  const store = firstStartedFault(inner, "before-write");
   return { desk, store, inner, paid, signals };
 }
 /** The model asks for pay until it has its result (the reply whose `started` record the store refused is asked again). */

@@ -55,6 +55,16 @@ describe("a turn handle's options with a key that is no option", () => {
   });
 });
 
+/** What sending `command` straight to a stream's actor gives: "taken", or the code it was refused with. */
+function sentToActor(s: { actor: { send(command: never): void } }, command: unknown): unknown {
+  try {
+    s.actor.send(command as never);
+    return "taken";
+  } catch (error) {
+    return codeOf(error);
+  }
+}
+
 describe("commands sent to a conversation stream's actor", () => {
   it("APPROVE sent to the actor is refused (turn-state): nothing runs unrecorded; s.approve() then records it", async () => {
     const { d, paid } = payDesk();
@@ -63,12 +73,7 @@ describe("commands sent to a conversation stream's actor", () => {
     let refused: unknown;
     for await (const e of s) {
       if (e.type !== "approval") continue;
-      try {
-        s.actor.send({ type: "APPROVE", by: "eve" });
-        refused = "taken";
-      } catch (error) {
-        refused = codeOf(error);
-      }
+      refused = sentToActor(s, { type: "APPROVE", by: "eve" });
       expect(s.state).toBe("awaitingApproval");
       await s.approve({ by: "maria" });
     }
@@ -87,12 +92,7 @@ describe("commands sent to a conversation stream's actor", () => {
       let refused: unknown;
       for await (const e of s) {
         if (e.type !== "approval") continue;
-        try {
-          s.actor.send({ type } as never);
-          refused = "taken";
-        } catch (error) {
-          refused = codeOf(error);
-        }
+        refused = sentToActor(s, { type } as never);
       }
       expect(refused).toBe("turn-state");
       await expect(s).rejects.toBeInstanceOf(Waiting);

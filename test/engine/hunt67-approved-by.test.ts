@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, memoryStore, tool, type Plugin } from "../../src/index.js";
-import { faultyStore, scripted } from "../../src/testing/index.js";
+import { scripted } from "../../src/testing/index.js";
+import { firstStartedFault } from "../fixtures/first-started-fault.js";
 
 type Rec = { kind: string; name?: string; state?: string; by?: unknown };
 
@@ -38,15 +39,8 @@ describe("an approve function's yes", () => {
   it("reads the same after a resume", async () => {
     const { seen, audit, fn, lm, approve } = setup();
     const inner = memoryStore();
-    let struck = false;
     // the batch with the tool's `started` is written, and the process loses its acknowledgement: the tool did not run
-    const store = faultyStore(inner, {
-      failOn: (call) => {
-        if (struck || !call.records.some((r) => (r as Rec).kind === "tool" && (r as Rec).state === "started")) return undefined;
-        struck = true;
-        return "after-write";
-      },
-    });
+    const store = firstStartedFault(inner, "after-write");
     await expect(fn.conversation("c2", { store, lm: lm(), approve, plugins: [audit] }).send("go")).rejects.toMatchObject({ code: "store-io" });
     expect(seen).toEqual([]);
     // (the first reply was kept: the resumed turn asks only for the next)

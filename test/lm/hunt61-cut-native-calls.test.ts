@@ -12,27 +12,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, LM_SPEC, tool, type LanguageModel, type LMResponse } from "../../src/index.js";
+import { ai, tool, type LMResponse } from "../../src/index.js";
+import { ownModel } from "./fixtures/own-model.js";
 import { memoryStore } from "../../src/testing/index.js";
 
 const usage = { inputTokens: 10, outputTokens: 5 };
-
-/** A model of one's own answering from a list, as a wrapper of another SDK would pass its replies on. */
-function ownModel(replies: LMResponse[]): LanguageModel & { asked: number } {
-  const lm = {
-    specificationVersion: LM_SPEC,
-    provider: "gateway",
-    model: "g-1",
-    nativeTools: true,
-    asked: 0,
-    async generate(): Promise<LMResponse> {
-      const reply = replies[lm.asked++];
-      if (reply === undefined) throw new Error("no more replies");
-      return structuredClone(reply);
-    },
-  };
-  return lm;
-}
 
 function desk() {
   const refunds: unknown[] = [];

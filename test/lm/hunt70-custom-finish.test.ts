@@ -14,25 +14,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, isFunctaiError, LM_SPEC, tool, type LanguageModel, type LMResponse } from "../../src/index.js";
+import { ai, isFunctaiError, tool } from "../../src/index.js";
+import { ownModel } from "./fixtures/own-model.js";
 
 const usage = { inputTokens: 10, outputTokens: 5 };
-
-/** A model of one's own passing on what it is given, as a wrapper of another SDK would. */
-function ownModel(reply: Record<string, unknown>): LanguageModel & { asked: number } {
-  const lm = {
-    specificationVersion: LM_SPEC,
-    provider: "gateway",
-    model: "g-1",
-    nativeTools: true,
-    asked: 0,
-    async generate(): Promise<LMResponse> {
-      lm.asked++;
-      return structuredClone(reply) as unknown as LMResponse;
-    },
-  };
-  return lm;
-}
 
 describe("a model of one's own whose reply gives no finish reason functai has", () => {
   for (const finishReason of ["max_tokens", "MAX_TOKENS", undefined, null, 3]) {
@@ -44,7 +29,7 @@ describe("a model of one's own whose reply gives no finish reason functai has", 
       });
       const fn = ai("desk", { description: "Refunds orders.", input: { message: z.string() }, output: z.string(), tools: [refund] });
       // the amount was 1999; the cut left 19, which reads as a whole number
-      const lm = ownModel({ text: "", toolCalls: [{ id: "c1", name: "refund", input: { order_id: "A-1042", amount: 19 } }], finishReason, usage });
+      const lm = ownModel([{ text: "", toolCalls: [{ id: "c1", name: "refund", input: { order_id: "A-1042", amount: 19 } }], finishReason, usage }]);
       const e = await fn("Refund A-1042.", { lm, approve: null }).then(
         () => undefined,
         (x: unknown) => x,
@@ -57,7 +42,7 @@ describe("a model of one's own whose reply gives no finish reason functai has", 
 
   it("a text cut off is not read as the whole answer", async () => {
     const fn = ai("count", { description: "Counts.", input: { n: z.number() }, output: z.string() });
-    const lm = ownModel({ text: "<result>\n12", toolCalls: [], finishReason: "max_tokens", usage });
+    const lm = ownModel([{ text: "<result>\n12", toolCalls: [], finishReason: "max_tokens", usage }]);
     const e = await fn(5, { lm }).then(
       () => undefined,
       (x: unknown) => x,
