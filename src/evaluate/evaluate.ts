@@ -1,7 +1,10 @@
 import type { Callable } from "../functions/callable.js";
-import type { Definition } from "../functions/definition.js";
 import { FunctaiError, isInstance } from "../errors.js";
-import { blockSettings } from "../settings.js";
+import { ambientSettings, blockSettings, DEFAULT_MAX_STEPS, mergeSettings, type Settings } from "../settings.js";
+import type { Definition } from "../functions/definition.js";
+import type { LanguageModel } from "../lm/types.js";
+import { resolveLM } from "../providers/resolve.js";
+import { toolSpec } from "../tools/tool.js";
 import type { Store } from "../store/types.js";
 import { meanRange } from "./mean-range.js";
 import { makeScorer, SCORE, setScore, type MetricOption, type Scorer } from "./metrics.js";
@@ -331,7 +334,7 @@ export async function evaluate(fn: Callable<any, any>, rows: readonly Row[], opt
   // turns, scored as the new one's; after its rows changed (a data set edited, a row added at the top), a row's key
   // named another question and the row failed. Without a store the rows' replies are found by their requests, and
   // a changed function or row is called again: so it is with one
-  const run = place === undefined ? newRunId("ev") : `ev-${place.id}-${runVersion(fn, shape, rows)}`;
+  const run = place === undefined ? newRunId("ev") : `ev-${place.id}-${runVersion(fn, shape, rows, options.store !== undefined)}`;
   const call: RowCall = {
     fn,
     shape,
@@ -463,14 +466,19 @@ class ScoreNames {
 /** JSON text of a value, a BigInt as its digits (a row's input a `z.coerce.string()` reads). */
 const jsonText = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? "";
 
+/** What of a function evaluated names its run: its definition and its `using` layers. */
+type Evaluated = { readonly definition: Definition; readonly layers?: readonly Settings[] };
+
 /**
  * What a run in a turn sends, named in a few characters: the function's
  * kind, name and interface (the version its conversations record), its
  * worked examples (`withState` gives another state with the same interface),
- * and each row's inputs (digested one by one: a run of many rows never holds
- * all their text at once).
+ * what its rows run on (`replySettings`: the model and the settings a reply
+ * depends on, and the tools as the model is shown them), and each row's
+ * inputs (digested one by one: a run of many rows never holds all their
+ * text at once).
  */
-function runVersion(fn: { readonly definition: Definition }, shape: RowShape, rows: readonly Row[]): string {
+function runVersion(fn: Evaluated, shape: RowShape, rows: readonly Row[], stored: boolean): string {
   const def = fn.definition;
   const rowDigests = rows.map((row) => {
     try {
@@ -479,7 +487,64 @@ function runVersion(fn: { readonly definition: Definition }, shape: RowShape, ro
       return "-"; // inputs JSON cannot hold (a cycle a schema reads past): known by their place alone
     }
   });
-  return digest(jsonText([def.kind, def.name, def.describe(), def.demos ?? [], rowDigests.join("")])).slice(0, 12);
+  return digest(jsonText([def.kind, def.name, def.describe(), def.demos ?? [], replySettings(fn, stored), rowDigests.join("")])).slice(0, 12);
+}
+
+/**
+ * What of the settings the rows' calls run with decides their replies, as
+ * JSON: with a store each row is a keyed send of a conversation named by the
+ * run, and a run named as before answers from the turns saved then. Run
+ * again after the model changed (another model, a temperature, a tool's
+ * input schema), it scored the old model's saved answers under the new one's
+ * name. (Without a store each reply is found by its request, whose key holds
+ * the same: the model's provider and name, temperature, maxTokens, the tools.)
+ *
+ * Covered: the model as functai knows it (an LM object's `provider`, `model`
+ * and `nativeTools`; a model named by a string, as it resolves), temperature,
+ * maxTokens, maxSteps, toolErrors, the plugins' names and versions, an
+ * approve rule (a function only as "function"), and each tool's name,
+ * description and input schema as the model is shown them. Not covered (not
+ * knowable, or not deciding a reply as it was sent): what serves a model
+ * name (another baseURL, new weights), the code of tools, programs, plugins
+ * and approve functions, the tools of a function used as a tool, the
+ * metric, a lease, a store.
+ *
+ * The settings are merged as the rows' calls merge them: with a store, a
+ * conversation's (configure's, the `withSettings` blocks open now, the
+ * function's own and its `using` layers); without one, the call joins the
+ * turn and adds the same to its caller's settings.
+ */
+function replySettings(fn: Evaluated, stored: boolean): unknown {
+  const own = mergeSettings(fn.definition.settings, ...(Array.isArray(fn.layers) ? fn.layers : []));
+  const parent = frameCarrier.get();
+  const settings = stored || parent === undefined ? mergeSettings(ambientSettings(), own) : mergeSettings(parent.settings, blockSettings(), own);
+  return {
+    lm: modelIdentity(settings.lm),
+    temperature: settings.temperature ?? null,
+    maxTokens: settings.maxTokens ?? null,
+    maxSteps: settings.maxSteps ?? DEFAULT_MAX_STEPS, // a default given or left out is the same run
+    toolErrors: settings.toolErrors ?? "report",
+    plugins: (settings.plugins ?? []).map((p) => [p.name, (p as { version?: unknown }).version ?? null]),
+    approve: typeof settings.approve === "function" ? "function" : (settings.approve ?? null),
+    tools: (fn.definition.tools ?? []).map((t) => {
+      try {
+        return toolSpec(t);
+      } catch {
+        return { name: t.name }; // a schema JSON Schema cannot show: the call fails on it anyway (tool-failed)
+      }
+    }),
+  };
+}
+
+/** A model as functai knows it: its provider, name and how it takes tools (a string resolved; one that names none, as given). */
+function modelIdentity(lm: LanguageModel | string | undefined): unknown {
+  if (lm === undefined) return null;
+  try {
+    const { provider, model, nativeTools } = resolveLM(lm);
+    return [provider, model, nativeTools];
+  } catch {
+    return typeof lm === "string" ? lm : "unknown"; // the rows' calls refuse it (lm-unknown)
+  }
 }
 
 /** The run's result from its rows' results (`numbers`: their rows' numbers, when some rows are left out). */

@@ -79,15 +79,45 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
   return { name: def.name, inputs, required, expected: columns, fields, requiredFields, inputNamed };
 }
 
-/** Checks the rows are a list of objects (a user's data: refused before any model call). */
+/**
+ * Checks the rows are a list of objects (a user's data: refused before any
+ * model call), each of whose columns the run reads (the inputs and the
+ * expected outputs) can be read. A source that fails as a row or a cell is
+ * read (an ORM's lazy getter, a Proxy over a file paged in) made the run
+ * reject with its own raw error, no code and no row named; it is refused
+ * here (`input-invalid`, naming the row and the column, the error kept as
+ * the cause).
+ */
 export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[] {
   if (!Array.isArray(rows)) throw new FunctaiError("input-invalid", `${shape.name}: rows are a list of objects, not ${typeof rows}`);
-  const bad = rows.findIndex((r) => !isPlainObject(r));
-  if (bad >= 0) {
-    const r: unknown = rows[bad];
-    const what =
-      r === null ? "null" : Array.isArray(r) ? "a list" : typeof r === "object" ? `a ${r.constructor?.name ?? "class"} instance` : typeof r;
-    throw new FunctaiError("input-invalid", `${shape.name}: row ${bad + 1} is not a record of columns (it is ${what})`);
+  const unreadable = (where: string, e: unknown): FunctaiError =>
+    new FunctaiError("input-invalid", `${shape.name}: ${where} could not be read (${describeError(e)}). Nothing was sent to the model.`, { cause: e });
+  let length: number;
+  try {
+    length = rows.length;
+  } catch (e) {
+    throw unreadable("the rows' length", e);
+  }
+  const columns = [...new Set([...shape.inputs, ...Object.values(shape.expected)])];
+  for (let i = 0; i < length; i++) {
+    let r: unknown;
+    try {
+      r = rows[i];
+    } catch (e) {
+      throw unreadable(`row ${i + 1}`, e);
+    }
+    if (!isPlainObject(r)) {
+      const what =
+        r === null ? "null" : Array.isArray(r) ? "a list" : typeof r === "object" ? `a ${r.constructor?.name ?? "class"} instance` : typeof r;
+      throw new FunctaiError("input-invalid", `${shape.name}: row ${i + 1} is not a record of columns (it is ${what})`);
+    }
+    for (const c of columns) {
+      try {
+        if (Object.hasOwn(r, c)) void r[c];
+      } catch (e) {
+        throw unreadable(`row ${i + 1}'s column ${c}`, e);
+      }
+    }
   }
 }
 

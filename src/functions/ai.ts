@@ -152,7 +152,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       demos,
       tools,
       withState: (state) => {
-        const loaded = parseState(name, state, { inputSchema, tools: tools.map((t) => t.name) });
+        const loaded = parseState(name, state, { inputSchema, tools });
         return define(loaded.state.instructions, loaded.state.demos, loaded.inputs);
       },
       execute: (frame, input, history) =>

@@ -36,7 +36,7 @@
  * reads it from the whole reply.
  */
 
-import { THOUGHT_OPEN, thoughtClose } from "./thinking.js";
+import { leadingThought, THOUGHT_OPEN, thoughtClose } from "./thinking.js";
 import { callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
 const OPEN = "<result>";
@@ -120,6 +120,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   // start: the text so far; thinking: the last characters seen (a closing tag split by chunks) and the tag's name
   let lead = "";
   let thought = "";
+  // whether the reply opened with a reasoning block (a later lone `</think>` is then the answer's text)
+  let thoughtSeen = false;
   // inside: what is held back (whitespace, a possible start of `</result>`)
   let held = "";
   // inside: whether the body's first visible character was emitted (leading whitespace is dropped)
@@ -166,6 +168,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         const open = THOUGHT_OPEN.exec(lead);
         if (open) {
           mode = "thinking";
+          thoughtSeen = true;
           thought = open[1]!;
           delta = lead.slice(open[0].length);
           lead = "";
@@ -221,7 +224,10 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       }
       // (a reasoning block never closed holds no answer: nothing is shown)
       if (mode === "before") {
-        const words = withoutCalls(before.join(""));
+        let all = before.join("");
+        // reasoning whose opening tag the reply left out (`…</think>\n\nParis`, see thinking.ts): the answer is after it
+        if (!thoughtSeen) all = all.slice(leadingThought(all)?.end ?? 0);
+        const words = withoutCalls(all);
         const open = unclosedCall(words);
         let plain = open >= 0 ? words.slice(0, open) : words;
         // the closing tag without the opening one (the model left it out): the answer is what comes before it
@@ -243,6 +249,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       mode = "start";
       lead = "";
       thought = "";
+      thoughtSeen = false;
       held = "";
       started = false;
       before = [];

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AIFunction } from "../functions/ai.js";
 import type { Step } from "../engine/runtime.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, isErrorCode } from "../errors.js";
 import type { Progress, RowResult } from "../evaluate/evaluate.js";
 import { checkTurnSignal, reportProgress, rowFrames, scoreRow, TurnStops } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
@@ -190,6 +190,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   };
   let done = 0;
   let failed = 0;
+  // the first row whose run failed with an error (`"<code>: <message>"`): what an optimization none of whose runs worked rejects with
+  let firstError: { row: number; error: string } | undefined;
   // rows the run's stop cut short (they did not finish: the stopped run's message does not count them)
   let cut = 0;
   // each running row's own stop: the run's signal, or the row is no longer needed
@@ -270,7 +272,10 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       done += 1;
       if (result.error !== null && options.signal?.aborted === true) cut += 1;
       // a row stopped as not needed did not fail
-      if (result.error !== null && !(stop.signal.aborted && options.signal?.aborted !== true)) failed += 1;
+      if (result.error !== null && !(stop.signal.aborted && options.signal?.aborted !== true)) {
+        failed += 1;
+        firstError ??= { row: i, error: result.error };
+      }
       return true;
     } finally {
       ended();
@@ -320,6 +325,10 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
     throw stoppedRun(`${stoppedAfter()}; ${holds(demos)}`, options.signal.reason, "demos", demos);
   }
 
+  // every run failed with an error (the teacher's key missing, its script ended, a plugin broken): no run was made
+  // at all, and the function given back would be the old one, the errors lost. Refused with the first run's error.
+  if (firstError !== undefined && failed === rows.length) throw everyRunFailed(rows.length, firstError);
+
   // rows start in order, and every started row that could still be kept finishes (only rows after the last kept one are
   // stopped): the first passing ones are those a run in order would find
   const recorded = keptDemos();
@@ -331,4 +340,16 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   );
   const demos = [...recorded, ...sample(labeled, maxLabeled - recorded.length, seed)];
   return fn.withState({ instructions: fn.state().instructions, demos });
+}
+
+/**
+ * Every run of a bootstrap failed with an error: a coded error with the
+ * first run's code (`turn-failed` when its error had none) and message.
+ */
+function everyRunFailed(runs: number, first: { row: number; error: string }): FunctaiError {
+  const code = first.error.slice(0, first.error.indexOf(":"));
+  return new FunctaiError(
+    isErrorCode(code) ? code : "turn-failed",
+    `bootstrapFewShot: every one of its ${runs} ${runs === 1 ? "run" : "runs"} failed with an error, so no example could be found; the first (row ${first.row + 1}): ${first.error}`,
+  );
 }

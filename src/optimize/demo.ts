@@ -62,11 +62,48 @@ const stateSchema = z.strictObject({ instructions: z.string(), demos: z.array(de
 
 const issuesOf = (error: z.ZodError, under: string): string => error.issues.map((i) => `${[under, ...i.path].join(".")}: ${i.message}`).join("; ");
 
+/** A tool as an example's calls are checked against it: its name, and the schema its input is read with (a `ToolLike` is one). */
+export interface DemoTool {
+  readonly name: string;
+  readonly inputSchema?: z.ZodType;
+}
+
 /** What a state is checked against: the function's inputs (a `Definition` has them; not imported, as definition.ts imports this module). */
 export interface Signature {
   readonly inputSchema: z.ZodObject<z.ZodRawShape>;
-  /** The names of the function's tools (when given, an example's tool calls must name them). */
-  readonly tools?: readonly string[];
+  /**
+   * The function's tools, or their names (when given, an example's tool calls must name them). Given as tools (with
+   * their input schemas), each call's input must also be one the tool takes now (see `staleCall`).
+   */
+  readonly tools?: readonly (string | DemoTool)[];
+}
+
+const toolName = (t: string | DemoTool): string => (typeof t === "string" ? t : t.name);
+
+/**
+ * The first call of an example whose input its tool no longer takes, and why:
+ * a state saved before a tool's input schema changed (a field renamed, a type
+ * narrowed) showed the model, as a call that worked, one the tool now refuses,
+ * so the model copied it and each live call was refused first. A call the
+ * recording answered with an error is left as it is: it shows a refusal, and
+ * the answer that followed it. A schema that throws reading an input counts as
+ * refusing it (a live call would not run either).
+ */
+function staleCall(demo: Demo, tools: readonly (string | DemoTool)[]): string | null {
+  for (const [s, step] of (demo.steps ?? []).entries()) {
+    for (const call of step.toolCalls) {
+      const tool = tools.find((t) => toolName(t) === call.name);
+      const schema = typeof tool === "object" ? tool.inputSchema : undefined;
+      if (schema === undefined) continue;
+      const result = step.results.find((r) => r.id === call.id);
+      if (result?.isError === true) continue;
+      const read = readWith(schema, call.input);
+      if ("success" in read && read.success) continue;
+      const why = "thrown" in read ? `its input schema threw: ${describeError(read.thrown)}` : issuesText(read.error, "input");
+      return `step ${s + 1} calls ${call.name} with an input the tool no longer takes (${why}); shown as a call that worked, it teaches the model a call ${call.name} now refuses`;
+    }
+  }
+  return null;
 }
 
 /**
@@ -79,12 +116,12 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
   if (foreign.length > 0)
     return `inputs: ${foreign.join(", ")} ${foreign.length === 1 ? "is not an input" : "are not inputs"} (inputs: ${Object.keys(signature.inputSchema.shape).join(", ")})`;
   // an example calling a tool the function no longer has (renamed, removed) would teach the model to call it
-  const { tools } = signature;
+  const names = signature.tools?.map(toolName);
   const unknown =
-    tools === undefined ? [] : [...new Set((demo.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)))].filter((n) => !tools.includes(n));
+    names === undefined ? [] : [...new Set((demo.steps ?? []).flatMap((s) => s.toolCalls.map((c) => c.name)))].filter((n) => !names.includes(n));
   if (unknown.length > 0)
-    return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${tools!.join(", ") || "none"})`;
-  return null;
+    return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${names!.join(", ") || "none"})`;
+  return signature.tools === undefined ? null : staleCall(demo, signature.tools);
 }
 
 /** Whether a value is exactly a Date's ISO text (what JSON keeps of a Date). */

@@ -214,7 +214,8 @@ function startsAnother(call: PendingCall, name: string | undefined, args: string
  * and some servers send no index at all. So a delta that starts a call (a
  * name with an id other than the open call's) opens a new one even where its
  * index already has one; any other delta continues the call its index (or
- * the missing index) last opened. (A new id alone does not: some servers
+ * the missing index) last opened; a delta with no index continues the call
+ * last opened, whatever its index. (A new id alone does not: some servers
  * change the id between the pieces of one call.) Where no id tells calls
  * apart, a function name on a call whose arguments are already whole starts
  * the next one (see startsAnother).
@@ -273,7 +274,10 @@ export class ChunkAccumulator {
         if (last !== undefined) last.extra = extra;
         continue;
       }
-      let call = this.open.get(index);
+      // a delta with no index after calls opened at one (a proxy that copies only the arguments onto later deltas)
+      // continues the call last opened: opening one of its own, the call ran with {} and a nameless one came too
+      // (where no delta has an index, that is the one the missing index opened)
+      let call = index === undefined ? this.calls.at(-1) : this.open.get(index);
       const args = argumentsOf(d.function?.arguments);
       const newId = d.id && call !== undefined && call.id !== "" && d.id !== call.id;
       if (call === undefined || (newId && d.function?.name) || (!newId && startsAnother(call, d.function?.name || undefined, args))) {

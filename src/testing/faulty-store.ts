@@ -170,7 +170,8 @@ export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
       return inner.read(conversation, after);
     },
   };
-  // Optional methods exist only when the inner store has them; each refuses once crashed.
+  // Optional methods exist only when the inner store has them; each refuses once crashed (scan and lengths too:
+  // dropped, a test through the wrapper took another path than the store's own, and a crashed store answered).
   if (inner.wait !== undefined) {
     const wait = inner.wait.bind(inner);
     store.wait = async (conversation, after, timeoutMs) => {
@@ -192,6 +193,33 @@ export function faultyStore(inner: Store, plan: FaultPlan = {}): FaultyStore {
       return length(conversation);
     };
   }
+  if (inner.scan !== undefined) {
+    const scan = inner.scan.bind(inner);
+    // a read by another way: delayed and refused as read is
+    store.scan = async (conversation, after, visit) => {
+      alive(stats.calls);
+      await delay(undefined);
+      alive(stats.calls);
+      return scan(conversation, after, visit);
+    };
+  }
+  if (inner.lengths !== undefined) {
+    const lengths = inner.lengths.bind(inner);
+    store.lengths = async () => {
+      alive(stats.calls);
+      return lengths();
+    };
+  }
   if (inner.close !== undefined) store.close = inner.close.bind(inner);
+  // any other method the store has (an adapter's own): passed on, refused once crashed, so a test through the
+  // wrapper takes the path the store itself takes
+  for (const key of Object.keys(inner) as (keyof Store)[]) {
+    const method = inner[key];
+    if (key in store || typeof method !== "function") continue;
+    (store as unknown as Record<string, unknown>)[key] = (...args: unknown[]) => {
+      alive(stats.calls);
+      return (method as (...a: unknown[]) => unknown).apply(inner, args);
+    };
+  }
   return store;
 }

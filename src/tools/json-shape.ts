@@ -94,9 +94,13 @@ function walk(node: unknown, path: string, seen: Set<unknown>, forAnswer: boolea
       // form shows the model nothing it could write for it
       return def.coerce === true && !forAnswer ? undefined : here("date");
     case "bigint":
-      // a coerced one reads the digits (or the number) the model writes: an answer is the BigInt (a tool's input
-      // holding one is refused when the model calls it, as one JSON cannot keep: tool-failed)
-      return def.coerce === true ? undefined : here("bigint");
+      // a coerced one reads the digits (or the number) the model writes: an answer is the BigInt. A tool's input is
+      // journaled, shown to a person and streamed, and a BigInt has no JSON: accepted here, it was shown to the model
+      // as {} and every call the model paid for failed (tool-failed), the tool never able to run; refused here instead
+      if (def.coerce === true && forAnswer) return undefined;
+      return def.coerce === true
+        ? { path, what: "z.coerce.bigint()", instead: "z.string() (the digits) or z.int(), converted with BigInt(…) in the tool's body" }
+        : here("bigint");
     case "map":
     case "set":
     case "symbol":

@@ -9,9 +9,11 @@ describe("withState and a JSON key __proto__", () => {
     expect(() => status.withState(JSON.parse(text))).toThrow(expect.objectContaining({ code: "input-invalid", message: expect.stringContaining("__proto__ is not an input") }));
   });
 
+  // the call's input is one lookup_order refuses (no order_id; __proto__ is not an input of it): recorded as refused,
+  // it is an example of a refusal (an example showing it as a call that worked is refused, hunt 75)
   it("__proto__ inside an answer or a tool call's input is data: kept as given, through a save and a load", () => {
     const text = '{"instructions":"x","demos":[{"inputs":{"question":"q"},"outputs":{"result":{"__proto__":{"x":1}}},' +
-      '"steps":[{"text":"","toolCalls":[{"id":"c","name":"lookup_order","input":{"__proto__":1}}],"results":[{"id":"c","name":"lookup_order","content":"{}"}]}]}]}';
+      '"steps":[{"text":"","toolCalls":[{"id":"c","name":"lookup_order","input":{"__proto__":1}}],"results":[{"id":"c","name":"lookup_order","content":"{}","isError":true}]}]}]}';
     const loaded = status.withState(JSON.parse(text));
     expect(JSON.stringify(loaded.state())).toBe(text);
   });

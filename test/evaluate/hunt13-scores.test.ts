@@ -47,14 +47,15 @@ describe("metrics whose scores share a name", () => {
 
   it("bootstrapFewShot: a run is never passed on a later metric's score", async () => {
     // the first metric (strict) says the answer "a" is wrong (the row wants "x"); the later one (loose) says right
-    const better = await bootstrapFewShot(echo, [{ question: "one", result: "x", label: "a" }], {
+    const better = bootstrapFewShot(echo, [{ question: "one", result: "x", label: "a" }], {
       teacher: model("a"),
       metric,
       maxBootstrapped: 1,
       maxLabeled: 0,
     });
-    // overwritten, the main score was loose's 1 and the run passed; now the row fails (the names clash)
-    expect(better.demos).toEqual([]);
+    // overwritten, the main score was loose's 1 and the run passed; now the row fails (the names clash), and an
+    // optimization none of whose runs worked is refused with the first run's error
+    await expect(better).rejects.toMatchObject({ code: "metric-failed", message: expect.stringContaining("names of their own") });
   });
 });
 
