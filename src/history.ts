@@ -21,6 +21,12 @@ export interface HistoryEntry {
   response: string;
   finishReason: FinishReason;
   usage: Usage;
+  /**
+   * How the call failed, when it did (a provider error, `tool-failed`, `output-invalid`, `step-limit`, a stop):
+   * its code (null for an error without one) and message, never its cause. `replied`: whether the model's reply
+   * was read before it failed (then `response` and `finishReason` are that reply's; else `response` is empty).
+   */
+  error?: { code: string | null; message: string; replied: boolean };
 }
 
 const LIMIT = 50;
@@ -79,8 +85,16 @@ export function phistory(n = 1): string {
     .map((e) => {
       const parts = [`[${stamp(e.at)}] ${e.name} → ${e.model}\n`, ...e.messages.map(renderMessage)];
       if (e.tools.length > 0) parts.push(`Tools: ${e.tools.join(", ")}\n`);
-      parts.push(`Response:\n\n${e.response}\n`);
-      parts.push(`(finish: ${e.finishReason}; tokens in ${e.usage.inputTokens}, out ${e.usage.outputTokens})`);
+      const tokens = `tokens in ${e.usage.inputTokens}, out ${e.usage.outputTokens}`;
+      if (e.error === undefined) {
+        parts.push(`Response:\n\n${e.response}\n`);
+        parts.push(`(finish: ${e.finishReason}; ${tokens})`);
+      } else {
+        // a failed call: the last reply the model gave (if any), then why the call failed
+        parts.push(e.error.replied ? `Response:\n\n${e.response}\n` : "Response: (none: the call failed before the model replied)\n");
+        parts.push(`Failed: ${e.error.code ?? "(no code)"}: ${e.error.message}\n`);
+        parts.push(`(${e.error.replied ? `finish: ${e.finishReason}; ` : ""}${tokens})`);
+      }
       return parts.join("\n");
     })
     .join("\n\n");

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { keptInputs, parseInput } from "../functions/definition.js";
 import { isAbortSignal, type CallInput, type CallOptions } from "../functions/input.js";
-import { ConversationError, describeError, describeValue, FunctaiError } from "../errors.js";
+import { ConversationError, describeError, describeValue, FunctaiError, isFunctaiError } from "../errors.js";
 import { digest } from "../lm/digest.js";
 import { newTurnId } from "../ids.js";
 import { makeRecord, type RecordFields } from "../records/make.js";
@@ -24,6 +24,7 @@ import { ConversationHost } from "./host.js";
 import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
+import { storeCalls } from "./store-calls.js";
 import { Turn, Waiting } from "./turn.js";
 import { whenAborted } from "../runtime/abort.js";
 import { issuesText, readWith } from "../schema-read.js";
@@ -190,6 +191,28 @@ function endedError(conversation: string, turn: { id: string; state: string; err
   return new ConversationError("turn-state", `conversation ${conversation}: turn ${turn.id} (request ${requestId}) ${turn.state}${why}`);
 }
 
+/**
+ * The refusal of a send while the head waits, saying what to do, naming the turn: answer what it asks; or, when
+ * every approval it asked is answered but nobody went on with it (the process that took the answers stopped
+ * first), resume it, settling first any tool that may have run (there is nothing left to answer).
+ */
+function busy(conversation: string, state: ConversationState): ConversationError {
+  const head = state.head ?? "";
+  const info = state.turns.get(head);
+  const on = `chat.turn(${JSON.stringify(head)})`;
+  if (info && info.waiting.length > 0)
+    return new ConversationError(
+      "conversation-busy",
+      `conversation ${conversation}: turn ${head} waits for a person (${info.waiting.map((a) => a.path).join(", ")}); answer it first (${on}, then approve() or deny()), then send`,
+    );
+  const unfinished = info?.unfinished.map((t) => `${t.name} #${t.invocation}`) ?? [];
+  const settle = unfinished.length > 0 ? ` with a result or a rerun for each tool that may have run (${unfinished.join(", ")})` : "";
+  return new ConversationError(
+    "conversation-busy",
+    `conversation ${conversation}: turn ${head} still waits, though every approval it asked for is answered (nobody went on with it after the answers): resume it first (${on}, then resume()${settle}), then send`,
+  );
+}
+
 /** What a conversation is opened from: the function's definition and its settings layers. */
 export interface ConversationOf {
   readonly definition: Definition;
@@ -258,7 +281,8 @@ export function openConversation<S extends z.ZodRawShape, O>(
     }
     clockChecked = true;
   };
-  const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
+  // (through a view that marks its failures: a turn tells the store failing from its program's own error by where it came from)
+  const log = new ConversationLog(storeCalls(store), id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
   /** A call's settings (its options nearest), refused before anything is written when its turn could not run (no model). */
   const callSettings = (callOptions: object | undefined): Settings => {
@@ -366,13 +390,7 @@ export function openConversation<S extends z.ZodRawShape, O>(
               if (existing) throw new AlreadySent(existing);
             }
             const next = once?.parent !== undefined ? { ...state.next, ...("parent" in state.next ? { parent: once.parent } : {}) } : state.next;
-            if ("refuses" in next) {
-              const head = state.head ? state.turns.get(state.head) : undefined;
-              throw new ConversationError(
-                "conversation-busy",
-                `conversation ${id}: turn ${state.head} waits for a person${head?.waiting.length ? ` (${head.waiting.map((a) => a.path).join(", ")})` : ""}; answer it first`,
-              );
-            }
+            if ("refuses" in next) throw busy(id, state);
             if ("waits" in next) return { append: [], value: { waits: true } };
             host = new ConversationHost({
               def,
@@ -443,10 +461,17 @@ export function openConversation<S extends z.ZodRawShape, O>(
       // a send's key: as that turn answers (one whose approvals were all answered waits for nobody: it goes on below)
       if (turn.state === "waiting" && turn.waiting.length > 0 && once.parent === undefined) throw new Waiting(turn);
       // it goes on as this call: its settings (a model given in its options), its signal, its caller's check (a delegate's)
-      if (turn.state === "waiting" || turn.state === "interrupted")
-        return (
-          await turnHandle(turn.id, { ...ctx, settings: () => ({ ...settings }), signal: callOptions?.signal, upstream: once.upstream })
-        ).resume();
+      if (turn.state === "waiting" || turn.state === "interrupted") {
+        const handle = await turnHandle(turn.id, { ...ctx, settings: () => ({ ...settings }), signal: callOptions?.signal, upstream: once.upstream });
+        try {
+          return await handle.resume();
+        } catch (e) {
+          // another call of this request (a second retry at once) claimed it first: it goes on there, and this one answers
+          // as it does (read again below: its answer, its wait), never turn-claimed for a request being answered
+          if (!isFunctaiError(e, "turn-claimed")) throw e;
+          continue;
+        }
+      }
       if (turn.state !== "running") throw endedError(id, turn, once.requestId);
       // another run of it goes on (or its lease has not run out yet): wait for it
       if (store.wait) await store.wait(id, (await store.read(id)).length, 200);
@@ -537,7 +562,20 @@ class DeferredHost {
     /** The conversation's: the turn's events take their time from it before its host is ready, and after. */
     readonly clock: Clock,
   ) {
-    ready.catch(() => undefined);
+    // (known as soon as its records are written: a let-go from then on is the real host's, see `letGo`)
+    ready.then(
+      (host) => void (this.#host ??= host),
+      () => undefined,
+    );
+  }
+  /**
+   * Lets go of the turn here as the process's exit would (a server that closes: see `letGo` in turn/stream.ts): once
+   * its records are written, the real host's, so it reads interrupted and is resumed elsewhere. Absent before (a turn
+   * not written yet, or waiting in line, has nothing to resume: it is stopped instead, and never written).
+   */
+  get letGo(): ((lost: LeaseLost) => Promise<void>) | undefined {
+    const host = this.#host;
+    return host ? (lost) => host.letGo(lost) : undefined;
   }
   async #get(): Promise<ConversationHost> {
     this.#host ??= await this.ready;

@@ -17,6 +17,7 @@ import type { TurnEnd, TurnHost } from "../turn/session.js";
 import { recordAnswer, type Answer } from "./answers.js";
 import { fence, Lease, leaseTiming } from "./lease.js";
 import { ConversationLog, type AppendIfOptions } from "./log.js";
+import { fromStore } from "./store-calls.js";
 import { waitingOf } from "./waiting.js";
 
 export interface HostOptions {
@@ -55,6 +56,13 @@ const STORE_FAILED: ReadonlySet<ErrorCode> = new Set(["store-io", "store-conflic
 export const LET_GO = "let-go:";
 /** How long a turn let go here keeps trying to say so, while the store refuses. */
 const LET_GO_FOR_MS = 10 * 60_000;
+
+/** Whether `a` (as read) is the reply record `b` (as written: the store adds its seq). */
+function sameReply(a: object, b: object): boolean {
+  type Reply = { kind?: unknown; turn?: unknown; attempt?: unknown; key?: unknown; at?: unknown };
+  const [x, y] = [a as Reply, b as Reply];
+  return x.kind === "reply" && x.turn === y.turn && x.attempt === y.attempt && x.key === y.key && x.at === y.at;
+}
 
 /** `promise`, marked handled: its rejection is for whoever awaits it, never an unhandled one when nobody does. */
 function handled<T>(promise: Promise<T>): Promise<T> {
@@ -143,6 +151,11 @@ export class ConversationHost implements TurnHost {
   #gone: { attempt: number | null; lost: LeaseLost } | undefined;
   /** The attempt whose let-go lease was written (or is being tried): written once. */
   #saidGone: number | undefined;
+  /**
+   * Paid replies of batches the store refused (a blip): written with the let-go (`#letGo`), once the store takes it,
+   * so the turn resumed replays them. Dropped, a keyed retry after the store error paid for each of them again.
+   */
+  #unkept: object[] = [];
 
   /** Refuses a write of `attempt` once the turn is another's (see `#fenced`), or was let go here (but the let-go lease itself). */
   #fence(fresh: readonly ConversationRecord[], attempt: number, lettingGo = false): void {
@@ -200,6 +213,7 @@ export class ConversationHost implements TurnHost {
   async #claimAndOpen(log: ConversationLog, answer: Answer | undefined): Promise<Journal> {
     // a turn this process could not run is not claimed (it would fail for good): refused with nothing written
     const runnable = (): void => checkModel(this.options.def, this.options.settings);
+    this.#unkept = []; // (an earlier attempt's, written with its let-go or not at all: never under a newer claim)
     if (answer && !this.lease.held) {
       // answered and claimed in one append, on what the conversation's log reads now
       delete this.options.answer;
@@ -226,7 +240,13 @@ export class ConversationHost implements TurnHost {
     const { attempt } = this.lease;
     const sink: JournalSink = {
       write: (batch, durable) =>
-        tail.appendIf(({ fresh }) => (this.#fence(fresh, attempt), { append: batch, value: undefined }), durable ? KEPT : RIDING),
+        tail.appendIf(({ fresh }) => (this.#fence(fresh, attempt), { append: batch, value: undefined }), durable ? KEPT : RIDING).catch(
+          (e: unknown) => {
+            // the store refused the batch: its paid replies are not dropped (see #unkept), unless the turn is another's now
+            if (!(e instanceof LeaseLost)) for (const r of batch) if ((r as { kind?: unknown }).kind === "reply") this.#unkept.push(r);
+            throw e;
+          },
+        ),
     };
     const journal = (this.#journal = new Journal({
       turn: this.turn,
@@ -269,8 +289,9 @@ export class ConversationHost implements TurnHost {
     try {
       await journal.flush(true);
     } catch (e) {
-      // not kept: the turn stops here all the same (interrupted, not waiting), and its lock goes with it
-      void this.#letGo();
+      // not kept: the turn stops here all the same (interrupted, not waiting), and its lock goes with it (its first try
+      // at saying so awaited: a keyed retry at once finds it let go, with the paid replies the store refused)
+      await this.#letGo();
       this.lease.releaseLock();
       throw e;
     }
@@ -283,11 +304,13 @@ export class ConversationHost implements TurnHost {
     this.lease.stop();
     // only the process that claimed the turn ends it: a failure before the claim (a refusal, a lost race) records nothing
     if (!this.lease.held) return this.lease.releaseLock();
-    if (end.state === "failed" && isFunctaiError(end.error) && STORE_FAILED.has(end.error.code)) {
+    if (end.state === "failed" && isFunctaiError(end.error) && STORE_FAILED.has(end.error.code) && fromStore(end.error)) {
       // the store refused the turn's own records: the turn stops here, but is not over. Written `failed`, a store that
       // came back a moment later would end it for good (a keyed retry told the old store error for ever, a person's yes
-      // lost); let go instead, it reads interrupted and goes on when resumed (a tool that may have run stays unfinished)
-      void this.#letGo();
+      // lost); let go instead, it reads interrupted and goes on when resumed (a tool that may have run stays unfinished).
+      // Only an error of functai's own store calls (see store-calls.ts): a program or a tool that throws a store-io of its
+      // own (its database is down) failed, and was read interrupted: a keyed retry ran its body again
+      await this.#letGo();
       this.lease.releaseLock();
       throw end.error;
     }
@@ -301,7 +324,7 @@ export class ConversationHost implements TurnHost {
     try {
       await journal.flush(true);
     } catch (e) {
-      void this.#letGo();
+      await this.#letGo();
       throw e;
     } finally {
       this.lease.releaseLock();
@@ -357,7 +380,9 @@ export class ConversationHost implements TurnHost {
    * failed got through after all. Stores whose lock tells liveness need none.
    */
   #letGo(): Promise<void> {
-    if (!this.lease.held || this.conversation.store.liveness || this.#saidGone === this.lease.attempt) return Promise.resolve();
+    // (a store whose lock tells liveness needs no let-go lease: only the paid replies it refused are written)
+    const leaseToo = !this.conversation.store.liveness;
+    if (!this.lease.held || (!leaseToo && this.#unkept.length === 0) || this.#saidGone === this.lease.attempt) return Promise.resolve();
     this.#saidGone = this.lease.attempt;
     const tail = this.#tail ?? this.#tailAt(this.#length); // (none yet: the claim's own length)
     const { turn, clock } = this;
@@ -371,9 +396,13 @@ export class ConversationHost implements TurnHost {
         await tail.appendIf(({ fresh }) => {
           this.#fence(fresh, attempt, true);
           if (fresh.some(kept)) return { append: [], value: undefined }; // its wait or end was written after all
+          // the paid replies the store refused, but those it wrote after all (a reply lost on its way back)
+          const replies = this.#unkept.filter((r) => !fresh.some((f) => sameReply(f, r)));
           // run out already when written (a reader in the same millisecond reads it run out too)
-          return { append: [makeRecord("lease", { turn, holder, until: isoAt(now - 1), attempt }, now)], value: undefined };
+          const lease = leaseToo ? [makeRecord("lease", { turn, holder, until: isoAt(now - 1), attempt }, now)] : [];
+          return { append: [...replies, ...lease], value: undefined };
         }, KEPT);
+        this.#unkept = [];
       } catch (e) {
         if (e instanceof LeaseLost || now + delay > giveUpAt) return; // taken, stopped or ended meanwhile; or given up
         clock.after(delay, () => void attemptOnce(Math.min(delay * 2, 30_000))); // (the turn's clock: never keeps a process alive)

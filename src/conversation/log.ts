@@ -13,6 +13,7 @@ import { withSeq } from "../records/with-seq.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Store } from "../store/types.js";
 import { holderAlive } from "./holder.js";
+import { markStoreFailure } from "./store-calls.js";
 
 /** The end of a holder id whose turn holds a Web Lock for as long as its lease says it runs. */
 export const WEB_LOCK = ":wl";
@@ -158,10 +159,12 @@ export class ConversationLog {
         } catch (e) {
           if (!isFunctaiError(e, "store-conflict")) throw e;
           if (tries >= maxTries)
-            throw new ConversationError(
-              "store-conflict",
-              `conversation ${this.id}: ${tries} appends in a row lost a race with other writers; nothing was written`,
-              { cause: e },
+            throw markStoreFailure(
+              new ConversationError(
+                "store-conflict",
+                `conversation ${this.id}: ${tries} appends in a row lost a race with other writers; nothing was written`,
+                { cause: e },
+              ),
             );
         }
       }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { FunctaiError, OutputError, StepLimit } from "../errors.js";
+import { FunctaiError, OutputError, StepLimit, describeError, isInstance } from "../errors.js";
 import { remember } from "../history.js";
 import { checkResponse, modelFailure } from "../lm/check-response.js";
 import { requestFingerprint } from "../lm/fingerprint.js";
@@ -14,6 +14,7 @@ import { toolSpec } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Frame } from "./frame.js";
 import { macrotask } from "./macrotask.js";
+import { Suspend } from "./runtime.js";
 import { StopBound } from "./stop-bound.js";
 import { runToolCalls } from "./tool-calls.js";
 
@@ -197,49 +198,74 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   };
   const maxSteps = settings.maxSteps ?? DEFAULT_MAX_STEPS;
   let askedAgain = false;
-  for (let step = 1; step <= maxSteps; step++) {
-    const key = fingerprint.key();
-    // a reply an earlier run recorded (each is used once) is taken without a promise: a replayed step runs through
-    const recorded = runtime.journal.takeReply(key);
-    // made to be sent, or kept for `predict`: a replayed step whose request nobody keeps makes none
-    const request = recorded === undefined || runtime.keepsStepsOf(frame) ? requestOf(messages, specs, settings) : undefined;
-    const response = recorded ?? (await ask(frame, lm, request!, key, step));
-    runtime.addStep(frame, request, response, recorded !== undefined);
-    usage.inputTokens += response.usage.inputTokens;
-    usage.outputTokens += response.usage.outputTokens;
-    if (response.toolCalls.length === 0) {
-      // an empty reply cut off by its token limit (a reasoning model that spent it thinking) says to raise maxTokens
-      const empty = response.text.trim() === "" && response.finishReason !== "length";
-      const read = empty ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
-      if (read.ok) {
-        remember({
-          at: new Date(runtime.clock.now()),
-          name: fn.name,
-          model: lm.model,
-          messages,
-          tools: fn.tools.map((t) => t.name),
-          response: response.text,
-          finishReason: response.finishReason,
-          usage,
-        });
-        return read.value;
+  // the last reply read, for phistory() when the call fails: the history a user prints to debug it shows it
+  let last: LMResponse | undefined;
+  try {
+    for (let step = 1; step <= maxSteps; step++) {
+      const key = fingerprint.key();
+      // a reply an earlier run recorded (each is used once) is taken without a promise: a replayed step runs through
+      const recorded = runtime.journal.takeReply(key);
+      // made to be sent, or kept for `predict`: a replayed step whose request nobody keeps makes none
+      const request = recorded === undefined || runtime.keepsStepsOf(frame) ? requestOf(messages, specs, settings) : undefined;
+      const response = recorded ?? (await ask(frame, lm, request!, key, step));
+      last = response;
+      runtime.addStep(frame, request, response, recorded !== undefined);
+      usage.inputTokens += response.usage.inputTokens;
+      usage.outputTokens += response.usage.outputTokens;
+      if (response.toolCalls.length === 0) {
+        // an empty reply cut off by its token limit (a reasoning model that spent it thinking) says to raise maxTokens
+        const empty = response.text.trim() === "" && response.finishReason !== "length";
+        const read = empty ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
+        if (read.ok) {
+          remember({
+            at: new Date(runtime.clock.now()),
+            name: fn.name,
+            model: lm.model,
+            messages,
+            tools: fn.tools.map((t) => t.name),
+            response: response.text,
+            finishReason: response.finishReason,
+            usage,
+          });
+          return read.value;
+        }
+        // the output schema's own fault (a refinement's bug, an async one): asking the model again would not mend it
+        if ("thrown" in read)
+          throw new FunctaiError("output-invalid", `${fn.name}: its output schema threw while checking the reply: ${read.detail}`, {
+            cause: read.thrown,
+          });
+        if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
+        // the last step the limit allows: no step is left to ask again, and what went wrong is the reply, not the limit
+        if (step === maxSteps) throw new OutputError(fn.name, response.text, `${read.detail}; maxSteps (${maxSteps}) left no step to ask again`);
+        askedAgain = true;
+        push({ role: "assistant", content: response.text });
+        push({ role: "user", content: unreadableReplyMessage(read.detail) });
+        continue;
       }
-      // the output schema's own fault (a refinement's bug, an async one): asking the model again would not mend it
-      if ("thrown" in read)
-        throw new FunctaiError("output-invalid", `${fn.name}: its output schema threw while checking the reply: ${read.detail}`, {
-          cause: read.thrown,
-        });
-      if (askedAgain) throw new OutputError(fn.name, response.text, read.detail);
-      // the last step the limit allows: no step is left to ask again, and what went wrong is the reply, not the limit
-      if (step === maxSteps) throw new OutputError(fn.name, response.text, `${read.detail}; maxSteps (${maxSteps}) left no step to ask again`);
-      askedAgain = true;
-      push({ role: "assistant", content: response.text });
-      push({ role: "user", content: unreadableReplyMessage(read.detail) });
-      continue;
+      push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
+      const results = runToolCalls(frame, response.toolCalls, fn.toolMap, recorded === undefined);
+      for (const result of results instanceof Promise ? await results : results) push(result);
     }
-    push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
-    const results = runToolCalls(frame, response.toolCalls, fn.toolMap, recorded === undefined);
-    for (const result of results instanceof Promise ? await results : results) push(result);
+    throw new StepLimit(fn.name, maxSteps);
+  } catch (e) {
+    // a call that waits for a person has not failed (it goes on once answered); any other ending is shown by phistory()
+    // with its code and message, never its cause (a provider's raw error may carry what its message leaves out)
+    if (!isInstance(e, Suspend))
+      remember({
+        at: new Date(runtime.clock.now()),
+        name: fn.name,
+        model: lm.model,
+        messages,
+        tools: fn.tools.map((t) => t.name),
+        response: last?.text ?? "",
+        finishReason: last?.finishReason ?? "other",
+        usage,
+        error: {
+          code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null,
+          message: describeError(e),
+          replied: last !== undefined,
+        },
+      });
+    throw e;
   }
-  throw new StepLimit(fn.name, maxSteps);
 }

@@ -184,13 +184,17 @@ async function afterHooks(
   for (const plugin of (frame.settings.plugins ?? []) as readonly Plugin[]) {
     const hook = plugin.hooks.toolResult;
     if (!hook || !p.tool) continue;
-    // (each plugin its own copy of a stop's approvals: one that changes them changes nothing another is shown)
+    // (each plugin its own copy of the output, the input and a stop's approvals: one that changes what it is shown in
+    // place, a logger that redacts, changes nothing another is shown, nor what the model reads and the journal keeps;
+    // an output is replaced only by returning { output })
     const shown =
-      "error" in outcome ? { error: outcome.error, ...(outcome.needsPerson && { needsPerson: copyOf(outcome.needsPerson) }) } : { output };
+      "error" in outcome
+        ? { error: outcome.error, ...(outcome.needsPerson && { needsPerson: copyOf(outcome.needsPerson) }) }
+        : { output: copyOf(output) };
     let changed: unknown;
     try {
-      const approved = p.decision?.kind === "run" ? (p.decision.approved ?? null) : null;
-      changed = await hook({ ...shownCall(frame, p, input), approved, ...shown });
+      const approved = p.decision?.kind === "run" ? copyOf(p.decision.approved ?? null) : null;
+      changed = await hook({ ...shownCall(frame, p, copyOf(input)), approved, ...shown });
     } catch (e) {
       throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
     }
@@ -279,7 +283,8 @@ async function failed(frame: Frame, p: Prepared, input: unknown, message: string
   const done = doneBody(frame.site, p, shown);
   done.error = message;
   void frame.runtime.journal.add(done);
-  await afterHooks(frame, p, input, { error: message });
+  // (bounded as on a tool's output: a hook that never answers does not hold a stop for good; the failure is kept above)
+  await new StopBound().race(afterHooks(frame, p, input, { error: message }), frame.runtime.signal);
   showResult(frame, p, undefined, message, shown);
   if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause });
   return toolMessage(p, `Error: ${message}`, true);
@@ -301,7 +306,10 @@ async function inDoubt(frame: Frame, p: Prepared, input: unknown, stop: NeedsPer
   const needsPerson: StoppedForPerson = waiting
     ? { code, conversation: waiting.conversation, approvals: waiting.approvals }
     : { code, approvals: [] };
-  await afterHooks(frame, p, input, { error: stop.message, needsPerson }).catch(() => undefined);
+  // (bounded: a hook that never answers does not hold the turn's stop for good)
+  await new StopBound()
+    .race(afterHooks(frame, p, input, { error: stop.message, needsPerson }), frame.runtime.signal)
+    .catch(() => undefined);
 }
 
 async function execute(frame: Frame, p: Prepared): Promise<Message> {
@@ -357,12 +365,24 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   // what the tool did is kept as below; one that never let it run leaves a changing tool's `started` followed by `rerun`
   const around: ToolRunWatch = { ran: false };
   const bound = new StopBound();
+  const body = (): Promise<unknown> => frameCarrier.run(inner, () => tool.runAsTool(input, ctx));
+  // under toolRun hooks, the output is read at the tool's boundary, as the body gave it: a hook hands back the very
+  // object run() gave it, and one that edited it in place (a tracer redacting what it records) silently changed what
+  // the model read and the journal kept. (No such hook: the output is read at once below, as before.)
+  let atBoundary: { value: unknown; text: string | undefined } | undefined;
+  const hooked = frame.settings.plugins?.some((plugin) => (plugin as Plugin).hooks.toolRun !== undefined) === true;
   try {
     output = await bound.race(
       aroundTool(
         frame,
         () => shownCall(frame, p, input),
-        () => frameCarrier.run(inner, () => tool.runAsTool(input, ctx)),
+        hooked
+          ? () =>
+              Promise.resolve(body()).then((value) => {
+                atBoundary = { value, text: keptText(value) };
+                return value;
+              })
+          : body,
         around,
         // (a hook may wait before it lets the tool run: a changing tool asks for its lease again then, as above)
         leafChange ? () => runtime.beforeEffect(true) : undefined,
@@ -394,7 +414,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   }
   const forPerson = ctx.returned();
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
-  let text = keptText(output);
+  let text = atBoundary !== undefined && Object.is(atBoundary.value, output) ? atBoundary.text : keptText(output);
   if (text === undefined)
     return unlessBroken(
       around,
@@ -405,7 +425,8 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   if (frame.settings.plugins?.length) {
     // the plugins are shown that one reading of the output (as the model reads it), never the tool's live objects:
     // a getter read again may give something else, or throw; a plugin that changes it in place changes its own copy
-    const shown = output === undefined ? undefined : keptValue(output, text);
+    // (afterHooks shows each plugin its own copy of it: `kept`, what the journal keeps, is never changed by a hook)
+    const shown = output === undefined ? undefined : kept;
     try {
       // (bounded as the tool's run is: a hook that never answers does not hold a stop for good; the tool did finish,
       // and its `done` is kept below with what it returned)

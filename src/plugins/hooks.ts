@@ -9,6 +9,7 @@ import { ApprovalError, FunctaiError, describeError, describeValue, isInstance }
 import type { Frame } from "../engine/frame.js";
 import { copiedView } from "../engine/message-view.js";
 import { LeaseLost, Suspend } from "../engine/runtime.js";
+import { StopBound } from "../engine/stop-bound.js";
 import { keptJson } from "../engine/tool-boundary.js";
 import type { LanguageModel, LMRequest, LMResponse } from "../lm/types.js";
 import type { Plugin, PluginModelRequest, PluginToolCall, PluginTurn, PluginTurnEnd } from "./types.js";
@@ -17,11 +18,18 @@ import { checkPluginNames } from "./names.js";
 
 const pluginsOf = (frame: Frame): readonly Plugin[] => (frame.settings.plugins ?? []) as readonly Plugin[];
 
-/** Calls one hook; a hook that throws fails the turn (`plugin-failed`), as a broken tool hook does. */
-async function call(plugin: Plugin, what: string, run: () => unknown): Promise<void> {
+/**
+ * Calls one hook; a hook that throws fails the turn (`plugin-failed`), as a broken tool hook does. Bounded as a
+ * tool's run is (see StopBound): once the turn is stopped (`signal`), a hook that never answers (a span exporter
+ * whose socket hangs) has STOP_GRACE_MS, then the call rejects with the stop's own error and the turn ends
+ * without it; what it answers later goes nowhere.
+ */
+async function call(plugin: Plugin, what: string, run: () => unknown, signal: AbortSignal): Promise<void> {
+  const bound = new StopBound();
   try {
-    await run();
+    await bound.race(run(), signal);
   } catch (e) {
+    if (bound.gaveUp) throw e;
     throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed in ${what}: ${describeError(e)}`, { cause: e });
   }
 }
@@ -81,9 +89,10 @@ export function observeTurn<T>(frame: Frame, input: Record<string, unknown>, bod
 async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body: () => Promise<T>, plugins: readonly Plugin[]): Promise<T> {
   const { runtime } = frame;
   const { journal } = runtime;
-  // the hooks watch, as the model-call hooks do: shown a copy, so one that edits what it sees (redacting a log)
-  // changes neither the input the body runs with nor (below) the result the caller gets
-  const shownInput = copyOf(input);
+  // the hooks watch, as the model-call hooks do: each plugin shown its own copy, so one that edits what it sees
+  // (redacting a log) changes neither the input the body runs with, nor (below) the result the caller gets, the
+  // approvals a waiting turn asks about (the engine's own, frozen: an edit threw, and the waiting turn failed),
+  // nor what the plugins after it are shown
   const views = plugins.map((plugin): [Plugin, PluginTurn] => {
     const view: PluginTurn = {
       turn: runtime.turn,
@@ -91,7 +100,7 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
       mode: runtime.mode,
       attempt: journal.attempt,
       resumed: journal.replaying,
-      input: shownInput,
+      input: copyOf(input),
       kept: journal.kept(plugin.name),
       keep: (data) => void journal.add({ kind: "plugin", plugin: plugin.name, data: keptData(plugin, data) }),
     };
@@ -108,7 +117,8 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
     for (const [plugin, view] of started) {
       if (!plugin.hooks.turnEnd) continue;
       try {
-        await call(plugin, "turnEnd", () => plugin.hooks.turnEnd!({ ...view, usage: { ...runtime.usage }, ...ending } as PluginTurnEnd));
+        const told = { ...view, usage: { ...runtime.usage }, ...copyOf(ending) } as PluginTurnEnd;
+        await call(plugin, "turnEnd", () => plugin.hooks.turnEnd!(told), runtime.signal);
       } catch (e) {
         failure ??= { error: e };
       }
@@ -119,7 +129,7 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
   try {
     for (const entry of views) {
       const [plugin, view] = entry;
-      if (plugin.hooks.turnStart) await call(plugin, "turnStart", () => plugin.hooks.turnStart!(view));
+      if (plugin.hooks.turnStart) await call(plugin, "turnStart", () => plugin.hooks.turnStart!(view), runtime.signal);
       started.push(entry);
     }
   } catch (e) {
@@ -134,7 +144,7 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
     await end(endingOf(e, frame));
     throw e;
   }
-  await end({ state: "done", result: copyOf(result) });
+  await end({ state: "done", result }); // (each plugin is shown its own copy)
   return result;
 }
 
@@ -161,20 +171,29 @@ async function watchedModelCall(
   generate: () => Promise<LMResponse>,
   plugins: readonly Plugin[],
 ): Promise<LMResponse> {
-  // the hooks watch: they are shown copies, so one that edits what it sees (redacting a log) changes
-  // neither the request sent (nor the next step's, built on its messages) nor the reply the function reads
-  // (the messages copied as a watcher reads them: a step's cost does not grow with the history it carries)
-  const watched = Object.assign({}, request, { messages: copiedView(request.messages, copyOf), tools: copyOf(request.tools) });
+  // the hooks watch: each plugin is shown its own copies, so one that edits what it sees (redacting a log) changes
+  // neither the request sent (nor the next step's, built on its messages), nor the reply the function reads, nor what
+  // the plugins after it are shown (the messages copied as a watcher reads them: a step's cost does not grow with the
+  // history it carries)
   const { runtime } = frame;
-  const shown: PluginModelRequest = {
-    turn: runtime.turn,
-    site: frame.site,
-    path: frame.path,
-    step,
-    attempt: runtime.journal.attempt,
-    provider: lm.provider,
-    model: lm.model,
-    request: watched,
+  const shownTo = new Map<Plugin, PluginModelRequest>();
+  const shownOf = (plugin: Plugin): PluginModelRequest => {
+    let shown = shownTo.get(plugin);
+    if (shown === undefined) {
+      const watched = Object.assign({}, request, { messages: copiedView(request.messages, copyOf), tools: copyOf(request.tools) });
+      shown = {
+        turn: runtime.turn,
+        site: frame.site,
+        path: frame.path,
+        step,
+        attempt: runtime.journal.attempt,
+        provider: lm.provider,
+        model: lm.model,
+        request: watched,
+      };
+      shownTo.set(plugin, shown);
+    }
+    return shown;
   };
   const asked: Plugin[] = [];
   /**
@@ -186,7 +205,8 @@ async function watchedModelCall(
     for (const plugin of asked) {
       if (!plugin.hooks.modelResponse) continue;
       try {
-        await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!({ ...shown, ...outcome }));
+        const told = { ...shownOf(plugin), ...copyOf(outcome) };
+        await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!(told), runtime.signal);
       } catch (e) {
         failure ??= { error: e };
       }
@@ -195,7 +215,7 @@ async function watchedModelCall(
   };
   try {
     for (const plugin of plugins) {
-      if (plugin.hooks.modelRequest) await call(plugin, "modelRequest", () => plugin.hooks.modelRequest!(shown));
+      if (plugin.hooks.modelRequest) await call(plugin, "modelRequest", () => plugin.hooks.modelRequest!(shownOf(plugin)), runtime.signal);
       asked.push(plugin);
     }
   } catch (e) {
@@ -210,7 +230,7 @@ async function watchedModelCall(
     await told(isInstance(e, FunctaiError) ? { error: describeError(e), code: (e as FunctaiError).code } : { error: describeError(e) });
     throw e;
   }
-  await told({ response: copyOf(response) });
+  await told({ response }); // (each plugin is shown its own copy)
   return response;
 }
 

@@ -1,4 +1,4 @@
-import { createActor, fromCallback, type AnyActorRef, type AnyEventObject, type EventObject, type Observer, type Snapshot, type Subscription } from "xstate";
+import { Actor, fromCallback, type AnyActorRef, type AnyEventObject, type EventObject, type Observer, type Snapshot, type Subscription } from "xstate";
 import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeError, isInstance } from "../errors.js";
@@ -222,25 +222,43 @@ export type Untimed<C> = C extends unknown ? Omit<C, "at"> : never;
 
 /** Sends a command to the turn's actor, stamped with the time of the turn's clock (the machine reads none). */
 export function tell(session: TurnSession, command: Untimed<TurnCommand>): void {
-  const send = actorSends.get(session.actor) ?? ((c: TurnCommand) => session.actor.send(c));
-  send({ ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand);
+  const stamped = { ...command, at: isoAt((session.host.clock ?? systemClock).now()) } as TurnCommand;
+  // the turn's own commands enter as they are: a host's command filter (`takeCommands`) is for what users send
+  if (session.actor instanceof TurnActorRef) session.actor.enter(stamped);
+  else session.actor.send(stamped);
+}
+
+/** What a host does with a command sent to the actor's public `send`; `enter` passes one on to the machine. */
+type CommandFilter = (command: TurnCommand, enter: (command: TurnCommand) => void) => void;
+
+/**
+ * A turn's actor: XState's, whose public `send` (`stream.actor.send(…)`) is where a user's commands enter the turn,
+ * through the command filter its host set (`takeCommands`), if any; the turn's own (`tell`) enter as they are.
+ * XState binds `send` to the actor as it builds it (`this.send.bind(this)`): this class's, so nothing is overwritten.
+ */
+class TurnActorRef extends Actor<typeof machine> {
+  /** Set once by the turn's host (a conversation's stream: its answers are recorded before the actor takes them). */
+  filter: CommandFilter | null = null;
+
+  override send(command: Parameters<Actor<typeof machine>["send"]>[0]): void {
+    const filter = this.filter;
+    if (filter === null) return super.send(command);
+    filter(command as TurnCommand, (c) => super.send(c as Parameters<Actor<typeof machine>["send"]>[0]));
+  }
+
+  /** A command of the turn's own, past the filter. */
+  enter(command: TurnCommand): void {
+    super.send(command as Parameters<Actor<typeof machine>["send"]>[0]);
+  }
 }
 
 /**
- * Each turn actor's own `send`, as XState made it: `tell` sends through it, whatever the actor's public `send`
- * became (a conversation's stream takes the commands a user sends there itself: see `takeCommands`).
+ * Says what a command sent to the actor's public `send` does (`take`, given how to pass it on): a host whose answers
+ * must be recorded before the actor takes them (a conversation's stream) filters them. The turn's own commands
+ * (`tell`) are not filtered.
  */
-const actorSends = new WeakMap<object, (command: TurnCommand) => void>();
-
-/**
- * Puts `take` in front of the actor's public `send` (`stream.actor.send(…)`): a host whose answers must be recorded
- * before the actor takes them (a conversation's) says what a command sent there does. The turn's own commands
- * (`tell`) go straight to the actor.
- */
-export function takeCommands(session: TurnSession, take: (command: TurnCommand, send: (command: TurnCommand) => void) => void): void {
-  const send = actorSends.get(session.actor);
-  if (!send) return;
-  Object.defineProperty(session.actor, "send", { configurable: true, writable: true, value: (command: TurnCommand) => take(command, send) });
+export function takeCommands(session: TurnSession, take: CommandFilter): void {
+  if (session.actor instanceof TurnActorRef) session.actor.filter = take;
 }
 
 /** Reports a throw from a user's listener (a bug in their code), in place of XState's uncaught rethrow. */
@@ -295,10 +313,9 @@ export function startTurn(host: TurnHost, options: { streaming: boolean; input?:
   const input: TurnInput = { turn: host.turn, name: host.name, at: isoAt((host.clock ?? systemClock).now()), ...options.input };
   const actor =
     options.snapshot !== undefined
-      ? createActor(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
-      : createActor(machine, { input });
+      ? new TurnActorRef(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
+      : new TurnActorRef(machine, { input });
   guardListeners(actor);
-  actorSends.set(actor, actor.send.bind(actor) as (command: TurnCommand) => void);
   const session: TurnSession = { actor, host, runtime: null, error: undefined, threw: false, shown: new Set(), run: null };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;

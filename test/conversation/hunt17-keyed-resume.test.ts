@@ -37,7 +37,7 @@ function blip(block = false) {
   const store = firstStartedFault(inner, "before-write");
   return { desk, store, inner, paid, signals };
 }
-/** The model asks for pay until it has its result (the reply whose `started` record the store refused is asked again). */
+/** The model asks for pay until it has its result (the reply whose `started` record the store refused is replayed: written with the let-go). */
 const step = (request: { messages: { role: string }[] }) =>
   request.messages.some((m) => m.role === "tool") ? "paid" : { toolCalls: [{ name: "pay", input: { amount: 5 } }] };
 const replies = () => [step, step, step];
@@ -51,7 +51,7 @@ describe("a keyed send retried after a store error goes on as the call it is", (
     expect((await chat.turns())[0]!.state).toBe("interrupted");
     expect(await chat.send("pay 5", { key: "req-1", lm })).toBe("paid");
     expect(paid).toEqual([5]);
-    expect(lm.requests).toHaveLength(3); // (the first reply went with the refused batch: asked again, once)
+    expect(lm.requests).toHaveLength(2); // (the first reply went with the refused batch: written with the let-go, replayed, not paid again)
   });
 
   it("with its signal: aborted while the resumed turn runs, it stops it (turn-aborted, the tool's signal aborted)", async () => {
