@@ -7,6 +7,7 @@ import {
   checkConversationId,
   checkExpect,
   checkRecords,
+  checkTimeout,
   isDurable,
   recordJson,
   storeConflict,
@@ -349,6 +350,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const wait = async (conversation: string, after: number, timeoutMs: number): Promise<boolean> => {
     check(conversation);
     checkAfter(after, conversation);
+    checkTimeout(conversation, timeoutMs);
     if (closed) throw closedError();
     return new Promise<boolean>((resolve, reject) => {
       let cancel: (() => void) | undefined;

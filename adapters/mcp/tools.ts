@@ -11,6 +11,7 @@ import { loadListingReader, type ListedPage, type ListingReader } from "./listin
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
 import { CONNECTION_CLOSED, OversizedMessage, UnreadableMessage, onToolsChanged, untilUnreadable, type ToolsWatcher } from "./watch.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
+import { OversizedBody, watchWire, type PostedRequest } from "./wire.js";
 
 /**
  * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these methods are used. A call is
@@ -302,6 +303,12 @@ function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors): Functa
   if (refused !== undefined)
     return new FunctaiError(refused.code, `the MCP server's tools could not be listed: ${refused.message}`, { cause: e });
   if (notConnected(e)) return new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP server's tools could not be listed)`, { cause: e });
+  if (e instanceof HeldBack)
+    return new FunctaiError("remote-auth", `the MCP server's tools could not be listed: ${heldBackError("tools/list", e).message}`, {
+      cause: e.cause,
+    });
+  if (e instanceof OversizedBody)
+    return new FunctaiError("remote-protocol", `the MCP server's tools could not be listed: ${e.message}`, { cause: e });
   if (e instanceof OversizedMessage)
     return new FunctaiError("remote-closed", `the MCP server's tools could not be listed: ${e.message}`, { cause: e.cause });
   if (e instanceof UnreadableMessage)
@@ -340,19 +347,22 @@ async function listPage(client: McpClient, cursor: string | undefined, reader: L
   const params = cursor === undefined ? {} : { cursor };
   // a page answered with a message the transport cannot read fails at once, not at the timeout (see untilUnreadable)
   const began = performance.now();
-  return untilUnreadable(client, undefined, async (signal) => {
-    const options = timeout === undefined ? { signal } : { signal, timeout };
-    let answer;
-    try {
-      if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
-      answer = await client.request({ method: "tools/list", params }, reader.schema, options);
-    } catch (e) {
-      // told apart here, while the error is new (see answeredWithCode)
-      if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
-      throw e;
-    }
-    return reader.page(answer);
-  });
+  const carries = (m: PostedRequest) => m.method === "tools/list" && (m.params as { cursor?: unknown } | undefined)?.cursor === cursor;
+  return onWire(client, carries, undefined, (outer) =>
+    untilUnreadable(client, outer, async (signal) => {
+      const options = timeout === undefined ? { signal } : { signal, timeout };
+      let answer;
+      try {
+        if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
+        answer = await client.request({ method: "tools/list", params }, reader.schema, options);
+      } catch (e) {
+        // told apart here, while the error is new (see answeredWithCode)
+        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
+        throw e;
+      }
+      return reader.page(answer);
+    }),
+  );
 }
 
 /** Every page of the server's tools, to the first with no cursor (or `""`). A cursor given twice means the pages go round in a circle, and pages past {@link MAX_PAGES} that they never end: refused, not followed forever. */
@@ -559,19 +569,107 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  */
 async function send(client: McpClient, params: CallParams, reader: ResultReader, outer: AbortSignal, timeout: number | undefined): Promise<unknown> {
   const began = performance.now();
+  const key = (params._meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_KEY];
+  const carries = (m: PostedRequest) => {
+    const p = m.params as { name?: unknown; _meta?: Record<string, unknown> } | undefined;
+    return m.method === "tools/call" && p?.name === params.name && p?._meta?.[IDEMPOTENCY_KEY] === key;
+  };
   // an answer the transport cannot read fails the call at once, not at the timeout (see untilUnreadable)
-  return untilUnreadable(client, outer, async (signal) => {
-    const options = timeout === undefined ? { signal } : { signal, timeout };
-    try {
-      if (client.request === undefined) return await client.callTool(params, reader.schema, options);
-      return await client.request({ method: "tools/call", params }, reader.schema, options);
-    } catch (e) {
-      // told apart here, while the error is new (see answeredWithCode)
-      if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
-      throw e;
-    }
-  });
+  return onWire(client, carries, outer, (signal) =>
+    untilUnreadable(client, signal, async (signal) => {
+      const options = timeout === undefined ? { signal } : { signal, timeout };
+      try {
+        if (client.request === undefined) return await client.callTool(params, reader.schema, options);
+        return await client.request({ method: "tools/call", params }, reader.schema, options);
+      } catch (e) {
+        // told apart here, while the error is new (see answeredWithCode)
+        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
+        throw e;
+      }
+    }),
+  );
 }
+
+/**
+ * A request whose wait ended (its timeout) while it was held back: its POST was refused for its OAuth token (401 or
+ * 403) and its transport was still getting a new one (the token endpoint not answering), so the MCP server never
+ * took it. It is withdrawn: not sent when a token comes. `cause`: the timeout.
+ */
+class HeldBack extends Error {
+  constructor(cause: unknown) {
+    super("held back for an OAuth token the OAuth authorization server did not give in time", { cause });
+    this.name = "HeldBack";
+  }
+}
+
+/**
+ * Runs one request (`request`, given the signal to send it with) watching the wire under it (see wire.ts): an
+ * answer cut off there past its bound fails it at once with the {@link OversizedBody} (the request is cancelled);
+ * one that timed out while its POST was held back for a token fails with {@link HeldBack}; either way, a request
+ * given up while held back is never sent later. `carries` tells the POSTs carrying it.
+ */
+async function onWire<T>(
+  client: McpClient,
+  carries: (message: PostedRequest) => boolean,
+  outer: AbortSignal | undefined,
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const cutter = new AbortController();
+  let cut: OversizedBody | undefined;
+  let heldBack = false;
+  let last: PostedRequest | undefined;
+  const wire = watchWire(client, {
+    carries,
+    sent: (message) => {
+      heldBack = false;
+      last = message;
+    },
+    refused: () => {
+      heldBack = true;
+    },
+    cut: (error) => {
+      cut ??= error;
+      cutter.abort(error);
+    },
+  });
+  try {
+    return await request(outer === undefined ? cutter.signal : AbortSignal.any([outer, cutter.signal]));
+  } catch (e) {
+    // given up while its POST waits for a token: never sent when the token comes (nobody waits for its answer)
+    if (heldBack && last !== undefined) wire.withdraw(last);
+    if (outer?.aborted) throw e;
+    if (cut !== undefined) throw cut;
+    const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
+    if (heldBack && name === "McpError" && code === REQUEST_TIMEOUT && !serverAnswers.has(e as object)) throw new HeldBack(e);
+    throw e;
+  } finally {
+    wire.stop();
+  }
+}
+
+/**
+ * An answer cut off on the wire (see {@link OversizedBody}): a tool error the model sees, as a result past
+ * {@link MAX_RESULT_CHARS} is (see {@link tooLarge}): the server took the call and answered it, so a changing
+ * tool's says it ran.
+ */
+function cutOff(name: string, e: OversizedBody, effects: Effects): FunctaiError {
+  const sizes = `more than ${e.limit.toLocaleString("en-US")} bytes${e.stream ? " in one message of its answer's stream" : ""}, past what functai reads of an answer (it takes at most ${MAX_RESULT_CHARS.toLocaleString("en-US")} characters of a tool's result)`;
+  return new FunctaiError(
+    "tool-failed",
+    effects === "changes"
+      ? `the MCP tool ${name} ran, and its answer was ${sizes}: it was not read, nor kept. It did run: do not call it again to see its result`
+      : `the MCP tool ${name}'s answer was ${sizes}: it was not read, nor kept; ask for less, if the tool can give less`,
+    { cause: e },
+  );
+}
+
+/** A call held back for its token until its timeout (see {@link HeldBack}): `remote-auth`, it did not run. */
+const heldBackError = (what: string, e: HeldBack): FunctaiError =>
+  new FunctaiError(
+    "remote-auth",
+    `${what} was not sent: the MCP server refused its OAuth token, and the OAuth authorization server gave no new one before the timeout (${describeError(e.cause)}), so the MCP server never took it: it did not run, and it will not be sent when a token comes. Try again once the authorization server answers`,
+    { cause: e.cause },
+  );
 
 /** The check of a tool's output schema, when it lists one (see {@link outputProblem}). */
 function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMaker): JsonCheck | undefined {
@@ -767,7 +865,12 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * is `remote-closed`: nothing was sent, a changing call's included. A result past 1,000,000 characters (as the
  * model would read it: its text, its structured content as JSON, its error's words) is `tool-failed`, a tool
  * error the model sees, saying its size and the bound, nothing of it kept; a changing tool's says it ran (its
- * `done` record keeps that: it is never run again on its own). A listing past 10,000 tools is `remote-protocol`. An answer whose
+ * `done` record keeps that: it is never run again on its own). Over Streamable HTTP (or SSE) an answer is read no
+ * further than 16,000,000 bytes on the wire (a JSON answer in all, a stream each event): past it, reading stops and
+ * the call is `tool-failed` as above, a changing tool's saying it ran (a listing's is `remote-protocol`). A call
+ * whose timeout ends while its POST, refused for its OAuth token, waits for a new one (the token endpoint not
+ * answering) is `remote-auth`, saying it did not run, and is never sent when the token comes (a listing so is
+ * `remote-auth` too). A listing past 10,000 tools is `remote-protocol`. An answer whose
  * `jsonrpc` is wrong or missing fails the call it answered at once, as one whose result cannot be read. A tool
  * with an input named `__proto__` (which a JavaScript object cannot keep) is `settings-invalid`. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
@@ -903,6 +1006,10 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           result = await send(client, params, reader, ctx.signal, options.timeout);
         } catch (e) {
           if (ctx.signal.aborted) throw e;
+          // its answer was past what is read of one on the wire (over HTTP): the server took it and answered
+          if (e instanceof OversizedBody) throw cutOff(name, e, effects);
+          // its POST was held back for an OAuth token that did not come in time: the server never took it
+          if (e instanceof HeldBack) throw heldBackError(`the call of ${name}`, e);
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output
           // schema): the server took the call and answered it, so it may have acted, whatever the answer said
           if (reader.answered()) throw unreadableAnswer(unreadable(e), e);

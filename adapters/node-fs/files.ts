@@ -122,6 +122,9 @@ const READ_TRIES = 10;
 /** A file's size and change times: changed by every write and cut. */
 const stamp = (s: BigIntStats): string => `${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
 
+/** {@link stamp} of an open file now. */
+export const stampOf = (fd: number): string => stamp(fstatSync(fd, { bigint: true }));
+
 /**
  * {@link scanFd} without yielding (positioned reads in this thread), for use
  * under the lock: only what another process appended since this store last

@@ -127,6 +127,24 @@ export class Scanner {
     return pos;
   }
 
+  /** The offset in the file just after the last committed line pushed: what comes after it is not yet given to anyone. */
+  get committed(): number {
+    return this.#from.base + this.#end;
+  }
+
+  /**
+   * Forgets what was pushed after the last committed line (lines of a batch
+   * not yet closed; `push` is then given bytes from {@link committed} again):
+   * for bytes that may have changed since they were read (a torn tail cut and
+   * written over). Nothing of them was given out. Returns {@link committed}.
+   */
+  rewind(): number {
+    this.#pending = [];
+    this.#pendingTexts = [];
+    this.#seen = this.#end;
+    return this.committed;
+  }
+
   /** What the pushed bytes hold; `total`: how many bytes there were in all (a tail without its newline is torn). */
   finish(total: number): Scan {
     return { count: this.#count, end: this.#from.base + this.#end, torn: this.#end < total, records: this.#out, texts: this.#texts };

@@ -6,7 +6,8 @@
  */
 import { fstatSync } from "node:fs";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { closeFd, io, openFdIfExists, readAt, sameFile, scanFd, statOrUndefined, type Known } from "./files.js";
+import { ConversationError } from "../../src/errors.js";
+import { closeFd, io, openFdIfExists, readAt, sameFile, scanFd, stampOf, statOrUndefined, type Known } from "./files.js";
 import { Scanner } from "./jsonl.js";
 
 /**
@@ -31,6 +32,8 @@ const SCAN_WHOLE = 4 << 20;
 const FIRST_LINE = 64 << 10;
 const NL = 0x0a;
 const SPACE = 0x20;
+/** How often in a row `scan` reads the bytes after the last committed line again, the file changed under each read. */
+const MAX_REWINDS = 1_000;
 
 export class FileReads {
   // The lines of the records `read` parsed and checked, by conversation (least recently read first). Valid
@@ -213,15 +216,32 @@ export class FileReads {
       let buf = Buffer.allocUnsafe(Math.min(this.scanChunk, Math.max(size, 1)));
       let carry = 0;
       let position = 0;
-      while (position < size) {
+      // No lock: an append of another process cuts a crash's torn tail and writes its batch in its place. Bytes
+      // after the last committed line read before that cut and the rest read after it made one line that parsed as
+      // a record nobody wrote (handed to visit), or read as damage. So the file's stamp is taken before the bytes
+      // in flight (after the last committed line) were read; changed by the end of a read, they are read again
+      // from the last committed line (committed bytes never change; nothing after them was given out yet).
+      let since = stampOf(fd);
+      for (let rewinds = 0; position < size; ) {
         if (carry === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
         const n = await readAt(fd, buf, carry, Math.min(buf.length - carry, size - position), position);
+        const now = stampOf(fd);
+        if (now !== since) {
+          since = now;
+          position = scanner.rewind();
+          carry = 0;
+          // (in a row: the file changed under every read since the last that went through: appends for ever faster than a read)
+          if (++rewinds > MAX_REWINDS)
+            throw new ConversationError("store-io", `${file}: the file changed under each of ${MAX_REWINDS} reads of its end in a row; try again.`);
+          continue;
+        }
         if (n === 0) break; // cut meanwhile
         position += n;
         const filled = carry + n;
         const used = scanner.push(buf.subarray(0, filled));
         buf.copy(buf, 0, used, filled);
         carry = filled - used;
+        rewinds = 0; // (read through once more: only rewinds in a row count)
       }
       const seen = scanner.finish(position);
       this.#marks.set(conversation, { ino, born, end: seen.end, count: seen.count });

@@ -8,7 +8,7 @@ import { lstat, readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { FunctaiError, describeValue } from "../../src/errors.js";
 import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
-import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable } from "../../src/store/checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, checkTimeout, checkVisit, isDurable } from "../../src/store/checks.js";
 import type { Store } from "../../src/store/types.js";
 import { isConversationId } from "../../src/store/types.js";
 import { appendLocked, type Appender } from "./append.js";
@@ -245,9 +245,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     scan: async (conversation, after, visit) => {
       const file = readable(conversation);
       checkAfter(conversation, after);
-      // (else a TypeError from the first record, or nothing at all where there is no record to visit)
-      if (typeof visit !== "function")
-        throw new FunctaiError("input-invalid", `${conversation}: scan's visit is a function, not ${describeValue(visit, 40)}.`);
+      checkVisit(conversation, visit); // (else a TypeError from the first record, or nothing at all where there is no record to visit)
       return reads.scan(conversation, file, after, visit);
     },
 
@@ -256,6 +254,7 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
     async wait(conversation, after, timeoutMs) {
       const file = readable(conversation);
       checkAfter(conversation, after);
+      checkTimeout(conversation, timeoutMs);
       // (NaN, negative: look once; Infinity: until an append or close)
       // (a monotonic clock: the wall clock set back would stretch the wait, set forward would end it early)
       // biome-ignore lint/complexity/useMathMinMax: Math.max(0, NaN) is NaN, which would poll for ever

@@ -57,11 +57,48 @@ export const FUNCTAI = {
   approvalIds: "functai.wait.approval_ids",
 } as const;
 
-/** A value as an attribute: JSON text (attributes hold strings, numbers, booleans and their arrays). */
+/**
+ * The most characters one attribute of contents (or a span's status message) carries. Exporters send spans in
+ * batches, and collectors refuse a request past their size (OTLP/gRPC's default: 4 MB), every span of it lost: a
+ * tool's 10 MB result recorded whole lost the batch it was in. Far past what a trace is read for, each is bounded.
+ */
+export const MAX_ATTRIBUTE_CHARS = 100_000;
+
+/** The shortest a long string is cut to when a value's JSON is shortened (see {@link jsonText}). */
+const SHORTEST = 32;
+
+/** `text` cut to its first `keep` characters, saying so and how long it was. */
+const cut = (text: string, keep: number): string =>
+  `${text.slice(0, keep)}… [cut by functai: ${text.length.toLocaleString("en-US")} characters in all]`;
+
+/**
+ * A text as an attribute (or a status message): past {@link MAX_ATTRIBUTE_CHARS}, its start, saying it was cut.
+ *
+ * @example
+ * boundedText("r".repeat(10_000_000)); // "rrr…r… [cut by functai: 10,000,000 characters in all]" (some 100,000 characters)
+ */
+export const boundedText = (text: string): string => (text.length <= MAX_ATTRIBUTE_CHARS ? text : cut(text, MAX_ATTRIBUTE_CHARS - 80));
+
+/**
+ * A value as an attribute: JSON text (attributes hold strings, numbers, booleans and their arrays), bounded at
+ * {@link MAX_ATTRIBUTE_CHARS}: past it, its longest strings are cut (each saying how long it was), shorter and
+ * shorter until it fits, so it stays JSON a backend reads (the GenAI conventions' messages); a value of so many
+ * small parts that it does not fit even so is cut as text. A string is itself, bounded.
+ *
+ * @example
+ * jsonText({ rows: "r".repeat(10_000_000) }); // '{"rows":"rrr…r… [cut by functai: 10,000,000 characters in all]"}'
+ */
 export const jsonText = (value: unknown): string => {
+  if (typeof value === "string") return boundedText(value);
+  let whole: string;
   try {
-    return typeof value === "string" ? value : (JSON.stringify(value) ?? "null");
+    for (let keep = MAX_ATTRIBUTE_CHARS; keep >= SHORTEST; keep = Math.floor(keep / 2)) {
+      const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "string" && v.length > keep ? cut(v, keep) : v)) ?? "null";
+      if (text.length <= MAX_ATTRIBUTE_CHARS) return text;
+    }
+    whole = JSON.stringify(value) ?? "null";
   } catch {
-    return String(value);
+    whole = String(value);
   }
+  return boundedText(whole);
 };

@@ -15,7 +15,7 @@ import { frameCarrier } from "../../src/engine/carrier.js";
 import { describeValue, FunctaiError } from "../../src/errors.js";
 import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
-import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { boundedText, FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
 import { endQuietly, quietly } from "./quiet.js";
 import { type CallerAt, LOOSE_LIMIT, Run } from "./run.js";
@@ -31,7 +31,10 @@ import { type CallerAt, LOOSE_LIMIT, Run } from "./run.js";
 export interface OtelOptions {
   /** Default: `trace.getTracer("functai")` (the globally registered provider's). */
   tracer?: Tracer;
-  /** Record message contents (prompts, replies, tool inputs and outputs, error texts). Default `false`. */
+  /**
+   * Record message contents (prompts, replies, tool inputs and outputs, error texts). Default `false`. Each is
+   * bounded at 100,000 characters (its long strings cut, each saying how long it was; JSON stays JSON).
+   */
   content?: boolean;
 }
 
@@ -91,7 +94,7 @@ function turnAttributes(t: PluginTurn, content: boolean): Attributes {
 /** Marks a span failed: its `error.type`, and its status (with the error's text only when contents are recorded). */
 function failSpan(span: Span, errorType: string, message: string | undefined, content: boolean): void {
   span.setAttribute(GEN_AI.errorType, errorType);
-  span.setStatus(content && message !== undefined ? { code: SpanStatusCode.ERROR, message } : { code: SpanStatusCode.ERROR });
+  span.setStatus(content && message !== undefined ? { code: SpanStatusCode.ERROR, message: boundedText(message) } : { code: SpanStatusCode.ERROR });
 }
 
 /**
@@ -309,7 +312,7 @@ export function otel(options: OtelOptions = {}): Plugin {
             // toolCall or by a call inside it, holds that)
             if (content) span.setAttribute(GEN_AI.toolArguments, jsonText(result.input));
             span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
-            if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, result.approved.by);
+            if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, boundedText(result.approved.by));
             // stopped because a delegated turn waits for a person (the one it started, or one there before it, which
             // refused it: conversation-busy; then the engine says so, as no delegated turn of its own ended waiting): not a failure
             const waits = waiting ?? (result.needsPerson?.code === "turn-waiting" ? result.needsPerson.approvals : undefined);

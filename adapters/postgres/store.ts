@@ -1,7 +1,7 @@
 import { ConversationError } from "../../src/errors.js";
 import { digest } from "../../src/lm/digest.js";
 import type { ConversationRecord } from "../../src/records/types.js";
-import { checkAfter, checkConversationId, checkExpect, checkRecords, isDurable, recordJson, storeConflict } from "../../src/store/checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, checkTimeout, checkVisit, isDurable, recordJson, storeConflict } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { called } from "./called.js";
 import type { Db } from "./db.js";
@@ -510,6 +510,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const scan: NonNullable<Store["scan"]> = async (conversation, after, visit) => {
     checkConversationId(conversation);
     checkAfter(conversation, after);
+    checkVisit(conversation, visit);
     let at = afterOf(after);
     for (let seen = false, limit = SCAN_FIRST_PAGE; ; seen = true) {
       const { records, batches, length, size } = await page(conversation, at, limit);
@@ -591,6 +592,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
       call(`wait on ${conversation}`, async () => {
         checkConversationId(conversation);
         checkAfter(conversation, after);
+        checkTimeout(conversation, timeoutMs);
         // `after` as given: the length is compared with it here, never in SQL (below 0, even an empty conversation has more, as in every store)
         return use(`wait on ${conversation}`, () => wakeups.wait(conversation, after, timeoutMs));
       }),

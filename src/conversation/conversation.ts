@@ -24,7 +24,7 @@ import { ConversationHost } from "./host.js";
 import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
-import { storeCalls } from "./store-calls.js";
+import { storeCalls } from "../store/failures.js";
 import { Turn, Waiting } from "./turn.js";
 import { whenAborted } from "../runtime/abort.js";
 import { issuesText, readWith } from "../schema-read.js";

@@ -107,10 +107,14 @@ export async function resultOrWait(session: TurnSession, log: ConversationLog, w
   try {
     return await result;
   } catch (e) {
+    // a turnEnd hook that failed on a resumable end: the end is kept (as below), the call says the plugin failed
+    const failure = session.runtime?.turnEndFailure;
     if (waited || session.actor.getSnapshot().value === "awaitingApproval") {
       await snapshotKept(session);
+      if (failure) throw failure;
       return await waitingOrRecorded(log, session.host.turn, waiting);
     }
+    if (failure) throw failure;
     return await stoppedFor(e, waiting);
   }
 }

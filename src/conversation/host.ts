@@ -17,7 +17,7 @@ import type { TurnEnd, TurnHost } from "../turn/session.js";
 import { recordAnswer, type Answer } from "./answers.js";
 import { fence, Lease, leaseTiming } from "./lease.js";
 import { ConversationLog, type AppendIfOptions } from "./log.js";
-import { fromStore } from "./store-calls.js";
+import { fromStore } from "../store/failures.js";
 import { waitingOf } from "./waiting.js";
 
 export interface HostOptions {

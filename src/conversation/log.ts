@@ -13,7 +13,7 @@ import { withSeq } from "../records/with-seq.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { Store } from "../store/types.js";
 import { holderAlive } from "./holder.js";
-import { markStoreFailure } from "./store-calls.js";
+import { markStoreFailure } from "../store/failures.js";
 
 /** The end of a holder id whose turn holds a Web Lock for as long as its lease says it runs. */
 export const WEB_LOCK = ":wl";

@@ -108,6 +108,12 @@ export class TurnRuntime {
   readonly steps: Step[] = [];
   readonly conversation: TurnRuntimeOptions["conversation"];
   readonly clock: Clock;
+  /**
+   * A plugin's `turnEnd` hook that failed (`plugin-failed`) on a run that ended resumable (waiting for a person,
+   * interrupted, stopped): that end is kept as it is (the turn still waits, or is resumed or stopped as it says),
+   * and this is what the call rejects with (see plugins/hooks.ts). Undefined when none failed.
+   */
+  turnEndFailure: FunctaiError | undefined = undefined;
   readonly #emit: ((path: string, body: TurnEventBody) => void) | undefined;
   readonly #shown: Set<string>;
   readonly #beforeEffect: ((afterWait?: boolean) => void | Promise<void>) | undefined;

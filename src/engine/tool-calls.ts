@@ -15,6 +15,7 @@ import type { RecordBody } from "./journal.js";
 import type { TurnEventBody } from "../turn/events.js";
 import { issuesText, readWith } from "../schema-read.js";
 import { copyOf } from "../runtime/values.js";
+import { fromStore } from "../store/failures.js";
 import { ToolCallContext, hasKey, keptText, notJson, outputNotJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
@@ -222,11 +223,18 @@ const PROPAGATE: ReadonlySet<string> = new Set([
   "lease-lost",
   "turn-claimed",
 ]);
+/**
+ * Of those, the codes a tool's own code may throw of its own (its database is down): they stop the turn only when
+ * they came from functai's own store calls (marked, see store/failures.ts), a journal that cannot be written; a
+ * tool's own is that call's error, shown to the model as any other.
+ */
+const STORE_CODES: ReadonlySet<string> = new Set(["store-io", "store-conflict", "store-corrupt", "store-symlink"]);
 
 /**
  * Whether `e`, thrown inside the turn whose signal is `signal`, stops that turn at any depth rather than failing
  * only the call that threw it: the turn waits for a person (`Suspend`), lost its lease, was stopped, or its journal
- * failed. A turn-aborted stops it only when it was stopped: one from a turn of its own that a tool's body ran
+ * failed (a store code stops it only when functai's own store call threw it, `fromStore`: a tool that throws its own
+ * `store-io`, its database down, failed as a tool does). A turn-aborted stops it only when it was stopped: one from a turn of its own that a tool's body ran
  * (another conversation's send given its own time limit) is that call's error. `within: "tool"` (a tool's
  * boundary: never shown to the model as the tool's error) also stops it for a broken plugin or approve function and
  * for an approval nobody can give; `within: "row"` (an evaluate row, where a call that fails fails only its row)
@@ -238,6 +246,7 @@ export function stopsTheTurn(e: unknown, signal: AbortSignal, within: "tool" | "
   if (!isInstance(e, FunctaiError)) return false;
   const { code } = e as FunctaiError;
   if (!PROPAGATE.has(code) || (within === "row" && code === "plugin-failed")) return false;
+  if (STORE_CODES.has(code)) return fromStore(e);
   return code !== "turn-aborted" || signal.aborted;
 }
 
@@ -415,11 +424,24 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   const forPerson = ctx.returned();
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
   let text = atBoundary !== undefined && Object.is(atBoundary.value, output) ? atBoundary.text : keptText(output);
-  if (text === undefined)
+  if (text === undefined) {
+    const why = `its output is not JSON (${outputNotJson(output) ?? "it could not be written"})`;
+    // a changing tool did what it does (the refund went out): told only that its output is not JSON, a model reads
+    // it as a call that failed and makes it again. Its error (the model's message, its `done` record) says it ran
     return unlessBroken(
       around,
-      failed(frame, p, input, `its output is not JSON (${outputNotJson(output) ?? "it could not be written"}); return plain data`, undefined, forPerson),
+      failed(
+        frame,
+        p,
+        input,
+        leafChange
+          ? `${why}: it ran, and its result could not be kept nor shown. It did run: do not call it again to see its result`
+          : `${why}; return plain data`,
+        undefined,
+        forPerson,
+      ),
     );
+  }
   let kept = keptValue(output, text);
   text = readAs(kept, text);
   if (frame.settings.plugins?.length) {

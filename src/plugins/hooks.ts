@@ -141,7 +141,16 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
   try {
     result = await body();
   } catch (e) {
-    await end(endingOf(e, frame));
+    const ending = endingOf(e, frame);
+    try {
+      await end(ending);
+    } catch (failure) {
+      // a run that ended resumable (a person's question, an interruption, a stop) keeps that end: a watcher that
+      // broke on it (a span exporter down) must not turn it into `failed` and lose the person's question. Its
+      // failure is what the call rejects with (`runtime.turnEndFailure`), the end is recorded as it was
+      if (ending.state === "failed" || !isInstance(failure, FunctaiError) || (failure as FunctaiError).code !== "plugin-failed") throw failure;
+      runtime.turnEndFailure ??= failure as FunctaiError;
+    }
     throw e;
   }
   await end({ state: "done", result }); // (each plugin is shown its own copy)

@@ -31,7 +31,8 @@ export const isStoreOption = (value: unknown): boolean => storeOptionProblem(val
  * is a path. `postgres://` and `postgresql://` name the Postgres store.
  */
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]{1,31}):/;
-const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+/** A location that names the PostgreSQL store (`postgres://…`, `postgresql://…`). */
+export const POSTGRES_URL = /^postgres(ql)?:\/\//i;
 
 /**
  * Why `value` cannot be a `store` option, or undefined when it can: a

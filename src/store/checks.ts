@@ -69,6 +69,32 @@ export function checkAfter(conversation: string, after: unknown): void {
 }
 
 /**
+ * Throws `input-invalid` unless a wait's `timeoutMs` is a number (NaN, 0 or
+ * less: it looks once; `Infinity`: no timeout; any finite number, however
+ * long). Anything else was coerced as each store's arithmetic happened to:
+ * `"60000"` waited 60 s in one store and answered false at once in another
+ * (`performance.now() + "60000"` is a text), `undefined` looked once, a
+ * BigInt threw a TypeError. Checked before anything is looked at.
+ */
+export function checkTimeout(conversation: string, timeoutMs: unknown): asserts timeoutMs is number {
+  if (typeof timeoutMs === "number") return;
+  throw new FunctaiError(
+    "input-invalid",
+    `${conversation}: wait's timeoutMs is a number of milliseconds (Infinity: no timeout; 0: look once), not ${describeValue(timeoutMs, 40)}.`,
+  );
+}
+
+/**
+ * Throws `input-invalid` unless a scan's `visit` is a function: else a
+ * TypeError at the first record, or, with no record after `after`, no
+ * word at all of the caller's slip. Checked before anything is read.
+ */
+export function checkVisit(conversation: string, visit: unknown): asserts visit is (...args: never[]) => unknown {
+  if (typeof visit === "function") return;
+  throw new FunctaiError("input-invalid", `${conversation}: scan's visit is a function, not ${describeValue(visit, 40)}.`);
+}
+
+/**
  * How long a store's `wait` waits: a timeout that is no time (NaN,
  * negative) looks once (0); `Infinity` sets no timer (null): it waits for
  * an append, or the store's close. Any finite timeout is kept, however

@@ -1,4 +1,4 @@
-import { checkAfter, checkConversationId, checkExpect, checkRecords, recordJson, storeConflict, waitTimer, waitTimerMs } from "./checks.js";
+import { checkAfter, checkConversationId, checkExpect, checkRecords, checkTimeout, recordJson, storeConflict, waitTimer, waitTimerMs } from "./checks.js";
 import type { ConversationRecord } from "../records/types.js";
 import type { Store } from "./types.js";
 
@@ -77,6 +77,7 @@ export function memoryStore(): Store {
     async wait(conversation, after, timeoutMs) {
       checkConversationId(conversation);
       checkAfter(conversation, after);
+      checkTimeout(conversation, timeoutMs);
       return new Promise<boolean>((resolve) => {
         // Woken by every append to this conversation (no polling); re-arms until long enough.
         const check = (): void => {

@@ -34,7 +34,8 @@ export interface Store {
    * Resolves true once the conversation holds more than `after` records,
    * false after `timeoutMs` (NaN or 0 or less: it looks once; `Infinity`:
    * no timeout; any finite timeout ends, however long, even one past a
-   * timer's 2^31−1 ms).
+   * timer's 2^31−1 ms). A timeout that is not a number ("60000", undefined)
+   * is refused, `input-invalid`, in every store.
    *
    * With `close`: a close ends the waits pending at it (false). A wait
    * begun after the close is never answered false at once (a caller that

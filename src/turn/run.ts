@@ -45,7 +45,7 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
           // settled once the run let go of the turn: a caller that exits as the call rejects (Ctrl-C) leaves it
           // `stopped` in its records, not interrupted for anyone to run again, and nothing of it runs on unseen
           const why = snapshot.context.error?.code === "turn-aborted" ? snapshot.context.error.message : "the turn was stopped"; // (a STOP's reason)
-          const stopped = (): void => reject(session.error ?? new FunctaiError("turn-aborted", why));
+          const stopped = (): void => reject(session.runtime?.turnEndFailure ?? session.error ?? new FunctaiError("turn-aborted", why));
           return void (session.run ? session.run.then(stopped) : stopped());
         }
         case "abandoned":
@@ -53,9 +53,11 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
         case "interrupted":
           // an actor that starts interrupted (a continued turn, resumed as it starts) has not ended: a run's interruption has
           if (snapshot.context.runs === 0) return;
-          return reject(session.error ?? new FunctaiError("lease-lost", "the turn was interrupted"));
+          return reject(session.runtime?.turnEndFailure ?? session.error ?? new FunctaiError("lease-lost", "the turn was interrupted"));
         case "awaitingApproval":
-          if (onWaiting) reject(onWaiting());
+          // a turnEnd hook that failed on the wait: the wait is kept, and the call says the plugin failed
+          if (session.runtime?.turnEndFailure) reject(session.runtime.turnEndFailure);
+          else if (onWaiting) reject(onWaiting());
           return;
       }
     };

@@ -40,10 +40,10 @@ describe("a store-io the turn's own code raised", () => {
     const desk = ai("desk", { description: "Book.", input: { ask: z.string() }, tools: [book] });
     const lm = scripted([{ toolCalls: [{ name: "book", input: { slot: "9:00" } }] }, "booked"]);
     const chat = desk.conversation("c", { store: memoryStore(), lm, toolErrors: "raise" });
-    await expect(chat.send("book 9:00", { key: "req-1" })).rejects.toMatchObject({ code: "store-io" });
+    await expect(chat.send("book 9:00", { key: "req-1" })).rejects.toMatchObject({ code: "tool-failed", cause: { code: "store-io" } });
     const [turn] = await chat.turns();
     expect(turn!.state).toBe("failed");
-    await expect(chat.send("book 9:00", { key: "req-1" })).rejects.toMatchObject({ code: "store-io", message: /booking service/ });
+    await expect(chat.send("book 9:00", { key: "req-1" })).rejects.toMatchObject({ code: "tool-failed", message: /booking service/ });
     expect(lm.requests).toHaveLength(1);
   });
 

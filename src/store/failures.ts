@@ -1,12 +1,14 @@
 /**
- * Where a store failure came from. A turn whose own records the store refused
+ * Where a store failure came from (here, beside the stores, so the engine and
+ * the conversation both ask it without an import circle). A turn whose own records the store refused
  * stops without ending (it reads `interrupted`, resumable: see
  * ConversationHost.onEnd); an error its program or a tool raised fails it,
  * whatever its code (a program may throw `FunctaiError("store-io", …)` of its
  * own database). So the store a conversation's turns write through marks each
- * error its calls throw, and the turn asks the mark, never the code alone.
+ * error its calls throw, and the turn asks the mark, never the code alone
+ * (conversation/host.ts as the turn ends, engine/tool-calls.ts at a tool's boundary).
  */
-import type { Store } from "../store/types.js";
+import type { Store } from "./types.js";
 
 /** Errors a conversation's store calls threw (or functai made of them: a log's `store-conflict` after its tries). */
 const failures = new WeakSet<object>();

@@ -1,0 +1,195 @@
+/**
+ * What functai watches of the HTTP under a Streamable HTTP (or SSE) client transport of the SDK: the `fetch` its
+ * requests go through (the transport's `_fetch`, which its `fetch` option sets) is wrapped, once per transport, so
+ * that
+ *
+ * - an answer's body is read no further than {@link MAX_WIRE_BYTES}: a JSON answer in all, a stream of events
+ *   (`text/event-stream`, long-lived: a server's GET stream, a POST's stream of progress and answer) each event.
+ *   The SDK reads a JSON answer whole, and an event whole, before functai sees it: a server answering with
+ *   200 MB had all of it in memory, to be refused after for its size. Past the bound, reading stops (the body is
+ *   cancelled, its connection let go) and the request it answered fails with {@link OversizedBody};
+ * - each POST of a request is followed: sent, or answered 401/403 (refused for its OAuth token, before the MCP
+ *   server took it), so a request whose wait ended while its transport was getting a new token (the token endpoint
+ *   not answering) is told apart from one the server took (see {@link watchWire}), and such a request, once given
+ *   up, is never sent later, when a token comes.
+ */
+
+/**
+ * The most functai reads of one answer on the wire, in bytes: a JSON answer, or one event of a stream. Derived from
+ * the most of a tool's result functai takes (`MAX_RESULT_CHARS`, 1,000,000 characters, see tools.ts): such a result
+ * written twice (its structured content and the copy as text MCP asks servers to give beside it), each character up
+ * to 6 bytes as JSON writes it (`\u0000`), is 12,000,000 bytes; the rest is room for the parts for the person and
+ * the envelope. Past it, a result would be refused for its size once read: it is refused before, unread.
+ */
+export const MAX_WIRE_BYTES = 16 * 1_000_000;
+
+/** An answer of the server's cut off on the wire past {@link MAX_WIRE_BYTES}: nothing of it read further. */
+export class OversizedBody extends Error {
+  constructor(
+    readonly limit: number,
+    readonly stream: boolean,
+  ) {
+    super(
+      stream
+        ? `the MCP server sent an event (a message of its answer's stream) of more than ${limit.toLocaleString("en-US")} bytes, the most functai reads of one: it was not read further`
+        : `the MCP server's answer was more than ${limit.toLocaleString("en-US")} bytes, the most functai reads of one: it was not read further`,
+    );
+    this.name = "OversizedBody";
+  }
+}
+
+/** A JSON-RPC request as a POST carried it (its body, as the SDK writes it: one message, JSON). */
+export interface PostedRequest {
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+/** What one request waiting on a transport is told of the POSTs carrying it (see {@link watchWire}). */
+export interface WireWatcher {
+  /** Whether a POST carries this request. */
+  carries(message: PostedRequest): boolean;
+  /** A POST carrying it is being sent. */
+  sent(message: PostedRequest): void;
+  /** A POST carrying it was answered 401 or 403: refused for its token, before the MCP server took it. */
+  refused(): void;
+  /** The answer to a POST carrying it was cut off on the wire. */
+  cut(error: OversizedBody): void;
+}
+
+interface Wire {
+  watchers: Set<WireWatcher>;
+  /** Requests (by JSON-RPC id and method) given up while held back for a token: never sent. */
+  withdrawn: { id: unknown; method: unknown }[];
+}
+
+const wires = new WeakMap<object, Wire>();
+
+/** The SDK's HTTP transports' fields read and set here (not part of their typed API). */
+interface HttpTransport {
+  _url?: unknown;
+  _fetch?: typeof fetch | undefined;
+}
+
+/** The request a POST's body carries, when it is one JSON-RPC request (a batch, a notification or other text: none). */
+function posted(init: RequestInit | undefined): PostedRequest | undefined {
+  if ((init?.method ?? "GET").toUpperCase() !== "POST" || typeof init?.body !== "string") return undefined;
+  try {
+    const message: unknown = JSON.parse(init.body);
+    if (message === null || typeof message !== "object" || Array.isArray(message)) return undefined;
+    const m = message as PostedRequest;
+    return typeof m.method === "string" ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The media type of a response (lower case, no parameters). */
+const mediaType = (response: Response): string => (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+
+/**
+ * A body read no further than `limit` bytes: in all, or (`events`) each event of a stream of Server-Sent Events
+ * (its lines up to the blank line that ends it). Past it the source is cancelled and the stream fails with an
+ * {@link OversizedBody}, told to `over` first.
+ */
+function bounded(body: ReadableStream<Uint8Array>, limit: number, events: boolean, over: (error: OversizedBody) => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let size = 0;
+  let line = 0;
+  let afterCR = false;
+  /** Whether `chunk` takes what is read past the limit (each byte of an event stream read for where its events end). */
+  const past = (chunk: Uint8Array): boolean => {
+    if (!events) {
+      size += chunk.byteLength;
+      return size > limit;
+    }
+    for (const b of chunk) {
+      if (b === 0x0a && afterCR) {
+        afterCR = false;
+        continue;
+      }
+      afterCR = b === 0x0d;
+      if (b === 0x0a || b === 0x0d) {
+        // a blank line ends an event
+        size = line === 0 ? 0 : size + 1;
+        line = 0;
+      } else {
+        line++;
+        size++;
+      }
+      if (size > limit) return true;
+    }
+    return false;
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) return controller.close();
+      if (past(value)) {
+        const error = new OversizedBody(limit, events);
+        reader.cancel(error).catch(() => {});
+        over(error);
+        controller.error(error);
+        return;
+      }
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** The transport's fetch, wrapped (see the module's note). */
+function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
+  return async (url, init) => {
+    const request = posted(init);
+    const watching = request === undefined ? [] : [...wire.watchers].filter((w) => w.carries(request));
+    if (request !== undefined && wire.withdrawn.some((w) => w.id === request.id && w.method === request.method))
+      throw new Error(`functai did not send ${String(request.method)}: it was given up while held back for an OAuth token`);
+    for (const w of watching) w.sent(request!);
+    const response = await base(url, init);
+    if (response.status === 401 || response.status === 403) for (const w of watching) w.refused();
+    const type = mediaType(response);
+    const events = type === "text/event-stream";
+    // (a fetch of the caller's answering with another body than a web stream, node-fetch's, is left as it is)
+    const readable = typeof (response.body as { getReader?: unknown } | null)?.getReader === "function";
+    if (!response.ok || !readable || !(events || type === "application/json" || type.endsWith("+json"))) return response;
+    const body = bounded(response.body!, MAX_WIRE_BYTES, events, (error) => {
+      for (const w of watching) w.cut(error);
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** What is watched of the transport `client` has now (its fetch wrapped the first time), or `undefined` for one not the SDK's HTTP transports. */
+function wireOf(client: unknown): Wire | undefined {
+  const transport = (client as { transport?: unknown } | null)?.transport;
+  if (transport === null || typeof transport !== "object" || !("_fetch" in transport) || !(transport as HttpTransport)._url) return undefined;
+  const known = wires.get(transport);
+  if (known !== undefined) return known;
+  const wire: Wire = { watchers: new Set(), withdrawn: [] };
+  const t = transport as HttpTransport;
+  t._fetch = wrapped(wire, t._fetch ?? ((input, init) => fetch(input, init)));
+  wires.set(transport, wire);
+  return wire;
+}
+
+/**
+ * Bounds the answers on the wire of `client`'s transport (see the module's note) and has `watcher` told of the
+ * POSTs carrying its request until the returned function is called. `withdraw(id, method)` on it (given back as
+ * well) keeps a request given up from being sent later. A transport that is not the SDK's HTTP one: nothing watched.
+ */
+export function watchWire(client: unknown, watcher: WireWatcher): { stop: () => void; withdraw: (message: PostedRequest) => void } {
+  const wire = wireOf(client);
+  if (wire === undefined) return { stop: () => {}, withdraw: () => {} };
+  wire.watchers.add(watcher);
+  return {
+    stop: () => void wire.watchers.delete(watcher),
+    withdraw: (message) => {
+      wire.withdrawn.push({ id: message.id, method: message.method });
+      // (a few kept: an SDK sending again a request given up long ago is not a case to keep them all for)
+      if (wire.withdrawn.length > 100) wire.withdrawn.shift();
+    },
+  };
+}
