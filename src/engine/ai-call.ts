@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import { FunctaiError, OutputError, StepLimit, describeError, isInstance } from "../errors.js";
-import { remember } from "../history.js";
+import { remember, type HistoryEntry } from "../history.js";
 import { checkResponse, modelFailure } from "../lm/check-response.js";
 import { requestFingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
 import { replyText } from "../lm/reply-text.js";
 import { fromTextResponse, toTextRequest } from "../lm/text-tools.js";
-import type { LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
+import type { FinishReason, LanguageModel, LMRequest, LMResponse, Message } from "../lm/types.js";
 import { observeModelCall } from "../plugins/hooks.js";
 import { resolveLM } from "../providers/resolve.js";
 import { DEFAULT_MAX_STEPS, type Settings } from "../settings.js";
@@ -200,6 +200,17 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   let askedAgain = false;
   // the last reply read, for phistory() when the call fails: the history a user prints to debug it shows it
   let last: LMResponse | undefined;
+  /** The call as `phistory()` shows it, its reply `response` (ended for `finishReason`). */
+  const entry = (response: string, finishReason: FinishReason): HistoryEntry => ({
+    at: new Date(runtime.clock.now()),
+    name: fn.name,
+    model: lm.model,
+    messages,
+    tools: fn.tools.map((t) => t.name),
+    response,
+    finishReason,
+    usage,
+  });
   try {
     for (let step = 1; step <= maxSteps; step++) {
       const key = fingerprint.key();
@@ -217,16 +228,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
         const empty = response.text.trim() === "" && response.finishReason !== "length";
         const read = empty ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
         if (read.ok) {
-          remember({
-            at: new Date(runtime.clock.now()),
-            name: fn.name,
-            model: lm.model,
-            messages,
-            tools: fn.tools.map((t) => t.name),
-            response: response.text,
-            finishReason: response.finishReason,
-            usage,
-          });
+          remember(entry(response.text, response.finishReason));
           return read.value;
         }
         // the output schema's own fault (a refinement's bug, an async one): asking the model again would not mend it
@@ -252,19 +254,8 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     // with its code and message, never its cause (a provider's raw error may carry what its message leaves out)
     if (!isInstance(e, Suspend))
       remember({
-        at: new Date(runtime.clock.now()),
-        name: fn.name,
-        model: lm.model,
-        messages,
-        tools: fn.tools.map((t) => t.name),
-        response: last?.text ?? "",
-        finishReason: last?.finishReason ?? "other",
-        usage,
-        error: {
-          code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null,
-          message: describeError(e),
-          replied: last !== undefined,
-        },
+        ...entry(last?.text ?? "", last?.finishReason ?? "other"),
+        error: { code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null, message: describeError(e), replied: last !== undefined },
       });
     throw e;
   }

@@ -8,6 +8,7 @@
  * for is dropped: the replies of a refused batch go with the let-go, and the
  * retry replays them.
  */
+import { payDesk } from "./fixtures/pay-desk.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, memoryStore, tool } from "../../src/index.js";
@@ -48,13 +49,7 @@ describe("a paid reply in a batch the store refused", () => {
   );
 
   it("kept with a changing tool's started record (the tool did not run): the retry replays it, runs the tool once, pays once", async () => {
-    const paid: number[] = [];
-    const pay = tool(
-      "pay",
-      { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-      ({ amount }) => (paid.push(amount), `paid ${amount}`),
-    );
-    const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+    const { d: desk, paid } = payDesk();
     const { store } = blipOn((r) => r.kind === "tool" && r.state === "started");
     const lm = scripted([{ toolCalls: [{ name: "pay", input: { amount: 5 } }] }, "paid", "paid again"]);
     const chat = desk.conversation("c", { store, lm });

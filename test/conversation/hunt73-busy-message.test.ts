@@ -5,19 +5,13 @@
  * it went on with the turn), there is nothing to answer: it says to resume it.
  * It said "answer it first" either way, and listed no approval in the second.
  */
+import { payDesk } from "./fixtures/pay-desk.js";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, memoryStore, tool, Waiting } from "../../src/index.js";
+import { memoryStore, Waiting } from "../../src/index.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
 
 function world() {
-  const paid: number[] = [];
-  const pay = tool(
-    "pay",
-    { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-    ({ amount }) => (paid.push(amount), `paid ${amount}`),
-  );
-  const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+  const { d: desk, paid } = payDesk();
   return { desk, paid };
 }
 

@@ -6,19 +6,13 @@
  * what needs no model (an answer to one of several approvals) is written.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool, Waiting, type Store } from "../../src/index.js";
+import { Waiting, type Store } from "../../src/index.js";
 import { heldTurns } from "./fixtures/held-turns.js";
 import { anotherHost } from "../fixtures/another-host.js";
+import { payDesk } from "./fixtures/pay-desk.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 
-const paid: number[] = [];
-const pay = tool(
-  "pay",
-  { description: "Pay.", input: { amount: z.number() }, effects: "changes" },
-  ({ amount }) => (paid.push(amount), `paid ${amount}`),
-);
-const desk = ai("desk", { description: "Pay.", input: { ask: z.string() }, tools: [pay] });
+const { d: desk, paid } = payDesk();
 const codeOf = (p: Promise<unknown>) =>
   p.then(
     () => "resolved",

@@ -79,3 +79,26 @@ export async function settleOrHang(p: Promise<unknown>, ms = 20_000): Promise<st
     clearTimeout(timer);
   }
 }
+
+/**
+ * A desk that delegates to billing, whose `charge` changes things (a rule
+ * on it makes billing's turn wait for a person); the model: desk calls
+ * billing, billing calls charge, then both answer.
+ */
+export function chargeDesk() {
+  const charges: string[] = [];
+  const charge = tool("charge", { description: "Charge the card.", input: { note: z.string() }, effects: "changes" }, ({ note }) => {
+    charges.push(note);
+    return "charged";
+  });
+  const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [charge] });
+  const desk = ai("desk", { description: "Ask billing.", input: { message: z.string() }, tools: [delegate(billing)] });
+  // desk calls billing; billing calls charge (asked: it changes), then both answer
+  const lm = scripted([
+    { toolCalls: [{ name: "billing", input: { request: "charge A-1" } }] },
+    { toolCalls: [{ name: "charge", input: { note: "A-1" } }] },
+    "billing: charged",
+    "desk: billing says charged",
+  ]);
+  return { desk, lm, charges };
+}

@@ -7,28 +7,11 @@
  * Found by hunt 13 (test/otel/hunt13-unfinished-span.test.ts); this failed
  * before src/engine/tool-calls.ts `inDoubt`.
  */
+import { chargeDesk } from "./fixtures.js";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, delegate, memoryStore, tool, type Plugin, type PluginToolResult } from "../../src/index.js";
-import { scripted } from "../../src/testing/index.js";
+import { memoryStore, type Plugin, type PluginToolResult } from "../../src/index.js";
 
-function setup() {
-  const charges: string[] = [];
-  const charge = tool("charge", { description: "Charge the card.", input: { note: z.string() }, effects: "changes" }, ({ note }) => {
-    charges.push(note);
-    return "charged";
-  });
-  const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [charge] });
-  const desk = ai("desk", { description: "Ask billing.", input: { message: z.string() }, tools: [delegate(billing)] });
-  // desk calls billing; billing calls charge (asked: it changes), then both answer
-  const lm = scripted([
-    { toolCalls: [{ name: "billing", input: { request: "charge A-1" } }] },
-    { toolCalls: [{ name: "charge", input: { note: "A-1" } }] },
-    "billing: charged",
-    "desk: billing says charged",
-  ]);
-  return { desk, lm, charges };
-}
+const setup = chargeDesk;
 
 const seeing = (results: PluginToolResult[], more: Partial<Plugin["hooks"]> = {}): Plugin => ({
   name: "seeing",

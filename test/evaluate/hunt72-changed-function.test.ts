@@ -11,9 +11,8 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, labeledFewShot, program, Waiting } from "../../src/index.js";
-import { memoryStore } from "../../src/testing/index.js";
-import { report, reportModel, rowsOf } from "./fixtures/report-turn.js";
+import { ai, labeledFewShot } from "../../src/index.js";
+import { nightlyResumed, reportModel, rowsOf } from "./fixtures/report-turn.js";
 
 const rows = rowsOf(["alpha", "bravo", "charlie"]);
 
@@ -26,28 +25,11 @@ const model = () =>
 const plain = ai("echo", { description: "Say the word back.", input: { q: z.string() } });
 type Echo = typeof plain;
 
-async function resumedWith(changed: (lm: ReturnType<typeof model>) => Echo) {
+/** The nightly run (fixtures/report-turn.ts), the rows run on `changed(lm)` once it waits. */
+const resumedWith = (changed: (lm: ReturnType<typeof model>) => Echo) => {
   const lm = model();
-  const store = memoryStore();
-  let fn: Echo = plain.using({ lm });
-  const runs: string[] = [];
-  const nightly = program(
-    "nightly",
-    { description: "Measures echo, then sends a report.", input: { n: z.number() }, output: z.array(z.number()) },
-    async () => {
-      const ev = await evaluate(fn, rows, { store, concurrency: 2 });
-      runs.push(ev.run);
-      await report({ text: "the nightly run" }); // the same request either way
-      return ev.rows.map((r) => r.scores.exact_match!);
-    },
-  );
-  const chat = nightly.conversation("nightly-1", { store, lm, approve: "changes" });
-  expect(await chat.send({ n: 1 }).catch((e: unknown) => e)).toBeInstanceOf(Waiting);
-  expect(lm.requests).toHaveLength(4); // three rows, the report's tool call
-  fn = changed(lm); // deployed meanwhile
-  const scores = await (await chat.turns()).at(-1)!.approve({ by: "maria" });
-  return { lm, scores, runs, store };
-}
+  return nightlyResumed(lm, plain.using({ lm }), rows, changed);
+};
 
 describe("evaluate with a store, in a turn run again after the function changed", () => {
   it("new instructions: the rows are the changed function's answers (called again), in a run of their own", async () => {

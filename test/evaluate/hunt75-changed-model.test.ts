@@ -9,9 +9,9 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, tool, Waiting, type LMRequest } from "../../src/index.js";
-import { memoryStore, scripted } from "../../src/testing/index.js";
-import { report, reportModel, rowsOf } from "./fixtures/report-turn.js";
+import { ai, tool, type LMRequest } from "../../src/index.js";
+import { scripted } from "../../src/testing/index.js";
+import { nightlyResumed, reportModel, rowsOf } from "./fixtures/report-turn.js";
 
 const rows = rowsOf(["alpha", "bravo", "charlie"]);
 
@@ -29,29 +29,11 @@ const shouter = () =>
     { model: "shouter-2" },
   );
 
-/** Runs the nightly program (evaluate with a store, then a report a person approves); `changed` is what the rows run on after the wait. */
-async function resumedWith(changed: (lm: ReturnType<typeof reportModel>) => Echo) {
+/** The nightly run (fixtures/report-turn.ts), the rows run on `changed(lm)` once it waits. */
+const resumedWith = (changed: (lm: ReturnType<typeof reportModel>) => Echo) => {
   const lm = reportModel();
-  const store = memoryStore();
-  let fn: Echo = plain.using({ lm });
-  const runs: string[] = [];
-  const nightly = program(
-    "nightly",
-    { description: "Measures echo, then sends a report.", input: { n: z.number() }, output: z.array(z.number()) },
-    async () => {
-      const ev = await evaluate(fn, rows, { store, concurrency: 2 });
-      runs.push(ev.run);
-      await report({ text: "the nightly run" });
-      return ev.rows.map((r) => r.scores.exact_match!);
-    },
-  );
-  const chat = nightly.conversation("nightly-1", { store, lm, approve: "changes" });
-  expect(await chat.send({ n: 1 }).catch((e: unknown) => e)).toBeInstanceOf(Waiting);
-  expect(lm.requests).toHaveLength(4); // three rows, the report's tool call
-  fn = changed(lm);
-  const scores = await (await chat.turns()).at(-1)!.approve({ by: "maria" });
-  return { lm, scores, runs };
-}
+  return nightlyResumed(lm, plain.using({ lm }), rows, changed);
+};
 
 describe("evaluate with a store, in a turn run again after the model or its settings changed", () => {
   it("another model: the rows are its answers (called again), not the first model's", async () => {

@@ -7,8 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { FunctaiError, ai, delegate, memoryStore, tool, type Plugin } from "../../src/index.js";
+import { FunctaiError, ai, memoryStore, tool, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { chargeDesk } from "../engine/fixtures.js";
 
 const broken = (when: string): Plugin => ({
   name: "tracer",
@@ -59,19 +60,7 @@ describe("a turnEnd hook that throws on a resumable end", () => {
   });
 
   it("an interrupted turn (its delegated turn waits for a person) stays interrupted, resumable, not failed", async () => {
-    const charges: string[] = [];
-    const charge = tool("charge", { description: "Charge.", input: { note: z.string() }, effects: "changes" }, ({ note }) => {
-      charges.push(note);
-      return "charged";
-    });
-    const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [charge] });
-    const desk = ai("desk", { description: "Ask billing.", input: { message: z.string() }, tools: [delegate(billing)] });
-    const lm = scripted([
-      { toolCalls: [{ name: "billing", input: { request: "charge A-1" } }] },
-      { toolCalls: [{ name: "charge", input: { note: "A-1" } }] },
-      "billing: charged",
-      "desk: billing says charged",
-    ]);
+    const { desk, lm, charges } = chargeDesk();
     const store = memoryStore();
     const chat = desk.conversation("sam", { store, lm, approve: ["charge"], plugins: [broken("interrupted")] });
     await chat.send("Charge A-1.").catch((e: unknown) => e);
@@ -81,13 +70,7 @@ describe("a turnEnd hook that throws on a resumable end", () => {
   });
 
   it("an interrupted turn's call rejects plugin-failed naming the plugin", async () => {
-    const charge = tool("charge", { description: "Charge.", input: { note: z.string() }, effects: "changes" }, () => "charged");
-    const billing = ai("billing", { description: "Billing.", input: { request: z.string() }, tools: [charge] });
-    const desk = ai("desk", { description: "Ask billing.", input: { message: z.string() }, tools: [delegate(billing)] });
-    const lm = scripted([
-      { toolCalls: [{ name: "billing", input: { request: "charge A-1" } }] },
-      { toolCalls: [{ name: "charge", input: { note: "A-1" } }] },
-    ]);
+    const { desk, lm } = chargeDesk();
     const chat = desk.conversation("sam", { store: memoryStore(), lm, approve: ["charge"], plugins: [broken("interrupted")] });
     const err = await chat.send("Charge A-1.").catch((e: unknown) => e);
     expect((err as FunctaiError).code).toBe("plugin-failed");

@@ -7,16 +7,9 @@
  * the call last opened, as one without an id does at an index.
  */
 import { describe, expect, it } from "vitest";
-import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
+import { ask } from "./fixtures/two-orders.js";
 import { type MockServer, eachTestServer } from "./server.js";
-
-const tools: ToolSpec[] = ["lookup_order", "refund"].map((name) => ({
-  name,
-  description: `${name} an order.`,
-  parameters: { type: "object", properties: { order_id: { type: "string" } }, required: ["order_id"] },
-}));
-const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nCheck A-1042, refund B-2210\n</question>" }], tools };
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
