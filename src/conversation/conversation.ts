@@ -22,9 +22,8 @@ import { keepSnapshots, recordedError, resultOrWait, startSent, type Conversatio
 import { linkSignal } from "../turn/run.js";
 import { ConversationHost } from "./host.js";
 import { EarlyLock } from "./lease.js";
-import { ConversationLog, historyOf } from "./log.js";
+import { ConversationLog, historyOf, lengthOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
-import { storeCalls } from "../store/failures.js";
 import { Turn, Waiting } from "./turn.js";
 import { whenAborted } from "../runtime/abort.js";
 import { issuesText, readWith } from "../schema-read.js";
@@ -281,8 +280,8 @@ export function openConversation<S extends z.ZodRawShape, O>(
     }
     clockChecked = true;
   };
-  // (through a view that marks its failures: a turn tells the store failing from its program's own error by where it came from)
-  const log = new ConversationLog(storeCalls(store), id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
+  // (its failures marked as this conversation's: a turn tells its journal failing from its program's own error by where it came from)
+  const log = new ConversationLog(store, id, clock, undefined, true); // keeps its open turns' records: a turn answered here goes on from them
   const ctx: ConversationContext = { log, def, settings: settingsNow };
   /** A call's settings (its options nearest), refused before anything is written when its turn could not run (no model). */
   const callSettings = (callOptions: object | undefined): Settings => {
@@ -474,7 +473,7 @@ export function openConversation<S extends z.ZodRawShape, O>(
       }
       if (turn.state !== "running") throw endedError(id, turn, once.requestId);
       // another run of it goes on (or its lease has not run out yet): wait for it
-      if (store.wait) await store.wait(id, (await store.read(id)).length, 200);
+      if (store.wait) await store.wait(id, await lengthOf(store, id), 200);
       else await sleep(100);
     }
     throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);

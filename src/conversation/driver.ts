@@ -9,7 +9,7 @@ import { checkModel } from "../engine/ai-call.js";
 import { ConversationError, FunctaiError, isErrorCode, isInstance } from "../errors.js";
 import { NeedsPerson, type DelegatedWait } from "../engine/runtime.js";
 import { keptInputs, type Definition } from "../functions/definition.js";
-import { answerable, resultOf } from "../turn/run.js";
+import { answerable, resultOf, resumableEnd } from "../turn/run.js";
 import type { ConversationState, TurnInfo } from "../records/read-conversation.js";
 import type { Settings } from "../settings.js";
 import { startTurn, tell, type TurnSession } from "../turn/session.js";
@@ -107,15 +107,14 @@ export async function resultOrWait(session: TurnSession, log: ConversationLog, w
   try {
     return await result;
   } catch (e) {
-    // a turnEnd hook that failed on a resumable end: the end is kept (as below), the call says the plugin failed
-    const failure = session.runtime?.turnEndFailure;
+    // (a turnEnd hook that failed on a resumable end: the end is kept, the call says the plugin failed, resumableEnd)
     if (waited || session.actor.getSnapshot().value === "awaitingApproval") {
-      await snapshotKept(session);
-      if (failure) throw failure;
+      await snapshotKept(session); // (the hook has run by then)
+      const failure = resumableEnd(session, () => undefined);
+      if (failure !== undefined) throw failure;
       return await waitingOrRecorded(log, session.host.turn, waiting);
     }
-    if (failure) throw failure;
-    return await stoppedFor(e, waiting);
+    return await stoppedFor(resumableEnd(session, () => e), waiting);
   }
 }
 

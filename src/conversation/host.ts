@@ -7,7 +7,7 @@ import { Journal, type JournalFamily, type JournalSink } from "../engine/journal
 import { checkModel } from "../engine/ai-call.js";
 import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
 import { notJson } from "../engine/tool-boundary.js";
-import { FunctaiError, describeError, isFunctaiError, type ErrorCode } from "../errors.js";
+import { FunctaiError, describeError, type ErrorCode } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import { isoAt, type Clock } from "../runtime/clock.js";
@@ -17,7 +17,7 @@ import type { TurnEnd, TurnHost } from "../turn/session.js";
 import { recordAnswer, type Answer } from "./answers.js";
 import { fence, Lease, leaseTiming } from "./lease.js";
 import { ConversationLog, type AppendIfOptions } from "./log.js";
-import { fromStore } from "../store/failures.js";
+import { isStoreFailure, markStoreFailure } from "../store/failures.js";
 import { waitingOf } from "./waiting.js";
 
 export interface HostOptions {
@@ -50,8 +50,8 @@ export interface HostOptions {
 /** How a turn's own batches are appended: after what it last saw (no read first), fenced; kept before they resolve, or not. */
 const KEPT: AppendIfOptions = { readFirst: false, durable: true, maxTries: 21 };
 const RIDING: AppendIfOptions = { readFirst: false, durable: false, maxTries: 21 };
-/** A store's failures to keep records: a turn that failed of one stops without ending (see `onEnd`). */
-const STORE_FAILED: ReadonlySet<ErrorCode> = new Set(["store-io", "store-conflict"]);
+/** Of a store's failures, those that may pass (it was down, or raced): a turn whose journal failed of one stops without ending (see `onEnd`). */
+const MAY_PASS: ReadonlySet<ErrorCode> = new Set(["store-io", "store-conflict"]);
 /** The holder of a lease that says this process let the turn go: it names no process, so nobody reads it alive. */
 export const LET_GO = "let-go:";
 /** How long a turn let go here keeps trying to say so, while the store refuses. */
@@ -231,7 +231,7 @@ export class ConversationHost implements TurnHost {
       const walked = await log.turnRecords(this.turn);
       if (walked) [records, this.#length] = [walked.records, walked.length];
       else {
-        records = await log.store.read(log.id);
+        records = await log.store.read(log.id).catch((e: unknown) => Promise.reject(markStoreFailure(e, log)));
         if (records.length > 0) this.#length = records[records.length - 1]!.seq;
       }
     }
@@ -304,11 +304,11 @@ export class ConversationHost implements TurnHost {
     this.lease.stop();
     // only the process that claimed the turn ends it: a failure before the claim (a refusal, a lost race) records nothing
     if (!this.lease.held) return this.lease.releaseLock();
-    if (end.state === "failed" && isFunctaiError(end.error) && STORE_FAILED.has(end.error.code) && fromStore(end.error)) {
+    if (end.state === "failed" && isStoreFailure(end.error, this.conversation) && MAY_PASS.has(end.error.code)) {
       // the store refused the turn's own records: the turn stops here, but is not over. Written `failed`, a store that
       // came back a moment later would end it for good (a keyed retry told the old store error for ever, a person's yes
       // lost); let go instead, it reads interrupted and goes on when resumed (a tool that may have run stays unfinished).
-      // Only an error of functai's own store calls (see store-calls.ts): a program or a tool that throws a store-io of its
+      // Only an error of functai's own calls to this conversation's store (see store/failures.ts): a program or a tool that throws a store-io of its
       // own (its database is down) failed, and was read interrupted: a keyed retry ran its body again
       await this.#letGo();
       this.lease.releaseLock();

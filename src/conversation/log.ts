@@ -76,6 +76,10 @@ export function historyOf(state: ConversationState, parent: string | null): Earl
   return out.reverse();
 }
 
+/** How many records `conversation` holds: asked of the store's `length` where it has one, never a read of all of them. */
+export const lengthOf = async (store: Store, conversation: string): Promise<number> =>
+  store.length ? store.length(conversation) : (await store.read(conversation)).length;
+
 /**
  * One conversation's log. Reads and appends are taken one at a time (two at
  * once would walk the same new records twice).
@@ -152,12 +156,11 @@ export class ConversationLog {
         const decision = decide({ fresh, length: expect, state: this.#stateNow });
         const { append, value } = decision instanceof Promise ? await decision : decision;
         if (append.length === 0) return { value, length: expect };
+        let length: number;
         try {
-          const length = await this.store.append(this.id, append, { expect, durable });
-          this.#wrote(append, expect, length);
-          return { value, length };
+          length = await this.store.append(this.id, append, { expect, durable });
         } catch (e) {
-          if (!isFunctaiError(e, "store-conflict")) throw e;
+          if (!isFunctaiError(e, "store-conflict")) throw markStoreFailure(e, this);
           if (tries >= maxTries)
             throw markStoreFailure(
               new ConversationError(
@@ -165,8 +168,12 @@ export class ConversationLog {
                 `conversation ${this.id}: ${tries} appends in a row lost a race with other writers; nothing was written`,
                 { cause: e },
               ),
+              this,
             );
+          continue;
         }
+        this.#wrote(append, expect, length);
+        return { value, length };
       }
     });
   }
@@ -224,8 +231,19 @@ export class ConversationLog {
     });
   }
 
-  /** Reads what was appended since this log last looked (a log that keeps the state walks the whole log the first time). */
+  /**
+   * Reads what was appended since this log last looked (a log that keeps the state walks the whole log the first time).
+   * Its failures, as every store call's here, are marked as this conversation's own (store/failures.ts).
+   */
   async #catchUp(lostRace = false): Promise<ConversationRecord[]> {
+    try {
+      return await this.#readNew(lostRace);
+    } catch (e) {
+      throw markStoreFailure(e, this);
+    }
+  }
+
+  async #readNew(lostRace: boolean): Promise<ConversationRecord[]> {
     if (this.#reader === null && !this.#tail) {
       await this.#walkAll();
       return [];
@@ -236,7 +254,7 @@ export class ConversationLog {
       // from what it holds. A running turn's log saw those records kept (its own appends, or read): they were removed
       // (by hand, a restore from an older backup), and its records written from there would belong to no turn
       if (lostRace) {
-        const length = this.store.length ? await this.store.length(this.id) : (await this.store.read(this.id)).length;
+        const length = await lengthOf(this.store, this.id);
         if (length < this.#length && this.#tail)
           throw new ConversationError(
             "store-corrupt",
@@ -257,6 +275,14 @@ export class ConversationLog {
   }
 
   async #walkAll(): Promise<ConversationReader> {
+    try {
+      return await this.#walkFromStart();
+    } catch (e) {
+      throw markStoreFailure(e, this);
+    }
+  }
+
+  async #walkFromStart(): Promise<ConversationReader> {
     const walked = new ConversationReader();
     this.#requests = new Map();
     this.#open = new Map();

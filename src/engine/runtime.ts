@@ -36,6 +36,24 @@ export class Suspend extends Error {
 }
 
 /**
+ * The turn's own stops that are not a `LeaseLost` (a nested call's refusal of a tool call left in doubt, a delegated
+ * turn's lost lease) with a code a tool's own error may share (`turn-unfinished`, `lease-lost`, `turn-claimed`: a
+ * tool's body that resumes another conversation's turn is refused so). A turn asks where such a code came from,
+ * as for a store failure (store/failures.ts), never the code alone: a tool's own is that call's error.
+ */
+const turnStops = new WeakSet<object>();
+
+/** Marks `e` as the turn's own stop (see turnStops). Returns it. */
+export function markTurnStop<E>(e: E): E {
+  if ((typeof e === "object" && e !== null) || typeof e === "function") turnStops.add(e as object);
+  return e;
+}
+
+/** Whether `e` is the turn's own stop: a `LeaseLost` (a `NeedsPerson` too) or marked so (`markTurnStop`). */
+export const isTurnStop = (e: unknown): boolean =>
+  ((typeof e === "object" && e !== null) || typeof e === "function") && (turnStops.has(e as object) || e instanceof LeaseLost);
+
+/**
  * The turn lost its lease (another process claimed it) or was stopped: it
  * must not take another step. A stop (a `stop` record, from any process) is
  * `turn-aborted`, as a stop asked here is; a lease lost is `lease-lost`.

@@ -210,6 +210,31 @@ function errorSaying(e: Error): string {
 // ("a URLSearchParams", "a Uint8Array": a U is most often said "you")
 const article = (name: string): string => (/^[AEIO]/i.test(name) ? "an" : "a");
 
+/**
+ * The most of a tool's error text functai shows and keeps, in characters (UTF-16 code units): what the model reads
+ * (native or prompt-mode tools), the `done` record keeps, a stream's `tool_result` and the `toolResult` hooks are
+ * shown, and `tool-failed` says. Some 25,000 tokens: a driver that puts a whole response body or query in its error
+ * (10 MB) made a request no model takes, kept whole in the journal and read back by every resume.
+ */
+export const MAX_TOOL_ERROR_CHARS = 100_000;
+
+/**
+ * A tool's error text bounded at {@link MAX_TOOL_ERROR_CHARS}: past it, its first part, then how many characters
+ * were left out (the whole at most that long). A surrogate pair is never cut in two.
+ *
+ * @example
+ * cappedErrorText("x".repeat(10_000_000)); // "xxx…x… (9,900,034 characters left out)": 99,966 x's, 99,999 characters
+ */
+export function cappedErrorText(text: string): string {
+  if (text.length <= MAX_TOOL_ERROR_CHARS) return text;
+  // (the note's length depends on the count, which depends on the cut: the note is sized for the whole, never shorter)
+  const note = (left: number): string => `… (${left.toLocaleString("en-US")} characters left out)`;
+  let keep = MAX_TOOL_ERROR_CHARS - note(text.length).length;
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep -= 1;
+  return `${text.slice(0, keep)}${note(text.length - keep)}`;
+}
+
 /** A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly. */
 export function thrownText(e: unknown): string {
   if (e === undefined || e === null) return `the tool threw ${String(e)} (not an Error)`;

@@ -9,14 +9,14 @@ import type { ToolLike } from "../tools/types.js";
 import { decide, type Decision } from "./approvals.js";
 import { frameCarrier } from "./carrier.js";
 import { childFrame, type Frame } from "./frame.js";
-import { LeaseLost, NeedsPerson, Suspend } from "./runtime.js";
+import { LeaseLost, NeedsPerson, Suspend, isTurnStop, markTurnStop, type TurnRuntime } from "./runtime.js";
 import { StopBound } from "./stop-bound.js";
 import type { RecordBody } from "./journal.js";
 import type { TurnEventBody } from "../turn/events.js";
 import { issuesText, readWith } from "../schema-read.js";
 import { copyOf } from "../runtime/values.js";
-import { fromStore } from "../store/failures.js";
-import { ToolCallContext, hasKey, keptText, notJson, outputNotJson, thrownText } from "./tool-boundary.js";
+import { isStoreCode, isStoreFailure } from "../store/failures.js";
+import { ToolCallContext, cappedErrorText, hasKey, keptText, notJson, outputNotJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -82,9 +82,8 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     // a reply paid anew calls this tool here, and its record kept no input (it only reads): run as a new call
   }
   if (record?.state === "started")
-    throw new ConversationError(
-      "turn-unfinished",
-      `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`,
+    throw markTurnStop(
+      new ConversationError("turn-unfinished", `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`),
     );
   if (!tool) {
     p.problem = `Error: there is no tool named ${JSON.stringify(call.name)}. The tools are: ${[...tools.keys()].join(", ") || "(none)"}.`;
@@ -98,7 +97,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   // schema that passes a value through (z.any()) would hand the tool, its hooks and a person that object to change
   const parsed = readWith(tool.inputSchema, copyOf(call.input));
   if ("thrown" in parsed) {
-    const why = `its input schema threw while checking it: ${describeError(parsed.thrown)}`;
+    const why = `its input schema threw while checking it: ${cappedErrorText(describeError(parsed.thrown))}`;
     // the tool's fault (a refinement's bug, a lookup that failed), not the model's: as a tool that fails
     if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${why}`, { cause: parsed.thrown });
     p.problem = `Error: the input for ${call.name} could not be checked (${why}). The tool did not run.`;
@@ -174,7 +173,12 @@ function decided(p: Prepared, decision: Decision): Prepared {
   return p;
 }
 
-/** The plugins' `toolResult` hooks: they may replace an output; a tool's error they only see (it stays an error). */
+/**
+ * The plugins' `toolResult` hooks: they may replace an output; a tool's error they only see (it stays an error).
+ * Every plugin is shown the call, even after one failed (an audit log after a broken redactor still sees the refund
+ * that went out; a tracer still ends its span), as the other hooks that watch an end are; the later ones are shown
+ * the output as it stood, and the first failure is what the call fails with.
+ */
 async function afterHooks(
   frame: Frame,
   p: Prepared,
@@ -182,34 +186,55 @@ async function afterHooks(
   outcome: { output: unknown } | { error: string; needsPerson?: StoppedForPerson },
 ): Promise<unknown> {
   let output = "output" in outcome ? outcome.output : undefined;
+  let failure: { error: unknown } | undefined;
   for (const plugin of (frame.settings.plugins ?? []) as readonly Plugin[]) {
-    const hook = plugin.hooks.toolResult;
-    if (!hook || !p.tool) continue;
-    // (each plugin its own copy of the output, the input and a stop's approvals: one that changes what it is shown in
-    // place, a logger that redacts, changes nothing another is shown, nor what the model reads and the journal keeps;
-    // an output is replaced only by returning { output })
-    const shown =
-      "error" in outcome
-        ? { error: outcome.error, ...(outcome.needsPerson && { needsPerson: copyOf(outcome.needsPerson) }) }
-        : { output: copyOf(output) };
-    let changed: unknown;
     try {
-      const approved = p.decision?.kind === "run" ? copyOf(p.decision.approved ?? null) : null;
-      changed = await hook({ ...shownCall(frame, p, copyOf(input)), approved, ...shown });
+      output = await afterHook(frame, p, plugin, input, outcome, output);
     } catch (e) {
-      throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
+      failure ??= { error: e };
     }
-    if (changed === undefined || changed === null) continue;
-    // anything else is refused, never ignored: a redacted output handed back bare would reach the model unredacted
-    if (!hasKey(changed, "output"))
-      throw new FunctaiError(
-        "plugin-failed",
-        `plugin ${plugin.name} answered ${describeValue(changed, 80)} on the result of ${p.path}: return undefined (keep it) or { output } (replace it)`,
-      );
-    if ("output" in outcome) output = (changed as { output: unknown }).output;
   }
+  if (failure) throw failure.error;
   return output;
 }
+
+/** One plugin's `toolResult` hook (see afterHooks): the output it leaves (`output`, or its replacement); `plugin-failed` when it breaks. */
+async function afterHook(
+  frame: Frame,
+  p: Prepared,
+  plugin: Plugin,
+  input: unknown,
+  outcome: { output: unknown } | { error: string; needsPerson?: StoppedForPerson },
+  output: unknown,
+): Promise<unknown> {
+  const hook = plugin.hooks.toolResult;
+  if (!hook || !p.tool) return output;
+  // (each plugin its own copy of the output, the input and a stop's approvals: one that changes what it is shown in
+  // place, a logger that redacts, changes nothing another is shown, nor what the model reads and the journal keeps;
+  // an output is replaced only by returning { output })
+  const shown =
+    "error" in outcome
+      ? { error: outcome.error, ...(outcome.needsPerson && { needsPerson: copyOf(outcome.needsPerson) }) }
+      : { output: copyOf(output) };
+  let changed: unknown;
+  try {
+    const approved = p.decision?.kind === "run" ? copyOf(p.decision.approved ?? null) : null;
+    changed = await hook({ ...shownCall(frame, p, copyOf(input)), approved, ...shown });
+  } catch (e) {
+    throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
+  }
+  if (changed === undefined || changed === null) return output;
+  // anything else is refused, never ignored: a redacted output handed back bare would reach the model unredacted
+  if (!hasKey(changed, "output"))
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin.name} answered ${describeValue(changed, 80)} on the result of ${p.path}: return undefined (keep it) or { output } (replace it)`,
+    );
+  return "output" in outcome ? (changed as { output: unknown }).output : output;
+}
+
+/** Of those, the codes of the turn's own stops a tool's own error may share: they stop it only when its own (isTurnStop). */
+const TURN_STOPS: ReadonlySet<string> = new Set(["turn-unfinished", "lease-lost", "turn-claimed"]);
 
 // the engine's own failures stop the turn at any depth: a journal that cannot be written is never a tool error the model sees
 const PROPAGATE: ReadonlySet<string> = new Set([
@@ -224,30 +249,27 @@ const PROPAGATE: ReadonlySet<string> = new Set([
   "turn-claimed",
 ]);
 /**
- * Of those, the codes a tool's own code may throw of its own (its database is down): they stop the turn only when
- * they came from functai's own store calls (marked, see store/failures.ts), a journal that cannot be written; a
- * tool's own is that call's error, shown to the model as any other.
- */
-const STORE_CODES: ReadonlySet<string> = new Set(["store-io", "store-conflict", "store-corrupt", "store-symlink"]);
-
-/**
- * Whether `e`, thrown inside the turn whose signal is `signal`, stops that turn at any depth rather than failing
+ * Whether `e`, thrown inside the turn `runtime` runs, stops that turn at any depth rather than failing
  * only the call that threw it: the turn waits for a person (`Suspend`), lost its lease, was stopped, or its journal
- * failed (a store code stops it only when functai's own store call threw it, `fromStore`: a tool that throws its own
- * `store-io`, its database down, failed as a tool does). A turn-aborted stops it only when it was stopped: one from a turn of its own that a tool's body ran
+ * failed (a store code stops it only when functai's own call to its conversation's store threw it, `isStoreFailure`:
+ * a tool that throws its own `store-io`, its database down, or meets another conversation's, failed as a tool does). A turn-aborted stops it only when it was stopped: one from a turn of its own that a tool's body ran
  * (another conversation's send given its own time limit) is that call's error. `within: "tool"` (a tool's
  * boundary: never shown to the model as the tool's error) also stops it for a broken plugin or approve function and
  * for an approval nobody can give; `within: "row"` (an evaluate row, where a call that fails fails only its row)
  * does not. Asked with isInstance: a thrown Proxy whose traps throw is a call's error, never a crash of the step.
  */
-export function stopsTheTurn(e: unknown, signal: AbortSignal, within: "tool" | "row"): boolean {
+export function stopsTheTurn(e: unknown, runtime: Pick<TurnRuntime, "signal" | "conversation">, within: "tool" | "row"): boolean {
   if (isInstance(e, Suspend) || isInstance(e, LeaseLost)) return true;
   if (within === "tool" && isInstance(e, ApprovalError)) return true;
   if (!isInstance(e, FunctaiError)) return false;
   const { code } = e as FunctaiError;
   if (!PROPAGATE.has(code) || (within === "row" && code === "plugin-failed")) return false;
-  if (STORE_CODES.has(code)) return fromStore(e);
-  return code !== "turn-aborted" || signal.aborted;
+  // a store's code stops it only when its own journal failed: a tool's own (its database down, another conversation it
+  // sent on) is that call's error, shown to the model as any other
+  if (isStoreCode(code)) return isStoreFailure(e, runtime.conversation);
+  // so too a turn's stop: a tool's body that resumes another conversation's turn, refused turn-claimed, failed as a tool
+  if (TURN_STOPS.has(code)) return isTurnStop(e);
+  return code !== "turn-aborted" || runtime.signal.aborted;
 }
 
 /** Shows a call's `tool_result` (once: a replay does not show it again), with what its tool showed the person (`ctx.show`). */
@@ -288,7 +310,10 @@ function settledMessage(frame: Frame, p: Prepared): Message | undefined {
 }
 
 /** The tool failed (it threw, or gave back what is not JSON): the model is told, or `tool-failed` with toolErrors "raise". */
-async function failed(frame: Frame, p: Prepared, input: unknown, message: string, cause: unknown, shown?: unknown[]): Promise<Message> {
+async function failed(frame: Frame, p: Prepared, input: unknown, said: string, cause: unknown, shown?: unknown[]): Promise<Message> {
+  // bounded wherever it goes (the model, the `done` record, the stream, the hooks, tool-failed): the tool's own error,
+  // whole, stays the cause
+  const message = cappedErrorText(said);
   const done = doneBody(frame.site, p, shown);
   done.error = message;
   void frame.runtime.journal.add(done);
@@ -418,7 +443,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       await runtime.journal.flush();
       await inDoubt(frame, p, input, e as NeedsPerson);
     }
-    if (stopsTheTurn(e, runtime.signal, "tool")) throw isInstance(e, LeaseLost) || runtime.signal.aborted ? e : (around.broken ?? e);
+    if (stopsTheTurn(e, runtime, "tool")) throw isInstance(e, LeaseLost) || runtime.signal.aborted ? e : (around.broken ?? e);
     return unlessBroken(around, failed(frame, p, input, thrownText(e), e, forPerson));
   }
   const forPerson = ctx.returned();

@@ -56,11 +56,31 @@ function checkScores(ev: Evaluation, metrics: readonly string[], which: string):
   });
 }
 
-/** Whether row `i` is the same data in both; rows nested past the stack's depth are refused (a RangeError from deep inside). */
+/** A value as JSON keeps it (what a saved evaluation holds), or `undefined` when JSON cannot (a BigInt, a cycle). */
+function asSaved(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether row `i` is the same data in both, or one is the other as JSON keeps it: an evaluation saved as JSON (a
+ * baseline) and read back holds its rows so (an empty cell's undefined left out, a Date as its ISO text, a NaN as
+ * null), and was refused as "not the same" as a fresh run of the very same rows. Rows nested past the stack's depth
+ * are refused (a RangeError from deep inside).
+ */
 function sameRow(a: unknown, b: unknown, i: number): boolean {
   if (a === b) return true;
   try {
-    return sameData(a, b);
+    if (sameData(a, b)) return true;
+    // each side against the other's saved form (never both saved: two sets of other items are both {} as JSON)
+    const savedA = asSaved(a);
+    if (savedA !== undefined && sameData(savedA, b)) return true;
+    const savedB = asSaved(b);
+    return savedB !== undefined && sameData(a, savedB);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
     throw new FunctaiError("input-invalid", `compare: row ${i + 1} is nested too deeply to compare`, { cause: e });

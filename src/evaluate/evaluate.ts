@@ -77,7 +77,7 @@ export interface RowResult {
   scores: Record<string, number>;
   /** `"<code>: <message>"` when the call or a metric failed (the row then scores 0 on every metric). */
   error: string | null;
-  /** The turn's id, when the row ran in a store's conversation. */
+  /** The turn's id, when the row ran in a store's conversation (`null` when the store could not be read after the call). */
   turn: string | null;
 }
 

@@ -92,6 +92,7 @@ export function meanRange(values: readonly number[]): MeanRange {
       `meanRange: value ${bad + 1} is ${refused(values[bad])}, not a finite number`,
     );
   if (values.length === 0) return { mean: null, low: null, high: null };
-  if (values.length === 1) return { mean: values[0]!, low: null, high: null };
+  // (a -0 is 0: JSON writes it so, and a mean saved and read back is the same)
+  if (values.length === 1) return { mean: values[0]! === 0 ? 0 : values[0]!, low: null, high: null };
   return values.every((v) => v === 0 || v === 1) ? wilson(values) : tRange(values);
 }

@@ -69,9 +69,50 @@ export function setScore(scores: Record<string, number>, name: string, value: nu
   Object.defineProperty(scores, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function asScore(name: string, value: unknown): number {
+/**
+ * A boxed number, boolean or text (`new Number(1)`, `Object(true)`) as its value, told by its brand (not `instanceof`, which
+ * a value from another realm fails); anything else as it is. Read as a record, a boxed 1 had no scores and its row
+ * failed "an empty record": a run of right answers scored 0.
+ */
+function unboxed(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const brands: ((boxed: object) => number | boolean | string)[] = [
+    (boxed) => Number.prototype.valueOf.call(boxed),
+    (boxed) => Boolean.prototype.valueOf.call(boxed),
+    // (a boxed text is refused as text is: read as a record, its letters were scores named 0, 1, …)
+    (boxed) => String.prototype.valueOf.call(boxed),
+  ];
+  for (const read of brands) {
+    try {
+      return read(value);
+    } catch {
+      // not of this brand
+    }
+  }
+  return value;
+}
+
+/**
+ * What an object with no scores of its own is, for its refusal: "an empty record" (a literal, or one without a
+ * prototype), else what it is (`a Date`, `a Map`, `an object`), not a number or a record of numbers.
+ */
+function noScoresIn(value: object): string {
+  try {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto === Object.prototype || proto === null) return "an empty record";
+    const name: unknown = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === "string" && name !== "" && name !== "Object") return `a ${name}, not a number or a record of numbers`;
+  } catch {
+    // a proxy whose traps throw: told as an object
+  }
+  return "an object, not a number or a record of numbers";
+}
+
+function asScore(name: string, given: unknown): number {
+  const value = unboxed(given);
   if (typeof value === "boolean") return value ? 1 : 0;
-  if (typeof value === "number" && Number.isFinite(value)) return value;
+  // -0 is kept as 0: Object.is(-0, 0) is false and JSON writes it as 0, so a report saved and read back differed
+  if (typeof value === "number" && Number.isFinite(value)) return value === 0 ? 0 : value;
   throw new FunctaiError("metric-failed", `metric ${name} gave ${describeValue(value)}, not a finite number`);
 }
 
@@ -93,14 +134,15 @@ function keep(into: Record<string, number>, givenBy: Map<string, string>, by: st
 }
 
 async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>, givenBy: Map<string, string>): Promise<void> {
-  let value: unknown;
+  let given: unknown;
   try {
-    value = await metric(row, outputs);
+    given = await metric(row, outputs);
   } catch (e) {
     // a judge the metric calls in a turn that waits for a person or stops: the run stops with it (see stopsTurn)
     if (stopsTurn(e)) throw e;
     throw new FunctaiError("metric-failed", `metric ${name} threw: ${describeError(e)}`, { cause: e });
   }
+  const value = unboxed(given);
   if (Array.isArray(value))
     throw new FunctaiError("metric-failed", `metric ${name} gave a list (${describeValue(value)}), not a number or a record of numbers`);
   if (typeof value !== "object" || value === null) {
@@ -115,7 +157,8 @@ async function run(name: string, metric: Metric, row: Row, outputs: Row, into: R
     throw new FunctaiError("metric-failed", `metric ${name} gave a record that could not be read: ${describeError(e)}`, { cause: e });
   }
   // an empty record would leave the row with no score at all: the run's mean would quietly skip it
-  if (entries.length === 0) throw new FunctaiError("metric-failed", `metric ${name} gave no score (an empty record)`);
+  // (an object that keeps no scores of its own, a Date or a Map of scores, is named as what it is)
+  if (entries.length === 0) throw new FunctaiError("metric-failed", `metric ${name} gave no score (${noScoresIn(value)})`);
   for (const [k, v] of entries) keep(into, givenBy, name, k, asScore(k, v));
 }
 

@@ -60,7 +60,7 @@ export const errorText = (e: unknown): string =>
  */
 export function stopsTurn(e: unknown): boolean {
   const frame = frameCarrier.get();
-  return frame !== undefined && stopsTheTurn(e, frame.runtime.signal, "row");
+  return frame !== undefined && stopsTheTurn(e, frame.runtime, "row");
 }
 
 const runId = (call: RowCall): string => ("evaluation" in call.caller ? call.caller.evaluation : call.caller.optimization);
@@ -124,15 +124,20 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
     const id = `${runId(call)}-${index + 1}`;
     const chat = inBlock(() => call.fn.conversation(id, { store }));
     const sent = call.keyed ? { ...options, key: id } : options;
-    try {
-      return { ok: true, value: await inBlock(() => chat.send(inputs, sent)), steps: null, turn: (await chat.turns()).at(-1)?.id ?? null };
-    } catch (e) {
-      const turn = await chat.turns().then(
+    // the row's turn, named when its conversation can be read; a read that fails names none (the row keeps its outcome)
+    const lastTurn = (): Promise<string | null> =>
+      chat.turns().then(
         (t) => t.at(-1)?.id ?? null,
         () => null,
       );
-      return { ok: false, error: errorText(e), turn };
+    let value: unknown;
+    try {
+      value = await inBlock(() => chat.send(inputs, sent));
+    } catch (e) {
+      return { ok: false, error: errorText(e), turn: await lastTurn() };
     }
+    // read after the turn answered: a store failing then failed the row, its paid answer dropped and scored 0
+    return { ok: true, value, steps: null, turn: await lastTurn() };
   }
   try {
     if (!call.keepSteps) return { ok: true, value: await inBlock(() => call.fn(inputs, options)), steps: null, turn: null };

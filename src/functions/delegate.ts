@@ -2,7 +2,7 @@ import type { z } from "zod";
 import type { ApproveSetting } from "../approval/types.js";
 import { SEND_ONCE, type ConversationInternals } from "../conversation/conversation.js";
 import type { CallInput } from "./input.js";
-import { NeedsPerson, type DelegatedWait } from "../engine/runtime.js";
+import { NeedsPerson, markTurnStop, type DelegatedWait } from "../engine/runtime.js";
 import { FunctaiError, describeValue, isFunctaiError, isInstance } from "../errors.js";
 import { Waiting } from "../conversation/turn.js";
 import { approvalOf } from "../conversation/waiting.js";
@@ -12,6 +12,7 @@ import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
 import { isConversationId } from "../store/types.js";
+import { isStoreFailure, markStoreFailure } from "../store/failures.js";
 import { checkName } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Callable } from "./callable.js";
@@ -183,11 +184,19 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
       const requestId = `${runtime.turn}/${ctx.site}:${ctx.invocation}:${digest(JSON.stringify(input)).slice(0, 16)}`;
       // the reply that asked for this call is kept before the delegated turn acts: a resumed caller does not ask again
       await runtime.journal.flush();
-      const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id, runtime.clock.now());
+      // (the caller's journal read: a store that fails it fails the caller's journal, marked so, see store/failures.ts)
+      const parent = await branchParent(conversation.store, conversation.id, runtime.turn, id, runtime.clock.now()).catch((e: unknown) =>
+        Promise.reject(markStoreFailure(e, conversation)),
+      );
       try {
         // (its effects ask the caller's lease too: a caller abandoned, or taken over while this process was paused, stops it)
         return await chat[SEND_ONCE](input as never, { requestId, parent, parsed: true, upstream: (afterWait) => runtime.beforeEffect(afterWait) });
       } catch (e) {
+        // the delegated turn's journal failing is the caller's too (its work, journaled beside it): the caller stops,
+        // resumable, as for its own, never a tool error the model is shown
+        if (isStoreFailure(e, { store: conversation.store, id })) throw markStoreFailure(e, conversation);
+        // so is its stop (its lease lost, as the caller's was): the caller's own, never the tool's error
+        if (isFunctaiError(e, "lease-lost") || isFunctaiError(e, "turn-claimed")) throw markTurnStop(e);
         if (!isFunctaiError(e, "turn-unfinished") && !isFunctaiError(e, "turn-waiting") && !isFunctaiError(e, "conversation-busy")) throw e;
         await runtime.journal.flush(); // what this run learned is kept: replies are not paid for again
         // (what waits there, read for a refused call: a store that fails the read leaves the stop without it, never unmade)

@@ -190,7 +190,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   };
   let done = 0;
   let failed = 0;
-  // the first row whose run failed with an error (`"<code>: <message>"`): what an optimization none of whose runs worked rejects with
+  // the first row (in row order) whose run failed with an error (`"<code>: <message>"`): what an optimization none of whose runs worked rejects with
   let firstError: { row: number; error: string } | undefined;
   // rows the run's stop cut short (they did not finish: the stopped run's message does not count them)
   let cut = 0;
@@ -274,7 +274,8 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       // a row stopped as not needed did not fail
       if (result.error !== null && !(stop.signal.aborted && options.signal?.aborted !== true)) {
         failed += 1;
-        firstError ??= { row: i, error: result.error };
+        // the first row's, not the first to fail in time: rows run at once, and which failed first changed run to run
+        if (firstError === undefined || i < firstError.row) firstError = { row: i, error: result.error };
       }
       return true;
     } finally {

@@ -69,6 +69,18 @@ function keptData(plugin: Plugin, data: unknown): unknown {
 }
 
 /**
+ * Before a plugin's `keep` is written: refused, `plugin-failed`, once the run of the turn it was given to ended
+ * (its `turnEnd` hooks told): its journal is flushed no more, and the value would be lost without a word.
+ */
+function checkRunGoesOn(plugin: Plugin, run: { over: boolean }, turn: string): void {
+  if (run.over)
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin.name} called keep after its run of turn ${turn} had ended: nothing was kept. Keep in the turn's hooks (turnEnd at the latest)`,
+    );
+}
+
+/**
  * Runs the outermost call of a turn between the plugins' `turnStart` and
  * `turnEnd` hooks (any other call, or no such hook: just the body). Two
  * plugins of one name are refused first (see {@link checkPluginNames}).
@@ -93,6 +105,9 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
   // (redacting a log) changes neither the input the body runs with, nor (below) the result the caller gets, the
   // approvals a waiting turn asks about (the engine's own, frozen: an edit threw, and the waiting turn failed),
   // nor what the plugins after it are shown
+  // `keep` is taken while the run goes on (its turnEnd hooks too); once it ended, the journal is flushed no more:
+  // a value kept then would be lost without a word, so it is refused (see checkRunGoesOn)
+  const run = { over: false };
   const views = plugins.map((plugin): [Plugin, PluginTurn] => {
     const view: PluginTurn = {
       turn: runtime.turn,
@@ -101,8 +116,13 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
       attempt: journal.attempt,
       resumed: journal.replaying,
       input: copyOf(input),
-      kept: journal.kept(plugin.name),
-      keep: (data) => void journal.add({ kind: "plugin", plugin: plugin.name, data: keptData(plugin, data) }),
+      // its own copy: the journal's list (and its entries, the very `data` of the records a later run of this turn
+      // in this process resumes from) edited in place changed what that run was shown as kept
+      kept: copyOf(journal.kept(plugin.name)),
+      keep: (data) => {
+        checkRunGoesOn(plugin, run, runtime.turn);
+        void journal.add({ kind: "plugin", plugin: plugin.name, data: keptData(plugin, data) });
+      },
     };
     if (runtime.conversation) view.conversation = runtime.conversation.id;
     return [plugin, view];
@@ -112,7 +132,7 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
    * one throws (a span another plugin opened is closed all the same); then
    * throws the first failure.
    */
-  const end = async (ending: Ending, started = views): Promise<void> => {
+  const end = async (ending: Ending, started: readonly [Plugin, PluginTurn][] = views): Promise<void> => {
     let failure: { error: unknown } | undefined;
     for (const [plugin, view] of started) {
       if (!plugin.hooks.turnEnd) continue;
@@ -125,6 +145,21 @@ async function watchedTurn<T>(frame: Frame, input: Record<string, unknown>, body
     }
     if (failure) throw failure.error;
   };
+  try {
+    return await runWatched(frame, body, views, end);
+  } finally {
+    run.over = true;
+  }
+}
+
+/** The run itself, once its plugins' views are made (see watchedTurn): turnStart, the body, turnEnd. */
+async function runWatched<T>(
+  frame: Frame,
+  body: () => Promise<T>,
+  views: readonly [Plugin, PluginTurn][],
+  end: (ending: Ending, started?: readonly [Plugin, PluginTurn][]) => Promise<void>,
+): Promise<T> {
+  const { runtime } = frame;
   const started: [Plugin, PluginTurn][] = [];
   try {
     for (const entry of views) {

@@ -110,11 +110,12 @@ export interface PluginTurn {
   /** Earlier runs recorded part of this turn: this run replays them. */
   resumed: boolean;
   input: Record<string, unknown>;
-  /** What this plugin kept (`keep`) in earlier runs of this turn, oldest first. */
+  /** What this plugin kept (`keep`) in earlier runs of this turn, oldest first (its own copy). */
   kept: readonly unknown[];
   /**
    * Keeps a small JSON value in the turn's records (a record `{ kind: "plugin", plugin, data }`), shown to later runs as `kept`.
    * A value that is not JSON (a BigInt, a cycle, a function) throws `plugin-failed`, failing the hook that called it.
+   * So does a call once the run has ended (after its `turnEnd` hooks): nothing is kept then.
    */
   keep(data: unknown): void;
 }

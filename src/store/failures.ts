@@ -4,62 +4,49 @@
  * stops without ending (it reads `interrupted`, resumable: see
  * ConversationHost.onEnd); an error its program or a tool raised fails it,
  * whatever its code (a program may throw `FunctaiError("store-io", …)` of its
- * own database). So the store a conversation's turns write through marks each
- * error its calls throw, and the turn asks the mark, never the code alone
- * (conversation/host.ts as the turn ends, engine/tool-calls.ts at a tool's boundary).
+ * own database, a tool's body may send on another conversation whose store
+ * fails). So a conversation's log marks each error its store calls throw with
+ * that conversation (conversation/log.ts), and a turn asks the mark for its own
+ * conversation, never the code alone (conversation/host.ts as the turn ends,
+ * engine/tool-calls.ts at a tool's boundary).
  */
+import { type ErrorCode, FunctaiError, isInstance } from "../errors.js";
 import type { Store } from "./types.js";
 
-/** Errors a conversation's store calls threw (or functai made of them: a log's `store-conflict` after its tries). */
-const failures = new WeakSet<object>();
+/** A conversation as its store calls are marked: the store and the conversation's id in it. */
+export interface StoreConversation {
+  readonly store: Store;
+  readonly id: string;
+}
 
-/** Marks `e` as a failure of functai's own call to a conversation's store. Returns it. */
-export function markStoreFailure<E>(e: E): E {
-  if ((typeof e === "object" && e !== null) || typeof e === "function") failures.add(e as object);
+/** The codes of a store's failures (a journal that cannot be written or read); other codes are never a store failure. */
+const STORE_CODES: ReadonlySet<ErrorCode> = new Set(["store-io", "store-conflict", "store-corrupt", "store-symlink"]);
+
+/** Errors functai's own calls to a conversation's store threw (or made of them: a log's `store-conflict` after its tries), by the conversations they failed. */
+const failures = new WeakMap<object, StoreConversation[]>();
+
+const isObject = (e: unknown): e is object => (typeof e === "object" && e !== null) || typeof e === "function";
+
+/** Marks `e` as a failure of functai's own call to `conversation`'s store. Returns it. */
+export function markStoreFailure<E>(e: E, conversation: StoreConversation): E {
+  if (!isObject(e)) return e;
+  const by = failures.get(e);
+  if (by === undefined) failures.set(e, [{ store: conversation.store, id: conversation.id }]);
+  else if (!by.some((c) => c.store === conversation.store && c.id === conversation.id)) by.push({ store: conversation.store, id: conversation.id });
   return e;
 }
 
-/** Whether `e` came from functai's own call to a conversation's store (not from a program's or a tool's code). */
-export function fromStore(e: unknown): boolean {
-  return ((typeof e === "object" && e !== null) || typeof e === "function") && failures.has(e as object);
-}
-
-const views = new WeakMap<Store, Store>();
-const isView = new WeakSet<Store>();
-
 /**
- * The store as a conversation calls it: the same store (its methods called on it, its other members as they are),
- * each error its methods throw or reject with marked (`fromStore`). One view per store, made once.
+ * Whether `e` is a store failure (`store-io`, `store-conflict`, `store-corrupt`, `store-symlink`) of functai's own call
+ * to `conversation`'s store: its journal failed. False for a program's or a tool's own error of the same code, for
+ * another conversation's (one a tool's body sent on), and outside a conversation.
  */
-export function storeCalls(store: Store): Store {
-  if (isView.has(store)) return store;
-  let view = views.get(store);
-  if (view !== undefined) return view;
-  const wrapped = new Map<PropertyKey, unknown>();
-  view = new Proxy(store, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      if (typeof value !== "function") return value;
-      let call = wrapped.get(key) as ((...args: unknown[]) => unknown) | undefined;
-      if (call === undefined || (call as { of?: unknown }).of !== value) {
-        const method = value as (...args: unknown[]) => unknown;
-        call = (...args: unknown[]): unknown => {
-          let out: unknown;
-          try {
-            out = Reflect.apply(method, target, args);
-          } catch (e) {
-            throw markStoreFailure(e);
-          }
-          const thenable = typeof out === "object" && out !== null && typeof (out as { then?: unknown }).then === "function";
-          return thenable ? Promise.resolve(out).catch((e: unknown) => Promise.reject(markStoreFailure(e))) : out;
-        };
-        (call as { of?: unknown }).of = value;
-        wrapped.set(key, call);
-      }
-      return call;
-    },
-  });
-  views.set(store, view);
-  isView.add(view);
-  return view;
+export function isStoreFailure(e: unknown, conversation: StoreConversation | undefined): e is FunctaiError {
+  // the mark first (a WeakMap asks no trap of a thrown Proxy), then the code, asked with isInstance
+  const by = conversation !== undefined && isObject(e) ? failures.get(e) : undefined;
+  if (!by?.some((c) => c.store === conversation!.store && c.id === conversation!.id)) return false;
+  return isInstance(e, FunctaiError) && STORE_CODES.has((e as FunctaiError).code);
 }
+
+/** Whether `code` is a store failure's code (one only a conversation's own store call makes stop its turn). */
+export const isStoreCode = (code: string): boolean => STORE_CODES.has(code as ErrorCode);

@@ -27,6 +27,15 @@ export interface Prediction<T> {
 }
 
 /**
+ * What a call whose turn ended resumable (stopped, interrupted, waiting for a person) rejects with: a `turnEnd`
+ * hook's failure on that end first (the end is kept, and the call says the plugin failed: `plugin-failed`, naming
+ * it), else what `otherwise` makes. The one place a turn's end is read so.
+ */
+export function resumableEnd(session: TurnSession, otherwise: () => unknown): unknown {
+  return session.runtime?.turnEndFailure ?? otherwise();
+}
+
+/**
  * Resolves with the turn's result once its actor ends (a stopped turn: once its run ended too, its tools
  * and its `ended` record); `onWaiting` says what a waiting turn rejects with.
  */
@@ -45,7 +54,7 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
           // settled once the run let go of the turn: a caller that exits as the call rejects (Ctrl-C) leaves it
           // `stopped` in its records, not interrupted for anyone to run again, and nothing of it runs on unseen
           const why = snapshot.context.error?.code === "turn-aborted" ? snapshot.context.error.message : "the turn was stopped"; // (a STOP's reason)
-          const stopped = (): void => reject(session.runtime?.turnEndFailure ?? session.error ?? new FunctaiError("turn-aborted", why));
+          const stopped = (): void => reject(resumableEnd(session, () => session.error ?? new FunctaiError("turn-aborted", why)));
           return void (session.run ? session.run.then(stopped) : stopped());
         }
         case "abandoned":
@@ -53,11 +62,10 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
         case "interrupted":
           // an actor that starts interrupted (a continued turn, resumed as it starts) has not ended: a run's interruption has
           if (snapshot.context.runs === 0) return;
-          return reject(session.runtime?.turnEndFailure ?? session.error ?? new FunctaiError("lease-lost", "the turn was interrupted"));
+          return reject(resumableEnd(session, () => session.error ?? new FunctaiError("lease-lost", "the turn was interrupted")));
         case "awaitingApproval":
-          // a turnEnd hook that failed on the wait: the wait is kept, and the call says the plugin failed
-          if (session.runtime?.turnEndFailure) reject(session.runtime.turnEndFailure);
-          else if (onWaiting) reject(onWaiting());
+          // (a call that is not told of waits, a stream's, settles when the turn ends, unless a turnEnd hook failed on the wait)
+          if (onWaiting || session.runtime?.turnEndFailure) reject(resumableEnd(session, onWaiting!));
           return;
       }
     };
