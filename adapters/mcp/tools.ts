@@ -11,7 +11,7 @@ import { loadListingReader, type ListedPage, type ListingReader } from "./listin
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
 import { CONNECTION_CLOSED, OversizedMessage, UnreadableMessage, onToolsChanged, untilUnreadable, type ToolsWatcher } from "./watch.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
-import { OversizedBody, watchWire, type PostedRequest } from "./wire.js";
+import { OversizedBody, boundWire, watchWire, type PostedRequest } from "./wire.js";
 
 /**
  * A connected MCP client (`@modelcontextprotocol/sdk`'s `Client`): only these methods are used. A call is
@@ -865,8 +865,10 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * is `remote-closed`: nothing was sent, a changing call's included. A result past 1,000,000 characters (as the
  * model would read it: its text, its structured content as JSON, its error's words) is `tool-failed`, a tool
  * error the model sees, saying its size and the bound, nothing of it kept; a changing tool's says it ran (its
- * `done` record keeps that: it is never run again on its own). Over Streamable HTTP (or SSE) an answer is read no
- * further than 16,000,000 bytes on the wire (a JSON answer in all, a stream each event): past it, reading stops and
+ * `done` record keeps that: it is never run again on its own). Over Streamable HTTP an answer is read no
+ * further than 16,000,000 bytes on the wire (a JSON answer in all, a stream each event, the GET stream the client
+ * opened when it connected included: mcpTools reopens it so before it lists the tools; not over the old SSE
+ * transport, whose one stream, opened when it connected, carries its session): past it, reading stops and
  * the call is `tool-failed` as above, a changing tool's saying it ran (a listing's is `remote-protocol`). A call
  * whose timeout ends while its POST, refused for its OAuth token, waits for a new one (the token endpoint not
  * answering) is `remote-auth`, saying it did not run, and is never sent when the token comes (a listing so is
@@ -910,6 +912,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
   const readResult = await loadResultReader();
   const makeCheck = await loadCheckMaker();
   const listingReader = await loadListingReader();
+  // over HTTP, answers are bounded on the wire from now on, the GET stream the client opened when it connected
+  // reopened so (what the server says on it while it is reopened goes nowhere: the tools are listed after)
+  await boundWire(client);
   // watched from before the listing: a word that the tools changed while it is read is not missed
   const listed = watchListing(client);
   const listing = await listAll(client, listingReader, options.timeout);

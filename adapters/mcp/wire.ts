@@ -12,6 +12,14 @@
  *   server took it), so a request whose wait ended while its transport was getting a new token (the token endpoint
  *   not answering) is told apart from one the server took (see {@link watchWire}), and such a request, once given
  *   up, is never sent later, when a token comes.
+ *
+ * A client is connected before mcpTools is given it, and connecting opened its GET stream (the server's own
+ * messages, open for the client's whole life) with the fetch as it was: unbounded. So when a started Streamable
+ * HTTP transport is wrapped, that stream is reopened through the wrapped fetch (see {@link reopenGetStream}), and
+ * mcpTools lists the tools once it is open again ({@link boundWire}): a message said on the new stream (a word
+ * that the tools changed) is heard. The old SSE transport's one stream (every answer comes on it) was opened with
+ * a fetch it keeps, and cannot be reopened without ending its session: its answers are not bounded (only its
+ * POSTs are watched).
  */
 
 /**
@@ -61,6 +69,8 @@ interface Wire {
   watchers: Set<WireWatcher>;
   /** Requests (by JSON-RPC id and method) given up while held back for a token: never sent. */
   withdrawn: { id: unknown; method: unknown }[];
+  /** Settled once the GET stream opened before the wrapping is open again through it (or was not to be). */
+  ready: Promise<void>;
 }
 
 const wires = new WeakMap<object, Wire>();
@@ -69,7 +79,17 @@ const wires = new WeakMap<object, Wire>();
 interface HttpTransport {
   _url?: unknown;
   _fetch?: typeof fetch | undefined;
+  /** Streamable HTTP: the signal every request (its GET stream's included) is sent with, set when started. */
+  _abortController?: unknown;
+  /** Streamable HTTP: opens its GET stream (`resumptionToken`: the last event's id read on the one before). */
+  _startOrAuthSse?: (options: ReconnectOptions) => Promise<void>;
+  /** Streamable HTTP: opens a stream again later (its backoff), as it does when one ends that it can resume. */
+  _scheduleReconnection?: (options: ReconnectOptions, attempt?: number) => void;
+  onerror?: ((error: Error) => void) | undefined;
 }
+
+/** What the SDK's Streamable HTTP transport reopens a stream with. */
+type ReconnectOptions = { resumptionToken?: string | undefined } & Record<string, unknown>;
 
 /** The request a POST's body carries, when it is one JSON-RPC request (a batch, a notification or other text: none). */
 function posted(init: RequestInit | undefined): PostedRequest | undefined {
@@ -168,11 +188,124 @@ function wireOf(client: unknown): Wire | undefined {
   if (transport === null || typeof transport !== "object" || !("_fetch" in transport) || !(transport as HttpTransport)._url) return undefined;
   const known = wires.get(transport);
   if (known !== undefined) return known;
-  const wire: Wire = { watchers: new Set(), withdrawn: [] };
+  const wire: Wire = { watchers: new Set(), withdrawn: [], ready: Promise.resolve() };
   const t = transport as HttpTransport;
   t._fetch = wrapped(wire, t._fetch ?? ((input, init) => fetch(input, init)));
   wires.set(transport, wire);
+  wire.ready = reopenGetStream(client, t).catch(() => {});
   return wire;
+}
+
+/** Why functai closed a GET stream: said by the SDK's own error for a stream cut (kept from the client's onerror). */
+const REOPENING = "functai reopens the MCP client's GET stream through its bounded fetch";
+
+/** The most times a reopened GET stream is asked for again at once while the server still holds the one closed (409). */
+const CONFLICT_TRIES = 20;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref?.());
+
+/**
+ * Reopens the GET stream of a started Streamable HTTP transport through its fetch, now wrapped (see the module's
+ * note). The stream is sent with the signal of the transport's abort controller, which every request shares: the
+ * transport is given a new one (aborting it, as closing does, aborts the old one too), and the old one is aborted
+ * once the requests sent with it are answered (at once, in the ordinary case: a client just connected). The SDK
+ * would open the stream again itself after its backoff (a second, perhaps): it is opened at once instead, going
+ * on from the last event read; a server that still holds the old one (409) is asked again a few times, then the
+ * SDK's backoff takes over, as it does for any stream that failed to reopen. A stream that was not open (the
+ * server has none, 405, or it was being opened) is asked for too. The SDK's word of the cut stream (its
+ * "SSE stream disconnected" to onerror) is not passed on: functai cut it. Not started, or not Streamable HTTP
+ * (the SSE transport's one stream carries its session): nothing.
+ */
+async function reopenGetStream(client: unknown, t: HttpTransport): Promise<void> {
+  const old = t._abortController;
+  const schedule = t._scheduleReconnection;
+  const start = t._startOrAuthSse;
+  if (!(old instanceof AbortController) || old.signal.aborted || typeof schedule !== "function" || typeof start !== "function") return;
+  const fresh = new AbortController();
+  fresh.signal.addEventListener("abort", () => old.abort(fresh.signal.reason), { once: true });
+  t._abortController = fresh;
+  // requests sent with the old signal (the caller's own, made before): answered first, not cut
+  const waiting = (): Map<unknown, unknown> | undefined => {
+    const handlers = (client as { _responseHandlers?: unknown })._responseHandlers;
+    return handlers instanceof Map ? handlers : undefined;
+  };
+  const before = [...(waiting()?.keys() ?? [])];
+  if (before.length > 0) {
+    // (not waited on by mcpTools: the stream is reopened once they are answered; the client's map read anew each
+    // time, as it makes a new one when its connection closes)
+    void (async () => {
+      while (!fresh.signal.aborted && before.some((id) => waiting()?.has(id))) await sleep(25);
+      if (!fresh.signal.aborted) await cutAndReopen(t, old, fresh, schedule, start);
+    })().catch(() => {});
+    return;
+  }
+  await cutAndReopen(t, old, fresh, schedule, start);
+}
+
+async function cutAndReopen(
+  t: HttpTransport,
+  old: AbortController,
+  fresh: AbortController,
+  schedule: NonNullable<HttpTransport["_scheduleReconnection"]>,
+  start: NonNullable<HttpTransport["_startOrAuthSse"]>,
+): Promise<void> {
+  // the SDK's reaction to the cut stream (its word to onerror, then its reconnection after a backoff) is told
+  // at once, as the cut stream's reader fails: caught here, until the next turn of the event loop
+  let asked: ReconnectOptions | undefined;
+  const ownSchedule = Object.hasOwn(t, "_scheduleReconnection");
+  t._scheduleReconnection = (options) => {
+    asked ??= options;
+  };
+  // what the SDK tells onerror of the stream cut, and of a reopening the server refused as it still held it (409)
+  let conflicts = true;
+  const onerror = t.onerror;
+  const quiet = (error: Error) => {
+    const cut = String((error as Error | undefined)?.message).includes(REOPENING);
+    if (!cut && !(conflicts && (error as { code?: unknown } | undefined)?.code === 409)) onerror?.call(t, error);
+  };
+  t.onerror = quiet;
+  try {
+    try {
+      old.abort(new Error(REOPENING));
+      // (a timer: every microtask runs before it; setImmediate is Node's only)
+      await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    } finally {
+      if (ownSchedule) t._scheduleReconnection = schedule;
+      else delete t._scheduleReconnection;
+    }
+    const options: ReconnectOptions = asked ?? { resumptionToken: undefined };
+    for (let tries = 1; !fresh.signal.aborted; tries++) {
+      conflicts = tries < CONFLICT_TRIES;
+      try {
+        return await start.call(t, options);
+      } catch (e) {
+        if (fresh.signal.aborted) return;
+        // the server has not yet seen the old stream close: asked again shortly
+        if ((e as { code?: unknown } | null)?.code === 409 && tries < CONFLICT_TRIES) {
+          await sleep(50);
+          continue;
+        }
+        // a stream that was open: as the SDK does when one fails to reopen, again after its backoff; one that was
+        // not (the server refused its GET before, 404): left so, as the SDK leaves the first it could not open
+        if (asked !== undefined) (t._scheduleReconnection ?? schedule).call(t, options, 0);
+        return;
+      }
+    }
+  } finally {
+    conflicts = false;
+    // (left as it is when it was set anew meanwhile: then only the word of the cut stream is kept from it)
+    if (t.onerror === quiet) t.onerror = onerror;
+  }
+}
+
+/**
+ * Bounds the answers on the wire of `client`'s transport (see the module's note) and waits (at most 10 s) until
+ * the GET stream it opened before is open again through the bounded fetch.
+ */
+export async function boundWire(client: unknown): Promise<void> {
+  const wire = wireOf(client);
+  if (wire === undefined) return;
+  await Promise.race([wire.ready, sleep(10_000)]);
 }
 
 /**

@@ -178,6 +178,9 @@ export type ReadResult = { ok: true; value: unknown } | { ok: false; detail: str
  * A reasoning block the reply opens with (`<think>…</think>`, see
  * thinking.ts) is not the reply: the answer is read after it, and a reply
  * that is only reasoning (closed or not) has none.
+ *
+ * A non-string output's empty answer is no value: its default, where the
+ * schema has one (or undefined, `.optional()`).
  */
 export function readOutput(text: string, output: z.ZodType, finishReason: FinishReason = "stop"): ReadResult {
   // the model's reasoning (`<think>…</think>`) is not the reply: a block or a plain answer it drafted is not the answer
@@ -201,7 +204,12 @@ export function readOutput(text: string, output: z.ZodType, finishReason: Finish
     if ("thrown" in checked) return threw(checked.thrown);
     return checked.success ? { ok: true, value: checked.data } : { ok: false, detail: checked.error.issues[0]?.message ?? "invalid" };
   }
-  if (body === "") return { ok: false, detail: "the reply is empty" };
+  if (body === "") {
+    // no value written: an output with a default (or .optional()) takes none, as the schema shown to the model says
+    const none = readWith(output, undefined);
+    if ("thrown" in none) return threw(none.thrown);
+    return none.success ? { ok: true, value: none.data } : { ok: false, detail: "the reply is empty" };
+  }
   const candidates: unknown[] = [];
   const json = unfenced(body);
   let notJson: string | undefined;

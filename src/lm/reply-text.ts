@@ -24,9 +24,19 @@
  *   (models often answer plainly) and is emitted in one piece, trimmed and
  *   without any `<tool_call>` blocks (tools offered as text; one never
  *   closed runs to the reply's end: see tool-call-blocks.ts), and up to a
- *   `</result>` the model wrote without opening the block. So a plain
+ *   `</result>` the model wrote without opening the block; nothing when it
+ *   is only a pythonic list of calls (tools as text: read as those calls,
+ *   see pythonic-calls.ts). So a plain
  *   reply's text arrives when its reply ends, and a tool-calling reply's own
  *   words ("Let me look that up.") are still shown.
+ * - A `<result>` that opens after words, in a reply that opened no
+ *   reasoning block: those words may be reasoning whose opening `<think>`
+ *   the reply left out (DeepSeek-R1 distills on llama.cpp or vLLM: see
+ *   loneThought in thinking.ts), the block a draft in it. All of it is held
+ *   until a lone `</think>` ends such reasoning (the rest is then read as
+ *   after a reasoning block, streaming as above) or the reply ends (it is
+ *   then read whole, as above). So a reply with a preamble ("Here it is:")
+ *   shows its answer when it ends; one that opens with `<result>` streams.
  * - Non-string outputs: the same rule. Their `<result>` body is the JSON the
  *   model writes, so it streams as that JSON text; a UI that wants the
  *   value takes `done`'s `result`. An AI function has one output, so
@@ -37,7 +47,8 @@
  */
 
 import { leadingThought, THOUGHT_OPEN, thoughtClose } from "./thinking.js";
-import { callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
+import { pythonicCalls } from "./pythonic-calls.js";
+import { CALL_OPEN, callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
 const OPEN = "<result>";
 const CLOSE = "</result>";
@@ -116,7 +127,9 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     show(delta);
   };
   // start: what opens the reply may yet be a reasoning block (`<think>`); thinking: inside one, shown to nobody
-  let mode: "start" | "thinking" | "before" | "inside" | "after" = "start";
+  // doubt: a `<result>` opened after words, with no `<think>` before them: the words may be reasoning whose opening
+  // tag the reply left out (see loneThought in thinking.ts), the block a draft in it; held until that is known
+  let mode: "start" | "thinking" | "before" | "doubt" | "inside" | "after" = "start";
   // start: the text so far; thinking: the last characters seen (a closing tag split by chunks) and the tag's name
   let lead = "";
   let thought = "";
@@ -130,6 +143,20 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   // and the last OPEN.length - 1 characters, where a tag split by chunks may have begun
   let before: string[] = [];
   let tail = "";
+  // doubt: the reply's chunks so far, and its last characters (where a closing reasoning tag split by chunks begins)
+  let doubted: string[] = [];
+  let doubtTail = "";
+
+  /** The reply so far is known to hold no reasoning whose opening tag it left out (or, when `from` > 0, that it ends at `from`): read it afresh. */
+  const settle = (text: string, from: number): void => {
+    mode = "before";
+    thoughtSeen = true; // (nothing before `from` is read again; a later lone `</think>` is the answer's text)
+    doubted = [];
+    doubtTail = "";
+    before = [];
+    tail = "";
+    if (text.length > from) push(text.slice(from));
+  };
 
   const inside = (): void => {
     if (!started) {
@@ -160,62 +187,96 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     held = held.slice(visible.length);
   };
 
-  return {
-    push(delta: string): void {
-      if (mode === "after" || delta === "") return;
-      if (mode === "start") {
-        lead += delta;
-        const open = THOUGHT_OPEN.exec(lead);
-        if (open) {
-          mode = "thinking";
-          thoughtSeen = true;
-          thought = open[1]!;
-          delta = lead.slice(open[0].length);
-          lead = "";
-        } else {
-          // white space, or a start of `<think>` / `<thinking>` (split by chunks): not known yet
-          if (mightOpenThought(lead)) return;
-          mode = "before";
-          delta = lead;
-          lead = "";
-        }
-      }
-      if (mode === "thinking") {
-        const seen = lead + delta;
-        const close = thoughtClose(seen, thought, 0);
-        if (close.at < 0) {
-          // (a closing tag's start: `</think` without its `>`, perhaps with white space after it, kept within a bound)
-          const start = seen.lastIndexOf("</");
-          lead = start >= 0 && seen.length - start <= THOUGHT_TAIL && !seen.includes(">", start) ? seen.slice(start) : seen.slice(-(thought.length + 2));
-          return;
-        }
-        mode = "before";
+  function push(delta: string): void {
+    if (mode === "after" || delta === "") return;
+    if (mode === "doubt") {
+      doubted.push(delta);
+      const window = asciiLower(doubtTail + delta);
+      doubtTail = window.slice(-THOUGHT_TAIL);
+      // a closing reasoning tag seen: if it ends a reasoning the reply began with, the answer is after it
+      if (!window.includes("</think")) return;
+      const all = doubted.join("");
+      const thought = leadingThought(all);
+      // (one at the very end is not known to stand alone yet: `</think>x` is text)
+      if (thought !== undefined && thought.end < all.length) settle(all, thought.end);
+      return;
+    }
+    if (mode === "start") {
+      lead += delta;
+      const open = THOUGHT_OPEN.exec(lead);
+      if (open) {
+        mode = "thinking";
+        thoughtSeen = true;
+        thought = open[1]!;
+        delta = lead.slice(open[0].length);
         lead = "";
-        delta = seen.slice(close.at + close.length);
-        if (delta === "") return;
+      } else {
+        // white space, or a start of `<think>` / `<thinking>` (split by chunks): not known yet
+        if (mightOpenThought(lead)) return;
+        mode = "before";
+        delta = lead;
+        lead = "";
       }
-      if (mode === "before") {
-        const window = tail + delta;
-        const lower = asciiLower(window);
-        let open = lower.indexOf(OPEN);
-        if (open >= 0 && textTools) {
-          // a `<result>` inside a call block (its input holds the tag) opens no answer (the whole text only when a tag is seen)
-          const past = before.join("");
-          const inCall = (at: number): boolean => unclosedCall(withoutCalls(past.slice(0, past.length - tail.length) + window.slice(0, at))) >= 0;
-          while (open >= 0 && inCall(open)) open = lower.indexOf(OPEN, open + 1);
-        }
-        if (open < 0) {
-          before.push(delta);
-          tail = window.slice(-(OPEN.length - 1));
+    }
+    if (mode === "thinking") {
+      const seen = lead + delta;
+      const close = thoughtClose(seen, thought, 0);
+      if (close.at < 0) {
+        // (a closing tag's start: `</think` without its `>`, perhaps with white space after it, kept within a bound)
+        const start = seen.lastIndexOf("</");
+        lead =
+          start >= 0 && seen.length - start <= THOUGHT_TAIL && !seen.includes(">", start) ? seen.slice(start) : seen.slice(-(thought.length + 2));
+        return;
+      }
+      mode = "before";
+      lead = "";
+      delta = seen.slice(close.at + close.length);
+      if (delta === "") return;
+    }
+    if (mode === "before") {
+      const window = tail + delta;
+      const lower = asciiLower(window);
+      let open = lower.indexOf(OPEN);
+      if (open >= 0 && textTools) {
+        // a `<result>` inside a call block (its input holds the tag) opens no answer (the whole text only when a tag is seen)
+        const past = before.join("");
+        const inCall = (at: number): boolean => unclosedCall(withoutCalls(past.slice(0, past.length - tail.length) + window.slice(0, at))) >= 0;
+        while (open >= 0 && inCall(open)) open = lower.indexOf(OPEN, open + 1);
+      }
+      if (open < 0) {
+        before.push(delta);
+        tail = window.slice(-(OPEN.length - 1));
+        return;
+      }
+      if (!thoughtSeen) {
+        const all = before.join("") + delta;
+        if (all.slice(0, all.length - window.length + open).trim() !== "") {
+          // words before it, no reasoning block opened: they may be reasoning without its `<think>` (see "doubt")
+          doubted = [all];
+          doubtTail = asciiLower(all.slice(-THOUGHT_TAIL));
+          before = [];
+          tail = "";
+          mode = "doubt";
+          const thought = leadingThought(all);
+          if (thought !== undefined && thought.end < all.length) settle(all, thought.end);
           return;
         }
-        held = window.slice(open + OPEN.length); // the preamble before it is dropped
-        before = [];
-        mode = "inside";
-      } else held += delta;
-      inside();
-    },
+      }
+      held = window.slice(open + OPEN.length); // the preamble before it is dropped
+      before = [];
+      mode = "inside";
+    } else held += delta;
+    inside();
+  }
+
+  return {
+    push,
     end(): void {
+      if (mode === "doubt") {
+        // the reply ended: what it holds before a lone closing reasoning tag (if any) was the thought
+        const all = doubted.join("");
+        settle(all, leadingThought(all)?.end ?? 0);
+      }
       // a reply that was only white space or the start of a tag: read as any text is
       if (mode === "start") {
         mode = "before";
@@ -234,6 +295,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         const close = closeTag(plain).at;
         if (close >= 0) plain = plain.slice(0, close);
         plain = plain.trim();
+        // tools as text: a reply that is only a pythonic list of calls is read as those calls (see text-tools.ts)
+        if (textTools && !all.includes(CALL_OPEN) && pythonicCalls(all) !== undefined) plain = "";
         if (plain !== "") emit(plain);
       } else if (mode === "inside" && started) {
         // what was held only as a possible call's start was none: it is the answer's end (a piece of `</result>` is not)
@@ -254,6 +317,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       started = false;
       before = [];
       tail = "";
+      doubted = [];
+      doubtTail = "";
     },
   };
 }

@@ -1,5 +1,6 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
 import { inBlock, unfenced } from "./prompt.js";
+import { looseObject, pythonicCalls } from "./pythonic-calls.js";
 import { leadingThought } from "./thinking.js";
 import { CALL_OPEN, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
@@ -109,12 +110,15 @@ function objectEnd(text: string, from: number): number {
 
 /** One block's call; a body that is not a call's JSON object becomes a call with `inputError`. */
 function callOf(id: string, body: string): ToolCall {
-  const named = (): string => /"name"\s*:\s*"([^"]+)"/.exec(body)?.[1] ?? "";
+  // (the name in either quote: a model told only that a tool named "" does not exist wrote the same call again)
+  const named = (): string => /(["'])name\1\s*:\s*(["'])([^"']+)\2/.exec(body)?.[3] ?? "";
   let parsed: unknown;
   try {
     parsed = JSON.parse(unfenced(body));
   } catch (e) {
-    return { id, name: named(), input: body, inputError: `not valid JSON: ${(e as Error).message}` };
+    // written loosely (a Python dict, trailing commas): read as the object it plainly is (see looseObject)
+    parsed = looseObject(unfenced(body));
+    if (parsed === undefined) return { id, name: named(), input: body, inputError: `not valid JSON: ${(e as Error).message}` };
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
     return { id, name: named(), input: body, inputError: 'not a JSON object {"name": …, "input": …}' };
@@ -168,6 +172,13 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     // (only the last call can have been cut short)
     if (stoppedEarly(response.finishReason)) calls[calls.length - 1] = cutShort(read.at(-1)!);
     text = text.slice(0, open);
+  }
+  // Llama 3.2's and Llama 4's own form, `[get_weather(city="Paris")]`, as the reply's whole text (see pythonic-calls.ts)
+  if (calls.length === 0 && !response.text.includes(CALL_OPEN)) {
+    const pythonic = pythonicCalls(text);
+    if (pythonic === undefined) return response;
+    for (const { name, input } of pythonic) calls.push({ id: `call_${calls.length + 1}`, name, input });
+    text = "";
   }
   if (calls.length === 0) return response;
   return { ...response, text: (reasoning + text).trim(), toolCalls: [...response.toolCalls, ...calls], finishReason: "tool_calls" };

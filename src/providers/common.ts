@@ -4,6 +4,7 @@
  */
 import { FunctaiError, ProviderError, describeValue } from "../errors.js";
 import { leadingThought } from "../lm/thinking.js";
+import { pythonicCalls } from "../lm/pythonic-calls.js";
 import type { LMRequest, LMResponse, ToolCall } from "../lm/types.js";
 
 /** An environment variable, or undefined where there is no `process` (browsers). */
@@ -235,7 +236,7 @@ function bareCallName(text: string): unknown {
 }
 
 /** How a model wrote a call the server left in the text. */
-type TextCallForm = "hermes" | "mistral" | "json";
+type TextCallForm = "hermes" | "mistral" | "json" | "pythonic";
 
 /** Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Mistral's `[TOOL_CALLS]`, a bare call's JSON), with the form. */
 function* textCallNames(text: string): Generator<{ name: unknown; form: TextCallForm }> {
@@ -255,6 +256,8 @@ function* textCallNames(text: string): Generator<{ name: unknown; form: TextCall
     }
   }
   yield { name: bareCallName(text), form: "json" };
+  // Llama 3.2's and Llama 4's `[get_weather(city="Paris")]`, as the whole reply (lm/pythonic-calls.ts)
+  if (text.includes("(")) for (const { name } of pythonicCalls(text) ?? []) yield { name, form: "pythonic" };
 }
 
 /** The vLLM tool-call parser that reads a model's calls, by how the model writes them. */
@@ -262,16 +265,18 @@ const PARSER = {
   hermes: "the model's --tool-call-parser (hermes for Qwen and Hermes models)",
   mistral: "--tool-call-parser mistral (and --tokenizer-mode mistral)",
   json: "the model's --tool-call-parser (mistral for Mistral models, llama3_json for Llama 3.1 and 3.3)",
+  pythonic: "--tool-call-parser pythonic (Llama 3.2's and Llama 4's form)",
 } as const;
 
 /** How the refusal names what the reply wrote. */
-const FORM_WORDS = { hermes: "<tool_call>", mistral: "[TOOL_CALLS]", json: "its JSON" } as const;
+const FORM_WORDS = { hermes: "<tool_call>", mistral: "[TOOL_CALLS]", json: "its JSON", pythonic: "a Python list of calls" } as const;
 
 /**
  * Refuses a reply to natively offered tools that has no tool call but writes
  * one as text: a `<tool_call>` block whose JSON names an offered tool,
  * Mistral's `[TOOL_CALLS]` naming one, or a reply that is nothing but a
- * call's JSON naming one (see bareCallName). The server did not read the model's
+ * call's JSON naming one (see bareCallName) or a pythonic list of calls
+ * naming one (`[get_weather(city="Paris")]`, lm/pythonic-calls.ts). The server did not read the model's
  * call (vLLM without a tool-call parser, an Ollama model whose template has
  * no tools): the text is no answer, and read as one it was given to the
  * caller as the result, the tool never run. Not parsed here either: a server

@@ -19,12 +19,12 @@ const ask: LMRequest = { messages: [{ role: "user", content: "Hi" }], tools: [] 
 const reply = claudeTextStream(["Hello."], { inputTokens: 9, outputTokens: 3 });
 
 it("a stream left open after message_stop gives its reply at once", async () => {
+  // (the body never ends while the test runs: the server closes it only after the test, so a reply given back at
+  // all was given at message_stop; no clock is read, a loaded machine slows both alike)
   server.reply({ sse: reply, hang: true });
-  const started = Date.now();
   const res = await anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 0 }).generate(ask, {
     onText: () => {},
   });
   expect(res.text).toBe("Hello.");
   expect(res.usage).toEqual({ inputTokens: 9, outputTokens: 3 });
-  expect(Date.now() - started).toBeLessThan(2000);
-}, 8000);
+}, 30_000);

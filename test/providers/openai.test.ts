@@ -352,9 +352,8 @@ describe("openai: errors and retries", () => {
     server.reply({ hang: true });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
+    // (the server never answers: a rejection at all is the abort's; no clock is read)
     const e: unknown = await lm().generate(ask("x"), { signal: controller.signal }).catch((x: unknown) => x);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(e).not.toBeInstanceOf(ProviderError);
     expect((e as Error).name).toBe("AbortError");
   });

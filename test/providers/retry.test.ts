@@ -112,7 +112,7 @@ describe("withRetry", () => {
       throw fail("provider-server", 10_000);
     }, { maxRetries: 1, signal: controller.signal }).catch((x: unknown) => x);
     expect(e).toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(Date.now() - started).toBeLessThan(9_000); // (the backoff it cut short waits 10 s: generous for a loaded machine)
   });
 
   it("abortableSleep resolves after its time and rejects at once when already aborted", async () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { describeValue, FunctaiError } from "../../../src/errors.js";
+import { describeError, describeValue, FunctaiError } from "../../../src/errors.js";
 import type { TurnEvent } from "../../../src/turn/events.js";
 import { RemoteError } from "../shared/errors.js";
 import {
@@ -17,6 +17,7 @@ import {
   type WireError,
 } from "../shared/protocol.js";
 import { RemoteStream } from "./remote-stream.js";
+import { unsaidInJson } from "../shared/json.js";
 import { Link, type LinkOptions } from "./link.js";
 import { Pacer } from "./pace.js";
 
@@ -58,6 +59,12 @@ interface IdlessAnswer {
   verdict: "yes" | "no";
   /** The approvals it was held to (none known: every one waiting when it arrives). */
   shown: string[] | undefined;
+  /**
+   * Lost with its connection, held to nothing known (the turn was never shown) and told of nothing it answered: it
+   * may have been kept, and answered what waited then. A retry cannot be held to that, and is refused until the
+   * turn is read again (`status`, `waiting`).
+   */
+  unknown?: true;
 }
 
 /** Requests that run a turn: the server takes `maxRuns` of them at once from one connection. */
@@ -153,6 +160,7 @@ export class Companion {
   async waiting(): Promise<WaitingEntry[]> {
     const list = checked(z.array(waitingEntrySchema), await this.#request({ type: "waiting" }));
     this.#showList(list);
+    this.#read();
     return list;
   }
 
@@ -198,6 +206,7 @@ export class Companion {
     const wrong = slip("approve", options);
     if (wrong) return refused(wrong);
     const answer = this.#idless(options, "yes");
+    if (answer?.unknown) return refused(lostUnseen("approve", options.turn));
     return this.#stream(
       {
         type: "approve",
@@ -219,6 +228,7 @@ export class Companion {
     const wrong = slip("deny", options);
     if (wrong) return refused(wrong);
     const answer = this.#idless(options, "no");
+    if (answer?.unknown) return refused(lostUnseen("deny", options.turn));
     return this.#stream(
       {
         type: "deny",
@@ -250,7 +260,15 @@ export class Companion {
 
   /** An answer without an id lost its connection before the reply: a retry of it is held to the same approvals, or to those it was seen to answer. */
   #doubt(answer: IdlessAnswer, answered: readonly string[]): void {
-    this.#inDoubt.set(answer.key, { ...answer, shown: answered.length > 0 ? [...answered] : answer.shown });
+    if (answered.length > 0) return void this.#inDoubt.set(answer.key, { key: answer.key, verdict: answer.verdict, shown: [...answered] });
+    // held to nothing known: on its arrival it answered whatever waited then, which a retry, coming later, cannot name
+    // (sent without `shown`, it would answer what the turn asked for since, unseen)
+    this.#inDoubt.set(answer.key, answer.shown === undefined ? { ...answer, unknown: true } : answer);
+  }
+
+  /** The turns read again (`status`, `waiting`): an answer lost unseen no longer stops the next one (it is held to what was read). */
+  #read(keys?: readonly string[]): void {
+    for (const [key, lost] of this.#inDoubt) if (lost.unknown && (keys === undefined || keys.includes(key))) this.#inDoubt.delete(key);
   }
 
   /** The server answered an answer without an id (a reply or a refusal): a later one is no retry of a lost one. */
@@ -276,10 +294,16 @@ export class Companion {
 
   /** Goes on with an interrupted turn: `results` for tools that did run, `rerun` for those that did not (by invocation). */
   resume(options: TurnRef & { results?: Record<string | number, unknown>; rerun?: (number | string)[] }): RemoteStream {
-    const wrong = slip("resume", options);
+    const wrong = slip("resume", options) ?? unsaidResults(options.results);
     if (wrong) return refused(wrong);
     return this.#stream(
-      { type: "resume", conversation: options.conversation, turn: options.turn, ...opt("results", options.results), ...opt("rerun", options.rerun) },
+      {
+        type: "resume",
+        conversation: options.conversation,
+        turn: options.turn,
+        ...opt("results", keptResults(options.results)),
+        ...opt("rerun", options.rerun),
+      },
       options.conversation,
     );
   }
@@ -297,6 +321,7 @@ export class Companion {
     if (wrong) throw new RemoteError(wrong);
     const status = checked(statusSchema, await this.#request({ type: "status", conversation: options.conversation, turn: options.turn }));
     this.#show(status.conversation, status.turn, status.state === "waiting" ? status.approvals : []);
+    this.#read([turnKey(status.conversation, status.turn)]);
     return status;
   }
 
@@ -307,7 +332,7 @@ export class Companion {
    * waits there for the owner's companions.
    */
   call<T = unknown>(program: string, input: unknown, options: { approvals?: "caller" | "owner"; conversation?: string } = {}): RemoteStream<T> {
-    const wrong = slip("call", options);
+    const wrong = slip("call", options) ?? unsaidInput(input);
     if (wrong) return refused(wrong);
     const approvals = options.approvals ?? "owner";
     // a caller call runs in no conversation: naming one too is refused here, never sent for the server to refuse (or,
@@ -368,8 +393,9 @@ export class Companion {
       }
       const read = msg.type === "waiting" || msg.type === "status";
       // a request that would wait long for the server's rate is refused now, nothing sent, rather than held for ever
-      // (a cancel is held as long as it takes, never refused: dropped, the call it was to stop would run on unsaid)
-      const delay = read || msg.type === "cancel" ? 0 : this.#pacer.delay(RUNS_TURN.has(msg.type));
+      // (a cancel is held as long as it takes, never refused: dropped, the call it was to stop would run on unsaid; so
+      // is a subscribe: its refusal reaches nobody, and the `event` listeners would be told nothing, unsaid)
+      const delay = read || msg.type === "cancel" || msg.type === "subscribe" ? 0 : this.#pacer.delay(RUNS_TURN.has(msg.type));
       if (delay > MAX_HOLD_MS)
         return this.#fail(id, pending, {
           code: "remote-rate-limit",
@@ -515,6 +541,61 @@ function slip(method: string, options: unknown): WireError | null {
     message: `app.${method}: its options are an object ({ conversation, turn, … }), not ${describeValue(options, 60)}`,
   };
 }
+
+/**
+ * Results JSON would send as something else (NaN or Infinity as `null`, a Map as `{}`): the turn would go on with a
+ * result the person never gave. Refused, nothing sent, as `turn.resume` refuses a result JSON cannot keep.
+ */
+function unsaidResults(results: unknown): WireError | null {
+  if (typeof results !== "object" || results === null) return null; // (the request's own check says what results are)
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(results);
+  } catch (e) {
+    return { code: "input-invalid", message: `app.resume: its results cannot be read (${describeError(e)}); nothing was sent`.slice(0, 2000) };
+  }
+  for (const [key, value] of entries) {
+    const why = unsaidInJson(value);
+    if (why !== undefined)
+      return {
+        code: "input-invalid",
+        message: `app.resume: the result given for ${JSON.stringify(key.slice(0, 100))} cannot be sent as JSON (${why}); nothing was sent`.slice(
+          0,
+          2000,
+        ),
+      };
+  }
+  return null;
+}
+
+/**
+ * Results as `turn.resume` keeps them: a result given as `undefined` (the tool returned nothing) is `null`. Sent as
+ * it is, JSON drops its key, and the server refused the resume for a result never given (turn-unfinished).
+ */
+function keptResults<R>(results: R): R {
+  if (typeof results !== "object" || results === null || Array.isArray(results)) return results;
+  try {
+    const entries = Object.entries(results);
+    if (!entries.some(([, v]) => v === undefined)) return results;
+    return Object.fromEntries(entries.map(([k, v]) => [k, v === undefined ? null : v])) as R;
+  } catch {
+    return results; // (a getter that throws now: the request's own check refuses it, with a code)
+  }
+}
+
+/** A call's input JSON would send as something else: the program would run on what the caller never gave. */
+function unsaidInput(input: unknown): WireError | null {
+  const why = unsaidInJson(input);
+  return why === undefined
+    ? null
+    : { code: "input-invalid", message: `app.call: the input cannot be sent as JSON (${why}); nothing was sent`.slice(0, 2000) };
+}
+
+/** The refusal of an id-less answer whose earlier one was lost held to nothing known (see `IdlessAnswer.unknown`). */
+const lostUnseen = (method: "approve" | "deny", turn: string): WireError => ({
+  code: "approval-unknown",
+  message: `app.${method}: an earlier answer to turn ${turn} without an approval id was lost with the connection, and what it answered is not known (this companion never showed the turn's approvals): it may have been kept, and the turn may wait for something else now. Read the turn (app.status) and answer again, or answer by approval id; nothing was sent`,
+});
 
 /** A stream refused before anything was sent. */
 function refused<T>(error: WireError): RemoteStream<T> {

@@ -238,6 +238,13 @@ export class Link {
   /** A welcomed connection ended (closed, or silent too long): told, then reconnected unless closing or refused. */
   #down(socket: SocketLike, e: { code: number; reason: string }, welcomedAt: number): void {
     if (this.#socket === socket) this.#socket = null;
+    // the key revoked under a welcomed connection: no retry follows, and each later request says why (never "not
+    // connected", as though a retry could help); open() asks again
+    if (e.code === AUTH_CLOSE && !this.#closing)
+      this.#refusal = new RemoteError({
+        code: "remote-auth",
+        message: `the server closed the connection (${AUTH_CLOSE}${e.reason ? `: ${e.reason}` : ""}): this companion's key was revoked`,
+      });
     this.events.down(e);
     // a connection that stayed up starts the backoff again; one dropped at once (a server that welcomes, then
     // closes) goes on waiting longer each time, not 100 ms after every welcome

@@ -138,7 +138,14 @@ export class RemoteStream<T = unknown> implements AsyncIterable<TurnEvent>, Prom
           message: `the options are { id?, by? }, not ${describeValue(options, 60)}: s.approve({ id, by }), s.deny(reason, { id, by })`,
         }),
       );
-    return this.controls.answer(verdict, options);
+    // without an id: the approvals this stream showed, each by its id. Sent id-less, it answered what waited when it
+    // reached the server: a yes sent again before the first came back (a double click on a slow network) approved
+    // the tool the turn asked for meanwhile, whose `approval` event was still on its way (unseen). One shown and
+    // answered already is refused there (approval-answered)
+    const shown = options.id === undefined ? this.pending.map((a) => a.id) : [];
+    if (shown.length === 0) return this.controls.answer(verdict, options);
+    const controls = this.controls;
+    return Promise.all(shown.map((id) => controls.answer(verdict, { ...options, id }))).then(() => undefined);
   }
 
   /**

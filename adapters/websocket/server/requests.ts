@@ -12,6 +12,7 @@ import { allowsTurn, mayJoin, programOfTurn, visibleTo } from "./scope.js";
 import type { ClientMessage, Outcome, Subscribed, WireError, WireEvent } from "../shared/protocol.js";
 import type { Cursor } from "./backlog.js";
 import { startCall } from "./calls.js";
+import { unsaidInJson } from "../shared/json.js";
 import { abandon, answer, resume, status } from "./runner.js";
 
 type Request = Exclude<ClientMessage, { type: "hello" }>;
@@ -106,10 +107,32 @@ function outOfScope(grant: Grant | null, msg: Request, program?: string | null):
   return null;
 }
 
+/**
+ * Why a request's values given as any JSON (a resume's results, a call's input) cannot be taken, or `null`: a number
+ * past what JSON reads (`1e400`) is read as Infinity, which the journal would keep as `null`, and the turn would go
+ * on with a result (or an input) nobody gave.
+ */
+function unsaid(msg: Request): WireError | null {
+  if (msg.type === "resume")
+    for (const [key, value] of Object.entries(msg.results ?? {})) {
+      const why = unsaidInJson(value);
+      if (why !== undefined)
+        return wireError(
+          "input-invalid",
+          `resume: the result given for ${JSON.stringify(key.slice(0, 100))} cannot be kept as JSON (${why}); nothing was written`.slice(0, 2000),
+        );
+    }
+  if (msg.type === "call") {
+    const why = unsaidInJson(msg.input);
+    if (why !== undefined) return wireError("input-invalid", `call: the input cannot be kept as JSON (${why}); nothing ran`.slice(0, 2000));
+  }
+  return null;
+}
+
 export function requestHandler(hub: Hub): Handler {
   return async (conn, msg) => {
     // the conversation first, before anything is read (a refusal says nothing of what exists)
-    const early = outOfScope(conn.grant, msg);
+    const early = outOfScope(conn.grant, msg) ?? unsaid(msg);
     if (early) return conn.error(msg.id, early);
     let program: string | null = null;
     if ("turn" in msg) {
