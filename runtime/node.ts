@@ -8,4 +8,4 @@ function createCarrier<T>(): AsyncCarrier<T> {
   return { acrossAwait: true, run: (value, fn) => als.run(value, fn), get: () => als.getStore() };
 }
 
-export const platform: PlatformRuntime = { defaultStore, storeKey, createCarrier, processes };
+export const platform: PlatformRuntime = { kind: "node", defaultStore, storeKey, createCarrier, processes };

@@ -1,11 +1,12 @@
 import type { ApproveSetting } from "./approval/types.js";
+import { approveProblem } from "./approval/rule.js";
 import { describeValue, FunctaiError } from "./errors.js";
 import { MAX_TIMER_MS } from "./runtime/clock.js";
 import type { LanguageModel } from "./lm/types.js";
 import { checkPluginNames } from "./plugins/names.js";
 import { HOOK_NAMES, type Plugin } from "./plugins/types.js";
 import type { Store } from "./store/types.js";
-import { NAME } from "./tools/name.js";
+import { checkStoreHere } from "./runtime/stores.js";
 import { namedKeys, storeOptionProblem, unknownKeys } from "./runtime/values.js";
 
 /**
@@ -120,23 +121,14 @@ export function checkLease(lease: unknown): void {
 function checkStore(store: unknown): void {
   const problem = store === undefined ? undefined : storeOptionProblem(store);
   if (problem !== undefined) throw new FunctaiError("settings-invalid", problem);
+  // (one this platform has no store for: a postgres:// URL in a browser, told where it is given, not at the first conversation)
+  checkStoreHere(store);
 }
 
-/**
- * A rule entry a call can match: a name, or names joined by `/` (a path or
- * its ending). Anything else (`"/refund"`, `"desk/refund/"`, `" refund"`)
- * matches no call ever, so it would ask nobody.
- */
-const isRuleEntry = (entry: unknown): boolean => typeof entry === "string" && entry.split("/").every((name) => NAME.test(name));
-
-/** Fails closed: a misspelt rule ("change", "/refund") would otherwise ask nobody about anything. */
+/** Fails closed (approveProblem): a misspelt rule ("change", "/refund") would otherwise ask nobody about anything. */
 function checkApprove(approve: unknown): void {
-  if (approve === undefined || approve === null || typeof approve === "function" || approve === "changes" || approve === "all") return;
-  if (Array.isArray(approve) && approve.every(isRuleEntry)) return;
-  throw new FunctaiError(
-    "settings-invalid",
-    `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(approve)}`,
-  );
+  const problem = approveProblem(approve);
+  if (problem !== undefined) throw new FunctaiError("settings-invalid", problem);
 }
 
 function checkPlugins(plugins: unknown): void {

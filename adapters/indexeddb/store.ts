@@ -16,7 +16,7 @@ import {
 } from "../../src/store/checks.js";
 import { isConversationId, type Store } from "../../src/store/types.js";
 import { MAX_TIMER_MS } from "../../src/runtime/clock.js";
-import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
+import { isRecord, namedKeys, POSTGRES_URL, postgresInBrowser, unknownKeys } from "../../src/runtime/values.js";
 import { checkedRecords, corrupt, storedLength } from "./damage.js";
 import { defaultLocks, webLockLiveness } from "./liveness.js";
 import { openStoreDB, type StoreDB, type StoreSchema } from "./schema.js";
@@ -150,6 +150,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   if (typeof name !== "string") {
     throw new FunctaiError("input-invalid", `indexedDBStore: the database name is a string, not ${describeValue(name, 40)}.`);
   }
+  // A postgres:// URL names the Postgres store (Node only): taken as a name, it made a database named after it, the
+  // URL's password in its name, and kept the conversations in this browser. Refused as every store option is (values.ts).
+  if (POSTGRES_URL.test(name)) throw postgresInBrowser();
   checkOptions(name, options);
   const pollMs = options.pollMs ?? 250;
   // 0, a negative or NaN would poll as fast as timers run; Infinity and past a timer's reach, once a millisecond.

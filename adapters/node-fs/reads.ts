@@ -35,6 +35,21 @@ const SPACE = 0x20;
 /** How often in a row `scan` reads the bytes after the last committed line again, the file changed under each read. */
 const MAX_REWINDS = 1_000;
 
+/**
+ * Whether the file holds `held` at `at` now (read once more and compared): bytes read before a torn tail was cut
+ * and written over differ, or are missing (the file got shorter); bytes followed only by appends are alike.
+ */
+async function stillThere(fd: number, held: Buffer, at: number): Promise<boolean> {
+  const again = Buffer.allocUnsafe(held.length);
+  let got = 0;
+  while (got < again.length) {
+    const n = await readAt(fd, again, got, again.length - got, at + got);
+    if (n === 0) return false; // shorter than it was: cut under the read
+    got += n;
+  }
+  return again.equals(held);
+}
+
 export class FileReads {
   // The lines of the records `read` parsed and checked, by conversation (least recently read first). Valid
   // while the file is the same (inode and birth time) and not shorter than `end` (the rule `known` uses).
@@ -214,33 +229,49 @@ export class FileReads {
       // Up to the size seen now, scanChunk bytes at a time; a line longer than that grows the buffer.
       const scanner = new Scanner({ file, base: 0, before: 0, after: Math.max(0, after) }, emit);
       let buf = Buffer.allocUnsafe(Math.min(this.scanChunk, Math.max(size, 1)));
-      let carry = 0;
-      let position = 0;
+      // buf[0, filled) holds the file's bytes from `start`, the end of the last committed line (scanner.committed);
+      // the first `pushed` of them went to the scanner already (lines of a batch not yet closed: none given out)
+      let start = 0;
+      let filled = 0;
+      let pushed = 0;
+      let position = 0; // (start + filled: where the next read begins)
       // No lock: an append of another process cuts a crash's torn tail and writes its batch in its place. Bytes
       // after the last committed line read before that cut and the rest read after it made one line that parsed as
       // a record nobody wrote (handed to visit), or read as damage. So the file's stamp is taken before the bytes
-      // in flight (after the last committed line) were read; changed by the end of a read, they are read again
-      // from the last committed line (committed bytes never change; nothing after them was given out yet).
+      // in flight (after the last committed line) were read; changed by the end of a read, those bytes are read once
+      // more and compared: alike, they are what the file holds (a plain append only adds bytes after them); else (a
+      // cut, a torn tail written over) they are read again from the last committed line (committed bytes never
+      // change; nothing after them was given out). Reading them again on every change, as it was, a busy
+      // conversation (appended to under most reads) failed the scan after MAX_REWINDS reads again in a row, and one
+      // batch longer than a chunk was read again from its start for ever.
       let since = stampOf(fd);
       for (let rewinds = 0; position < size; ) {
-        if (carry === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
-        const n = await readAt(fd, buf, carry, Math.min(buf.length - carry, size - position), position);
+        if (filled === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(buf.length)]);
+        const n = await readAt(fd, buf, filled, Math.min(buf.length - filled, size - position), position);
         const now = stampOf(fd);
         if (now !== since) {
           since = now;
-          position = scanner.rewind();
-          carry = 0;
-          // (in a row: the file changed under every read since the last that went through: appends for ever faster than a read)
-          if (++rewinds > MAX_REWINDS)
-            throw new ConversationError("store-io", `${file}: the file changed under each of ${MAX_REWINDS} reads of its end in a row; try again.`);
-          continue;
+          if (!(await stillThere(fd, buf.subarray(0, filled + n), start))) {
+            position = start = scanner.rewind();
+            filled = pushed = 0;
+            // (in a row: the bytes after the last committed line changed under every read since the last that went through)
+            if (++rewinds > MAX_REWINDS)
+              throw new ConversationError("store-io", `${file}: the file changed under each of ${MAX_REWINDS} reads of its end in a row; try again.`);
+            continue;
+          }
         }
         if (n === 0) break; // cut meanwhile
         position += n;
-        const filled = carry + n;
-        const used = scanner.push(buf.subarray(0, filled));
-        buf.copy(buf, 0, used, filled);
-        carry = filled - used;
+        filled += n;
+        pushed += scanner.push(buf.subarray(pushed, filled));
+        // what is committed now is given out and never changes: only the bytes after it are kept
+        const done = scanner.committed - start;
+        if (done > 0) {
+          buf.copy(buf, 0, done, filled);
+          filled -= done;
+          pushed -= done;
+          start += done;
+        }
         rewinds = 0; // (read through once more: only rewinds in a row count)
       }
       const seen = scanner.finish(position);

@@ -18,7 +18,7 @@ import { HandlePool } from "./handles.js";
 import { recordBody } from "./jsonl.js";
 import { withLock } from "./lock.js";
 import { FileReads, SCAN_CHUNK } from "./reads.js";
-import { isRecord } from "../../src/runtime/values.js";
+import { isRecord, POSTGRES_URL } from "../../src/runtime/values.js";
 
 /** Files `list` looks into at once (a folder of many conversations: never a descriptor each). */
 const LIST_AT_ONCE = 16;
@@ -125,6 +125,16 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
   // "" would be the working directory, an object "[object Object]": another folder than meant, silently.
   if (typeof dir !== "string" || dir === "") {
     throw new FunctaiError("input-invalid", `fsStore: the folder is a non-empty string (a path), not ${describeValue(dir, 40)}.`);
+  }
+  // A postgres:// URL (the Postgres store's location, a DATABASE_URL) made the folder "./postgres:/user:password@host…":
+  // the password in a path on disk, the conversations kept there while the app took them for kept in its database.
+  if (POSTGRES_URL.test(dir)) {
+    throw new FunctaiError(
+      "settings-invalid",
+      'fsStore "postgres://…": a postgres:// URL names the PostgreSQL store, not a folder (here it would be the folder ' +
+        '"./postgres:/…" under the working directory, the URL\'s password in its path). For the Postgres store give the URL as ' +
+        'the store option (store: "postgres://…") or use postgresStore from "functai/postgres"; for a folder of that name write "./postgres:/…".',
+    );
   }
   // (null or a string would fail later as a TypeError, or be read as no options)
   if (!isRecord(options as unknown))

@@ -31,12 +31,26 @@ export function asksApproval(rule: ApproveSetting | "function" | undefined, subj
   if (typeof rule === "function" || rule === "function" || rule === "changes") return changesThings(subject.effects);
   if (rule === "all") return true;
   // a rule that cannot be read is refused, never read as asking nobody (a host would show a refund as free to run)
-  if (!Array.isArray(rule) || !rule.every(isRuleEntry))
-    throw new FunctaiError(
-      "settings-invalid",
-      `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(rule, 200)}`,
-    );
-  return rule.some((entry: string) => matchesEntry(entry, subject));
+  const problem = approveProblem(rule);
+  if (problem !== undefined) throw new FunctaiError("settings-invalid", problem);
+  return (rule as readonly string[]).some((entry) => matchesEntry(entry, subject));
+}
+
+/**
+ * What is wrong with `approve` as a rule, or `undefined` when it can be read (`configure`, `using`, a call's options
+ * and `asksApproval` all ask it). It fails closed: a misspelt rule ("change", "/refund") would ask nobody about
+ * anything, and a list holding `"changes"` or `"all"` (`["changes", "find_order"]`) would ask about a tool of that
+ * name and nothing else, the refund run with nobody asked: a list names tools and paths only.
+ */
+export function approveProblem(approve: unknown): string | undefined {
+  if (approve === undefined || approve === null || typeof approve === "function" || approve === "changes" || approve === "all") return undefined;
+  if (Array.isArray(approve)) {
+    const word = approve.find((entry) => entry === "changes" || entry === "all");
+    if (word !== undefined)
+      return `approve ${describeValue(approve, 200)} holds "${word}", a rule of its own, not a tool's name: a list names tools and paths only, and would ask about a tool named "${word}" and nothing else. Give approve: "${word}", or a function that asks what you mean (a tool of that name is named by its path: "desk/${word}")`;
+    if (approve.every(isRuleEntry)) return undefined;
+  }
+  return `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(approve, 200)}`;
 }
 
 /**

@@ -5,7 +5,7 @@
  * once; of processes resuming at once, one records its answers).
  */
 import type { Approval } from "../approval/types.js";
-import { notJson } from "../engine/tool-boundary.js";
+import { outputNotJson } from "../engine/tool-boundary.js";
 import { ConversationError, describeError, describeValue, isFunctaiError } from "../errors.js";
 import { approvalKey, unfinishedOf, type UnfinishedTool } from "../records/keys.js";
 import { makeRecord } from "../records/make.js";
@@ -178,7 +178,7 @@ function checkAnswers(
   // every call named (one another person answered meanwhile is compared with their answer below, as JSON)
   for (const t of info.tools.values()) {
     for (const key of keysOf(t)) {
-      const why = key in results ? notJson(results[key]) : undefined;
+      const why = key in results ? outputNotJson(results[key]) : undefined;
       if (why !== undefined)
         throw new ConversationError(
           "input-invalid",

@@ -11,9 +11,30 @@
 import { platform } from "#runtime";
 import { FunctaiError } from "../errors.js";
 import type { Store } from "../store/types.js";
-import { POSTGRES_URL, storeOptionProblem } from "./values.js";
+import { POSTGRES_URL, postgresInBrowser, storeOptionProblem } from "./values.js";
 
 const opened = new Map<string, Store>();
+
+/**
+ * Which platform this is, as the platform says (`kind`).
+ *
+ * @example
+ * platformKind(); // "browser" in a page or worker, "node" in Node
+ */
+export const platformKind = (): "node" | "browser" => platform.kind;
+
+/**
+ * Refuses (`settings-invalid`) a `store` location that this platform has no
+ * store for: a `postgres://` URL in a browser (see `postgresInBrowser`).
+ * Checked where a store is given (the settings checks) and where one is
+ * opened (`storeAt`).
+ *
+ * @example
+ * checkStoreHere("postgres://db/app"); // throws in a browser, nothing in Node
+ */
+export function checkStoreHere(location: unknown): void {
+  if (typeof location === "string" && platformKind() === "browser" && POSTGRES_URL.test(location)) throw postgresInBrowser();
+}
 
 /**
  * The store at `location`, opened on first use and the same object after.
@@ -23,16 +44,8 @@ const opened = new Map<string, Store>();
  * storeAt("chats/") === storeAt("./chats"); // true in Node (one directory)
  */
 export function storeAt(location: string): Store {
-  // Where a location is only a name (a browser: no storeKey, a string is an IndexedDB database), a postgres:// URL was
-  // a database named after it: the conversation ran, its records kept in this browser (the URL's password in the
-  // database's name) while the app took them for kept on its shared server. The Postgres store runs in Node only.
-  if (platform.storeKey === undefined && POSTGRES_URL.test(location))
-    throw new FunctaiError(
-      "settings-invalid",
-      'store "postgres://…" names the PostgreSQL store, which runs in Node only (it needs pg and a TCP connection to the server), ' +
-        "never in a browser: here a store location is an IndexedDB database name. Keep conversations in the browser " +
-        '(store: "chats", an IndexedDB database) or run them on a Node server that uses the Postgres store.',
-    );
+  // In a browser a location is an IndexedDB database name: a postgres:// URL was a database named after it (see checkStoreHere).
+  checkStoreHere(location);
   // one key per place (Node: an absolute path, resolved now), and the store opened at that place
   const key = platform.storeKey?.(location) ?? location;
   let store = opened.get(key);

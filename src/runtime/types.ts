@@ -17,6 +17,13 @@ export interface Processes {
 }
 
 export interface PlatformRuntime {
+  /**
+   * Which platform this is (#runtime's condition picks it): in `"node"` a
+   * string `store` is a directory path or a `postgres://` URL, in
+   * `"browser"` an IndexedDB database name (and the Postgres store is not
+   * there). Read through `platformKind()` (src/runtime/stores.ts).
+   */
+  readonly kind: "node" | "browser";
   defaultStore(location: string): Store;
   /**
    * What a string `store` names, as one key per place: in Node a path made

@@ -1,4 +1,4 @@
-import { describeValue } from "../errors.js";
+import { describeValue, FunctaiError } from "../errors.js";
 
 /**
  * What kind of value a caller gave, asked the one way every check asks it.
@@ -33,6 +33,26 @@ export const isStoreOption = (value: unknown): boolean => storeOptionProblem(val
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]{1,31}):/;
 /** A location that names the PostgreSQL store (`postgres://…`, `postgresql://…`). */
 export const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/**
+ * The refusal (`settings-invalid`) of a `postgres://` location in a browser,
+ * worded once for every place that can be given one there (`configure`,
+ * `withSettings`, `fn.using`, a conversation's or a call's options, `serve`,
+ * `indexedDBStore`): taken for an IndexedDB database name, the conversation
+ * ran with its records kept in this browser, under a database named after
+ * the URL (its password included), while the app took them for kept on its
+ * shared server. The URL itself is never echoed (it may hold a password).
+ *
+ * @example
+ * throw postgresInBrowser(); // settings-invalid: store "postgres://…" names the PostgreSQL store, …
+ */
+export const postgresInBrowser = (): FunctaiError =>
+  new FunctaiError(
+    "settings-invalid",
+    'store "postgres://…" names the PostgreSQL store, which runs in Node only (it needs pg and a TCP connection to the server), ' +
+      "never in a browser: here a store location is an IndexedDB database name. Keep conversations in the browser " +
+      '(store: "chats", an IndexedDB database) or run them on a Node server that uses the Postgres store.',
+  );
 
 /**
  * Why `value` cannot be a `store` option, or undefined when it can: a
