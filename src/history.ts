@@ -32,7 +32,33 @@ export interface HistoryEntry {
 const LIMIT = 50;
 const entries: HistoryEntry[] = [];
 
-export function remember(entry: HistoryEntry): void {
+/** One model reply of a call: `id` names it within its turn (the same when a resumed run replays it), `replayed` when this run read it from the journal. */
+export interface ReplyMark {
+  id: string;
+  usage: Usage;
+  replayed: boolean;
+}
+
+/** The replies each kept entry counted (an entry dropped past the limit is no longer shown, nor are its counts). */
+const repliesOf = new WeakMap<HistoryEntry, ReadonlySet<string>>();
+
+/**
+ * Keeps a call for `phistory()`. With `replies`, its usage is theirs, less the replies it replayed that an entry
+ * still kept already counted: an interrupted call is shown with what it paid, and its resumed run (here, in the same
+ * process) replays those replies from the journal; counted again, they read as paid twice. (A replayed reply no
+ * entry counted, one paid before the turn waited for a person or in another process, is counted: it was paid.)
+ */
+export function remember(entry: HistoryEntry, replies?: readonly ReplyMark[]): void {
+  if (replies !== undefined) {
+    const usage = { inputTokens: 0, outputTokens: 0 };
+    for (const r of replies) {
+      if (r.replayed && entries.some((e) => repliesOf.get(e)?.has(r.id) === true)) continue;
+      usage.inputTokens += r.usage.inputTokens;
+      usage.outputTokens += r.usage.outputTokens;
+    }
+    entry = { ...entry, usage };
+    repliesOf.set(entry, new Set(replies.map((r) => r.id)));
+  }
   entries.push(entry);
   if (entries.length > LIMIT) entries.splice(0, entries.length - LIMIT);
 }

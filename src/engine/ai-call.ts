@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { FunctaiError, OutputError, StepLimit, describeError, isInstance } from "../errors.js";
-import { remember, type HistoryEntry } from "../history.js";
+import { remember, type HistoryEntry, type ReplyMark } from "../history.js";
 import { checkResponse, modelFailure } from "../lm/check-response.js";
 import { requestFingerprint } from "../lm/fingerprint.js";
 import { baseMessages, readOutput, unreadableReplyMessage } from "../lm/prompt.js";
@@ -200,6 +200,17 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
   let askedAgain = false;
   // the last reply read, for phistory() when the call fails: the history a user prints to debug it shows it
   let last: LMResponse | undefined;
+  // whether this run asked the model: a call that answered from replies an earlier run recorded, all of them (a
+  // resumed turn replaying a call that answered before the turn waited or was interrupted), was shown when it was
+  // paid, in that run; listed again, its tokens would read as paid twice. (A failure is always shown: one found in
+  // a replay, such as an approved tool's error, may be new, and this run is the one that met it.)
+  let paidHere = false;
+  // each reply read, named within the turn by its request's key: phistory() counts a replayed one an earlier entry
+  // already counted only once (an interrupted call resumed in this process)
+  const replies: ReplyMark[] = [];
+  const remembered = (e: HistoryEntry): void => {
+    if (paidHere) remember(e, replies);
+  };
   /** The call as `phistory()` shows it, its reply `response` (ended for `finishReason`). */
   const entry = (response: string, finishReason: FinishReason): HistoryEntry => ({
     at: new Date(runtime.clock.now()),
@@ -218,8 +229,10 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
       const recorded = runtime.journal.takeReply(key);
       // made to be sent, or kept for `predict`: a replayed step whose request nobody keeps makes none
       const request = recorded === undefined || runtime.keepsStepsOf(frame) ? requestOf(messages, specs, settings) : undefined;
+      if (recorded === undefined) paidHere = true;
       const response = recorded ?? (await ask(frame, lm, request!, key, step));
       last = response;
+      replies.push({ id: `${runtime.turn}\n${key}`, usage: response.usage, replayed: recorded !== undefined });
       runtime.addStep(frame, request, response, recorded !== undefined);
       usage.inputTokens += response.usage.inputTokens;
       usage.outputTokens += response.usage.outputTokens;
@@ -228,7 +241,7 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
         const empty = response.text.trim() === "" && response.finishReason !== "length";
         const read = empty ? { ok: false as const, detail: "the reply is empty" } : readOutput(response.text, fn.output, response.finishReason);
         if (read.ok) {
-          remember(entry(response.text, response.finishReason));
+          remembered(entry(response.text, response.finishReason));
           return read.value;
         }
         // the output schema's own fault (a refinement's bug, an async one): asking the model again would not mend it
@@ -253,10 +266,13 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
     // a call that waits for a person has not failed (it goes on once answered); any other ending is shown by phistory()
     // with its code and message, never its cause (a provider's raw error may carry what its message leaves out)
     if (!isInstance(e, Suspend))
-      remember({
-        ...entry(last?.text ?? "", last?.finishReason ?? "other"),
-        error: { code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null, message: describeError(e), replied: last !== undefined },
-      });
+      remember(
+        {
+          ...entry(last?.text ?? "", last?.finishReason ?? "other"),
+          error: { code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null, message: describeError(e), replied: last !== undefined },
+        },
+        replies,
+      );
     throw e;
   }
 }

@@ -318,8 +318,13 @@ async function failed(frame: Frame, p: Prepared, input: unknown, said: string, c
   done.error = message;
   void frame.runtime.journal.add(done);
   // (bounded as on a tool's output: a hook that never answers does not hold a stop for good; the failure is kept above)
-  await new StopBound().race(afterHooks(frame, p, input, { error: message }), frame.runtime.signal);
-  showResult(frame, p, undefined, message, shown);
+  try {
+    await new StopBound().race(afterHooks(frame, p, input, { error: message }), frame.runtime.signal);
+  } finally {
+    // shown also when a hook broke (the turn then fails plugin-failed): a stream that showed the call's `tool_call`
+    // and never its `tool_result` left a UI showing it running for ever
+    showResult(frame, p, undefined, message, shown);
+  }
   if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${message}`, { cause });
   return toolMessage(p, `Error: ${message}`, true);
 }
@@ -490,6 +495,8 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       const done = doneBody(site, p, forPerson);
       done.output = kept;
       void runtime.journal.add(done);
+      // and shown, as kept: a stream that showed the call's `tool_call` must show how it ended (see failed)
+      showResult(frame, p, shown, undefined, forPerson);
       throw e;
     }
     kept = keptValue(output, text);

@@ -95,7 +95,7 @@ export interface ConversationState {
   length: number;
   /** `program` records by version (the first for each version). */
   programs: Map<string, ProgramRecord>;
-  /** Records of a known kind that failed their schema: skipped, never misread. */
+  /** Records of a known kind that failed their schema, or whose seq is not after the ones before: skipped, never misread. */
   skipped: { seq: number | null; error: string }[];
 }
 
@@ -310,7 +310,8 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  *   nearest ancestor that did, else `null`.
  *
  * Unknown kinds, formats and keys are ignored; a known kind that fails its
- * schema is skipped and listed in `skipped`. Records naming a turn no earlier
+ * schema is skipped and listed in `skipped`, and so is a record whose `seq`
+ * is not after every seq before it (duplicated or out of order). Records naming a turn no earlier
  * `turn` record declared are ignored, and so is a second `turn` record for
  * the same id. Throws `input-invalid` only when `now` is not a time (a text: an
  * ISO 8601 instant with its offset), or the records are not a list.
@@ -346,6 +347,8 @@ export class ConversationReader {
   readonly #skipped: ConversationState["skipped"] = [];
   #head: string | null = null;
   #length = 0;
+  /** The highest `seq` of a known record walked. */
+  #lastKnown = 0;
   #at = 0;
 
   /** The highest `seq` seen so far: read on from here. */
@@ -373,6 +376,15 @@ export class ConversationReader {
       return;
     }
     const r = parsed.record;
+    // A store gives seqs in order (1, 2, …): a known record whose seq is not after every known one before it is a
+    // record duplicated or spliced in (a torn or merged copy, two writers that both appended). It is refused, never
+    // walked: a second `lease` of one attempt, or an `ended` record put back in, would read as if the store kept it.
+    // (Records of kinds or formats this version does not know are not walked, and take no part.)
+    if (r.seq <= this.#lastKnown) {
+      this.#skipped.push({ seq: r.seq, error: `${r.kind} record: seq ${r.seq} comes after seq ${this.#lastKnown}: records are duplicated or out of order` });
+      return;
+    }
+    this.#lastKnown = r.seq;
     if (r.kind === "program") {
       if (!this.#programs.has(r.version)) this.#programs.set(r.version, r);
       return;

@@ -168,8 +168,10 @@ export type ParsedRecord =
 export function parseRecord(raw: unknown): ParsedRecord {
   if (!isObject(raw)) return { ok: false, error: "a record is a JSON object" };
   const format = raw.functai_conversation;
-  // A later format is a format this reader does not know: skipped, like a kind.
-  if (typeof format === "number" && format !== FORMAT) return { ok: false, unknownKind: true };
+  // A later format is a format this reader does not know: skipped, like a kind. Only a whole number past this
+  // one is a format at all: 0, -1 or 1.5 is damage (skipped quietly, a damaged `ended` record would read as a
+  // turn that never ended, and run again), refused by the schema below.
+  if (typeof format === "number" && Number.isSafeInteger(format) && format > FORMAT) return { ok: false, unknownKind: true };
   const kind = raw.kind;
   if (typeof kind !== "string") return { ok: false, error: "a record has a string kind" };
   if (!isKnownKind(kind)) return { ok: false, unknownKind: true };

@@ -5,7 +5,7 @@ import { WebSocket as WsSocket } from "ws";
 import { z } from "zod";
 import type { SocketLike } from "../../adapters/websocket/index.js";
 import { ai, tool, Waiting } from "../../src/index.js";
-import { memoryStore, scripted } from "../../src/testing/index.js";
+import { faultyStore, memoryStore, scripted } from "../../src/testing/index.js";
 import type { Store } from "../../src/store/types.js";
 import type { LMRequest } from "../../src/lm/types.js";
 
@@ -59,6 +59,27 @@ export async function waitingDesk(ids: readonly string[] = ["sam"], options: { s
 }
 
 /** Polls `check` until it holds (bounded). */
+const isRefundDone = (r: object): boolean => {
+  const t = r as { kind?: string; state?: string; name?: string };
+  return t.kind === "tool" && t.state === "done" && t.name === "refund";
+};
+
+/** One turn per id whose process "died" right after the refund ran, before its result was kept: interrupted, the refund unfinished. */
+export async function crashedDesk(ids: string[]) {
+  const d = desk();
+  const lm = deskModel();
+  const served = d.fn.using({ lm });
+  const inner = memoryStore();
+  for (const id of ids) {
+    const store = faultyStore(inner, { crash: true, failOn: (call) => (call.records.some((r) => isRefundDone(r)) ? "before-write" : undefined) });
+    await served
+      .conversation(id, { store, lease: { renewMs: 20, ttlMs: 60 } })
+      .send("Refund A-1042.")
+      .catch(() => undefined);
+  }
+  return { ...d, lm, served, store: inner };
+}
+
 export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await check())) {

@@ -11,34 +11,21 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { program } from "../../src/index.js";
-import { faultyStore, memoryStore } from "../../src/testing/index.js";
-import { desk, deskModel, keeper, until } from "./fixtures.js";
+import { memoryStore } from "../../src/testing/index.js";
+import { crashedDesk, keeper, until } from "./fixtures.js";
 import { rawClient } from "./fixtures/hunt25-kit.js";
 
 const keep = keeper();
 
-const isRefundDone = (r: object): boolean => {
-  const t = r as { kind?: string; state?: string; name?: string };
-  return t.kind === "tool" && t.state === "done" && t.name === "refund";
-};
-
-/** Turns whose process "died" right after the refund ran, before its result was kept: interrupted, the refund unfinished. */
-async function crashedDesk(ids: string[]) {
-  const d = desk();
-  const lm = deskModel();
-  const served = d.fn.using({ lm });
-  const inner = memoryStore();
-  for (const id of ids) {
-    const store = faultyStore(inner, { crash: true, failOn: (call) => (call.records.some((r) => isRefundDone(r)) ? "before-write" : undefined) });
-    await served
-      .conversation(id, { store, lease: { renewMs: 20, ttlMs: 60 } })
-      .send("Refund A-1042.")
-      .catch(() => undefined);
-  }
-  return { ...d, lm, served, store: inner };
+/** A program that keeps what it is given: its input is any JSON; `runs.n` counts its runs. */
+function keeping() {
+  const runs = { n: 0 };
+  const fn = program("keep", { description: "Keeps data.", input: { data: z.unknown() }, output: z.unknown() }, ({ data }) => {
+    runs.n++;
+    return { kept: data };
+  });
+  return { fn, runs };
 }
-
-/** A program that keeps what it is given: its input is any JSON. */
 
 describe("a result or an input JSON cannot say, sent raw", () => {
   it("a result past what JSON reads (1e400) is refused (input-invalid): nothing written, the model not asked, the turn still waits for it", async () => {
@@ -69,18 +56,14 @@ describe("a result or an input JSON cannot say, sent raw", () => {
 
   it("a call whose input holds 1e400 is refused (input-invalid): the program does not run, no conversation is written", async () => {
     const store = memoryStore();
-    let ran = 0;
-    const fn = program("keep", { description: "Keeps data.", input: { data: z.unknown() }, output: z.unknown() }, ({ data }) => {
-      ran++;
-      return { kept: data };
-    });
+    const { fn, runs } = keeping();
     const server = keep(await serve({ store, programs: [fn], keys: ["k1"], port: 0 }));
     const c = keep(await rawClient(server.url, "k1"));
     c.send('{"type":"call","id":"c1","program":"keep","input":{"data":[1,1e400]},"conversation":"kept"}');
     c.send('{"type":"call","id":"c2","program":"keep","input":{"data":{"n":-1e999}},"approvals":"caller"}');
     expect(await c.answerTo("c1")).toMatchObject({ type: "error", code: "input-invalid" });
     expect(await c.answerTo("c2")).toMatchObject({ type: "error", code: "input-invalid" });
-    expect(ran).toBe(0);
+    expect(runs.n).toBe(0);
     expect(await store.read("kept")).toEqual([]);
     // what JSON can say runs as before
     expect(await c.ask({ type: "call", id: "c3", program: "keep", input: { data: [1, 2e300] }, approvals: "caller" })).toMatchObject({
@@ -115,18 +98,14 @@ describe("a result or an input JSON cannot say, given to a companion", () => {
 
   it("a call whose input holds NaN or a Set: input-invalid, nothing sent, the program does not run", async () => {
     const store = memoryStore();
-    let ran = 0;
-    const fn = program("keep", { description: "Keeps data.", input: { data: z.unknown() }, output: z.unknown() }, ({ data }) => {
-      ran++;
-      return { kept: data };
-    });
+    const { fn, runs } = keeping();
     const server = keep(await serve({ store, programs: [fn], keys: ["k1"], port: 0 }));
     const app = keep(await connect(server.url, { key: "k1" }));
     await expect(Promise.resolve(app.call("keep", { data: { n: Number.NaN } }, { approvals: "caller" }))).rejects.toMatchObject({
       code: "input-invalid",
     });
     await expect(Promise.resolve(app.call("keep", { data: new Set([1]) }, { conversation: "k" }))).rejects.toMatchObject({ code: "input-invalid" });
-    expect(ran).toBe(0);
+    expect(runs.n).toBe(0);
     expect(await store.read("k")).toEqual([]);
     expect(await app.call("keep", { data: [1, "two", null] }, { approvals: "caller" })).toEqual({ kept: [1, "two", null] });
   });

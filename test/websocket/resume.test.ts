@@ -1,30 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
-import { faultyStore, memoryStore } from "../../src/testing/index.js";
 import { recordAnswerOf, streamOn } from "../../src/conversation/internal.js";
-import { desk, deskModel, keeper, until, waitingDesk } from "./fixtures.js";
+import { crashedDesk, keeper, until, waitingDesk } from "./fixtures.js";
 
 const keep = keeper();
-
-const isRefundDone = (r: object): boolean => {
-  const t = r as { kind?: string; state?: string; name?: string };
-  return t.kind === "tool" && t.state === "done" && t.name === "refund";
-};
-
-/** A turn whose process "died" right after the refund ran, before its result was kept: interrupted, the refund unfinished. */
-async function crashedDesk(ids: string[]) {
-  const d = desk();
-  const served = d.fn.using({ lm: deskModel() });
-  const inner = memoryStore();
-  for (const id of ids) {
-    const store = faultyStore(inner, {
-      crash: true,
-      failOn: (call) => (call.records.some((r) => isRefundDone(r)) ? "before-write" : undefined),
-    });
-    await served.conversation(id, { store, lease: { renewMs: 20, ttlMs: 60 } }).send("Refund A-1042.").catch(() => undefined);
-  }
-  return { ...d, served, store: inner };
-}
 
 describe("resuming an interrupted turn from a companion", () => {
   it("is listed with its unfinished tools; resume refuses until each has a result or a rerun; a result given is not run again", async () => {
