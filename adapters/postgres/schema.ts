@@ -59,7 +59,7 @@ function appendFunction(schema: string): string {
   return `
 DROP FUNCTION IF EXISTS ${s}.append(text, json, integer, integer, text);
 CREATE OR REPLACE FUNCTION ${s}.append(p_conversation text, p_records json, p_expect integer, p_session_a integer, p_session_b integer, p_fence text, p_n integer)
-RETURNS integer LANGUAGE plpgsql AS $fn$
+RETURNS integer LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   cur integer;
   newest integer;
@@ -123,7 +123,7 @@ function watchFunction(schema: string): string {
   const s = `"${schema}"`;
   return `
 CREATE OR REPLACE FUNCTION ${s}.watch(p_conversation text, p_token text, p_seconds float8)
-RETURNS integer LANGUAGE plpgsql AS $fn$
+RETURNS integer LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   cur integer;
 BEGIN
@@ -156,7 +156,9 @@ const DDL_LOCK_MS = 10_000;
  * append that finds a row committed after its UPDATE looked updates it, where 3 called it a conflict; 5: one row
  * per append in `batches`, and `records` a view of them, for the readers of a release before it; 6: the append
  * refuses a length below 0 or not where the newest batch ends, the tables unchanged; 7: the append's fence names
- * pg_catalog's hashtextextended, where a user's function of that name taking an integer was called instead). Run as
+ * pg_catalog's hashtextextended, where a user's function of that name taking an integer was called instead; the append
+ * and the watch of version 7 are made again, with their search_path pinned, where a schema's were made without: see
+ * PINNED). Run as
  * one implicit transaction, with pg_catalog alone on its search_path (a user's function or operator is never what a
  * view or default binds to), under a transaction-level advisory lock, so that several processes using a fresh
  * database at once create it once; each other lock is waited for DDL_LOCK_MS at most. `marker` starts its text (a
@@ -248,14 +250,34 @@ function versionOf(value: unknown, schema: string, target: string): number {
 }
 
 /**
+ * Whether a schema's append and watch run with pg_catalog alone on their
+ * search_path (`SET search_path` on the function). Without it they ran with
+ * the calling session's, and an operator of a user's or an extension's on it
+ * that matches their arguments exactly (float8 + integer, text || integer)
+ * was bound before pg_catalog's, which needs a cast: a waiter's row said it
+ * waited until a time gone by, and an append notified with another payload,
+ * so a wait was not woken until its timeout. Version 7's functions made
+ * before this was pinned are made again (the version stays 7: a release of
+ * version 7 runs the pinned ones as they are), by a role that may replace
+ * them (their owner's): an app's role with only USAGE on a schema an owner
+ * made goes on with them as they are, never fails its first use on DDL it
+ * may not run.
+ */
+const PINNED = (schema: string): string => `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace
+    WHERE n.nspname = ${quote(schema)} AND ((p.proname = 'append' AND p.pronargs = 7) OR (p.proname = 'watch' AND p.pronargs = 3))
+    AND NOT coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false) AND pg_catalog.pg_has_role(p.proowner, 'USAGE'))`;
+
+/**
  * Makes sure the schema's tables exist at this release's version: creates
  * them on first use; refuses (store-io) a schema a newer release wrote.
  */
 export async function ensureSchema(db: Db, schema: string): Promise<void> {
   let version: number | null = null;
+  let pinned = true;
   try {
     // asked first, never learnt from an error: a role with exit_on_error has the server end the session at any error
-    const { rows: found } = await db.query(`SELECT pg_catalog.to_regclass('"${schema}".meta') IS NOT NULL AS present`);
+    const { rows: found } = await db.query(`SELECT pg_catalog.to_regclass('"${schema}".meta') IS NOT NULL AS present, ${PINNED(schema)} AS pinned`);
+    pinned = found[0]?.["pinned"] !== false;
     if (found[0]?.["present"] === true) {
       const read = `SELECT value FROM "${schema}".meta WHERE key = 'schema_version'`;
       // its lock wait bounded below the statement deadline: behind an ACCESS EXCLUSIVE lock on meta (a LOCK TABLE, VACUUM FULL or ALTER left open), it failed at that deadline as a network failure
@@ -267,7 +289,7 @@ export async function ensureSchema(db: Db, schema: string): Promise<void> {
     if (code === "55P03") throw await metaLocked(db, schema, e);
     if (code !== "42P01" && code !== "3F000") throw storeIo(e, `read the version of schema "${schema}"`, db.target); // not "no such table/schema" (dropped meanwhile)
   }
-  if (version === null || version < SCHEMA_VERSION) {
+  if (version === null || version < SCHEMA_VERSION || (version === SCHEMA_VERSION && !pinned)) {
     // made here, or migrated: every statement of the DDL may run again (version 1 lacked the waiters, 2 to 5 had older appends, 1 to 4 a row per record)
     await make(db, schema);
     version = SCHEMA_VERSION;
