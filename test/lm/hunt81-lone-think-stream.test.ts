@@ -9,13 +9,13 @@
  * reasoning: the `</think>` that closes it (the answer after it then
  * streams), or the reply's end. The deltas concatenated are the answer read.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type TurnEvent } from "../../src/index.js";
 import { readOutput } from "../../src/lm/prompt.js";
 import { replyText } from "../../src/lm/reply-text.js";
 import { openai } from "../../src/providers/openai.js";
-import { mockServer, type MockServer } from "../providers/server.js";
+import { type MockServer, eachTestServer } from "../providers/server.js";
 
 /** An OpenAI chat-completion stream, as llama.cpp's server sends it, of `text` in pieces of `size` characters. */
 function sse(text: string, size: number): string {
@@ -28,12 +28,7 @@ function sse(text: string, size: number): string {
 }
 
 let server: MockServer;
-beforeEach(async () => {
-  server = await mockServer();
-});
-afterEach(async () => {
-  await server.close();
-});
+eachTestServer((s) => (server = s));
 
 const capital = ai("capital", { description: "The capital of the country.", input: { country: z.string() }, output: z.string() });
 const lm = () => openai({ model: "DeepSeek-R1-Distill-Qwen-7B", apiKey: "none", baseURL: `${server.url}/v1`, maxRetries: 0 });
