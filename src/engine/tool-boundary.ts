@@ -24,17 +24,17 @@ export function notJson(output: unknown): string | undefined {
 
 /**
  * `value` as the journal keeps it: a deep copy through its JSON (undefined
- * stays undefined), or why it cannot be kept (`notJson`'s reason), with one
- * `JSON.stringify`.
+ * stays undefined) with that JSON's `text`, or why it cannot be kept
+ * (`notJson`'s reason), with one `JSON.stringify`.
  *
  * @example
- * keptJson({ at: new Date(0) }); // { value: { at: "1970-01-01T00:00:00.000Z" } }
+ * keptJson({ at: new Date(0) }); // { value: { at: "1970-01-01T00:00:00.000Z" }, text: '{"at":"1970-01-01T00:00:00.000Z"}' }
  * keptJson(10n);                 // { why: "Do not know how to serialize a BigInt" }
  */
-export function keptJson(value: unknown): { value: unknown } | { why: string } {
+export function keptJson(value: unknown): { value: unknown; text?: string } | { why: string } {
   if (value === undefined) return { value };
   const json = jsonTextOf(value);
-  return "why" in json ? json : { value: JSON.parse(json.text) as unknown };
+  return "why" in json ? json : { value: JSON.parse(json.text) as unknown, text: json.text };
 }
 
 /** `value`'s JSON text, or why it has none that keeps what it holds (`value` is not undefined). */

@@ -29,6 +29,8 @@ interface Prepared {
   /** The model's call cannot run (unknown tool, bad input): the model is told why. */
   problem?: string;
   decision?: Decision;
+  /** Its `tool_call` was shown (when streaming): it is being decided, and ends with a `tool_result`. */
+  called?: true;
 }
 
 const toolMessage = (p: Prepared, content: string, isError = false): Message =>
@@ -109,6 +111,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   }
   checkKeepable(p, parsed.data);
   const runtime = frame.runtime;
+  p.called = true;
   if (runtime.streaming)
     runtime.emit(
       frame.path,
@@ -127,7 +130,31 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     anew,
     schema: tool.inputSchema,
   });
-  return decision instanceof Promise ? decision.then((d) => decided(p, d)) : decided(p, decision);
+  return decision instanceof Promise
+    ? decision.then(
+        (d) => decided(p, d),
+        (e: unknown) => {
+          showUnrun(frame, [p], e);
+          throw e;
+        },
+      )
+    : decided(p, decision);
+}
+
+/**
+ * Ends the shown calls that never ran because their step failed first (a
+ * `toolCall` hook, an approve function or a `toolRun` hook threw, here or on
+ * another call of the step): each gets an error `tool_result` saying so,
+ * once. A stream that showed a call's `tool_call` and never its
+ * `tool_result` left a UI showing it running for ever. Not when the turn
+ * stops resumable (stopped, its lease lost, waiting for a person): it is not
+ * over, and shows no more here.
+ */
+function showUnrun(frame: Frame, calls: readonly Prepared[], e: unknown): void {
+  if (frame.runtime.signal.aborted || isInstance(e, Suspend) || isTurnStop(e)) return;
+  const why = `it did not run: ${cappedErrorText(describeError(e))}`;
+  // (only calls whose tool_call was shown: a replayed or unrunnable call showed none)
+  for (const p of calls) if (p.called) showResult(frame, p, undefined, why);
 }
 
 /**
@@ -437,6 +464,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     if (!around.ran) {
       // (a run that lost its lease meanwhile writes nothing more: its `started` stays, as above)
       if (leafChange && !isInstance(e, LeaseLost)) void runtime.journal.add(toolBody(site, p, "rerun"));
+      showUnrun(frame, [p], e);
       throw e;
     }
     const forPerson = ctx.returned();
@@ -548,11 +576,17 @@ export function runToolCalls(
   anew: boolean,
 ): Message[] | Promise<Message[]> {
   const prepared: Prepared[] = [];
-  for (const call of calls) {
-    const p = prepare(frame, call, tools, anew);
-    // a decision to wait for: the rest is prepared once it is made, one call at a time as here
-    if (p instanceof Promise) return prepareRest(frame, calls, tools, anew, prepared, p);
-    prepared.push(p);
+  try {
+    for (const call of calls) {
+      const p = prepare(frame, call, tools, anew);
+      // a decision to wait for: the rest is prepared once it is made, one call at a time as here
+      if (p instanceof Promise) return prepareRest(frame, calls, tools, anew, prepared, p);
+      prepared.push(p);
+    }
+  } catch (e) {
+    // a call the model made after them cannot be run (see prepare): those shown before it never run either
+    showUnrun(frame, prepared, e);
+    throw e;
   }
   // a step whose calls were settled by an earlier run (a replay) is answered without a promise
   return runPrepared(frame, prepared);
@@ -566,10 +600,15 @@ async function prepareRest(
   prepared: Prepared[],
   next: Promise<Prepared>,
 ): Promise<Message[]> {
-  prepared.push(await next);
-  for (let i = prepared.length; i < calls.length; i++) {
-    const p = prepare(frame, calls[i]!, tools, anew);
-    prepared.push(p instanceof Promise ? await p : p);
+  try {
+    prepared.push(await next);
+    for (let i = prepared.length; i < calls.length; i++) {
+      const p = prepare(frame, calls[i]!, tools, anew);
+      prepared.push(p instanceof Promise ? await p : p);
+    }
+  } catch (e) {
+    showUnrun(frame, prepared, e);
+    throw e;
   }
   return runPrepared(frame, prepared);
 }

@@ -16,6 +16,12 @@ import type { Plugin, PluginModelRequest, PluginToolCall, PluginTurn, PluginTurn
 import { copyOf } from "../runtime/values.js";
 import { checkPluginNames } from "./names.js";
 
+/**
+ * The most a plugin's `keep` takes, in characters of the value's JSON (as a tool's error text is bounded): every later
+ * read of the conversation (each send, a resume, `turns()`, a WebSocket listing) reads what was kept again.
+ */
+export const MAX_KEPT_CHARS = 100_000;
+
 const pluginsOf = (frame: Frame): readonly Plugin[] => (frame.settings.plugins ?? []) as readonly Plugin[];
 
 /**
@@ -65,6 +71,12 @@ function keptData(plugin: Plugin, data: unknown): unknown {
   const kept = keptJson(data);
   if ("why" in kept)
     throw new FunctaiError("plugin-failed", `plugin ${plugin.name}: keep takes a small JSON value, and this one is not (${kept.why})`);
+  const size = kept.text?.length ?? 0;
+  if (size > MAX_KEPT_CHARS)
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin.name}: keep takes a small JSON value, and this one's JSON is ${size} characters (at most ${MAX_KEPT_CHARS}): nothing was kept. Keep an id or a summary`,
+    );
   return kept.value ?? null;
 }
 
@@ -207,6 +219,16 @@ export function observeModelCall(
   return plugins.length === 0 ? generate() : watchedModelCall(frame, lm, step, request, generate, plugins);
 }
 
+/**
+ * Where a `modelResponse` hook that throws failed, as its `plugin-failed` says: told of a model call that failed, the
+ * call's own failure too (its code and words), which that error replaces: a rate limit must not read as a broken plugin.
+ */
+function toldWhat(outcome: { response: LMResponse } | { error: string; code?: string }): string {
+  if (!("error" in outcome)) return "modelResponse";
+  const code = outcome.code === undefined ? "" : `${outcome.code}: `;
+  return `modelResponse, told the model call failed (${code}${describeValue(outcome.error, 300)})`;
+}
+
 async function watchedModelCall(
   frame: Frame,
   lm: LanguageModel,
@@ -250,7 +272,7 @@ async function watchedModelCall(
       if (!plugin.hooks.modelResponse) continue;
       try {
         const told = { ...shownOf(plugin), ...copyOf(outcome) };
-        await call(plugin, "modelResponse", () => plugin.hooks.modelResponse!(told), runtime.signal);
+        await call(plugin, toldWhat(outcome), () => plugin.hooks.modelResponse!(told), runtime.signal);
       } catch (e) {
         failure ??= { error: e };
       }
