@@ -1,4 +1,5 @@
 import { describeError, describeValue, FunctaiError } from "../errors.js";
+import { copyOf, isRecord } from "../runtime/values.js";
 import { exactMatch } from "./exact-match.js";
 import type { Row } from "./rows.js";
 import { stopsTurn } from "./run-row.js";
@@ -15,7 +16,8 @@ export type Score = number | boolean | Readonly<Record<string, number | boolean>
  * A metric scores one row: `(row, prediction) => number` (a boolean counts
  * as 1 or 0), or a record of scores, or a promise of either (a judge that
  * calls a model is awaited). `prediction` holds the call's outputs
- * (`result`, and each field of an object output).
+ * (`result`, and each field of an object output). Each metric is given
+ * copies of its own: what it changes is not what the run reports.
  *
  * @example
  * const mentionsCarrier: Metric = (row, prediction) => String(prediction.result).includes(String(row.carrier));
@@ -133,10 +135,24 @@ function keep(into: Record<string, number>, givenBy: Map<string, string>, by: st
   setScore(into, name, value);
 }
 
+/**
+ * What a metric is given: a copy of its own (plain records and lists copied, anything else kept). Given the row and
+ * the outputs themselves, a metric that changed them (`prediction.result = …`, `delete row.answer`) changed the
+ * outputs the run reports, the user's rows, what the next metric saw and the example an optimizer made of the run.
+ * A value that cannot be read whole (a getter that throws on a column nothing reads) is given as it is.
+ */
+function metricCopy(value: Row): Row {
+  try {
+    return copyOf(value);
+  } catch {
+    return value;
+  }
+}
+
 async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>, givenBy: Map<string, string>): Promise<void> {
   let given: unknown;
   try {
-    given = await metric(row, outputs);
+    given = await metric(metricCopy(row), metricCopy(outputs));
   } catch (e) {
     // a judge the metric calls in a turn that waits for a person or stops: the run stops with it (see stopsTurn)
     if (stopsTurn(e)) throw e;
@@ -189,9 +205,13 @@ export function makeScorer(metric: MetricOption | undefined, perOutput = false):
       givers: new Map(),
     };
   }
-  const named: [string, Metric][] = typeof metric === "function" ? [[SCORE, metric]] : Object.entries(metric ?? {});
+  // (a list of metrics is no record: taken as one, its scores were named "0", "1", …)
+  const named: [string, Metric][] = typeof metric === "function" ? [[SCORE, metric]] : isRecord(metric) ? Object.entries(metric) : [];
   if (named.length === 0 || named.some(([, m]) => typeof m !== "function"))
-    throw new FunctaiError("input-invalid", "metric is a function (row, prediction) => number, or a record of such functions");
+    throw new FunctaiError(
+      "input-invalid",
+      `metric is a function (row, prediction) => number, or a record of such functions named by their scores ({ exact, short }), not ${describeValue(metric, 60)}`,
+    );
   const givers = new Map<string, string>();
   return {
     custom: true,

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AIFunction } from "../functions/ai.js";
 import type { Step } from "../engine/runtime.js";
-import { FunctaiError, isErrorCode } from "../errors.js";
+import { describeValue, FunctaiError, isErrorCode } from "../errors.js";
 import type { Progress, RowResult } from "../evaluate/evaluate.js";
 import { checkTurnSignal, reportProgress, rowFrames, scoreRow, TurnStops } from "../evaluate/evaluate.js";
 import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
@@ -55,7 +55,10 @@ export interface BootstrapOptions {
    * `demos` (`Demo[]`) holds the recorded runs that passed before the stop, in row order.
    */
   signal?: AbortSignal;
-  /** Called after each run, as `evaluate` calls it (a promise it gives is awaited). */
+  /**
+   * Called after each run, as `evaluate` calls it (a promise it gives is awaited); once it has its examples, the rows
+   * it no longer runs are done (not failed), and the last report says so (`done === total`).
+   */
   onProgress?: (progress: Progress) => void;
 }
 
@@ -146,7 +149,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   const concurrency = checkConcurrency(options.concurrency);
   const { threshold } = options;
   if (threshold !== undefined && !Number.isFinite(threshold))
-    throw new FunctaiError("input-invalid", `threshold is a number, not ${String(threshold)}`);
+    throw new FunctaiError("input-invalid", `threshold is a number, not ${describeValue(threshold, 40)}`);
   const teacher = checkTeacher(options.teacher);
   checkTurnSignal("bootstrapFewShot", options);
   // each row as a labeled example, made before any run: an answer JSON cannot keep (a BigInt) is refused naming its
@@ -290,23 +293,27 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
       .map((i) => found[i]!);
   const stoppedAfter = (): string => `bootstrapFewShot was stopped after ${done - cut} of ${rows.length} rows`;
   const holds = (demos: Demo[]): string => `the error's demos hold the ${demos.length} ${demos.length === 1 ? "run" : "runs"} that passed`;
+  /** Tells the host's onProgress, with a stop of its own for the progress awaited (the row's may have been aborted as not needed). */
+  const report = async (progress: Progress): Promise<void> => {
+    const own = stops.row();
+    try {
+      await reportProgress(options.onProgress, progress, options.signal === undefined ? undefined : own.controller.signal);
+    } finally {
+      own.release();
+    }
+  };
   try {
     await pool(
       rows.length,
       concurrency,
       async (i) => {
-        if (!(await attempt(i))) return;
-        // a stop of its own for the progress awaited (the row's may have been aborted as not needed)
-        const own = stops.row();
-        try {
-          const stop = options.signal === undefined ? undefined : own.controller.signal;
-          await reportProgress(options.onProgress, { done, total: rows.length, failed }, stop);
-        } finally {
-          own.release();
-        }
+        if (await attempt(i)) await report({ done, total: rows.length, failed });
       },
       { signal: options.signal, enough: () => passed >= maxBootstrapped },
     );
+    // the rows never started once enough runs passed are done too (not needed, not failed): the bar ends full, not
+    // at the row the last example was found on
+    if (done < rows.length && options.signal?.aborted !== true) await report({ done: rows.length, total: rows.length, failed });
   } catch (e) {
     // the turn stopped through the run's own signal (ctx.signal): the run's turn-aborted, which keeps its runs, below
     if (!(options.signal?.aborted === true && turnStops.seen)) {

@@ -68,7 +68,9 @@ describe("bootstrapFewShot once it has its examples", () => {
     expect(count).toEqual({ started: 2, stopped: 2 });
     expect(lm.requests).toHaveLength(3);
     // the stopped rows are done, not failed: nothing went wrong with them
-    expect(progress.at(-1)).toEqual({ done: 3, total: 4, failed: 0 });
+    expect(progress.at(-2)).toEqual({ done: 3, total: 4, failed: 0 });
+    // row 4, never started, is done too: the bar ends full
+    expect(progress.at(-1)).toEqual({ done: 4, total: 4, failed: 0 });
   });
 
   it("a row before the last example it keeps still runs to its end: it may be the example a run in order finds", async () => {
