@@ -95,7 +95,10 @@ export interface ConversationState {
   length: number;
   /** `program` records by version (the first for each version). */
   programs: Map<string, ProgramRecord>;
-  /** Records of a known kind that failed their schema, or whose seq is not after the ones before: skipped, never misread. */
+  /**
+   * Records of a known kind that failed their schema, whose seq is not after the ones before, or that name a turn
+   * no turn record before them declared: skipped, never misread.
+   */
   skipped: { seq: number | null; error: string }[];
 }
 
@@ -303,18 +306,20 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  *   `"approval"` are the built-in approval).
  * - Unfinished tools: those whose last `tool` record (by site and invocation)
  *   is `started`; `done`, `given` and `rerun` settle them.
- * - Head: the latest turn, or the turn a later `head` record names (a head
- *   record naming no known turn is ignored).
+ * - Head: the latest turn, or the turn a later `head` record names (one
+ *   naming no turn declared before it is skipped, as below).
  * - `next`: `{ waits }` when the head runs, `{ refuses: "conversation-busy" }`
  *   when it waits, else `{ parent }`: the head when it ended `done`, else its
  *   nearest ancestor that did, else `null`.
  *
  * Unknown kinds, formats and keys are ignored; a known kind that fails its
  * schema is skipped and listed in `skipped`, and so is a record whose `seq`
- * is not after every seq before it (duplicated or out of order). Records naming a turn no earlier
- * `turn` record declared are ignored, and so is a second `turn` record for
- * the same id. Throws `input-invalid` only when `now` is not a time (a text: an
- * ISO 8601 instant with its offset), or the records are not a list.
+ * is not after every seq before it (duplicated or out of order), and so is
+ * a record naming a turn no earlier `turn` record declared (a `turn` record
+ * of a later format declares nothing here), or a `turn` record whose parent
+ * none declared. A second `turn` record for the same id is ignored. Throws
+ * `input-invalid` only when `now` is not a time (a text: an ISO 8601 instant
+ * with its offset), or the records are not a list.
  *
  * @example
  * const state = readConversation(await store.read("sam"), { now: new Date() });
@@ -381,7 +386,10 @@ export class ConversationReader {
     // walked: a second `lease` of one attempt, or an `ended` record put back in, would read as if the store kept it.
     // (Records of kinds or formats this version does not know are not walked, and take no part.)
     if (r.seq <= this.#lastKnown) {
-      this.#skipped.push({ seq: r.seq, error: `${r.kind} record: seq ${r.seq} comes after seq ${this.#lastKnown}: records are duplicated or out of order` });
+      this.#skipped.push({
+        seq: r.seq,
+        error: `${r.kind} record: seq ${r.seq} comes after seq ${this.#lastKnown}: records are duplicated or out of order`,
+      });
       return;
     }
     this.#lastKnown = r.seq;
@@ -391,15 +399,32 @@ export class ConversationReader {
     }
     if (r.kind === "turn") {
       if (this.#tallies.has(r.turn)) return; // a turn is declared once
+      // a parent damaged: the turn's branch would read cut off from the turns before it (its history lost)
+      if (r.parent !== null && !this.#tallies.has(r.parent)) return this.#undeclared(r, "parent", r.parent);
       this.#tallies.set(r.turn, newTally(r));
       this.#head = r.turn; // the latest turn is the head…
       return;
     }
     const tally = this.#tallies.get(r.turn);
-    if (!tally) return;
+    // a turn id damaged, or a record put before its turn's: read as not written, an `ended` or `approval` record
+    // would leave its turn to run or wait again
+    if (!tally) return this.#undeclared(r, "turn", r.turn);
     if (r.kind === "head")
       this.#head = r.turn; // …unless a later head record names another
+    // a claim appends attempt + 1 and a renewal is fenced on its own: attempts only go up, and a lease of an attempt
+    // below one before it is an old one put back (a merge, a restore), whose run-out `until` would make a turn another
+    // holder runs read claimable
+    else if (r.kind === "lease" && r.attempt < tally.attempt)
+      this.#skipped.push({
+        seq: r.seq,
+        error: `lease record: attempt ${r.attempt} comes after attempt ${tally.attempt} of turn ${describeValue(r.turn, 60)}`,
+      });
     else apply(tally, r, at);
+  }
+
+  /** Skips a record whose `key` names a turn no turn record before it declared: refused, never ignored. */
+  #undeclared(r: KnownRecord, key: "turn" | "parent", turn: string): void {
+    this.#skipped.push({ seq: r.seq, error: `${r.kind} record: ${key} ${describeValue(turn, 60)} is declared by no turn record before it` });
   }
 
   /** Each turn's state at `now`, the head, and where a new turn goes. Throws `input-invalid` only when `now` is not a time. */

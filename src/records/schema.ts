@@ -122,8 +122,22 @@ const shapes = {
 /** The record kinds this version knows. */
 export type KnownKind = KnownRecord["kind"];
 
-const stored = <K extends KnownKind>(kind: K) => z.looseObject({ ...base, kind: z.literal(kind), ...shapes[kind] });
-const fresh = <K extends KnownKind>(kind: K) => stored(kind).omit({ seq: true });
+/**
+ * A `done` end's answer is its `value`. A turn whose answer is undefined is written with `outputs: { result: undefined }`
+ * and `value: undefined`, which a store keeps as `outputs: {}` and no `value` (JSON leaves undefined out): a `value`
+ * missing is that answer only when `outputs` holds none either. A `value` lost while `outputs` still holds an answer,
+ * or lost with `outputs`, is damage: refused, never read as an answer of undefined.
+ */
+const answerKept = (r: Record<string, unknown>): boolean =>
+  r.state !== "done" || r.value !== undefined || (typeof r.outputs === "object" && r.outputs !== null && Object.values(r.outputs).every((v) => v === undefined));
+
+const ANSWER_LOST = { path: ["value"], message: "a done turn's answer is missing (its outputs hold one, or are missing too)" };
+
+const shape = <K extends KnownKind>(kind: K) => z.looseObject({ ...base, kind: z.literal(kind), ...shapes[kind] });
+/** The rules across keys of a kind (on top of its shape). */
+const across = <S extends z.ZodType<Record<string, unknown>>>(kind: KnownKind, schema: S): S => (kind === "ended" ? schema.refine(answerKept, ANSWER_LOST) : schema);
+const stored = <K extends KnownKind>(kind: K) => across(kind, shape(kind));
+const fresh = <K extends KnownKind>(kind: K) => across(kind, shape(kind).omit({ seq: true }));
 
 type Stored = { [K in KnownKind]: ReturnType<typeof stored<K>> };
 type Fresh = { [K in KnownKind]: ReturnType<typeof fresh<K>> };
@@ -262,7 +276,7 @@ const fastChecks: { [K in KnownKind]: Check } = {
     (r.verdict === "yes" || r.verdict === "no") && isNullableStr(r.by) && isNullableStr(r.reason),
   ended: (r) =>
     isId(r.turn) && typeof r.state === "string" && ENDED_STATES.has(r.state) && opt(r.outputs, isPlainRecord) &&
-    opt(r.usage, isUsage) && opt(r.attempt, isCount),
+    opt(r.usage, isUsage) && opt(r.attempt, isCount) && answerKept(r),
   stop: (r) => isId(r.turn),
   head: (r) => isId(r.turn),
   snapshot: (r) => isId(r.turn) && has(r, "snapshot"),

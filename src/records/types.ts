@@ -214,6 +214,7 @@ export interface EndedRecord extends Base {
   turn: string;
   state: EndedState;
   outputs?: Record<string, unknown>;
+  /** A `done` turn's answer. Absent only for an answer of undefined, and then `outputs` holds none either (else the record is refused). */
   value?: unknown;
   error?: unknown;
   usage?: { input_tokens: number; output_tokens: number };

@@ -11,17 +11,19 @@ import { memoryStore } from "../../src/testing/index.js";
 import type { Store } from "../../src/store/types.js";
 
 const stop = (turn: string) => makeRecord("stop", { turn }, Date.now());
+// (a record naming a turn no turn record before it declared is damage: each test's records are its turns')
+const turnRecord = (turn: string) => makeRecord("turn", { turn, parent: null, program: "p", inputs: {} }, Date.now());
 
 describe("ConversationLog.appendIf", () => {
   it("appends at the length it saw; a writer that came first makes it read what came and decide again", async () => {
     const store = memoryStore();
     const log = new ConversationLog(store, "c");
     await log.read();
-    await store.append("c", [stop("other")]); // another process, after our read
+    await store.append("c", [turnRecord("other")]); // another process, after our read
     const seen: number[] = [];
     const { value, length } = await log.appendIf(async (view) => {
       seen.push(view.length);
-      return { append: [stop("mine")], value: (await view.state()).length };
+      return { append: [turnRecord("mine")], value: (await view.state()).length };
     }, { readFirst: false });
     expect(seen).toEqual([0, 1]); // tried on what it had seen, lost, read the other's record, decided again
     expect(value).toBe(1);
@@ -64,14 +66,13 @@ describe("ConversationLog.appendIf", () => {
     const log = new ConversationLog(store, "c");
     await log.read();
     const before = reads;
-    await log.appendIf(() => ({ append: [stop("a")], value: undefined }), { readFirst: false });
+    await log.appendIf(() => ({ append: [turnRecord("a"), stop("a")], value: undefined }), { readFirst: false });
     expect(reads).toBe(before);
-    expect((await log.read()).length).toBe(1);
+    expect((await log.read()).length).toBe(2);
   });
 });
 
 describe("ConversationLog.turnRecords", () => {
-  const turnRecord = (turn: string) => makeRecord("turn", { turn, parent: null, program: "p", inputs: {} }, Date.now());
   const lease = (turn: string) => makeRecord("lease", { turn, holder: "h", until: new Date(Date.now() + 60_000).toISOString(), attempt: 1 }, Date.now());
   const ended = (turn: string) => makeRecord("ended", { turn, state: "abandoned" }, Date.now());
   const turnsOf = (records: readonly object[]) => records.map((r) => `${(r as { kind: string }).kind}:${(r as { turn?: string }).turn}`);

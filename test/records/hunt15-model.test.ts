@@ -65,12 +65,28 @@ function stored(r: Rec, seq: number): Record<string, unknown> {
 const builtIn = (p: unknown) => (p === undefined || p === null || p === "" || p === "approval" ? "" : String(p));
 const sameAsk = (a: Rec, b: Rec) => a.site === b.site && a.invocation === b.invocation && builtIn(a.plugin) === builtIn(b.plugin);
 
+/** Each turn's index of its turn record: the first for its id, whose parent (if any) a turn record before it declared. */
+function declarations(records: Rec[]): Map<string, number> {
+  const declared = new Map<string, number>();
+  records.forEach((r, i) => {
+    if (r.kind === "turn" && !declared.has(r.turn!) && (r.parent === null || declared.has(r.parent as string))) declared.set(r.turn!, i);
+  });
+  return declared;
+}
+
+/** The seqs of records naming a turn (or, for a turn record, a parent) no turn record before them declared (hunt 91). */
+function undeclared(records: Rec[]): number[] {
+  const declared = declarations(records);
+  const before = (id: string, i: number) => declared.has(id) && declared.get(id)! < i;
+  return records.flatMap((r, i) => {
+    if (r.kind !== "turn") return before(r.turn!, i) ? [] : [i + 1];
+    return declared.get(r.turn!) === i || before(r.turn!, i) ? [] : [i + 1]; // (a second turn record for an id is ignored)
+  });
+}
+
 /** DESIGN's rules, read literally over the whole list each time. */
 function model(records: Rec[]) {
-  const declared = new Map<string, number>(); // turn -> index of its turn record
-  records.forEach((r, i) => {
-    if (r.kind === "turn" && !declared.has(r.turn!)) declared.set(r.turn!, i);
-  });
+  const declared = declarations(records); // turn -> index of its turn record
   const of = (id: string) => records.map((r, i) => ({ r, i })).filter(({ r, i }) => r.kind !== "turn" && r.turn === id && i > declared.get(id)!);
   const turns = new Map<string, { state: string; waiting: Rec[]; unfinished: string[]; parent: string | null }>();
   for (const [id, at] of declared) {
@@ -131,7 +147,7 @@ describe("readConversation agrees with DESIGN's rules, read literally", () => {
           { now: NOW },
         );
         const want = model(records);
-        expect(state.skipped).toEqual([]);
+        expect(state.skipped.map((s) => s.seq)).toEqual(undeclared(records)); // refused, never ignored (hunt 91)
         expect(state.head).toBe(want.head);
         expect(state.next).toEqual(want.next);
         expect([...state.turns.keys()]).toEqual([...want.turns.keys()]);

@@ -49,7 +49,7 @@ describe("checkNewRecord judges a record as it is stored (its JSON)", () => {
     expect(checkNewRecord({ ...base, kind: "reply", turn: "t1", key: "k", response: null }).ok).toBe(true);
     expect(checkNewRecord({ ...base, kind: "reply", turn: "t1", key: "k", response: new Date(0) }).ok).toBe(true);
     expect(checkNewRecord({ ...turn, inputs: { when: new Date(0) } }).ok).toBe(true);
-    expect(checkNewRecord({ ...base, kind: "ended", turn: "t1", state: "done", usage: { input_tokens: 1, output_tokens: 2 } }).ok).toBe(true);
+    expect(checkNewRecord({ ...base, kind: "ended", turn: "t1", state: "done", value: "r", usage: { input_tokens: 1, output_tokens: 2 } }).ok).toBe(true);
   });
 
   it("a host that checks its record before appending it never makes its conversation unreadable", async () => {

@@ -73,9 +73,10 @@ describe("readConversation: what a reader skips", () => {
     expect(s.skipped[2]?.error).toMatch(/state/);
   });
 
-  it("ignores records naming a turn no turn record declared, and a second turn record for an id", () => {
+  it("lists records naming a turn no turn record declared in skipped, and ignores a second turn record for an id", () => {
     const s = read(journal(turn("t1"), lease("t1"), ended("t1"), ended("ghost", "failed"), { ...turn("t1", "x"), inputs: {} }));
     expect([...s.turns.keys()]).toEqual(["t1"]);
+    expect(s.skipped.map((x) => x.seq)).toEqual([4]);
     expect(s.turns.get("t1")).toMatchObject({ parent: null, inputs: { message: "t1" }, seq: 1 });
   });
 });
