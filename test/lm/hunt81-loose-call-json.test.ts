@@ -12,16 +12,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
+import { chatCompletion } from "../providers/fixtures/hunt51-wire.js";
 import { textToolsDesk } from "./fixtures.js";
 
-const completion = (content: string) => ({
-  id: "chatcmpl-81",
-  object: "chat.completion",
-  created: 1764400081,
-  model: "llama3.1:8b",
-  choices: [{ index: 0, message: { role: "assistant", content, tool_calls: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 120, completion_tokens: 14, total_tokens: 134 },
-});
+const completion = (content: string) => chatCompletion(content, { model: "llama3.1:8b", usage: [120, 14] });
 
 const { local, seen, answer, lm } = textToolsDesk();
 const read = (text: string) => fromTextResponse({ text, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });

@@ -13,20 +13,14 @@
 import { describe, expect, it } from "vitest";
 import { openai } from "../../src/providers/openai.js";
 import { type MockServer, eachTestServer, failure } from "./server.js";
+import { chatCompletion } from "./fixtures/hunt51-wire.js";
 import { ask } from "./fixtures/lookup-order.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
 const lm = () => openai({ model: "Qwen/Qwen3-8B", apiKey: "none", baseURL: `${server.url}/v1`, maxRetries: 0 });
 
-const whole = (content: string) => ({
-  id: "chatcmpl-70",
-  object: "chat.completion",
-  created: 1764400000,
-  model: "Qwen/Qwen3-8B",
-  choices: [{ index: 0, message: { role: "assistant", content, tool_calls: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 40, completion_tokens: 22, total_tokens: 62 },
-});
+const whole = (content: string) => chatCompletion(content, { model: "Qwen/Qwen3-8B", usage: [40, 22] });
 
 const ANSWER = "<result>\nI already looked A-1042 up: it is at the carrier.\n</result>";
 const drafts = {

@@ -19,20 +19,14 @@ import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
 import { openai } from "../../src/providers/openai.js";
+import { chatCompletion } from "./fixtures/hunt51-wire.js";
 import { ask } from "./fixtures/lookup-order.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
 
-const completion = (content: string) => ({
-  id: "chatcmpl-81",
-  object: "chat.completion",
-  created: 1764400081,
-  model: "meta-llama/Llama-3.2-3B-Instruct",
-  choices: [{ index: 0, message: { role: "assistant", content, tool_calls: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 120, completion_tokens: 14, total_tokens: 134 },
-});
+const completion = (content: string) => chatCompletion(content, { model: "meta-llama/Llama-3.2-3B-Instruct", usage: [120, 14] });
 const llama = (nativeTools: boolean) =>
   openai({ model: "meta-llama/Llama-3.2-3B-Instruct", apiKey: "none", baseURL: `${server.url}/v1`, maxRetries: 0, nativeTools });
 

@@ -1,5 +1,6 @@
 /** The spec's refund desk on the scripted model, served over WebSocket on loopback. */
 import { createServer, connect as tcpConnect, type AddressInfo, type Socket } from "node:net";
+import { Transform } from "node:stream";
 import { afterEach } from "vitest";
 import { WebSocket as WsSocket } from "ws";
 import { z } from "zod";
@@ -90,11 +91,15 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
 
 /**
  * A TCP proxy in front of a server, whose connections a test can cut (a network that drops), or take down (every
- * connection cut, new ones refused) until it is brought `up` again.
+ * connection cut, new ones refused) until it is brought `up` again. Its server-to-companion bytes can be held back
+ * (`hold`) and let through again (`flow`): what the server sends meanwhile reaches the companion late, in order,
+ * while the companion's own messages go at once (a slow network).
  */
 export async function proxy(port: number) {
   const sockets = new Set<Socket>();
   let isDown = false;
+  let held = false;
+  const waiting: { to: Transform; chunk: Buffer }[] = [];
   const server = createServer((client) => {
     if (isDown) return void client.destroy();
     const upstream = tcpConnect(port, "127.0.0.1");
@@ -107,7 +112,14 @@ export async function proxy(port: number) {
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+    const gate = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        if (held) waiting.push({ to: this, chunk });
+        else this.push(chunk);
+        done();
+      },
+    });
+    client.pipe(upstream).pipe(gate).pipe(client);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return {
@@ -118,6 +130,14 @@ export async function proxy(port: number) {
       for (const s of sockets) s.destroy();
     },
     up: () => void (isDown = false),
+    hold: () => void (held = true),
+    /** What is held back, as text (the server's frames are not masked: their JSON reads as it was sent). */
+    heldText: () => Buffer.concat(waiting.map((w) => w.chunk)).toString("utf8"),
+    flow: () => {
+      held = false;
+      // (what a connection that ended meanwhile was sent is dropped: the server's end of it is gone)
+      for (const { to, chunk } of waiting.splice(0)) if (!to.writableEnded) to.push(chunk);
+    },
     close: () => new Promise<void>((r) => (sockets.forEach((s) => s.destroy()), server.close(() => r()))),
   };
 }

@@ -12,8 +12,8 @@ import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import type { TurnEvent } from "../../src/index.js";
 import { memoryStore } from "../../src/testing/index.js";
-import { keeper, until } from "./fixtures.js";
-import { heldProxy, refundThenEmail } from "./fixtures/hunt85-kit.js";
+import { keeper, proxy, until } from "./fixtures.js";
+import { refundThenEmail } from "./fixtures/hunt85-kit.js";
 
 const keep = keeper();
 
@@ -27,7 +27,7 @@ describe("a caller call's yes without an id, sent again before the first came ba
   it("does not approve the tool the turn asked for meanwhile, unseen: refused (approval-answered), and that tool does not run", async () => {
     const d = refundThenEmail();
     const server = keep(await serve({ store: memoryStore(), programs: [d.fn], port: 0 }));
-    const net = keep(await heldProxy(server.port));
+    const net = keep(await proxy(server.port));
     const app = keep(await connect(net.url));
     const s = app.call("desk3", "Refund A-1042.", { approvals: "caller" });
     const seen: TurnEvent[] = [];
