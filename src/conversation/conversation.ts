@@ -83,8 +83,8 @@ export interface SendOptions extends CallOptions {
   key?: string;
 }
 
-/** The request id a caller's key is kept as (apart from the ids delegates choose). */
-function keyOf(key: unknown): string | undefined {
+/** The request id a caller's key is kept as (apart from the ids delegates choose); `input-invalid` for a key that is none. */
+export function keyOf(key: unknown): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== "string" || key.length === 0 || key.length > 200)
     throw new FunctaiError(

@@ -1,5 +1,5 @@
 import type { Approval } from "../approval/types.js";
-import { FunctaiError } from "../errors.js";
+import { FunctaiError, isInstance } from "../errors.js";
 import type { LMRequest, LMResponse, Usage } from "../lm/types.js";
 import { systemClock, type Clock } from "../runtime/clock.js";
 import type { TurnEventBody } from "../turn/events.js";
@@ -49,9 +49,9 @@ export function markTurnStop<E>(e: E): E {
   return e;
 }
 
-/** Whether `e` is the turn's own stop: a `LeaseLost` (a `NeedsPerson` too) or marked so (`markTurnStop`). */
+/** Whether `e` is the turn's own stop: a `LeaseLost` (a `NeedsPerson` too) or marked so (`markTurnStop`); a thrown Proxy's trap is not asked to say. */
 export const isTurnStop = (e: unknown): boolean =>
-  ((typeof e === "object" && e !== null) || typeof e === "function") && (turnStops.has(e as object) || e instanceof LeaseLost);
+  ((typeof e === "object" && e !== null) || typeof e === "function") && (turnStops.has(e as object) || isInstance(e, LeaseLost));
 
 /**
  * The turn lost its lease (another process claimed it) or was stopped: it

@@ -329,9 +329,17 @@ export class Companion {
    * Calls a served program. `approvals: "caller"`: its approvals come to this
    * stream (`s.approve()`, `s.deny(reason)`); `"owner"` (default): it runs in
    * a conversation of the server's store (`conversation`, or a new one) and
-   * waits there for the owner's companions.
+   * waits there for the owner's companions. `key` (with `conversation`, an
+   * owner call): a request id, as a conversation's `send` takes; the same
+   * call sent again with it (after `remote-closed`) starts nothing and
+   * answers as its turn does. A keyed call's stream shows no events, only
+   * its outcome.
    */
-  call<T = unknown>(program: string, input: unknown, options: { approvals?: "caller" | "owner"; conversation?: string } = {}): RemoteStream<T> {
+  call<T = unknown>(
+    program: string,
+    input: unknown,
+    options: { approvals?: "caller" | "owner"; conversation?: string; key?: string } = {},
+  ): RemoteStream<T> {
     const wrong = slip("call", options) ?? unsaidInput(input);
     if (wrong) return refused(wrong);
     const approvals = options.approvals ?? "owner";
@@ -342,7 +350,13 @@ export class Companion {
         code: "settings-invalid",
         message: 'app.call: a call with approvals "caller" runs in no conversation; name a conversation with approvals "owner"',
       });
-    const msg = { type: "call" as const, program, input, approvals, ...opt("conversation", options.conversation) };
+    // a key names a turn kept in a conversation: on a call that keeps none it would be dropped, and the call sent again run again
+    if (options.key !== undefined && (approvals !== "owner" || options.conversation === undefined))
+      return refused({
+        code: "settings-invalid",
+        message: 'app.call: a call with a key names its conversation, with approvals "owner" (a key names a turn kept there)',
+      });
+    const msg = { type: "call" as const, program, input, approvals, ...opt("conversation", options.conversation), ...opt("key", options.key) };
     const id = this.#id();
     const controls =
       approvals === "caller"

@@ -87,10 +87,10 @@ export class Connection {
   /** This connection's caller calls, by request id, with the program called: their approvals are answered here. */
   readonly calls = new Map<string, { stream: TurnStream<unknown>; program: string }>();
   /**
-   * This connection's owner calls in flight, by request id, with their turn's stream once started: their caller may
-   * stop them (`cancel` with `owner: true`), also while they are still checked (`stop`: stopped as they start).
+   * This connection's owner calls in flight, by request id, with what stops their turn once started (`halt`): their
+   * caller may stop them (`cancel` with `owner: true`), also while they are still checked (`stop`: stopped as they start).
    */
-  readonly owned = new Map<string, { stream: TurnStream<unknown> | null; stop: boolean }>();
+  readonly owned = new Map<string, { halt: (() => void) | null; stop: boolean }>();
   readonly inflight = new Set<string>();
   /** Requests of this connection that run a turn now (at most `maxRuns`). */
   running = 0;
@@ -220,7 +220,8 @@ export class Connection {
       return this.strike(null, limited ? slow : wireError("remote-protocol", "not JSON"));
     }
     const rawId = typeof raw === "object" && raw !== null ? (raw as { id?: unknown }).id : undefined;
-    const id = typeof rawId === "string" && rawId.length > 0 && rawId.length <= 64 ? rawId : null;
+    // (not by the id of a request still running: its companion would take the refusal as that request's answer)
+    const id = typeof rawId === "string" && rawId.length > 0 && rawId.length <= 64 && !this.inflight.has(rawId) ? rawId : null;
     // refused by its id, so the companion's call settles; each refusal is a strike, so a flood is parsed only until it is closed
     if (limited) return this.strike(id, slow);
     const parsed = clientMessageSchema.safeParse(raw);

@@ -4,7 +4,6 @@
  * (before anything is read, so a refusal says nothing of what exists).
  */
 import type { TurnEvent } from "../../../src/turn/events.js";
-import type { TurnStream } from "../../../src/turn/stream.js";
 import type { Connection, Handler, Hub } from "./connection.js";
 import { toWireError, wireError } from "../shared/errors.js";
 import { allowsConversation, allowsProgram, sameGrant, type Grant } from "./keys.js";
@@ -222,7 +221,7 @@ export function requestHandler(hub: Hub): Handler {
         const owned = msg.owner === true ? conn.owned.get(msg.call) : undefined;
         if (owned) {
           owned.stop = true;
-          owned.stream?.abort();
+          owned.halt?.();
           return conn.send({ type: "reply", id: msg.id, result: null });
         }
         // a request in flight that is no caller call (an owner call, an approve: a conversation's turn, for the
@@ -256,13 +255,17 @@ function callRefused(grant: Grant | null, msg: Extract<Request, { type: "call" }
   // run with the conversation dropped while its caller believes the turn is kept there
   if (msg.approvals === "caller" && msg.conversation !== undefined)
     return wireError("settings-invalid", 'a call with approvals "caller" runs in no conversation: name a conversation with approvals "owner"');
+  // a key names a turn of a conversation: a call that keeps none (a caller call, or a new conversation each time) would
+  // run again when sent again, its caller believing it was sent once
+  if (msg.key !== undefined && (msg.approvals !== "owner" || msg.conversation === undefined))
+    return wireError("settings-invalid", 'a call with a key names its conversation, with approvals "owner": a key names a turn kept there');
   return null;
 }
 
 async function call(hub: Hub, conn: Connection, msg: Extract<Request, { type: "call" }>): Promise<void> {
   if (msg.approvals !== "owner") return callChecked(hub, conn, msg, null);
   // an owner call is known from its arrival: its caller may stop it while it is still checked
-  const owned: { stream: TurnStream<unknown> | null; stop: boolean } = { stream: null, stop: false };
+  const owned: { halt: (() => void) | null; stop: boolean } = { halt: null, stop: false };
   conn.owned.set(msg.id, owned);
   try {
     return await callChecked(hub, conn, msg, owned);
@@ -275,7 +278,7 @@ async function callChecked(
   hub: Hub,
   conn: Connection,
   msg: Extract<Request, { type: "call" }>,
-  owned: { stream: TurnStream<unknown> | null; stop: boolean } | null,
+  owned: { halt: (() => void) | null; stop: boolean } | null,
 ): Promise<void> {
   // checked again whenever the keys changed while the conversation was read (`setKeys` may have narrowed this key):
   // the call runs under the key as it is when it starts
@@ -325,8 +328,8 @@ async function callChecked(
     if (conversation) hub.watcher.know(conversation);
     if (started.stream) conn.calls.set(msg.id, { stream: started.stream, program: msg.program });
     if (owned) {
-      owned.stream = started.running;
-      if (owned.stop) started.running.abort(); // its caller stopped it while it was checked
+      owned.halt = started.stop;
+      if (owned.stop) started.stop(); // its caller stopped it while it was checked
     }
     try {
       return await started.outcome;

@@ -46,6 +46,8 @@ export interface RunContext {
  */
 export class Runs {
   readonly #streams = new Map<TurnStream<unknown>, { saved: boolean }>();
+  /** Runs with no stream here (a keyed call, run as `send` runs it): each can only be stopped. */
+  readonly #stops = new Set<() => void>();
   #gone = false;
 
   /** Keeps `s` while it runs here; one started once the server let go of its turns (its request was past its checks) is let go at once. */
@@ -58,6 +60,17 @@ export class Runs {
     this.#streams.delete(s);
   }
 
+  /** Keeps a run with no stream while `work` runs: the server's close stops it (`stop`), as it lets go of the others. */
+  async hold<T>(stop: () => void, work: () => Promise<T>): Promise<T> {
+    this.#stops.add(stop);
+    if (this.#gone) stop();
+    try {
+      return await work();
+    } finally {
+      this.#stops.delete(stop);
+    }
+  }
+
   /**
    * Lets go of every turn still running here (its tools' `ctx.signal`
    * aborts). A conversation's turn reads `interrupted`, as after this
@@ -68,6 +81,7 @@ export class Runs {
    */
   letGoAll(): Promise<unknown> {
     this.#gone = true;
+    for (const stop of this.#stops) stop();
     return Promise.allSettled([...this.#streams].map(([s, { saved }]) => this.#letGo(s, saved)));
   }
 

@@ -37,6 +37,14 @@
  *   is never answered unseen; one of them already answered is refused
  *   (`approval-answered`). Without `shown`, every approval waiting when the
  *   answer arrives is answered.
+ * - A `call` with `approvals: "owner"` and a `conversation` may say `key`
+ *   (a request id, 1–200 chars, as a conversation's `send(input, { key })`
+ *   takes): a call whose key the conversation already holds starts nothing
+ *   and answers as that turn does (its answer, the approvals it waits for),
+ *   so a companion may send it again after a dropped connection. Its turn is
+ *   run as `send` runs one: only its outcome is sent, no `event`. A key on a
+ *   call that keeps no turn (`approvals: "caller"`, or no conversation) is
+ *   refused (`settings-invalid`).
  * - `cancel` stops a caller call; with `owner: true` it stops an owner call's
  *   turn too (it ends `stopped`, as `abort()` of a conversation's stream in
  *   process), also when it arrives before that turn started.
@@ -56,7 +64,8 @@
  * `deny` (older companions ignore the first four; older servers drop `shown`),
  * `welcome.rate` and `welcome.maxRuns` (ignored by older companions), `owner` on
  * `cancel` (older servers drop it, and refuse the cancel of an owner call), `n` on `event`, `after` on `subscribe` and
- * its reply's `{ server, n, missed }` (an older server replies `null` and drops `after`: nothing is given again).
+ * its reply's `{ server, n, missed }` (an older server replies `null` and drops `after`: nothing is given again), `key` on
+ * `call` (an older server drops it: a call sent again runs again).
  */
 import { z } from "zod";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
@@ -85,6 +94,8 @@ const short = z.string().max(200);
 const reason = z.string().max(4000);
 /** The approvals an id-less answer is held to (those the companion showed). */
 const shown = z.array(approvalId).min(1).max(1000);
+/** An owner call's request id (1 to 200 characters, as a conversation's `send` takes it). */
+const callKey = z.string().min(1).max(200);
 
 /**
  * An approval on the wire (zod schema).
@@ -183,6 +194,8 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
     input: z.unknown(),
     approvals: z.enum(["caller", "owner"]).default("owner"),
     conversation: conversationId.optional(),
+    // a request id, as `send(input, { key })` takes: sent again (after a dropped connection), the same turn answers
+    key: callKey.optional(),
   }),
   // an answer to an approval of one of this connection's own `call`s (approvals: "caller")
   z.object({
