@@ -24,7 +24,7 @@ export interface PythonicCall {
 }
 
 /** A reply that is one code fence and nothing else; what it holds is the first group. */
-const FENCED = /^\s*\x60{3}[\w-]*[ \t]*\n([\s\S]*?)\n?\s*\x60{3}\s*$/;
+export const FENCED = /^\s*\x60{3}[\w-]*[ \t]*\n([\s\S]*?)\n?\s*\x60{3}\s*$/;
 
 /** Where reading stopped; thrown to end it (the text is no call list). */
 class NotPythonic extends Error {}

@@ -25,8 +25,9 @@
  *   without any `<tool_call>` blocks (tools offered as text; one never
  *   closed runs to the reply's end: see tool-call-blocks.ts), and up to a
  *   `</result>` the model wrote without opening the block; nothing when it
- *   is only a pythonic list of calls (tools as text: read as those calls,
- *   see pythonic-calls.ts). So a plain
+ *   is only calls in a model's own form, a pythonic list or a call's JSON
+ *   (tools as text: read as those calls, see pythonic-calls.ts and
+ *   json-calls.ts). So a plain
  *   reply's text arrives when its reply ends, and a tool-calling reply's own
  *   words ("Let me look that up.") are still shown.
  * - A `<result>` that opens after words, in a reply that opened no
@@ -47,6 +48,7 @@
  */
 
 import { leadingThought, THOUGHT_OPEN, thoughtClose } from "./thinking.js";
+import { jsonCalls } from "./json-calls.js";
 import { pythonicCalls } from "./pythonic-calls.js";
 import { CALL_OPEN, callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
@@ -295,8 +297,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         const close = closeTag(plain).at;
         if (close >= 0) plain = plain.slice(0, close);
         plain = plain.trim();
-        // tools as text: a reply that is only a pythonic list of calls is read as those calls (see text-tools.ts)
-        if (textTools && !all.includes(CALL_OPEN) && pythonicCalls(all) !== undefined) plain = "";
+        // tools as text: a reply that is only calls in a model's own form is read as those calls (see text-tools.ts)
+        if (textTools && !all.includes(CALL_OPEN) && (pythonicCalls(all) ?? jsonCalls(all)) !== undefined) plain = "";
         if (plain !== "") emit(plain);
       } else if (mode === "inside" && started) {
         // what was held only as a possible call's start was none: it is the answer's end (a piece of `</result>` is not)

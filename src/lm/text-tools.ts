@@ -1,4 +1,5 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
+import { jsonCalls } from "./json-calls.js";
 import { inBlock, unfenced } from "./prompt.js";
 import { looseObject, pythonicCalls } from "./pythonic-calls.js";
 import { leadingThought } from "./thinking.js";
@@ -108,10 +109,23 @@ function objectEnd(text: string, from: number): number {
   return -1;
 }
 
+/** A call in Qwen3-Coder's form (see callOf); the tool's name is the first group. */
+const XML_CALL = /^<function=([^>\s]+)>/;
+
 /** One block's call; a body that is not a call's JSON object becomes a call with `inputError`. */
 function callOf(id: string, body: string): ToolCall {
   // (the name in either quote: a model told only that a tool named "" does not exist wrote the same call again)
   const named = (): string => /(["'])name\1\s*:\s*(["'])([^"']+)\2/.exec(body)?.[3] ?? "";
+  // Qwen3-Coder's own form, `<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>`: its values are
+  // bare text whose types only the tool's schema tells, so it is not read; the model is told the tool and the form to use
+  const xml = XML_CALL.exec(body);
+  if (xml)
+    return {
+      id,
+      name: xml[1]!,
+      input: body,
+      inputError: `written as <function=…> and <parameter=…> tags, not JSON: write {"name": …, "input": {…}}`,
+    };
   let parsed: unknown;
   try {
     parsed = JSON.parse(unfenced(body));
@@ -148,6 +162,27 @@ function callOf(id: string, body: string): ToolCall {
 }
 
 /**
+ * The calls `text` writes in `<tool_call>` blocks, read as a reply to tools
+ * offered as text is (see fromTextResponse), without ids: each closed
+ * block's, then those of one never closed (it runs to the text's end; see
+ * tool-call-blocks.ts), and the text without the blocks. `unclosed`: the
+ * last call is in a block never closed. What the check of a reply to
+ * natively offered tools reads too (providers/common.ts), so a call read
+ * here is never taken there for an answer.
+ */
+export function blockCalls(text: string): { calls: ToolCall[]; words: string; unclosed: boolean } {
+  const calls: ToolCall[] = [];
+  const add = (body: string): void => {
+    calls.push(...callsOf(body));
+  };
+  const words = withoutCalls(text, add);
+  const open = unclosedCall(words);
+  if (open < 0) return { calls, words, unclosed: false };
+  add(words.slice(open + CALL_OPEN.length).trim());
+  return { calls, words: words.slice(0, open), unclosed: true };
+}
+
+/**
  * Reads tool calls back from a text reply; a block that is not valid JSON
  * becomes a call with `inputError`. JSON the model fenced inside the block is
  * read as a fenced `<result>` is (models fence JSON out of habit). A block
@@ -156,28 +191,24 @@ function callOf(id: string, body: string): ToolCall {
  * cut-short.ts), else the model just left the closing tag out.
  */
 export function fromTextResponse(response: LMResponse): LMResponse {
-  const calls: ToolCall[] = [];
-  const add = (body: string): ToolCall[] => {
-    const read = callsOf(body).map((c, i) => ({ ...c, id: `call_${calls.length + i + 1}` }));
-    calls.push(...read);
-    return read;
-  };
   // a call the model's reasoning drafted (`<think>…</think>`) is not one it made: only the text after it is read
   const thought = leadingThought(response.text);
   const reasoning = thought === undefined ? "" : response.text.slice(0, thought.end);
-  let text = withoutCalls(response.text.slice(reasoning.length), add);
-  const open = unclosedCall(text);
-  if (open >= 0) {
-    const read = add(text.slice(open + CALL_OPEN.length).trim());
-    // (only the last call can have been cut short)
-    if (stoppedEarly(response.finishReason)) calls[calls.length - 1] = cutShort(read.at(-1)!);
-    text = text.slice(0, open);
-  }
-  // Llama 3.2's and Llama 4's own form, `[get_weather(city="Paris")]`, as the reply's whole text (see pythonic-calls.ts)
-  if (calls.length === 0 && !response.text.includes(CALL_OPEN)) {
+  const reply = response.text.slice(reasoning.length);
+  const read = blockCalls(reply);
+  const calls: ToolCall[] = read.calls.map((c, i) => ({ ...c, id: `call_${i + 1}` }));
+  // (only the last call can have been cut short)
+  if (read.unclosed && stoppedEarly(response.finishReason)) calls[calls.length - 1] = cutShort(calls.at(-1)!);
+  let text = read.words;
+  // a model's own form as the reply's whole text: Llama 3.2's and Llama 4's `[get_weather(city="Paris")]` (see
+  // pythonic-calls.ts), Llama 3.1's `{"name": "get_weather", "parameters": {…}}` (see json-calls.ts); a `<tool_call>` tag
+  // only the reasoning named is no block of the reply's (as its streamed text reads it: reply-text.ts)
+  if (calls.length === 0 && !reply.includes(CALL_OPEN)) {
     const pythonic = pythonicCalls(text);
-    if (pythonic === undefined) return response;
-    for (const { name, input } of pythonic) calls.push({ id: `call_${calls.length + 1}`, name, input });
+    const json = pythonic === undefined ? jsonCalls(text) : undefined;
+    if (pythonic === undefined && json === undefined) return response;
+    for (const { name, input } of pythonic ?? []) calls.push({ id: `call_${calls.length + 1}`, name, input });
+    for (const call of json ?? []) calls.push(callOf(`call_${calls.length + 1}`, JSON.stringify(call)));
     text = "";
   }
   if (calls.length === 0) return response;

@@ -9,8 +9,11 @@ export const CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call\s*>/g;
 
 export const CALL_OPEN = "<tool_call>";
 
-/** A call's body begins as its JSON does: `{`, or a fence around it. */
-const CALL_BODY = /\s*(?:\{|\x60{3})/y; // (\x60: a backtick, the fence's)
+/** A call's body begins as its JSON does, `{` or a fence around it, or as Qwen3-Coder's own form does (`<function=`, see text-tools.ts). */
+const CALL_BODY = /\s*(?:\{|\x60{3}|<function=)/y; // (\x60: a backtick, the fence's)
+
+/** What may yet turn out to begin a call's body (see CALL_BODY), split by chunks: white space, then a start of a fence or of `<function=`. */
+const BODY_START = /^\s*(?:\x60{0,2}|<(?:f(?:u(?:n(?:c(?:t(?:i(?:on?)?)?)?)?)?)?)?)$/;
 
 /**
  * Where a `<tool_call>` block the reply never closed begins, in a text whose
@@ -54,7 +57,7 @@ export function callStart(text: string): { at: number; sure: boolean } {
   for (let at = text.indexOf(CALL_OPEN); at >= 0; at = text.indexOf(CALL_OPEN, at + 1)) {
     CALL_BODY.lastIndex = at + CALL_OPEN.length;
     if (CALL_BODY.test(text)) return { at, sure: true };
-    if (/^\s*\x60{0,2}$/.test(text.slice(at + CALL_OPEN.length))) return { at, sure: false };
+    if (BODY_START.test(text.slice(at + CALL_OPEN.length))) return { at, sure: false };
   }
   for (let n = Math.min(CALL_OPEN.length - 1, text.length); n > 0; n--)
     if (text.endsWith(CALL_OPEN.slice(0, n))) return { at: text.length - n, sure: false };

@@ -5,6 +5,7 @@
 import { FunctaiError, ProviderError, describeValue } from "../errors.js";
 import { leadingThought } from "../lm/thinking.js";
 import { pythonicCalls } from "../lm/pythonic-calls.js";
+import { blockCalls } from "../lm/text-tools.js";
 import type { LMRequest, LMResponse, ToolCall } from "../lm/types.js";
 
 /** An environment variable, or undefined where there is no `process` (browsers). */
@@ -163,13 +164,6 @@ export function refuseUnfinished(provider: string, reason: string | null | undef
 }
 
 /**
- * A `<tool_call>` block as Hermes-style models write one (Qwen, Hermes,
- * and others trained on that template): its JSON object, the closing tag
- * left out at the reply's end too.
- */
-const TEXT_CALL = /<tool_call>\s*(\{[\s\S]*?\})\s*(?=<\/tool_call\s*>|$)/g;
-
-/**
  * Mistral's call marker, as a server that does not read its calls leaves it in
  * the text: `[TOOL_CALLS]` then a JSON list of `{ name, arguments }`
  * (tokenizers v3 to v7), or `[TOOL_CALLS]name[ARGS]{…}` (v11 on; v13 puts
@@ -240,15 +234,8 @@ type TextCallForm = "hermes" | "mistral" | "json" | "pythonic";
 
 /** Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Mistral's `[TOOL_CALLS]`, a bare call's JSON), with the form. */
 function* textCallNames(text: string): Generator<{ name: unknown; form: TextCallForm }> {
-  if (text.includes("<tool_call>")) {
-    for (const [, body] of text.matchAll(TEXT_CALL)) {
-      try {
-        yield { name: (JSON.parse(body!) as { name?: unknown } | null)?.name, form: "hermes" };
-      } catch {
-        // no JSON: text
-      }
-    }
-  }
+  // `<tool_call>` blocks read as they are with tools offered as text (lm/text-tools.ts): what that reader reads as a call is one here
+  if (text.includes("<tool_call>")) for (const { name } of blockCalls(text).calls) yield { name, form: "hermes" };
   if (text.includes("[TOOL_CALLS]")) {
     for (const match of text.matchAll(MISTRAL_CALL)) {
       const name = match[1] ?? firstListedName(text.slice(match.index + match[0].length).trimStart());
@@ -262,7 +249,7 @@ function* textCallNames(text: string): Generator<{ name: unknown; form: TextCall
 
 /** The vLLM tool-call parser that reads a model's calls, by how the model writes them. */
 const PARSER = {
-  hermes: "the model's --tool-call-parser (hermes for Qwen and Hermes models)",
+  hermes: "the model's --tool-call-parser (hermes for Qwen and Hermes models, qwen3_coder for Qwen3-Coder)",
   mistral: "--tool-call-parser mistral (and --tokenizer-mode mistral)",
   json: "the model's --tool-call-parser (mistral for Mistral models, llama3_json for Llama 3.1 and 3.3)",
   pythonic: "--tool-call-parser pythonic (Llama 3.2's and Llama 4's form)",

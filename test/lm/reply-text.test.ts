@@ -38,7 +38,8 @@ const answer = fc
   .array(answerChar, { maxLength: 40 })
   .map((cs) => cs.join("").trim())
   // (the reply form's tags are read in any case: `</R` may be the start of `</RESULT>`)
-  .filter((s) => !s.toLowerCase().includes("<result>") && !s.toLowerCase().includes("</result>") && !s.includes("<tool_call>"));
+  // (`</result\n>` is a closing tag too)
+  .filter((s) => !s.toLowerCase().includes("<result>") && !/<\/result\s*>/i.test(s) && !s.includes("<tool_call>"));
 const plainAnswer = answer.filter((s) => !s.includes("<"));
 const preamble = fc.constantFrom("Sure, here it is:\n", "Thinking… a < b and c > d.\n\n", "<re", "", "  ");
 const cuts = fc.array(fc.nat(200), { maxLength: 25 });
