@@ -68,6 +68,11 @@ describe.skipIf(NO_SERVER !== null)("300 turns on one lock session, the session 
       const answers = ids.map(send);
       await until("every turn waits in its tool", async () => paused.size === ids.length, 20_000);
       await until("every turn holds its lock", async () => (await lockers(app)).reduce((n, l) => n + l.locks, 0) === ids.length, 10_000);
+      // and every turn's records up to its tool are in (a reading tool runs at once, its turn's records follow in the
+      // background): a write still on its way as the session ends is fenced out, and takes its lock again at once
+      const written = async () =>
+        (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".conversations WHERE length >= 4`))[0]!.n;
+      await until("every turn's records are written", async () => (await written()) === ids.length, 10_000);
       const [session] = await lockers(app);
       expect(await lockers(app)).toEqual([{ pid: session!.pid, locks: ids.length }]); // one connection holds all 300
       expect(await admin("SELECT pg_terminate_backend($1) AS ok", [session!.pid])).toEqual([{ ok: true }]);
