@@ -84,7 +84,7 @@ export interface SendOptions extends CallOptions {
 }
 
 /** The request id a caller's key is kept as (apart from the ids delegates choose); `input-invalid` for a key that is none. */
-export function keyOf(key: unknown): string | undefined {
+function keyOf(key: unknown): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== "string" || key.length === 0 || key.length > 200)
     throw new FunctaiError(
@@ -168,6 +168,38 @@ export interface ConversationInternals<I, O> {
   [SEND_ONCE](input: I, once: Once, options?: CallOptions): Promise<O>;
 }
 
+/** A conversation's keyed stream (see `streamOnce`): beside its public methods, as `SEND_ONCE` is. Internal. */
+export const STREAM_ONCE = Symbol("functai.streamOnce");
+
+/**
+ * What a conversation gives a keyed stream: a stream of its turn where there is one to show here, else the turn as it
+ * ended or waits (in an object: a stream is a thenable, which a promise would settle with its answer).
+ */
+export type KeyedStream = { stream: TurnStream<unknown> } | { turn: Turn<unknown> };
+
+export interface KeyedStreams {
+  [STREAM_ONCE](input: unknown, key: string, options?: CallOptions): Promise<KeyedStream>;
+}
+
+/**
+ * Sends a turn as a stream once per key, as `send(input, { key })` sends
+ * one (`stream()` refuses a key: its turn is named before the store is
+ * read). A key the conversation holds no turn for starts one, its key
+ * recorded as `send` records it (two at once: the conditional append starts
+ * one, the other goes on as below). A key that names a turn starts nothing:
+ * one interrupted (or waiting with every approval answered) goes on here as
+ * `turn.stream()` goes on with it; one running elsewhere is waited for; one
+ * that ended, or waits for a person, is given as a handle (current). The
+ * same key with other input is refused (`input-invalid`). `options.signal`
+ * stops it only until the stream is given (in line behind the head, or
+ * waiting for its turn elsewhere: nothing written); the stream is stopped
+ * with its `abort()`, or let go of.
+ */
+export function streamOnce(chat: object, input: unknown, key: string, options?: CallOptions): Promise<KeyedStream> {
+  if (!(STREAM_ONCE in chat)) throw new TypeError("not a conversation");
+  return (chat as KeyedStreams)[STREAM_ONCE](input, key, options);
+}
+
 /** `begin` found the request's turn already sent. */
 class AlreadySent extends Error {
   constructor(readonly turn: string) {
@@ -235,7 +267,7 @@ export function openConversation<S extends z.ZodRawShape, O>(
   layers: readonly Settings[],
   id: string,
   options: ConversationOptions,
-): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> {
+): Conversation<CallInput<S>, O> & ConversationInternals<CallInput<S>, O> & KeyedStreams {
   if (!isConversationId(id))
     throw new ConversationError(
       "conversation-id",
@@ -479,10 +511,53 @@ export function openConversation<S extends z.ZodRawShape, O>(
     throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
   }
 
+  /**
+   * A turn sent once per key, as a stream (see `streamOnce`): a new turn is begun (its key recorded
+   * as `sendOnce` records it) before its stream is made, so a key another call recorded first is found, not sent again.
+   */
+  async function streamKeyed(input: unknown, key: string, given?: CallOptions): Promise<KeyedStream> {
+    const callOptions = callOptionsOf(id, given);
+    checkClock();
+    const once: Once = { requestId: keyOf(key) as string };
+    const inputs = resumable(parseInput(def, input));
+    const settings = callSettings(callOptions);
+    const signal = callOptions?.signal;
+    for (let tries = 0; tries < 600; tries++) {
+      let turn: Turn<O>;
+      try {
+        const host = await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller, signal);
+        const session = startTurn(host, { streaming: true });
+        const waiting = (): Promise<Error> => waitingOf(host.turn);
+        // (its records are in the store: its events are shown at once)
+        const stream = streamSent<unknown>(session, log, waiting, async () => undefined, Promise.resolve());
+        return { stream };
+      } catch (e) {
+        if (!(e instanceof AlreadySent)) throw e;
+        // gone on with as this call: its settings (a model given in its options)
+        turn = await turnHandle(e.turn, { ...ctx, settings: () => ({ ...settings }) });
+      }
+      checkSameRequest(id, once.requestId, inputs, turn);
+      if (turn.state === "interrupted" || (turn.state === "waiting" && turn.waiting.length === 0))
+        return { stream: turn.stream() as TurnStream<unknown> };
+      if (turn.state !== "running") return { turn: turn as Turn<unknown> };
+      // another run of it goes on (or its lease has not run out yet): wait for it, until stopped
+      if (signal?.aborted) throw abortError(signal);
+      const aborted = signal ? whenAborted(signal) : null;
+      try {
+        const waited = store.wait ? store.wait(id, await lengthOf(store, id), 200) : sleep(100);
+        await (aborted ? Promise.race([waited, aborted.promise]) : waited);
+      } finally {
+        aborted?.dispose();
+      }
+    }
+    throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
+  }
+
   return {
     id,
     store,
     [SEND_ONCE]: sendOnce,
+    [STREAM_ONCE]: streamKeyed,
     async send(input, given) {
       const callOptions = callOptionsOf(id, given);
       checkClock();

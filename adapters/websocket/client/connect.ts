@@ -332,8 +332,7 @@ export class Companion {
    * waits there for the owner's companions. `key` (with `conversation`, an
    * owner call): a request id, as a conversation's `send` takes; the same
    * call sent again with it (after `remote-closed`) starts nothing and
-   * answers as its turn does. A keyed call's stream shows no events, only
-   * its outcome.
+   * answers as its turn does.
    */
   call<T = unknown>(
     program: string,

@@ -3,18 +3,15 @@
  * conversation) whose approvals go to the caller, answered over the socket.
  * `approvals: "owner"`: a turn of a stored conversation, so the owner's
  * companions see it waiting and answer it from anywhere. An owner call with
- * a `key` is sent as `send(input, { key })` sends it: once per key.
+ * a `key` is sent once per key, as `send(input, { key })` sends one.
  */
 import { newTurnId } from "../../../src/ids.js";
-import { FunctaiError, isFunctaiError } from "../../../src/errors.js";
-import { keyOf } from "../../../src/conversation/conversation.js";
+import { FunctaiError } from "../../../src/errors.js";
+import { streamOnce } from "../../../src/conversation/conversation.js";
 import { ConversationLog } from "../../../src/conversation/log.js";
-import { Waiting } from "../../../src/conversation/turn.js";
-import type { TurnInfo } from "../../../src/records/read-conversation.js";
 import type { TurnStream } from "../../../src/turn/stream.js";
-import { toWireError } from "../shared/errors.js";
 import type { Outcome } from "../shared/protocol.js";
-import { pump, type AnyProgram, type Emit, type RunContext } from "./runner.js";
+import { outcomeNow, pump, type AnyProgram, type Emit, type RunContext } from "./runner.js";
 
 export interface CallRequest {
   program: string;
@@ -49,7 +46,7 @@ export function startCall(ctx: RunContext, req: CallRequest, emit: Emit): Starte
   // a generated id is a valid conversation id: letters, digits and "-"
   const conversation = req.conversation ?? `call-${newTurnId()}`;
   const chat = fn.conversation(conversation, { ...ctx.settings, approve, store: ctx.store });
-  if (req.key !== undefined) return keyedCall(ctx, chat, conversation, req.key, input);
+  if (req.key !== undefined) return keyedCall(ctx, chat, conversation, req.key, input, emit);
   // a turn the conversation refuses before writing it (conversation-busy, records that cannot be read) shows no
   // event: its stream's loop throws the refusal (src/conversation/stream.ts), and the call is an error reply
   const stream = chat.stream(input) as TurnStream<unknown>;
@@ -59,53 +56,39 @@ export function startCall(ctx: RunContext, req: CallRequest, emit: Emit): Starte
 type Chat = ReturnType<AnyProgram["conversation"]>;
 
 /**
- * An owner call with a key, sent as `send(input, { key })` sends it: a key the conversation holds starts nothing
- * (its turn answers, waits for it while it runs elsewhere, goes on with it when interrupted), and the same key with
- * other input is refused (`input-invalid`). `send` shows no events: only the outcome is told. The server's close
- * can only stop it (`stopped`): it holds no stream to let go of.
+ * An owner call with a key, sent once per key (`streamOnce`): a key the conversation holds starts nothing (its
+ * turn answers, is waited for while it runs elsewhere, goes on here with its events when interrupted), and the same
+ * key with other input is refused (`input-invalid`). Its stream is pumped as an unkeyed call's is, so the server's
+ * close lets go of it; until its stream is made (in line behind the head, waiting for its turn elsewhere) the close
+ * stops it, nothing written, as it stops an unkeyed call's turn not yet written.
  */
-function keyedCall(ctx: RunContext, chat: Chat, conversation: string, key: string, input: Record<string, unknown>): StartedCall {
+function keyedCall(ctx: RunContext, chat: Chat, conversation: string, key: string, input: Record<string, unknown>, emit: Emit): StartedCall {
   const stopper = new AbortController();
-  const stop = (): void => stopper.abort(new FunctaiError("turn-aborted", "the call was stopped"));
-  const outcome = ctx.runs.hold(stop, () => keyedOutcome(ctx, chat, conversation, key, input, stopper.signal));
-  return { stream: null, stop, conversation, outcome };
+  let stream: TurnStream<unknown> | null = null;
+  const stop = (): void => (stream ? stream.abort() : stopper.abort(new FunctaiError("turn-aborted", "the call was stopped")));
+  const started = async (): Promise<Outcome> => {
+    for (let tries = 1; ; tries++) {
+      const got = await streamOnce(chat, input, key, { signal: AbortSignal.any([stopper.signal, ctx.runs.gone]) });
+      if ("turn" in got) return outcomeNow({ conversation, turn: got.turn.id }, got.turn);
+      stream = got.stream;
+      if (stopper.signal.aborted) got.stream.abort(); // its caller stopped it as its turn was written
+      const outcome = await pump(ctx.runs, got.stream, conversation, emit, true);
+      // another call of this key (a second retry at once) claimed its interrupted turn first: it goes on there, and
+      // this one answers as it does (waited for), as a keyed send does, never turn-claimed for a request being answered
+      const claimed = outcome.state === "running" && outcome.error?.code === "turn-claimed";
+      if (!claimed || tries >= 50 || stopper.signal.aborted || ctx.runs.gone.aborted) return goneOn(ctx, conversation, outcome);
+      stream = null;
+    }
+  };
+  return { stream: null, stop, conversation, outcome: started() };
 }
 
-async function keyedOutcome(
-  ctx: RunContext,
-  chat: Chat,
-  conversation: string,
-  key: string,
-  input: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<Outcome> {
-  try {
-    const value: unknown = await chat.send(input, { key, signal });
-    const turn = await keyedTurn(ctx, conversation, key);
-    if (!turn) throw new FunctaiError("remote-internal", `conversation ${conversation} holds no turn for the key of a call it answered`);
-    return { conversation, turn: turn.id, state: "done", value };
-  } catch (e) {
-    // (approvals that wait in a delegated turn are answered there, not in this turn: it reads interrupted until then)
-    if (e instanceof Waiting && e.delegated) return { conversation, turn: e.turn.id, state: "interrupted", error: toWireError(e, "turn") };
-    if (e instanceof Waiting) return { conversation, turn: e.turn.id, state: "waiting", approvals: e.approvals };
-    // refused before its turn was written (conversation-busy, stopped in line), or its key given with other input:
-    // an error reply, as a call's refusal is; a turn of this key that ended is told as its outcome
-    const turn = isFunctaiError(e, "input-invalid") ? undefined : await keyedTurn(ctx, conversation, key).catch(() => undefined);
-    if (!turn) throw e;
-    const error = toWireError(e, "turn");
-    // (another process claimed it first: it goes on there, as a call's turn taken over is told)
-    if (error.code === "turn-claimed") return { conversation, turn: turn.id, state: "running", error };
-    const ended = turn.state === "failed" || turn.state === "stopped" || turn.state === "abandoned" || turn.state === "interrupted";
-    if (!ended) throw e;
-    return { conversation, turn: turn.id, state: turn.state, error };
-  }
-}
-
-/** The turn a call's key names in a conversation, as now read (`undefined`: none): kept under the request id `send` gives a key. */
-async function keyedTurn(ctx: RunContext, conversation: string, key: string): Promise<{ id: string; state: TurnInfo["state"] } | undefined> {
-  const log = new ConversationLog(ctx.store, conversation, ctx.clock);
-  const state = await log.read();
-  const id = log.requested(keyOf(key)!);
-  const info = id === undefined ? undefined : state.turns.get(id);
-  return info && { id: info.id, state: info.state };
+/**
+ * A keyed call's outcome, where its turn went on here and was refused before it ran (its unfinished tools said
+ * nothing of, `turn-unfinished`; ended meanwhile, `turn-state`): told with the state the turn has, not as a turn that failed.
+ */
+async function goneOn(ctx: RunContext, conversation: string, outcome: Outcome): Promise<Outcome> {
+  if (outcome.state !== "failed" || (outcome.error?.code !== "turn-unfinished" && outcome.error?.code !== "turn-state")) return outcome;
+  const state = (await new ConversationLog(ctx.store, conversation, ctx.clock).read()).turns.get(outcome.turn)?.state;
+  return state === "interrupted" || state === "abandoned" || state === "stopped" ? { ...outcome, state } : outcome;
 }

@@ -46,29 +46,24 @@ export interface RunContext {
  */
 export class Runs {
   readonly #streams = new Map<TurnStream<unknown>, { saved: boolean }>();
-  /** Runs with no stream here (a keyed call, run as `send` runs it): each can only be stopped. */
-  readonly #stops = new Set<() => void>();
-  #gone = false;
+  readonly #gone = new AbortController();
+
+  /**
+   * Aborted once the server let go of its turns: what runs here before its stream is made (a keyed call in line
+   * behind the head, or waiting for its turn elsewhere) stops there, nothing written, as a turn not yet written is stopped.
+   */
+  get gone(): AbortSignal {
+    return this.#gone.signal;
+  }
 
   /** Keeps `s` while it runs here; one started once the server let go of its turns (its request was past its checks) is let go at once. */
   add(s: TurnStream<unknown>, saved: boolean): void {
     this.#streams.set(s, { saved });
-    if (this.#gone) void this.#letGo(s, saved);
+    if (this.#gone.signal.aborted) void this.#letGo(s, saved);
   }
 
   delete(s: TurnStream<unknown>): void {
     this.#streams.delete(s);
-  }
-
-  /** Keeps a run with no stream while `work` runs: the server's close stops it (`stop`), as it lets go of the others. */
-  async hold<T>(stop: () => void, work: () => Promise<T>): Promise<T> {
-    this.#stops.add(stop);
-    if (this.#gone) stop();
-    try {
-      return await work();
-    } finally {
-      this.#stops.delete(stop);
-    }
   }
 
   /**
@@ -80,8 +75,7 @@ export class Runs {
    * stopped. Resolves once each has said so to the store.
    */
   letGoAll(): Promise<unknown> {
-    this.#gone = true;
-    for (const stop of this.#stops) stop();
+    this.#gone.abort(new FunctaiError("turn-aborted", "the server closed before the turn started"));
     return Promise.allSettled([...this.#streams].map(([s, { saved }]) => this.#letGo(s, saved)));
   }
 
@@ -217,7 +211,7 @@ async function goOn(ctx: RunContext, turn: Turn, conversation: string, emit: Emi
  * read that the turn waits for a person (`turn-waiting`) with nothing to
  * answer.
  */
-function outcomeNow(base: { conversation: string; turn: string }, turn: Turn): Outcome {
+export function outcomeNow(base: { conversation: string; turn: string }, turn: Turn): Outcome {
   if (turn.state === "waiting")
     return turn.waiting.length > 0 ? { ...base, state: "waiting", approvals: turn.waiting } : { ...base, state: "running" };
   if (turn.state === "done") return { ...base, state: "done", value: turn.value };

@@ -41,8 +41,9 @@
  *   (a request id, 1–200 chars, as a conversation's `send(input, { key })`
  *   takes): a call whose key the conversation already holds starts nothing
  *   and answers as that turn does (its answer, the approvals it waits for),
- *   so a companion may send it again after a dropped connection. Its turn is
- *   run as `send` runs one: only its outcome is sent, no `event`. A key on a
+ *   so a companion may send it again after a dropped connection. Its events
+ *   are sent as any call's are; a server that closes lets go of it, as of
+ *   any owner call's turn. A key on a
  *   call that keeps no turn (`approvals: "caller"`, or no conversation) is
  *   refused (`settings-invalid`).
  * - `cancel` stops a caller call; with `owner: true` it stops an owner call's
