@@ -12,16 +12,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
+import { chatCompletion } from "../providers/fixtures/hunt51-wire.js";
 import { textToolsDesk } from "./fixtures.js";
 
-const completion = (content: string) => ({
-  id: "chatcmpl-92j",
-  object: "chat.completion",
-  created: 1764400092,
-  model: "llama3.1:8b",
-  choices: [{ index: 0, message: { role: "assistant", content, tool_calls: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 120, completion_tokens: 20, total_tokens: 140 },
-});
+const completion = (content: string) => chatCompletion(content, { model: "llama3.1:8b", usage: [120, 20] });
 const chunks = (content: string): string =>
   `${[{ role: "assistant", content: "" }, ...content.match(/[\s\S]{1,5}/g)!.map((c) => ({ content: c })), {}]
     .map(

@@ -21,16 +21,10 @@
 import { describe, expect, it } from "vitest";
 import { replyText } from "../../src/lm/reply-text.js";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
+import { chatCompletion } from "../providers/fixtures/hunt51-wire.js";
 import { textToolsDesk } from "./fixtures.js";
 
-const completion = (content: string) => ({
-  id: "chatcmpl-92",
-  object: "chat.completion",
-  created: 1764400092,
-  model: "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-  choices: [{ index: 0, message: { role: "assistant", content, tool_calls: [] }, logprobs: null, finish_reason: "stop" }],
-  usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 },
-});
+const completion = (content: string) => chatCompletion(content, { model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", usage: [120, 30] });
 const read = (text: string) => fromTextResponse({ text, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });
 const streamed = (text: string, size: number): string => {
   let shown = "";

@@ -20,12 +20,18 @@ const turnsOf = async (store: Store, conversation: string) => [
   ...readConversation(await store.read(conversation), { now: Date.now() }).turns.values(),
 ];
 
+/** The desk with its refund held at a gate until `release`, served with no approvals asked (`keys`: its keys). */
+async function heldDesk(keys?: string[]) {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const d = await waitingDesk([], { gate });
+  const server = keep(await serve({ store: d.store, programs: [d.served], ...(keys ? { keys } : {}), port: 0, settings: { approve: null } }));
+  return { d, server, release };
+}
+
 describe("an owner call with a key, sent again after its connection dropped", () => {
   it("once its turn is done: answered with that turn's answer, nothing run again", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const d = await waitingDesk([], { gate });
-    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, settings: { approve: null } }));
+    const { d, server, release } = await heldDesk();
     const first = await rawClient(server.url, "");
     first.send({ type: "call", id: "c1", program: "desk", input: MESSAGE, conversation: "sam", key: "refund-A-1042" });
     await until(async () => (await turnsOf(d.store, "sam")).length === 1);
@@ -42,10 +48,7 @@ describe("an owner call with a key, sent again after its connection dropped", ()
   }, 20_000);
 
   it("while its turn still runs: the retry waits for it and answers as it does, one refund", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const d = await waitingDesk([], { gate });
-    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, settings: { approve: null } }));
+    const { d, server, release } = await heldDesk();
     const first = await rawClient(server.url, "");
     first.send({ type: "call", id: "c1", program: "desk", input: MESSAGE, conversation: "sam", key: "refund-A-1042" });
     await until(() => d.lm.requests.length === 2); // the refund was asked for: it is held at its gate
@@ -87,10 +90,7 @@ describe("an owner call with a key, sent again after its connection dropped", ()
   }, 20_000);
 
   it("through a companion: app.call(…, { key }) retried after remote-closed gives the same turn", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const d = await waitingDesk([], { gate });
-    const server = keep(await serve({ store: d.store, programs: [d.served], keys: ["k1"], port: 0, settings: { approve: null } }));
+    const { d, server, release } = await heldDesk(["k1"]);
     const net = keep(await proxy(server.port));
     const app = keep(await connect(net.url, { key: "k1", maxDelayMs: 50 }));
     let reconnects = 0;
@@ -112,10 +112,7 @@ describe("an owner call with a key, sent again after its connection dropped", ()
 
 describe("an owner call with a key, stopped by its caller", () => {
   it("ends stopped, and sent again with the key it is told so: nothing run again", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const d = await waitingDesk([], { gate });
-    const server = keep(await serve({ store: d.store, programs: [d.served], port: 0, settings: { approve: null } }));
+    const { d, server, release } = await heldDesk();
     const c = keep(await rawClient(server.url, ""));
     c.send({ type: "call", id: "c1", program: "desk", input: MESSAGE, conversation: "sam", key: "k-9" });
     await until(() => d.lm.requests.length === 2); // the refund runs, held at its gate
