@@ -9,8 +9,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FunctaiError } from "../../src/errors.js";
-import { readConversation, type ConversationState } from "../../src/records/index.js";
+import { readConversation } from "../../src/records/index.js";
+import { projection, readOutcome } from "./fixtures/reader-outcome.js";
 
 const NOW = "2026-09-30T10:00:00Z";
 const at = "2026-09-30T09:00:00.000000Z";
@@ -54,31 +54,8 @@ const NULLABLE = new Set(["parent", "by", "reason", "plugin", "effects", "approv
 
 const typeOf = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
 
-/** What a reader decides from the records. */
-const project = (s: ConversationState) => ({
-  head: s.head,
-  next: s.next,
-  turns: [...s.turns.values()].map((t) => ({
-    id: t.id,
-    state: t.state,
-    parent: t.parent,
-    attempt: t.attempt,
-    waiting: t.waiting.map((a) => a.invocation),
-    unfinished: t.unfinished.map((u) => u.invocation),
-    ended: t.ended?.state ?? null,
-  })),
-});
-
-type Outcome = { refused: string } | { read: ReturnType<typeof project> };
-const read = (records: unknown[]): Outcome => {
-  try {
-    const s = readConversation(records, { now: NOW });
-    return s.skipped.length > 0 ? { refused: s.skipped[0]!.error } : { read: project(s) };
-  } catch (e) {
-    if (e instanceof FunctaiError && e.code) return { refused: e.code };
-    throw e;
-  }
-};
+const project = projection((t) => ({ ended: t.ended?.state ?? null }));
+const read = readOutcome(project, NOW);
 
 const original = read(conversation());
 

@@ -8,7 +8,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readConversation, type ConversationState } from "../../src/records/index.js";
+import { projection, readOutcome } from "./fixtures/reader-outcome.js";
 
 const NOW = "2026-09-30T10:00:00Z";
 const at = "2026-09-30T09:00:00.000000Z";
@@ -33,27 +33,8 @@ const conversation = (): Record<string, unknown>[] => [
   { ...b(16), kind: "head", turn: "t2" },
 ];
 
-const project = (s: ConversationState) => ({
-  head: s.head,
-  next: s.next,
-  turns: [...s.turns.values()].map((t) => ({
-    id: t.id,
-    state: t.state,
-    parent: t.parent,
-    attempt: t.attempt,
-    holder: t.holder,
-    waiting: t.waiting.map((a) => a.invocation),
-    unfinished: t.unfinished.map((u) => u.invocation),
-    stopped: t.stopped,
-    value: t.ended?.value,
-  })),
-});
-
-type Outcome = { refused: string } | { read: ReturnType<typeof project> };
-const read = (records: unknown[]): Outcome => {
-  const s = readConversation(records, { now: NOW });
-  return s.skipped.length > 0 ? { refused: s.skipped[0]!.error } : { read: project(s) };
-};
+const project = projection((t) => ({ holder: t.holder, stopped: t.stopped, value: t.ended?.value }));
+const read = readOutcome(project, NOW);
 
 const original = read(conversation());
 
