@@ -132,6 +132,12 @@ export class TurnRuntime {
    * and this is what the call rejects with (see plugins/hooks.ts). Undefined when none failed.
    */
   turnEndFailure: FunctaiError | undefined = undefined;
+  /**
+   * When streaming, the tool calls shown (`tool_call`) whose `tool_result` is not yet, each with how to end it (an
+   * error `tool_result`, see tool-calls.ts). The runner ends those still open as the run returns or fails
+   * (`endUnended`): a call its program left running would otherwise show its result after the turn's end, or never.
+   */
+  readonly unended = new Map<object, (why: unknown) => void>();
   readonly #emit: ((path: string, body: TurnEventBody) => void) | undefined;
   readonly #shown: Set<string>;
   readonly #beforeEffect: ((afterWait?: boolean) => void | Promise<void>) | undefined;
@@ -189,6 +195,11 @@ export class TurnRuntime {
       "turn-state",
       `${what} in turn ${this.turn}, which has already ended: a call left running after its program returned does not act in its turn. Await it in the body before returning, or make it outside the program (fn.predict(...) starts a call of its own)`,
     );
+  }
+
+  /** Ends the calls still shown as running (see `unended`) with an error `tool_result` saying `why`: the run returned or failed. */
+  endUnended(why: unknown): void {
+    for (const end of [...this.unended.values()]) end(why);
   }
 
   /** The run's outermost call settled (see `checkRunning`); said once, by the runner. */

@@ -112,13 +112,15 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   checkKeepable(p, parsed.data);
   const runtime = frame.runtime;
   p.called = true;
-  if (runtime.streaming)
+  if (runtime.streaming) {
     runtime.emit(
       frame.path,
       // (its own copy: a reader that changes it for display, while a person is asked, changes nothing that runs)
       { type: "tool_call", site: frame.site, invocation, name: call.name, input: copyOf(parsed.data), effects: tool.toolEffects },
       `tool_call:${frame.site}:${invocation}`,
     );
+    runtime.unended.set(p, (why) => showUnrun(frame, [p], why, true));
+  }
   // a plugin's changed input is checked there, as it is handed back (before the next plugin, a person or the approve function)
   const decision = decide(frame, {
     name: call.name,
@@ -144,15 +146,20 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
 /**
  * Ends the shown calls that never ran because their step failed first (a
  * `toolCall` hook, an approve function or a `toolRun` hook threw, here or on
- * another call of the step): each gets an error `tool_result` saying so,
- * once. A stream that showed a call's `tool_call` and never its
- * `tool_result` left a UI showing it running for ever. Not when the turn
- * stops resumable (stopped, its lease lost, waiting for a person): it is not
- * over, and shows no more here.
+ * another call of the step; the run had already ended, a call left running):
+ * each gets an error `tool_result` saying so, once. `ran`: its body ran and
+ * was cut short by what stops the turn (a nested call's broken plugin or
+ * store), or its turn ended first: it did not finish. A stream that showed a
+ * call's `tool_call` and never its `tool_result` left a UI showing it running
+ * for ever. Not when the turn stops resumable (stopped, its lease lost, its
+ * conversation's store failed, waiting for a person): it is not over, and
+ * shows no more here.
  */
-function showUnrun(frame: Frame, calls: readonly Prepared[], e: unknown): void {
-  if (frame.runtime.signal.aborted || isInstance(e, Suspend) || isTurnStop(e)) return;
-  const why = `it did not run: ${cappedErrorText(describeError(e))}`;
+function showUnrun(frame: Frame, calls: readonly Prepared[], e: unknown, ran = false): void {
+  const { runtime } = frame;
+  // (a store that failed the turn's own records ends it interrupted: resumable, as a lost lease)
+  if (runtime.signal.aborted || isInstance(e, Suspend) || isTurnStop(e) || isStoreFailure(e, runtime.conversation)) return;
+  const why = `${ran ? "it did not finish" : "it did not run"}: ${cappedErrorText(describeError(e))}`;
   // (only calls whose tool_call was shown: a replayed or unrunnable call showed none)
   for (const p of calls) if (p.called) showResult(frame, p, undefined, why);
 }
@@ -303,6 +310,7 @@ export function stopsTheTurn(e: unknown, runtime: Pick<TurnRuntime, "signal" | "
 function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string, shown?: unknown[]): void {
   const { runtime, site } = frame;
   if (!runtime.streaming) return;
+  runtime.unended.delete(p);
   const { invocation } = p;
   const { name } = p.call;
   const body: Extract<TurnEventBody, { type: "tool_result" }> =
@@ -409,19 +417,25 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   const tool = p.tool!;
   const input = decision.input as Record<string, unknown>;
   const leafChange = !tool.composite && changesThings(tool.toolEffects);
-  const checked = runtime.beforeEffect();
-  if (checked) await checked;
-  // the journal keeps a changing tool's start before it runs: a crash after this is "unfinished", never re-run on its own
-  if (leafChange) {
-    const started = toolBody(site, p, "started");
-    started.input = input;
-    started.effects = tool.toolEffects;
-    await runtime.journal.add(started, true);
-    // the durable write is the longest wait before the side effect: a holder paused there (a suspended VM, a long GC)
-    // may wake after another process took the turn (and a person had it rerun). Asked again here, it never runs the
-    // tool on a lease (or a database session's lock) lost meanwhile
-    const again = runtime.beforeEffect(true);
-    if (again) await again;
+  try {
+    const checked = runtime.beforeEffect();
+    if (checked) await checked;
+    // the journal keeps a changing tool's start before it runs: a crash after this is "unfinished", never re-run on its own
+    if (leafChange) {
+      const started = toolBody(site, p, "started");
+      started.input = input;
+      started.effects = tool.toolEffects;
+      await runtime.journal.add(started, true);
+      // the durable write is the longest wait before the side effect: a holder paused there (a suspended VM, a long GC)
+      // may wake after another process took the turn (and a person had it rerun). Asked again here, it never runs the
+      // tool on a lease (or a database session's lock) lost meanwhile
+      const again = runtime.beforeEffect(true);
+      if (again) await again;
+    }
+  } catch (e) {
+    // refused before it ran (its run already ended): its shown call ends here (a store that refused its `started`: resumable, it does not)
+    showUnrun(frame, [p], e);
+    throw e;
   }
   const inner = childFrame(frame, p.call.name, frame.settings, p.invocation);
   const ctx = new ToolCallContext(runtime, p.invocation, p.path, site, inner);
@@ -476,7 +490,12 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       await runtime.journal.flush();
       await inDoubt(frame, p, input, e as NeedsPerson);
     }
-    if (stopsTheTurn(e, runtime, "tool")) throw isInstance(e, LeaseLost) || runtime.signal.aborted ? e : (around.broken ?? e);
+    if (stopsTheTurn(e, runtime, "tool")) {
+      const stop = isInstance(e, LeaseLost) || runtime.signal.aborted ? e : (around.broken ?? e);
+      // (a nested call's broken plugin or journal, inside its body: the call did not finish, and its stream says so)
+      showUnrun(frame, [p], stop, true);
+      throw stop;
+    }
     return unlessBroken(around, failed(frame, p, input, thrownText(e), e, forPerson));
   }
   const forPerson = ctx.returned();

@@ -148,6 +148,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
           runtime.end(); // from here a call its body left running is refused (TurnRuntime.checkRunning), before anything is recorded
         }
         await host.onEnd?.({ state: "done", result, usage: runtime.usage }, runtime);
+        runtime.endUnended(new FunctaiError("turn-state", "its turn ended first: a call its program left running is not part of the turn"));
         report({ type: "RUNNER.DONE", result, usage: { ...runtime.usage } });
       } catch (e) {
         const usage = runtime ? { ...runtime.usage } : { inputTokens: 0, outputTokens: 0 };
@@ -178,6 +179,7 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
             session.error = e;
             session.threw = true;
             if (runtime) await host.onEnd?.({ state: "failed", error: e, usage }, runtime);
+            runtime?.endUnended(e);
             report({ type: "RUNNER.FAILED", error: { code: codeOf(e), message: describeError(e) } });
           }
         } catch (recordError) {

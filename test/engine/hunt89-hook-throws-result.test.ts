@@ -10,16 +10,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { FunctaiError, ai, memoryStore, tool, type Plugin, type TurnEvent } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
-
-async function events(s: AsyncIterable<TurnEvent> & PromiseLike<unknown>): Promise<{ seen: TurnEvent[]; error: unknown }> {
-  const seen: TurnEvent[] = [];
-  for await (const e of s) seen.push(e);
-  const error = await Promise.resolve(s).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  return { seen, error };
-}
+import { events } from "../fixtures/stream-events.js";
 
 const invocations = (seen: TurnEvent[], type: "tool_call" | "tool_result") =>
   seen.filter((e) => e.type === type).map((e) => (e as { invocation: number }).invocation);
