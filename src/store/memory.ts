@@ -2,8 +2,15 @@ import { checkAfter, checkConversationId, checkExpect, checkRecords, checkTimeou
 import type { ConversationRecord } from "../records/types.js";
 import type { Store } from "./types.js";
 
-/** A record as a read hands it out: its own object (nothing of it shared with another read), its keys frozen. */
-const readBack = (text: string): ConversationRecord => Object.freeze(JSON.parse(text) as ConversationRecord);
+/**
+ * A record as a read hands it out: its own object (nothing of it shared with another read), its `seq` given last (over
+ * one the caller's record carried, in that key's place, as JSON.parse keeps a key written twice), its keys frozen.
+ */
+const readBack = (text: string, seq: number): ConversationRecord => {
+  const record = JSON.parse(text) as { seq: number };
+  record.seq = seq;
+  return Object.freeze(record) as unknown as ConversationRecord;
+};
 
 /**
  * A store that keeps conversations in memory, for tests, benchmarks and
@@ -21,7 +28,7 @@ const readBack = (text: string): ConversationRecord => Object.freeze(JSON.parse(
  * ```
  */
 export function memoryStore(): Store {
-  const conversations = new Map<string, string[]>(); // each record's JSON, with its seq
+  const conversations = new Map<string, string[]>(); // each record's JSON, as appended (its seq is its place: index + 1)
   const waiters = new Map<string, Set<() => void>>();
   /** Ends each wait pending now with false (what `close` does to them). */
   const pending = new Set<() => void>();
@@ -49,13 +56,13 @@ export function memoryStore(): Store {
       // all or none: the whole batch is written as JSON before anything is pushed, as every other store writes it:
       // a BigInt, a cycle, a getter that throws or a toJSON giving no object is refused (input-invalid, by
       // recordJson); a Date reads back as its text, an undefined or a function is left out, NaN is null.
+      // (kept as recordJson gives it: the store's seq is given as a record is read back, not spliced into a copy of its text)
       const texts = new Array<string>(records.length);
-      for (let i = 0; i < records.length; i++) {
-        const body = recordJson(conversation, records[i]!, i);
-        // the store gives seq: written last, it is the one JSON.parse keeps (over one the caller's record carried)
-        const seq = `"seq":${length + i + 1}}`;
-        texts[i] = body === "{}" ? `{${seq}` : `${body.slice(0, -1)},${seq}`;
-      }
+      for (let i = 0; i < records.length; i++) texts[i] = recordJson(conversation, records[i]!, i);
+      // (a record's getter or toJSON may have appended to this conversation meanwhile: the batch goes after what it
+      // wrote, and one that expected the length before is refused, as any append that lost its race)
+      list = conversations.get(conversation);
+      if (opts?.expect !== undefined && (list?.length ?? 0) !== length) throw storeConflict(conversation, opts.expect, list!.length);
       if (list === undefined) conversations.set(conversation, (list = []));
       for (const text of texts) list.push(text);
       wake(conversation);
@@ -66,7 +73,12 @@ export function memoryStore(): Store {
       checkConversationId(conversation);
       checkAfter(conversation, after);
       const list = conversations.get(conversation);
-      return list === undefined ? [] : list.slice(Math.max(0, after)).map(readBack);
+      if (list === undefined) return [];
+      // (the first index after `after`, as slice would take it: a fraction drops, Infinity is the end)
+      const from = Math.min(list.length, Math.trunc(Math.max(0, after)));
+      const records: ConversationRecord[] = [];
+      for (let i = from; i < list.length; i++) records.push(readBack(list[i]!, i + 1));
+      return records;
     },
 
     async length(conversation) {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ai, bootstrapFewShot, evaluate, program, tool, type LMRequest } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { watched } from "../fixtures/abort-listeners.js";
 
 const warnings: string[] = [];
 const onWarning = (w: Error): void => {
@@ -28,23 +29,6 @@ const slow = program("slow", { description: "Echo, slowly.", input: { q: z.strin
   return q;
 });
 const rows = Array.from({ length: 24 }, (_, i) => ({ q: `q${i}`, result: `q${i}` }));
-
-/** Counts the abort listeners on a signal at their most (a run's signal is an AbortSignal: its add/remove are watched). */
-function watched(signal: AbortSignal): { most: () => number } {
-  let now = 0;
-  let most = 0;
-  const add = signal.addEventListener.bind(signal);
-  const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = ((type: string, ...rest: [EventListenerOrEventListenerObject, (AddEventListenerOptions | boolean)?]) => {
-    if (type === "abort") most = Math.max(most, ++now);
-    add(type, ...rest);
-  }) as typeof signal.addEventListener;
-  signal.removeEventListener = ((type: string, ...rest: [EventListenerOrEventListenerObject, (EventListenerOptions | boolean)?]) => {
-    if (type === "abort") now -= 1;
-    remove(type, ...rest);
-  }) as typeof signal.removeEventListener;
-  return { most: () => most };
-}
 
 describe("a run's signal holds one listener, whatever the rows at once", () => {
   it("evaluate at its default concurrency, with an async metric and an async onProgress", async () => {
