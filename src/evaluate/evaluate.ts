@@ -15,6 +15,7 @@ import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, 
 import { whenAborted } from "../runtime/abort.js";
 import { progressFailure, stoppedRun } from "./kept.js";
 import { runStops } from "./stops.js";
+import { checkRowsCopyable } from "./copy.js";
 import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, type Frame } from "../engine/frame.js";
 import { Suspend } from "../engine/runtime.js";
@@ -164,6 +165,7 @@ function prepare(fn: Callable<any, any>, rows: unknown, options: EvaluateOptions
     checkExpected(shape, rows);
   }
   const scorer = makeScorer(options.metric, options.metric === undefined && comparedOutputs(shape, rows) > 1);
+  checkRowsCopyable(shape, rows, scorer.custom ? undefined : Object.values(shape.expected));
   const concurrency = checkConcurrency(options.concurrency);
   checkTurnSignal("evaluate", options);
   return { shape, rows, scorer, concurrency };

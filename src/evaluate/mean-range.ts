@@ -28,8 +28,13 @@ function scaleOf(values: readonly number[]): number {
   return 2 ** Math.floor(Math.log2(largest));
 }
 
-/** The mean of finite values (summed scaled, so it cannot overflow when the mean itself is a double). */
+/**
+ * The mean of finite values (summed scaled, so it cannot overflow when the mean itself is a double). Values all
+ * the same have that mean, exactly: summed, ten scores of 0.1 had a mean of 0.09999999999999999, and a range
+ * around it with a width (0.09999999999999998–0.1) where the scores have no spread at all.
+ */
 export function meanOf(values: readonly number[]): number {
+  if (values.length > 0 && values.every((v) => v === values[0])) return values[0]! === 0 ? 0 : values[0]!;
   const scale = scaleOf(values);
   return (values.reduce((a, b) => a + b / scale, 0) / values.length) * scale;
 }

@@ -136,23 +136,25 @@ function keep(into: Record<string, number>, givenBy: Map<string, string>, by: st
 }
 
 /**
- * What a metric is given: a copy of its own (plain records and lists copied, anything else kept). Given the row and
- * the outputs themselves, a metric that changed them (`prediction.result = …`, `delete row.answer`) changed the
- * outputs the run reports, the user's rows, what the next metric saw and the example an optimizer made of the run.
- * A value that cannot be read whole (a getter that throws on a column nothing reads) is given as it is.
+ * What a metric is given: a copy of its own (see copyOf). Given the row and the outputs themselves, a metric that
+ * changed them (`prediction.result = …`, `delete row.answer`) changed the outputs the run reports, the user's rows,
+ * what the next metric saw and the example an optimizer made of the run. A row that cannot be read whole is refused
+ * before the run (checkRowsCopyable); a value that fails as it is copied now (a getter that throws only later, an
+ * answer a program gave with one) fails the row: given as it was, the metric could change the user's own data.
  */
-function metricCopy(value: Row): Row {
+function metricCopy(name: string, what: string, value: Row): Row {
   try {
     return copyOf(value);
-  } catch {
-    return value;
+  } catch (e) {
+    throw new FunctaiError("metric-failed", `metric ${name} could not be given a copy of ${what}: ${describeError(e)}`, { cause: e });
   }
 }
 
 async function run(name: string, metric: Metric, row: Row, outputs: Row, into: Record<string, number>, givenBy: Map<string, string>): Promise<void> {
   let given: unknown;
+  const copies = [metricCopy(name, "the row", row), metricCopy(name, "the prediction", outputs)] as const;
   try {
-    given = await metric(metricCopy(row), metricCopy(outputs));
+    given = await metric(...copies);
   } catch (e) {
     // a judge the metric calls in a turn that waits for a person or stops: the run stops with it (see stopsTurn)
     if (stopsTurn(e)) throw e;

@@ -18,6 +18,7 @@ import { count, labeledDemo, withoutRepeats } from "./labeled.js";
 import { sample } from "./sample.js";
 import { progressFailure, stoppedRun } from "../evaluate/kept.js";
 import { runStops } from "../evaluate/stops.js";
+import { checkRowsCopyable } from "../evaluate/copy.js";
 
 /**
  * How `bootstrapFewShot` records examples: the metric and the score a run
@@ -141,6 +142,7 @@ export async function bootstrapFewShot<S extends InputShape, O extends z.ZodType
   checkInputs(fn, shape, rows);
   const scorer = makeScorer(options.metric);
   if (!scorer.custom) checkExpected(shape, rows);
+  checkRowsCopyable(shape, rows, scorer.custom ? undefined : Object.values(shape.expected));
   const maxBootstrapped = count("maxBootstrapped", options.maxBootstrapped, 4);
   const maxLabeled = count("maxLabeled", options.maxLabeled, 16);
   // the expected outputs score the runs (the default metric) and answer the labeled examples

@@ -98,9 +98,11 @@ export function storeOptionProblem(value: unknown): string | undefined {
 }
 
 /**
- * A copy of plain data (what a request and a reply hold): arrays and plain objects are copied, anything
- * else is kept as it is. Not structuredClone: a request's messages are a view (a Proxy), which it refuses.
- * Keys are defined, not assigned, so a key `__proto__` (JSON.parse makes them) stays a key.
+ * A copy of plain data (what a request and a reply hold, a row a metric is given): arrays and plain objects are
+ * copied item by item, a Date, a Map and a Set as new ones holding copies, a cycle as the same cycle; anything else
+ * (a class instance, a typed array, a subclass) is kept as it is, its state may be private. Not structuredClone: a
+ * request's messages are a view (a Proxy), which it refuses. Keys are defined, not assigned, so a key `__proto__`
+ * (JSON.parse makes them) stays a key. Throws what reading the value throws (a getter, a Proxy's trap).
  *
  * @example
  * const input = { order: { id: "A-1" } };
@@ -108,16 +110,42 @@ export function storeOptionProblem(value: unknown): string | undefined {
  */
 export function copyOf<T>(value: T, seen = new Map<object, unknown>()): T {
   if (typeof value !== "object" || value === null) return value;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
   if (seen.has(value)) return seen.get(value) as T;
-  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
-  seen.set(value, copy);
-  if (Array.isArray(copy)) for (const item of value as unknown[]) copy.push(copyOf(item, seen));
-  else
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (Array.isArray(value)) {
+    const list: unknown[] = [];
+    seen.set(value, list);
+    for (const item of value as unknown[]) list.push(copyOf(item, seen));
+    return list as T;
+  }
+  if (proto === Object.prototype || proto === null) {
+    const record: Record<string, unknown> = {};
+    seen.set(value, record);
     for (const [key, item] of Object.entries(value))
-      Object.defineProperty(copy, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
-  return copy as T;
+      Object.defineProperty(record, key, { value: copyOf(item, seen), enumerable: true, writable: true, configurable: true });
+    return record as T;
+  }
+  return builtinCopy(value, proto, seen) as T;
+}
+
+/** A new Date, Map or Set (exactly one: a subclass is kept as a class instance is) holding copies; else `value` itself. */
+function builtinCopy(value: object, proto: unknown, seen: Map<object, unknown>): object {
+  if (proto === Date.prototype) {
+    const date = new Date((value as Date).getTime());
+    seen.set(value, date);
+    return date;
+  }
+  if (proto === Map.prototype) {
+    const map = new Map<unknown, unknown>();
+    seen.set(value, map);
+    for (const [k, v] of value as Map<unknown, unknown>) map.set(copyOf(k, seen), copyOf(v, seen));
+    return map;
+  }
+  if (proto !== Set.prototype) return value;
+  const set = new Set<unknown>();
+  seen.set(value, set);
+  for (const item of value as Set<unknown>) set.add(copyOf(item, seen));
+  return set;
 }
 
 /**

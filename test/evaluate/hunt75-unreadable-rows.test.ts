@@ -9,6 +9,7 @@ import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { ai, bootstrapFewShot, evaluate, labeledFewShot } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { refusalOf } from "../fixtures/refused.js";
 
 const unreadable = new Error("cell 2 could not be paged in");
 const badAnswer = {
@@ -36,15 +37,6 @@ const badRow = new Proxy(
   },
 );
 
-const refusal = async (run: () => unknown): Promise<unknown> => {
-  try {
-    await run();
-  } catch (e) {
-    return e;
-  }
-  return "nothing thrown";
-};
-
 describe("rows whose cells cannot be read", () => {
   const cases: [string, Record<string, unknown>[], RegExp][] = [
     [
@@ -64,7 +56,7 @@ describe("rows whose cells cannot be read", () => {
       const lm = scripted(Array.from({ length: 4 }, () => "<result>\nalpha\n</result>"));
       const echo = ai("echo", { description: "Say the word back.", input: { q: z.string() } }).using({ lm });
       for (const run of [() => evaluate(echo, rows), () => labeledFewShot(echo, rows), () => bootstrapFewShot(echo, rows)]) {
-        const e = await refusal(run);
+        const e = await refusalOf(run);
         expect(e).toMatchObject({ code: "input-invalid", cause: unreadable });
         expect((e as Error).message).toMatch(message);
       }
