@@ -22,8 +22,9 @@
  *   ("Here it is:") or a plain answer. If a `<result>` opens, it was
  *   preamble and is dropped; if the reply ends with none, it was the answer
  *   (models often answer plainly) and is emitted in one piece, trimmed and
- *   without any `<tool_call>` blocks (tools offered as text; one never
- *   closed runs to the reply's end: see tool-call-blocks.ts), and up to a
+ *   without any `<tool_call>` blocks or calls in a model's own tags (tools
+ *   offered as text; one never closed runs to the reply's end: see
+ *   tool-call-blocks.ts), and up to a
  *   `</result>` the model wrote without opening the block; nothing when it
  *   is only calls in a model's own form, a pythonic list or a call's JSON
  *   (tools as text: read as those calls, see pythonic-calls.ts and
@@ -124,8 +125,11 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   // the words shown there; it is read as a call (see text-tools.ts), never part of any answer
   const textTools = options.textTools === true;
   let shown = false;
+  // the last delta emitted (a model's own call tag right after a quote or a backtick is named, not written: see callStart)
+  let last = "";
   const emit = (delta: string): void => {
     shown = true;
+    last = delta;
     show(delta);
   };
   // start: what opens the reply may yet be a reasoning block (`<think>`); thinking: inside one, shown to nobody
@@ -167,7 +171,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       started = true;
     }
     const close = closeTag(held).at;
-    const call = textTools ? callStart(held) : { at: -1, sure: false };
+    const call = textTools ? callStart(held, last) : { at: -1, sure: false };
     if (call.sure && (close < 0 || call.at < close)) {
       const words = held.slice(0, call.at).trimEnd();
       if (words !== "") emit(words);
@@ -312,6 +316,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     shown: () => shown,
     restart(): void {
       mode = "start";
+      last = "";
       lead = "";
       thought = "";
       thoughtSeen = false;

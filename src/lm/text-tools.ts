@@ -1,9 +1,9 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
 import { jsonCalls } from "./json-calls.js";
 import { inBlock, unfenced } from "./prompt.js";
-import { looseObject, pythonicCalls } from "./pythonic-calls.js";
+import { looseJson, looseObject, pythonicCalls } from "./pythonic-calls.js";
 import { leadingThought } from "./thinking.js";
-import { CALL_OPEN, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
+import { CALL_OPEN, type CallBlock, openCall, withoutCalls } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
 
 /**
@@ -62,6 +62,9 @@ const CALL_KEYS = new Set(["name", "input", "arguments", "parameters", "id", "ty
  * `inputError` (see callOf).
  */
 function callsOf(body: string): ToolCall[] {
+  // a model's own tags inside the block (Llama's `<function=get_weather>{…}</function>`), and nothing else: their calls
+  const own: CallBlock[] = [];
+  if (body.startsWith("<") && withoutCalls(body, (block) => own.push(block)).trim() === "" && own.length > 0) return own.flatMap(blockCallsOf);
   const json = unfenced(body);
   try {
     JSON.parse(json);
@@ -107,6 +110,30 @@ function objectEnd(text: string, from: number): number {
     else if (c === "}" && --depth === 0) return i + 1;
   }
   return -1;
+}
+
+/** The calls in one block (see tool-call-blocks.ts): a `<tool_call>` block's (see callsOf), `<tool_calls>`' list's, or the one `<function=…>` names. */
+function blockCallsOf(block: CallBlock): ToolCall[] {
+  if (block.name !== undefined) return [inputCall(block.name, block.body)];
+  if (!block.list) return callsOf(block.body);
+  const list = parsed(block.body);
+  return Array.isArray(list) ? list.map((call) => callOf("", JSON.stringify(call))) : callsOf(block.body);
+}
+
+/** A block's body as JSON, or written loosely (see looseJson); undefined when it is neither. */
+function parsed(body: string): unknown {
+  try {
+    return JSON.parse(unfenced(body));
+  } catch {
+    return looseJson(unfenced(body));
+  }
+}
+
+/** The call of the tool `<function=name>` names, its body the input's JSON object; one that is not becomes a call with `inputError`. */
+function inputCall(name: string, body: string): ToolCall {
+  const input = parsed(body);
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) return { id: "", name, input };
+  return { id: "", name, input: body, inputError: "its input is not valid JSON: write a JSON object" };
 }
 
 /** A call in Qwen3-Coder's form (see callOf); the tool's name is the first group. */
@@ -162,29 +189,32 @@ function callOf(id: string, body: string): ToolCall {
 }
 
 /**
- * The calls `text` writes in `<tool_call>` blocks, read as a reply to tools
- * offered as text is (see fromTextResponse), without ids: each closed
- * block's, then those of one never closed (it runs to the text's end; see
- * tool-call-blocks.ts), and the text without the blocks. `unclosed`: the
+ * The calls `text` writes in `<tool_call>` blocks, or in a model's own tags
+ * without one (Llama's `<function=get_weather>{…}</function>`, Hunyuan's
+ * `<tool_calls>[…]</tool_calls>`; the tags only named in prose or in code
+ * are text: see tool-call-blocks.ts), read as a reply to tools offered as
+ * text is (see fromTextResponse), without ids: each closed block's, then
+ * those of one never closed (it runs to the text's end), and the text
+ * without the blocks. `unclosed`: the
  * last call is in a block never closed. What the check of a reply to
  * natively offered tools reads too (providers/common.ts), so a call read
  * here is never taken there for an answer.
  */
 export function blockCalls(text: string): { calls: ToolCall[]; words: string; unclosed: boolean } {
   const calls: ToolCall[] = [];
-  const add = (body: string): void => {
-    calls.push(...callsOf(body));
+  const add = (block: CallBlock): void => {
+    calls.push(...blockCallsOf(block));
   };
   const words = withoutCalls(text, add);
-  const open = unclosedCall(words);
-  if (open < 0) return { calls, words, unclosed: false };
-  add(words.slice(open + CALL_OPEN.length).trim());
-  return { calls, words: words.slice(0, open), unclosed: true };
+  const open = openCall(words);
+  if (open === undefined) return { calls, words, unclosed: false };
+  add(open.block);
+  return { calls, words: words.slice(0, open.at), unclosed: true };
 }
 
 /**
- * Reads tool calls back from a text reply; a block that is not valid JSON
- * becomes a call with `inputError`. JSON the model fenced inside the block is
+ * Reads tool calls back from a text reply (see blockCalls); a block that is
+ * not valid JSON becomes a call with `inputError`. JSON the model fenced inside the block is
  * read as a fenced `<result>` is (models fence JSON out of habit). A block
  * never closed runs to the reply's end and is a call too, never part of the
  * answer: cut off by the length limit it is one that does not run (see

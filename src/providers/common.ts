@@ -230,12 +230,18 @@ function bareCallName(text: string): unknown {
 }
 
 /** How a model wrote a call the server left in the text. */
-type TextCallForm = "hermes" | "mistral" | "json" | "pythonic";
+type TextCallForm = "hermes" | "tagged" | "mistral" | "json" | "pythonic";
 
-/** Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Mistral's `[TOOL_CALLS]`, a bare call's JSON), with the form. */
+/**
+ * Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Llama's `<function=…>` and
+ * Hunyuan's `<tool_calls>` tags, Mistral's `[TOOL_CALLS]`, a bare call's JSON), with the form.
+ */
 function* textCallNames(text: string): Generator<{ name: unknown; form: TextCallForm }> {
   // `<tool_call>` blocks read as they are with tools offered as text (lm/text-tools.ts): what that reader reads as a call is one here
-  if (text.includes("<tool_call>")) for (const { name } of blockCalls(text).calls) yield { name, form: "hermes" };
+  if (/<tool_call|<function=/.test(text)) {
+    const form = text.includes("<tool_call>") ? "hermes" : "tagged";
+    for (const { name } of blockCalls(text).calls) yield { name, form };
+  }
   if (text.includes("[TOOL_CALLS]")) {
     for (const match of text.matchAll(MISTRAL_CALL)) {
       const name = match[1] ?? firstListedName(text.slice(match.index + match[0].length).trimStart());
@@ -250,13 +256,20 @@ function* textCallNames(text: string): Generator<{ name: unknown; form: TextCall
 /** The vLLM tool-call parser that reads a model's calls, by how the model writes them. */
 const PARSER = {
   hermes: "the model's --tool-call-parser (hermes for Qwen and Hermes models, qwen3_coder for Qwen3-Coder)",
+  tagged: "the tool-call parser made for the model (hunyuan_a13b for Hunyuan-A13B)",
   mistral: "--tool-call-parser mistral (and --tokenizer-mode mistral)",
   json: "the model's --tool-call-parser (mistral for Mistral models, llama3_json for Llama 3.1 and 3.3)",
   pythonic: "--tool-call-parser pythonic (Llama 3.2's and Llama 4's form)",
 } as const;
 
 /** How the refusal names what the reply wrote. */
-const FORM_WORDS = { hermes: "<tool_call>", mistral: "[TOOL_CALLS]", json: "its JSON", pythonic: "a Python list of calls" } as const;
+const FORM_WORDS = {
+  hermes: "<tool_call>",
+  tagged: "its own <function=…> or <tool_calls> tags",
+  mistral: "[TOOL_CALLS]",
+  json: "its JSON",
+  pythonic: "a Python list of calls",
+} as const;
 
 /**
  * Refuses a reply to natively offered tools that has no tool call but writes

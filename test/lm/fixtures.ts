@@ -7,6 +7,9 @@
 import { afterEach, beforeEach } from "vitest";
 import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
+import { replyText } from "../../src/lm/reply-text.js";
+import { fromTextResponse } from "../../src/lm/text-tools.js";
+import type { LMResponse } from "../../src/lm/types.js";
 import { openai } from "../../src/providers/openai.js";
 import { mockServer, type MockServer } from "../providers/server.js";
 
@@ -31,3 +34,16 @@ export function textToolsDesk() {
   const lm = () => openai({ model: "llama3.1:8b", apiKey: "none", baseURL: `${local.server.url}/v1`, nativeTools: false });
   return { local, seen, answer, lm };
 }
+
+/** A text-tools reply read whole, as the model layer reads it. */
+export const readText = (text: string, finishReason: LMResponse["finishReason"] = "stop") =>
+  fromTextResponse({ text, toolCalls: [], finishReason, usage: { inputTokens: 1, outputTokens: 1 } });
+
+/** What a text-tools reply streamed in chunks of `size` shows its reader. */
+export const streamedText = (text: string, size: number): string => {
+  let shown = "";
+  const reply = replyText((delta) => (shown += delta), { textTools: true });
+  for (let i = 0; i < text.length; i += size) reply.push(text.slice(i, i + size));
+  reply.end();
+  return shown;
+};

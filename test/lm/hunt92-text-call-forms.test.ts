@@ -19,20 +19,10 @@
  * named is no block of the reply's.
  */
 import { describe, expect, it } from "vitest";
-import { replyText } from "../../src/lm/reply-text.js";
-import { fromTextResponse } from "../../src/lm/text-tools.js";
 import { chatCompletion } from "../providers/fixtures/hunt51-wire.js";
-import { textToolsDesk } from "./fixtures.js";
+import { readText, streamedText, textToolsDesk } from "./fixtures.js";
 
 const completion = (content: string) => chatCompletion(content, { model: "Qwen/Qwen3-Coder-30B-A3B-Instruct", usage: [120, 30] });
-const read = (text: string) => fromTextResponse({ text, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });
-const streamed = (text: string, size: number): string => {
-  let shown = "";
-  const reply = replyText((delta) => (shown += delta), { textTools: true });
-  for (let i = 0; i < text.length; i += size) reply.push(text.slice(i, i + size));
-  reply.end();
-  return shown;
-};
 
 const QWEN3_CODER = "<tool_call>\n<function=lookup_order>\n<parameter=order_id>\nA-1042\n</parameter>\n</function>\n</tool_call>";
 const JSON_CALL = '<tool_call>\n{"name": "lookup_order", "input": {"order_id": "A-1042"}}\n</tool_call>';
@@ -41,7 +31,7 @@ describe("Qwen3-Coder's <function=…> form in a <tool_call> block", () => {
   const { local, seen, answer, lm } = textToolsDesk();
 
   it("is a call of the tool it names that does not run, saying which form to write", () => {
-    const [call, ...more] = read(QWEN3_CODER).toolCalls;
+    const [call, ...more] = readText(QWEN3_CODER).toolCalls;
     expect(more).toEqual([]);
     expect(call).toMatchObject({ id: "call_1", name: "lookup_order", input: QWEN3_CODER.slice("<tool_call>\n".length, -"\n</tool_call>".length) });
     expect(call!.inputError).toMatch(/not JSON: write \{"name": …, "input": \{…\}\}/);
@@ -49,9 +39,9 @@ describe("Qwen3-Coder's <function=…> form in a <tool_call> block", () => {
 
   it("streamed after words, inside the reply form's block or with its closing tag left out: only the words are shown, as the reply is read", () => {
     for (const reply of [`<result>\nLet me look that up.\n${QWEN3_CODER}`, `Let me look that up.\n${QWEN3_CODER.replace("\n</tool_call>", "")}`]) {
-      const whole = read(reply);
+      const whole = readText(reply);
       expect(whole.toolCalls.map((c) => c.name)).toEqual(["lookup_order"]);
-      for (const size of [1, 4, reply.length]) expect(streamed(reply, size)).toBe("Let me look that up.");
+      for (const size of [1, 4, reply.length]) expect(streamedText(reply, size)).toBe("Let me look that up.");
     }
   });
 
@@ -76,9 +66,9 @@ describe("a pythonic call after reasoning that named the <tool_call> tag", () =>
     '[lookup_order(order_id="A-1042")]';
 
   it("is read as the call, as its streamed text reads it (no text shown)", () => {
-    const { toolCalls, finishReason } = read(reply);
+    const { toolCalls, finishReason } = readText(reply);
     expect(toolCalls).toEqual([{ id: "call_1", name: "lookup_order", input: { order_id: "A-1042" } }]);
     expect(finishReason).toBe("tool_calls");
-    for (const size of [1, 7, reply.length]) expect(streamed(reply, size)).toBe("");
+    for (const size of [1, 7, reply.length]) expect(streamedText(reply, size)).toBe("");
   });
 });
