@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { NeedsPerson } from "../../src/engine/runtime.js";
+import { NeedsPerson, abortError } from "../../src/engine/runtime.js";
+import { whenAborted } from "../../src/runtime/abort.js";
 import { notJson } from "../../src/engine/tool-boundary.js";
 import { FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
@@ -162,6 +163,25 @@ function authRefusal(e: unknown, auth: AuthErrors | undefined): boolean {
  */
 const NOT_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
 
+/**
+ * The codes of a connection lost once made (Node's and undici's): reset, a broken pipe, a socket closed or failing
+ * under a request (an HTTP server that died mid-answer: fetch's "fetch failed" or "terminated").
+ */
+const LOST = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET", "UND_ERR_CLOSED"]);
+
+/**
+ * Whether a call failed for its connection, lost while it waited: the SDK's own "Connection closed" (not a server's
+ * answer with its code), or a socket error of its HTTP transport (see {@link LOST}) in `e` or its causes.
+ */
+function connectionLost(e: unknown): boolean {
+  const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
+  if (name === "McpError") return code === CONNECTION_CLOSED && !serverAnswers.has(e as object);
+  return causes(e).some((c) => {
+    const lost = (c as { code?: unknown }).code;
+    return typeof lost === "string" && LOST.has(lost);
+  });
+}
+
 /** The error and its causes (a few deep: fetch's "fetch failed" TypeError carries the socket's error as its cause). */
 function causes(e: unknown): unknown[] {
   const chain: unknown[] = [];
@@ -258,17 +278,21 @@ const serverAnswers = new WeakSet<object>();
 /** The SDK's timeout of a request when none is given (`DEFAULT_REQUEST_TIMEOUT_MSEC`). */
 const SDK_TIMEOUT = 60_000;
 
+/** The transport `client` has now (`undefined`: none, or a client that does not say). */
+const transportOf = (client: McpClient): unknown => (client as { transport?: unknown }).transport;
+
 /**
  * Whether `e`, an McpError with the code the SDK gives its own "Connection closed" (-32000) or "Request
- * timed out" (-32001), was the server's answer: the SDK's closed connection leaves the client with no
- * transport (`client.transport`, read while the error is new: a close comes after), and its timeout fires
- * no sooner than the request's timeout (`waited` ms, of `timeout`). A client that does not say its
- * transport is read as closed.
+ * timed out" (-32001), was the server's answer: the SDK's closed connection leaves the client without the
+ * transport the request was sent on (`sentOn`; `client.transport`, read while the error is new, is none, or a
+ * new one when the client's `onclose` connected it again at once, as the SDK fails the requests waiting after
+ * it), and its timeout fires no sooner than the request's timeout (`waited` ms, of `timeout`). A client that
+ * does not say its transport is read as closed.
  */
-function answeredWithCode(client: McpClient, e: unknown, waited: number, timeout: number | undefined): boolean {
+function answeredWithCode(client: McpClient, e: unknown, waited: number, timeout: number | undefined, sentOn: unknown): boolean {
   const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
   if (name !== "McpError" || e === null || typeof e !== "object") return false;
-  if (code === CONNECTION_CLOSED) return "transport" in client && (client as { transport?: unknown }).transport !== undefined;
+  if (code === CONNECTION_CLOSED) return sentOn !== undefined && transportOf(client) === sentOn;
   if (code === REQUEST_TIMEOUT) return waited < (timeout ?? SDK_TIMEOUT);
   return false;
 }
@@ -347,6 +371,7 @@ async function listPage(client: McpClient, cursor: string | undefined, reader: L
   const params = cursor === undefined ? {} : { cursor };
   // a page answered with a message the transport cannot read fails at once, not at the timeout (see untilUnreadable)
   const began = performance.now();
+  const sentOn = transportOf(client);
   const carries = (m: PostedRequest) => m.method === "tools/list" && (m.params as { cursor?: unknown } | undefined)?.cursor === cursor;
   return onWire(client, carries, undefined, (outer) =>
     untilUnreadable(client, outer, async (signal) => {
@@ -357,7 +382,7 @@ async function listPage(client: McpClient, cursor: string | undefined, reader: L
         answer = await client.request({ method: "tools/list", params }, reader.schema, options);
       } catch (e) {
         // told apart here, while the error is new (see answeredWithCode)
-        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
+        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout, sentOn)) serverAnswers.add(e as object);
         throw e;
       }
       return reader.page(answer);
@@ -569,6 +594,7 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  */
 async function send(client: McpClient, params: CallParams, reader: ResultReader, outer: AbortSignal, timeout: number | undefined): Promise<unknown> {
   const began = performance.now();
+  const sentOn = transportOf(client);
   const key = (params._meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_KEY];
   const carries = (m: PostedRequest) => {
     const p = m.params as { name?: unknown; _meta?: Record<string, unknown> } | undefined;
@@ -583,11 +609,26 @@ async function send(client: McpClient, params: CallParams, reader: ResultReader,
         return await client.request({ method: "tools/call", params }, reader.schema, options);
       } catch (e) {
         // told apart here, while the error is new (see answeredWithCode)
-        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout)) serverAnswers.add(e as object);
+        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout, sentOn)) serverAnswers.add(e as object);
         throw e;
       }
     }),
   );
+}
+
+/**
+ * `work`, or the stop's error (`turn-aborted`) as soon as `signal` aborts: a call stopped while its tool is looked
+ * up again (see {@link listedNow}) stops waiting, and is never sent. The listing goes on for the calls beside it.
+ */
+async function untilStopped<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  const aborted = whenAborted(signal);
+  // (its outcome, after the stop, goes nowhere)
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, aborted.promise.then(() => Promise.reject(abortError(signal)))]);
+  } finally {
+    aborted.dispose();
+  }
 }
 
 /**
@@ -847,7 +888,9 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * `id` is `null`, left out or no request id, when it is the one request waiting), or whose connection the
  * transport closed for a message past its limit (said, with the limit: 10 MB over stdio),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
- * the call unfinished. The server's own error answers are tool errors the model sees, those with the SDK's
+ * the call unfinished (a client whose `onclose` connects it again at once included: the SDK's "Connection closed"
+ * is still its own, not the server's answer). A reading call whose connection was lost under it is `remote-closed`,
+ * saying so. The server's own error answers are tool errors the model sees, those with the SDK's
  * codes too (-32000; a -32001 the server sends, "timed out", stops a changing call for a person, saying the
  * server answered it); so is a call the server refused before running it (an HTTP 4xx to its POST, as after
  * a restart that lost the client's session: `remote-closed`, `remote-auth`, `remote-rate-limit`, told by the
@@ -857,7 +900,8 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * says its tools changed (notifications/tools/list_changed), or the client connected anew, each tool is looked
  * up again before it runs (one listing for all the calls waiting), and is not sent when the server no longer
  * lists it, lists it with another input or output schema, or, taken as reading by its annotations, now says it
- * changes (`settings-invalid`, a tool error the model sees: take the tools again with mcpTools). A call refused
+ * changes (`settings-invalid`, a tool error the model sees: take the tools again with mcpTools); a call whose
+ * turn is stopped while it waits for that listing stops waiting (`turn-aborted`), never sent. A call refused
  * for its OAuth token (the SDK's `UnauthorizedError` or `OAuthError` from the transport's OAuth provider, or its
  * 401/403 after authorizing anew) is `remote-auth`: it did not run; a listing refused so is `remote-auth` too; so is
  * one whose new token could not be got (the OAuth authorization server down, its connection reset, or answering
@@ -1004,7 +1048,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       async runAsTool(input, ctx) {
         let result: unknown;
         const reader = readResult();
-        await stillListed();
+        await untilStopped(stillListed(), ctx.signal);
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
           const params = { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } };
@@ -1037,6 +1081,13 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
               serverAnswers.has(e as object)
                 ? `the MCP tool ${name} may have run: the MCP server answered ${describeError(e)}. Say what it returned, or ask for a rerun.`
                 : `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
+            );
+          // a reading call whose connection was lost under it: said so, with a code, not as the transport's bare error
+          if (connectionLost(e))
+            throw new FunctaiError(
+              "remote-closed",
+              `the MCP tool ${name} did not finish: the connection to the MCP server was lost during the call (${describeError(e)})`,
+              { cause: e },
             );
           throw e;
         }
