@@ -116,6 +116,18 @@ const lostAnswer = (target: string, ended: boolean): FunctaiError =>
     `PostgreSQL store (${target}): no answer came to a statement ${ended ? "that the server ran to its end (or whose session it ended)" : "while the server could not be asked about it"}, so its connection was dropped (a network, NAT or load balancer that dropped it); whether it took effect is unknown: the store's next call tries again.`,
   );
 
+/**
+ * The error of a statement without a deadline that a close cut short: the
+ * first use's DDL, waiting for another store that makes or migrates the
+ * tables (a migration may take minutes), held the close for all of it, and
+ * the call behind it was sent after the close.
+ */
+const closedWaiting = (target: string): FunctaiError =>
+  new FunctaiError(
+    "store-io",
+    `PostgreSQL store (${target}): the store was closed while its first use waited for the tables (made or migrated by another store meanwhile), so its connection was dropped: the call behind it was not sent.`,
+  );
+
 /** How long the look at what a statement dropped at its deadline waited for may take (a network that dropped it answers nothing). */
 const LOOK_MS = 1_000;
 
@@ -309,6 +321,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     return connecting(() => openClient(pg.Client, config, target), reached, target);
   };
   const listeners = new Set<Listener>();
+  /** What cuts short each statement without a deadline under way (`watched`): the store is closing. */
+  const cutShort = new Set<() => void>();
   /** Whether `close` took this store's use of the pool off (usePool). */
   let left = false;
   const reached = { ever: false, closed: false };
@@ -385,7 +399,17 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       const settle = (): void => {
         settled = true;
         clearTimeout(timer);
+        cutShort.delete(cut);
       };
+      // (its connection dropped: the pool, ended next, never waits for it; what the server does with it later is the DDL's own, made again by the next first use)
+      const cut = (): void => {
+        if (settled) return;
+        settle();
+        const e = closedWaiting(target);
+        release(e);
+        reject(e);
+      };
+      cutShort.add(cut);
       sent.then(
         (rows) => {
           settle();
@@ -599,6 +623,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     },
     closing() {
       reached.closed = true;
+      for (const cut of [...cutShort]) cut();
     },
     async close() {
       reached.closed = true;

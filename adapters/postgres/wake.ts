@@ -10,9 +10,13 @@ const noop = (): void => undefined;
 /** How long a wait's last look at the length, at its timeout, may take before the wait answers false. */
 const LAST_LOOK_MS = 1_000;
 
+/** A waiter's re-read that was refused is tried again after this, doubling to REREAD_MAX_MS. */
+const REREAD_MS = 100;
+const REREAD_MAX_MS = 2_000;
+
 interface Waiter {
   after: number;
-  /** Re-reads the length (after a reconnect: notifications were lost). */
+  /** Re-reads the length (after a reconnect: notifications were lost), until a read answers or the wait settles. */
   recheck(): void;
   done(value: boolean): void;
 }
@@ -107,7 +111,11 @@ export class Wakeups {
       (length) => {
         for (const w of [...(this.#waiters.get(conversation) ?? [])]) if (length > w.after) w.done(true);
       },
-      () => undefined, // (the server is unreachable: the wait's last look, at its timeout, answers or fails)
+      // refused (no connection to be had now): each waiter reads again until one answers; dropped, the append it was
+      // told of woke a wait only at its timeout, and one without a timeout never
+      () => {
+        for (const w of [...(this.#waiters.get(conversation) ?? [])]) w.recheck();
+      },
     );
     const settled = read.then(() => {
       this.#looking.delete(conversation);
@@ -145,19 +153,41 @@ export class Wakeups {
        */
       let watched: Promise<void> | null = null;
       let renew: ReturnType<typeof setInterval> | undefined;
+      /** A re-read under way (or waiting to be tried again), and whether another was asked for meanwhile (it may have read before that append). */
+      let rereading = false;
+      let again = false;
+      let retry: ReturnType<typeof setTimeout> | undefined;
+      const reread = (delay: number): void => {
+        rereading = true;
+        again = false;
+        this.watch.lengthOf(conversation).then(
+          (length) => {
+            rereading = false;
+            if (length > after) waiter.done(true);
+            else if (again && !settled) reread(REREAD_MS);
+          },
+          () => {
+            // refused (a connection limit reached, a server still coming back): tried again while the wait goes on, or
+            // an append the listener missed woke it only at its timeout, and a wait without a timeout never
+            if (settled) return;
+            retry = setTimeout(() => reread(Math.min(delay * 2, REREAD_MAX_MS)), delay);
+            (retry as { unref?: () => void }).unref?.();
+          },
+        );
+      };
       const waiter: Waiter = {
         after,
         recheck: () => {
-          this.watch.lengthOf(conversation).then(
-            (length) => length > after && waiter.done(true),
-            () => undefined, // still reconnecting: the timeout or the next notification answers
-          );
+          if (settled) return;
+          if (rereading) again = true;
+          else reread(REREAD_MS);
         },
         done: (value) => {
           if (settled) return;
           settled = true;
           cancel?.();
           clearInterval(renew);
+          clearTimeout(retry);
           if (watched) {
             const gone = watched.then(() => this.watch.unwatch(conversation, token));
             this.#unwatching.add(gone);
