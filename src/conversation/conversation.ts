@@ -474,41 +474,67 @@ export function openConversation<S extends z.ZodRawShape, O>(
     return answered;
   };
 
+  /**
+   * A keyed call's loop, `sendOnce`'s and `streamKeyed`'s: `start` begins a turn for its key, or finds the turn the key
+   * names already sent; `found` says what the call does with that turn (its answer, try `start` again at once, or
+   * wait). A turn running elsewhere (or whose lease has not run out yet) is waited for, until the conversation
+   * changes or `signal` stops the call.
+   */
+  async function keyed<R>(
+    once: Once,
+    signal: AbortSignal | undefined,
+    start: () => Promise<R>,
+    found: (turn: string) => Promise<{ answer: R } | "again" | "wait">,
+  ): Promise<R> {
+    for (let tries = 0; tries < 600; tries++) {
+      let turn: string;
+      try {
+        return await start();
+      } catch (e) {
+        if (!(e instanceof AlreadySent)) throw e;
+        turn = e.turn;
+      }
+      const next = await found(turn);
+      if (next === "again") continue;
+      if (next !== "wait") return next.answer;
+      if (signal?.aborted) throw abortError(signal);
+      const aborted = signal ? whenAborted(signal) : null;
+      try {
+        const waited = store.wait ? store.wait(id, await lengthOf(store, id), 200) : sleep(100);
+        await (aborted ? Promise.race([waited, aborted.promise]) : waited);
+      } finally {
+        aborted?.dispose();
+      }
+    }
+    throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
+  }
+
   /** A turn sent once per request id (a delegate's call): sent again, it goes on with the turn it sent before. */
   async function sendOnce(input: CallInput<S>, once: Once, callOptions?: CallOptions): Promise<O> {
     checkClock();
     const inputs = resumable(once.parsed ? (input as Record<string, unknown>) : parseInput(def, input));
     const settings = callSettings(callOptions);
-    for (let tries = 0; tries < 600; tries++) {
-      let turn: Turn<O>;
-      try {
-        return await run(await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller, callOptions?.signal), callOptions?.signal);
-      } catch (e) {
-        if (!(e instanceof AlreadySent)) throw e;
-        turn = await turnHandle(e.turn);
-      }
+    const signal = callOptions?.signal;
+    const start = async (): Promise<O> => run(await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller, signal), signal);
+    return keyed(once, signal, start, async (turnId) => {
+      const turn = await turnHandle(turnId);
       if (once.parent === undefined) checkSameRequest(id, once.requestId, inputs, turn); // a send's key (a delegate's id is made from its call)
-      if (turn.state === "done") return turn.value as O;
+      if (turn.state === "done") return { answer: turn.value as O };
       // a send's key: as that turn answers (one whose approvals were all answered waits for nobody: it goes on below)
       if (turn.state === "waiting" && turn.waiting.length > 0 && once.parent === undefined) throw new Waiting(turn);
+      if (turn.state === "running") return "wait";
+      if (turn.state !== "waiting" && turn.state !== "interrupted") throw endedError(id, turn, once.requestId);
       // it goes on as this call: its settings (a model given in its options), its signal, its caller's check (a delegate's)
-      if (turn.state === "waiting" || turn.state === "interrupted") {
-        const handle = await turnHandle(turn.id, { ...ctx, settings: () => ({ ...settings }), signal: callOptions?.signal, upstream: once.upstream });
-        try {
-          return await handle.resume();
-        } catch (e) {
-          // another call of this request (a second retry at once) claimed it first: it goes on there, and this one answers
-          // as it does (read again below: its answer, its wait), never turn-claimed for a request being answered
-          if (!isFunctaiError(e, "turn-claimed")) throw e;
-          continue;
-        }
+      const handle = await turnHandle(turn.id, { ...ctx, settings: () => ({ ...settings }), signal, upstream: once.upstream });
+      try {
+        return { answer: await handle.resume() };
+      } catch (e) {
+        // another call of this request (a second retry at once) claimed it first: it goes on there, and this one answers
+        // as it does (read again: its answer, its wait), never turn-claimed for a request being answered
+        if (!isFunctaiError(e, "turn-claimed")) throw e;
+        return "again";
       }
-      if (turn.state !== "running") throw endedError(id, turn, once.requestId);
-      // another run of it goes on (or its lease has not run out yet): wait for it
-      if (store.wait) await store.wait(id, await lengthOf(store, id), 200);
-      else await sleep(100);
-    }
-    throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
+    });
   }
 
   /**
@@ -522,35 +548,22 @@ export function openConversation<S extends z.ZodRawShape, O>(
     const inputs = resumable(parseInput(def, input));
     const settings = callSettings(callOptions);
     const signal = callOptions?.signal;
-    for (let tries = 0; tries < 600; tries++) {
-      let turn: Turn<O>;
-      try {
-        const host = await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller, signal);
-        const session = startTurn(host, { streaming: true });
-        const waiting = (): Promise<Error> => waitingOf(host.turn);
-        // (its records are in the store: its events are shown at once)
-        const stream = streamSent<unknown>(session, log, waiting, async () => undefined, Promise.resolve());
-        return { stream };
-      } catch (e) {
-        if (!(e instanceof AlreadySent)) throw e;
-        // gone on with as this call: its settings (a model given in its options)
-        turn = await turnHandle(e.turn, { ...ctx, settings: () => ({ ...settings }) });
-      }
+    const start = async (): Promise<KeyedStream> => {
+      const host = await begin(inputs, settings, newTurnId(clock.now()), once, callOptions?.caller, signal);
+      const session = startTurn(host, { streaming: true });
+      const waiting = (): Promise<Error> => waitingOf(host.turn);
+      // (its records are in the store: its events are shown at once)
+      return { stream: streamSent<unknown>(session, log, waiting, async () => undefined, Promise.resolve()) };
+    };
+    return keyed(once, signal, start, async (turnId) => {
+      // gone on with as this call: its settings (a model given in its options)
+      const turn = await turnHandle(turnId, { ...ctx, settings: () => ({ ...settings }) });
       checkSameRequest(id, once.requestId, inputs, turn);
       if (turn.state === "interrupted" || (turn.state === "waiting" && turn.waiting.length === 0))
-        return { stream: turn.stream() as TurnStream<unknown> };
-      if (turn.state !== "running") return { turn: turn as Turn<unknown> };
-      // another run of it goes on (or its lease has not run out yet): wait for it, until stopped
-      if (signal?.aborted) throw abortError(signal);
-      const aborted = signal ? whenAborted(signal) : null;
-      try {
-        const waited = store.wait ? store.wait(id, await lengthOf(store, id), 200) : sleep(100);
-        await (aborted ? Promise.race([waited, aborted.promise]) : waited);
-      } finally {
-        aborted?.dispose();
-      }
-    }
-    throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
+        return { answer: { stream: turn.stream() as TurnStream<unknown> } };
+      if (turn.state !== "running") return { answer: { turn: turn as Turn<unknown> } };
+      return "wait";
+    });
   }
 
   return {

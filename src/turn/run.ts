@@ -65,7 +65,8 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
           return reject(resumableEnd(session, () => session.error ?? new FunctaiError("lease-lost", "the turn was interrupted")));
         case "awaitingApproval":
           // (a call that is not told of waits, a stream's, settles when the turn ends, unless a turnEnd hook failed on the wait)
-          if (onWaiting || session.runtime?.turnEndFailure) reject(resumableEnd(session, onWaiting!));
+          if (onWaiting) reject(resumableEnd(session, onWaiting));
+          else if (session.runtime?.turnEndFailure) reject(session.runtime.turnEndFailure);
           return;
       }
     };

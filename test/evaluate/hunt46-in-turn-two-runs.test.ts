@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { beforeGenerate } from "./fixtures/before-generate.js";
+import { beforeGenerate } from "../fixtures/before-generate.js";
 import { ai, evaluate, program, tool, Waiting, type LMRequest } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
 

@@ -12,7 +12,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { postgresStore, type PostgresStore } from "../../adapters/postgres/index.js";
 import { lockText } from "../../adapters/postgres/liveness.js";
-import type { LanguageModel } from "../../src/lm/types.js";
+import { beforeGenerate } from "../fixtures/before-generate.js";
 import { scripted, type ScriptedReply } from "../../src/testing/index.js";
 import { rec } from "../store/contract.js";
 import { CHARGE, LONG_LEASE, desk, outcome, rows, until } from "./fixtures/hunt7-net-desk.js";
@@ -100,19 +100,11 @@ function gatedLM(replies: ScriptedReply[], at: number) {
   const opened = new Promise<void>((r) => (open = r));
   const state = { waiting: false, open };
   let calls = 0;
-  const lm: LanguageModel = {
-    specificationVersion: inner.specificationVersion,
-    provider: inner.provider,
-    model: inner.model,
-    nativeTools: inner.nativeTools,
-    async generate(request, options) {
-      if (++calls === at) {
-        state.waiting = true;
-        await opened;
-      }
-      return inner.generate(request, options);
-    },
-  };
+  const lm = beforeGenerate(inner, async () => {
+    if (++calls !== at) return;
+    state.waiting = true;
+    await opened;
+  });
   return { lm, inner, state };
 }
 

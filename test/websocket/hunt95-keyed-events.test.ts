@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { connect, serve } from "../../adapters/websocket/index.js";
 import { readConversation } from "../../src/index.js";
-import type { LanguageModel } from "../../src/lm/types.js";
+import { beforeGenerate } from "../fixtures/before-generate.js";
 import type { Store } from "../../src/store/types.js";
 import { faultyStore, memoryStore } from "../../src/testing/index.js";
 import { deskModel, desk, keeper, until } from "./fixtures.js";
@@ -25,21 +25,12 @@ const turnsOf = async (store: Store, conversation: string) => [
 
 /** The desk's model, its last reply (after the refund's result) held until its signal aborts: a turn a close finds running. */
 function heldAtLastReply() {
-  const inner = deskModel();
   let held = false;
-  const lm: LanguageModel = {
-    specificationVersion: inner.specificationVersion,
-    provider: inner.provider,
-    model: inner.model,
-    nativeTools: inner.nativeTools,
-    async generate(request, options) {
-      if (request.messages.filter((m) => m.role === "tool").length >= 2) {
-        held = true;
-        await new Promise((_r, reject) => options?.signal?.addEventListener("abort", () => reject(options.signal?.reason), { once: true }));
-      }
-      return inner.generate(request, options);
-    },
-  };
+  const lm = beforeGenerate(deskModel(), async (request, options) => {
+    if (request.messages.filter((m) => m.role === "tool").length < 2) return;
+    held = true;
+    await new Promise((_r, reject) => options?.signal?.addEventListener("abort", () => reject(options.signal?.reason), { once: true }));
+  });
   return { lm, held: () => held };
 }
 
