@@ -17,7 +17,12 @@
  *   dropped (the answer is the first block). A block the reply never
  *   closes ends with the reply, a piece of `</result>` at its very end
  *   dropped (a reply cut off by its length limit there is then refused as
- *   unreadable and asked again: see readOutput).
+ *   unreadable and asked again: see readOutput). Tools offered as text: a
+ *   call block in the body is no part of it, and the words after a closed
+ *   one go on (`Let me check.` + call + `I'll tell you once I know.`), as
+ *   the whole reply reads them; from a block's opening tag (or a fence that
+ *   may hold calls) nothing is shown until it closes or the reply ends (a
+ *   call never closed runs to the reply's end).
  * - Before any `<result>`: held, because it may be the model's preamble
  *   ("Here it is:") or a plain answer. If a `<result>` opens, it was
  *   preamble and is dropped; if the reply ends with none, it was the answer
@@ -111,6 +116,61 @@ function partialClose(text: string): number {
   return open ? text.length - open.index : partialTag(text, CLOSE);
 }
 
+/** How long an end `a` and `b` share is. */
+function sameEnd(a: string, b: string): number {
+  let n = 0;
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++;
+  return n;
+}
+
+/** A fence (perhaps with its language) at the text's end, with only white space and backticks (its closing fence's start) after it. */
+const FENCE_END = /\x60+[\w-]*[\s\x60]*$/;
+
+/**
+ * The words of `text` (a `<result>` block's text, after `before`, what was shown before it) as the whole reply reads
+ * them (see withoutCalls, tools as text: closed call blocks gone), and what of them is settled: `at`, where the
+ * words may yet change (a call block still open, whatever its body: one that closes is gone, one that never does is
+ * text unless its body begins as a call's; a tag's start; a fence that may hold calls; a piece of `</result>`), and
+ * `close`, where `</result>` is before that (-1 when it is not); `open`: what is held there is a call block's
+ * opening tag, so nothing changes until a tag closes (a `>` comes). `ended`: the reply is whole (a block never
+ * closed runs to its end, a call's only when its body begins as a call's: see unclosedCall).
+ */
+function settledWords(
+  text: string,
+  before: string,
+  textTools: boolean,
+  ended: boolean,
+): { words: string; at: number; close: number; open?: boolean } {
+  if (!textTools) {
+    const close = closeTag(text).at;
+    return { words: text, at: text.length - partialClose(text), close };
+  }
+  const lead = before.slice(-1);
+  const seen = withoutCalls(lead + text);
+  const words = seen.slice(lead.length);
+  let at = words.length;
+  if (ended) {
+    const open = unclosedCall(seen);
+    if (open >= 0) at = open - lead.length;
+  } else {
+    const tag = words.indexOf(CALL_OPEN);
+    if (tag >= 0) at = tag;
+    const call = callStart(words, lead).at;
+    if (call >= 0 && call < at) at = call;
+    const open = unclosedCall(seen) - lead.length;
+    if (open >= 0 && open < at) at = open;
+    const fence = FENCE_END.exec(words.slice(0, at));
+    if (fence) at = fence.index;
+    else if (at === tag || at === open) {
+      const close = closeTag(words.slice(0, at)).at;
+      return { words, at: close >= 0 ? at : at - partialClose(words.slice(0, at)), close, open: close < 0 };
+    }
+  }
+  const close = closeTag(words.slice(0, at)).at;
+  if (ended) return { words: close >= 0 ? words : words.slice(0, at), at, close };
+  return { words, at: close >= 0 ? at : at - partialClose(words.slice(0, at)), close };
+}
+
 /**
  * Filters one reply's streamed text down to the answer's text; `emit` gets
  * only non-empty deltas.
@@ -121,15 +181,12 @@ function partialClose(text: string): number {
  * text.end(); // wrote "Hello"
  */
 export function replyText(show: (delta: string) => void, options: { textTools?: boolean } = {}): ReplyText {
-  // tools offered as text: a call block inside the `<result>` block (one never closed, then the call) ends
-  // the words shown there; it is read as a call (see text-tools.ts), never part of any answer
+  // tools offered as text: a call block inside the `<result>` block is read as a call (see text-tools.ts), never part
+  // of any answer; the words around it are (see settledWords)
   const textTools = options.textTools === true;
   let shown = false;
-  // the last delta emitted (a model's own call tag right after a quote or a backtick is named, not written: see callStart)
-  let last = "";
   const emit = (delta: string): void => {
     shown = true;
-    last = delta;
     show(delta);
   };
   // start: what opens the reply may yet be a reasoning block (`<think>`); thinking: inside one, shown to nobody
@@ -141,8 +198,14 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   let thought = "";
   // whether the reply opened with a reasoning block (a later lone `</think>` is then the answer's text)
   let thoughtSeen = false;
-  // inside: what is held back (whitespace, a possible start of `</result>`)
+  // inside: the block's text from where its words may still change (white space, a possible start of `</result>`, a
+  // call block, a fence that may hold calls: see settledWords), the character before it (a model's own call tag
+  // right after a quote or a backtick is named, not written: see callStart), and how much of its words was shown
   let held = "";
+  let heldLead = "";
+  let through = 0;
+  // inside: a call block is open in what is held (nothing is read again until a tag may have closed: a `>` came)
+  let quiet = false;
   // inside: whether the body's first visible character was emitted (leading whitespace is dropped)
   let started = false;
   // before: the chunks so far, kept apart (one string grown and searched per chunk would cost O(n²) over a long reply),
@@ -164,33 +227,36 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     if (text.length > from) push(text.slice(from));
   };
 
+  /**
+   * Inside the `<result>` block: shows what of `held` (the block's text after what was shown) is settled, as the
+   * whole reply reads it. Tools as text: a closed call block is no part of the words (they go on after it); from an
+   * open one (or a tag's start, or a fence that may hold calls) on, nothing is known until it closes or the reply
+   * ends, so it is held (see settledWords).
+   */
   const inside = (): void => {
-    if (!started) {
-      held = held.trimStart();
-      if (held === "") return;
-      started = true;
-    }
-    const close = closeTag(held).at;
-    const call = textTools ? callStart(held, last) : { at: -1, sure: false };
-    if (call.sure && (close < 0 || call.at < close)) {
-      const words = held.slice(0, call.at).trimEnd();
-      if (words !== "") emit(words);
-      held = "";
-      mode = "after";
-      return;
-    }
+    const { words, at, close, open } = settledWords(held, heldLead, textTools, false);
+    quiet = open === true;
+    const from = started ? through : words.length - words.trimStart().length;
     if (close >= 0) {
-      const body = held.slice(0, close).trimEnd();
-      if (body !== "") emit(body);
+      const rest = words.slice(from, close).trimEnd();
+      if (rest !== "") emit(rest);
       held = "";
       mode = "after";
       return;
     }
-    const keep = Math.max(partialClose(held), call.at >= 0 ? held.length - call.at : 0);
-    const safe = held.slice(0, held.length - keep);
-    const visible = safe.trimEnd();
-    if (visible !== "") emit(visible);
-    held = held.slice(visible.length);
+    const visible = words.slice(from, at).trimEnd();
+    if (visible !== "") {
+      started = true;
+      emit(visible);
+    }
+    through = from + visible.length;
+    // what is left to read lies past the last call removed (its words are its text): only that is kept
+    const rest = words.length - through;
+    if (rest <= sameEnd(words, held)) {
+      heldLead = words[through - 1] ?? heldLead;
+      held = held.slice(held.length - rest);
+      through = 0;
+    }
   };
 
   function push(delta: string): void {
@@ -269,9 +335,15 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         }
       }
       held = window.slice(open + OPEN.length); // the preamble before it is dropped
+      heldLead = "";
+      through = 0;
+      quiet = false;
       before = [];
       mode = "inside";
-    } else held += delta;
+    } else {
+      held += delta;
+      if (quiet && !delta.includes(">")) return;
+    }
     inside();
   }
 
@@ -304,9 +376,11 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         // tools as text: a reply that is only calls in a model's own form is read as those calls (see text-tools.ts)
         if (textTools && !all.includes(CALL_OPEN) && (pythonicCalls(all) ?? jsonCalls(all)) !== undefined) plain = "";
         if (plain !== "") emit(plain);
-      } else if (mode === "inside" && started) {
-        // what was held only as a possible call's start was none: it is the answer's end (a piece of `</result>` is not)
-        const rest = held.slice(0, held.length - partialClose(held)).trimEnd();
+      } else if (mode === "inside") {
+        // the reply ended: what was held as a possible call, tag or fence is read as the whole reply is
+        const { words, close } = settledWords(held, heldLead, textTools, true);
+        let rest = words.slice(through, close >= 0 ? close : words.length - partialClose(words)).trimEnd();
+        if (!started) rest = rest.trimStart();
         if (rest !== "") emit(rest);
       }
       before = [];
@@ -316,7 +390,9 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     shown: () => shown,
     restart(): void {
       mode = "start";
-      last = "";
+      heldLead = "";
+      through = 0;
+      quiet = false;
       lead = "";
       thought = "";
       thoughtSeen = false;

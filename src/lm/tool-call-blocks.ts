@@ -117,10 +117,15 @@ export function withoutCalls(text: string, onCall?: (block: CallBlock) => void):
   return cut < 0 ? read : read + words.slice(cut);
 }
 
-/** A code fence holding closed call blocks and whitespace only; the blocks are the first group. */
-const FENCED_CALLS = /\x60{3}[\w-]*\s*((?:<tool_call>(?:(?!<\/tool_call\s*>)[\s\S])*<\/tool_call\s*>\s*)+)\x60{3}/g;
-/** A code fence holding closed blocks in a model's own tags and whitespace only (see OWN_BLOCK). */
-const FENCED_OWN = new RegExp(String.raw`\x60{3}[\w-]*\s*(?:(?:${OWN_BLOCK.source})\s*)+\x60{3}`, "g");
+/**
+ * A code fence holding closed call blocks and whitespace only; the blocks are the first group. Its closing fence
+ * names no language: one that does (````json`) opens the next code block, so the calls before it are not fenced.
+ */
+const FENCED_CALLS = /\x60{3}[\w-]*\s*((?:<tool_call>(?:(?!<\/tool_call\s*>)[\s\S])*<\/tool_call\s*>\s*)+)\x60{3}(?![\w-])/g;
+/** A block in a model's own tags whose body holds no closing tag (OWN_BLOCK's, which a fence after it could stretch). */
+const OWN_BLOCK_ONE = OWN_BLOCK.source.replace(/\(\[\\s\\S\]\*\?\)/g, String.raw`((?:(?!<\/tool_calls?\s*>|<\/function\s*>)[\s\S])*?)`);
+/** A code fence holding closed blocks in a model's own tags and whitespace only (see OWN_BLOCK_ONE; its closing fence as FENCED_CALLS'). */
+const FENCED_OWN = new RegExp(String.raw`\x60{3}[\w-]*\s*(?:(?:${OWN_BLOCK_ONE})\s*)+\x60{3}(?![\w-])`, "g");
 const unfence = (fenced: string): string => fenced.replace(/^\x60{3}[\w-]*/, "").slice(0, -3);
 
 /**
