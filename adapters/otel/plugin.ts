@@ -126,14 +126,17 @@ function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean)
   }
 }
 
+/** A name as an attribute takes it: text, not empty. */
+const isText = (value: unknown): value is string => typeof value === "string" && value !== "";
+
+/** A model call's span name, as the conventions have it: `chat <model>`, or `chat` when the model has no name. */
+const chatName = (model: unknown): string => (isText(model) ? `chat ${model}` : "chat");
+
 function requestAttributes(r: PluginModelRequest, content: boolean): Attributes {
-  const attributes: Attributes = {
-    [GEN_AI.operation]: "chat",
-    [GEN_AI.provider]: r.provider,
-    [GEN_AI.requestModel]: r.model,
-    [FUNCTAI.site]: r.site,
-    [FUNCTAI.step]: r.step,
-  };
+  const attributes: Attributes = { [GEN_AI.operation]: "chat", [FUNCTAI.site]: r.site, [FUNCTAI.step]: r.step };
+  // (a model is checked by its specificationVersion alone: one made in JavaScript may name neither, or give an object)
+  if (isText(r.provider)) attributes[GEN_AI.provider] = r.provider;
+  if (isText(r.model)) attributes[GEN_AI.requestModel] = r.model;
   if (r.request.temperature !== undefined) attributes[GEN_AI.temperature] = r.request.temperature;
   if (r.request.maxTokens !== undefined) attributes[GEN_AI.maxTokens] = r.request.maxTokens;
   if (content) attributes[GEN_AI.inputMessages] = jsonText(inputMessages(r.request.messages));
@@ -260,7 +263,9 @@ export function otel(options: OtelOptions = {}): Plugin {
       modelRequest(r) {
         const run = runAt(r.turn, r.attempt);
         run.settle(r.turn, r.site, r.attempt);
-        quietly("modelRequest", () => run.startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, r.model, requestAttributes(r, content)));
+        quietly("modelRequest", () =>
+          run.startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, chatName(r.model), requestAttributes(r, content)),
+        );
       },
       modelResponse(r) {
         const key = `${r.turn}:${r.site}:${r.step}`;
@@ -276,7 +281,8 @@ export function otel(options: OtelOptions = {}): Plugin {
             span.setAttributes({ [GEN_AI.inputTokens]: usage.inputTokens, [GEN_AI.outputTokens]: usage.outputTokens });
             // (a custom model's reply may leave these out, or give other values: attributes hold text, never [null] or an object)
             if (typeof finishReason === "string") span.setAttribute(GEN_AI.finishReasons, [finishReason]);
-            if (typeof model === "string") span.setAttribute(GEN_AI.responseModel, model);
+            // (the model a reply names, never checked for length: bounded as contents are)
+            if (typeof model === "string") span.setAttribute(GEN_AI.responseModel, boundedText(model));
             if (content) span.setAttribute(GEN_AI.outputMessages, jsonText(outputMessages(response)));
           } else failSpan(span, typeof r.code === "string" ? r.code : "model_error", r.error, content);
         });

@@ -3,7 +3,7 @@ import type { Approval } from "../../src/approval/types.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { PluginToolCall } from "../../src/plugins/types.js";
 import { FunctaiError, isInstance } from "../../src/errors.js";
-import { FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { boundedText, FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { endQuietly } from "./quiet.js";
 
 /** A tool call seen by `toolCall`: its span is made when it is first needed (it ran, or a call inside it did). */
@@ -122,8 +122,9 @@ export class Run {
     for (const a of approvals) if (!known.has(waitKey(a))) known.add(waitKey(a)), this.waits.push(a);
   }
 
-  startChat(key: string, turn: string, site: string, model: string, attributes: Attributes): void {
-    this.#chats.set(key, this.tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes }, this.contextFor(turn, site)));
+  /** Starts a model call's span, `name`d as the conventions say (`chat <model>`, or `chat` when the model has no name). */
+  startChat(key: string, turn: string, site: string, name: string, attributes: Attributes): void {
+    this.#chats.set(key, this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, this.contextFor(turn, site)));
   }
 
   /** Counts a model call this run made (the turn's span shows these, see plugin.ts `endTurnSpan`). */
@@ -230,7 +231,8 @@ export class Run {
       [FUNCTAI.path]: call.path,
       [FUNCTAI.site]: call.site,
     };
-    if (call.id !== undefined) attributes[GEN_AI.toolCallId] = call.id;
+    // (the model's id, never checked for length: bounded as contents are)
+    if (call.id !== undefined) attributes[GEN_AI.toolCallId] = boundedText(call.id);
     if (this.content) attributes[GEN_AI.toolArguments] = jsonText(call.input);
     // its parent: the tool (if any) in whose body the calling AI function runs, else the turn
     entry.span = this.tracer.startSpan(

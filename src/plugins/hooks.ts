@@ -229,6 +229,10 @@ function toldWhat(outcome: { response: LMResponse } | { error: string; code?: st
   return `modelResponse, told the model call failed (${code}${describeValue(outcome.error, 300)})`;
 }
 
+/** How a failed model call is told to `modelResponse`: its words, and its code when it has one (`plugin-failed`, `provider-rate-limit`). */
+const failedCall = (e: unknown): { error: string; code?: string } =>
+  isInstance(e, FunctaiError) ? { error: describeError(e), code: (e as FunctaiError).code } : { error: describeError(e) };
+
 async function watchedModelCall(
   frame: Frame,
   lm: LanguageModel,
@@ -286,14 +290,14 @@ async function watchedModelCall(
     }
   } catch (e) {
     // the call is not made: those shown the request are told why (the first failure is the one thrown)
-    await told({ error: describeError(e) }).catch(() => undefined);
+    await told(failedCall(e)).catch(() => undefined);
     throw e;
   }
   let response: LMResponse;
   try {
     response = await generate();
   } catch (e) {
-    await told(isInstance(e, FunctaiError) ? { error: describeError(e), code: (e as FunctaiError).code } : { error: describeError(e) });
+    await told(failedCall(e));
     throw e;
   }
   await told({ response }); // (each plugin is shown its own copy)
