@@ -282,7 +282,8 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
     checkExpect(conversation, opts.expect);
     // kept as their JSON reads back, as the other stores keep them: a BigInt or a cycle is refused before anything is
     // written (input-invalid), and a Date, Map or NaN is never kept as itself (structured clone would keep it)
-    const kept = records.map((r, i) => JSON.parse(recordJson(conversation, r, i)) as object);
+    // (of a copy of the array: a record's getter or toJSON that pushes to or cuts the caller's array changes no batch)
+    const kept = [...records].map((r, i) => JSON.parse(recordJson(conversation, r, i)) as object);
     kept.forEach((r, i) => checkDepth(name, conversation, r, i));
     const { expect } = opts;
     const durable = isDurable(opts);
@@ -298,8 +299,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
       if (expect !== undefined && expect !== before) {
         throw storeConflict(conversation, expect, before);
       }
-      newLength = before + records.length;
-      if (records.length === 0) {
+      // (the records written, never `records`: changed since, perhaps)
+      newLength = before + kept.length;
+      if (kept.length === 0) {
         tx.abort(); // nothing to write
         pending.forEach((p) => p.catch(() => {}));
         return before;

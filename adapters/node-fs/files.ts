@@ -257,16 +257,35 @@ export function closeFd(fd: number): void {
 
 /** Makes `dir` (mode 0o700) and fsyncs the parents of what it created, so the new directories survive a crash. */
 export async function makeDir(dir: string): Promise<void> {
-  let first: string | undefined;
+  const made: string[] = [];
   try {
-    first = await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirIn(dir, made);
   } catch (e) {
     throw io(dir, e);
   }
-  if (first === undefined) return;
-  for (let d = dir; ; d = dirname(d)) {
-    await syncDir(dirname(d));
-    if (d === first || dirname(d) === d) break;
+  for (const d of made) await syncDir(dirname(d));
+}
+
+/**
+ * Makes `dir` and the folders it is in that are missing, one at a time (each made folder is pushed to `made`).
+ * Not `mkdir(…, { recursive: true })`: where a parent is there and still answers "not found" for a folder in it
+ * (a path under /proc), Node's recursive mkdir tries again for ever, and the append never settled (a thread of
+ * libuv's pool spinning too). Here each folder is tried once more after its parent, then refused.
+ */
+async function makeDirIn(dir: string, made: string[]): Promise<void> {
+  const once = (): Promise<void> =>
+    mkdir(dir, { mode: 0o700 }).then(
+      () => void made.push(dir),
+      (e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e; // (something else there: checkDir says what)
+      },
+    );
+  try {
+    await once();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT" || dirname(dir) === dir) throw e;
+    await makeDirIn(dirname(dir), made);
+    await once();
   }
 }
 

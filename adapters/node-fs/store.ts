@@ -221,7 +221,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
       const file = fileOf(conversation);
       checkRecords(conversation, records);
       checkExpect(conversation, opts?.expect);
-      const bodies = records.map((r, i) => recordBody(conversation, r, i)); // before the lock: may throw, nothing written
+      // before the lock: may throw, nothing written. (Of a copy of the array: a record's getter or toJSON that cuts the
+      // caller's array left a hole in the batch, and the append failed store-io with a TypeError under the lock.)
+      const bodies = [...records].map((r, i) => recordBody(conversation, r, i));
       const once = async (): Promise<number> => {
         const made = ensureDir();
         if (made !== undefined) await made;

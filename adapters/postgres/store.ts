@@ -488,16 +488,18 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
   const append: Store["append"] = async (conversation, records, opts) => {
     checkConversationId(conversation);
     checkRecords(conversation, records);
-    const json = batchJson(conversation, records); // a record that is not a JSON object fails here, before anything is written
+    // the batch as it is now: a record's getter or toJSON that changes the array while it is written changes nothing of it
+    const batch = [...records];
+    const json = batchJson(conversation, batch); // a record that is not a JSON object fails here, before anything is written
     checkBatchSize(conversation, json, db.target);
     checkExpect(conversation, opts?.expect);
     const expect = opts?.expect ?? null;
     // a length beyond what the tables hold is none this conversation can have
     if (expect !== null && expect > MAX_SEQ) throw storeConflict(conversation, expect, await lengthOf(conversation));
     for (let retaken = false; ; retaken = true) {
-      const fence = advisory?.fence(conversation, records) ?? null;
+      const fence = advisory?.fence(conversation, batch) ?? null;
       const sent = performance.now();
-      const length = await appendOnce({ conversation, json, count: records.length, expect, fence, relaxed: !isDurable(opts) });
+      const length = await appendOnce({ conversation, json, count: batch.length, expect, fence, relaxed: !isDurable(opts) });
       if (fence) advisory!.wrote(fence.text, performance.now() - sent); // (a slow one: its turn's next confirm asks the lock session)
       if (length >= 0) return length;
       if (length < -1) throw storeConflict(conversation, expect ?? 0, -2 - length);

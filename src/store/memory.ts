@@ -43,9 +43,11 @@ export function memoryStore(): Store {
   return {
     durability: "memory",
 
-    async append(conversation, records, opts) {
+    async append(conversation, given, opts) {
       checkConversationId(conversation);
-      checkRecords(conversation, records);
+      checkRecords(conversation, given);
+      // the batch as it is now: a record's getter or toJSON that changes the array while it is written changes nothing of it
+      const records = [...given];
       checkExpect(conversation, opts?.expect);
       // Everything below is synchronous: no other append can interleave, so the
       // length check and the push are one step (what `expect` relies on).
