@@ -5,23 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { indexedDBStore } from "../../adapters/indexeddb/index.js";
 import { get, rec } from "./contract.js";
+import { noteReadOnce } from "./fixtures/read-once.js";
 import { freshName } from "./indexeddb-cases.js";
 
 /** A batch whose first record, as its JSON is written, changes the batch array itself (`change` is given the array). */
 export function changingBatch(change: (batch: object[]) => void, ...rest: object[]): object[] {
   const batch: object[] = [];
-  let done = false;
-  const record = rec("note");
-  Object.defineProperty(record, "text", {
-    enumerable: true,
-    get() {
-      if (!done) {
-        done = true;
-        change(batch);
-      }
-      return "outer";
-    },
-  });
+  const record = noteReadOnce(() => change(batch));
   batch.push(record, ...rest);
   return batch;
 }

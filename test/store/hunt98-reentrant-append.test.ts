@@ -8,22 +8,11 @@
 import { describe, expect, it } from "vitest";
 import { memoryStore } from "../../src/store/memory.js";
 import { codeOf, get, rec } from "./contract.js";
+import { noteReadOnce } from "./fixtures/read-once.js";
 
 /** A record whose `text` getter, read once as the batch is written, appends one record to `conversation` itself. */
 function appendingWhileWritten(store: ReturnType<typeof memoryStore>, conversation: string): Record<string, unknown> {
-  let done = false;
-  const record = rec("note");
-  Object.defineProperty(record, "text", {
-    enumerable: true,
-    get() {
-      if (!done) {
-        done = true;
-        void store.append(conversation, [rec("note", { text: "inner" })]);
-      }
-      return "outer";
-    },
-  });
-  return record;
+  return noteReadOnce(() => void store.append(conversation, [rec("note", { text: "inner" })]));
 }
 
 describe("memory store: an append made while a batch's JSON is written", () => {
