@@ -278,12 +278,11 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   const append: Store["append"] = async (conversation, records, given) => {
     const opts = given ?? {}; // (null too: no options, as the other stores take it, never a TypeError)
     check(conversation);
-    checkRecords(conversation, records);
+    const batch = checkRecords(conversation, records); // (the batch as it is now)
     checkExpect(conversation, opts.expect);
     // kept as their JSON reads back, as the other stores keep them: a BigInt or a cycle is refused before anything is
     // written (input-invalid), and a Date, Map or NaN is never kept as itself (structured clone would keep it)
-    // (of a copy of the array: a record's getter or toJSON that pushes to or cuts the caller's array changes no batch)
-    const kept = [...records].map((r, i) => JSON.parse(recordJson(conversation, r, i)) as object);
+    const kept = batch.map((r, i) => JSON.parse(recordJson(conversation, r, i)) as object);
     kept.forEach((r, i) => checkDepth(name, conversation, r, i));
     const { expect } = opts;
     const durable = isDurable(opts);

@@ -219,11 +219,9 @@ export function fsStore(dir: string, options: FsStoreOptions = {}): Store {
 
     async append(conversation, records, opts) {
       const file = fileOf(conversation);
-      checkRecords(conversation, records);
+      const batch = checkRecords(conversation, records); // (the batch as it is now)
       checkExpect(conversation, opts?.expect);
-      // before the lock: may throw, nothing written. (Of a copy of the array: a record's getter or toJSON that cuts the
-      // caller's array left a hole in the batch, and the append failed store-io with a TypeError under the lock.)
-      const bodies = [...records].map((r, i) => recordBody(conversation, r, i));
+      const bodies = batch.map((r, i) => recordBody(conversation, r, i)); // before the lock: may throw, nothing written
       const once = async (): Promise<number> => {
         const made = ensureDir();
         if (made !== undefined) await made;

@@ -487,9 +487,7 @@ export function storeOn(db: Db, options: { schema?: string } = {}): PostgresStor
 
   const append: Store["append"] = async (conversation, records, opts) => {
     checkConversationId(conversation);
-    checkRecords(conversation, records);
-    // the batch as it is now: a record's getter or toJSON that changes the array while it is written changes nothing of it
-    const batch = [...records];
+    const batch = checkRecords(conversation, records); // (the batch as it is now)
     const json = batchJson(conversation, batch); // a record that is not a JSON object fails here, before anything is written
     checkBatchSize(conversation, json, db.target);
     checkExpect(conversation, opts?.expect);

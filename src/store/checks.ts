@@ -17,8 +17,13 @@ export function checkConversationId(id: unknown): asserts id is string {
   }
 }
 
-/** Throws `input-invalid` unless every record is a plain (non-array) object. Checked before anything is written. */
-export function checkRecords(conversation: string, records: readonly object[]): void {
+/**
+ * Throws `input-invalid` unless every record is a plain (non-array) object. Checked before anything is written.
+ * Gives the batch as it is now, a copy of the array: a record's getter or toJSON that pushes to or cuts the caller's
+ * array while the batch is written changes nothing of it (a store that counted the caller's array wrote a length
+ * that disagreed with its records, or left a hole).
+ */
+export function checkRecords<T extends object>(conversation: string, records: readonly T[]): T[] {
   if (!Array.isArray(records)) throw new FunctaiError("input-invalid", `${conversation}: append takes an array of records.`);
   for (let i = 0; i < records.length; i++) {
     const r: unknown = records[i];
@@ -27,6 +32,7 @@ export function checkRecords(conversation: string, records: readonly object[]): 
       throw new FunctaiError("input-invalid", `${conversation}: record ${i + 1} of the batch is not an object (${what}).`);
     }
   }
+  return [...records];
 }
 
 /**

@@ -45,9 +45,7 @@ export function memoryStore(): Store {
 
     async append(conversation, given, opts) {
       checkConversationId(conversation);
-      checkRecords(conversation, given);
-      // the batch as it is now: a record's getter or toJSON that changes the array while it is written changes nothing of it
-      const records = [...given];
+      const records = checkRecords(conversation, given); // (the batch as it is now)
       checkExpect(conversation, opts?.expect);
       // Everything below is synchronous: no other append can interleave, so the
       // length check and the push are one step (what `expect` relies on).
