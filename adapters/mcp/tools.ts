@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { NeedsPerson, abortError } from "../../src/engine/runtime.js";
-import { whenAborted } from "../../src/runtime/abort.js";
+import { untilAborted } from "../../src/runtime/abort.js";
 import { notJson } from "../../src/engine/tool-boundary.js";
 import { FunctaiError, describeError, describeValue } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
@@ -617,21 +617,6 @@ async function send(client: McpClient, params: CallParams, reader: ResultReader,
 }
 
 /**
- * `work`, or the stop's error (`turn-aborted`) as soon as `signal` aborts: a call stopped while its tool is looked
- * up again (see {@link listedNow}) stops waiting, and is never sent. The listing goes on for the calls beside it.
- */
-async function untilStopped<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  const aborted = whenAborted(signal);
-  // (its outcome, after the stop, goes nowhere)
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, aborted.promise.then(() => Promise.reject(abortError(signal)))]);
-  } finally {
-    aborted.dispose();
-  }
-}
-
-/**
  * A request whose wait ended (its timeout) while it was held back: its POST was refused for its OAuth token (401 or
  * 403) and its transport was still getting a new one (the token endpoint not answering), so the MCP server never
  * took it. It is withdrawn: not sent when a token comes. `cause`: the timeout.
@@ -1048,7 +1033,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
       async runAsTool(input, ctx) {
         let result: unknown;
         const reader = readResult();
-        await untilStopped(stillListed(), ctx.signal);
+        // a call stopped while its tool is looked up again stops waiting, and is never sent (the listing goes on)
+        await untilAborted(stillListed(), ctx.signal, abortError);
         try {
           // a stopped turn cancels the request (the SDK sends notifications/cancelled to the server)
           const params = { name, arguments: input, _meta: { [IDEMPOTENCY_KEY]: ctx.idempotencyKey } };

@@ -25,7 +25,7 @@ import { EarlyLock } from "./lease.js";
 import { ConversationLog, historyOf, lengthOf } from "./log.js";
 import { ConversationStream } from "./stream.js";
 import { Turn, Waiting } from "./turn.js";
-import { whenAborted } from "../runtime/abort.js";
+import { untilAborted, whenAborted } from "../runtime/abort.js";
 import { issuesText, readWith } from "../schema-read.js";
 
 /**
@@ -498,13 +498,8 @@ export function openConversation<S extends z.ZodRawShape, O>(
       if (next === "again") continue;
       if (next !== "wait") return next.answer;
       if (signal?.aborted) throw abortError(signal);
-      const aborted = signal ? whenAborted(signal) : null;
-      try {
-        const waited = store.wait ? store.wait(id, await lengthOf(store, id), 200) : sleep(100);
-        await (aborted ? Promise.race([waited, aborted.promise]) : waited);
-      } finally {
-        aborted?.dispose();
-      }
+      const waited: Promise<unknown> = store.wait ? store.wait(id, await lengthOf(store, id), 200) : sleep(100);
+      await (signal ? untilAborted(waited, signal, abortError) : waited);
     }
     throw new ConversationError("turn-state", `conversation ${id}: request ${once.requestId} still running elsewhere`);
   }

@@ -11,11 +11,10 @@ import { makeScorer, SCORE, setScore, type MetricOption, type Scorer } from "./m
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
 import { callRow, errorText, newRunId, stopsTurn, type RowCall, type RowOutcome } from "./run-row.js";
-import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, inputsOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
-import { whenAborted } from "../runtime/abort.js";
+import { checkAnswerColumns, checkExpected, checkInputs, checkRows, checkRowsCopyable, expectedOf, inputsOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
+import { untilAborted } from "../runtime/abort.js";
 import { progressFailure, stoppedRun } from "./kept.js";
 import { runStops } from "./stops.js";
-import { checkRowsCopyable } from "./copy.js";
 import { frameCarrier } from "../engine/carrier.js";
 import { childFrame, type Frame } from "../engine/frame.js";
 import { Suspend } from "../engine/runtime.js";
@@ -264,12 +263,7 @@ export interface RunPlace {
 /** The work's result, or a `turn-aborted` rejection as soon as `signal` aborts (the work itself cannot be stopped; its result is dropped). */
 function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
-  const aborted = whenAborted(signal);
-  const stopped = aborted.promise.then((): never => {
-    throw new FunctaiError("turn-aborted", "the run was stopped while a metric was scoring this row", { cause: signal.reason });
-  });
-  work.catch(() => {}); // a metric that fails after the stop is not an unhandled rejection
-  return Promise.race([work, stopped]).finally(aborted.dispose);
+  return untilAborted(work, signal, (s) => new FunctaiError("turn-aborted", "the run was stopped while a metric was scoring this row", { cause: s.reason }));
 }
 
 /**

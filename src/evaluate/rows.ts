@@ -4,6 +4,7 @@ import type { Definition } from "../functions/definition.js";
 import { notJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { issuesText, readWith } from "../schema-read.js";
+import { copyOf } from "../runtime/values.js";
 
 /**
  * A row of data: columns named like the function's inputs, and the expected outputs.
@@ -218,4 +219,37 @@ export function checkExpected(shape: RowShape, rows: readonly Row[]): void {
       `${shape.name}: row ${bad + 1} has no expected column (${columns}) and no metric was given; give the expected outputs, expected: "column", or a metric. Nothing was sent to the model.`,
     );
   }
+}
+
+/**
+ * Refuses (`input-invalid`, before any model call) a row whose data a metric
+ * could not be given, or compared: a column whose getter throws, or a Proxy
+ * whose traps do, at any depth. A custom metric is given a copy of each
+ * whole row (`columns` left out): given the user's row itself, it could
+ * change it, and failed the row when it read that column, once the call was
+ * paid for. The default metric compares the expected `columns`, item by item:
+ * one that throws deep inside failed its row after the call too.
+ */
+export function checkRowsCopyable(shape: RowShape, rows: readonly Row[], columns?: readonly string[]): void {
+  rows.forEach((row, i) => {
+    const unreadable = (where: string, e: unknown): FunctaiError =>
+      new FunctaiError(
+        "input-invalid",
+        `${shape.name}: ${where} could not be read (${describeError(e)}); ${columns === undefined ? "a metric is given a copy of each whole row" : "the expected outputs are compared item by item"}. Nothing was sent to the model.`,
+        { cause: e },
+      );
+    let read: readonly string[];
+    try {
+      read = columns === undefined ? Object.keys(row) : columns.filter((c) => Object.hasOwn(row, c));
+    } catch (e) {
+      throw unreadable(`row ${i + 1}'s columns`, e);
+    }
+    for (const c of read) {
+      try {
+        copyOf(row[c]);
+      } catch (e) {
+        throw unreadable(`row ${i + 1}'s column ${c}`, e);
+      }
+    }
+  });
 }

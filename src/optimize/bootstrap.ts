@@ -8,7 +8,7 @@ import { makeScorer, type MetricOption } from "../evaluate/metrics.js";
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "../evaluate/options.js";
 import { pool } from "../evaluate/pool.js";
 import { callRow, newRunId, type RowCall, type RowOutcome } from "../evaluate/run-row.js";
-import { checkAnswerColumns, checkExpected, checkInputs, checkRows, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
+import { checkAnswerColumns, checkExpected, checkInputs, checkRows, checkRowsCopyable, expectedOf, inputsOf, rowShape, type Row } from "../evaluate/rows.js";
 import type { LanguageModel } from "../lm/types.js";
 import { blockSettings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
@@ -18,7 +18,6 @@ import { count, labeledDemo, withoutRepeats } from "./labeled.js";
 import { sample } from "./sample.js";
 import { progressFailure, stoppedRun } from "../evaluate/kept.js";
 import { runStops } from "../evaluate/stops.js";
-import { checkRowsCopyable } from "../evaluate/copy.js";
 
 /**
  * How `bootstrapFewShot` records examples: the metric and the score a run

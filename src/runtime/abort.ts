@@ -17,3 +17,21 @@ export function whenAborted(signal: AbortSignal): { promise: Promise<void>; disp
   signal.addEventListener("abort", onAbort, { once: true });
   return { promise, dispose: () => signal.removeEventListener("abort", onAbort) };
 }
+
+/**
+ * `work`, or a rejection with `stopped(signal)` as soon as `signal` aborts
+ * (at once when it already has). The work itself cannot be stopped: it goes
+ * on, and its outcome after the stop goes nowhere (never an unhandled
+ * rejection). The abort listener is taken off when either settles.
+ *
+ * @example
+ * const listed = await untilAborted(listing(), signal, abortError);
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal, stopped: (signal: AbortSignal) => unknown): Promise<T> {
+  const aborted = whenAborted(signal);
+  work.catch(() => {});
+  const stop = aborted.promise.then((): never => {
+    throw stopped(signal);
+  });
+  return Promise.race([work, stop]).finally(aborted.dispose);
+}
