@@ -56,7 +56,7 @@
 import { leadingThought, THOUGHT_OPEN, thoughtClose } from "./thinking.js";
 import { jsonCalls } from "./json-calls.js";
 import { pythonicCalls } from "./pythonic-calls.js";
-import { CALL_OPEN, callStart, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
+import { CALL_OPEN, callStart, fenceOpenAfter, heldTag, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
 const OPEN = "<result>";
 const CLOSE = "</result>";
@@ -133,27 +133,29 @@ const FENCE_END = /\x60+[\w-]*[\s\x60]*$/;
  * text unless its body begins as a call's; a tag's start; a fence that may hold calls; a piece of `</result>`), and
  * `close`, where `</result>` is before that (-1 when it is not); `open`: what is held there is a call block's
  * opening tag, so nothing changes until a tag closes (a `>` comes). `ended`: the reply is whole (a block never
- * closed runs to its end, a call's only when its body begins as a call's: see unclosedCall).
+ * closed runs to its end, a call's only when its body begins as a call's: see unclosedCall). `fenceOpen`: what was
+ * shown before left a code fence open (so the next fence closes it, and holds no call: see withoutCalls).
  */
 function settledWords(
   text: string,
   before: string,
   textTools: boolean,
   ended: boolean,
+  fenceOpen = false,
 ): { words: string; at: number; close: number; open?: boolean } {
   if (!textTools) {
     const close = closeTag(text).at;
     return { words: text, at: text.length - partialClose(text), close };
   }
   const lead = before.slice(-1);
-  const seen = withoutCalls(lead + text);
+  const seen = withoutCalls(lead + text, undefined, { fenceOpen, more: !ended });
   const words = seen.slice(lead.length);
   let at = words.length;
   if (ended) {
     const open = unclosedCall(seen);
     if (open >= 0) at = open - lead.length;
   } else {
-    const tag = words.indexOf(CALL_OPEN);
+    const tag = heldTag(words);
     if (tag >= 0) at = tag;
     const call = callStart(words, lead).at;
     if (call >= 0 && call < at) at = call;
@@ -203,6 +205,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   // right after a quote or a backtick is named, not written: see callStart), and how much of its words was shown
   let held = "";
   let heldLead = "";
+  // inside: whether the reply's words before what is held (the preamble too) left a code fence open (see withoutCalls)
+  let fenced = false;
   let through = 0;
   // inside: a call block is open in what is held (nothing is read again until a tag may have closed: a `>` came)
   let quiet = false;
@@ -234,7 +238,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
    * ends, so it is held (see settledWords).
    */
   const inside = (): void => {
-    const { words, at, close, open } = settledWords(held, heldLead, textTools, false);
+    const { words, at, close, open } = settledWords(held, heldLead, textTools, false, fenced);
     quiet = open === true;
     const from = started ? through : words.length - words.trimStart().length;
     if (close >= 0) {
@@ -254,6 +258,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     const rest = words.length - through;
     if (rest <= sameEnd(words, held)) {
       heldLead = words[through - 1] ?? heldLead;
+      fenced = fenceOpenAfter(words.slice(0, through), fenced);
       held = held.slice(held.length - rest);
       through = 0;
     }
@@ -336,6 +341,9 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       }
       held = window.slice(open + OPEN.length); // the preamble before it is dropped
       heldLead = "";
+      // (its fences are not: one it left open is closed by the next)
+      const all = before.join("") + delta;
+      fenced = textTools && fenceOpenAfter(withoutCalls(all.slice(0, all.length - window.length + open)));
       through = 0;
       quiet = false;
       before = [];
@@ -378,7 +386,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         if (plain !== "") emit(plain);
       } else if (mode === "inside") {
         // the reply ended: what was held as a possible call, tag or fence is read as the whole reply is
-        const { words, close } = settledWords(held, heldLead, textTools, true);
+        const { words, close } = settledWords(held, heldLead, textTools, true, fenced);
         let rest = words.slice(through, close >= 0 ? close : words.length - partialClose(words)).trimEnd();
         if (!started) rest = rest.trimStart();
         if (rest !== "") emit(rest);
@@ -391,6 +399,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
     restart(): void {
       mode = "start";
       heldLead = "";
+      fenced = false;
       through = 0;
       quiet = false;
       lead = "";

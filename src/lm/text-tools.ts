@@ -73,7 +73,10 @@ function callsOf(body: string): ToolCall[] {
     const { objects, rest } = leadingObjects(json);
     if (objects.length === 0) return [callOf("", body)];
     // a call after them that is not whole JSON (cut off, or mistyped) is still a call: the model is told
-    return [...objects, ...(rest.startsWith("{") ? [rest] : [])].map((o) => callOf("", o));
+    if (rest.startsWith("{")) return [...objects, rest].map((o) => callOf("", o));
+    // a block opened after them, this one never closed (`{…}\n<tool_call>\n{…}\n</tool_call>`): its calls are the model's too
+    const next = openCall(rest);
+    return [...objects.map((o) => callOf("", o)), ...(next === undefined ? [] : blockCallsOf(next.block))];
   }
 }
 

@@ -13,10 +13,38 @@
  * prose or in code (`<function=name>{args}</function>`) is text.
  */
 
-/** A closed block; its body (trimmed) is the first group. Its closing tag may have white space before its `>` (`</tool_call >`). */
-export const CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call\s*>/g;
+import { FunctaiError } from "../errors.js";
 
 export const CALL_OPEN = "<tool_call>";
+
+/** A call's body begins as its JSON does, `{` or a fence around it, or as Qwen3-Coder's own form does (`<function=`, see text-tools.ts). */
+const CALL_BODY = /\s*(?:\{|\x60{3}|<function=)/y; // (\x60: a backtick, the fence's)
+
+/** What follows a `<tool_call>` tag named in prose or in code on its line, its body no call's (see CALL_BLOCK). */
+const NAMED = String.raw`(?!${CALL_BODY.source})(?:[ \t]+\S|[ \t]*<\/tool_call|[\x60'"])`;
+
+/**
+ * A closed block; its body (trimmed) is the first group. Its closing tag may have white space before its `>`
+ * (`</tool_call >`). A tag named in prose or in code opens none: its body does not begin as a call's, and another
+ * `<tool_call>` comes before the closing tag (`I will answer with a <tool_call> block.\n<tool_call>{…}`), or words, a
+ * quote or a backtick, or the closing tag follow it on its line (`Wrap each call in <tool_call> and </tool_call>
+ * tags.`, `` `<tool_call>` ``, `between <tool_call></tool_call> tags`), where a block the model writes begins with the
+ * call's JSON or a line break (the form it was shown).
+ */
+const CALL_BLOCK = new RegExp(
+  String.raw`<tool_call>(?!(?!${CALL_BODY.source})(?:(?!<\/tool_call\s*>)[\s\S])*?<tool_call>|${NAMED})\s*([\s\S]*?)\s*<\/tool_call\s*>`,
+  "g",
+);
+const NAMED_AFTER = new RegExp(NAMED, "y");
+
+/** Where the first `<tool_call>` tag that may yet open a block is (one named in prose or in code never does: see CALL_BLOCK); -1 when none is. */
+export function heldTag(text: string): number {
+  for (let at = text.indexOf(CALL_OPEN); at >= 0; at = text.indexOf(CALL_OPEN, at + 1)) {
+    NAMED_AFTER.lastIndex = at + CALL_OPEN.length;
+    if (!NAMED_AFTER.test(text)) return at;
+  }
+  return -1;
+}
 
 /** A block read (see withoutCalls): its body, and for a model's own tags the tool `<function=…>` names or that it is `<tool_calls>`' list. */
 export interface CallBlock {
@@ -54,9 +82,6 @@ function ownPartial(text: string): number {
   const may = OWN_PARTIAL.test(tag) || "<tool_calls>".startsWith(tag) || "<function=".startsWith(tag);
   return may && OWN_LEAD_AT.test(text) ? at : -1;
 }
-
-/** A call's body begins as its JSON does, `{` or a fence around it, or as Qwen3-Coder's own form does (`<function=`, see text-tools.ts). */
-const CALL_BODY = /\s*(?:\{|\x60{3}|<function=)/y; // (\x60: a backtick, the fence's)
 
 /** What may yet turn out to begin a call's body (see CALL_BODY), split by chunks: white space, then a start of a fence or of `<function=`. */
 const BODY_START = /^\s*(?:\x60{0,2}|<(?:f(?:u(?:n(?:c(?:t(?:i(?:on?)?)?)?)?)?)?)?)$/;
@@ -97,36 +122,93 @@ export const unclosedCall = (text: string): number => openCall(text)?.at ?? -1;
  * (the `<tool_call>` blocks first, then those in a model's own tags), and
  * without a code fence the blocks leave holding nothing (models sometimes
  * fence their calls, as they fence JSON: the fence is no more the model's
- * words than the call is, so it is not shown or kept as text).
+ * words than the call is, so it is not shown or kept as text). Only a fence
+ * that opens a code block is such a fence (see unfencedCalls). `context`: the
+ * text before `text` left a fence open (`fenceOpen`), or more may follow it
+ * (`more`, a streamed text: a fence at its end may yet name a language).
  */
-export function withoutCalls(text: string, onCall?: (block: CallBlock) => void): string {
-  const words = !text.includes(CALL_OPEN)
+export function withoutCalls(text: string, onCall?: (block: CallBlock) => void, context: { fenceOpen?: boolean; more?: boolean } = {}): string {
+  const mark = callMark(text);
+  let marked = !text.includes(CALL_OPEN)
     ? text
-    : text.replace(FENCED_CALLS, "$1").replace(CALL_BLOCK, (_whole, body: string) => {
+    : text.replace(CALL_BLOCK, (_whole, body: string) => {
         onCall?.({ body });
-        return "";
+        return mark;
       });
-  if (!words.includes("<tool_calls>") && !words.includes("<function=")) return words;
-  // (a model's own tags inside a `<tool_call>` block never closed are that block's body)
-  const cut = tagOpen(words);
-  const head = cut < 0 ? words : words.slice(0, cut);
-  const read = head.replace(FENCED_OWN, unfence).replace(OWN_BLOCK, (_whole, list?: string, name?: string, body?: string) => {
-    onCall?.(list !== undefined ? { body: list, list: true } : { body: body!, name: name! });
-    return "";
-  });
-  return cut < 0 ? read : read + words.slice(cut);
+  if (marked.includes("<tool_calls>") || marked.includes("<function=")) {
+    // (a model's own tags inside a `<tool_call>` block never closed are that block's body)
+    const cut = tagOpen(marked);
+    const head = cut < 0 ? marked : marked.slice(0, cut);
+    const read = head.replace(OWN_BLOCK, (_whole, list?: string, name?: string, body?: string) => {
+      onCall?.(list !== undefined ? { body: list, list: true } : { body: body!, name: name! });
+      return mark;
+    });
+    marked = cut < 0 ? read : read + marked.slice(cut);
+  }
+  return marked === text ? text : unfencedCalls(marked, mark, context.fenceOpen === true, context.more === true).replaceAll(mark, "");
 }
 
 /**
- * A code fence holding closed call blocks and whitespace only; the blocks are the first group. Its closing fence
- * names no language: one that does (````json`) opens the next code block, so the calls before it are not fenced.
+ * Where a closed call block was (see withoutCalls): a Unicode noncharacter the text does not hold (U+FDD0 to U+FDEF,
+ * then U+nFFFE and U+nFFFF), so that taking the marks out takes nothing the model wrote.
  */
-const FENCED_CALLS = /\x60{3}[\w-]*\s*((?:<tool_call>(?:(?!<\/tool_call\s*>)[\s\S])*<\/tool_call\s*>\s*)+)\x60{3}(?![\w-])/g;
-/** A block in a model's own tags whose body holds no closing tag (OWN_BLOCK's, which a fence after it could stretch). */
-const OWN_BLOCK_ONE = OWN_BLOCK.source.replace(/\(\[\\s\\S\]\*\?\)/g, String.raw`((?:(?!<\/tool_calls?\s*>|<\/function\s*>)[\s\S])*?)`);
-/** A code fence holding closed blocks in a model's own tags and whitespace only (see OWN_BLOCK_ONE; its closing fence as FENCED_CALLS'). */
-const FENCED_OWN = new RegExp(String.raw`\x60{3}[\w-]*\s*(?:(?:${OWN_BLOCK_ONE})\s*)+\x60{3}(?![\w-])`, "g");
-const unfence = (fenced: string): string => fenced.replace(/^\x60{3}[\w-]*/, "").slice(0, -3);
+function callMark(text: string): string {
+  for (const mark of CALL_MARKS) if (!text.includes(mark)) return mark;
+  throw new FunctaiError("provider-response", "the reply holds every one of Unicode's 66 noncharacters: it was not read as a reply.");
+}
+
+/** The 66 Unicode noncharacters, as strings (see callMark). */
+const CALL_MARKS: readonly string[] = [
+  ...Array.from({ length: 32 }, (_, i) => String.fromCharCode(0xfdd0 + i)),
+  ...Array.from({ length: 17 }, (_, plane) => [plane * 0x10000 + 0xfffe, plane * 0x10000 + 0xffff].map((c) => String.fromCodePoint(c))).flat(),
+];
+/** A code fence: three backticks or more. */
+const FENCE_RUN = /\x60{3,}/g;
+/**
+ * A code fence holding closed call blocks (CALL_MARK) and white space only; the blocks, and the white space after
+ * them, are the first group. Its closing fence names no language: one that does (````json`) opens the next code block.
+ * FENCED_CALLS_SO_FAR: in a text more may follow, where a fence at its end may yet name one.
+ */
+const fencedCalls = (mark: string, more: boolean): RegExp => {
+  const key = `${mark}${more ? "+" : ""}`;
+  let found = FENCED_CALLS.get(key);
+  if (found === undefined) {
+    const whole = String.raw`\x60{3}[\w-]*\s*((?:${mark}\s*)+)\x60{3}(?![\w-])`;
+    found = more ? new RegExp(`${whole}(?=.)`, "sy") : new RegExp(whole, "y");
+    FENCED_CALLS.set(key, found);
+  }
+  return found;
+};
+const FENCED_CALLS = new Map<string, RegExp>();
+
+/** Whether a code fence is open after `text` (see FENCE_RUN), `open`: one was before it. */
+export function fenceOpenAfter(text: string, open = false): boolean {
+  return text.includes("\x60\x60\x60") ? (text.match(FENCE_RUN)!.length % 2 === 1) !== open : open;
+}
+
+/**
+ * `text` (its calls marked) without the fences around its calls. Fences are paired as they come, an opening one
+ * then its closing one, so the closing fence of a code block, then a call, then the opening fence of the next code
+ * block are no fence around the call: only a fence that opens (`open`: one was open before `text`) is. `more`: more
+ * may follow `text` (see withoutCalls).
+ */
+function unfencedCalls(text: string, mark: string, open: boolean, more: boolean): string {
+  if (!text.includes("\x60\x60\x60")) return text;
+  const calls = fencedCalls(mark, more);
+  let out = "";
+  let from = 0;
+  FENCE_RUN.lastIndex = 0;
+  for (let fence = FENCE_RUN.exec(text); fence !== null; fence = FENCE_RUN.exec(text)) {
+    calls.lastIndex = fence.index;
+    const fenced = open ? null : calls.exec(text);
+    if (fenced === null) open = !open;
+    else {
+      out += text.slice(from, fence.index) + fenced[1];
+      from = FENCE_RUN.lastIndex = calls.lastIndex;
+    }
+  }
+  return out + text.slice(from);
+}
 
 /**
  * Where a call block begins in a streamed text seen so far: `sure` when its
