@@ -286,15 +286,49 @@ const transportOf = (client: McpClient): unknown => (client as { transport?: unk
  * timed out" (-32001), was the server's answer: the SDK's closed connection leaves the client without the
  * transport the request was sent on (`sentOn`; `client.transport`, read while the error is new, is none, or a
  * new one when the client's `onclose` connected it again at once, as the SDK fails the requests waiting after
- * it), and its timeout fires no sooner than the request's timeout (`waited` ms, of `timeout`). A client that
- * does not say its transport is read as closed.
+ * it), and its timeout is the one {@link timed} runs (`timedOut`: its timer fired). A client that does not say
+ * its transport is read as closed.
  */
-function answeredWithCode(client: McpClient, e: unknown, waited: number, timeout: number | undefined, sentOn: unknown): boolean {
+function answeredWithCode(client: McpClient, e: unknown, timedOut: boolean, sentOn: unknown): boolean {
   const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
   if (name !== "McpError" || e === null || typeof e !== "object") return false;
   if (code === CONNECTION_CLOSED) return sentOn !== undefined && transportOf(client) === sentOn;
-  if (code === REQUEST_TIMEOUT) return waited < (timeout ?? SDK_TIMEOUT);
+  if (code === REQUEST_TIMEOUT) return !timedOut;
   return false;
+}
+
+/** The options one request is sent with: `signal`, and the SDK's own timer set past reach ({@link timed} times it). */
+interface Sending {
+  signal: AbortSignal;
+  timeout: number;
+}
+
+/**
+ * What a request's timer aborts it with: the SDK, cancelling it, fails it with its McpError -32001 and these words
+ * ("MCP error -32001: Request timed out", as its own timer says it).
+ */
+const TIMED_OUT = "Request timed out";
+
+/**
+ * Runs one request (`request`, given what to send it with) timed here, not by the SDK: past `timeout` ms (the
+ * SDK's default when none) its signal aborts, and the SDK cancels it as its own timer would (notifications/cancelled
+ * to the server, McpError -32001). A -32001 is then the server's answer exactly when this timer did not fire (told
+ * by the clock before: a timer that fired a ms early by it was read as the server's answer, a server's -32001 that
+ * came a ms after the timeout as the SDK's own): marked so while the error is new (see {@link answeredWithCode}).
+ * `signal` aborted (the turn stopped, an answer cut off or unreadable) marks nothing.
+ */
+async function timed<T>(client: McpClient, signal: AbortSignal, timeout: number | undefined, request: (sending: Sending) => Promise<T>): Promise<T> {
+  const sentOn = transportOf(client);
+  const timer = new AbortController();
+  const fire = setTimeout(() => timer.abort(TIMED_OUT), timeout ?? SDK_TIMEOUT);
+  try {
+    return await request({ signal: AbortSignal.any([signal, timer.signal]), timeout: MAX_TIMEOUT });
+  } catch (e) {
+    if (!signal.aborted && answeredWithCode(client, e, timer.signal.aborted, sentOn)) serverAnswers.add(e as object);
+    throw e;
+  } finally {
+    clearTimeout(fire);
+  }
 }
 
 /** Whether `e` is the SDK's refusal of a request on a client with no connection (never made, or closed: its server ended): nothing was sent. */
@@ -370,23 +404,14 @@ const MAX_LISTED_TOOLS = 10_000;
 async function listPage(client: McpClient, cursor: string | undefined, reader: ListingReader, timeout: number | undefined): Promise<ListedPage> {
   const params = cursor === undefined ? {} : { cursor };
   // a page answered with a message the transport cannot read fails at once, not at the timeout (see untilUnreadable)
-  const began = performance.now();
-  const sentOn = transportOf(client);
   const carries = (m: PostedRequest) => m.method === "tools/list" && (m.params as { cursor?: unknown } | undefined)?.cursor === cursor;
   return onWire(client, carries, undefined, (outer) =>
-    untilUnreadable(client, outer, async (signal) => {
-      const options = timeout === undefined ? { signal } : { signal, timeout };
-      let answer;
-      try {
+    untilUnreadable(client, outer, (signal) =>
+      timed(client, signal, timeout, async (options) => {
         if (client.request === undefined) return { ...(await client.listTools(params, options)), unreadable: new Map() };
-        answer = await client.request({ method: "tools/list", params }, reader.schema, options);
-      } catch (e) {
-        // told apart here, while the error is new (see answeredWithCode)
-        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout, sentOn)) serverAnswers.add(e as object);
-        throw e;
-      }
-      return reader.page(answer);
-    }),
+        return reader.page(await client.request({ method: "tools/list", params }, reader.schema, options));
+      }),
+    ),
   );
 }
 
@@ -593,8 +618,6 @@ function offerable(info: McpToolInfo): { name: string; parameters: Record<string
  * {@link offerable} refuses at listing, whatever page it was on.
  */
 async function send(client: McpClient, params: CallParams, reader: ResultReader, outer: AbortSignal, timeout: number | undefined): Promise<unknown> {
-  const began = performance.now();
-  const sentOn = transportOf(client);
   const key = (params._meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_KEY];
   const carries = (m: PostedRequest) => {
     const p = m.params as { name?: unknown; _meta?: Record<string, unknown> } | undefined;
@@ -602,17 +625,13 @@ async function send(client: McpClient, params: CallParams, reader: ResultReader,
   };
   // an answer the transport cannot read fails the call at once, not at the timeout (see untilUnreadable)
   return onWire(client, carries, outer, (signal) =>
-    untilUnreadable(client, signal, async (signal) => {
-      const options = timeout === undefined ? { signal } : { signal, timeout };
-      try {
-        if (client.request === undefined) return await client.callTool(params, reader.schema, options);
-        return await client.request({ method: "tools/call", params }, reader.schema, options);
-      } catch (e) {
-        // told apart here, while the error is new (see answeredWithCode)
-        if (!signal.aborted && answeredWithCode(client, e, performance.now() - began, timeout, sentOn)) serverAnswers.add(e as object);
-        throw e;
-      }
-    }),
+    untilUnreadable(client, signal, (signal) =>
+      timed(client, signal, timeout, (options) =>
+        client.request === undefined
+          ? client.callTool(params, reader.schema, options)
+          : client.request({ method: "tools/call", params }, reader.schema, options),
+      ),
+    ),
   );
 }
 
