@@ -162,6 +162,12 @@ function merged(usage: UsageCounts, given: UsageLike | null | undefined): UsageC
 const promptTokens = (u: UsageLike | null | undefined): number =>
   (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
 
+/**
+ * A text block's or delta's text: none where a compatible server gave none
+ * (`text: null`, left out), never the words "null" or "undefined".
+ */
+const textOf = (text: unknown): string => (typeof text === "string" ? text : "");
+
 /** Whether a body is a whole message, one `fromMessage` reads: its content a list of blocks. */
 export function isMessage(body: unknown): boolean {
   const b = body as { type?: unknown; content?: unknown } | null;
@@ -177,7 +183,7 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
   for (const block of message.content) {
     const thought = thinkingBlock(block);
     if (thought !== undefined) thinking.push(thought);
-    else if (block.type === "text") text += block.text;
+    else if (block.type === "text") text += textOf(block.text);
     // (a compatible server may give a call of a tool that takes nothing `input: null`: no arguments, as an empty input is)
     else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input ?? {} });
   }
@@ -276,7 +282,8 @@ export class EventAccumulator {
     }
   }
 
-  private addText(delta: string): string {
+  private addText(given: unknown): string {
+    const delta = textOf(given);
     this.text += delta;
     return delta;
   }

@@ -134,15 +134,20 @@ function checkToolSpecs(provider: string, tools: unknown[]): void {
  * Finish reasons that say the server ended the reply before its end for a
  * reason the reply itself cannot show (its length limit and a filter are
  * read as `length` and `content_filter`): vLLM's "abort" (the request was
- * aborted on the server) and "error" (the engine failed mid-reply), which
- * are the server's failure, so tried again; vLLM's "repetition" (stopped for
- * repeating itself) and Anthropic's "pause_turn" (a long turn paused, to be
- * continued by a request functai does not make), which are not. What came
- * is never a whole answer, nor are its tool calls whole.
+ * aborted on the server) and "error" (the engine failed mid-reply),
+ * DeepSeek's "insufficient_system_resource" (its inference system ran out
+ * mid-reply) and Zhipu GLM's "network_error" (its model failed mid-reply),
+ * which are the server's failure, so tried again; vLLM's
+ * "repetition" (stopped for repeating itself) and Anthropic's "pause_turn"
+ * (a long turn paused, to be continued by a request functai does not
+ * make), which are not. What came is never a whole answer, nor are its tool
+ * calls whole.
  */
 const UNFINISHED: Record<string, { code: "provider-server" | "provider-response"; why: string }> = {
   abort: { code: "provider-server", why: "the server aborted the request" },
   error: { code: "provider-server", why: "the server failed while replying" },
+  insufficient_system_resource: { code: "provider-server", why: "the server ran out of resources while replying" },
+  network_error: { code: "provider-server", why: "the server's model failed while replying" },
   repetition: { code: "provider-response", why: "the server stopped the model repeating itself" },
   pause_turn: { code: "provider-response", why: "the model paused its turn, to be continued by a request functai does not make" },
 };
@@ -302,6 +307,22 @@ export function refuseTextToolCalls(provider: string, request: LMRequest, reply:
       { provider },
     );
   }
+}
+
+/**
+ * Refuses a reply whose finish (stop) reason says the model stopped to call a
+ * tool but that holds no call: a gateway that dropped the call's block, vLLM's
+ * non-streamed reply under `tool_choice: "required"` with no tool-call parser.
+ * Its words are what the model wrote before the call ("Let me look that order
+ * up."): read as the answer, they were given to the caller as the result.
+ */
+export function refuseCallless(provider: string, reply: LMResponse): void {
+  if (reply.finishReason !== "tool_calls" || reply.toolCalls.length > 0) return;
+  throw new ProviderError(
+    "provider-response",
+    `${provider}: the reply says the model stopped to call a tool, but it holds no tool call functai can read (the server or a gateway between may have lost it, or it is of a kind not offered). It was not read as an answer.`,
+    { provider },
+  );
 }
 
 /**

@@ -92,8 +92,13 @@ export function finishReason(reason: string | null | undefined, hasToolCalls: bo
     case "function_call":
       return "tool_calls";
     case "length":
+    // cut off at the model's context length: Mistral's, Zhipu GLM's (their token limit is "length")
+    case "model_length":
+    case "model_context_window_exceeded":
       return "length";
     case "content_filter":
+    // stopped by GLM's safety review
+    case "sensitive":
       return "content_filter";
     case "stop":
       // Some OpenAI-compatible servers say "stop" beside tool calls; the calls are what matter.
@@ -147,8 +152,9 @@ export function isCompletion(body: unknown): boolean {
 
 /** A whole (non-streamed) completion as an `LMResponse`. */
 export function fromCompletion(completion: ChatCompletion): LMResponse {
-  const choice = completion.choices?.[0];
-  if (choice?.message === undefined) throw notAReply("openai", completion, "a completion with a choice");
+  // (a 204, or a body of JSON's null, comes from the SDK as null; a choice's message may be null)
+  if (!isCompletion(completion)) throw notAReply("openai", completion, "a completion with a choice");
+  const choice = completion.choices[0]!;
   refuseUnfinished("openai", choice.finish_reason);
   // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
@@ -259,9 +265,11 @@ export class ChunkAccumulator {
     if (chunk.model) this.model = chunk.model;
     const choice = chunk.choices?.[0];
     if (choice?.finish_reason) this.reason = choice.finish_reason;
-    if (chunk.usage) {
-      this.inputTokens = chunk.usage.prompt_tokens ?? 0;
-      this.outputTokens = chunk.usage.completion_tokens ?? 0;
+    // (Moonshot's Kimi gives it inside the last chunk's choice, beside the finish)
+    const usage = chunk.usage ?? (choice as { usage?: ChatCompletionChunk["usage"] } | undefined)?.usage;
+    if (usage) {
+      this.inputTokens = usage.prompt_tokens ?? 0;
+      this.outputTokens = usage.completion_tokens ?? 0;
       if (this.reason !== null) this.counted = true;
     }
     if (choice === undefined) return "";
