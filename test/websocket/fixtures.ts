@@ -8,6 +8,7 @@ import type { SocketLike } from "../../adapters/websocket/index.js";
 import { ai, tool, Waiting } from "../../src/index.js";
 import { faultyStore, memoryStore, scripted } from "../../src/testing/index.js";
 import type { Store } from "../../src/store/types.js";
+import { FunctaiError } from "../../src/errors.js";
 import type { LMRequest } from "../../src/lm/types.js";
 
 export function desk(options: { gate?: Promise<void> } = {}) {
@@ -169,4 +170,22 @@ export class WrappedSocket implements SocketLike {
   addEventListener(type: "open" | "error" | "message" | "close", listener: (e: never) => void): void {
     this.ws.addEventListener(type, listener as never);
   }
+}
+
+/** The inner store, plus a conversation "aaa" (listed first) whose every read and scan fails. */
+export function withUnreadable(inner: Store): Store {
+  const broken = () => Promise.reject(new FunctaiError("store-corrupt", "conversation aaa: a damaged record"));
+  const own: Partial<Store> = {
+    read: (c, after) => (c === "aaa" ? broken() : inner.read(c, after)),
+    ...(inner.scan ? { scan: (c: string, after: number, visit: Parameters<NonNullable<Store["scan"]>>[2]) => (c === "aaa" ? broken() : inner.scan!(c, after, visit)) } : {}),
+    list: async () => ["aaa", ...((await inner.list?.()) ?? [])],
+    length: (c) => (c === "aaa" ? Promise.resolve(3) : inner.length!(c)),
+  };
+  return new Proxy(inner, {
+    get(target, key) {
+      if (Object.hasOwn(own, key)) return own[key as keyof Store];
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }

@@ -6,30 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { connect, serve, type WaitingEntry } from "../../adapters/websocket/index.js";
-import { FunctaiError } from "../../src/errors.js";
-import type { Store } from "../../src/store/types.js";
 import { memoryStore } from "../../src/testing/index.js";
-import { keeper, until, waitingDesk } from "./fixtures.js";
+import { keeper, until, waitingDesk, withUnreadable } from "./fixtures.js";
 
 const keep = keeper();
-
-/** The inner store, plus a conversation "aaa" (listed first) whose every read and scan fails. */
-function withUnreadable(inner: Store): Store {
-  const broken = () => Promise.reject(new FunctaiError("store-corrupt", "conversation aaa: a damaged record"));
-  const own: Partial<Store> = {
-    read: (c, after) => (c === "aaa" ? broken() : inner.read(c, after)),
-    ...(inner.scan ? { scan: (c: string, after: number, visit: Parameters<NonNullable<Store["scan"]>>[2]) => (c === "aaa" ? broken() : inner.scan!(c, after, visit)) } : {}),
-    list: async () => ["aaa", ...((await inner.list?.()) ?? [])],
-    length: (c) => (c === "aaa" ? Promise.resolve(3) : inner.length!(c)),
-  };
-  return new Proxy(inner, {
-    get(target, key) {
-      if (Object.hasOwn(own, key)) return own[key as keyof Store];
-      const value: unknown = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 describe("a conversation the store cannot read", () => {
   it("is reported; the others are listed, and changes to them still reach companions", async () => {

@@ -233,7 +233,7 @@ export class Connection {
       );
     }
     const msg = parsed.data;
-    if (msg.type === "hello") return this.#hello(msg);
+    if (msg.type === "hello") return this.#hello(msg, id);
     if (!this.grant) {
       this.error(msg.id, wireError("remote-protocol", "say hello first"));
       return this.close(CLOSE.protocol, "no hello");
@@ -254,8 +254,9 @@ export class Connection {
     this.hub.track(done);
   }
 
-  #hello(msg: Extract<ClientMessage, { type: "hello" }>): void {
-    if (this.grant) return this.strike(msg.id, wireError("remote-protocol", "hello was already said"));
+  /** `id`: the id its refusal may carry (`null` when a request of this connection runs under it: not that one's answer). */
+  #hello(msg: Extract<ClientMessage, { type: "hello" }>, id: string | null): void {
+    if (this.grant) return this.strike(id, wireError("remote-protocol", "hello was already said"));
     if (!SUPPORTED_VERSIONS.includes(msg.v)) {
       this.error(
         msg.id,

@@ -36,7 +36,7 @@ export interface ServeOptions {
   port?: number;
   /** Default `127.0.0.1`. Anything else needs keys. */
   host?: string;
-  /** Attach to this HTTP server instead of listening (keys are required unless it already listens on loopback). */
+  /** Attach to this HTTP server, listening already, instead of listening (keys are required unless it listens on loopback). */
   server?: HttpServer;
   path?: string;
   /** Settings of the conversations the server opens and of its calls (default `{ approve: "changes" }`). */
@@ -68,7 +68,7 @@ export interface ServeOptions {
   maxPerAddress?: number;
   /** Browser pages (by `Origin`) allowed to connect to a server without keys. */
   origins?: readonly string[];
-  /** Where server-side failures are told (default: console.error, without the request's data). */
+  /** Where server-side failures are told (default: console.error, without the request's data); one that throws is reported there, and the server goes on. */
   onError?: (message: string, error: unknown) => void;
 }
 
@@ -203,6 +203,21 @@ function checkOptions(options: ServeOptions): void {
   if (options.settings !== undefined) checkSettings(options.settings);
 }
 
+/**
+ * The server's log, told from inside its handlers: an `onError` that throws (a logger that is down) is reported and
+ * the server goes on, as a companion's listener that throws is. Thrown on, it left a request unanswered (the log is
+ * told before the refusal is sent), a first scan unfinished (`serve` never resolved), and a rejection nobody handles.
+ */
+function guardedLog(onError: (message: string, e: unknown) => void): (message: string, e?: unknown) => void {
+  return (message, e) => {
+    try {
+      onError(message, e);
+    } catch (thrown) {
+      console.error(`[functai/websocket] onError threw, told "${message}":`, thrown);
+    }
+  };
+}
+
 /** Pings a connection; its pong (connection.ts) says it lives. */
 function ping(conn: Connection): void {
   conn.alive = false;
@@ -261,10 +276,15 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
       "remote-auth",
       `serve: listening on ${attached ? "a server not on loopback" : host} without keys would let anyone answer approvals; give keys`,
     );
+  // (its address is where companions connect: read once it listens, else this failed later as a TypeError, with the
+  // store polled and the upgrade listener left on the server for a handle nobody got)
+  if (attached && attachedAt === null)
+    throw new FunctaiError("settings-invalid", "serve: the HTTP server given as `server` does not listen yet: call its listen() first, then serve");
   const store = resolveStore(options.store);
   const clock = systemClock; // (one clock for the whole server: its conversations, the waiting list, the events it sends)
-  const log =
-    options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e));
+  const log = guardedLog(
+    options.onError ?? ((message: string, e: unknown) => console.error(`[functai/websocket] ${message}:`, e instanceof Error ? e.message : e)),
+  );
   const tasks = new Set<Promise<unknown>>();
   const programs = programMap(options.programs);
   const names = new ProgramNames(programs);
