@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { runAICall, type AIShape } from "../engine/ai-call.js";
 import { announceStart } from "../engine/frame.js";
-import { FunctaiError, describeValue } from "../errors.js";
+import { FunctaiError, describeError, describeValue } from "../errors.js";
 import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { parseState, type AIState, type Demo } from "../optimize/demo.js";
@@ -76,18 +76,34 @@ const isToolLike = (t: unknown): t is ToolLike =>
   typeof (t as ToolLike).runAsTool === "function" &&
   typeof (t as ToolLike).inputSchema?.safeParse === "function";
 
+/**
+ * `tools[i]` as a tool, else refused; read where a throw can be told: a getter of it (or of what it holds) that
+ * throws is the definition's mistake, said so, never the raw error from inside `ai()`.
+ */
+function listedTool(name: string, tools: readonly unknown[], i: number): ToolLike {
+  let t: unknown;
+  let tool: boolean;
+  try {
+    t = tools[i];
+    tool = isToolLike(t);
+  } catch (e) {
+    throw new FunctaiError("settings-invalid", `${name}: tools[${i}] could not be read: ${describeError(e)}`, { cause: e });
+  }
+  if (!tool)
+    throw new FunctaiError(
+      "settings-invalid",
+      `${name}: tools[${i}] is not a tool (make one with tool(), ai(), program() or delegate()): ${describeValue(t, 80)}`,
+    );
+  return t as ToolLike;
+}
+
 /** The tools as a list of tools whose names a provider accepts (a string spread letter by letter, or a null, failed later and obscurely). */
 function checkTools(name: string, tools: unknown): ToolLike[] {
   if (tools === undefined) return [];
   if (!Array.isArray(tools)) throw new FunctaiError("settings-invalid", `${name}: tools must be a list of tools, not ${describeValue(tools, 80)}`);
   const list: ToolLike[] = [];
   for (let i = 0; i < tools.length; i++) {
-    const t: unknown = tools[i];
-    if (!isToolLike(t))
-      throw new FunctaiError(
-        "settings-invalid",
-        `${name}: tools[${i}] is not a tool (make one with tool(), ai(), program() or delegate()): ${describeValue(t, 80)}`,
-      );
+    const t = listedTool(name, tools, i);
     checkName("tool", t.name);
     // the model writes its input: an AI function's or a program's (whose callers may give a Date in code) as much as a
     // tool's. One it shows as {} (JSON Schema has no word for it) refuses whatever the model writes, at every call
@@ -130,6 +146,14 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
   const toolEffects = effectsAsTool(tools);
   const input = inputShapeOf<S>(name, spec);
   const inputSchema = z.object(input);
+  // what a z.lazy of the answer holds is looked at at the first call, before any model call (its getter may name a
+  // schema defined further down): unlooked at, a z.date() in it was shown to the model as {}, and every reply refused
+  let answerWritable = false;
+  const checkAnswer = (): void => {
+    if (answerWritable) return;
+    refuseUnwritable(name, output, "its output", { forAnswer: true, lazy: true });
+    answerWritable = true;
+  };
 
   /**
    * The definition for some instructions and worked examples (the examples are shown, never run). `inputs` are
@@ -157,6 +181,11 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
       },
       execute: (frame, input, history) =>
         observeTurn(frame, input, () => {
+          try {
+            checkAnswer();
+          } catch (e) {
+            return Promise.reject(e);
+          }
           announceStart(frame, input);
           return runAICall(frame, shape, input, examples.length === 0 ? history : [...examples, ...history]);
         }),

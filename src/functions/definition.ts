@@ -7,6 +7,7 @@ import type { AIState, Demo } from "../optimize/demo.js";
 import type { Effects } from "../records/types.js";
 import type { Settings } from "../settings.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
+import { copyOf } from "../runtime/values.js";
 import { issuesText, readWith } from "../schema-read.js";
 
 /** What `ai` and `program` share: a typed signature and a body run in a frame. */
@@ -60,12 +61,15 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => {
 
 /**
  * Checks a call's input before anything is sent. With one input, its value
- * alone may be given: `answer("Where is A-1042?")`.
+ * alone may be given: `answer("Where is A-1042?")`. What is checked is what
+ * the call keeps: a copy, so what a schema passes through as it is
+ * (`z.any()`) and the caller goes on changing after the call is neither
+ * shown to the model, nor run, nor journaled unchecked.
  */
 export function parseInput(def: Definition, input: unknown): Record<string, unknown> {
   let data: Record<string, unknown>;
   try {
-    data = readInput(def, input);
+    data = copyOf(readInput(def, input));
   } catch (e) {
     if (e instanceof FunctaiError) throw e;
     // a getter or Proxy trap of the input, or the schema (a refinement's bug, an async one), threw while it was read: refused like any wrong input

@@ -6,7 +6,9 @@
  * no word for it), and whatever the model writes is refused: every call of
  * the tool failed, or every answer was `output-invalid`, with nothing said
  * when the function was defined. `unwritable` finds such a type, where it
- * sits, so a definition can be refused naming it and saying what to use.
+ * sits, so a definition can be refused naming it and saying what to use; and
+ * `z.coerce.boolean()`, which JSON parses into but misreads (the text
+ * "false" is true).
  *
  * The schema is walked as a value is parsed from JSON: its input side (a
  * transform's or a pipe's input, never its output). `z.coerce.date()` reads
@@ -20,6 +22,8 @@ export interface Unwritable {
   path: string;
   what: string;
   instead: string;
+  /** Why it cannot be used, when the model's JSON parses into it, but not as written (`unwritableText` says the rest). */
+  why?: string;
 }
 
 type Def = Record<string, unknown> & { type?: string };
@@ -101,6 +105,17 @@ function walk(node: unknown, path: string, seen: Set<unknown>, forAnswer: boolea
       return def.coerce === true
         ? { path, what: "z.coerce.bigint()", instead: "z.string() (the digits) or z.int(), converted with BigInt(…) in the tool's body" }
         : here("bigint");
+    case "boolean":
+      // a coerced one reads any text but "" as true: a model that wrote "false" (or "no", or a bare False as its
+      // answer) had it read as true, where the model was shown a boolean
+      return def.coerce === true
+        ? {
+            path,
+            what: "z.coerce.boolean()",
+            instead: 'z.boolean(), or z.stringbool() to read text such as "yes" or "false"',
+            why: 'which reads any text but "" as true: a model that writes "false" or "no" would be read as saying true',
+          }
+        : undefined;
     case "map":
     case "set":
     case "symbol":
@@ -171,7 +186,7 @@ function walk(node: unknown, path: string, seen: Set<unknown>, forAnswer: boolea
 
 /** Says what and what to use instead, after where: `(input placed_at) is z.date(), which …`. */
 export const unwritableText = (found: Unwritable): string =>
-  `is ${found.what}, which no JSON value the model writes can parse into (it would be shown to the model as {}, and every value refused); use ${found.instead}`;
+  `is ${found.what}, ${found.why ?? "which no JSON value the model writes can parse into (it would be shown to the model as {}, and every value refused)"}; use ${found.instead}`;
 
 /**
  * A tool input's JSON Schema, as zod writes it (its input side, anything

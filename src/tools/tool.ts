@@ -124,9 +124,27 @@ function specValue(who: string, spec: object, key: string): unknown {
 export function inputShapeOf<S extends InputShape>(who: string, spec: object): S {
   const given = specValue(who, spec, "input");
   checkInputShape(who, given);
-  const shape = { ...(given as S) };
+  const shape = Object.fromEntries(shapeEntries(who, given as object)) as S;
   checkInputShape(who, shape); // (what a getter of the shape gave when copied)
   return shape;
+}
+
+/**
+ * The shape's inputs, read where a throw can be told: a getter (zod's way to
+ * write a recursive shape) naming a schema defined further down, or a Proxy
+ * whose trap throws, is `settings-invalid` naming the definition, never the
+ * raw error from inside `tool()`, `ai()` or `program()`.
+ */
+function shapeEntries(who: string, input: object): [string, unknown][] {
+  try {
+    return Object.entries(input);
+  } catch (e) {
+    throw new FunctaiError(
+      "settings-invalid",
+      `${who}: reading its input shape threw: ${describeError(e)} (an input whose schema is defined further down is written z.lazy(() => …))`,
+      { cause: e },
+    );
+  }
 }
 
 function checkInputShape(who: string, input: unknown): void {
@@ -137,7 +155,7 @@ function checkInputShape(who: string, input: unknown): void {
     );
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new FunctaiError("settings-invalid", `${who}: input must be a shape such as { order_id: z.string() }, not ${describeValue(input, 80)}`);
-  for (const [key, type] of Object.entries(input)) {
+  for (const [key, type] of shapeEntries(who, input)) {
     if (!INPUT_NAME.test(key))
       throw new FunctaiError(
         "settings-invalid",
@@ -203,10 +221,11 @@ export function tool<S extends InputShape, O>(
  * Refuses (`settings-invalid`) a schema the model writes (a tool's input, an
  * AI function's answer) with a place no JSON value parses into, naming it
  * and what to use instead. What a `z.lazy` holds is looked at at the first
- * request (`toolSpec`), where the tool is offered: its getter may name a
- * schema defined further down.
+ * request (`toolSpec`, or an AI function's first call with `lazy`), where the
+ * tool is offered or the answer asked for: its getter may name a schema
+ * defined further down.
  */
-export function refuseUnwritable(who: string, schema: z.ZodType, what: string, options: { forAnswer?: boolean } = {}): void {
+export function refuseUnwritable(who: string, schema: z.ZodType, what: string, options: { forAnswer?: boolean; lazy?: boolean } = {}): void {
   let found: ReturnType<typeof unwritable>;
   try {
     found = unwritable(schema, "", options);
