@@ -17,6 +17,8 @@ export interface Known {
   /** Size of the file after our last write: always the end of a committed line. */
   end: number;
   count: number;
+  /** The file's last bytes before `end`, when known (a read's last line); else {@link stillEnds} expects the line's `"seq":<count>}`. */
+  tail?: Buffer | undefined;
 }
 
 /**
@@ -85,7 +87,7 @@ async function readScan(
   let last: Buffer | undefined;
   for (let tries = 1; ; tries++) {
     const before = fstatSync(fd, { bigint: true });
-    const from = sameFile(known, st) && size >= known.end && (after === undefined || resume) ? known : undefined;
+    const from = sameFile(known, st) && size >= known.end && (after === undefined || resume) && stillEnds(fd, known) ? known : undefined;
     const base = from?.end ?? 0;
     const buf = Buffer.allocUnsafe(Math.max(0, size - base));
     let got = 0;
@@ -131,9 +133,11 @@ export const stampOf = (fd: number): string => stamp(fstatSync(fd, { bigint: tru
  * looked is read, usually a few records.
  */
 export function scanFdSync(fd: number, file: string, known: Known | undefined, st: FileStat): Scanned {
+  // (as long as it was, yet perhaps cut and written again with fewer records: an append counting on would write a
+  // seq the file does not follow on to, damaging it for every reader. One small read of a page just written.)
   const same = unchanged(st, known);
-  if (same !== undefined) return same;
-  const from = sameFile(known, st) && st.size >= known.end ? known : undefined;
+  if (same !== undefined && stillEnds(fd, same)) return same;
+  const from = sameFile(known, st) && st.size >= known.end && stillEnds(fd, known) ? known : undefined;
   const base = from?.end ?? 0;
   const buf = Buffer.allocUnsafe(st.size - base);
   let got = 0;
@@ -144,6 +148,30 @@ export function scanFdSync(fd: number, file: string, known: Known | undefined, s
   }
   const result = scan(buf.subarray(0, got), { file, base, before: from?.count ?? 0 });
   return { ...result, ino: st.ino, born: st.birthtimeMs, size: st.size, base };
+}
+
+/**
+ * Whether the file still ends a committed line at `known.end` as it did when
+ * `known` was taken (one small read, in this thread): the bytes just before
+ * it are `known.tail`, or the `"seq":<count>}` and newline the store ends
+ * every batch with. Reading on from `known.end` is right only after appends;
+ * a file cut by another program (emptied, a file copied over it: the same
+ * inode and birth time) and written again to at least that length holds
+ * other bytes there, and reading on from it read the middle of a line (the
+ * healthy file refused as `store-corrupt`, for good) or, where the lines fell
+ * alike, handed out records the file held before the cut.
+ */
+export function stillEnds(fd: number, known: Known): boolean {
+  if (known.end === 0) return true;
+  const tail = known.tail ?? Buffer.from(`"seq":${known.count}}\n`);
+  if (tail.length > known.end) return false;
+  const buf = Buffer.allocUnsafe(tail.length);
+  for (let got = 0; got < buf.length; ) {
+    const n = readSync(fd, buf, got, buf.length - got, known.end - tail.length + got);
+    if (n === 0) return false;
+    got += n;
+  }
+  return buf.equals(tail);
 }
 
 /** A positioned read of an open file (asynchronous). */
@@ -317,7 +345,39 @@ export async function syncDir(dir: string, full?: () => void): Promise<void> {
 export function io(file: string, e: unknown): FunctaiError {
   if (e instanceof FunctaiError) return e;
   if ((e as NodeJS.ErrnoException)?.code === "ELOOP" && NOFOLLOW !== 0) return symlinkRefused(file);
-  return new ConversationError("store-io", `${file}: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+  return new ConversationError("store-io", withRemedy(`${file}: ${(e as Error)?.message ?? String(e)}`, e), { cause: e });
+}
+
+/**
+ * `message`, and what a person can do about `e` when it is a file-system
+ * error the store cannot get past by itself (no permission, a read-only file
+ * system, a full disk). A bare "EACCES: permission denied" said what failed,
+ * not what to change.
+ */
+export function withRemedy(message: string, e: unknown): string {
+  const fix = remedy(e);
+  return fix === "" || message.endsWith(".") ? `${message}${fix}` : `${message}.${fix}`;
+}
+
+/** {@link withRemedy}'s sentence for `e` (with a space before it), or "". */
+function remedy(e: unknown): string {
+  switch ((e as NodeJS.ErrnoException | undefined)?.code) {
+    case "EACCES":
+    case "EPERM": {
+      const uid = process.getuid?.();
+      return (
+        ` This process${uid === undefined ? "" : ` (user ${uid})`} may not do that there: give it read and write access to the ` +
+        "store's folder and the files in it (the store makes them owner-only, 0700 and 0600: run it as the user that owns them), or give fsStore a folder it owns."
+      );
+    }
+    case "EROFS":
+      return " The file system is mounted read-only: give fsStore a folder on one it may write.";
+    case "ENOSPC":
+    case "EDQUOT":
+      return " The disk (or this user's quota) is full: free some space, then try again (nothing of this append was kept).";
+    default:
+      return "";
+  }
 }
 
 /**

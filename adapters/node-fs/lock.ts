@@ -35,6 +35,7 @@ import { dirname, join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { procIsOurs } from "../../runtime/processes.node.js";
 import { ConversationError } from "../../src/errors.js";
+import { withRemedy } from "./files.js";
 
 export interface LockOptions {
   /** Age after which a lock whose holder is dead may be broken. */
@@ -381,7 +382,8 @@ function tryCreate(path: string): (() => void) | undefined {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? "";
     if (code === "EEXIST") return undefined;
-    if (!NO_SYMLINKS.has(code)) throw new ConversationError("store-io", `${path}: cannot create the lock (${(e as Error).message})`, { cause: e });
+    if (!NO_SYMLINKS.has(code))
+      throw new ConversationError("store-io", withRemedy(`${path}: cannot create the lock (${(e as Error).message})`, e), { cause: e });
     if (!createFile(path, token)) return undefined; // held (as a file)
   }
   hold(token);
@@ -407,7 +409,7 @@ function createFile(path: string, token: string): boolean {
     fd = openSync(path, "wx", 0o600);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw new ConversationError("store-io", `${path}: cannot create the lock file (${(e as Error).message})`, { cause: e });
+    throw new ConversationError("store-io", withRemedy(`${path}: cannot create the lock file (${(e as Error).message})`, e), { cause: e });
   }
   try {
     writeFileSync(fd, JSON.stringify({ pid: process.pid, host: HOST_NAME, token, at: new Date().toISOString() }));
@@ -463,7 +465,12 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
   const breaker = `${path}.break`;
   try {
     await symlink(target(nextToken()), breaker);
-  } catch {
+  } catch (e) {
+    // Not for want of permission: a folder this process may read but not write, holding a lock a dead process left,
+    // was taken for "another process is breaking it", and the append waited its whole lockTimeoutMs (for ever with
+    // Infinity) for a break that never came, then blamed a live holder. Waiting would not change it.
+    const code = (e as NodeJS.ErrnoException).code ?? "";
+    if (code !== "EEXIST" && !NO_SYMLINKS.has(code)) unbreakable(path, e);
     // Another process is breaking it. A breaker lock this old, whose breaker is dead (or cannot be looked up from
     // here), was left by a breaker that died mid-break. One whose breaker lives is never taken: a breaker paused
     // (SIGSTOP, a suspended VM) just before its unlink would wake and remove the lock taken since, live, and two
@@ -498,8 +505,20 @@ function unremovable(path: string, e: unknown): void {
   if ((e as NodeJS.ErrnoException).code === "ENOENT") return; // gone meanwhile: free
   throw new ConversationError(
     "store-io",
-    `${path}: no live process holds this lock, but it cannot be removed (${(e as Error).message}). ` +
-      "It is not a lock this store leaves (a folder, or a file it may not remove): move it away by hand.",
+    withRemedy(
+      `${path}: no live process holds this lock, but it cannot be removed (${(e as Error).message}). ` +
+        "It is not a lock this store leaves (a folder, or a file it may not remove): move it away by hand.",
+      e,
+    ),
+    { cause: e },
+  );
+}
+
+/** A stale lock this process may not break (it may not make the `.break` lock beside it): refused now, never waited on. */
+function unbreakable(path: string, e: unknown): never {
+  throw new ConversationError(
+    "store-io",
+    withRemedy(`${path}: no live process holds this lock, but this process cannot break it (${(e as Error).message})`, e),
     { cause: e },
   );
 }

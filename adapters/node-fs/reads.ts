@@ -24,6 +24,16 @@ const frozen = (records: ConversationRecord[]): ConversationRecord[] => {
   return records;
 };
 
+/**
+ * The last bytes of the last of `texts` (lines a read keeps) and its newline: what the file must still hold just
+ * before where the read cache ends for the kept lines to be its own (see `stillEnds`). More than the `"seq"` the store
+ * checks otherwise: a file cut and written again with lines as long as before ends its lines where the kept ones ended.
+ */
+function tailOf(texts: readonly string[]): Buffer | undefined {
+  const last = texts.at(-1);
+  return last === undefined ? undefined : Buffer.from(`${last.slice(-64).replace(/^[\uDC00-\uDFFF]/, "")}\n`);
+}
+
 /** `scan` reads conversation files this many bytes at a time… */
 export const SCAN_CHUNK = 1 << 20;
 /** …except files of up to this many bytes: read whole, and kept in the read cache (as `read` does). */
@@ -181,7 +191,7 @@ export class FileReads {
       const records = texts.slice(from).map(readBack);
       for (const r of frozen(seen.records)) if (r.seq > from) records.push(r);
       for (const t of seen.texts) texts.push(t);
-      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, texts };
+      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, texts, tail: tailOf(texts) };
       if (entry.end <= this.cacheMax) {
         // A read of the same conversation that ran alongside this one (each forgot the entry before its await) may
         // have kept its own meanwhile: replaced without forgetting, its bytes would stay counted for ever, and once
