@@ -695,9 +695,14 @@ async function onWire<T>(
 /**
  * An answer cut off on the wire (see {@link OversizedBody}): a tool error the model sees, as a result past
  * {@link MAX_RESULT_CHARS} is (see {@link tooLarge}): the server took the call and answered it, so a changing
- * tool's says it ran.
+ * tool's says it ran. A changing tool's call whose message cut is not known to be its answer (a notification sent
+ * while it ran, perhaps: the call was then cancelled mid-run) may have run: its turn stops for a person.
  */
-function cutOff(name: string, e: OversizedBody, effects: Effects): FunctaiError {
+function cutOff(name: string, e: OversizedBody, effects: Effects): Error {
+  if (effects === "changes" && !e.answer)
+    return new NeedsPerson(
+      `the MCP tool ${name} may have run: ${e.message}, and it was not known to be its answer (the call was cancelled). Say what it returned, or ask for a rerun.`,
+    );
   const sizes = `more than ${e.limit.toLocaleString("en-US")} bytes${e.stream ? " in one message of its answer's stream" : ""}, past what functai reads of an answer (it takes at most ${MAX_RESULT_CHARS.toLocaleString("en-US")} characters of a tool's result)`;
   return new FunctaiError(
     "tool-failed",
@@ -1060,7 +1065,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           result = await send(client, params, reader, ctx.signal, options.timeout);
         } catch (e) {
           if (ctx.signal.aborted) throw e;
-          // its answer was past what is read of one on the wire (over HTTP): the server took it and answered
+          // its answer (or a message of its stream) was past what is read of one on the wire (over HTTP)
           if (e instanceof OversizedBody) throw cutOff(name, e, effects);
           // its POST was held back for an OAuth token that did not come in time: the server never took it
           if (e instanceof HeldBack) throw heldBackError(`the call of ${name}`, e);

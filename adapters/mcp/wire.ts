@@ -22,6 +22,8 @@
  * POSTs are watched).
  */
 
+import { EventHead } from "./message-head.js";
+
 /**
  * The most functai reads of one answer on the wire, in bytes: a JSON answer, or one event of a stream. Derived from
  * the most of a tool's result functai takes (`MAX_RESULT_CHARS`, 1,000,000 characters, see tools.ts): such a result
@@ -31,11 +33,18 @@
  */
 export const MAX_WIRE_BYTES = 16 * 1_000_000;
 
-/** An answer of the server's cut off on the wire past {@link MAX_WIRE_BYTES}: nothing of it read further. */
+/**
+ * An answer of the server's cut off on the wire past {@link MAX_WIRE_BYTES}: nothing of it read further. `answer`:
+ * whether the message cut was known to be the answer to the request its POST carried (a JSON answer is; an event
+ * is when its top-level keys, as far as they were read, show `result` or `error` with that request's id, and no
+ * `method`): an event may be a notification sent while the request runs (a log line, progress), its answer still
+ * to come.
+ */
 export class OversizedBody extends Error {
   constructor(
     readonly limit: number,
     readonly stream: boolean,
+    readonly answer: boolean,
   ) {
     super(
       stream
@@ -110,10 +119,18 @@ const mediaType = (response: Response): string => (response.headers.get("content
 /**
  * A body read no further than `limit` bytes: in all, or (`events`) each event of a stream of Server-Sent Events
  * (its lines up to the blank line that ends it). Past it the source is cancelled and the stream fails with an
- * {@link OversizedBody}, told to `over` first.
+ * {@link OversizedBody}, told to `over` first. `id`: the id of the request the POST carried, which the body answers.
  */
-function bounded(body: ReadableStream<Uint8Array>, limit: number, events: boolean, over: (error: OversizedBody) => void): ReadableStream<Uint8Array> {
+function bounded(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+  events: boolean,
+  id: unknown,
+  over: (error: OversizedBody) => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  // what is read of the event being read: its message's top-level keys (see EventHead)
+  const head = new EventHead();
   let size = 0;
   let line = 0;
   let afterCR = false;
@@ -131,9 +148,12 @@ function bounded(body: ReadableStream<Uint8Array>, limit: number, events: boolea
       afterCR = b === 0x0d;
       if (b === 0x0a || b === 0x0d) {
         // a blank line ends an event
+        if (line === 0) head.eventEnd();
+        else head.lineEnd();
         size = line === 0 ? 0 : size + 1;
         line = 0;
       } else {
+        head.byte(b);
         line++;
         size++;
       }
@@ -146,7 +166,8 @@ function bounded(body: ReadableStream<Uint8Array>, limit: number, events: boolea
       const { value, done } = await reader.read();
       if (done) return controller.close();
       if (past(value)) {
-        const error = new OversizedBody(limit, events);
+        // (a JSON answer is the answer to the POST's request)
+        const error = new OversizedBody(limit, events, !events || head.answers(id));
         reader.cancel(error).catch(() => {});
         over(error);
         controller.error(error);
@@ -175,7 +196,7 @@ function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
     // (a fetch of the caller's answering with another body than a web stream, node-fetch's, is left as it is)
     const readable = typeof (response.body as { getReader?: unknown } | null)?.getReader === "function";
     if (!response.ok || !readable || !(events || type === "application/json" || type.endsWith("+json"))) return response;
-    const body = bounded(response.body!, MAX_WIRE_BYTES, events, (error) => {
+    const body = bounded(response.body!, MAX_WIRE_BYTES, events, request?.id, (error) => {
       for (const w of watching) w.cut(error);
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });

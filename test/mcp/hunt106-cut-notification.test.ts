@@ -5,11 +5,9 @@
  * answer still to come. The request is then cancelled (notifications/cancelled) with the tool mid-run: whether it
  * acted is not known, and the model is told it ran, the call kept as done (never put to a person).
  *
- * DECISION for the lead (it.fails): README says a cut stream's changing call "says it ran". Two readings are
- * reasonable: keep that (the cut event is most often the answer), or put a changing call whose cut event is not
- * known to be its answer in doubt (turn-unfinished, "may have run"), as a call sent and never answered is. Telling
- * them apart means reading the cut event's top-level keys as they stream by (a `method` key: no answer; `result` or
- * `error`: its answer) in wire.ts's `bounded`.
+ * Decided (hunt 111): a changing call whose cut event is not known to be its answer is in doubt (turn-unfinished,
+ * "may have run"), as a call sent and never answered is. wire.ts's `bounded` reads the cut event's top-level keys as
+ * they stream by (a `method` key: no answer; `result` or `error` with this call's id: its answer).
  */
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
@@ -20,7 +18,7 @@ import { wireServer78 } from "./fixtures/hunt78-http.js";
 const kept = closedAfterEach();
 
 describe("a notification past the bound in a changing call's stream, before its answer", () => {
-  it.fails("the call is in doubt (turn-unfinished), not told as one that ran", async () => {
+  it("the call is in doubt (turn-unfinished), not told as one that ran", async () => {
     // one log notification of 17 MB, then (never sent: the stream is cut) the answer
     const s = kept(await wireServer78([tool45("export", true)], { export: { kind: "chatty", events: 1, bytes: 17_000_000 } }));
     const [exporter] = await mcpTools(s.client, { timeout: 60_000 });

@@ -1,0 +1,167 @@
+/**
+ * What is read of the top level of one JSON-RPC message as its bytes stream by, one byte at a time, never holding
+ * more than a few bytes of it: the keys of its object, and its `id` when short. It tells whether a message cut off
+ * on the wire past its bound (see wire.ts) was known to be the answer to a request, however far it was read.
+ */
+
+/** The longest key kept (longer ones are none of the keys looked for), and the longest `id` value read, in bytes. */
+const MAX_KEY_BYTES = 64;
+const MAX_ID_BYTES = 256;
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const isSpace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+
+const decoder = new TextDecoder();
+
+/** A JSON text's value, or `undefined` when it is not one. */
+function parsed(bytes: number[]): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(decoder.decode(new Uint8Array(bytes))) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The top level of one message, read as it streams by (`byte` each byte of its JSON text; `reset` for the next). */
+export class MessageHead {
+  /** `undefined` until the first byte: whether the text opens an object (anything else: its keys cannot be read). */
+  #object: boolean | undefined;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  /** At the top level, the next string is a key. */
+  #expectKey = false;
+  /** The bytes of the top-level key being read (with its quotes), or of the `id`'s value; `undefined`: none read. */
+  #key: number[] | undefined;
+  #id: number[] | undefined;
+  #keys: string[] = [];
+  /** The `id` read whole, when it was short enough to read. */
+  #idValue: { value: unknown } | undefined;
+
+  reset(): void {
+    this.#object = undefined;
+    this.#depth = 0;
+    this.#inString = this.#escaped = this.#expectKey = false;
+    this.#key = this.#id = this.#idValue = undefined;
+    this.#keys = [];
+  }
+
+  byte(b: number): void {
+    // (the most bytes: within a string not kept, where only a quote or a backslash tells)
+    if (this.#inString && b !== QUOTE && b !== BACKSLASH && !this.#escaped && this.#key === undefined && this.#id === undefined) return;
+    if (this.#object === false) return;
+    if (this.#inString) return this.#inText(b);
+    if (isSpace(b)) return;
+    if (this.#object === undefined) {
+      this.#object = b === 0x7b;
+      this.#depth = 1;
+      this.#expectKey = true;
+      return;
+    }
+    if (this.#depth === 0) return;
+    if (this.#depth === 1 && (b === 0x2c || b === 0x7d)) this.#endId();
+    this.#keep(b);
+    if (b === QUOTE) {
+      this.#inString = true;
+      if (this.#depth === 1 && this.#expectKey) this.#key = [b];
+      this.#expectKey = false;
+    } else if (b === 0x7b || b === 0x5b) this.#depth++;
+    else if (b === 0x7d || b === 0x5d) this.#depth--;
+    else if (b === 0x2c && this.#depth === 1) this.#expectKey = true;
+    else if (b === 0x3a && this.#depth === 1 && this.#keys.at(-1) === "id") this.#id = [];
+  }
+
+  /**
+   * Whether the message is known to be the answer to the request `id`, as far as it was read: an object whose keys
+   * show `result` or `error` and no `method`, and whose `id`, if its key was reached, was read whole and is `id`.
+   * Keys that could not be read (not an object, or nothing of it read): not known.
+   */
+  answers(id: unknown): boolean {
+    if (this.#object !== true) return false;
+    const keys = this.#keys;
+    if (keys.includes("method") || !(keys.includes("result") || keys.includes("error"))) return false;
+    return !keys.includes("id") || (this.#idValue !== undefined && this.#idValue.value === id);
+  }
+
+  #inText(b: number): void {
+    this.#keep(b);
+    if (this.#escaped) this.#escaped = false;
+    else if (b === BACKSLASH) this.#escaped = true;
+    else if (b === QUOTE) {
+      this.#inString = false;
+      if (this.#key !== undefined) this.#endKey();
+    }
+  }
+
+  /** `b` kept as part of the key or the `id`'s value being read (dropped past their bounds). */
+  #keep(b: number): void {
+    if (this.#key !== undefined && this.#key.length <= MAX_KEY_BYTES) this.#key.push(b);
+    if (this.#id !== undefined && this.#id.length <= MAX_ID_BYTES) this.#id.push(b);
+  }
+
+  #endKey(): void {
+    const key = this.#key!.length <= MAX_KEY_BYTES ? parsed(this.#key!) : undefined;
+    this.#key = undefined;
+    // (a key too long to keep is kept as none: it is none of those looked for)
+    this.#keys.push(typeof key?.value === "string" ? key.value : "");
+  }
+
+  #endId(): void {
+    if (this.#id === undefined) return;
+    this.#idValue = this.#id.length <= MAX_ID_BYTES ? parsed(this.#id) : undefined;
+    this.#id = undefined;
+  }
+}
+
+const DATA = [0x64, 0x61, 0x74, 0x61];
+
+/**
+ * The top level of the message of one event of a stream of Server-Sent Events, read as the event streams by
+ * (`byte` each byte of its lines, `lineEnd` at each line's end, `eventEnd` at the blank line ending it): its
+ * `data` lines' values, joined by line feeds, are the message.
+ */
+export class EventHead {
+  readonly #message = new MessageHead();
+  /** In a line's field name, how many bytes of "data" it matched (-1: another field); past it, whether it is data. */
+  #matched = 0;
+  #where: "field" | "value" | "data" | "other" = "field";
+  #dataLines = 0;
+
+  byte(b: number): void {
+    if (this.#where === "data") return this.#message.byte(b);
+    if (this.#where === "field") {
+      if (b !== 0x3a) this.#matched = this.#matched >= 0 && DATA[this.#matched] === b ? this.#matched + 1 : -1;
+      else if (this.#matched === DATA.length) {
+        this.#where = "value";
+        if (this.#dataLines > 0) this.#message.byte(0x0a);
+      } else this.#where = "other";
+      return;
+    }
+    if (this.#where === "other") return;
+    // (one space after the colon is not the value's)
+    if (this.#where === "value" && b === 0x20) return void (this.#where = "data");
+    this.#where = "data";
+    this.#message.byte(b);
+  }
+
+  lineEnd(): void {
+    // a line "data" (no colon): an empty value
+    if (this.#where === "field" && this.#matched === DATA.length && this.#dataLines > 0) this.#message.byte(0x0a);
+    if (this.#where !== "other" && (this.#where !== "field" || this.#matched === DATA.length)) this.#dataLines++;
+    this.#where = "field";
+    this.#matched = 0;
+  }
+
+  eventEnd(): void {
+    this.#message.reset();
+    this.#where = "field";
+    this.#matched = 0;
+    this.#dataLines = 0;
+  }
+
+  /** See {@link MessageHead.answers}. */
+  answers(id: unknown): boolean {
+    return this.#message.answers(id);
+  }
+}
