@@ -5,7 +5,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Message as AnthropicMessage, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseCallless, refuseTextToolCalls, type SdkClient } from "./common.js";
+import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseUnread, type SdkClient } from "./common.js";
 import { EventAccumulator, fromMessage, isMessage, toAnthropicMessages, toAnthropicTools } from "./anthropic-wire.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { withEventsNamed } from "./event-names.js";
@@ -151,8 +151,7 @@ export function anthropic(options: AnthropicOptions): LanguageModel {
       }
     };
     const reply = await withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
-    if (nativeTools) refuseTextToolCalls("anthropic", request, reply);
-    refuseCallless("anthropic", reply);
+    refuseUnread("anthropic", request, reply, nativeTools);
     return reply;
   }
 

@@ -291,7 +291,7 @@ const FORM_WORDS = {
  * in prose, or a call naming no offered tool, is text; so is a call drafted
  * in the reasoning a reply opens with (`<think>…</think>`: see thinking.ts).
  */
-export function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResponse): void {
+function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResponse): void {
   if (reply.toolCalls.length > 0 || request.tools.length === 0) return;
   const offered = new Set(request.tools.map((t) => t.name));
   // a call the model's reasoning drafted (`<think>…</think>`, one never closed to the reply's end) is not one it
@@ -310,13 +310,24 @@ export function refuseTextToolCalls(provider: string, request: LMRequest, reply:
 }
 
 /**
+ * Refuses a reply no caller should read as one, after its retries: calls
+ * written as text to natively offered tools (see refuseTextToolCalls), or a
+ * finish reason naming a tool call the reply does not hold (see
+ * refuseCallless).
+ */
+export function refuseUnread(provider: string, request: LMRequest, reply: LMResponse, nativeTools: boolean): void {
+  if (nativeTools) refuseTextToolCalls(provider, request, reply);
+  refuseCallless(provider, reply);
+}
+
+/**
  * Refuses a reply whose finish (stop) reason says the model stopped to call a
  * tool but that holds no call: a gateway that dropped the call's block, vLLM's
  * non-streamed reply under `tool_choice: "required"` with no tool-call parser.
  * Its words are what the model wrote before the call ("Let me look that order
  * up."): read as the answer, they were given to the caller as the result.
  */
-export function refuseCallless(provider: string, reply: LMResponse): void {
+function refuseCallless(provider: string, reply: LMResponse): void {
   if (reply.finishReason !== "tool_calls" || reply.toolCalls.length > 0) return;
   throw new ProviderError(
     "provider-response",

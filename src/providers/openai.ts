@@ -7,7 +7,7 @@ import type OpenAI from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { ProviderError } from "../errors.js";
 import { LM_SPEC, type GenerateOptions, type LanguageModel, type LMRequest, type LMResponse } from "../lm/types.js";
-import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseCallless, refuseTextToolCalls, type SdkClient } from "./common.js";
+import { checkLMOptions, checkRequest, endpointOf, lazy, loadSdk, readEnv, refuseUnread, type SdkClient } from "./common.js";
 import { drainStream, eventStream, givenWhole, idleBound, streamedText, toProviderError, wholeWithin } from "./errors.js";
 import { withErrorBodiesRead } from "./error-list.js";
 import { withStreamsEndedAtDone } from "./stream-end.js";
@@ -136,8 +136,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
       }
     };
     const reply = await withRetry(attempt, { maxRetries, signal, canRetry: text.canRetry });
-    if (nativeTools) refuseTextToolCalls("openai", request, reply);
-    refuseCallless("openai", reply);
+    refuseUnread("openai", request, reply, nativeTools);
     return reply;
   }
 
