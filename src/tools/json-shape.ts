@@ -102,9 +102,10 @@ function walk(node: unknown, path: string, seen: Set<unknown>, forAnswer: boolea
       // journaled, shown to a person and streamed, and a BigInt has no JSON: accepted here, it was shown to the model
       // as {} and every call the model paid for failed (tool-failed), the tool never able to run; refused here instead
       if (def.coerce === true && forAnswer) return undefined;
-      return def.coerce === true
-        ? { path, what: "z.coerce.bigint()", instead: "z.string() (the digits) or z.int(), converted with BigInt(…) in the tool's body" }
-        : here("bigint");
+      if (def.coerce === true)
+        return { path, what: "z.coerce.bigint()", instead: "z.string() (the digits) or z.int(), converted with BigInt(…) in the tool's body" };
+      // z.int64() and z.uint64() are bigints too: named as written, not as z.bigint()
+      return typeof def.format === "string" ? { ...here("bigint"), what: `z.${def.format}()` } : here("bigint");
     case "boolean":
       // a coerced one reads any text but "" as true: a model that wrote "false" (or "no", or a bare False as its
       // answer) had it read as true, where the model was shown a boolean
@@ -154,7 +155,11 @@ function walk(node: unknown, path: string, seen: Set<unknown>, forAnswer: boolea
         ...(def.rest === undefined || def.rest === null ? [] : [[def.rest, `${path}[]`] as const]),
       ]);
     case "record":
-      return walk(def.valueType, `${path}.*`, seen, forAnswer, lazy);
+      // a key is JSON text: a z.symbol() key type takes none, and every object the model writes would be refused
+      return first([
+        [def.keyType, `${path} (its keys)`],
+        [def.valueType, `${path}.*`],
+      ]);
     case "union":
       return first(((def.options as unknown[] | undefined) ?? []).map((option) => [option, path] as const));
     case "intersection":
