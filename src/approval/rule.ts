@@ -48,7 +48,7 @@ export function approveProblem(approve: unknown): string | undefined {
     const word = approve.find((entry) => entry === "changes" || entry === "all");
     if (word !== undefined)
       return `approve ${describeValue(approve, 200)} holds "${word}", a rule of its own, not a tool's name: a list names tools and paths only, and would ask about a tool named "${word}" and nothing else. Give approve: "${word}", or a function that asks what you mean (a tool of that name is named by its path: "desk/${word}")`;
-    if (approve.every(isRuleEntry)) return undefined;
+    if (Array.from(approve).every(isRuleEntry)) return undefined; // (every skips a hole)
   }
   return `approve must be a function, "changes", "all", a list of tool names or paths, or null; not ${describeValue(approve, 200)}`;
 }

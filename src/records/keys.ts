@@ -28,8 +28,18 @@ export const pluginOf = (plugin: unknown): string | undefined =>
  */
 export const approvalKey = (site: string, invocation: number, plugin?: string | null): string => {
   const p = pluginOf(plugin);
-  return p === undefined ? `${site}:${invocation}` : `${site}:${invocation}:${p}`;
+  const at = `${siteKey(site)}:${invocation}`;
+  return p === undefined ? at : `${at}:${p}`;
 };
+
+/**
+ * A site as the first part of a key: its `:` (and `%`) escaped, so the key's first `:` ends the site and two
+ * different (site, invocation, plugin) never make one key (site "a:1", invocation 2 and site "a", invocation 1,
+ * plugin "2" both made "a:1:2": a record of another place answered a question it never named). Our sites hold
+ * neither (names are letters, digits, `_` and `-`): their keys are unchanged.
+ */
+const siteKey = (site: string): string =>
+  site.includes(":") || site.includes("%") ? site.replace(/[%:]/g, (c) => (c === "%" ? "%25" : "%3A")) : site;
 
 /**
  * A tool call's key: its site and invocation.

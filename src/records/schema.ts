@@ -14,6 +14,7 @@
  */
 import { z } from "zod";
 import { FORMAT, type KnownRecord, type NewRecord } from "./types.js";
+import { describeValue } from "../errors.js";
 import { issuesText } from "../schema-read.js";
 
 const text = z.string();
@@ -220,7 +221,9 @@ const isNullableStr = (v: unknown): boolean => v === null || typeof v === "strin
  * judges its JSON).
  */
 const asIs = (v: unknown): boolean =>
-  typeof v === "object" ? v === null || typeof (v as { toJSON?: unknown }).toJSON !== "function" : v !== undefined && typeof v !== "function" && typeof v !== "symbol";
+  typeof v === "object"
+    ? v === null || typeof (v as { toJSON?: unknown }).toJSON !== "function"
+    : v !== undefined && typeof v !== "function" && typeof v !== "symbol" && typeof v !== "bigint"; // (JSON refuses a BigInt)
 /** A loose object: any non-null, non-array object (one JSON writes as it is: no `toJSON`). */
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v) && asIs(v);
 /** An array JSON writes as it is. */
@@ -230,6 +233,11 @@ const isPlainRecord = (v: unknown): boolean => {
   if (typeof v !== "object" || v === null) return false;
   const proto = Object.getPrototypeOf(v) as unknown;
   return (proto === Object.prototype || proto === null) && Object.getOwnPropertySymbols(v).length === 0 && asIs(v);
+};
+/** Whether every place of `list` passes, a hole included (`every` skips holes; JSON writes a hole as null, and the schema asks each index). */
+const each = (list: readonly unknown[], check: (v: unknown) => boolean): boolean => {
+  for (let i = 0; i < list.length; i++) if (!check(list[i])) return false;
+  return true;
 };
 /** An optional key: absent or undefined, or passes. */
 const opt = (v: unknown, check: (v: unknown) => boolean): boolean => v === undefined || check(v);
@@ -252,7 +260,7 @@ const isCaller = (v: unknown): boolean => isPlainRecord(v) && (isId((v as Record
 
 /** A turn's `approve`: null (no rule), a rule's name, or a list of names and paths. */
 const isApproveRule = (v: unknown): boolean =>
-  v === null || v === "changes" || v === "all" || v === "function" || (isArr(v) && v.every(isStr));
+  v === null || v === "changes" || v === "all" || v === "function" || (isArr(v) && each(v, isStr));
 
 const isUsage = (v: unknown): boolean => isObj(v) && isNonNeg(v.input_tokens) && isNonNeg(v.output_tokens);
 
@@ -270,13 +278,13 @@ const fastChecks: { [K in KnownKind]: Check } = {
     isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.id, isStr) && isStr(r.name) &&
     typeof r.state === "string" && TOOL_STATES.has(r.state) && opt(r.effects, isEffects) && opt(r.error, isStr) &&
     opt(r.shown, isArr) && opt(r.path, isStr) && opt(r.attempt, isCount),
-  waiting: (r) => isId(r.turn) && isArr(r.approvals) && r.approvals.every(isApprovalAsked) && opt(r.attempt, isCount),
+  waiting: (r) => isId(r.turn) && isArr(r.approvals) && each(r.approvals, isApprovalAsked) && opt(r.attempt, isCount),
   approval: (r) =>
     isId(r.turn) && isStr(r.site) && isCount(r.invocation) && opt(r.plugin, isNullableStr) && isStr(r.path) &&
     (r.verdict === "yes" || r.verdict === "no") && isNullableStr(r.by) && isNullableStr(r.reason),
   ended: (r) =>
     isId(r.turn) && typeof r.state === "string" && ENDED_STATES.has(r.state) && opt(r.outputs, isPlainRecord) &&
-    opt(r.usage, isUsage) && opt(r.attempt, isCount) && answerKept(r),
+    opt(r.usage, isUsage) && opt(r.attempt, isCount) && opt(r.value, asIs) && answerKept(r), // (a value JSON leaves out: the schema judges it as stored)
   stop: (r) => isId(r.turn),
   head: (r) => isId(r.turn),
   snapshot: (r) => isId(r.turn) && has(r, "snapshot"),
@@ -310,7 +318,7 @@ export function checkNewRecord(raw: unknown): { ok: true; record: NewRecord } | 
   if (!isObject(raw)) return { ok: false, error: "a record is a JSON object" };
   if ("seq" in raw) return { ok: false, error: "a new record has no seq: the store gives it" };
   const kind = raw.kind;
-  if (typeof kind !== "string" || !isKnownKind(kind)) return { ok: false, error: `unknown record kind ${JSON.stringify(kind)}` };
+  if (typeof kind !== "string" || !isKnownKind(kind)) return { ok: false, error: `unknown record kind ${describeValue(kind, 80)}` }; // (a BigInt kind: said, never a TypeError)
   const parsed = newRecordSchemas[kind].safeParse(raw);
   if (!parsed.success) return { ok: false, error: describe(kind, parsed.error) };
   // A store keeps the record's JSON, and readers judge that: a value JSON leaves out (undefined, a function) or

@@ -100,7 +100,8 @@ export const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
  *
  * @example
  * isConversationId("sam");      // true
- * isConversationId("../etc");   // false
+ * isConversationId("../etc");   // false (never a path: it starts with a letter or digit and holds no slash)
+ * isConversationId("v1..2");    // true
  */
 export const isConversationId = (id: unknown): id is string =>
-  typeof id === "string" && CONVERSATION_ID.test(id) && !id.includes("..");
+  typeof id === "string" && CONVERSATION_ID.test(id);
