@@ -51,7 +51,7 @@ const shownHistory = (r: LMRequest): string[] => {
 
 describe("conversation ids", () => {
   const fn = ai("echo", { description: "Echo.", input: { text: z.string() } });
-  it.each(["", "../etc/passwd", "a/b", "-lead", ".hidden", "a..b", "x".repeat(201), "sp ace", "é"])("refuses %j with conversation-id", (id) => {
+  it.each(["", "../etc/passwd", "a/b", "-lead", ".hidden", "x".repeat(201), "sp ace", "é"])("refuses %j with conversation-id", (id) => {
     let err: unknown;
     try {
       fn.conversation(id, { store: memoryStore() });
@@ -61,7 +61,7 @@ describe("conversation ids", () => {
     expect(err).toBeInstanceOf(ConversationError);
     expect((err as ConversationError).code).toBe("conversation-id");
   });
-  it.each(["sam", "A-1042", "desk.chat_2", "x".repeat(200)])("accepts %j", (id) => {
+  it.each(["sam", "A-1042", "desk.chat_2", "v1..2", "x".repeat(200)])("accepts %j", (id) => {
     expect(fn.conversation(id, { store: memoryStore() }).id).toBe(id);
   });
 });
