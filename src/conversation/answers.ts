@@ -317,6 +317,24 @@ function toolRecords(turn: string, info: TurnInfo, options: ResumeOptions, now: 
 }
 
 /**
+ * Refuses results or reruns given for a turn that waits for a person's approvals (its stream answers those): it
+ * has no tool in doubt to say them of (a call that waits for a yes has not run), and taken, they were dropped
+ * without a word while the stream went on asking. `resume()` refuses such a turn whatever it is given (it waits).
+ */
+export function refuseToolAnswers(turn: string, info: TurnInfo, options: ResumeOptions): void {
+  const { results, rerun } = options;
+  const said =
+    (results !== undefined && (!isRecord(results) || Object.keys(results).length > 0)) ||
+    (rerun !== undefined && (!Array.isArray(rerun) || rerun.length > 0));
+  if (!said) return;
+  const asked = info.waiting.map((a) => `${a.path} #${a.invocation}`).join(", ");
+  throw new ConversationError(
+    "input-invalid",
+    `turn ${turn} waits for a person's answer (${asked}): no tool of it may have run, so it takes no results or reruns; answer it in its stream (s.approve(), s.deny()); nothing was written`,
+  );
+}
+
+/**
  * Records what a person said of each unfinished tool (conditionally); the
  * turn as it then stood, and the conversation's length after (what the
  * turn's claim expects). A turn that still waits for approvals is refused

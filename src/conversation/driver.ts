@@ -229,19 +229,30 @@ export function controls(session: TurnSession, log: ConversationLog): StreamCont
  * claimed, the recorded error of a turn that ended otherwise. Never a `Waiting` with no approvals to answer.
  */
 export async function waitingOrRecorded(log: ConversationLog, turn: string, waiting: WaitingError): Promise<unknown> {
-  const info = turnIn(await log.read(), log, turn);
-  switch (info.state) {
-    case "waiting":
-      if (info.waiting.length > 0) throw await waiting();
-      throw new ConversationError("approval-answered", `turn ${turn}: its approvals were answered elsewhere; it goes on where they were answered`);
-    case "done":
-      return info.ended?.value;
-    case "running":
-      throw info.stalled ? stalledError(info) : claimedElsewhere(info);
-    case "interrupted":
-      throw new ConversationError("turn-state", `turn ${turn} was answered elsewhere and is interrupted there: resume() it`);
-    default:
-      throw recordedError(info.ended?.error) ?? new ConversationError("turn-state", `turn ${turn} is ${info.state}`);
+  for (let looks = 1; ; looks++) {
+    const info = turnIn(await log.read(), log, turn);
+    switch (info.state) {
+      case "waiting": {
+        if (info.waiting.length === 0)
+          throw new ConversationError(
+            "approval-answered",
+            `turn ${turn}: its approvals were answered elsewhere; it goes on where they were answered`,
+          );
+        // `waiting()` reads the turn again: a person who answered in between (shown the wait as it was written) may
+        // have run it to its end elsewhere, and its Waiting would list nothing to answer: read again, settled so
+        const told = await waiting();
+        if (looks >= 3 || ((told as { approvals?: readonly unknown[] }).approvals?.length ?? 0) > 0) throw told;
+        continue;
+      }
+      case "done":
+        return info.ended?.value;
+      case "running":
+        throw info.stalled ? stalledError(info) : claimedElsewhere(info);
+      case "interrupted":
+        throw new ConversationError("turn-state", `turn ${turn} was answered elsewhere and is interrupted there: resume() it`);
+      default:
+        throw recordedError(info.ended?.error) ?? new ConversationError("turn-state", `turn ${turn} is ${info.state}`);
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import type { ConversationState, TurnInfo } from "../records/read-conversation.j
 import type { TurnState } from "../records/types.js";
 import type { TurnSession } from "../turn/session.js";
 import type { TurnStream } from "../turn/stream.js";
-import { abandonTurn, recordAnswer, recordResults, turnIn, type Answer, type ResultCheck, type ResumeOptions } from "./answers.js";
+import { abandonTurn, recordAnswer, recordResults, refuseToolAnswers, turnIn, type Answer, type ResultCheck, type ResumeOptions } from "./answers.js";
 import { keptInputs, toolAt } from "../functions/definition.js";
 import { checkRunnable, continueTurn, resultOrWait, waitingOrRecorded, type ConversationContext } from "./driver.js";
 import { linkSignal } from "../turn/run.js";
@@ -226,8 +226,9 @@ export class Turn<O = unknown> {
   /**
    * Goes on with the turn here, as a stream of its events (what was shown
    * before is not shown again). A waiting turn is answered in the stream
-   * (`s.approve()`, `s.deny(reason)`); an interrupted one takes `results` /
-   * `rerun` for its unfinished tools, as `resume` does.
+   * (`s.approve()`, `s.deny(reason)`), and takes no `results` / `rerun`
+   * (`input-invalid`: no tool of it may have run); an interrupted one takes
+   * them for its unfinished tools, as `resume` does.
    *
    * @example
    * const s = turn.stream();
@@ -244,8 +245,10 @@ export class Turn<O = unknown> {
     // the stream listens before the actor starts: its first events (the state it starts in) are shown, numbered from 1
     let stream!: ConversationStream<O>;
     const listen = (session: TurnSession): void => void (stream = new ConversationStream<O>(session, this.#ctx.log, waiting, settled));
-    if (info.state === "waiting" && info.waiting.length > 0) continueTurn(this.#ctx, state, info, "awaitingApproval", { streaming: true, listen });
-    else {
+    if (info.state === "waiting" && info.waiting.length > 0) {
+      refuseToolAnswers(this.id, info, options); // (a result or rerun said here would be dropped unsaid)
+      continueTurn(this.#ctx, state, info, "awaitingApproval", { streaming: true, listen });
+    } else {
       // what the person said is recorded by the run itself, before it claims the turn (a refusal ends nothing)
       const prepare = async (): Promise<number> => (await this.#results(options)).length;
       // its events shown once the turn is open here: a resume refused (turn-unfinished, turn-claimed: nothing of it
