@@ -1,14 +1,31 @@
 import { FunctaiError, describeError } from "../../src/errors.js";
 
+/** The host a URL without one (`postgres://user:pw@/db?host=/var/run/postgresql`) is read with, as pg reads it: never shown. */
+const NO_HOST = "functai-no-host";
+
+/**
+ * `connectionString` as a URL, read as pg reads it: one with no host before
+ * its path (`user:pw@/db`, a unix socket's form, the socket named by
+ * `?host=`) is a URL to pg, though not to `new URL`. Throws if it is none.
+ */
+export function connectionUrl(connectionString: string): URL {
+  try {
+    return new URL(connectionString);
+  } catch (e) {
+    if (!connectionString.includes("@/")) throw e;
+    return new URL(connectionString.replace("@/", `@${NO_HOST}/`));
+  }
+}
+
 /** Where the store connects, with any password hidden: safe to put in a message. */
 export function describeTarget(connectionString: string | undefined): string {
   if (connectionString === undefined) return "the given pool's server";
   try {
-    const url = new URL(connectionString);
+    const url = connectionUrl(connectionString);
     if (url.password) url.password = "***";
     // pg reads a password from the query too (?password=…, ?sslpassword=…)
     for (const key of [...url.searchParams.keys()]) if (/password/i.test(key)) url.searchParams.set(key, "***");
-    return url.toString();
+    return url.toString().replace(`@${NO_HOST}/`, "@/");
   } catch {
     return "the given connection string";
   }
@@ -87,6 +104,9 @@ export function storeIo(e: unknown, doing: string, target: string): FunctaiError
   else if (/Cannot use a pool after calling end/i.test(message))
     fix = "the pool was ended (pool.end()) while the store still used it: close the store first, then end the pool";
   else if (code === "ECONNREFUSED") fix = "the connection was refused: is PostgreSQL running and listening at that host and port?";
+  // (a unix socket: ?host= names its directory, the port its file's name)
+  else if (code === "ENOENT")
+    fix = "no unix socket of that name: is PostgreSQL running, with that socket directory (?host=, e.g. /var/run/postgresql) and port?";
   else if (code === "ENOTFOUND" || code === "EAI_AGAIN") fix = "that host name does not resolve: fix the host in the connection string";
   else if (/timeout/i.test(message)) fix = "no answer in time: check the host, port and network (a firewall that drops packets looks like this)";
   else if (/terminat|ECONNRESET|Connection terminated|closed/i.test(message + code))

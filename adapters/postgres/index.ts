@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { FunctaiError } from "../../src/errors.js";
 import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
+import { connectionUrl } from "./errors.js";
 import { STATEMENT_TIMEOUT_MS, pgDb } from "./pg-db.js";
 import { storeOn, type PostgresStore } from "./store.js";
 
@@ -67,7 +68,7 @@ const kindOf = (value: unknown): string =>
 function checkUrl(url: unknown): asserts url is string {
   let ok = false;
   try {
-    ok = typeof url === "string" && ["postgres:", "postgresql:"].includes(new URL(url).protocol);
+    ok = typeof url === "string" && ["postgres:", "postgresql:"].includes(connectionUrl(url).protocol);
   } catch {
     ok = false;
   }

@@ -150,8 +150,21 @@ const lockHeld = (target: string, ms: number, holders: Record<string, unknown>[]
  */
 const ROLLED_BACK = new Set(["40001", "40P01"]);
 
-/** How many times a statement is sent again while the server rolls it back as ROLLED_BACK says (then its error shows). */
+/** How many times a statement is sent again while the server refuses it as not prepared (UNPREPARED; then its error shows). */
 const RESEND_TRIES = 10;
+
+/**
+ * How long a statement is sent again while the server rolls it back as
+ * ROLLED_BACK says (then its error shows). A time, not a count: another
+ * host appending to the same conversation back to back holds its row lock
+ * most of the time, and an append whose snapshot was taken before that
+ * host's commit is rolled back again each time it meets it (ten tries, within
+ * a few hundred ms, failed a person's approval as store-io).
+ */
+const RESEND_MS = 5_000;
+
+/** The longest pause before a statement is sent again (a random part of it: the hosts that met part ways). */
+const RESEND_PAUSE_MS = 100;
 
 /** Whether the server rolled a statement back whole (ROLLED_BACK). */
 const rolledBack = (e: unknown): boolean => ROLLED_BACK.has(String((e as { code?: unknown } | null)?.code));
@@ -177,8 +190,9 @@ const unprepared = (e: unknown, name: string | undefined): boolean =>
  * `error` is its first answer's.
  */
 async function resent(send: () => Promise<Rows>, error: unknown, name?: string): Promise<Rows> {
-  for (let tries = 1; (rolledBack(error) || unprepared(error, name)) && tries <= RESEND_TRIES; tries++) {
-    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, 50)));
+  const until = Date.now() + RESEND_MS;
+  for (let tries = 1; (rolledBack(error) && Date.now() < until) || (unprepared(error, name) && tries <= RESEND_TRIES); tries++) {
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, RESEND_PAUSE_MS)));
     try {
       return await send();
     } catch (e) {
@@ -197,9 +211,14 @@ const answered = (e: unknown): boolean => {
 /** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
 export const RECONNECT_MS = 20_000;
 
-/** Errors of a connection that could not be made (nothing was sent): safe to try again once the server was reached before. */
+/**
+ * Errors of a connection that could not be made (nothing was sent): safe to
+ * try again once the server was reached before. ENOENT: a unix socket's file
+ * missing, as while its server restarts (it removes the file on shutdown and
+ * makes it again on start; over TCP the same restart is ECONNREFUSED).
+ */
 const retriable = (e: unknown): boolean =>
-  ["ECONNREFUSED", "ECONNRESET", "57P03", "57P01", "EPIPE"].includes(String((e as { code?: unknown }).code)) ||
+  ["ECONNREFUSED", "ENOENT", "ECONNRESET", "57P03", "57P01", "EPIPE"].includes(String((e as { code?: unknown }).code)) ||
   /terminat/i.test(String((e as Error)?.message));
 
 /**
@@ -630,8 +649,10 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       for (const l of [...listeners]) await l.stop();
       listeners.clear();
       const opened = await opening?.catch(() => null);
-      // a given pool outlives the store: a store made per request on a shared pool must not leave its listeners on it
-      if (opened && !left) leavePool(opened.pool);
+      // a given pool outlives the store: a store made per request on a shared pool must not leave its listeners on it;
+      // its own pool keeps them: its end resolves before its connections are ended, and one the server ends first
+      // (its FATAL before it reads the Terminate) makes the pool emit 'error', which without a listener ends the process
+      if (opened && !left && !owned) leavePool(opened.pool);
       left = true; // (once: a second close would count another store's use off)
       if (owned && opened) await opened.pool.end().catch(noop);
     },

@@ -161,13 +161,16 @@ const DDL_LOCK_MS = 10_000;
  * PINNED). Run as
  * one implicit transaction, with pg_catalog alone on its search_path (a user's function or operator is never what a
  * view or default binds to), under a transaction-level advisory lock, so that several processes using a fresh
- * database at once create it once; each other lock is waited for DDL_LOCK_MS at most. `marker` starts its text (a
- * comment): how BLOCKERS finds its session.
+ * database at once create it once; at READ COMMITTED whatever the role's default_transaction_isolation (at
+ * REPEATABLE READ or SERIALIZABLE its snapshot, taken before the lock was granted, missed the schema the lock's
+ * last holder made: CREATE SCHEMA failed "already exists"); each other lock is waited for DDL_LOCK_MS at most.
+ * `marker` starts its text (a comment): how BLOCKERS finds its session.
  */
 function ddl(schema: string, marker: string): string {
   const s = `"${schema}"`;
   return `${marker}
 SET LOCAL search_path = pg_catalog, pg_temp;
+SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
 SET LOCAL lock_timeout = 0;
 SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('functai schema ' || ${quote(schema)}, 0));
 SELECT pg_catalog.set_config('lock_timeout', CASE WHEN reset_val::bigint BETWEEN 1 AND ${DDL_LOCK_MS} THEN reset_val ELSE '${DDL_LOCK_MS}' END, true)
