@@ -6,7 +6,7 @@ import { rootFrame } from "../engine/frame.js";
 import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
 import { checkModel } from "../engine/ai-call.js";
 import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
-import { notJson } from "../engine/tool-boundary.js";
+import { outputNotJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError, type ErrorCode } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
@@ -275,8 +275,10 @@ export class ConversationHost implements TurnHost {
     const { def, settings, inputs, history } = this.options;
     const value = await def.execute(rootFrame(runtime, def.name, settings), inputs, history);
     // the answer is kept in the turn's `ended` record: one JSON cannot say (a BigInt) failed as the store's
-    // input-invalid when written, and the turn was left without its end; it is the answer that is wrong
-    const why = notJson(value);
+    // input-invalid when written, and the turn was left without its end; it is the answer that is wrong. A NaN or
+    // ±Infinity is refused too (as in a tool's output): JSON keeps it as null, so a keyed retry, turn.value and the
+    // next turn's history would read null where the live caller read a number
+    const why = outputNotJson(value);
     if (why !== undefined)
       throw new FunctaiError("output-invalid", `${def.name}: its answer cannot be kept in the conversation (${why}); give an output JSON can hold`);
     return value;

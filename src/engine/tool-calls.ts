@@ -306,7 +306,11 @@ export function stopsTheTurn(e: unknown, runtime: Pick<TurnRuntime, "signal" | "
   return code !== "turn-aborted" || runtime.signal.aborted;
 }
 
-/** Shows a call's `tool_result` (once: a replay does not show it again), with what its tool showed the person (`ctx.show`). */
+/**
+ * Shows a call's `tool_result` (once: a replay does not show it again), with what its tool showed the person
+ * (`ctx.show`), a copy of its own: a consumer that edits it changes neither the `done` record nor another's event.
+ * A run's output is given as it was kept, a copy too (see `keptCopy`).
+ */
 function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string, shown?: unknown[]): void {
   const { runtime, site } = frame;
   if (!runtime.streaming) return;
@@ -315,7 +319,8 @@ function showResult(frame: Frame, p: Prepared, output?: unknown, error?: string,
   const { name } = p.call;
   const body: Extract<TurnEventBody, { type: "tool_result" }> =
     error === undefined ? { type: "tool_result", site, invocation, name, output } : { type: "tool_result", site, invocation, name, error };
-  if (shown !== undefined) body.shown = shown;
+  // (read again from their JSON, never walked: what JSON kept is as deep as the stack lets JSON go, deeper than a walk)
+  if (shown !== undefined) body.shown = JSON.parse(JSON.stringify(shown)) as unknown[];
   runtime.emit(frame.path, body, `tool_result:${site}:${invocation}`);
 }
 
@@ -409,6 +414,15 @@ function keptValue(output: unknown, text: string): unknown {
  * was paid for again (and its tool calls made anew).
  */
 const readAs = (kept: unknown, text: string): string => (typeof kept === "string" ? kept : text);
+
+/**
+ * What a stream's `tool_result` shows of a run's output: the kept output (the model's one reading of it, what the
+ * `done` record keeps), an object read again from its JSON `json` as a copy of its own; never the tool's own object,
+ * which it may go on changing (a getter read again, a Date where the model read its text). Undefined when the tool
+ * returned nothing.
+ */
+const keptCopy = (output: unknown, kept: unknown, json: string): unknown =>
+  output === undefined ? undefined : typeof kept === "object" && kept !== null ? JSON.parse(json) : kept;
 
 /** Runs a call's tool, journaling it (a changing tool's start kept before it runs), and hands back its message. */
 async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind: "run" }>): Promise<Message> {
@@ -504,14 +518,15 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   if (text === undefined) {
     const why = `its output is not JSON (${outputNotJson(output) ?? "it could not be written"})`;
     // a changing tool did what it does (the refund went out): told only that its output is not JSON, a model reads
-    // it as a call that failed and makes it again. Its error (the model's message, its `done` record) says it ran
+    // it as a call that failed and makes it again. Its error (the model's message, its `done` record) says it ran.
+    // So too a program or AI function called as a tool that may change things: the calls inside it ran (its refund)
     return unlessBroken(
       around,
       failed(
         frame,
         p,
         input,
-        leafChange
+        changesThings(tool.toolEffects)
           ? `${why}: it ran, and its result could not be kept nor shown. It did run: do not call it again to see its result`
           : `${why}; return plain data`,
         undefined,
@@ -520,6 +535,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
     );
   }
   let kept = keptValue(output, text);
+  let json = text;
   text = readAs(kept, text);
   if (frame.settings.plugins?.length) {
     // the plugins are shown that one reading of the output (as the model reads it), never the tool's live objects:
@@ -536,14 +552,14 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
           "plugin-failed",
           `a plugin changed the output of ${p.path} into one that is not JSON (${outputNotJson(output) ?? "it could not be written"})`,
         );
-      text = changed;
+      text = json = changed;
     } catch (e) {
       // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
       const done = doneBody(site, p, forPerson);
       done.output = kept;
       void runtime.journal.add(done);
       // and shown, as kept: a stream that showed the call's `tool_call` must show how it ended (see failed)
-      showResult(frame, p, shown, undefined, forPerson);
+      showResult(frame, p, keptCopy(shown, kept, json), undefined, forPerson);
       throw e;
     }
     kept = keptValue(output, text);
@@ -552,7 +568,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   const done = doneBody(site, p, forPerson);
   done.output = kept;
   void runtime.journal.add(done);
-  showResult(frame, p, output, undefined, forPerson);
+  if (runtime.streaming) showResult(frame, p, keptCopy(output, kept, json), undefined, forPerson);
   if (around.broken) throw around.broken;
   return toolMessage(p, text);
 }
