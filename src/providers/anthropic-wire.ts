@@ -6,7 +6,9 @@ import type { ContentBlockParam, Message as AnthropicMessage, MessageParam, RawM
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { refuseUnfinished, toolCallFromText } from "./common.js";
-import { notAReply } from "./errors.js";
+import { describeValue } from "../errors.js";
+import { isRecord } from "../runtime/values.js";
+import { malformedEvent, notAReply, notShaped } from "./errors.js";
 import { ANTHROPIC_IDS, withWireIds } from "./tool-ids.js";
 
 /** `tool_use.input` must be an object: a call whose arguments were not valid JSON is sent back as `{}`. */
@@ -177,6 +179,8 @@ export function isMessage(body: unknown): boolean {
 /** A whole (non-streamed) message as an `LMResponse`. */
 export function fromMessage(message: AnthropicMessage): LMResponse {
   if (!Array.isArray(message?.content)) throw notAReply("anthropic", message, "a message");
+  // (before, a bare TypeError)
+  if (!message.content.every(isRecord)) throw notAReply("anthropic", message, "a message whose content is a list of blocks");
   let text = "";
   let toolCalls: ToolCall[] = [];
   const thinking: Thinking[] = [];
@@ -221,6 +225,19 @@ function toolCallOf(b: { id: string; name: string; start: unknown; json: string 
   return toolCallFromText(b.id, b.name, b.json);
 }
 
+/**
+ * The part an event of its kind is read from (`message_start`'s message,
+ * a block's start, a delta), where it is not an object; undefined where the
+ * event is of its shape or of a kind not read.
+ */
+function misshapen(event: Record<string, unknown>): string | undefined {
+  const part = { message_start: "message", content_block_start: "content_block", content_block_delta: "delta", message_delta: "delta" }[
+    String(event.type)
+  ];
+  if (part === undefined || isRecord(event[part])) return undefined;
+  return notShaped(`a ${String(event.type)} whose ${part} is`, event[part], "an object");
+}
+
 /** Builds an `LMResponse` from stream events; `tool_use` input arrives as `input_json_delta` fragments. */
 export class EventAccumulator {
   private text = "";
@@ -243,6 +260,7 @@ export class EventAccumulator {
 
   /** Adds one event; returns its text delta ("" when none). */
   add(event: RawMessageStreamEvent): string {
+    this.check(event);
     switch (event.type) {
       case "message_stop":
         this.complete = true;
@@ -280,6 +298,20 @@ export class EventAccumulator {
       default:
         return "";
     }
+  }
+
+  /**
+   * Refuses an event the reply cannot be read from (before, a bare
+   * TypeError, or a delta's content dropped unseen): one that is no object,
+   * a part of it no object (see misshapen), a delta for a block no
+   * `content_block_start` began (a tool call's input lost with it).
+   */
+  private check(event: unknown): void {
+    if (!isRecord(event)) throw malformedEvent("anthropic", notShaped("an event that is", event, "an object"));
+    const wrong = misshapen(event);
+    if (wrong !== undefined) throw malformedEvent("anthropic", wrong);
+    if (event.type === "content_block_delta" && !this.blocks.has(event.index as number))
+      throw malformedEvent("anthropic", `a content_block_delta for block ${describeValue(event.index, 40)}, which no content_block_start began`);
   }
 
   private addText(given: unknown): string {

@@ -160,6 +160,17 @@ export function notAReply(provider: string, body: unknown, what: string): Provid
 }
 
 /**
+ * A stream event not of the shape its kind has (OpenAI's `choices: [null]`,
+ * an Anthropic delta for a block no `content_block_start` began): the reply
+ * cannot be read from it, and read around it, part of it was lost unseen.
+ */
+export const malformedEvent = (provider: string, what: string): ProviderError =>
+  new ProviderError("provider-response", `${provider}: the stream sent ${what}; the reply could not be read.`, { provider });
+
+/** A part of an event named with what it was and what it should have been, for `malformedEvent`. */
+export const notShaped = (part: string, value: unknown, should: string): string => `${part} ${describeValue(value, 80)}, not ${should}`;
+
+/**
  * A response body that stops arriving (a reset, a dropped connection) fails,
  * by the Fetch standard, with a TypeError ("terminated" in Node, "network
  * error" or "Load failed" in browsers). The SDKs make a failure before the

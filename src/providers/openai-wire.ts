@@ -6,7 +6,8 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, C
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
 import { refuseUnfinished, toolCallFromText } from "./common.js";
-import { notAReply } from "./errors.js";
+import { isRecord } from "../runtime/values.js";
+import { malformedEvent, notAReply, notShaped } from "./errors.js";
 import { OPENAI_IDS, withWireIds } from "./tool-ids.js";
 
 /**
@@ -155,6 +156,10 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   // (a 204, or a body of JSON's null, comes from the SDK as null; a choice's message may be null)
   if (!isCompletion(completion)) throw notAReply("openai", completion, "a completion with a choice");
   const choice = completion.choices[0]!;
+  const calls: unknown = choice.message.tool_calls;
+  // (before, a bare TypeError)
+  if (calls != null && (!Array.isArray(calls) || !calls.every(isRecord)))
+    throw notAReply("openai", completion, "a completion whose tool_calls are a list of calls");
   refuseUnfinished("openai", choice.finish_reason);
   // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
@@ -195,6 +200,16 @@ const wholeArguments = (args: string): boolean => {
 };
 
 /**
+ * Whether a delta's arguments are the open call's whole arguments given
+ * again (the same JSON), as a server that flushes a call's arguments whole
+ * once they were streamed sends them (vLLM's tool parsers at the stream's
+ * end: vllm-project/vllm#51697): joined, they were no JSON, and the call
+ * never ran as the model asked.
+ */
+const repeats = (args: string, more: string): boolean =>
+  wholeArguments(args) && wholeArguments(more) && JSON.stringify(JSON.parse(args)) === JSON.stringify(JSON.parse(more));
+
+/**
  * Whether a delta that gives no other id than the open call's starts another
  * call (servers that give calls no ids and put them all at index 0): it names
  * a function, and the open call already has its name and whole arguments,
@@ -211,6 +226,32 @@ function startsAnother(call: PendingCall, name: string | undefined, args: string
   if (name !== call.name || args.trim() !== "") return true;
   call.again = true;
   return false;
+}
+
+/**
+ * Refuses a chunk a part of which is not of its shape where the reply is
+ * read from it (before, a bare TypeError, or the part's content lost
+ * unseen): the chunk itself, its `choices`, its choice, the delta, its
+ * `tool_calls` and each of them. Null where nothing came is let be, as
+ * compatible servers send it: `delta: null` beside the finish, `choices:
+ * null` or none in a chunk of usage alone, `tool_calls: null`.
+ */
+function checkChunk(chunk: unknown): void {
+  if (!isRecord(chunk)) throw malformedEvent("openai", notShaped("a chunk that is", chunk, "an object"));
+  const choices = chunk.choices;
+  if (choices === undefined || choices === null) return;
+  if (!Array.isArray(choices)) throw malformedEvent("openai", notShaped("a chunk whose choices are", choices, "a list"));
+  const choice: unknown = choices[0];
+  if (choice === undefined) return;
+  if (!isRecord(choice)) throw malformedEvent("openai", notShaped("a chunk whose choice is", choice, "an object"));
+  const delta = choice.delta;
+  if (delta === undefined || delta === null) return;
+  if (!isRecord(delta)) throw malformedEvent("openai", notShaped("a chunk whose delta is", delta, "an object"));
+  const calls = delta.tool_calls;
+  if (calls === undefined || calls === null) return;
+  if (!Array.isArray(calls)) throw malformedEvent("openai", notShaped("a delta whose tool_calls are", calls, "a list"));
+  const odd = calls.findIndex((call: unknown) => !isRecord(call));
+  if (odd >= 0) throw malformedEvent("openai", notShaped("a tool call delta that is", calls[odd], "an object"));
 }
 
 /**
@@ -262,6 +303,7 @@ export class ChunkAccumulator {
 
   /** Adds one chunk; returns its text delta ("" when none). */
   add(chunk: ChatCompletionChunk): string {
+    checkChunk(chunk);
     if (chunk.model) this.model = chunk.model;
     const choice = chunk.choices?.[0];
     if (choice?.finish_reason) this.reason = choice.finish_reason;
@@ -297,7 +339,7 @@ export class ChunkAccumulator {
       if (d.id) call.id = d.id;
       // Some compatible servers repeat the name in every delta: keep the first.
       if (d.function?.name && call.name === "") call.name = d.function.name;
-      call.args += args;
+      if (!repeats(call.args, args)) call.args += args;
       if (extra !== undefined) call.extra = extra;
     }
     const reasoning = reasoningOf(choice.delta);
