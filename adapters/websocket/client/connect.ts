@@ -514,7 +514,9 @@ export class Companion {
         const p = m.id === null ? undefined : this.#pending.get(m.id);
         if (p?.answer && event.type === "approved") (p.answered ??= []).push(event.approval.id);
         if (m.id !== null) p?.stream?.push(event, m.conversation);
-        else if (m.conversation !== null) this.#emit("event", { conversation: m.conversation, event });
+        // a conversation's turn this companion set going is sent to it once, with its request's id, not again as a
+        // subscriber's: its listeners are shown it too, as every other companion's are
+        if (m.conversation !== null) this.#emit("event", { conversation: m.conversation, event });
         return;
       }
       case "reply": {

@@ -25,7 +25,8 @@ function emitter(hub: Hub, conn: Connection, id: string, conversation: () => str
     const event: WireEvent = { ...turnEvent }; // the engine's union, as the loosely checked wire shape
     const c = conversation();
     if (c === null) return conn.send({ type: "event", id, conversation: c, event }); // a caller call is the caller's alone
-    const n = hub.backlog.keep(c, program, event, JSON.stringify(event).length);
+    // (its size as sent, UTF-8: counted in UTF-16 units, text in CJK took a third of its bytes; byteLength counts, never encodes)
+    const n = hub.backlog.keep(c, program, event, Buffer.byteLength(JSON.stringify(event)));
     conn.send({ type: "event", id, conversation: c, event, n });
     for (const other of hub.connections)
       if (other !== conn && mayFollow(hub, other, c, program)) other.send({ type: "event", id: null, conversation: c, event, n });

@@ -66,7 +66,7 @@ export interface ServeOptions {
   maxPending?: number;
   /** Connections from one remote address (default 32); past it the oldest of its sockets without a hello is closed, else the newcomer (1013). */
   maxPerAddress?: number;
-  /** Browser pages (by `Origin`) allowed to connect to a server without keys. */
+  /** Browser pages (by `Origin`, each as a browser sends it: `"http://localhost:5173"`) allowed to connect to a server without keys. */
   origins?: readonly string[];
   /** Where server-side failures are told (default: console.error, without the request's data); one that throws is reported there, and the server goes on. */
   onError?: (message: string, error: unknown) => void;
@@ -82,8 +82,11 @@ export interface ServeOptions {
  * await server.close();
  */
 export interface WebSocketServerHandle {
+  /** Where companions connect: `ws://host:port/path`; on an HTTP server listening on a pipe, `ws+unix:<socket path>:<path>`. */
   readonly url: string;
+  /** The port (0 on a pipe). */
   readonly port: number;
+  /** The address listened on (on a pipe, its path). */
   readonly host: string;
   /** Open connections. */
   readonly connections: number;
@@ -201,6 +204,29 @@ function checkOptions(options: ServeOptions): void {
     whole("rate.strikes", strikes, 0);
   }
   if (options.settings !== undefined) checkSettings(options.settings);
+  checkOrigins(options.origins, wrong);
+}
+
+/** Whether `o` is an origin as a browser sends it (`scheme://host[:port]`): one with a path, or a trailing slash, never matches. */
+function isOrigin(o: unknown): boolean {
+  if (typeof o !== "string") return false;
+  try {
+    return new URL(o).origin === o;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The pages let in without keys: a lone string was taken letter by letter, and an origin no browser sends never
+ * matched; either way every page was refused, nothing said.
+ */
+function checkOrigins(origins: unknown, wrong: (name: string, value: unknown, what: string) => never): void {
+  if (origins === undefined) return;
+  if (!Array.isArray(origins)) wrong("origins", origins, 'a list of origins, e.g. ["http://localhost:5173"]');
+  for (const o of origins as unknown[])
+    if (!isOrigin(o))
+      wrong("origins", o, 'an origin as a browser sends it: scheme://host[:port], no path nor trailing slash, e.g. "http://localhost:5173"');
 }
 
 /**
@@ -253,6 +279,16 @@ function beat(connections: Iterable<Connection>): void {
       else conn.socket.terminate(); // missed the last ping, with all that came read: dead
     }
   });
+}
+
+/**
+ * Where companions connect: `ws://host:port/path`, or, for an HTTP server listening on a pipe (a unix socket path:
+ * no host nor port), the `ws+unix:` form `ws` connects to (`ws+unix:<socket>:<path>`), its port 0.
+ */
+function whereServed(address: AddressInfo | string, path: string | undefined): { url: string; host: string; port: number } {
+  if (typeof address === "string") return { url: `ws+unix:${address}${path ? `:${path}` : ""}`, host: address, port: 0 };
+  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  return { url: `ws://${shownHost}:${address.port}${path ?? ""}`, host: address.address, port: address.port };
 }
 
 /**
@@ -345,6 +381,8 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     ...(options.path ? { path: options.path } : {}),
     // without keys, a web page the user visits must not reach a loopback server (cross-site WebSocket hijacking)
     verifyClient: ({ req }: { req: IncomingMessage }) => keys.required || req.headers.origin === undefined || origins.has(req.headers.origin),
+    // it speaks no subprotocol: one asked for is not chosen (ws would echo the first, telling that client it speaks it)
+    handleProtocols: () => false,
   });
   const upgrades = upgradeHandler(wss, http);
   http.on("upgrade", upgrades);
@@ -363,16 +401,13 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   });
   wss.on("error", (e) => log("the WebSocket server failed", e));
 
-  const address = http.address() as AddressInfo;
+  const where = whereServed(http.address() as AddressInfo | string, options.path);
   const heartbeat = setInterval(() => beat(hub.connections), hub.heartbeatMs);
   heartbeat.unref();
 
   let closing: Promise<void> | null = null;
-  const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
   return {
-    url: `ws://${shownHost}:${address.port}${options.path ?? ""}`,
-    port: address.port,
-    host: address.address,
+    ...where,
     get connections() {
       return hub.connections.size;
     },
