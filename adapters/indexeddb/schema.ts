@@ -53,11 +53,15 @@ async function newerVersion(name: string, e: unknown): Promise<ConversationError
  * program of the origin made (without our object stores), is refused with a
  * store-io that says so: it is neither read nor written.
  *
+ * A connection the browser closes itself (`terminated`: it deleted the
+ * database, clearing the site's data or from DevTools, with no
+ * `versionchange`) is gone too (`onGone(true)`): opened again, a database
+ * another tab made anew since would be taken for the old one.
+ *
  * `known`: this handle opened the database before. Then an open that finds
- * none (version 0) means it was deleted under the handle without a
- * `versionchange` (the browser clearing the site's data, DevTools: the
- * connection just closes, `terminated`): the creation is undone and
- * `onGone(true)` told, never a new, empty database taken for the old one.
+ * none (version 0) means it was deleted while the handle held no connection:
+ * the creation is undone and `onGone(true)` told, never a new, empty
+ * database taken for the old one.
  */
 export function openStoreDB(name: string, onGone: (deleted: boolean) => void, known = false): Promise<StoreDB> {
   let vanished = false;
@@ -78,7 +82,9 @@ export function openStoreDB(name: string, onGone: (deleted: boolean) => void, kn
       (event.target as IDBDatabase).close();
       onGone(blocked === null); // (a deletion asks for no version)
     },
-    terminated: () => onGone(false),
+    // The browser closed the connection itself: it deleted the database (clearing the site's data, DevTools) or lost
+    // it. Gone, as for a deletion: the next open cannot tell the old database from one another tab made anew since.
+    terminated: () => onGone(true),
   }).then(
     (db) => {
       const missing = OBJECT_STORES.filter((s) => !db.objectStoreNames.contains(s));

@@ -228,6 +228,7 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
         (gone) => {
           if (gone) deleted = true;
           if (db === opening) db = undefined;
+          wakeups.rouse(); // a wait pending learns it now (store-io), not at its next look at the length
         },
         known,
       );

@@ -92,6 +92,14 @@ export class Wakeups {
     return () => this.#waiters.delete(waiter);
   }
 
+  /**
+   * Makes every waiter read the length again, as a notice would: the database went away under the handle (another
+   * tab deleted or upgraded it), and the read ends each wait with the store-io that says so, not at its next poll.
+   */
+  rouse(): void {
+    for (const w of [...this.#waiters]) w.settle(true);
+  }
+
   /** Settles every waiter with false and closes the channel. */
   close(): void {
     this.#closed = true;
