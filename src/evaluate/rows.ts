@@ -173,12 +173,13 @@ export const inputsOf = (shape: RowShape, row: Row): Row =>
     ? { [shape.inputs[0]!]: Object.hasOwn(row, shape.inputs[0]!) ? row[shape.inputs[0]!] : undefined }
     : Object.fromEntries(shape.inputs.filter((k) => Object.hasOwn(row, k)).map((k) => [k, row[k]]));
 
-/** The expected outputs the row names (only those it holds, undefined being none). */
-// a column holding undefined (an empty cell) names no answer: compared, it scored 0 unseen, and as an example it made a state JSON could not keep
+/** The expected outputs the row names (only those it holds, undefined or NaN being none). */
+// a column holding undefined (an empty cell) names no answer: compared, it scored 0 unseen, and as an example it made a state JSON could not keep.
+// NaN is how data readers give an empty numeric cell: no answer a model writes is NaN (JSON has none), so it names none either
 export const expectedOf = (shape: RowShape, row: Row): Row =>
   Object.fromEntries(
     Object.entries(shape.expected)
-      .filter(([, c]) => Object.hasOwn(row, c) && row[c] !== undefined)
+      .filter(([, c]) => Object.hasOwn(row, c) && row[c] !== undefined && !Number.isNaN(row[c]))
       .map(([o, c]) => [o, row[c]]),
   );
 

@@ -7,7 +7,7 @@ import { stopsTheTurn } from "../engine/tool-calls.js";
 import { describeError, FunctaiError, isInstance } from "../errors.js";
 import { newTurnId } from "../ids.js";
 import type { TurnCaller } from "../records/types.js";
-import { withSettings, type Settings } from "../settings.js";
+import { mergeSettings, withSettings, type Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import { inputsOf, type Row, type RowShape } from "./rows.js";
 
@@ -112,6 +112,18 @@ async function boundedByStop(work: Promise<RowOutcome>, stop: AbortSignal): Prom
   }
 }
 
+/**
+ * In a turn, who approves a row's conversation: whoever approves a call made in the turn (the turn's rule, under the
+ * `withSettings` blocks open as the run began, under the function's own layers: nearest wins). A conversation of its
+ * own took configure's settings and the function's only, so under a turn whose rule asks about changing tools a
+ * row's refund ran unasked. Outside a turn, nothing (the conversation's own settings are the call's).
+ */
+function turnApprovals(call: RowCall, place: Frame | undefined): Settings {
+  if (place === undefined) return {};
+  const approve = mergeSettings(place.settings, call.block, call.fn.definition.settings, ...call.fn.layers).approve;
+  return approve === undefined ? {} : { approve };
+}
+
 async function callWith(call: RowCall, row: Row, index: number, options: CallOptions): Promise<RowOutcome> {
   const inputs = inputsOf(call.shape, row);
   const inSettings = <T>(start: () => T): T => (call.block === undefined ? start() : withSettings(call.block, start));
@@ -122,7 +134,7 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
   const { store } = call;
   if (store !== undefined) {
     const id = `${runId(call)}-${index + 1}`;
-    const chat = inBlock(() => call.fn.conversation(id, { store }));
+    const chat = inBlock(() => call.fn.conversation(id, { store, ...turnApprovals(call, place) }));
     const sent = call.keyed ? { ...options, key: id } : options;
     // the row's turn, named when its conversation can be read; a read that fails names none (the row keeps its outcome)
     const lastTurn = (): Promise<string | null> =>

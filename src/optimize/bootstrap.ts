@@ -13,7 +13,7 @@ import type { LanguageModel } from "../lm/types.js";
 import { blockSettings } from "../settings.js";
 import type { InputShape } from "../tools/types.js";
 import { checkOptimizable, checkTeacher } from "./arguments.js";
-import { jsonCopy, stepsFrom, type Demo, type DemoStep } from "./demo.js";
+import { jsonCopy, pairResults, stepsFrom, type Demo, type DemoStep } from "./demo.js";
 import { count, labeledDemo, withoutRepeats } from "./labeled.js";
 import { sample } from "./sample.js";
 import { progressFailure, stoppedRun } from "../evaluate/kept.js";
@@ -75,9 +75,10 @@ function knownCalls(steps: DemoStep[], tools: readonly string[] | undefined): De
     const toolCalls = s.toolCalls.filter((c) => tools.includes(c.name));
     if (toolCalls.length === s.toolCalls.length) return [s];
     if (toolCalls.length === 0) return [];
-    const kept = new Set(toolCalls.map((c) => c.id));
-    const dropped = new Set(s.toolCalls.filter((c) => !tools.includes(c.name)).map((c) => c.id));
-    return [{ ...s, toolCalls, results: s.results.filter((r) => kept.has(r.id) || !dropped.has(r.id)) }];
+    // each dropped call's own result (calls of one reply may share an id: their results are told apart in order)
+    const paired = pairResults(s);
+    const dropped = new Set(s.toolCalls.flatMap((c, i) => (tools.includes(c.name) || paired[i] === undefined ? [] : [paired[i]])));
+    return [{ ...s, toolCalls, results: s.results.filter((r) => !dropped.has(r)) }];
   });
 }
 

@@ -1,6 +1,6 @@
 import { digestJson } from "../lm/digest.js";
 import type { Message, ToolCall } from "../lm/types.js";
-import type { Demo } from "./demo.js";
+import { pairResults, type Demo } from "./demo.js";
 
 /** An example as the prompt shows it: its inputs, the messages of its steps, its answer. */
 export interface ShownExample {
@@ -39,17 +39,13 @@ export function demoMessages(demo: Demo, n: number): Message[] {
   const mark = markOf(demo.steps);
   let k = 0;
   for (const step of demo.steps) {
-    const results = [...step.results];
+    const results = pairResults(step);
     const calls: ToolCall[] = [];
     const answers: Message[] = [];
-    for (const call of step.toolCalls) {
+    for (const [c, call] of step.toolCalls.entries()) {
       const id = `example_${n}_call_${++k}_${mark}`;
       calls.push({ id, name: call.name, input: call.input });
-      // results pair with calls by id (ids may repeat across steps, never within one), else in order
-      let at = results.findIndex((r) => r.id === call.id);
-      // a result whose id names no call of the step (a hand-written example's `r1`) answers the next call in order
-      if (at < 0) at = results.findIndex((r) => !step.toolCalls.some((c) => c.id === r.id));
-      const result = at >= 0 ? results.splice(at, 1)[0] : undefined;
+      const result = results[c];
       const answer: Extract<Message, { role: "tool" }> = {
         role: "tool",
         toolCallId: id,

@@ -81,6 +81,23 @@ export interface Signature {
 const toolName = (t: string | DemoTool): string => (typeof t === "string" ? t : t.name);
 
 /**
+ * Each call of a step with the result that answered it (undefined: none was
+ * recorded). Results pair with calls by id, in order: the k-th call with an id
+ * gets the k-th result with it (a server that gives every call of a reply
+ * "call_0" answered them in order, and the first result of the id was taken for
+ * each); a result whose id names no call of the step (a hand-written example's
+ * `r1`) answers the next call with none of its own.
+ */
+export function pairResults(step: DemoStep): (DemoStep["results"][number] | undefined)[] {
+  const results = [...step.results];
+  return step.toolCalls.map((call) => {
+    let at = results.findIndex((r) => r.id === call.id);
+    if (at < 0) at = results.findIndex((r) => !step.toolCalls.some((c) => c.id === r.id));
+    return at >= 0 ? results.splice(at, 1)[0] : undefined;
+  });
+}
+
+/**
  * The first call of an example whose input its tool no longer takes, and why:
  * a state saved before a tool's input schema changed (a field renamed, a type
  * narrowed) showed the model, as a call that worked, one the tool now refuses,
@@ -91,12 +108,12 @@ const toolName = (t: string | DemoTool): string => (typeof t === "string" ? t : 
  */
 function staleCall(demo: Demo, tools: readonly (string | DemoTool)[]): string | null {
   for (const [s, step] of (demo.steps ?? []).entries()) {
-    for (const call of step.toolCalls) {
+    const results = pairResults(step);
+    for (const [c, call] of step.toolCalls.entries()) {
       const tool = tools.find((t) => toolName(t) === call.name);
       const schema = typeof tool === "object" ? tool.inputSchema : undefined;
       if (schema === undefined) continue;
-      const result = step.results.find((r) => r.id === call.id);
-      if (result?.isError === true) continue;
+      if (results[c]?.isError === true) continue;
       const read = readWith(schema, call.input);
       if ("success" in read && read.success) continue;
       const why = "thrown" in read ? `its input schema threw: ${describeError(read.thrown)}` : issuesText(read.error, "input");
