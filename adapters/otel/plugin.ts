@@ -232,21 +232,28 @@ export function otel(options: OtelOptions = {}): Plugin {
     version: "1",
     hooks: {
       turnStart(t) {
+        let where: { parent: Context; caller?: CallerAt } = { parent: context.active() };
+        let span: Span | undefined;
         quietly("turnStart", () => {
-          const { parent, caller } = parentFor(t.turn);
-          const span = tracer.startSpan(
+          where = parentFor(t.turn);
+          span = tracer.startSpan(
             `invoke_agent ${t.name}`,
             { kind: SpanKind.INTERNAL, attributes: turnAttributes(t, content), links: linksFrom(t.kept) },
-            parent,
+            where.parent,
           );
-          const started = runs.get(t.turn) ?? [];
-          const run = new Run(tracer, content, span, parent);
-          if (caller) run.caller = caller;
-          started.push({ attempt: t.attempt, run });
-          runs.set(t.turn, started);
-          const { traceId, spanId, traceFlags } = span.spanContext();
-          if (isSpanContextValid(span.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
         });
+        // kept also when its span could not start: the spans its calls start are ended with its end, never left
+        // open in a spare run that never sees it end
+        const started = runs.get(t.turn) ?? [];
+        const run = new Run(tracer, content, span, where.parent);
+        if (where.caller) run.caller = where.caller;
+        started.push({ attempt: t.attempt, run });
+        runs.set(t.turn, started);
+        if (span)
+          quietly("turnStart", () => {
+            const { traceId, spanId, traceFlags } = span!.spanContext();
+            if (isSpanContextValid(span!.spanContext())) t.keep({ traceId, spanId, traceFlags } satisfies KeptContext);
+          });
       },
       turnEnd(end) {
         const started = runs.get(end.turn) ?? [];
@@ -313,18 +320,25 @@ export function otel(options: OtelOptions = {}): Plugin {
         quietly("toolResult", () => {
           const run = result.attempt === undefined ? holderOf(result.turn, (run) => run.hasTool(result)) : runAt(result.turn, result.attempt);
           const { span, waiting, code } = run.takeTool(result);
+          // stopped because a delegated turn waits for a person (the one it started, or one there before it, which
+          // refused it: conversation-busy; then the engine says so, as no delegated turn of its own ended waiting): not a failure
+          const waits =
+            result.error === undefined
+              ? undefined
+              : (waiting ?? (result.needsPerson?.code === "turn-waiting" ? result.needsPerson.approvals : undefined));
+          // (the turn's span tells it, also when this call's span was refused by the tracer)
+          if (waits && !waiting) run.stoppedFor(waits);
+          if (!span) return;
           endQuietly("toolResult", span, () => {
             // the input it ran with: a plugin after this one may have changed what the model gave (its span, made at
             // toolCall or by a call inside it, holds that)
             if (content) span.setAttribute(GEN_AI.toolArguments, jsonText(result.input));
             span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
             if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, boundedText(result.approved.by));
-            // stopped because a delegated turn waits for a person (the one it started, or one there before it, which
-            // refused it: conversation-busy; then the engine says so, as no delegated turn of its own ended waiting): not a failure
-            const waits = waiting ?? (result.needsPerson?.code === "turn-waiting" ? result.needsPerson.approvals : undefined);
-            if (result.error !== undefined && waits) {
-              span.setAttribute(FUNCTAI.state, "waiting");
-              if (!waiting) run.stoppedFor(waits);
+            if (waits) span.setAttribute(FUNCTAI.state, "waiting");
+            else if (result.error !== undefined && result.needsPerson?.code === "turn-unfinished") {
+              // it may have acted, and a person says what it did: a stop for that person, no failure (the turn's span says why it stopped)
+              span.setAttribute(FUNCTAI.state, "unfinished");
             } else if (result.error !== undefined) failSpan(span, code ?? "tool_error", result.error, content);
             else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
           });

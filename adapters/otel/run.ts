@@ -15,6 +15,8 @@ interface ToolEntry {
   waiting?: readonly Approval[];
   /** The stable code of what its body threw, when it had one (seen by `toolRun`): its span's `error.type`. */
   code?: string;
+  /** The tracer threw as its span was started: it is not asked again (that was told once), and the calls inside it are under the turn's span. */
+  refused?: true;
 }
 
 /** Where a delegated turn was started: a tool call of another turn's run (see `Run.caller`). */
@@ -87,20 +89,21 @@ export class Run {
     readonly limit = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** The tool call a call of `turn` at `site` is made in: the nearest one up. */
-  #innerAt(turn: string | undefined, site: string): ToolEntry | undefined {
+  /** The tool call a call of `turn` at `site` is made in: the nearest one up (`traced`: whose span the tracer did not refuse). */
+  #innerAt(turn: string | undefined, site: string, traced = false): ToolEntry | undefined {
     for (let at = site; at.includes("/"); at = at.slice(0, at.lastIndexOf("/"))) {
       const entry = this.#inner.get(`${turn}:${at}`);
-      if (entry) return entry;
+      if (entry && !(traced && entry.refused)) return entry;
     }
     return undefined;
   }
 
   /** The context a call of `turn` at `site` starts its spans in: its tool's span, the nearest one up, or the turn's. */
   contextFor(turn: string | undefined, site: string): Context {
-    const entry = this.#innerAt(turn, site);
+    const entry = this.#innerAt(turn, site, true);
     const parent = typeof this.parent === "function" ? this.parent() : this.parent;
-    if (entry) return trace.setSpan(parent, this.#spanOf(entry));
+    const span = entry && this.#spanOf(entry);
+    if (span) return trace.setSpan(parent, span);
     return this.span ? trace.setSpan(parent, this.span) : parent;
   }
 
@@ -189,7 +192,7 @@ export class Run {
    * The tool call is about to run (`toolRun`): its span starts now, not when it was first seen (`toolCall`),
    * before the plugins after this one and the built-in approval decided it (a person asked in this process).
    */
-  toolRuns(call: PluginToolCall): Span {
+  toolRuns(call: PluginToolCall): Span | undefined {
     if (!this.#tools.has(toolKey(call))) this.toolCalled(call);
     const entry = this.#tools.get(toolKey(call))!;
     if (!entry.span) entry.start = now();
@@ -210,7 +213,7 @@ export class Run {
    * The tool call's span, made now if the call was not seen before (its `toolCall` came from another plugin layer),
    * and what a delegated turn started in it waits for, if it does.
    */
-  takeTool(call: PluginToolCall): { span: Span; waiting: readonly Approval[] | undefined; code: string | undefined } {
+  takeTool(call: PluginToolCall): { span: Span | undefined; waiting: readonly Approval[] | undefined; code: string | undefined } {
     const key = toolKey(call);
     const held = this.#tools.get(key);
     const entry: ToolEntry = held ?? { call, start: now() };
@@ -219,8 +222,8 @@ export class Run {
     return { span: this.#spanOf(entry), waiting: entry.waiting, code: entry.code };
   }
 
-  #spanOf(entry: ToolEntry): Span {
-    if (entry.span) return entry.span;
+  #spanOf(entry: ToolEntry): Span | undefined {
+    if (entry.span || entry.refused) return entry.span;
     const { call } = entry;
     const attributes: Attributes = {
       [GEN_AI.operation]: "execute_tool",
@@ -235,11 +238,16 @@ export class Run {
     if (call.id !== undefined) attributes[GEN_AI.toolCallId] = boundedText(call.id);
     if (this.content) attributes[GEN_AI.toolArguments] = jsonText(call.input);
     // its parent: the tool (if any) in whose body the calling AI function runs, else the turn
-    entry.span = this.tracer.startSpan(
-      `execute_tool ${call.name}`,
-      { kind: SpanKind.INTERNAL, attributes, startTime: entry.start },
-      this.contextFor(call.turn, call.site),
-    );
+    try {
+      entry.span = this.tracer.startSpan(
+        `execute_tool ${call.name}`,
+        { kind: SpanKind.INTERNAL, attributes, startTime: entry.start },
+        this.contextFor(call.turn, call.site),
+      );
+    } catch (e) {
+      entry.refused = true;
+      throw e;
+    }
     return entry.span;
   }
 
