@@ -19,6 +19,13 @@ export interface Known {
   count: number;
   /** The file's last bytes before `end`, when known (a read's last line); else {@link stillEnds} expects the line's `"seq":<count>}`. */
   tail?: Buffer | undefined;
+  /**
+   * The file's size and change times when a read took `known` (see
+   * {@link settledStamp}): a file as long as `end` whose times moved since
+   * was rewritten in place, not appended to. Unset for an append's (its own
+   * write moved them).
+   */
+  stamp?: string | undefined;
 }
 
 /**
@@ -43,10 +50,11 @@ export function scanFd(
 ): Promise<Scanned> {
   const st = stat ?? fstatSync(fd);
   const same = unchanged(st, known, after, resume);
-  return same !== undefined ? Promise.resolve(same) : readScan(fd, file, st, known, after, resume, texts);
+  // (as long as it was, yet perhaps written anew in place since: then read again)
+  return same !== undefined && stillEnds(fd, same) ? Promise.resolve(same) : readScan(fd, file, st, known, after, resume, texts);
 }
 
-export type Scanned = Scan & { ino: number; born: number; size: number; base: number };
+export type Scanned = Scan & { ino: number; born: number; size: number; base: number } & Pick<Known, "tail" | "stamp">;
 
 /** What a `stat` says of a file that matters here: which file it is, and its size. */
 export interface FileStat {
@@ -65,8 +73,8 @@ export const sameFile = (known: Known | undefined, st: FileStat): known is Known
  */
 export function unchanged(st: FileStat, known: Known | undefined, after?: number, resume = false): Scanned | undefined {
   if (!sameFile(known, st) || st.size !== known.end || !(after === undefined || resume)) return undefined;
-  const { count, end } = known;
-  return { count, end, torn: false, records: [], texts: [], ino: st.ino, born: st.birthtimeMs, size: st.size, base: end };
+  const { count, end, tail, stamp } = known;
+  return { count, end, torn: false, records: [], texts: [], ino: st.ino, born: st.birthtimeMs, size: st.size, base: end, tail, stamp };
 }
 
 async function readScan(
@@ -108,7 +116,7 @@ async function readScan(
         texts,
         ...(after === undefined ? {} : { after: resume && from !== undefined ? Math.max(after, from.count) : after }),
       });
-      return { ...result, ino: st.ino, born: st.birthtimeMs, size, base };
+      return { ...result, ino: st.ino, born: st.birthtimeMs, size, base, stamp: still ? settledStamp(before) : RACY };
     }
     if (tries >= READ_TRIES) {
       throw new ConversationError("store-io", `${file}: the file changed under each of ${READ_TRIES} reads in a row; try again.`);
@@ -123,6 +131,27 @@ const READ_TRIES = 10;
 
 /** A file's size and change times: changed by every write and cut. */
 const stamp = (s: BigIntStats): string => `${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+
+/**
+ * Set in place of a stamp that cannot tell a later change (see
+ * settledStamp): never a file's, so a file as long as then is read again.
+ */
+const RACY = "racy";
+
+/**
+ * {@link stamp} of a file read now, to tell later whether it was written in
+ * place since ({@link stillEnds}); {@link RACY} while its last change is
+ * too recent for that. A file's times move by the file system's clock tick
+ * (a few ms; a second or two where they are whole seconds): written again
+ * within the tick of its last change, they stay as they were, so a stamp
+ * taken then cannot tell that change.
+ */
+function settledStamp(s: BigIntStats): string {
+  // biome-ignore lint/complexity/useMathMinMax: Math.max takes no bigint
+  const changed = s.ctimeNs > s.mtimeNs ? s.ctimeNs : s.mtimeNs;
+  const tick = changed % 1_000_000_000n === 0n ? 2_500_000_000n : 50_000_000n;
+  return BigInt(Date.now()) * 1_000_000n - changed > tick ? stamp(s) : RACY;
+}
 
 /** {@link stamp} of an open file now. */
 export const stampOf = (fd: number): string => stamp(fstatSync(fd, { bigint: true }));
@@ -162,6 +191,12 @@ export function scanFdSync(fd: number, file: string, known: Known | undefined, s
  * alike, handed out records the file held before the cut.
  */
 export function stillEnds(fd: number, known: Known): boolean {
+  if (known.stamp !== undefined) {
+    // A read's: unchanged since (the same times, the same size), or written anew in place (as long, other times).
+    const now = fstatSync(fd, { bigint: true });
+    if (stamp(now) === known.stamp) return true;
+    if (Number(now.size) === known.end) return false;
+  }
   if (known.end === 0) return true;
   const tail = known.tail ?? Buffer.from(`"seq":${known.count}}\n`);
   if (tail.length > known.end) return false;

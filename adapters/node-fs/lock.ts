@@ -28,10 +28,22 @@
  * honoured and broken by the same rules.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, linkSync, lstatSync, openSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { lstat, open, readdir, readlink, symlink, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { threadId } from "node:worker_threads";
 import { procIsOurs } from "../../runtime/processes.node.js";
 import { ConversationError } from "../../src/errors.js";
@@ -156,8 +168,9 @@ export async function withLock<T>(path: string, options: LockOptions, fn: () => 
     const release = tryCreate(path); // the usual case: free, taken without waiting
     if (release !== undefined) return runThenRelease(fn, release);
   } else await yieldTo(path); // another process waits for it: let it in first
-  let line = lines.get(path);
-  if (line === undefined) lines.set(path, (line = { busy: false, waiting: [] }));
+  const key = lockKey(path); // (one lock reached by two paths: one line)
+  let line = lines.get(key);
+  if (line === undefined) lines.set(key, (line = { busy: false, waiting: [] }));
   else if (line.busy) await new Promise<void>((go) => line!.waiting.push(go));
   line.busy = true;
   try {
@@ -168,7 +181,7 @@ export async function withLock<T>(path: string, options: LockOptions, fn: () => 
     if (next !== undefined) next();
     else {
       line.busy = false;
-      if (lines.get(path) === line) lines.delete(path);
+      if (lines.get(key) === line) lines.delete(key);
     }
   }
 }
@@ -274,8 +287,35 @@ export async function acquire(path: string, options: LockOptions): Promise<() =>
 /** Errors of a file system (or OS) that makes no symbolic links: the lock is then a regular file. */
 const NO_SYMLINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 
-/** This process's holder link in each folder it locks in, or null where locks cannot be hard links to it. */
+/** This process's holder link in each folder it locks in (by {@link folderOf}), or null where locks cannot be hard links to it. */
 const holderLinks = new Map<string, string | null>();
+/** The folders locked in, by the path they were reached by: their device and inode (see folderOf). */
+const folderIds = new Map<string, string>();
+
+/**
+ * The folder `dir` is (its device and inode), not the path it was given by:
+ * one process opening one store folder by two paths (a link to it) made a
+ * holder link for each path under the one name, each removed the other's,
+ * and every lock fell back to a symbolic link of its own. Looked up once per
+ * path (forgotten when the folder's holder link is gone: removed, made again);
+ * the path itself where it cannot be looked at (the lock's own error says why).
+ */
+function folderOf(dir: string): string {
+  let id = folderIds.get(dir);
+  if (id !== undefined) return id;
+  try {
+    const st = statSync(dir, { bigint: true });
+    id = `${st.dev}:${st.ino}`;
+  } catch {
+    return dir;
+  }
+  if (folderIds.size >= 4096) folderIds.clear(); // (a bound: looked up again when needed)
+  folderIds.set(dir, id);
+  return id;
+}
+
+/** A lock by the folder it is in (see folderOf) and its name: the same lock by whichever path. */
+const lockKey = (path: string): string => `${folderOf(dirname(path))}/${basename(path)}`;
 const HOLDER_NAME = /^\.holder-([0-9a-f]{8})-(\d{1,10})-([0-9a-f]{11})(\.probe)?$/;
 let exitHooked = false;
 
@@ -287,7 +327,8 @@ let exitHooked = false;
  * that died on this host are swept when a process makes its own.
  */
 function holderLink(dir: string): string | null {
-  const known = holderLinks.get(dir);
+  const folder = folderOf(dir);
+  const known = holderLinks.get(folder);
   if (known !== undefined) return known;
   const link = join(dir, `.holder-${HOST}-${process.pid}-${NONCE}`);
   try {
@@ -295,7 +336,7 @@ function holderLink(dir: string): string | null {
   } catch (e) {
     // no symbolic links here: never (each lock is then made as a file); else (the folder gone) not now
     const code = (e as NodeJS.ErrnoException).code ?? "";
-    if (NO_SYMLINKS.has(code)) holderLinks.set(dir, null);
+    if (NO_SYMLINKS.has(code)) holderLinks.set(folder, null);
     else if (code === "EEXIST") unlinkQuietly(link); // ours (our pid and nonce) from an earlier try: made again next time
     return null;
   }
@@ -310,10 +351,10 @@ function holderLink(dir: string): string | null {
   }
   if (!usable) {
     unlinkQuietly(link);
-    holderLinks.set(dir, null);
+    holderLinks.set(folder, null);
     return null;
   }
-  holderLinks.set(dir, link);
+  holderLinks.set(folder, link);
   if (!exitHooked) process.once("exit", removeHolderLinks);
   exitHooked = true;
   void sweepHolderLinks(dir);
@@ -356,7 +397,8 @@ function tryLink(path: string): (() => void) | undefined | null {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return undefined;
     // our holder link removed (made again next time), or the folder: this lock is made the other way, which says what is wrong
     unlinkQuietly(holder);
-    holderLinks.delete(dir);
+    holderLinks.delete(folderOf(dir));
+    folderIds.delete(dir); // (perhaps another folder by that path now)
     return null;
   }
   hold(LINKED_TOKEN);

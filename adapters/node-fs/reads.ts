@@ -7,7 +7,7 @@
 import { fstatSync } from "node:fs";
 import type { ConversationRecord } from "../../src/records/types.js";
 import { ConversationError } from "../../src/errors.js";
-import { closeFd, io, openFdIfExists, readAt, sameFile, scanFd, stampOf, statOrUndefined, type Known } from "./files.js";
+import { closeFd, io, openFdIfExists, readAt, sameFile, scanFd, stampOf, statOrUndefined, stillEnds, type Known } from "./files.js";
 import { Scanner } from "./jsonl.js";
 
 /**
@@ -89,7 +89,7 @@ export class FileReads {
   /** Where this store's last read or scan of a conversation ended (the same rule as an append's `known`). */
   seen(conversation: string): Known | undefined {
     const c = this.#parsed.get(conversation) ?? this.#marks.get(conversation);
-    return c === undefined ? undefined : { ino: c.ino, born: c.born, end: c.end, count: c.count };
+    return c === undefined ? undefined : { ino: c.ino, born: c.born, end: c.end, count: c.count, stamp: c.stamp };
   }
 
   clear(): void {
@@ -170,9 +170,10 @@ export class FileReads {
     try {
       const st = fstatSync(fd);
       // Nothing after `from`: the file ends where this store's own last append left it (the usual read after a
-      // turn's own appends). Its records are not read back; the cache, if any, reads on from where it stood.
+      // turn's own appends). Its records are not read back; the cache, if any, reads on from where it stood. (Unless
+      // written anew by another program as long, with more records: its last line then ends with another seq.)
       const own = this.known.get(conversation);
-      if (sameFile(own, st) && own.end === st.size && from >= own.count) return [];
+      if (sameFile(own, st) && own.end === st.size && from >= own.count && stillEnds(fd, own)) return [];
       const mark = this.#marks.get(conversation);
       if (mark !== undefined && from >= mark.count && !this.#parsed.has(conversation)) {
         // Reading on after a scan: only the bytes after it (all of them when the file changed otherwise).
@@ -191,7 +192,7 @@ export class FileReads {
       const records = texts.slice(from).map(readBack);
       for (const r of frozen(seen.records)) if (r.seq > from) records.push(r);
       for (const t of seen.texts) texts.push(t);
-      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, texts, tail: tailOf(texts) };
+      const entry = { ino: seen.ino, born: seen.born, end: seen.end, count: seen.count, texts, tail: tailOf(texts), stamp: seen.stamp };
       if (entry.end <= this.cacheMax) {
         // A read of the same conversation that ran alongside this one (each forgot the entry before its await) may
         // have kept its own meanwhile: replaced without forgetting, its bytes would stay counted for ever, and once

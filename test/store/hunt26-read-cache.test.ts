@@ -1,18 +1,27 @@
 /**
  * The fs store's read cache, now that each read parses records of its own
  * from the lines it keeps (hunt26-records): reads no longer hand out the
- * same objects, so whether a file is still kept is told the way the cache
- * itself relies on: bytes once read as committed never change. A probe
- * rewrites a committed record's text in place (same size, same file): a
- * kept read still gives the text it kept, a read of the file gives the new
- * one. (hunt14-read-cache told it by `read(c)[0] === read(c)[0]`.)
+ * same objects, so whether a file is still kept is told by what a read does:
+ * a kept read reads no byte of the file (`fs.read` is counted). Until hunt
+ * 122 a probe rewrote a committed record's text in place (same size, same
+ * file) and a kept read gave the text it kept; the store now notices such a
+ * rewrite (its size and times), so the probe counts reads instead. The
+ * file's times prove it unchanged only once they are older than a change
+ * could hide in: each test moves the clock an hour on after its writes.
+ * (hunt14-read-cache told it by `read(c)[0] === read(c)[0]`.)
  */
-import { mkdtemp, open, readFile, rm, stat } from "node:fs/promises";
+import * as fs from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import type { Store } from "../../src/store/types.js";
+
+vi.mock("node:fs", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs")>();
+  return { ...real, read: vi.fn(real.read) };
+});
 
 const rec = (text: string) => ({ functai_conversation: 1, kind: "note", at: "2026-12-05T00:00:00.000Z", text });
 const texts = (records: readonly object[]) => records.map((r) => (r as { text?: string }).text);
@@ -20,54 +29,45 @@ const texts = (records: readonly object[]) => records.map((r) => (r as { text?: 
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "functai-hunt26-cache-"));
+  vi.useFakeTimers({ toFake: ["Date"] });
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await rm(dir, { recursive: true, force: true });
 });
 
 const fileOf = (id: string): string => join(dir, "conversations", `${id}.jsonl`);
 
-/** Rewrites, in place, the first record's one-letter text `from` as `to` (the file keeps its size and inode). */
-async function rewriteInPlace(id: string, from: string, to: string): Promise<void> {
-  const text = await readFile(fileOf(id));
-  const at = text.indexOf(`"text":"${from}"`);
-  expect(at).toBeGreaterThan(-1);
-  const handle = await open(fileOf(id), "r+");
-  try {
-    await handle.write(Buffer.from(to), 0, 1, at + '"text":"'.length);
-  } finally {
-    await handle.close();
-  }
-}
+/** An hour after the files' last change: their times tell a later one apart, so a read may keep them. */
+const later = (): void => {
+  vi.setSystemTime(Date.now() + 3_600_000);
+};
 
-/** Whether `reader` still keeps conversation `id` (its first record's text is `from`): probed, then put back. */
-async function kept(reader: Store, id: string, from: string): Promise<boolean> {
-  await rewriteInPlace(id, from, "#");
-  try {
-    const [first] = texts(await reader.read(id));
-    expect([from, "#"]).toContain(first);
-    return first === from;
-  } finally {
-    await rewriteInPlace(id, "#", from);
-  }
+/** Whether `reader` still keeps conversation `id`: a read of it reads no byte of the file. */
+async function kept(reader: Store, id: string): Promise<boolean> {
+  vi.mocked(fs.read).mockClear();
+  await reader.read(id);
+  return vi.mocked(fs.read).mock.calls.length === 0;
 }
 
 describe("fsStore read cache, records of each read's own", () => {
   it("a read after a kept one reads the kept lines, not the file; a reader's edit of one does not reach the next", async () => {
     await fsStore(dir).append("c", [rec("a"), rec("b")]);
+    later();
     const reader = fsStore(dir);
     expect(texts(await reader.read("c"))).toEqual(["a", "b"]);
-    expect(await kept(reader, "c", "a")).toBe(true);
+    expect(await kept(reader, "c")).toBe(true);
     const [first] = await reader.read("c");
     expect(Object.isFrozen(first)).toBe(true);
     expect(first).not.toBe((await reader.read("c"))[0]); // its own
     // (with no cache, the probe sees the file: the probe tells the two apart)
-    expect(await kept(fsStore(dir, { readCacheBytes: 0 }), "c", "a")).toBe(false);
+    expect(await kept(fsStore(dir, { readCacheBytes: 0 }), "c")).toBe(false);
   });
 
   it("reads side by side keep the file cached: the bytes of an entry replaced by a concurrent read are not counted for ever", async () => {
     await fsStore(dir).append("c", [rec("a"), rec("b")]);
     const size = (await stat(fileOf("c"))).size;
+    later();
     const reader = fsStore(dir, { readCacheBytes: size * 4 }); // room for this file and a few more like it
     await reader.read("c");
     for (let i = 0; i < 10; i++) {
@@ -76,7 +76,7 @@ describe("fsStore read cache, records of each read's own", () => {
       expect(y.map((r) => r.seq)).toEqual([1, 2]);
     }
     expect(texts(await reader.read("c"))).toEqual(["a", "b"]);
-    expect(await kept(reader, "c", "a")).toBe(true);
+    expect(await kept(reader, "c")).toBe(true);
   });
 
   it("other conversations stay cached too", async () => {
@@ -84,11 +84,12 @@ describe("fsStore read cache, records of each read's own", () => {
     await writer.append("c", [rec("a")]);
     await writer.append("d", [rec("d")]);
     const size = (await stat(fileOf("c"))).size;
+    later();
     const reader = fsStore(dir, { readCacheBytes: size * 4 });
     for (let i = 0; i < 10; i++) await Promise.all([reader.read("c"), reader.read("c"), reader.read("c")]);
     await reader.read("d");
-    expect(await kept(reader, "d", "d")).toBe(true);
-    expect(await kept(reader, "c", "a")).toBe(true);
+    expect(await kept(reader, "d")).toBe(true);
+    expect(await kept(reader, "c")).toBe(true);
   });
 
   it("read on after an append: the kept lines and the new records, from any `after`", async () => {
@@ -97,12 +98,13 @@ describe("fsStore read cache, records of each read's own", () => {
     await store.append("c", [rec("a"), rec("b")]);
     await store.read("c");
     await other.append("c", [rec("c"), rec("d")]);
+    later();
     for (let after = -1; after <= 5; after++) {
       expect(texts(await store.read("c", after)), `after ${after}`).toEqual(["a", "b", "c", "d"].slice(Math.max(0, after)));
     }
     expect(texts(await store.read("c", 1.5))).toEqual(["b", "c", "d"]);
     expect(texts(await store.read("c", Number.POSITIVE_INFINITY))).toEqual([]);
-    expect(await kept(store, "c", "a")).toBe(true);
+    expect(await kept(store, "c")).toBe(true);
   });
 
   it("length and wait on a store that only reads count on from its last read or scan, not the whole file each time", async () => {
