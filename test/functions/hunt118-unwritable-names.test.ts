@@ -7,23 +7,11 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, FunctaiError, resetConfiguration, tool } from "../../src/index.js";
+import { ai, resetConfiguration } from "../../src/index.js";
+import { book, refusal } from "./fixtures/refusal.js";
 
 beforeEach(() => resetConfiguration());
 
-const refusal = (make: () => unknown): FunctaiError => {
-  let thrown: unknown;
-  try {
-    make();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown).toBeInstanceOf(FunctaiError);
-  expect((thrown as FunctaiError).code).toBe("settings-invalid");
-  return thrown as FunctaiError;
-};
-
-const book = (input: z.ZodRawShape) => tool("book", { description: "Book.", input, effects: "changes" }, () => "booked");
 
 describe("a whole-number bigint format is named as written", () => {
   for (const [name, type] of [

@@ -12,24 +12,12 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, FunctaiError, program, resetConfiguration, tool } from "../../src/index.js";
+import { ai, program, resetConfiguration, tool } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
+import { book, refusal } from "./fixtures/refusal.js";
 
 beforeEach(() => resetConfiguration());
 
-const refusal = (make: () => unknown): FunctaiError => {
-  let thrown: unknown;
-  try {
-    make();
-  } catch (e) {
-    thrown = e;
-  }
-  expect(thrown).toBeInstanceOf(FunctaiError);
-  expect((thrown as FunctaiError).code).toBe("settings-invalid");
-  return thrown as FunctaiError;
-};
-
-const book = (input: z.ZodRawShape) => tool("book", { description: "Book.", input, effects: "changes" }, () => "booked");
 
 describe("a tool whose input the model cannot write", () => {
   const cases: { name: string; input: z.ZodRawShape; path: string; what: RegExp; instead: RegExp }[] = [

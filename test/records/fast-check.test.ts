@@ -8,6 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KNOWN_KINDS, parseRecord, readRecord } from "../../src/records/schema.js";
+import { mutatedRecords } from "./fixtures/mutated.js";
 
 const base = { functai_conversation: 1, at: "2026-09-30T10:00:00.000000Z", seq: 3 };
 const asked = { site: "answer", invocation: 2, path: "answer/refund", name: "refund", input: { id: "A" }, effects: "changes", id: "a1", plugin: null, question: "ok?" };
@@ -49,24 +50,7 @@ const anyValue = fc.oneof(
   fc.array(fc.constantFrom<unknown>(asked, { ...asked, effects: "maybe" }, { ...asked, plugin: 3 }, null)),
 );
 
-const keysOf = (kind: string): string[] => [...Object.keys(valid[kind]!), "extra"];
-
-const mutated = fc
-  .constantFrom(...KNOWN_KINDS)
-  .chain((kind) =>
-    fc.tuple(
-      fc.constant(kind),
-      fc.array(fc.tuple(fc.constantFrom(...keysOf(kind)), fc.option(anyValue, { nil: "__delete__" as const })), { maxLength: 3 }),
-    ),
-  )
-  .map(([kind, edits]) => {
-    const r: Record<string, unknown> = { ...valid[kind]! };
-    for (const [key, value] of edits) {
-      if (value === "__delete__") delete r[key];
-      else r[key] = value;
-    }
-    return r;
-  });
+const mutated = mutatedRecords(valid, anyValue, ["extra"]);
 
 const same = (raw: unknown): void => {
   const fast = readRecord(raw);

@@ -13,6 +13,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkNewRecord, checkRecordToWrite, KNOWN_KINDS, parseRecord } from "../../src/records/schema.js";
+import { mutatedRecords } from "./fixtures/mutated.js";
 
 const base = { functai_conversation: 1, at: "2026-09-30T10:00:00.000000Z" };
 const asked = { site: "answer#1", invocation: 2, path: "answer/refund", name: "refund", effects: "changes", plugin: null };
@@ -83,24 +84,7 @@ const anyValue = fc.oneof(
   fc.jsonValue(),
 );
 
-const keysOf = (kind: string): string[] => [...Object.keys(valid[kind]!), "value", "outputs", "approve", "extra"];
-
-const mutated = fc
-  .constantFrom(...KNOWN_KINDS)
-  .chain((kind) =>
-    fc.tuple(
-      fc.constant(kind),
-      fc.array(fc.tuple(fc.constantFrom(...keysOf(kind)), fc.option(anyValue, { nil: "__delete__" as const })), { maxLength: 3 }),
-    ),
-  )
-  .map(([kind, edits]) => {
-    const r: Record<string, unknown> = { ...valid[kind]! };
-    for (const [key, value] of edits) {
-      if (value === "__delete__") delete r[key];
-      else r[key] = value;
-    }
-    return r;
-  });
+const mutated = mutatedRecords(valid, anyValue, ["value", "outputs", "approve", "extra"]);
 
 /** The record as a store keeps it and a reader reads it; undefined when JSON cannot write it (every store refuses it whole, `input-invalid`: nothing written, nothing misread). */
 const stored = (record: object): unknown => {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import type { Store } from "../../src/store/types.js";
-import { get } from "./contract.js";
+import { note, scanned, texts } from "./fixtures/conversation-c.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -24,13 +24,6 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const note = (text: string): Record<string, unknown> => ({ functai_conversation: 1, kind: "note", at: "2026-12-06T12:00:00.000Z", text });
-const texts = async (store: Store): Promise<unknown[]> => (await store.read("c")).map((r) => `${r.seq}:${get(r, "text")}`);
-const scanned = async (store: Store): Promise<unknown[]> => {
-  const seen: unknown[] = [];
-  await store.scan!("c", 0, (r) => seen.push(`${r.seq}:${get(r, "text")}`));
-  return seen;
-};
 
 /** The long-lived store's three records, read (so kept in its read cache) and appended; then the file emptied and written anew by another store. */
 async function cutAndRewritten(options: Parameters<typeof fsStore>[1], anew: string[]): Promise<Store> {
