@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import type { Store } from "../../src/store/types.js";
-import { note, scanned, texts } from "./fixtures/conversation-c.js";
+import { note, rewriteAsTwo, scanned, texts } from "./fixtures/conversation-c.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -23,7 +23,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
 
 /** The long-lived store's three records, read (so kept in its read cache) and appended; then the file emptied and written anew by another store. */
 async function cutAndRewritten(options: Parameters<typeof fsStore>[1], anew: string[]): Promise<Store> {
@@ -57,15 +56,8 @@ describe("fsStore: a conversation file cut by another program and written again"
     const kept = fsStore(dir);
     for (const t of ["a1", "a2", "a3"]) await kept.append("c", [note(t)]);
     const file = join(dir, "conversations", "c.jsonl");
-    const size = (await stat(file)).size;
     // two records whose lines add up to the three's bytes, written anew by another store
-    const line = (text: string, seq: number): number => JSON.stringify({ ...note(text), seq }).length + 1;
-    const room = size - line("", 1) - line("", 2);
-    await truncate(file, 0);
-    const other = fsStore(dir);
-    await other.append("c", [note("b".repeat(Math.floor(room / 2)))]);
-    await other.append("c", [note("c".repeat(Math.ceil(room / 2)))]);
-    await other.close!();
+    const size = await rewriteAsTwo(dir, file);
     expect((await stat(file)).size).toBe(size);
     expect(await texts(fsStore(dir))).toHaveLength(2);
     expect(await kept.append("c", [note("a4")])).toBe(3);

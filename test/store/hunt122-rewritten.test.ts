@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import type { Store } from "../../src/store/types.js";
-import { note, scanned, texts } from "./fixtures/conversation-c.js";
+import { note, rewriteAsTwo, scanned, texts } from "./fixtures/conversation-c.js";
 
 let dir: string;
 let file: string;
@@ -24,7 +24,6 @@ afterEach(async () => {
   vi.useRealTimers();
   await rm(dir, { recursive: true, force: true });
 });
-
 
 /** A store that appended a1, a2, a3 and read them (kept in its read cache). */
 async function readStore(options: Parameters<typeof fsStore>[1] = {}): Promise<Store> {
@@ -66,14 +65,7 @@ describe("fsStore: a conversation file rewritten in place to the same size", () 
   ] as const) {
     it(`${name}: fewer records as long as before: length and read count the file's records`, async () => {
       const kept = await readStore(options);
-      const size = (await stat(file)).size;
-      const line = (text: string, seq: number): number => JSON.stringify({ ...note(text), seq }).length + 1;
-      const room = size - line("", 1) - line("", 2);
-      await truncate(file, 0);
-      const other = fsStore(dir);
-      await other.append("c", [note("b".repeat(Math.floor(room / 2)))]);
-      await other.append("c", [note("c".repeat(Math.ceil(room / 2)))]);
-      await other.close!();
+      const size = await rewriteAsTwo(dir, file);
       expect((await stat(file)).size).toBe(size);
       expect(await kept.length!("c")).toBe(2);
       expect((await kept.read("c")).map((r) => r.seq)).toEqual([1, 2]);
