@@ -5,9 +5,9 @@
  * hunt113-unix-socket).
  */
 import { describe, expect, it } from "vitest";
-import { rec } from "../store/contract.js";
 import { type Playground, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
+import { MET, twoHostsMeet } from "./fixtures/two-hosts.js";
 
 const { playground, open } = perTest();
 
@@ -25,16 +25,6 @@ describe.skipIf(NO_SERVER !== null)("postgres store: a connection string with it
   // host of its own and takes ?host=).
   it("postgres://user:pw@/db?host=127.0.0.1: appends, a turn's lock and a wait all work", async () => {
     const ground = await playground();
-    const schema = freshSchema();
-    const url = hostInQuery(ground, new URL(ground.url).hostname);
-    const host = open(url, schema);
-    const other = open(url, schema);
-    expect(await host.append("sam", [rec("turn", { turn: "t1" })])).toBe(1);
-    const release = await host.liveness!.hold("sam", "t1");
-    expect(await other.liveness!.isHeld("sam", "t1")).toBe(true);
-    const woken = other.wait!("sam", 1, 15_000);
-    expect(await host.append("sam", [rec("lease", { turn: "t1" })], { expect: 1 })).toBe(2);
-    expect(await woken).toBe(true);
-    release();
+    expect(await twoHostsMeet(open, hostInQuery(ground, new URL(ground.url).hostname), freshSchema())).toEqual(MET);
   });
 });

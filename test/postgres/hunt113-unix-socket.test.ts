@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { rec } from "../store/contract.js";
 import { type Playground, outcome, perTest } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, SERVER_URL, freshSchema } from "./server.js";
+import { MET, twoHostsMeet } from "./fixtures/two-hosts.js";
 
 const { playground, open } = perTest();
 
@@ -79,16 +80,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store over a unix socket", () => {
     const ground = await playground();
     const socket = socketServer();
     await socket.up();
-    const schema = freshSchema();
-    const host = open(socketUrl(ground, socket.dir), schema);
-    const other = open(socketUrl(ground, socket.dir), schema);
-    expect(await host.append("sam", [rec("turn", { turn: "t1" })])).toBe(1);
-    const release = await host.liveness!.hold("sam", "t1");
-    expect(await other.liveness!.isHeld("sam", "t1")).toBe(true);
-    const woken = other.wait!("sam", 1, 15_000);
-    expect(await host.append("sam", [rec("lease", { turn: "t1" })], { expect: 1 })).toBe(2);
-    expect(await woken).toBe(true);
-    release();
+    expect(await twoHostsMeet(open, socketUrl(ground, socket.dir), freshSchema())).toEqual(MET);
   });
 
   // A user expects: while the server restarts, the store's calls wait for it (up to 20 s), as over TCP. Before the
