@@ -5,10 +5,10 @@
 import type { ContentBlockParam, Message as AnthropicMessage, MessageParam, RawMessageStreamEvent, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { refuseUnfinished, toolCallFromText } from "./common.js";
+import { nameOf, refuseUnfinished, toolCallFromText } from "./common.js";
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
-import { malformedEvent, notAReply, notShaped } from "./errors.js";
+import { malformedEvent, notAReply, notShaped, notText } from "./errors.js";
 import { ANTHROPIC_IDS, withWireIds } from "./tool-ids.js";
 
 /** `tool_use.input` must be an object: a call whose arguments were not valid JSON is sent back as `{}`. */
@@ -181,6 +181,8 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
   if (!Array.isArray(message?.content)) throw notAReply("anthropic", message, "a message");
   // (before, a bare TypeError)
   if (!message.content.every(isRecord)) throw notAReply("anthropic", message, "a message whose content is a list of blocks");
+  const wrong = message.content.map((b) => misshapenToolUse(b as unknown as Record<string, unknown>)).find((w) => w !== undefined);
+  if (wrong !== undefined) throw notAReply("anthropic", message, `a message whose tool_use ids and names are strings (it has ${wrong})`);
   let text = "";
   let toolCalls: ToolCall[] = [];
   const thinking: Thinking[] = [];
@@ -189,7 +191,7 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
     if (thought !== undefined) thinking.push(thought);
     else if (block.type === "text") text += textOf(block.text);
     // (a compatible server may give a call of a tool that takes nothing `input: null`: no arguments, as an empty input is)
-    else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: block.name, input: block.input ?? {} });
+    else if (block.type === "tool_use") toolCalls.push({ id: block.id, name: nameOf(block.name), input: block.input ?? {} });
   }
   const reason = finishReason(message.stop_reason);
   // the cut is in the last block: a tool_use there may hold only part of its input
@@ -238,6 +240,29 @@ function misshapen(event: Record<string, unknown>): string | undefined {
   return notShaped(`a ${String(event.type)} whose ${part} is`, event[part], "an object");
 }
 
+/** Where a delta of each kind holds its text: read as text where it is none, `null` was "null" in a call's input or a thinking given back. */
+const DELTA_TEXT: Record<string, string> = { input_json_delta: "partial_json", thinking_delta: "thinking", signature_delta: "signature" };
+
+/** What of a `content_block_delta`'s delta is not a string where its kind holds its text (see DELTA_TEXT); undefined where it is. */
+function misshapenDelta(delta: Record<string, unknown>): string | undefined {
+  const field = typeof delta.type === "string" && Object.hasOwn(DELTA_TEXT, delta.type) ? DELTA_TEXT[delta.type]! : undefined;
+  if (field === undefined || typeof delta[field] === "string") return undefined;
+  return notShaped(`${delta.type === "input_json_delta" ? "an" : "a"} ${delta.type} whose ${field} is`, delta[field], "a string");
+}
+
+/**
+ * What of a `tool_use` block is no string where it must be one (its name
+ * may be none: a call named "", as OpenAI's, see nameOf); undefined where
+ * all is. Kept, a call's id that is no string was refused in the next
+ * request (`input-invalid`) or, through the engine, the reply was refused
+ * naming no part of it; a name of 42 was told to the model as a tool's.
+ */
+function misshapenToolUse(block: Record<string, unknown>): string | undefined {
+  if (block.type !== "tool_use") return undefined;
+  const part = typeof block.id !== "string" ? "id" : notText(block.name) ? "name" : undefined;
+  return part === undefined ? undefined : notShaped(`a tool_use whose ${part} is`, block[part], "a string");
+}
+
 /** Builds an `LMResponse` from stream events; `tool_use` input arrives as `input_json_delta` fragments. */
 export class EventAccumulator {
   private text = "";
@@ -275,7 +300,7 @@ export class EventAccumulator {
         const thought = thinkingBlock(b);
         if (thought !== undefined) this.blocks.set(event.index, { kind: "thinking", block: thought });
         else if (b.type === "text") this.blocks.set(event.index, { kind: "text" });
-        else if (b.type === "tool_use") this.blocks.set(event.index, { kind: "tool", id: b.id, name: b.name, start: b.input, json: "" });
+        else if (b.type === "tool_use") this.blocks.set(event.index, { kind: "tool", id: b.id, name: nameOf(b.name), start: b.input, json: "" });
         return b.type === "text" ? this.addText(b.text) : "";
       }
       case "content_block_delta": {
@@ -304,14 +329,31 @@ export class EventAccumulator {
    * Refuses an event the reply cannot be read from (before, a bare
    * TypeError, or a delta's content dropped unseen): one that is no object,
    * a part of it no object (see misshapen), a delta for a block no
-   * `content_block_start` began (a tool call's input lost with it).
+   * `content_block_start` began (a tool call's input lost with it), a
+   * delta's text that is none (see misshapenDelta), a start for a block
+   * begun already (read, it overwrote the block: a started call lost), a
+   * `tool_use` whose id or name is no string (see misshapenToolUse).
    */
   private check(event: unknown): void {
     if (!isRecord(event)) throw malformedEvent("anthropic", notShaped("an event that is", event, "an object"));
     const wrong = misshapen(event);
     if (wrong !== undefined) throw malformedEvent("anthropic", wrong);
-    if (event.type === "content_block_delta" && !this.blocks.has(event.index as number))
-      throw malformedEvent("anthropic", `a content_block_delta for block ${describeValue(event.index, 40)}, which no content_block_start began`);
+    if (event.type === "content_block_delta") this.checkDelta(event.index, event.delta as Record<string, unknown>);
+    if (event.type === "content_block_start") this.checkStart(event.index, event.content_block as Record<string, unknown>);
+  }
+
+  private checkDelta(index: unknown, delta: Record<string, unknown>): void {
+    if (!this.blocks.has(index as number))
+      throw malformedEvent("anthropic", `a content_block_delta for block ${describeValue(index, 40)}, which no content_block_start began`);
+    const wrong = misshapenDelta(delta);
+    if (wrong !== undefined) throw malformedEvent("anthropic", wrong);
+  }
+
+  private checkStart(index: unknown, block: Record<string, unknown>): void {
+    if (this.blocks.has(index as number))
+      throw malformedEvent("anthropic", `a content_block_start for block ${describeValue(index, 40)}, which an earlier one began`);
+    const wrong = misshapenToolUse(block);
+    if (wrong !== undefined) throw malformedEvent("anthropic", wrong);
   }
 
   private addText(given: unknown): string {

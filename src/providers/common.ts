@@ -32,6 +32,9 @@ export function toolCallFromText(id: string, name: string, raw: string): ToolCal
   }
 }
 
+/** A call's function name; "" (no tool's: the model is told) where a compatible server gave none (null, or left out). */
+export const nameOf = (name: unknown): string => (typeof name === "string" ? name : "");
+
 /**
  * Refuses, as the LM is made, options no request could use (`settings-invalid`,
  * as `configure` refuses the same values): a model that is no name, a reply

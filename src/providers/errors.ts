@@ -145,12 +145,14 @@ export function toProviderError(e: unknown, context: MapErrorContext): unknown {
 /**
  * What a 200 response whose body is not a reply is. Proxies and compatible
  * servers answer some failures so (OpenRouter's `{ error }`, an
- * Anthropic-shaped `{ type: "error", error }`): the error it names, by its
+ * Anthropic-shaped `{ type: "error", error }`, old vLLM's `{ object: "error",
+ * message }`): the error it names, by its
  * type as a stream's error event is (an overload is retried); any other body
  * (a captive portal's page) is `provider-response`, shown.
  */
 export function notAReply(provider: string, body: unknown, what: string): ProviderError {
-  const error = record(record(body)?.error);
+  // (vLLM before 0.10 gives its error at the top: `{ object: "error", message, type, code }`)
+  const error = record(record(body)?.error) ?? (record(body)?.object === "error" ? record(body) : undefined);
   if (error !== undefined) {
     const type = typeof error.type === "string" ? error.type : undefined;
     const words = typeof error.message === "string" && error.message !== "" ? error.message : describeValue(error, 300);
@@ -169,6 +171,9 @@ export const malformedEvent = (provider: string, what: string): ProviderError =>
 
 /** A part of an event named with what it was and what it should have been, for `malformedEvent`. */
 export const notShaped = (part: string, value: unknown, should: string): string => `${part} ${describeValue(value, 80)}, not ${should}`;
+
+/** Whether a part that is text where it is given (a call's id or name, a refusal) is something else: null or left out is none given. */
+export const notText = (value: unknown): boolean => value !== undefined && value !== null && typeof value !== "string";
 
 /**
  * A response body that stops arriving (a reset, a dropped connection) fails,

@@ -5,9 +5,10 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { refuseUnfinished, toolCallFromText } from "./common.js";
+import { nameOf, refuseUnfinished, toolCallFromText } from "./common.js";
+import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
-import { malformedEvent, notAReply, notShaped } from "./errors.js";
+import { malformedEvent, notAReply, notShaped, notText } from "./errors.js";
 import { OPENAI_IDS, withWireIds } from "./tool-ids.js";
 
 /**
@@ -137,9 +138,6 @@ function contentText(content: unknown): string {
 const argumentsOf = (args: unknown): string =>
   typeof args === "string" ? args : args === undefined || args === null ? "" : (JSON.stringify(args) ?? "");
 
-/** A call's function name; "" (no tool's: the model is told) where a compatible server gave none (null, or left out). */
-const nameOf = (name: unknown): string => (typeof name === "string" ? name : "");
-
 /**
  * Whether a body is a whole chat completion, one `fromCompletion` reads: a
  * choice with a message (a stream's chunks carry a `delta` instead).
@@ -160,13 +158,14 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   // (before, a bare TypeError)
   if (calls != null && (!Array.isArray(calls) || !calls.every(isRecord)))
     throw notAReply("openai", completion, "a completion whose tool_calls are a list of calls");
+  const misshapen = misshapenMessage(choice.message);
+  if (misshapen !== undefined) throw notAReply("openai", completion, misshapen);
   refuseUnfinished("openai", choice.finish_reason);
-  // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind).
-  const toolCalls = (choice.message.tool_calls ?? []).flatMap((c, i) =>
-    "function" in c && typeof c.function === "object" && c.function !== null
-      ? [withExtra(toolCallFromText(c.id || `call_${i}`, nameOf(c.function.name), argumentsOf(c.function.arguments)), extraOf(c))]
-      : [],
-  );
+  // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind; each has one: see misshapenMessage).
+  const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => {
+    const fn = (c as { function: { name?: unknown; arguments?: unknown } }).function;
+    return withExtra(toolCallFromText(c.id || `call_${i}`, nameOf(fn.name), argumentsOf(fn.arguments)), extraOf(c));
+  });
   const refusal = choice.message.refusal ?? "";
   const reason = refusal !== "" ? "refusal" : finishReason(choice.finish_reason, toolCalls.length > 0);
   return {
@@ -238,6 +237,8 @@ function startsAnother(call: PendingCall, name: string | undefined, args: string
  */
 function checkChunk(chunk: unknown): void {
   if (!isRecord(chunk)) throw malformedEvent("openai", notShaped("a chunk that is", chunk, "an object"));
+  // old vLLM's error mid-stream, unwrapped (no `error` key, which the SDK throws for): the server's error, not an empty chunk
+  if (chunk.object === "error") throw notAReply("openai", chunk, "a chunk");
   const choices = chunk.choices;
   if (choices === undefined || choices === null) return;
   if (!Array.isArray(choices)) throw malformedEvent("openai", notShaped("a chunk whose choices are", choices, "a list"));
@@ -247,11 +248,45 @@ function checkChunk(chunk: unknown): void {
   const delta = choice.delta;
   if (delta === undefined || delta === null) return;
   if (!isRecord(delta)) throw malformedEvent("openai", notShaped("a chunk whose delta is", delta, "an object"));
+  if (notText(delta.refusal)) throw malformedEvent("openai", notShaped("a delta whose refusal is", delta.refusal, "a string"));
   const calls = delta.tool_calls;
   if (calls === undefined || calls === null) return;
   if (!Array.isArray(calls)) throw malformedEvent("openai", notShaped("a delta whose tool_calls are", calls, "a list"));
-  const odd = calls.findIndex((call: unknown) => !isRecord(call));
-  if (odd >= 0) throw malformedEvent("openai", notShaped("a tool call delta that is", calls[odd], "an object"));
+  for (const call of calls as unknown[]) checkCallDelta(call);
+}
+
+/**
+ * Refuses a tool call delta not of its shape: no object, its `id` no string
+ * (kept, the next request was refused `input-invalid`), its `function` no
+ * object, its `function.name` no string (read as it was, a call named 42 or
+ * "[object Object]"). Null or left out is let be, as compatible servers send it.
+ */
+function checkCallDelta(call: unknown): void {
+  if (!isRecord(call)) throw malformedEvent("openai", notShaped("a tool call delta that is", call, "an object"));
+  if (notText(call.id)) throw malformedEvent("openai", notShaped("a tool call delta whose id is", call.id, "a string"));
+  const fn = call.function;
+  if (fn === undefined || fn === null) return;
+  if (!isRecord(fn)) throw malformedEvent("openai", notShaped("a tool call delta whose function is", fn, "an object"));
+  if (notText(fn.name)) throw malformedEvent("openai", notShaped("a tool call delta whose function.name is", fn.name, "a string"));
+}
+
+/**
+ * What of a whole completion's message is not of its shape where the reply
+ * is read from it (a refusal, a call's id or name, that is no string: read
+ * as it was, the text or a tool's name was "[object Object]", and a call's
+ * id refused in the next request; a call without a function); undefined
+ * where all is.
+ */
+function misshapenMessage(message: { refusal?: unknown; tool_calls?: unknown }): string | undefined {
+  if (notText(message.refusal)) return `a completion whose refusal is a string (it is ${describeValue(message.refusal, 40)})`;
+  const calls = (message.tool_calls ?? []) as { id?: unknown; function?: { name?: unknown } | null }[];
+  const id = calls.find((c) => notText(c.id))?.id;
+  if (id !== undefined) return `a completion whose tool calls' ids are strings (one's id is ${describeValue(id, 40)})`;
+  // (dropped, the other calls of the reply ran as though the model had asked for them alone)
+  const fn = calls.find((c) => !isRecord(c.function));
+  if (fn !== undefined) return `a completion whose tool calls each have a function (one's is ${describeValue(fn.function, 40)})`;
+  const name = calls.find((c) => notText(c.function?.name))?.function?.name;
+  return name === undefined ? undefined : `a completion whose tool calls' names are strings (one's function.name is ${describeValue(name, 40)})`;
 }
 
 /**

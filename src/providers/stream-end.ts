@@ -41,14 +41,19 @@ function errorAsData(line: string): string {
 
 /**
  * `text` with each `error:` line made the `data: {"error": …}` line the SDK
- * throws its `APIError` for (lines ended as SSE ends them: not at U+2028,
- * which a model's text in a data line may hold).
+ * throws its `APIError` for, and whether one of its lines is `[DONE]`, in one
+ * pass over its lines (ended as SSE ends them: not at U+2028, which a
+ * model's text in a data line may hold).
  */
-const errorsAsData = (text: string): string =>
-  text
-    .split(/(\r\n|\r|\n)/)
-    .map((part, i) => (i % 2 === 0 ? errorAsData(part) : part))
-    .join("");
+function asRead(text: string): { text: string; done: boolean } {
+  let done = false;
+  const parts = text.split(/(\r\n|\r|\n)/).map((part, i) => {
+    if (i % 2 !== 0) return part;
+    if (DONE_LINE.test(part)) done = true;
+    return errorAsData(part);
+  });
+  return { text: parts.join(""), done };
+}
 
 /** Where the last whole line of `text` ends (0: none does). */
 const wholeLinesEnd = (text: string): number => Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r")) + 1;
@@ -69,7 +74,7 @@ function endedAtDone(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Arra
       for (;;) {
         const { value, done } = await reader.read();
         if (done) {
-          const rest = errorsAsData(partial + decoder.decode());
+          const rest = asRead(partial + decoder.decode()).text;
           if (rest !== "") controller.enqueue(encoder.encode(rest));
           controller.close();
           return;
@@ -78,9 +83,9 @@ function endedAtDone(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Arra
         const end = wholeLinesEnd(text);
         partial = text.slice(end);
         if (end === 0) continue;
-        const lines = text.slice(0, end);
-        controller.enqueue(encoder.encode(errorsAsData(lines)));
-        if (lines.split(/\r\n|\r|\n/).some((line) => DONE_LINE.test(line))) {
+        const lines = asRead(text.slice(0, end));
+        controller.enqueue(encoder.encode(lines.text));
+        if (lines.done) {
           controller.close();
           reader.cancel().catch(() => {});
         }
