@@ -89,6 +89,11 @@ export class Run {
     readonly limit = Number.POSITIVE_INFINITY,
   ) {}
 
+  /** A spare run (plugin.ts `looseFor`, bounded): it never sees its turn end. */
+  get spare(): boolean {
+    return this.limit !== Number.POSITIVE_INFINITY;
+  }
+
   /** The tool call a call of `turn` at `site` is made in: the nearest one up (`traced`: whose span the tracer did not refuse). */
   #innerAt(turn: string | undefined, site: string, traced = false): ToolEntry | undefined {
     for (let at = site; at.includes("/"); at = at.slice(0, at.lastIndexOf("/"))) {
@@ -119,8 +124,9 @@ export class Run {
    * see plugin.ts toolResult). Each is kept once: two calls of one delegate in a step both stop for what waits there.
    */
   stoppedFor(approvals: readonly Approval[]): void {
-    // (a spare run has no turn span to say it: it keeps none, as it never sees its turn end)
-    if (!this.span) return;
+    // (a spare run keeps none, as it never sees its turn end; a run whose turn span the tracer refused sees it, and
+    // tells the tool call it was started in what it stops for, as one with a span does)
+    if (this.spare) return;
     const known = new Set(this.waits.map(waitKey));
     for (const a of approvals) if (!known.has(waitKey(a))) known.add(waitKey(a)), this.waits.push(a);
   }

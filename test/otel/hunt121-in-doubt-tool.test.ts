@@ -11,16 +11,13 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { otel } from "../../adapters/otel/index.js";
 import { memoryStore } from "../../src/index.js";
-import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
+import { deskModel } from "../mcp/fixtures/desk.js";
+import { hungDesk } from "./fixtures/hung-desk.js";
 import { idOf, named, one, tracing } from "./tracing.js";
 
 describe("otel() and a tool call in doubt, answered by a person", () => {
   it("its span is a stop for a person, not a failed call; the run the answer resumes links to the first", async () => {
-    let hung = () => {};
-    const hang = new Promise<void>((r) => (hung = r));
-    const { client, serverSide } = await linkedClient({ record: () => undefined, onHang: () => hung() });
-    void hang.then(() => serverSide.close());
-    const desk = await makeDesk(client);
+    const desk = await hungDesk();
     const t = tracing();
     const chat = desk.conversation("sam", {
       store: memoryStore(),

@@ -15,17 +15,14 @@
 import { describe, expect, it } from "vitest";
 import { otel } from "../../adapters/otel/index.js";
 import { memoryStore } from "../../src/index.js";
-import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
+import { deskModel } from "../mcp/fixtures/desk.js";
+import { hungDesk } from "./fixtures/hung-desk.js";
 import { named, one, parentOf, idOf, tracing } from "./tracing.js";
 
 describe("otel() and an MCP call that may have run", () => {
   it("the changing call whose server went away mid-call has its execute_tool span, ended under the interrupted turn's span", async () => {
     const ledger: string[] = [];
-    let hung = () => {};
-    const hang = new Promise<void>((r) => (hung = r));
-    const { client, serverSide } = await linkedClient({ record: (line) => ledger.push(line), onHang: () => hung() });
-    void hang.then(() => serverSide.close());
-    const desk = await makeDesk(client);
+    const desk = await hungDesk((line) => ledger.push(line));
     const t = tracing();
     const chat = desk.conversation("sam", {
       store: memoryStore(),
