@@ -185,7 +185,7 @@ export class Link {
       socket.addEventListener("message", (e) => {
         if (lost) return;
         if (welcomed) heard(heartbeatMs);
-        const m = parse(e.data);
+        const m = parse(e.data) ?? (welcomed ? null : unreadWelcome(e.data));
         if (!m) return;
         if (!welcomed && m.type === "welcome") {
           // closed while saying hello, or given up on (a welcome that came late, before the close went out): this
@@ -218,7 +218,8 @@ export class Link {
           return reject(
             new RemoteError({
               code: e.code === AUTH_CLOSE ? "remote-auth" : "remote-closed",
-              message: `the server closed the connection (${e.code})`,
+              // (with its reason: why the server would not have this connection, a hello past its maxPayload, it full)
+              message: `the server closed the connection (${e.code}${e.reason ? `: ${e.reason.slice(0, 200)}` : ""})`,
             }),
           );
         if (!lost) this.#down(socket, { code: e.code, reason: e.reason }, welcomedAt);
@@ -306,6 +307,23 @@ function checkLinkOptions(options: LinkOptions): void {
   ms("maxDelayMs", maxDelayMs, 0);
   ms("timeoutMs", timeoutMs, 1);
   if (reconnect !== undefined && typeof reconnect !== "boolean") wrong("reconnect", reconnect, "true or false");
+}
+
+/**
+ * The welcome to this hello when it cannot be read (a field of the wrong type: another protocol's, a broken server's),
+ * as the hello's refusal (`remote-protocol`), which stops a companion for good. Dropped, it was waited on until the
+ * deadline, told as a server that never answered (`remote-closed`), and tried again for ever.
+ */
+function unreadWelcome(data: unknown): ServerMessage | null {
+  if (typeof data !== "string") return null;
+  let raw: { type?: unknown; id?: unknown } | null;
+  try {
+    raw = JSON.parse(data) as { type?: unknown; id?: unknown } | null;
+  } catch {
+    return null;
+  }
+  if (raw?.type !== "welcome" || raw.id !== "hello") return null;
+  return { type: "error", id: "hello", code: "remote-protocol", message: "the server's welcome was not understood" };
 }
 
 /**

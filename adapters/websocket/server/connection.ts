@@ -62,6 +62,11 @@ const CLOSE_GRACE_MS = 2000;
  */
 export function closePolitely(socket: WebSocket, code: number, reason: string): void {
   socket.close(code, reason);
+  letGoIfSilent(socket);
+}
+
+/** Lets go of a closing `socket` once its peer has read nothing of what waits for it for a grace (see closePolitely). */
+function letGoIfSilent(socket: WebSocket): void {
   let left = socket.bufferedAmount;
   const judge = (): void => {
     const now = socket.bufferedAmount;
@@ -117,7 +122,9 @@ export class Connection {
     socket.on("message", (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on("pong", () => (this.alive = true));
     socket.on("close", () => this.#closed());
-    socket.on("error", () => undefined); // a broken socket closes; the close handler cleans up
+    // a broken socket closes, and the close handler cleans up; one `ws` closes itself for a frame it refused (past
+    // maxPayload: 1009) waits for the peer's answer as the server's own closes do, a short grace, never ws's 30 s
+    socket.on("error", () => letGoIfSilent(socket));
   }
 
   send(msg: ServerMessage): void {
@@ -227,10 +234,17 @@ export class Connection {
     const parsed = clientMessageSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      return this.strike(
-        id,
-        wireError("remote-protocol", `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300)),
+      const refused = wireError(
+        "remote-protocol",
+        `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300),
       );
+      // a hello it cannot read ends the connection, as a first request that is no hello does: the companion is told
+      // (its link stops on 4400), never left to wait out the hello deadline after it said one
+      if (!this.grant && (raw as { type?: unknown }).type === "hello") {
+        this.error(id, refused);
+        return this.close(CLOSE.protocol, "no hello understood");
+      }
+      return this.strike(id, refused);
     }
     const msg = parsed.data;
     if (msg.type === "hello") return this.#hello(msg, id);

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-import { WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import { systemClock } from "../../../src/runtime/clock.js";
 import { resolveStore } from "../../../src/runtime/stores.js";
 import { describeValue, FunctaiError } from "../../../src/errors.js";
@@ -30,18 +30,19 @@ export interface ServeOptions {
   store: Store | string;
   /** The programs the server runs turns of (and that companions may `call`), by their names. */
   programs: readonly AnyProgram[] | Readonly<Record<string, AnyProgram>>;
-  /** Required unless the server only listens on loopback. A key may be limited: `{ key, conversations, programs }`. */
+  /** Required unless the server only listens on loopback (or a unix socket). A key may be limited: `{ key, conversations, programs }`. */
   keys?: readonly KeySpec[];
   /** Default 0 (any free port). */
   port?: number;
   /** Default `127.0.0.1`. Anything else needs keys. */
   host?: string;
-  /** Attach to this HTTP server, listening already, instead of listening (keys are required unless it listens on loopback). */
+  /** Attach to this HTTP server, listening already, instead of listening (keys are required unless it listens on loopback or a unix socket). */
   server?: HttpServer;
+  /** Serve only upgrades to this path, as a client sends it (`"/functai"`: `/` first, no space, `?` nor `#`). */
   path?: string;
   /** Settings of the conversations the server opens and of its calls (default `{ approve: "changes" }`). */
   settings?: Settings;
-  /** Largest frame in bytes (default 64 KiB); larger closes the connection (1009). */
+  /** Largest frame in bytes (default 64 KiB); larger closes the connection (1009, its reason naming the limit). */
   maxPayload?: number;
   /** Bytes a connection may have waiting to be sent (default 8 MiB); a companion that reads slower is closed (4408) and reconnects. */
   maxBuffered?: number;
@@ -205,6 +206,65 @@ function checkOptions(options: ServeOptions): void {
   }
   if (options.settings !== undefined) checkSettings(options.settings);
   checkOrigins(options.origins, wrong);
+  if (options.path !== undefined && options.path !== "" && !isRequestPath(options.path))
+    wrong("path", options.path, 'a path as a client sends it: "/" first, nothing a URL would encode (a space), no "?" nor "#" (e.g. "/functai")');
+}
+
+/**
+ * Whether `path` is one a client's request can carry as it is: `ws` compares the request's path with it, letter for
+ * letter, and a client sends what its URL made of it (a space as `%20`, no `?…` nor `#…`; a path not starting with `/`
+ * made `ws://host:port` + it no URL at all): any other path refused every connection, 400, nothing said.
+ */
+function isRequestPath(path: unknown): boolean {
+  if (typeof path !== "string" || !path.startsWith("/")) return false;
+  try {
+    const url = new URL(path, "ws://localhost");
+    return url.pathname === path && url.search === "" && url.hash === "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `ws` reads a unix socket's path back from its `ws+unix:` url: it cuts the url's path (and query) at the first
+ * `:` (the served path follows) and decodes nothing, while the URL encodes a space (and `"`, `<`, `>`, `{`, `}`, …),
+ * takes `#` for a fragment (which `ws` refuses) and `//` for a host. Such a path's url reached another socket, or none.
+ */
+function pipeUrlReads(socketPath: string): boolean {
+  if (socketPath.includes(":")) return false;
+  try {
+    const url = new URL(`ws+unix:${socketPath}`);
+    return url.hash === "" && url.pathname + url.search === socketPath;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a server at `address` is reached only from this machine: on loopback, or on a unix socket (a file: its
+ * permissions say who may connect, as any local user may reach loopback). A Windows named pipe is not: others reach
+ * it over the network (SMB), and it needs keys as a host beyond loopback does.
+ */
+function onlyLocal(address: AddressInfo | string | null | undefined): boolean {
+  if (typeof address === "string") return process.platform !== "win32";
+  return address !== null && address !== undefined && isLoopback(address.address);
+}
+
+/**
+ * The socket class of a server's connections: a close `ws` makes itself, for a frame it refused (past `maxPayload`,
+ * text that is not UTF-8, a frame the protocol does not allow), says why; `ws` gives it no reason, and a companion read only a code.
+ */
+function servedSocket(maxPayload: number): typeof WebSocket {
+  const reasons: Readonly<Record<number, string>> = {
+    1002: "a frame the WebSocket protocol does not allow (unmasked, an unknown opcode, …)",
+    1007: "a text frame that is not UTF-8",
+    1009: `a message over ${maxPayload} bytes (the server's maxPayload)`,
+  };
+  return class ServedSocket extends WebSocket {
+    override close(code?: number, data?: string | Buffer): void {
+      super.close(code, data ?? (code === undefined ? undefined : reasons[code]));
+    }
+  };
 }
 
 /** Whether `o` is an origin as a browser sends it (`scheme://host[:port]`): one with a path, or a trailing slash, never matches. */
@@ -306,11 +366,16 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const keys = new KeyRing(options.keys);
   const attached = options.server;
   const attachedAt = attached?.address();
-  const loopback = attached ? typeof attachedAt === "object" && attachedAt !== null && isLoopback(attachedAt.address) : isLoopback(host);
+  const loopback = attached ? onlyLocal(attachedAt) : isLoopback(host);
   if (!keys.required && !loopback)
     throw new FunctaiError(
       "remote-auth",
-      `serve: listening on ${attached ? "a server not on loopback" : host} without keys would let anyone answer approvals; give keys`,
+      `serve: listening on ${attached ? "a server not on loopback nor a unix socket" : host} without keys would let anyone answer approvals; give keys`,
+    );
+  if (typeof attachedAt === "string" && !pipeUrlReads(attachedAt))
+    throw new FunctaiError(
+      "settings-invalid",
+      `serve: the HTTP server listens on ${JSON.stringify(attachedAt.slice(0, 200))}, which a ws+unix: url cannot name (ws cuts it at ":", and a space, "#", "//" and the like are read as something else): listen on a socket path without them`,
     );
   // (its address is where companions connect: read once it listens, else this failed later as a TypeError, with the
   // store polled and the upgrade listener left on the server for a handle nobody got)
@@ -377,6 +442,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   const origins = new Set(options.origins ?? []);
   const wss = new WebSocketServer({
     noServer: true,
+    WebSocket: servedSocket(hub.maxPayload),
     maxPayload: hub.maxPayload,
     ...(options.path ? { path: options.path } : {}),
     // without keys, a web page the user visits must not reach a loopback server (cross-site WebSocket hijacking)
