@@ -10,7 +10,7 @@ import { meanRange } from "./mean-range.js";
 import { makeScorer, SCORE, setScore, type MetricOption, type Scorer } from "./metrics.js";
 import { checkConcurrency, checkOptionKeys, checkRunOptions } from "./options.js";
 import { pool } from "./pool.js";
-import { callRow, errorText, newRunId, stopsTurn, type RowCall, type RowOutcome } from "./run-row.js";
+import { callRow, errorText, newRunId, stopsTurn, turnSettings, type RowCall, type RowOutcome } from "./run-row.js";
 import { checkAnswerColumns, checkExpected, checkInputs, checkRows, checkRowsCopyable, expectedOf, inputsOf, outputsOf, rowShape, type Row, type RowShape } from "./rows.js";
 import { untilAborted } from "../runtime/abort.js";
 import { progressFailure, stoppedRun } from "./kept.js";
@@ -507,13 +507,20 @@ function runVersion(fn: Evaluated, shape: RowShape, rows: readonly Row[], stored
  *
  * The settings are merged as the rows' calls merge them: with a store, a
  * conversation's (configure's, the `withSettings` blocks open now, the
- * function's own and its `using` layers); without one, the call joins the
- * turn and adds the same to its caller's settings.
+ * function's own and its `using` layers, and in a turn the settings the
+ * turn's calls run with: see turnSettings); without one, the
+ * call joins the turn and adds the same to its caller's settings.
  */
 function replySettings(fn: Evaluated, stored: boolean): unknown {
-  const own = mergeSettings(fn.definition.settings, ...(Array.isArray(fn.layers) ? fn.layers : []));
+  const layers = Array.isArray(fn.layers) ? fn.layers : [];
+  const own = mergeSettings(fn.definition.settings, ...layers);
   const parent = frameCarrier.get();
-  const settings = stored || parent === undefined ? mergeSettings(ambientSettings(), own) : mergeSettings(parent.settings, blockSettings(), own);
+  const settings =
+    parent === undefined
+      ? mergeSettings(ambientSettings(), own)
+      : stored
+        ? mergeSettings(ambientSettings(), own, turnSettings({ definition: fn.definition, layers }, blockSettings(), parent.settings))
+        : mergeSettings(parent.settings, blockSettings(), own);
   return {
     lm: modelIdentity(settings.lm),
     temperature: settings.temperature ?? null,

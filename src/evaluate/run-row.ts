@@ -1,6 +1,8 @@
 import type { Callable, CallOptions } from "../functions/callable.js";
+import { Waiting } from "../conversation/turn.js";
 import { frameCarrier } from "../engine/carrier.js";
 import type { Frame } from "../engine/frame.js";
+import type { Definition } from "../functions/definition.js";
 import type { Step } from "../engine/runtime.js";
 import { STOP_GRACE_MS, StopBound } from "../engine/stop-bound.js";
 import { stopsTheTurn } from "../engine/tool-calls.js";
@@ -113,15 +115,25 @@ async function boundedByStop(work: Promise<RowOutcome>, stop: AbortSignal): Prom
 }
 
 /**
- * In a turn, who approves a row's conversation: whoever approves a call made in the turn (the turn's rule, under the
- * `withSettings` blocks open as the run began, under the function's own layers: nearest wins). A conversation of its
- * own took configure's settings and the function's only, so under a turn whose rule asks about changing tools a
- * row's refund ran unasked. Outside a turn, nothing (the conversation's own settings are the call's).
+ * In a turn, the settings of a row's conversation: those a call made in the turn runs with (the turn's, under the
+ * `withSettings` blocks open as the run began, under the function's own layers: nearest wins), but its lease and
+ * store. So who approves (the rule, and the plugins: a toolCall hook may block a call or ask a person about it),
+ * and the model and temperature, are a call's in the turn, as they are without a store. A conversation of its own
+ * took configure's settings and the function's only, so under a turn whose rule, or plugin, asks about changing
+ * tools a row's refund ran unasked, and a function with no model of its own failed every row. Outside a turn
+ * (`turn` undefined), nothing (the conversation's own settings are the call's). The run's name (evaluate.ts
+ * replySettings) is made with these too.
  */
-function turnApprovals(call: RowCall, place: Frame | undefined): Settings {
-  if (place === undefined) return {};
-  const approve = mergeSettings(place.settings, call.block, call.fn.definition.settings, ...call.fn.layers).approve;
-  return approve === undefined ? {} : { approve };
+export function turnSettings(
+  fn: { readonly definition: Definition; readonly layers: readonly Settings[] },
+  block: Settings | undefined,
+  turn: Settings | undefined,
+): Settings {
+  if (turn === undefined) return {};
+  // every setting a call in the turn runs with (its model, temperature, … as without a store), but the turn's own
+  // lease and store: the row's conversation is a store's of its own
+  const { lease: _lease, store: _store, ...settings } = mergeSettings(turn, block, fn.definition.settings, ...fn.layers);
+  return settings;
 }
 
 async function callWith(call: RowCall, row: Row, index: number, options: CallOptions): Promise<RowOutcome> {
@@ -134,14 +146,22 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
   const { store } = call;
   if (store !== undefined) {
     const id = `${runId(call)}-${index + 1}`;
-    const chat = inBlock(() => call.fn.conversation(id, { store, ...turnApprovals(call, place) }));
+    const chat = inBlock(() => call.fn.conversation(id, { store, ...turnSettings(call.fn, call.block, place?.settings) }));
     const sent = call.keyed ? { ...options, key: id } : options;
-    // the row's turn, named when its conversation can be read; a read that fails names none (the row keeps its outcome)
-    const lastTurn = (): Promise<string | null> =>
+    // the row's turn, when its conversation can be read; a read that fails gives none (the row keeps its outcome)
+    const latest = () =>
       chat.turns().then(
-        (t) => t.at(-1)?.id ?? null,
-        () => null,
+        (t) => t.at(-1),
+        () => undefined,
       );
+    const lastTurn = async (): Promise<string | null> => (await latest())?.id ?? null;
+    // in a turn run again, a row its conversation already answered (or that waits there) is taken as it stands: sent
+    // again, the conversation compared the inputs as the schema reads them, and a default made anew at each read (a
+    // timestamp) was "other inputs", the key (evaluate's own) refused and the paid row failed. The run is named by
+    // the rows' inputs as given (runVersion), so what this row's conversation holds is this row's
+    const found = call.keyed ? await latest() : undefined;
+    if (found?.state === "done") return { ok: true, value: found.value, steps: null, turn: found.id };
+    if (found?.state === "waiting" && found.waiting.length > 0) return { ok: false, error: errorText(new Waiting(found)), turn: found.id };
     let value: unknown;
     try {
       value = await inBlock(() => chat.send(inputs, sent));

@@ -196,8 +196,9 @@ function readWithDates(inputs: Record<string, unknown>, signature: Signature): S
 }
 
 /**
- * Example `n`'s inputs as the signature's input schema reads them (defaults
- * filled, transforms applied): what the model is shown, as a live input is.
+ * Example `n`'s inputs as the signature's input schema reads them
+ * (transforms applied; an input the example leaves out is left out, its
+ * default not filled): what the model is shown, as a live input is.
  * Read once, here: an example that fits is never read again. Inputs the
  * schema refuses (one missing or of the wrong type) are refused as a misfit;
  * a schema that throws while it reads them (a transform or refinement that
@@ -225,8 +226,12 @@ function readInputs(name: string, n: number, demo: Demo, signature: Signature, g
     );
   if (!inputs.success) throw refused(issuesOf(inputs.error, "inputs"));
   // as the journal keeps a live input (engine/ai-call.ts asKept), so shown as it is: a value a transform made
-  // undefined is left out (laid out, it threw a TypeError), a Date is its ISO text (not a quoted JSON string)
-  return jsonCopy(inputs.data as Record<string, unknown>, `${name}.withState: example ${n}'s inputs`);
+  // undefined is left out (laid out, it threw a TypeError), a Date is its ISO text (not a quoted JSON string).
+  // Only the inputs the example gives: a default it leaves out is not filled (one made anew at each read, a
+  // request id, was shown with another value by each load of one saved state: not the requests `better` made)
+  const read = inputs.data as Record<string, unknown>;
+  const givenOnly = Object.fromEntries(Object.keys(read).flatMap((k) => (Object.hasOwn(demo.inputs, k) ? [[k, read[k]]] : [])));
+  return jsonCopy(givenOnly, `${name}.withState: example ${n}'s inputs`);
 }
 
 /** A saved state loaded for a function: the state, and each example's inputs as the function reads them (`readInputs`). */
