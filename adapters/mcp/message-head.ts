@@ -8,6 +8,9 @@
 const MAX_KEY_BYTES = 64;
 const MAX_ID_BYTES = 256;
 
+/** The keys JSON-RPC names in an answer. */
+const ANSWER_KEYS = ["jsonrpc", "id", "result", "error"];
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const isSpace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
@@ -84,6 +87,16 @@ export class MessageHead {
     return !keys.includes("id") || (this.#idValue !== undefined && this.#idValue.value === id);
   }
 
+  /**
+   * The top-level keys JSON-RPC does not name (beside `jsonrpc`, `id`, `result` and `error`) of a whole message
+   * known to be the answer to the request `id`, its `id` read whole (see {@link answers}); none for any other.
+   * The SDK's strict reading drops such an answer, and cannot say it was one.
+   */
+  strayKeys(id: unknown): string[] {
+    if (this.#depth !== 0 || this.#idValue === undefined || !this.answers(id)) return [];
+    return this.#keys.filter((k) => !ANSWER_KEYS.includes(k));
+  }
+
   #inText(b: number): void {
     this.#keep(b);
     if (this.#escaped) this.#escaped = false;
@@ -151,6 +164,11 @@ export class EventHead {
     if (this.#where !== "other" && (this.#where !== "field" || this.#matched === DATA.length)) this.#dataLines++;
     this.#where = "field";
     this.#matched = 0;
+  }
+
+  /** See {@link MessageHead.strayKeys}: of the event read, before its end. */
+  strayKeys(id: unknown): string[] {
+    return this.#message.strayKeys(id);
   }
 
   eventEnd(): void {

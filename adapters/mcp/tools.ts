@@ -10,7 +10,15 @@ import type { ToolLike } from "../../src/tools/types.js";
 import { loadResultReader, outputOf, outputProblem, unreadable, userParts, type McpCallResult, type ResultReader } from "./result.js";
 import { loadListingReader, type ListedPage, type ListingReader } from "./listing.js";
 import { inputSchemaFrom, loadCheckMaker, type CheckMaker, type JsonCheck } from "./validate.js";
-import { CONNECTION_CLOSED, OversizedMessage, UnreadableMessage, onToolsChanged, untilUnreadable, type ToolsWatcher } from "./watch.js";
+import {
+  CONNECTION_CLOSED,
+  OversizedMessage,
+  UnreadableMessage,
+  onToolsChanged,
+  strayKeysSaid,
+  untilUnreadable,
+  type ToolsWatcher,
+} from "./watch.js";
 import { isRecord, namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { OversizedBody, boundWire, watchWire, type PostedRequest } from "./wire.js";
 
@@ -259,18 +267,37 @@ function refusedUnread(name: string, e: unknown, auth: AuthErrors | undefined): 
     e instanceof Error &&
     typeof message === "string" &&
     (message.startsWith(POST_REFUSED) || ((code === 401 || code === 403) && message.startsWith(REFUSED_AFTER_AUTH)));
+  // the old SSE transport's refusal is a plain Error (no class or code of its own), its status only in its words
+  const plain = e instanceof Error && Object.getPrototypeOf(e) === Error.prototype && code === undefined;
+  const sse = plain && typeof message === "string" ? SSE_POST_REFUSED.exec(message) : null;
+  const status = sse !== null ? Number(sse[1]) : http ? code : undefined;
   // (408, "request timeout", is written by some gateways for an upstream that timed out while running it)
-  if (!http || typeof code !== "number" || !Number.isInteger(code) || code < 400 || code > 499 || code === 408) return undefined;
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 499 || status === 408) return undefined;
   const kind =
-    code === 401 || code === 403
+    status === 401 || status === 403
       ? "remote-auth"
-      : code === 429
+      : status === 429
         ? "remote-rate-limit"
-        : code === 400 || code === 404
+        : status === 400 || status === 404
           ? "remote-closed"
           : "remote-protocol";
-  return new FunctaiError(kind, `the MCP server refused the call of ${name} before running it (HTTP ${code}): ${message}`, { cause: e });
+  return new FunctaiError(
+    kind,
+    `the MCP server refused the call of ${name} before running it (HTTP ${status}): ${String(message)}; it did not run${REFUSAL_FIX[kind] ?? ""}`,
+    { cause: e },
+  );
 }
+
+/** How the SDK's SSE transport (the old one) begins its Error for an HTTP error status answering a POST, its status captured. */
+const SSE_POST_REFUSED = /^Error POSTing to endpoint \(HTTP (\d{3})\)/;
+
+/** What to fix, said after a refusal of a POST by its kind (see {@link refusedUnread}). */
+const REFUSAL_FIX: Partial<Record<string, string>> = {
+  "remote-auth": ": authorize the client (its transport's authProvider, or the headers the server asks for in its requestInit)",
+  "remote-rate-limit": ": the server takes no more requests for now; try again later",
+  "remote-closed":
+    ": the server no longer knows the client's session (it restarted, or closed it), or its endpoint is not there; connect the client again (client.connect with a new transport)",
+};
 
 /** McpErrors with the SDK's codes for a closed connection or a timeout that were the server's answer, not the SDK's own (see {@link send}). */
 const serverAnswers = new WeakSet<object>();
@@ -334,19 +361,65 @@ async function timed<T>(client: McpClient, signal: AbortSignal, timeout: number 
 /** Whether `e` is the SDK's refusal of a request on a client with no connection (never made, or closed: its server ended): nothing was sent. */
 const notConnected = (e: unknown): boolean => e instanceof Error && e.message === "Not connected";
 
+/** The name the client's server gave when it connected, when it did. */
+function serverName(client: McpClient): string | undefined {
+  try {
+    const named = (client as { getServerVersion?: () => { name?: unknown } | undefined }).getServerVersion?.()?.name;
+    return typeof named === "string" && named !== "" ? named : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * What is said of a client with no connection (see {@link notConnected}): which server (by the name it gave when
  * it connected, when it did), and what to do.
  */
 function closedConnection(client: McpClient): string {
-  let named: unknown;
-  try {
-    named = (client as { getServerVersion?: () => { name?: unknown } | undefined }).getServerVersion?.()?.name;
-  } catch {
-    named = undefined;
-  }
-  const server = typeof named === "string" && named !== "" ? `the MCP server ${JSON.stringify(named)}` : "the MCP server";
+  const named = serverName(client);
+  const server = named !== undefined ? `the MCP server ${JSON.stringify(named)}` : "the MCP server";
   return `Not connected to ${server}: its connection is closed (the server ended, or the client was closed), and nothing was sent; connect the client again (client.connect(transport)) before using its tools`;
+}
+
+/**
+ * A request refused for want of a connection (see {@link notConnected}) or failing as a Client's method called
+ * on no Client (a TypeError naming `this` or one of its private fields), as a FunctaiError: `what` was not done,
+ * and nothing was sent. A client with no `transport` (a wrapper of the SDK's Client) is said to be one, whose
+ * methods may not be bound to its Client (copied off it, they run on the wrapper, which has no connection);
+ * else `undefined`, for a TypeError on the SDK's own Client (see {@link closedConnection} for its closed connection).
+ */
+function notConnectedError(client: McpClient, e: unknown, what: string): FunctaiError | undefined {
+  const wrapper = !("transport" in client);
+  const unbound = e instanceof TypeError && /\bthis\b|\(reading '_/.test(e.message);
+  if (!notConnected(e) && !(wrapper && unbound)) return undefined;
+  if (!wrapper) return new FunctaiError("remote-closed", `${closedConnection(client)} (${what})`, { cause: e });
+  const bind =
+    "give mcpTools the connected Client itself, or a wrapper whose listTools, callTool and request are bound to it (client.request.bind(client))";
+  if (unbound)
+    return new FunctaiError(
+      "settings-invalid",
+      `the client given to mcpTools is not the SDK's Client (it has no transport), and its methods failed as if called on no Client (${describeError(e)}): ${bind}; nothing was sent (${what})`,
+      { cause: e },
+    );
+  return new FunctaiError(
+    "remote-closed",
+    `Not connected to the MCP server (the client given to mcpTools is not the SDK's Client: it has no transport): its Client's connection is closed, or was never made, or the wrapper's methods are not bound to it (they ran on the wrapper, which has no connection); nothing was sent (${what}): connect the Client, and ${bind}`,
+    { cause: e },
+  );
+}
+
+/**
+ * Refuses the SDK's Client when it was never connected (it has no transport, and no server said its name): the
+ * caller is to connect it before mcpTools. One whose connection closed after (its server ended) is told when its
+ * tools are listed (see {@link notConnectedError}).
+ */
+function refuseUnconnected(client: McpClient): void {
+  if (!("transport" in client) || transportOf(client) !== undefined || typeof (client as { connect?: unknown }).connect !== "function") return;
+  if (serverName(client) !== undefined) return;
+  throw new FunctaiError(
+    "settings-invalid",
+    "mcpTools takes a connected Client of @modelcontextprotocol/sdk, and this one is not connected: connect it first (await client.connect(transport))",
+  );
 }
 
 /**
@@ -360,7 +433,8 @@ function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors): Functa
   const refused = refusedUnread("tools/list", e, auth);
   if (refused !== undefined)
     return new FunctaiError(refused.code, `the MCP server's tools could not be listed: ${refused.message}`, { cause: e });
-  if (notConnected(e)) return new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP server's tools could not be listed)`, { cause: e });
+  const unconnectedError = notConnectedError(client, e, "the MCP server's tools could not be listed");
+  if (unconnectedError !== undefined) return unconnectedError;
   if (e instanceof HeldBack)
     return new FunctaiError("remote-auth", `the MCP server's tools could not be listed: ${heldBackError("tools/list", e).message}`, {
       cause: e.cause,
@@ -661,6 +735,7 @@ async function onWire<T>(
 ): Promise<T> {
   const cutter = new AbortController();
   let cut: OversizedBody | undefined;
+  let strayed: UnreadableMessage | undefined;
   let heldBack = false;
   let last: PostedRequest | undefined;
   const wire = watchWire(client, {
@@ -676,6 +751,11 @@ async function onWire<T>(
       cut ??= error;
       cutter.abort(error);
     },
+    // its answer has keys JSON-RPC does not name: the SDK drops it, and the request would wait out its timeout
+    strayKeys: (keys) => {
+      strayed ??= new UnreadableMessage(undefined, strayKeysSaid(keys));
+      cutter.abort(strayed);
+    },
   });
   try {
     return await request(outer === undefined ? cutter.signal : AbortSignal.any([outer, cutter.signal]));
@@ -684,6 +764,7 @@ async function onWire<T>(
     if (heldBack && last !== undefined) wire.withdraw(last);
     if (outer?.aborted) throw e;
     if (cut !== undefined) throw cut;
+    if (strayed !== undefined) throw strayed;
     const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
     if (heldBack && name === "McpError" && code === REQUEST_TIMEOUT && !serverAnswers.has(e as object)) throw new HeldBack(e);
     throw e;
@@ -926,7 +1007,11 @@ async function listedNow(client: McpClient, listed: Listed, reader: ListingReade
  * whose timeout ends while its POST, refused for its OAuth token, waits for a new one (the token endpoint not
  * answering) is `remote-auth`, saying it did not run, and is never sent when the token comes (a listing so is
  * `remote-auth` too). A listing past 10,000 tools is `remote-protocol`. An answer whose
- * `jsonrpc` is wrong or missing fails the call it answered at once, as one whose result cannot be read. A tool
+ * `jsonrpc` is wrong or missing fails the call it answered at once, as one whose result cannot be read; so does one
+ * with a top-level key JSON-RPC does not name, whose `id` is a call waiting (over stdio, and over Streamable HTTP on
+ * the POST that carried the call), never read leniently. A call refused with an HTTP 4xx over the old SSE transport
+ * is a tool error as over Streamable HTTP, saying what to fix. The SDK's Client never connected is
+ * `settings-invalid`; a wrapper of it (no `transport`) whose methods are not bound to it is said to be one. A tool
  * with an input named `__proto__` (which a JavaScript object cannot keep) is `settings-invalid`. Each call sends its `ctx.idempotencyKey` in the
  * request's `_meta` as `functai.dev/idempotencyKey` (the same for a person's
  * rerun; an SDK server's handler reads it in `extra._meta`), so a server that
@@ -961,6 +1046,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
   if (!client || typeof client.listTools !== "function" || typeof client.callTool !== "function")
     throw new FunctaiError("settings-invalid", "mcpTools takes a connected Client of @modelcontextprotocol/sdk");
   checkOptions(options);
+  refuseUnconnected(client);
   // the SDK first: without it, it is the package to name (ajv comes with it)
   const readResult = await loadResultReader();
   const makeCheck = await loadCheckMaker();
@@ -1081,8 +1167,8 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
             throw new FunctaiError("remote-closed", `the MCP tool ${name} could not be called: ${e.message}`, { cause: e.cause });
           }
           // the client has no connection (its server ended): nothing was sent, so nothing ran, a changing tool's call included
-          if (notConnected(e))
-            throw new FunctaiError("remote-closed", `${closedConnection(client)} (the MCP tool ${name} was not called)`, { cause: e });
+          const unconnectedError = notConnectedError(client, e, `the MCP tool ${name} was not called`);
+          if (unconnectedError !== undefined) throw unconnectedError;
           // the server refused it unread (a session it no longer knows, after a restart): a tool error, it never ran
           const refused = refusedUnread(name, e, e instanceof Error ? await loadAuthErrors() : undefined);
           if (refused !== undefined) throw refused;

@@ -1,20 +1,39 @@
+import { lineOf, tapLines } from "./lines.js";
+
 /**
  * A request that failed because the server sent an answer its transport
  * could not read while the request waited (see {@link untilUnreadable}):
  * what was wrong with it, in the transport's error (`cause`).
  */
 export class UnreadableMessage extends Error {
-  constructor(cause: unknown) {
-    super(
-      idless(cause)
-        ? "its id is not as JSON-RPC says (an answer to no request the client can name)"
-        : versionless(cause)
-          ? 'its jsonrpc is not as JSON-RPC says ("2.0")'
-          : "its result or error is not as JSON-RPC says",
-      { cause },
-    );
+  /** `said`: what was wrong with it, when known otherwise than by the transport's error (see {@link strayKeysSaid}). */
+  constructor(cause: unknown, said?: string) {
+    super(said ?? whatIsWrong(cause), { cause });
     this.name = "UnreadableMessage";
   }
+}
+
+/** What is wrong with an answer, by the transport's error for it. */
+function whatIsWrong(cause: unknown): string {
+  if (idless(cause)) return "its id is not as JSON-RPC says (an answer to no request the client can name)";
+  if (versionless(cause)) return 'its jsonrpc is not as JSON-RPC says ("2.0")';
+  const keys = otherKeys(cause);
+  return keys !== undefined ? strayKeysSaid(keys) : "its result or error is not as JSON-RPC says";
+}
+
+/** The top-level keys the SDK's schema did not know in a message, when that was its only fault. */
+function otherKeys(error: unknown): string[] | undefined {
+  const issues = (error as { issues?: unknown } | null)?.issues;
+  if (!Array.isArray(issues) || issues.length === 0) return undefined;
+  const top = (i: Issue) => i.code === "unrecognized_keys" && Array.isArray(i.path) && i.path.length === 0 && Array.isArray(i.keys);
+  if (!(issues as Issue[]).every(top)) return undefined;
+  return (issues as Issue[]).flatMap((i) => i.keys as unknown[]).map(String);
+}
+
+/** What is said of an answer with top-level `keys` JSON-RPC does not name (see {@link UnreadableMessage}). */
+export function strayKeysSaid(keys: readonly string[]): string {
+  const named = keys.map((k) => JSON.stringify(k)).join(", ");
+  return `it has ${keys.length === 1 ? "the key" : "the keys"} ${named} beside jsonrpc, id, result and error, which JSON-RPC does not name`;
 }
 
 /** Whether an answer's fault was its `id` (left out, `null`, or no request id): see {@link answerIssues} and {@link idlessAnswer}. */
@@ -121,6 +140,22 @@ function wrongVersion(branches: readonly Issue[][]): boolean {
   return branches.some((branch) => branch.some(ofVersion) && branch.every((i) => ofVersion(i) || ofId(i)));
 }
 
+/**
+ * Whether a transport's error was thrown for a line (see {@link lineOf}) that is an answer to a request the client
+ * still waits for: an object with `result` or `error`, no `method`, whose `id` is that request's (as the SDK's Client
+ * matches an answer to its request: by the id as a number). Whatever else is wrong with it (a key JSON-RPC does not
+ * name, which the SDK's error cannot tell from a notification's), the server answered that request: it is not read.
+ */
+function answersPending(client: unknown, error: unknown): boolean {
+  const line = lineOf(error);
+  if (line === null || typeof line !== "object" || Array.isArray(line) || "method" in line) return false;
+  if (!("result" in line || "error" in line)) return false;
+  const id = (line as { id?: unknown }).id;
+  if (!(typeof id === "number" || (typeof id === "string" && id.trim() !== ""))) return false;
+  const handlers = (client as { _responseHandlers?: unknown } | null)?._responseHandlers;
+  return handlers instanceof Map && handlers.has(Number(id));
+}
+
 /** Whether an answer's fault was its `jsonrpc` (and not its `id`, see {@link idless}). */
 function versionless(error: unknown): boolean {
   const issues = (error as { issues?: unknown } | null)?.issues;
@@ -184,17 +219,18 @@ function settle(w: Watched): void {
  * What is watched of `transport`, its `onerror` (which its Client set, chaining to the Client's own) wrapped
  * the first time, and still called.
  */
-function watchedOf(transport: Transport): Watched {
+function watchedOf(transport: Transport, client: unknown): Watched {
   const known = watched.get(transport);
   if (known !== undefined) return known;
   const w: Watched = { waiting: new Set(), unread: [] };
   watched.set(transport, w);
+  tapLines(transport);
   const before = transport.onerror;
   transport.onerror = (error) => {
     const limit = oversized(error);
     // (the transport closes the connection next: every request waiting fails as closed, each is told why)
     if (limit !== undefined) for (const waiter of w.waiting) waiter.closedOversized(new OversizedMessage(limit, error));
-    else if (unreadableAnswer(error)) unread(w, error);
+    else if (unreadableAnswer(error) || answersPending(client, error)) unread(w, error);
     before?.call(transport, error);
   };
   return w;
@@ -238,7 +274,7 @@ function watchClient(client: ErrorTold & { transport?: unknown }): void {
 function watch(client: unknown, waiter: Waiter): (answered: boolean) => void {
   const transport = (client as { transport?: unknown } | null)?.transport;
   if (transport === null || typeof transport !== "object") return () => {};
-  const w = watchedOf(transport as Transport);
+  const w = watchedOf(transport as Transport, client);
   watchClient(client as ErrorTold);
   w.waiting.add(waiter);
   return (answered) => {

@@ -22,7 +22,7 @@
  * POSTs are watched).
  */
 
-import { EventHead } from "./message-head.js";
+import { EventHead, MessageHead } from "./message-head.js";
 
 /**
  * The most functai reads of one answer on the wire, in bytes: a JSON answer, or one event of a stream. Derived from
@@ -72,6 +72,11 @@ export interface WireWatcher {
   refused(): void;
   /** The answer to a POST carrying it was cut off on the wire. */
   cut(error: OversizedBody): void;
+  /**
+   * The answer to a POST carrying it (a JSON answer, or an event of its stream) has top-level keys JSON-RPC does
+   * not name (`keys`): the SDK's strict reading drops it, unable to say it was an answer (see MessageHead.strayKeys).
+   */
+  strayKeys?(keys: string[]): void;
 }
 
 interface Wire {
@@ -119,7 +124,8 @@ const mediaType = (response: Response): string => (response.headers.get("content
 /**
  * A body read no further than `limit` bytes: in all, or (`events`) each event of a stream of Server-Sent Events
  * (its lines up to the blank line that ends it). Past it the source is cancelled and the stream fails with an
- * {@link OversizedBody}, told to `over` first. `id`: the id of the request the POST carried, which the body answers.
+ * {@link OversizedBody}, told to `over` first. `id`: the id of the request the POST carried, which the body answers
+ * (`undefined`: none); its answer with keys JSON-RPC does not name is told to `stray` (see WireWatcher.strayKeys).
  */
 function bounded(
   body: ReadableStream<Uint8Array>,
@@ -127,10 +133,17 @@ function bounded(
   events: boolean,
   id: unknown,
   over: (error: OversizedBody) => void,
+  stray: (keys: string[]) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  // what is read of the event being read: its message's top-level keys (see EventHead)
+  // what is read of the event being read: its message's top-level keys (see EventHead); of a JSON answer, its own
   const head = new EventHead();
+  const json = new MessageHead();
+  /** Tells `stray` of the keys JSON-RPC does not name in what `read` read, when it is the request's answer. */
+  const strayIn = (read: { strayKeys(id: unknown): string[] }) => {
+    const keys = id === undefined ? [] : read.strayKeys(id);
+    if (keys.length > 0) stray(keys);
+  };
   let size = 0;
   let line = 0;
   let afterCR = false;
@@ -138,6 +151,7 @@ function bounded(
   const past = (chunk: Uint8Array): boolean => {
     if (!events) {
       size += chunk.byteLength;
+      if (id !== undefined && size <= limit) for (const b of chunk) json.byte(b);
       return size > limit;
     }
     for (const b of chunk) {
@@ -148,6 +162,7 @@ function bounded(
       afterCR = b === 0x0d;
       if (b === 0x0a || b === 0x0d) {
         // a blank line ends an event
+        if (line === 0) strayIn(head);
         if (line === 0) head.eventEnd();
         else head.lineEnd();
         size = line === 0 ? 0 : size + 1;
@@ -164,7 +179,10 @@ function bounded(
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       const { value, done } = await reader.read();
-      if (done) return controller.close();
+      if (done) {
+        if (!events) strayIn(json);
+        return controller.close();
+      }
       if (past(value)) {
         // (a JSON answer is the answer to the POST's request)
         const error = new OversizedBody(limit, events, !events || head.answers(id));
@@ -196,9 +214,18 @@ function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
     // (a fetch of the caller's answering with another body than a web stream, node-fetch's, is left as it is)
     const readable = typeof (response.body as { getReader?: unknown } | null)?.getReader === "function";
     if (!response.ok || !readable || !(events || type === "application/json" || type.endsWith("+json"))) return response;
-    const body = bounded(response.body!, MAX_WIRE_BYTES, events, request?.id, (error) => {
-      for (const w of watching) w.cut(error);
-    });
+    const body = bounded(
+      response.body!,
+      MAX_WIRE_BYTES,
+      events,
+      request?.id,
+      (error) => {
+        for (const w of watching) w.cut(error);
+      },
+      (keys) => {
+        for (const w of watching) w.strayKeys?.(keys);
+      },
+    );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }

@@ -5,10 +5,12 @@
  * and it waits for the requests in the client's `_responseHandlers` first. Where one of them is gone it does
  * nothing, silently: an SDK release that renamed one would leave answers unbounded and requests given up for a
  * token sendable later, with every other test of the adapter's happy paths still passing. These tests build the
- * SDK's own classes and fail naming the field that is no longer what wire.ts takes it to be.
+ * SDK's own classes and fail naming the field that is no longer what wire.ts takes it to be. Likewise lines.ts (hunt
+ * 127): the stdio transport's `_readBuffer`, whose `readMessage` it taps and whose `_buffer` it reads the line from.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -101,5 +103,17 @@ describe("the SDK's private fields adapters/mcp/wire.ts relies on", () => {
     expect(waiting(), "Client._responseHandlers still holds a request answered").toEqual([]);
     await client.close();
     await server.close();
+  });
+
+  it("StdioClientTransport: _readBuffer, with readMessage and _buffer (the bytes not yet read)", () => {
+    const t = new StdioClientTransport({ command: "node" }); // (not started: no process)
+    const buffer = (t as unknown as Fields)._readBuffer as { append(chunk: Buffer): void } & Fields;
+    expect(gone("StdioClientTransport", t, { _readBuffer: ["its ReadBuffer", (v) => typeof v === "object" && v !== null] })).toEqual([]);
+    expect(gone("ReadBuffer", buffer, { readMessage: ["a method reading the next line", isFunction] })).toEqual([]);
+    buffer.append(Buffer.from('{"jsonrpc":"2.0","method":"x"}\n'));
+    const bytes = buffer._buffer;
+    expect(bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes, "ReadBuffer._buffer is no longer the bytes not yet read").toBe(
+      '{"jsonrpc":"2.0","method":"x"}\n',
+    );
   });
 });

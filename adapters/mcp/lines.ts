@@ -1,0 +1,54 @@
+/**
+ * What functai sees of the lines the SDK's stdio client transport cannot read. Its `ReadBuffer` parses each line
+ * with its strict schema of JSON-RPC messages and throws (told only to `onerror`) for one it cannot read, and the
+ * schema's error does not carry the line: an answer with a key JSON-RPC does not name ({ jsonrpc, id, result,
+ * extra }) fails with the same one issue as a notification with such a key. So the transport's buffer is tapped
+ * (`_readBuffer.readMessage`, not part of its typed API): the JSON of a line it threw for is kept, by that error,
+ * for {@link lineOf} to tell whose answer it was. Nothing is read leniently: the line is still dropped.
+ */
+
+/** The JSON of a line the transport could not read, by the error its buffer threw for it. */
+const lines = new WeakMap<object, unknown>();
+
+/** The SDK's `ReadBuffer`: the bytes not yet read (`_buffer`), and the reading of the next line. */
+interface ReadBuffer {
+  _buffer?: unknown;
+  readMessage?: () => unknown;
+}
+
+const tapped = new WeakSet<object>();
+const decoder = new TextDecoder();
+
+/** The JSON of the first line of `bytes`, or `undefined` (no whole line, or not JSON). */
+function firstLine(bytes: unknown): { value: unknown } | undefined {
+  if (!(bytes instanceof Uint8Array)) return undefined;
+  const end = bytes.indexOf(0x0a);
+  if (end === -1) return undefined;
+  try {
+    return { value: JSON.parse(decoder.decode(bytes.subarray(0, end))) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Taps the read buffer of `transport` (the SDK's stdio client transport; any other: nothing), once. */
+export function tapLines(transport: unknown): void {
+  const buffer = (transport as { _readBuffer?: unknown } | null)?._readBuffer as ReadBuffer | undefined;
+  if (buffer === null || typeof buffer !== "object" || tapped.has(buffer)) return;
+  const read = buffer.readMessage;
+  if (typeof read !== "function") return;
+  tapped.add(buffer);
+  buffer.readMessage = function (this: ReadBuffer) {
+    const before = this._buffer;
+    try {
+      return read.call(this);
+    } catch (e) {
+      const line = e !== null && typeof e === "object" ? firstLine(before) : undefined;
+      if (line !== undefined) lines.set(e as object, line.value);
+      throw e;
+    }
+  };
+}
+
+/** The JSON of the line the transport's error was thrown for (see {@link tapLines}), or `undefined`. */
+export const lineOf = (error: unknown): unknown => (error !== null && typeof error === "object" ? lines.get(error) : undefined);
