@@ -9,16 +9,12 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, tool, Waiting, type LMRequest } from "../../src/index.js";
+import { evaluate, program, Waiting, type LMRequest } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
+import { refundClerk } from "./fixtures/refund-clerk.js";
 import { report } from "./fixtures/report-turn.js";
 
-const refunds: string[] = [];
-const refund = tool("refund", { description: "Refund the order.", input: { order: z.string() }, effects: "changes" }, ({ order }) => {
-  refunds.push(order);
-  return `refunded ${order}`;
-});
-const clerk = ai("clerk", { description: "Refund the order, then say what the tool said.", input: { order: z.string() }, tools: [refund] });
+const { refunds, clerk } = refundClerk();
 
 /** Refunds the order it is given and says what the tool said; sends the report it is asked to. */
 const brain = (r: LMRequest) => {

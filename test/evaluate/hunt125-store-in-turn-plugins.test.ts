@@ -7,21 +7,12 @@
  */
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
-import { ai, evaluate, program, tool, type LMRequest, type Plugin } from "../../src/index.js";
+import { evaluate, program, type Plugin } from "../../src/index.js";
 import { memoryStore, scripted } from "../../src/testing/index.js";
+import { refundBrain, refundClerk } from "./fixtures/refund-clerk.js";
 
-const refunds: string[] = [];
-const refund = tool("refund", { description: "Refund the order.", input: { order: z.string() }, effects: "changes" }, ({ order }) => {
-  refunds.push(order);
-  return `refunded ${order}`;
-});
-const clerk = ai("clerk", { description: "Refund the order, then say what the tool said.", input: { order: z.string() }, tools: [refund] });
-/** Refunds the order it is given, then says what the tool said. */
-const brain = (r: LMRequest) => {
-  const last = r.messages.at(-1)!;
-  if (last.role === "tool") return `<result>\n${last.content}\n</result>`;
-  return { toolCalls: [{ name: "refund", input: { order: /<order>\n?([A-Z]-\d)/.exec(last.content)?.[1] ?? "?" } }] };
-};
+const { refunds, clerk } = refundClerk();
+const brain = refundBrain;
 const shown: string[] = [];
 const asker: Plugin = {
   name: "refund-desk",

@@ -8,15 +8,13 @@
  * answer could not be read", a reading call `remote-protocol`, each naming the key.
  */
 import { createServer } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { memoryStore } from "../../src/index.js";
 import { deskModel, makeDesk } from "./fixtures/desk.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
 import { ctx45, tool45 } from "./fixtures/hunt45.js";
-import { recordingServer } from "./fixtures/hunt52-http.js";
+import { listenAndConnect, recordingServer } from "./fixtures/hunt52-http.js";
 
 const kept = closedAfterEach();
 
@@ -39,17 +37,7 @@ async function httpServer(tools: unknown[], line: string, stream = false) {
       res.end(stream ? `event: message\ndata: ${answer}\n\n` : answer);
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const address = http.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  const client = new Client({ name: "hunt127-http-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-  const close = async () => {
-    await client.close().catch(() => {});
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-    await server.close();
-  };
+  const { client, close } = await listenAndConnect(http, server, "hunt127-http-test");
   return { client, calls, close };
 }
 
