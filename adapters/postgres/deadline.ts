@@ -46,6 +46,18 @@ export const answers = (ask: (text: string) => Promise<unknown>): Promise<boolea
     () => false,
   );
 
+/**
+ * Turns off `idle_session_timeout` (PostgreSQL 14 on; a pool's options, the
+ * role or the database may set one) for a connection of the store's own that
+ * idles by design: a lock session, whose turns idle in a tool or a model
+ * call, and the LISTEN connection, which waits between its probes. Ended by
+ * the server, a lock session's turns would read interrupted while they run,
+ * and the LISTEN connection was made again after each timeout, for as long as
+ * the store lived. A no-op on a server without the setting.
+ */
+export const NO_IDLE_SESSION_TIMEOUT =
+  "SELECT pg_catalog.set_config(name, '0', false) FROM pg_catalog.pg_settings WHERE name = 'idle_session_timeout'";
+
 /** How long a connection's graceful end is waited for before its socket is destroyed. */
 export const END_MS = 1_000;
 

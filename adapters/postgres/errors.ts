@@ -86,8 +86,60 @@ const FIXES: Record<string, string> = {
 };
 
 /**
+ * How a statement the server cancelled (57014) came to be cancelled, as the
+ * store found it (pg-db.ts): it ran for the session's statement_timeout
+ * (`"timeout"`), or was cancelled before it (`"cancel"`: pg_cancel_backend,
+ * a client's cancel request). Never read from the server's message, which
+ * is in the server's language (its lc_messages).
+ */
+const cancelled = new WeakMap<object, "timeout" | "cancel">();
+
+/** Says how the statement that failed with `e` (57014) came to be cancelled (see `cancelled`). */
+export const noteCancel = (e: unknown, how: "timeout" | "cancel"): void => {
+  if (typeof e === "object" && e !== null) cancelled.set(e, how);
+};
+
+/**
+ * Errors the server answered a statement with on a connection that went on
+ * (its ReadyForQuery came: no FATAL): the statement's transaction was rolled
+ * back whole, nothing of it took effect. Known by what the connection did
+ * (pg-db.ts), never by the severity's word, which is in the server's
+ * language ("ERROR" reads "FEHLER" in German).
+ */
+const refusedWhole = new WeakSet<object>();
+
+/** Says the server answered a statement with `e` and its connection went on (see `refusedWhole`). */
+export const markRefusedWhole = (e: unknown): void => {
+  if (typeof e === "object" && e !== null) refusedWhole.add(e);
+};
+
+/** Whether the server refused a statement whole with `e` (`refusedWhole`; a Db that does not say: its severity is the English "ERROR"). */
+export const wasRefusedWhole = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && (refusedWhole.has(e) || (e as { severity?: unknown }).severity === "ERROR");
+
+const LOST = "the connection was lost (a server restart or an administrator ended it): the operation may be retried";
+
+const CANCEL_FIXES = {
+  timeout:
+    "the server cancelled the statement at its statement_timeout (set for the role, the database or the pool): raise it, or set it to 0 for the store's role",
+  cancel: "the statement was cancelled on the server (pg_cancel_backend, or a client's cancel request)",
+  unknown:
+    "the server cancelled the statement: at its statement_timeout (set for the role, the database or the pool: raise it, or set it to 0 for the store's role), or at a cancel request (pg_cancel_backend)",
+};
+
+/**
+ * SQLSTATEs of a connection the server ended or lost (the server's message
+ * is in its own language: never read for this): an administrator's
+ * pg_terminate_backend or a shutdown (57P01), a crash of another backend
+ * (57P02), the database dropped (57P04), and class 08 (connection exception).
+ */
+const connectionLost = (code: string): boolean => ["57P01", "57P02", "57P04"].includes(code) || code.startsWith("08");
+
+/**
  * Turns an error of `pg` or the network into a `store-io` FunctaiError that
  * says what to fix (FunctaiErrors pass through unchanged). Never shows a password.
+ * A server's error is told by its SQLSTATE, never by its message: a server
+ * whose lc_messages is not English words it otherwise.
  */
 export function storeIo(e: unknown, doing: string, target: string): FunctaiError {
   if (e instanceof FunctaiError) return e;
@@ -96,10 +148,8 @@ export function storeIo(e: unknown, doing: string, target: string): FunctaiError
   const message = describeError(e).replace(/:\/\/([^:@/]*):[^@/]*@/g, "://$1:***@");
   let fix: string;
   if (FIXES[code]) fix = FIXES[code];
-  else if (code === "57014")
-    fix = /statement timeout/i.test(message)
-      ? "the server cancelled the statement at its statement_timeout (set for the role, the database or the pool): raise it, or set it to 0 for the store's role"
-      : "the statement was cancelled on the server (pg_cancel_backend, or a client's cancel request)";
+  else if (code === "57014") fix = CANCEL_FIXES[(typeof e === "object" && e !== null && cancelled.get(e)) || "unknown"];
+  else if (connectionLost(code)) fix = LOST;
   // pg-pool's own error: never the server's message, and never a passing one
   else if (/Cannot use a pool after calling end/i.test(message))
     fix = "the pool was ended (pool.end()) while the store still used it: close the store first, then end the pool";
@@ -109,8 +159,8 @@ export function storeIo(e: unknown, doing: string, target: string): FunctaiError
     fix = "no unix socket of that name: is PostgreSQL running, with that socket directory (?host=, e.g. /var/run/postgresql) and port?";
   else if (code === "ENOTFOUND" || code === "EAI_AGAIN") fix = "that host name does not resolve: fix the host in the connection string";
   else if (/timeout/i.test(message)) fix = "no answer in time: check the host, port and network (a firewall that drops packets looks like this)";
-  else if (/terminat|ECONNRESET|Connection terminated|closed/i.test(message + code))
-    fix = "the connection was lost (a server restart or an administrator ended it): the operation may be retried";
+  // (pg's own words and Node's codes, never the server's)
+  else if (/terminat|ECONNRESET|Connection terminated|closed/i.test(message + code)) fix = LOST;
   else if (/^the store is closed$/.test(message)) fix = "make a new store to go on";
   else fix = "see the server's message";
   return new FunctaiError("store-io", `PostgreSQL store (${target}): could not ${doing}: ${message} (${fix}).`, { cause: e });

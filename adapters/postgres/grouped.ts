@@ -9,6 +9,7 @@
  * of that call alone would give, without a batch made around it.
  */
 import { called } from "./called.js";
+import { wasRefusedWhole } from "./errors.js";
 
 export interface Call<I, R> {
   readonly item: I;
@@ -79,7 +80,7 @@ export class NotSent extends Error {
 }
 
 /** Whether nothing of the statement took effect: the server answered it with an error (its transaction was rolled back; a lost connection is not that), or it was never sent. */
-const refusedWhole = (e: unknown): boolean => e instanceof NotSent || (e as { severity?: unknown } | null)?.severity === "ERROR";
+const refusedWhole = (e: unknown): boolean => e instanceof NotSent || wasRefusedWhole(e);
 
 /**
  * The sender of a {@link Grouped} on a statement's two forms: one call goes

@@ -2,8 +2,8 @@ import type pg from "pg";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import { called } from "./called.js";
 import type { Db, Rows, Session } from "./db.js";
-import { endClient, keepsProcess, withDeadline } from "./deadline.js";
-import { describeTarget, storeIo } from "./errors.js";
+import { NO_IDLE_SESSION_TIMEOUT, endClient, keepsProcess, withDeadline } from "./deadline.js";
+import { describeTarget, markRefusedWhole, noteCancel, storeIo } from "./errors.js";
 import { Listener } from "./pg-listener.js";
 
 type Pg = typeof pg;
@@ -109,6 +109,42 @@ const LOCK_HOLDERS = `SELECT b.pid, b.usename AS role, b.application_name AS app
 const WATCH_EVERY_MS = 2_000;
 const RUNNING = "SELECT state FROM pg_catalog.pg_stat_activity WHERE pid = $1";
 
+/**
+ * Looks at what server process `pid` does (its pg_stat_activity state,
+ * "gone" when it has none) on a connection of its own, made at the first
+ * look and kept for the next ones (`end` ends it): never on a client of the
+ * pool, which the statement looked at holds. A given pool with max: 1 had
+ * none free for a look, and the store's first use, waiting behind another
+ * store's migration, failed as if a network had dropped its connection.
+ */
+function activityLooks({ pg, config }: { pg: Pg; config: pg.ClientConfig }): { look(pid: number): Promise<unknown>; end(): void } {
+  let client: pg.Client | null = null;
+  const end = (): void => {
+    if (client !== null) void endClient(client);
+    client = null;
+  };
+  let connected: Promise<unknown> = Promise.resolve();
+  const look = async (pid: number): Promise<unknown> => {
+    try {
+      if (client === null) {
+        client = new pg.Client({ ...config, connectionTimeoutMillis: WATCH_EVERY_MS });
+        client.on("error", noop);
+        connected = client.connect();
+      }
+      const on = client;
+      await connected;
+      const { rows } = await withDeadline(on.query(RUNNING, [pid]), WATCH_EVERY_MS, () => {
+        throw new Error("no answer");
+      });
+      return rows.length === 0 ? "gone" : rows[0]!["state"];
+    } catch (e) {
+      end();
+      throw e;
+    }
+  };
+  return { look, end };
+}
+
 /** The error of a statement without a deadline that the server no longer runs (`ended`) or that no look could ask about, and whose answer never came. */
 const lostAnswer = (target: string, ended: boolean): FunctaiError =>
   new FunctaiError(
@@ -202,11 +238,93 @@ async function resent(send: () => Promise<Rows>, error: unknown, name?: string):
   throw error;
 }
 
-/** Whether an error is the server's answer to a statement on a connection that goes on (not a FATAL one, which ends it). */
-const answered = (e: unknown): boolean => {
-  const severity = typeof e === "object" && e !== null ? (e as { severity?: unknown }).severity : undefined;
-  return typeof severity === "string" && severity !== "FATAL" && severity !== "PANIC";
-};
+/** Whether an error is the server's answer to a statement (its severity is in the server's language: FATAL may read "ВАЖНО" or "FATALE"). */
+const answered = (e: unknown): boolean =>
+  typeof (typeof e === "object" && e !== null ? (e as { severity?: unknown }).severity : undefined) === "string";
+
+/** pg's Client's own state, which its types leave out. */
+interface Wire {
+  readyForQuery?: unknown;
+  _ended?: unknown;
+  _queryable?: unknown;
+  connection?: { once?: (event: string, f: () => void) => unknown; off?: (event: string, f: () => void) => unknown };
+}
+
+/**
+ * Whether a connection goes on after the server answered its statement
+ * with an error: its ReadyForQuery came (or comes), not its end. A FATAL
+ * error (exit_on_error, an administrator's terminate) is followed by the
+ * server closing the connection instead. Told by what the connection does,
+ * never by the error's severity, which a server whose lc_messages is not
+ * English words otherwise: its connection went back to the pool as healthy
+ * and the next statement failed on it. A pg too old to tell: the English
+ * severity; no word in LOOK_MS: not.
+ */
+function goesOn(client: pg.PoolClient, e: unknown): Promise<boolean> {
+  const wire = client as unknown as Wire;
+  if (wire.readyForQuery === true) return Promise.resolve(true);
+  if (wire._ended === true || wire._queryable === false) return Promise.resolve(false);
+  const { once, off } = wire.connection ?? {};
+  if (typeof once !== "function" || typeof off !== "function") {
+    const severity = (e as { severity?: unknown }).severity;
+    return Promise.resolve(severity !== "FATAL" && severity !== "PANIC");
+  }
+  const connection = wire.connection!;
+  return new Promise((resolve) => {
+    const done = (yes: boolean) => (): void => {
+      clearTimeout(timer);
+      off.call(connection, "readyForQuery", ready);
+      off.call(connection, "end", ended);
+      resolve(yes);
+    };
+    const ready = done(true);
+    const ended = done(false);
+    once.call(connection, "readyForQuery", ready);
+    once.call(connection, "end", ended);
+    const timer = setTimeout(ended, LOOK_MS);
+    (timer as { unref?: () => void }).unref?.();
+  });
+}
+
+/** The session's statement_timeout, in ms (0: none). */
+const STATEMENT_TIMEOUT = "SELECT setting FROM pg_catalog.pg_settings WHERE name = 'statement_timeout'";
+
+/**
+ * Says (noteCancel) how a statement the server cancelled (57014) came to
+ * be, on its connection, which goes on: it ran `ranMs` (from its sending,
+ * so never less than the server counted), at least the session's
+ * statement_timeout (the server's own cancel), or less (someone's cancel
+ * request). Never from the server's message, which is in its language.
+ * False when its connection did not answer (it is dropped; the error is then
+ * said as either).
+ */
+async function howCancelled(client: pg.PoolClient, e: unknown, ranMs: number): Promise<boolean> {
+  const asked = client.query<{ setting: string }>(STATEMENT_TIMEOUT).then(
+    ({ rows }) => {
+      const limit = Number(rows[0]?.setting);
+      noteCancel(e, limit > 0 && ranMs >= limit ? "timeout" : "cancel");
+      return true;
+    },
+    () => false,
+  );
+  return withDeadline(asked, LOOK_MS, () => false);
+}
+
+/**
+ * Rejects with the server's error answer `e` to a statement that ran
+ * `ranMs`, once its connection is known to go on (released to the pool) or
+ * not (a FATAL one: dropped), and a cancel is told for what it was. The
+ * usual case, an ERROR whose ReadyForQuery came with it, at once.
+ */
+async function afterRefusal(client: pg.PoolClient, e: unknown, ranMs: number, release: (e?: Error) => void): Promise<never> {
+  let ok = await goesOn(client, e);
+  if (ok) {
+    markRefusedWhole(e);
+    if ((e as { code?: unknown }).code === "57014") ok = await howCancelled(client, e, ranMs);
+  }
+  release(ok ? undefined : (e as Error));
+  throw e;
+}
 
 /** How long a store keeps trying to connect while the server is down or starting (a restart): then the error shows. */
 export const RECONNECT_MS = 20_000;
@@ -268,13 +386,9 @@ async function connecting<T>(connect: () => Promise<T>, reached: { ever: boolean
 /**
  * A lock's session: server-side TCP keepalives, so a host cut off from the
  * network loses its advisory lock within about 10 s (a dead process at
- * once); and no `idle_session_timeout` (PostgreSQL 14 on; a pool's options
- * or the role may set one), which would end the session while its host
- * lives, its turns idle in a tool or a model call: they would read
- * interrupted while they run.
+ * once); and no `idle_session_timeout` (NO_IDLE_SESSION_TIMEOUT).
  */
-const SESSION_SETTINGS =
-  "SET tcp_keepalives_idle = 4; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'";
+const SESSION_SETTINGS = `SET tcp_keepalives_idle = 4; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3; ${NO_IDLE_SESSION_TIMEOUT}`;
 
 async function openClient(Client: Pg["Client"], config: pg.ClientConfig, target: string): Promise<pg.Client> {
   const client = new Client({ ...config, keepAlive: true });
@@ -362,6 +476,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
     deadline: boolean | number = true,
   ): Promise<Rows> => {
     const values = params as unknown[] | undefined;
+    const start = Date.now();
     let released = false;
     const release = (e?: Error): void => {
       if (released) return;
@@ -376,10 +491,13 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         return rows;
       },
       (e: unknown) => {
-        // not the server's answer, or a FATAL one (exit_on_error, an administrator's terminate): the connection is suspect or gone;
-        // or its prepared statements are not what pg takes them for (UNPREPARED): pg would fail them there again
-        release(answered(e) && !unprepared(e, name) ? undefined : (e as Error));
-        throw e;
+        // not the server's answer: the connection is suspect or gone; or its prepared statements are not what pg
+        // takes them for (UNPREPARED): pg would fail them there again
+        if (!answered(e) || unprepared(e, name)) {
+          release(e as Error);
+          throw e;
+        }
+        return afterRefusal(client, e, Date.now() - start, release);
       },
     );
     if (deadline === false) return watched(client, sent, release);
@@ -411,7 +529,8 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
    */
   const watched = (client: pg.PoolClient, sent: Promise<Rows>, release: (e?: Error) => void): Promise<Rows> => {
     const pid = (client as { processID?: unknown }).processID;
-    if (typeof pid !== "number") return sent;
+    if (typeof pid !== "number" || opened === undefined) return sent;
+    const looks = activityLooks(opened);
     return new Promise<Rows>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       let settled = false;
@@ -419,6 +538,7 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
         settled = true;
         clearTimeout(timer);
         cutShort.delete(cut);
+        looks.end();
       };
       // (its connection dropped: the pool, ended next, never waits for it; what the server does with it later is the DDL's own, made again by the next first use)
       const cut = (): void => {
@@ -443,10 +563,9 @@ export function pgDb(connection: { connectionString: string } | { pool: pg.Pool 
       let heard = Date.now();
       const look = (): void => {
         timer = setTimeout(() => {
-          statement(RUNNING, [pid], undefined, WATCH_EVERY_MS).then(
-            ({ rows }) => {
+          looks.look(pid).then(
+            (state) => {
               heard = Date.now();
-              const state = rows.length === 0 ? "gone" : rows[0]!["state"];
               ended = state === "gone" || state === "idle" ? ended + 1 : 0; // (null: not shown to this role, so not known to have ended)
             },
             () => undefined,

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { answers, endClient, keepsProcess, withDeadline } from "./deadline.js";
+import { NO_IDLE_SESSION_TIMEOUT, answers, endClient, keepsProcess, withDeadline } from "./deadline.js";
 
 /**
  * How often a listening connection is asked whether it still answers. It
@@ -64,7 +64,9 @@ export class Listener {
     keepsProcess(client, false);
     this.#client = client;
     try {
-      await withDeadline(client.query(`LISTEN ${this.channel}`), LISTEN_TIMEOUT_MS, () => {
+      // idle between its probes, it is no idle session for the server to end (LISTEN last: the connection's query, as seen on the server)
+      const listening = client.query(NO_IDLE_SESSION_TIMEOUT).then(() => client.query(`LISTEN ${this.channel}`));
+      await withDeadline(listening, LISTEN_TIMEOUT_MS, () => {
         // (a timeout, in storeIo's words: a network or server that does not answer)
         throw new Error(`no answer to LISTEN within ${LISTEN_TIMEOUT_MS / 1000} s (timeout): its connection was dropped`);
       });
