@@ -18,7 +18,7 @@ import net from "node:net";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { rec } from "../store/contract.js";
-import { type Playground, outcome, perTest } from "./fixtures/hunt9-gucs-kit.js";
+import { type Playground, outcome, perTest, rowHolder } from "./fixtures/hunt9-gucs-kit.js";
 import { until } from "./fixtures/hosts.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
@@ -107,21 +107,7 @@ async function russian(url: string): Promise<string> {
   return through.toString();
 }
 
-let holder: pg.Client | null = null;
-afterEach(async () => {
-  await holder?.end().catch(() => undefined);
-  holder = null;
-});
-
-/** Holds conversation `id`'s row lock in an open transaction of the superuser (straight to the server). */
-async function holdRow(g: Playground, schema: string, id: string): Promise<pg.Client> {
-  holder = new pg.Client({ connectionString: g.adminUrl });
-  holder.on("error", () => undefined);
-  await holder.connect();
-  await holder.query("BEGIN");
-  await holder.query(`SELECT 1 FROM "${schema}".conversations WHERE id = $1 FOR UPDATE`, [id]);
-  return holder;
-}
+const holdRow = rowHolder();
 
 /** The role's backend that waits for a lock (an append behind the held row), once there is one. */
 async function blocked(g: Playground): Promise<number> {

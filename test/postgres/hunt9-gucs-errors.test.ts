@@ -4,30 +4,14 @@
  * conversation's row lock another transaction holds), and exit_on_error
  * (every error ends the session: the server answers FATAL, then closes).
  */
-import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { rec } from "../store/contract.js";
-import { type Playground, outcome, perTest } from "./fixtures/hunt9-gucs-kit.js";
+import { outcome, perTest, rowHolder } from "./fixtures/hunt9-gucs-kit.js";
 import { NO_SERVER, freshSchema } from "./server.js";
 
 const { playground, open } = perTest();
 
-let holder: pg.Client | null = null;
-
-afterEach(async () => {
-  await holder?.end().catch(() => undefined);
-  holder = null;
-});
-
-/** Holds conversation `id`'s row lock in an open transaction of the superuser (as a slow append of another host would). */
-async function holdRow(g: Playground, schema: string, id: string): Promise<pg.Client> {
-  holder = new pg.Client({ connectionString: g.adminUrl });
-  holder.on("error", () => undefined);
-  await holder.connect();
-  await holder.query("BEGIN");
-  await holder.query(`SELECT 1 FROM "${schema}".conversations WHERE id = $1 FOR UPDATE`, [id]);
-  return holder;
-}
+const holdRow = rowHolder();
 
 describe.skipIf(NO_SERVER !== null)("postgres store: errors the role's settings make", () => {
   it("lock_timeout: an append that waits for a row lock fails store-io naming lock_timeout, nothing kept; the next one goes through", async () => {
