@@ -119,6 +119,20 @@ async function blocked(g: Playground): Promise<number> {
   return pid!;
 }
 
+/**
+ * A store through the Russian proxy whose second append of conversation "c" waits behind the row lock `tx` holds:
+ * `pending` is its outcome, `waiting` the server process that runs it.
+ */
+async function blockedAppend(ground: Playground) {
+  const schema = freshSchema();
+  const store = open(await russian(ground.url), schema);
+  await store.append("c", [rec()]);
+  const tx = await holdRow(ground, schema, "c");
+  const pending = outcome(store.append("c", [rec()], { expect: 1 }));
+  const waiting = await blocked(ground);
+  return { store, tx, pending, waiting };
+}
+
 describe.skipIf(NO_SERVER !== null)("postgres store (hunt 126): a server that speaks Russian", () => {
   it("the proxy words the server's errors in Russian (a check of the test itself)", async () => {
     const ground = await playground();
@@ -152,12 +166,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store (hunt 126): a server that sp
   // a guard (it passed before the fix too): the cancel the statement_timeout is told from
   it("a cancel request (pg_cancel_backend) under a long statement_timeout is told as a cancel, never as the timeout", async () => {
     const ground = await playground({ statement_timeout: "60000", lock_timeout: "0" });
-    const schema = freshSchema();
-    const store = open(await russian(ground.url), schema);
-    await store.append("c", [rec()]);
-    const tx = await holdRow(ground, schema, "c");
-    const pending = outcome(store.append("c", [rec()], { expect: 1 }));
-    const waiting = await blocked(ground);
+    const { store, tx, pending, waiting } = await blockedAppend(ground);
     await ground.sql("SELECT pg_cancel_backend($1)", [waiting]);
     const got = await pending;
     expect(got).toMatchObject({ ok: false, code: "store-io", message: expect.stringContaining("pg_cancel_backend") });
@@ -168,12 +177,7 @@ describe.skipIf(NO_SERVER !== null)("postgres store (hunt 126): a server that sp
 
   it("an administrator's pg_terminate_backend of an append's connection is said as a lost connection", async () => {
     const ground = await playground({ lock_timeout: "0" });
-    const schema = freshSchema();
-    const store = open(await russian(ground.url), schema);
-    await store.append("c", [rec()]);
-    const tx = await holdRow(ground, schema, "c");
-    const pending = outcome(store.append("c", [rec()], { expect: 1 }));
-    const waiting = await blocked(ground);
+    const { store, tx, pending, waiting } = await blockedAppend(ground);
     await ground.sql("SELECT pg_terminate_backend($1)", [waiting]);
     expect(await pending).toMatchObject({ ok: false, code: "store-io", message: expect.stringContaining("the connection was lost") });
     await tx.query("COMMIT");

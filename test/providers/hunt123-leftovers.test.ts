@@ -28,7 +28,8 @@ import { describe, expect, it } from "vitest";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
 import { ask } from "./fixtures/two-orders.js";
-import { type MockServer, eachTestServer, failure, fixture, fixtureJson } from "./server.js";
+import { dataOf, eventsOf } from "./fixtures/recorded-events.js";
+import { type MockServer, eachTestServer, failure, fixtureJson } from "./server.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
@@ -37,10 +38,6 @@ const gpt = () => openai({ model: "gpt-4o-mini", apiKey: "k", baseURL: `${server
 const claude = () => anthropic({ model: "claude-sonnet-4-20250514", apiKey: "k", baseURL: server.url, maxRetries: 1 });
 const streamed = { onText: () => {} };
 
-/** A recorded stream's events (each with its blank line), in order. */
-const eventsOf = (name: string): string[] => fixture(`hunt4-wire/${name}`).split(/(?<=\n\n)/);
-/** The JSON of an event's `data:` line. */
-const dataOf = (event: string): Record<string, unknown> => JSON.parse(/^data: (.*)$/m.exec(event)![1]!) as Record<string, unknown>;
 const clone = <T>(value: T): T => structuredClone(value);
 
 /** gpt-4o-mini's recorded streamed call of get_capital({"country":"UK"}): its events, `[DONE]` last. */
