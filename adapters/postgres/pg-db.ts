@@ -186,7 +186,7 @@ const lockHeld = (target: string, ms: number, holders: Record<string, unknown>[]
  */
 const ROLLED_BACK = new Set(["40001", "40P01"]);
 
-/** How many times a statement is sent again while the server refuses it as not prepared (UNPREPARED; then its error shows). */
+/** How many times a statement is sent again while the server refuses it as not prepared (UNPREPARED) or ended its idle session (endedIdle); then its error shows. */
 const RESEND_TRIES = 10;
 
 /**
@@ -221,13 +221,28 @@ const unprepared = (e: unknown, name: string | undefined): boolean =>
   name !== undefined && UNPREPARED.has(String((e as { code?: unknown } | null)?.code));
 
 /**
+ * Whether the server answered a statement by ending its session at its
+ * idle_session_timeout (57P05): a pool's client it ended while idle, handed
+ * out before the pool heard of it (the FATAL came just after the statement
+ * left). The server ends a session so only while it waits for a statement,
+ * and a FATAL that comes as it begins one rolls its transaction back (the
+ * append function checks for it before its commit), so the statement took no
+ * effect: it is sent again on another connection (an append failed as
+ * store-io, nothing written, under a role with such a timeout).
+ */
+const endedIdle = (e: unknown): boolean => (e as { code?: unknown } | null)?.code === "57P05";
+
+/**
  * Sends a statement again, after a short random wait each time, while the
- * server rolls it back whole, or (`named`) refuses it as not prepared:
+ * server rolls it back whole, or (`named`) refuses it as not prepared, or
+ * ended its idle session (endedIdle: each of a pool's idle clients may be):
  * `error` is its first answer's.
  */
 async function resent(send: () => Promise<Rows>, error: unknown, name?: string): Promise<Rows> {
   const until = Date.now() + RESEND_MS;
-  for (let tries = 1; (rolledBack(error) && Date.now() < until) || (unprepared(error, name) && tries <= RESEND_TRIES); tries++) {
+  const again = (e: unknown, tries: number): boolean =>
+    (rolledBack(e) && Date.now() < until) || ((unprepared(e, name) || endedIdle(e)) && tries <= RESEND_TRIES);
+  for (let tries = 1; again(error, tries); tries++) {
     await new Promise((r) => setTimeout(r, Math.random() * Math.min(2 ** tries, RESEND_PAUSE_MS)));
     try {
       return await send();

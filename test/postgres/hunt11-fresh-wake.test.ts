@@ -54,11 +54,8 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
           return v;
         }),
       );
-      await until(
-        "every waiter is registered",
-        async () => (await admin<{ n: number }>(`SELECT count(*)::int AS n FROM "${schema}".waiters`))[0]!.n === n,
-        10_000,
-      );
+      // (no poll for all 1,500 waiter rows at once: each wait takes its row away at its timeout, 2.5 s from the call,
+      // and on a loaded machine the last rows were written after the first were gone: the count never reached 1,500)
       const got = await Promise.all(waits);
       expect(got.every((v) => v === false)).toBe(true);
       expect(Math.min(...answered)).toBeGreaterThanOrEqual(2_490);
@@ -68,7 +65,8 @@ describe.skipIf(NO_SERVER !== null)("hunt11 fresh: a wait's last look and close 
       const t1 = Date.now();
       expect(await other.append("warm", [rec()])).toBe(2);
       expect(Date.now() - t1).toBeLessThan(10_000);
-      await until("every waiter took its row away", async () => (await admin(`SELECT 1 FROM "${schema}".waiters LIMIT 1`)).length === 0, 10_000);
+      await store.close(); // (it waits for the answered waits' DELETEs of their rows: an event, not a poll)
+      expect(await admin(`SELECT 1 FROM "${schema}".waiters LIMIT 1`)).toEqual([]);
     } finally {
       await other.close();
       await store.close();

@@ -7,6 +7,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { postgresStore } from "../../adapters/postgres/index.js";
 import { rec } from "../store/contract.js";
+import { until } from "./fixtures/hosts.js";
 import { NO_SERVER, SERVER_URL, admin, dropSchema, freshSchema } from "./server.js";
 
 const url = SERVER_URL ?? "";
@@ -45,7 +46,9 @@ describe.skipIf(NO_SERVER !== null)("many waits at once", () => {
     try {
       const ids = ["a", "b", "c"];
       const waits = ids.map((id) => store.wait!(id, 0, 20_000));
-      await new Promise((r) => setTimeout(r, 300));
+      // (the three under way: each listens, then says in the database that it waits: its waiter row)
+      const underWay = () => admin(`SELECT 1 FROM "${schema}".waiters`).then((rows) => rows.length === 3, () => false); // (no table before the store's first use)
+      await until("the three waits are under way", underWay, 10_000);
       const killed = await admin<{ ok: boolean }>("SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = $1", [
         `LISTEN functai_${schema}`,
       ]);
