@@ -5,6 +5,7 @@ import { looseJson, looseObject, pythonicCalls } from "./pythonic-calls.js";
 import { leadingThought } from "./thinking.js";
 import { CALL_OPEN, type CallBlock, openCall, withoutCalls } from "./tool-call-blocks.js";
 import type { LMRequest, LMResponse, Message, ToolCall, ToolSpec } from "./types.js";
+import { isRecord } from "../runtime/values.js";
 
 /**
  * Tools as text, for models without native tool calling: the same tools in
@@ -56,6 +57,7 @@ const CALL_KEYS = new Set(["name", "input", "arguments", "parameters", "id", "ty
 /**
  * The calls in one block's body. Most bodies are one call's JSON. Some
  * models write two calls in one block, one JSON object after the other, or
+ * as a list (JSON's, or Llama's pythonic one), or
  * words after the call's JSON ("I will wait for the result."): each whole
  * object is a call, and the words after the last are not part of any input.
  * A body that does not begin with whole JSON objects is one call with
@@ -67,9 +69,15 @@ function callsOf(body: string): ToolCall[] {
   if (body.startsWith("<") && withoutCalls(body, (block) => own.push(block)).trim() === "" && own.length > 0) return own.flatMap(blockCallsOf);
   const json = unfenced(body);
   try {
-    JSON.parse(json);
-    return [callOf("", body)];
+    const value: unknown = JSON.parse(json);
+    // a JSON list of calls in one block (as `<tool_calls>` holds them, see blockCallsOf): each is a call
+    return Array.isArray(value) && value.length > 0 && value.every(isRecord)
+      ? value.map((call) => callOf("", JSON.stringify(call)))
+      : [callOf("", body)];
   } catch {
+    // Llama's pythonic list in one block (`[get_weather(city="Paris")]`, see pythonic-calls.ts): its calls
+    const pythonic = json.startsWith("[") ? pythonicCalls(json) : undefined;
+    if (pythonic !== undefined) return pythonic.map(({ name, input }) => ({ id: "", name, input }));
     const { objects, rest } = leadingObjects(json);
     if (objects.length === 0) return [callOf("", body)];
     // a call after them that is not whole JSON (cut off, or mistyped) is still a call: the model is told

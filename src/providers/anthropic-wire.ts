@@ -5,7 +5,7 @@
 import type { ContentBlockParam, Message as AnthropicMessage, MessageParam, RawMessageStreamEvent, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { nameOf, refuseUnfinished, toolCallFromText } from "./common.js";
+import { nameOf, refuseUnfinished, tokenCount, toolCallFromText } from "./common.js";
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
 import { malformedEvent, notAReply, notShaped, notText } from "./errors.js";
@@ -151,8 +151,8 @@ const COUNTERS = ["input_tokens", "cache_creation_input_tokens", "cache_read_inp
 function merged(usage: UsageCounts, given: UsageLike | null | undefined): UsageCounts {
   const next = { ...usage };
   for (const key of COUNTERS) {
-    const value = given?.[key];
-    if (typeof value === "number") next[key] = value;
+    const value: unknown = given?.[key];
+    if (value !== undefined && value !== null) next[key] = tokenCount("anthropic", key, value);
   }
   return next;
 }
@@ -163,6 +163,12 @@ function merged(usage: UsageCounts, given: UsageLike | null | undefined): UsageC
  */
 const promptTokens = (u: UsageLike | null | undefined): number =>
   (u?.input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0);
+
+/** A whole message's `usage` as functai counts it; each count checked (see tokenCount). */
+function usageOf(u: UsageLike | null | undefined): LMResponse["usage"] {
+  const counts = merged({ input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }, u);
+  return { inputTokens: promptTokens(counts), outputTokens: counts.output_tokens };
+}
 
 /**
  * A text block's or delta's text: none where a compatible server gave none
@@ -183,6 +189,8 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
   if (!message.content.every(isRecord)) throw notAReply("anthropic", message, "a message whose content is a list of blocks");
   const wrong = message.content.map((b) => misshapenToolUse(b as unknown as Record<string, unknown>)).find((w) => w !== undefined);
   if (wrong !== undefined) throw notAReply("anthropic", message, `a message whose tool_use ids and names are strings (it has ${wrong})`);
+  const words = message.content.map((b) => misshapenText(b as unknown as Record<string, unknown>)).find((w) => w !== undefined);
+  if (words !== undefined) throw notAReply("anthropic", message, `a message whose text blocks hold text (it has ${words})`);
   let text = "";
   let toolCalls: ToolCall[] = [];
   const thinking: Thinking[] = [];
@@ -201,7 +209,7 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
     text,
     toolCalls,
     finishReason: reason,
-    usage: { inputTokens: promptTokens(message.usage), outputTokens: message.usage?.output_tokens ?? 0 },
+    usage: usageOf(message.usage),
     model: message.model,
   });
 }
@@ -218,12 +226,15 @@ function finished(stopReason: string | null | undefined, reply: LMResponse): LMR
 }
 
 /**
- * A streamed `tool_use`: its `input_json_delta` fragments are its input; where
- * none came (only empty ones), the input its `content_block_start` gave (as
- * the SDK's own stream reader keeps it), never an empty `{}` in its place.
+ * A streamed `tool_use`: its `input_json_delta` fragments are its input (as
+ * the SDK's own stream reader reads them, whatever its start gave); where
+ * none came (only empty ones), the input its `content_block_start` gave,
+ * whatever it is (as the SDK keeps it, and as a whole message's is read: one
+ * that is no object, a string, is told to the model as the tool's invalid
+ * input), never an empty `{}` in its place.
  */
 function toolCallOf(b: { id: string; name: string; start: unknown; json: string }): ToolCall {
-  if (b.json.trim() === "" && typeof b.start === "object" && b.start !== null) return { id: b.id, name: b.name, input: b.start };
+  if (b.json.trim() === "" && b.start !== undefined && b.start !== null) return { id: b.id, name: b.name, input: b.start };
   return toolCallFromText(b.id, b.name, b.json);
 }
 
@@ -261,6 +272,16 @@ function misshapenToolUse(block: Record<string, unknown>): string | undefined {
   if (block.type !== "tool_use") return undefined;
   const part = typeof block.id !== "string" ? "id" : notText(block.name) ? "name" : undefined;
   return part === undefined ? undefined : notShaped(`a tool_use whose ${part} is`, block[part], "a string");
+}
+
+/**
+ * What of a text block (or a `text_delta`) is no text where it holds its
+ * text: read as none, its words were lost unseen (null or left out is none,
+ * as compatible servers send it); undefined where it is text.
+ */
+function misshapenText(part: Record<string, unknown>): string | undefined {
+  if ((part.type !== "text" && part.type !== "text_delta") || !notText(part.text)) return undefined;
+  return notShaped(`a ${part.type === "text" ? "text block" : "text_delta"} whose text is`, part.text, "a string");
 }
 
 /** Builds an `LMResponse` from stream events; `tool_use` input arrives as `input_json_delta` fragments. */
@@ -345,14 +366,14 @@ export class EventAccumulator {
   private checkDelta(index: unknown, delta: Record<string, unknown>): void {
     if (!this.blocks.has(index as number))
       throw malformedEvent("anthropic", `a content_block_delta for block ${describeValue(index, 40)}, which no content_block_start began`);
-    const wrong = misshapenDelta(delta);
+    const wrong = misshapenDelta(delta) ?? misshapenText(delta);
     if (wrong !== undefined) throw malformedEvent("anthropic", wrong);
   }
 
   private checkStart(index: unknown, block: Record<string, unknown>): void {
     if (this.blocks.has(index as number))
       throw malformedEvent("anthropic", `a content_block_start for block ${describeValue(index, 40)}, which an earlier one began`);
-    const wrong = misshapenToolUse(block);
+    const wrong = misshapenToolUse(block) ?? misshapenText(block);
     if (wrong !== undefined) throw malformedEvent("anthropic", wrong);
   }
 

@@ -32,6 +32,24 @@ export function toolCallFromText(id: string, name: string, raw: string): ToolCal
   }
 }
 
+/**
+ * A reply's token count (`usage.prompt_tokens`, `usage.input_tokens`, …) as
+ * `usage` holds it: none given (left out, null) is 0. One that counts no
+ * tokens (a string "53", -5, 1.5, JSON's 1e400 read as Infinity) is the
+ * server's fault (no compatible server is known to send counts as strings):
+ * `provider-response` naming the field, where kept it was refused later by
+ * the engine naming no part of it, or added to the run's totals.
+ */
+export function tokenCount(provider: string, field: string, value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (Number.isSafeInteger(value) && (value as number) >= 0) return value as number;
+  throw new ProviderError(
+    "provider-response",
+    `${provider}: the reply's usage.${field} is ${describeValue(value, 40)}, not a whole number ≥ 0 (a count of tokens); it was not read as a reply.`,
+    { provider },
+  );
+}
+
 /** A call's function name; "" (no tool's: the model is told) where a compatible server gave none (null, or left out). */
 export const nameOf = (name: unknown): string => (typeof name === "string" ? name : "");
 

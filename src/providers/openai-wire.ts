@@ -5,7 +5,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { nameOf, refuseUnfinished, toolCallFromText } from "./common.js";
+import { nameOf, refuseUnfinished, tokenCount, toolCallFromText } from "./common.js";
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
 import { malformedEvent, notAReply, notShaped, notText } from "./errors.js";
@@ -131,12 +131,24 @@ function contentText(content: unknown): string {
 }
 
 /**
+ * Whether a message's or a delta's `content` is none of what it may be (see
+ * contentText): read as none, its words were lost unseen.
+ */
+const notContent = (content: unknown): boolean => notText(content) && !Array.isArray(content);
+
+/**
  * A call's `arguments` as text. OpenAI sends the JSON's text; some compatible
  * servers send the object itself, which is that JSON (never "[object Object]",
  * nor a TypeError from reading it as text).
  */
 const argumentsOf = (args: unknown): string =>
   typeof args === "string" ? args : args === undefined || args === null ? "" : (JSON.stringify(args) ?? "");
+
+/** A reply's `usage` as functai counts it (see tokenCount): none given is nothing counted. */
+const usageOf = (usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined): LMResponse["usage"] => ({
+  inputTokens: tokenCount("openai", "prompt_tokens", usage?.prompt_tokens),
+  outputTokens: tokenCount("openai", "completion_tokens", usage?.completion_tokens),
+});
 
 /**
  * Whether a body is a whole chat completion, one `fromCompletion` reads: a
@@ -173,7 +185,7 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
     text: contentText(choice.message.content) || refusal,
     toolCalls: withReasoning(cutLast(toolCalls, reason), reasoningOf(choice.message)),
     finishReason: reason,
-    usage: { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 },
+    usage: usageOf(completion.usage),
     ...(completion.model ? { model: completion.model } : {}),
   };
 }
@@ -248,6 +260,7 @@ function checkChunk(chunk: unknown): void {
   const delta = choice.delta;
   if (delta === undefined || delta === null) return;
   if (!isRecord(delta)) throw malformedEvent("openai", notShaped("a chunk whose delta is", delta, "an object"));
+  if (notContent(delta.content)) throw malformedEvent("openai", notShaped("a delta whose content is", delta.content, "a string or a list of parts"));
   if (notText(delta.refusal)) throw malformedEvent("openai", notShaped("a delta whose refusal is", delta.refusal, "a string"));
   const calls = delta.tool_calls;
   if (calls === undefined || calls === null) return;
@@ -277,7 +290,8 @@ function checkCallDelta(call: unknown): void {
  * id refused in the next request; a call without a function); undefined
  * where all is.
  */
-function misshapenMessage(message: { refusal?: unknown; tool_calls?: unknown }): string | undefined {
+function misshapenMessage(message: { content?: unknown; refusal?: unknown; tool_calls?: unknown }): string | undefined {
+  if (notContent(message.content)) return `a completion whose content is a string or a list of parts (it is ${describeValue(message.content, 40)})`;
   if (notText(message.refusal)) return `a completion whose refusal is a string (it is ${describeValue(message.refusal, 40)})`;
   const calls = (message.tool_calls ?? []) as { id?: unknown; function?: { name?: unknown } | null }[];
   const id = calls.find((c) => notText(c.id))?.id;
@@ -345,8 +359,7 @@ export class ChunkAccumulator {
     // (Moonshot's Kimi gives it inside the last chunk's choice, beside the finish)
     const usage = chunk.usage ?? (choice as { usage?: ChatCompletionChunk["usage"] } | undefined)?.usage;
     if (usage) {
-      this.inputTokens = usage.prompt_tokens ?? 0;
-      this.outputTokens = usage.completion_tokens ?? 0;
+      ({ inputTokens: this.inputTokens, outputTokens: this.outputTokens } = usageOf(usage));
       if (this.reason !== null) this.counted = true;
     }
     if (choice === undefined) return "";

@@ -15,8 +15,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LMRequest, LMResponse, Message, ToolSpec } from "../../src/lm/types.js";
-import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
+import { modelsOver } from "./fixtures/models.js";
 import { eachTestServer, type MockServer, type Recorded, type Reply } from "./server.js";
 
 const lookupOrder: ToolSpec = {
@@ -32,8 +32,7 @@ const START: Message[] = [
 let server: MockServer;
 eachTestServer((s) => (server = s));
 const local = () => openai({ model: "qwen2.5", apiKey: "none", baseURL: `${server.url}/v1` });
-const claude = () => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
-const gpt = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
+const { gpt, claude } = modelsOver(() => server, { gpt: "gpt-4.1-mini", claude: "claude-haiku-4-5", apiKey: "test-key", maxRetries: 0 });
 
 /** A local server's completion with these tool calls (an id left out where it is undefined, as some servers do). */
 const completion = (calls: { id?: string; name: string; order: string }[]): Reply => ({

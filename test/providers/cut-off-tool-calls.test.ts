@@ -9,9 +9,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
-import { anthropic } from "../../src/providers/anthropic.js";
-import { openai } from "../../src/providers/openai.js";
 import { claudeSse as claudeEvents } from "./anthropic-sse.js";
+import { modelsOver } from "./fixtures/models.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
 const refund: ToolSpec = {
@@ -23,8 +22,7 @@ const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nRefund
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
-const claude = () => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
-const gpt = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
+const { gpt, claude } = modelsOver(() => server, { gpt: "gpt-4.1-mini", claude: "claude-haiku-4-5", apiKey: "test-key", maxRetries: 0 });
 
 const usage = { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 64 };
 const claudeMessage = (content: unknown[], stop_reason: string) => ({

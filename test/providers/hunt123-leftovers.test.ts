@@ -25,18 +25,15 @@
  * part (a null or missing name is "", as OpenAI's is).
  */
 import { describe, expect, it } from "vitest";
-import { anthropic } from "../../src/providers/anthropic.js";
-import { openai } from "../../src/providers/openai.js";
 import { ask } from "./fixtures/two-orders.js";
 import { dataOf, eventsOf } from "./fixtures/recorded-events.js";
+import { modelsOver, streamed } from "./fixtures/models.js";
 import { type MockServer, eachTestServer, failure, fixtureJson } from "./server.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
 
-const gpt = () => openai({ model: "gpt-4o-mini", apiKey: "k", baseURL: `${server.url}/v1`, maxRetries: 1 });
-const claude = () => anthropic({ model: "claude-sonnet-4-20250514", apiKey: "k", baseURL: server.url, maxRetries: 1 });
-const streamed = { onText: () => {} };
+const { gpt, claude } = modelsOver(() => server);
 
 const clone = <T>(value: T): T => structuredClone(value);
 

@@ -17,12 +17,12 @@ import type { LMRequest } from "../../src/lm/types.js";
 import { anthropic } from "../../src/providers/anthropic.js";
 import { openai } from "../../src/providers/openai.js";
 import { claudeSse } from "./anthropic-sse.js";
+import { modelsOver } from "./fixtures/models.js";
 import { type MockServer, type Reply, eachTestServer, fixture, fixtureJson, sseData } from "./server.js";
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
-const claude = () => anthropic({ model: "claude-sonnet-4-20250514", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
-const gpt = () => openai({ model: "gpt-4o-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
+const { gpt, claude } = modelsOver(() => server, { apiKey: "test-key", maxRetries: 0 });
 const ask: LMRequest = { messages: [{ role: "user", content: "<question>\nWhat is the weather in Paris?\n</question>" }], tools: [] };
 
 type Event = Record<string, unknown> & { type: string };

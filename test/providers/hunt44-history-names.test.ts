@@ -13,8 +13,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { LMRequest, Message, ToolSpec } from "../../src/lm/types.js";
-import { anthropic } from "../../src/providers/anthropic.js";
-import { openai } from "../../src/providers/openai.js";
+import { modelsOver } from "./fixtures/models.js";
 import { type MockServer, type Recorded, type Reply, eachTestServer } from "./server.js";
 
 const lookup: ToolSpec = {
@@ -37,8 +36,7 @@ const request = (names: string[]): LMRequest => ({ messages: history(names), too
 
 let server: MockServer;
 eachTestServer((s) => (server = s));
-const claude = () => anthropic({ model: "claude-haiku-4-5", apiKey: "test-key", baseURL: server.url, maxRetries: 0 });
-const gpt = () => openai({ model: "gpt-4.1-mini", apiKey: "test-key", baseURL: `${server.url}/v1`, maxRetries: 0 });
+const { gpt, claude } = modelsOver(() => server, { gpt: "gpt-4.1-mini", claude: "claude-haiku-4-5", apiKey: "test-key", maxRetries: 0 });
 
 const message = (text: string) => ({
   id: "msg_01",
