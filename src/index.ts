@@ -14,7 +14,7 @@ export { LM_SPEC, isLanguageModel } from "./lm/types.js";
 export type { LanguageModel, LMRequest, LMResponse, Message, ToolCall, ToolSpec, Usage, GenerateOptions, FinishReason } from "./lm/types.js";
 export { asksApproval, refusalText } from "./approval/rule.js";
 export type { Approval, ApprovalAnswer, ApproveFunction, ApprovalRule, ApproveSetting } from "./approval/types.js";
-export type { Plugin, PluginHooks, PluginToolCall, PluginToolResult, StoppedForPerson, ToolCallDecision, ToolRunHook, PluginTurn, PluginTurnEnd, PluginModelRequest, PluginModelResponse } from "./plugins/types.js";
+export type { AnsweredDoubt, Plugin, PluginHooks, PluginToolCall, PluginToolResult, StoppedForPerson, ToolCallDecision, ToolRunHook, PluginTurn, PluginTurnEnd, PluginModelRequest, PluginModelResponse } from "./plugins/types.js";
 export { TurnStream } from "./turn/stream.js";
 export type { TurnActor, TurnSnapshot, TurnPersistedSnapshot, TurnStateValue, TurnObserver, TurnSubscription } from "./turn/actor.js";
 export type { TurnContext, TurnCommand, MachineAnswer } from "./turn/context.js";

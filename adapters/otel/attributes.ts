@@ -51,10 +51,17 @@ export const FUNCTAI = {
   invocation: "functai.invocation",
   approval: "functai.approval",
   approvedBy: "functai.approval.by",
+  /** Why a person (or the approve function) refused the call: recorded only with `content: true` (the model reads it). */
+  refusalReason: "functai.approval.reason",
+  /** A call left in doubt that a person answered: `given` (they said what it returned; it did not run) or `rerun`. */
+  answered: "functai.answered",
+  answeredBy: "functai.answered.by",
   /** The event a waiting turn's span ends with. */
   waitEvent: "functai.wait",
   approvals: "functai.wait.approvals",
   approvalIds: "functai.wait.approval_ids",
+  /** On the wait event of a run stopped by tool calls left in doubt (`turn-unfinished`): their paths, for a person to settle. */
+  unfinishedCalls: "functai.wait.unfinished",
 } as const;
 
 /**

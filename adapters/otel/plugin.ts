@@ -13,7 +13,7 @@ import {
 import type { Approval } from "../../src/approval/types.js";
 import { frameCarrier } from "../../src/engine/carrier.js";
 import { describeValue, FunctaiError } from "../../src/errors.js";
-import type { Plugin, PluginModelRequest, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
+import type { Plugin, PluginModelRequest, PluginToolResult, PluginTurn, PluginTurnEnd } from "../../src/plugins/types.js";
 import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { boundedText, FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
@@ -77,6 +77,22 @@ const linksFrom = (kept: readonly unknown[]): Link[] =>
     return isSpanContextValid(spanContext) ? [{ context: spanContext, attributes: { [FUNCTAI.state]: "earlier run" } }] : [];
   });
 
+/**
+ * What a tool call's span says of the answers that decided it: `functai.approval` (`approved`, `refused` or
+ * `not-asked`) and who gave it; a call left in doubt that a person answered, `functai.answered` (`given`: the
+ * output is what they said, the tool did not run; `rerun`) and who answered, when the records say.
+ */
+function toldAnswers(span: Span, result: PluginToolResult, content: boolean): void {
+  const { approved, refused, answered } = result;
+  span.setAttribute(FUNCTAI.approval, approved ? "approved" : refused ? "refused" : "not-asked");
+  const by = approved?.by ?? refused?.by;
+  if (by) span.setAttribute(FUNCTAI.approvedBy, boundedText(by));
+  if (refused?.reason && content) span.setAttribute(FUNCTAI.refusalReason, boundedText(refused.reason));
+  if (!answered) return;
+  span.setAttribute(FUNCTAI.answered, answered.kind);
+  if (answered.by) span.setAttribute(FUNCTAI.answeredBy, boundedText(answered.by));
+}
+
 function turnAttributes(t: PluginTurn, content: boolean): Attributes {
   const attributes: Attributes = {
     [GEN_AI.operation]: "invoke_agent",
@@ -120,6 +136,9 @@ function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean)
       [FUNCTAI.approvals]: waits.map((a) => a.path),
       [FUNCTAI.approvalIds]: waits.map((a) => a.id),
     });
+  } else if (end.state === "interrupted" && end.code === "turn-unfinished") {
+    // stopped for a person, who says what its calls left in doubt did (resumable, as a wait): no failure, as their spans are none
+    span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.unfinishedCalls]: run.unfinished });
   } else if (end.state !== "done" && end.state !== "waiting") {
     // (the stable code of why it did not end done; a failure whose error has none: "error"; hooks called by hand may give no code: the state)
     failSpan(span, end.code ?? (end.state === "failed" ? "error" : end.state), end.error, content);
@@ -328,13 +347,13 @@ export function otel(options: OtelOptions = {}): Plugin {
               : (waiting ?? (result.needsPerson?.code === "turn-waiting" ? result.needsPerson.approvals : undefined));
           // (the turn's span tells it, also when this call's span was refused by the tracer)
           if (waits && !waiting) run.stoppedFor(waits);
+          else if (!waits && result.error !== undefined && result.needsPerson?.code === "turn-unfinished") run.unfinished.push(result.path);
           if (!span) return;
           endQuietly("toolResult", span, () => {
             // the input it ran with: a plugin after this one may have changed what the model gave (its span, made at
             // toolCall or by a call inside it, holds that)
             if (content) span.setAttribute(GEN_AI.toolArguments, jsonText(result.input));
-            span.setAttribute(FUNCTAI.approval, result.approved ? "approved" : "not-asked");
-            if (result.approved?.by) span.setAttribute(FUNCTAI.approvedBy, boundedText(result.approved.by));
+            toldAnswers(span, result, content);
             if (waits) span.setAttribute(FUNCTAI.state, "waiting");
             else if (result.error !== undefined && result.needsPerson?.code === "turn-unfinished") {
               // it may have acted, and a person says what it did: a stop for that person, no failure (the turn's span says why it stopped)

@@ -71,6 +71,8 @@ export class Run {
   readonly usage: Usage = { inputTokens: 0, outputTokens: 0 };
   /** What delegated turns started in this run's tool calls wait for (the run stops for them, it does not fail). */
   readonly waits: Approval[] = [];
+  /** The paths of this run's tool calls left in doubt (`turn-unfinished`): the run stops for a person to say what they did. */
+  readonly unfinished: string[] = [];
   /** For a delegated turn's run: the tool call of the calling run it was started in. */
   caller?: CallerAt;
 

@@ -27,7 +27,7 @@ export interface CallSubject {
 /** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
 export type Decision =
   | { kind: "run"; input: unknown; approved?: { by: string | null } }
-  | { kind: "refused"; text: string }
+  | { kind: "refused"; text: string; refused?: { by: string | null; reason: string | null } }
   | { kind: "pending"; approval: Approval };
 
 /**
@@ -146,8 +146,8 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
   // by "function", as its record says: the same answer read back on resume (plugins' `approved`, the `approved` event) says so too
   const result: RecordedAnswer =
     answer === true
-      ? { verdict: "yes", reason: null, by: BY_FUNCTION }
-      : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: BY_FUNCTION };
+      ? { verdict: "yes", reason: null, by: BY_FUNCTION, fresh: true }
+      : { verdict: "no", reason: typeof answer === "string" ? answer : null, by: BY_FUNCTION, fresh: true };
   // kept, so a resumed turn does not ask again about a call it already answered; with the input it was shown (as a
   // `waiting` record keeps what a person is shown): a resumed turn whose reply was paid anew may make another call at
   // this place, which this answer never approves (see recordedAnswer)
@@ -340,7 +340,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
       const approval = makeApproval(frame, { ...call, input }, plugin.name, decision.ask);
       const answer = await answerFor(frame, call, approval, approve);
       if (!answer) return { kind: "pending", approval };
-      if (answer.verdict === "no") return { kind: "refused", text: refusalText(answer.reason) };
+      if (answer.verdict === "no") return refusedBy(answer);
       approved = { by: answer.by };
     }
   }
@@ -348,16 +348,25 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
   // and resumed from a handle opened elsewhere (only a store and a model), where the plugin that asked is not given,
   // and nobody asks its question again. (A yes only answered that plugin: the other questions are asked as usual.)
   const refusal = pluginRefusal(frame, call, input);
-  if (refusal) return { kind: "refused", text: refusalText(refusal.reason) };
+  if (refusal) return refusedBy(refusal);
   // a person's recorded answer stands whoever resumes the turn, with whatever settings
   const recorded = recordedAnswer(frame, call, null, input);
   if (recorded)
     return recorded.verdict === "yes"
       ? { kind: "run", input, approved: { by: recorded.by } }
-      : { kind: "refused", text: refusalText(recorded.reason) };
+      : refusedBy(recorded);
   if (!asksApproval(approve ?? null, call)) return approved ? { kind: "run", input, approved } : { kind: "run", input };
   const approval = makeApproval(frame, { ...call, input });
   const answer = await answerFor(frame, call, approval, approve);
   if (!answer) return { kind: "pending", approval };
-  return answer.verdict === "yes" ? { kind: "run", input, approved: { by: answer.by } } : { kind: "refused", text: refusalText(answer.reason) };
+  return answer.verdict === "yes" ? { kind: "run", input, approved: { by: answer.by } } : refusedBy(answer);
+}
+
+/**
+ * A call an answer refused: the text the model reads, and (for the run that first acts on the answer: it is `fresh`)
+ * who refused it and why, for the plugins' `toolResult` (a run that replays it tells them nothing again).
+ */
+function refusedBy(answer: RecordedAnswer): Decision {
+  const text = refusalText(answer.reason);
+  return answer.fresh === true ? { kind: "refused", text, refused: { by: answer.by, reason: answer.reason } } : { kind: "refused", text };
 }

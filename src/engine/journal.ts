@@ -3,6 +3,7 @@ import { approvalKey, pluginOf, toolKey } from "../records/keys.js";
 import { makeBodyRecord } from "../records/make.js";
 import { systemClock, type Clock, type ClockTimer } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord, WaitingRecord } from "../records/types.js";
+import type { AnsweredDoubt } from "../plugins/types.js";
 
 /** A record as the engine writes it: the journal adds format, time, turn and attempt. */
 export type RecordBody = { kind: string } & Record<string, unknown>;
@@ -49,6 +50,23 @@ export interface RecordedAnswer {
   by: string | null;
   /** The call it answered (its record's `path`, which ends in the tool's name); unknown for one given outside the records. */
   path?: string;
+  /**
+   * Given since the turn was last claimed (recorded after its last `lease`), or in this run: the run that goes on
+   * after it is the first to act on it, and tells the plugins (a refusal's `toolResult`). An answer earlier runs
+   * already acted on is replayed, not told again.
+   */
+  fresh?: boolean;
+}
+
+/**
+ * A person's answer to a call left in doubt, as its `tool` record keeps it: `given` (always a person's: the engine
+ * never writes one), or a `rerun` written outside any run (a person's has no `attempt`; the engine's own `rerun`, of a
+ * call that never ran or was entered again after a wait inside it, is stamped with its run's).
+ */
+function personAnswerOf(tool: ToolRecord): AnsweredDoubt | undefined {
+  if (tool.state !== "given" && (tool.state !== "rerun" || Object.hasOwn(tool, "attempt"))) return undefined;
+  const { by } = tool as { by?: unknown };
+  return { kind: tool.state, by: typeof by === "string" ? by : null };
 }
 
 /**
@@ -92,6 +110,10 @@ export class Journal {
   readonly #pluginsAnswered = new Map<string, Set<string>>();
   /** The input each approval showed a person, by approval key (its latest `waiting` record's). */
   readonly #shown = new Map<string, unknown>();
+  /** Calls left in doubt that a person answered since the turn was last claimed (see personAnswerOf), by place. */
+  readonly #doubts = new Map<string, AnsweredDoubt>();
+  /** The answers recorded since the turn was last claimed (each `fresh`: see RecordedAnswer). */
+  #freshAnswers: RecordedAnswer[] = [];
   /** What plugins kept in earlier runs (`{ kind: "plugin" }` records, a kind other readers skip), by plugin. */
   readonly #kept = new Map<string, unknown[]>();
   readonly #sink: JournalSink | undefined;
@@ -163,6 +185,18 @@ export class Journal {
         this.#tools.set(key, tool);
         // a call's later records (done, given, rerun) keep no input: its `started` record said what the call was
         if (tool.input !== undefined) this.#inputs.set(key, tool.input);
+        const person = personAnswerOf(tool);
+        if (person) this.#doubts.set(key, person);
+        else this.#doubts.delete(key);
+        break;
+      }
+      case "lease": {
+        // an earlier run claimed the turn: what was answered before it, it acted on (this run replays it). This run's
+        // own claim (its attempt's lease, appended before its records are read) is no such run
+        if ((record as { attempt?: unknown }).attempt === this.attempt) break;
+        this.#doubts.clear();
+        for (const a of this.#freshAnswers) a.fresh = false;
+        this.#freshAnswers = [];
         break;
       }
       case "approval": {
@@ -172,8 +206,9 @@ export class Journal {
           this.#blocks.set(toolKey(a.site, a.invocation), blocked);
           break;
         }
-        const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null };
+        const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null, fresh: true };
         if (typeof a.path === "string") answer.path = a.path;
+        this.#freshAnswers.push(answer);
         const key = approvalKey(a.site, a.invocation, a.plugin);
         this.#answers.set(key, answer);
         // an approve function's answer keeps the input it was shown (a person's is the `waiting` record's)
@@ -232,6 +267,14 @@ export class Journal {
     return answer === undefined || answer.path === undefined || answer.path === path ? answer : undefined;
   }
 
+  /**
+   * A person's answer to the call at this place, left in doubt by an earlier run (`given`: what it returned; `rerun`:
+   * run it again), when it was given since the turn was last claimed: this run is the first to act on it.
+   */
+  answeredDoubt(site: string, invocation: number): AnsweredDoubt | undefined {
+    return this.#doubts.get(toolKey(site, invocation));
+  }
+
   /** The block a plugin gave the call at this place in an earlier run, if one did (see approvals.ts). */
   block(site: string, invocation: number): RecordedBlock | undefined {
     return this.#blocks.get(toolKey(site, invocation));
@@ -257,9 +300,9 @@ export class Journal {
     return this.#kept.get(plugin) ?? [];
   }
 
-  /** Adds an answer given outside the records (an in-process stream's `approve`). */
-  addAnswer(key: string, answer: RecordedAnswer): void {
-    this.#answers.set(key, answer);
+  /** Adds an answer given outside the records (an in-process stream's `approve`); `fresh` when no earlier run acted on it. */
+  addAnswer(key: string, answer: RecordedAnswer, fresh = true): void {
+    this.#answers.set(key, { ...answer, fresh });
   }
 
   /**

@@ -1,6 +1,6 @@
 import { ApprovalError, ConversationError, FunctaiError, describeError, describeValue, isInstance } from "../errors.js";
 import type { Message, ToolCall } from "../lm/types.js";
-import type { Plugin, PluginToolCall, StoppedForPerson } from "../plugins/types.js";
+import type { AnsweredDoubt, Plugin, PluginToolCall, PluginToolResult, StoppedForPerson } from "../plugins/types.js";
 import { aroundTool, type ToolRunWatch } from "../plugins/hooks.js";
 import { changesThings } from "../approval/rule.js";
 import type { Approval } from "../approval/types.js";
@@ -31,6 +31,8 @@ interface Prepared {
   decision?: Decision;
   /** Its `tool_call` was shown (when streaming): it is being decided, and ends with a `tool_result`. */
   called?: true;
+  /** A person answered it, left in doubt by an earlier run, and this run is the first to go on after that (see Journal.answeredDoubt). */
+  answered?: AnsweredDoubt;
 }
 
 const toolMessage = (p: Prepared, content: string, isError = false): Message =>
@@ -79,6 +81,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
       );
     if (same) {
       p.recorded = record.error === undefined ? { output: record.output } : { error: record.error };
+      answeredAt(frame, p);
       return p;
     }
     // a reply paid anew calls this tool here, and its record kept no input (it only reads): run as a new call
@@ -87,6 +90,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     throw markTurnStop(
       new ConversationError("turn-unfinished", `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`),
     );
+  answeredAt(frame, p); // (a rerun a person asked for: it runs below as any call)
   if (!tool) {
     p.problem = `Error: there is no tool named ${JSON.stringify(call.name)}. The tools are: ${[...tools.keys()].join(", ") || "(none)"}.`;
     return p;
@@ -141,6 +145,12 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
         },
       )
     : decided(p, decision);
+}
+
+/** Notes a person's answer to the call at this place, left in doubt, that this run is the first to go on after. */
+function answeredAt(frame: Frame, p: Prepared): void {
+  const answered = frame.runtime.journal.answeredDoubt(frame.site, p.invocation);
+  if (answered !== undefined) p.answered = answered;
 }
 
 /**
@@ -253,7 +263,10 @@ async function afterHook(
   let changed: unknown;
   try {
     const approved = p.decision?.kind === "run" ? copyOf(p.decision.approved ?? null) : null;
-    changed = await hook({ ...shownCall(frame, p, copyOf(input)), approved, ...shown });
+    const told: PluginToolResult = { ...shownCall(frame, p, copyOf(input)), approved, ...shown };
+    if (p.answered) told.answered = { ...p.answered };
+    if (p.decision?.kind === "refused" && p.decision.refused) told.refused = { ...p.decision.refused };
+    changed = await hook(told);
   } catch (e) {
     throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
   }
@@ -392,7 +405,55 @@ async function inDoubt(frame: Frame, p: Prepared, input: unknown, stop: NeedsPer
 }
 
 async function execute(frame: Frame, p: Prepared): Promise<Message> {
-  return settledMessage(frame, p) ?? run(frame, p, p.decision as Extract<Decision, { kind: "run" }>);
+  return toldAnswer(frame, p) ?? settledMessage(frame, p) ?? run(frame, p, p.decision as Extract<Decision, { kind: "run" }>);
+}
+
+/**
+ * The message of a call an answer settled without running it (a result given, a refusal), shown to the plugins'
+ * `toolResult` hooks first, when this run is the first to go on after that answer (else undefined).
+ */
+function toldAnswer(frame: Frame, p: Prepared): Promise<Message> | undefined {
+  if (!frame.settings.plugins?.length) return undefined;
+  if (p.recorded && p.answered?.kind === "given") return givenMessage(frame, p);
+  if (p.decision?.kind === "refused" && p.decision.refused) return refusedMessage(frame, p, p.decision.text);
+  return undefined;
+}
+
+/**
+ * A call a person answered with what it returned (`given`), as this run first goes on after that answer: the
+ * plugins' `toolResult` hooks are shown it (`answered`; the tool did not run, so nothing else was), and may replace
+ * the output the model reads, as for a tool that ran: the replacement is kept (a `done` record after the `given`),
+ * so a later run replays what the model read.
+ */
+async function givenMessage(frame: Frame, p: Prepared): Promise<Message> {
+  const { runtime, site } = frame;
+  const given = p.recorded!.output;
+  const input = runtime.journal.toolInput(site, p.invocation)?.input ?? p.call.input;
+  const output = await new StopBound().race(afterHooks(frame, p, input, { output: given }), runtime.signal);
+  if (output === given) return toolMessage(p, outputText(given));
+  const text = keptText(output);
+  if (text === undefined)
+    throw new FunctaiError(
+      "plugin-failed",
+      `a plugin changed the output of ${p.path} into one that is not JSON (${outputNotJson(output) ?? "it could not be written"})`,
+    );
+  const kept = keptValue(output, text);
+  const done = doneBody(site, p, undefined);
+  done.output = kept;
+  void runtime.journal.add(done);
+  return toolMessage(p, readAs(kept, text));
+}
+
+/**
+ * A call an answer refused, as this run first goes on after that answer: the plugins' `toolResult` hooks are shown
+ * the refusal the model reads (`output`), with who refused it and why (`refused`). They watch: the model reads the
+ * refusal as it is (a run that replays it tells them nothing, and the model must read the same then).
+ */
+async function refusedMessage(frame: Frame, p: Prepared, text: string): Promise<Message> {
+  const message = settledMessage(frame, p)!;
+  const input = (p.decision as { input?: unknown }).input ?? p.call.input;
+  await new StopBound().race(afterHooks(frame, p, input, { output: text }), frame.runtime.signal);
+  return message;
 }
 
 /**
@@ -663,13 +724,15 @@ function runPrepared(frame: Frame, prepared: readonly Prepared[]): Message[] | P
   // one call (most steps): its outcome as settleAll gives it, without settling a list
   const p = prepared[0]!;
   let message: Message | undefined;
+  let told: Promise<Message> | undefined;
   try {
-    message = settledMessage(frame, p);
+    told = toldAnswer(frame, p);
+    message = told ? undefined : settledMessage(frame, p);
   } catch (e) {
     throw merged(e);
   }
   if (message !== undefined) return [message];
-  return run(frame, p, p.decision as Extract<Decision, { kind: "run" }>).then(
+  return (told ?? run(frame, p, p.decision as Extract<Decision, { kind: "run" }>)).then(
     (m) => [m],
     (e: unknown) => {
       throw merged(e);

@@ -70,6 +70,33 @@ export interface PluginToolResult extends PluginToolCall {
    * changing tool may have acted, and a person says what it did (no approvals).
    */
   needsPerson?: StoppedForPerson;
+  /**
+   * Set when a person answered this call, left in doubt by an earlier run (it may have acted: `turn-unfinished`), and
+   * this run is the first to go on after that answer (told once, also when it goes on in another process: read from
+   * the turn's records). `"given"`: the output is what the person said it returned, and the tool did not run (no
+   * `toolCall` or `toolRun` hook was called for it); `"rerun"`: the tool ran again, because a person asked for it.
+   */
+  answered?: AnsweredDoubt;
+  /**
+   * Set when the call was refused by an answer (a person's `deny`, or the approve function's no): the call did not
+   * run, and `output` is the refusal the model reads. Told once, by the run that goes on after the answer.
+   * `by` and `reason` are the answer's (`null` when not given; the approve function's `by` is `"function"`).
+   */
+  refused?: { by: string | null; reason: string | null };
+}
+
+/**
+ * A person's answer to a tool call left in doubt (see {@link PluginToolResult.answered}): `resume({ results })` is
+ * `"given"`, `resume({ rerun })` is `"rerun"`. `by` is who answered, when the records say (`null` otherwise).
+ *
+ * @example
+ * const audit: PluginHooks = {
+ *   toolResult: (r) => void (r.answered?.kind === "given" && console.log(r.path, "a person said it returned", r.output)),
+ * };
+ */
+export interface AnsweredDoubt {
+  kind: "given" | "rerun";
+  by: string | null;
 }
 
 /**

@@ -3,7 +3,7 @@ import { isoAt, systemClock, type Clock } from "../runtime/clock.js";
 import type { Approval } from "../approval/types.js";
 import { FunctaiError, describeError, isInstance } from "../errors.js";
 import type { Journal } from "../engine/journal.js";
-import { LeaseLost, Suspend, TurnRuntime, abortError, type TurnMode } from "../engine/runtime.js";
+import { LeaseLost, NeedsPerson, Suspend, TurnRuntime, abortError, type TurnMode } from "../engine/runtime.js";
 import type { Usage } from "../lm/types.js";
 import { callerPath } from "../records/keys.js";
 import { copyOf } from "../runtime/values.js";
@@ -62,6 +62,8 @@ export interface TurnSession {
    * conversation turn stopped while it waits (no run) has the append that ends it here (see `controls`).
    */
   run: Promise<void> | null;
+  /** The ids of the answers handed to a run of this session: a later run replays them (see Journal.addAnswer). */
+  readonly handed: Set<string>;
 }
 
 // (asked with isInstance: a body may throw a Proxy that cannot be asked what it is, and it
@@ -118,7 +120,9 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
       let runtime: TurnRuntime | null = null;
       try {
         const journal = await host.journal(input.run);
-        for (const [id, answer] of Object.entries(input.answers)) journal.addAnswer(id, answer);
+        // (an answer an earlier run of this session was given, it acted on: this run replays it, and tells no plugin of it again)
+        for (const [id, answer] of Object.entries(input.answers)) journal.addAnswer(id, answer, !session.handed.has(id));
+        for (const id of Object.keys(input.answers)) session.handed.add(id);
         const options: ConstructorParameters<typeof TurnRuntime>[0] = {
           turn: host.turn,
           mode: host.mode,
@@ -171,6 +175,10 @@ function runnerFor(session: TurnSession, streaming: boolean): Runner {
             const lost = isInstance(e, LeaseLost) ? (e as LeaseLost) : (controller.signal.reason as LeaseLost);
             session.error = lost;
             if (!controller.signal.aborted) controller.abort(lost); // tools still running in parallel stop too
+            // stopped for a person, the turn is still this run's: what it queued after the stop (a plugin's `keep` in its
+            // turnEnd) is kept before it lets go (a `plugin` record: the turn reads interrupted all the same). Unkept, the
+            // turn is let go all the same: it must read interrupted for the person
+            if (runtime && isInstance(e, NeedsPerson)) await runtime.journal.flush(true).catch(() => undefined);
             host.onInterrupt?.(lost);
             report(lost.stopped ? { type: "RUNNER.STOPPED", reason: lost.message } : { type: "RUNNER.INTERRUPTED", reason: lost.message });
           } else if (controller.signal.aborted) {
@@ -318,7 +326,7 @@ export function startTurn(host: TurnHost, options: { streaming: boolean; input?:
       ? new TurnActorRef(machine, { snapshot: options.snapshot as Snapshot<unknown>, input })
       : new TurnActorRef(machine, { input });
   guardListeners(actor);
-  const session: TurnSession = { actor, host, runtime: null, error: undefined, threw: false, shown: new Set(), run: null };
+  const session: TurnSession = { actor, host, runtime: null, error: undefined, threw: false, shown: new Set(), run: null, handed: new Set() };
   runners.set(actor.system, runnerFor(session, options.streaming));
   return session;
 }
