@@ -197,7 +197,12 @@ export class Companion {
         this.#cursor = subscribed.success ? { server: subscribed.data.server, n: subscribed.data.n } : undefined;
         if (subscribed.success && subscribed.data.missed) this.#emit("missed", { reason: subscribed.data.missed });
       },
-      () => undefined,
+      // refused by the server for its rate (frames that reached it bunched, though sent within it): asked again, held
+      // for the rate here; dropped, the listeners were told nothing for as long as the connection lasted. (A
+      // connection lost with it subscribes anew once welcomed.)
+      (e: RemoteError) => {
+        if (e.wireCode === "remote-rate-limit") this.#subscribe();
+      },
     );
   }
 

@@ -173,6 +173,11 @@ export class Link {
         );
       };
       let heartbeatMs: number | undefined;
+      /** This end refused a message of the server's as too large (`ws`'s own maxPayload): it closes, saying nothing more. */
+      let tooLarge = false;
+      socket.addEventListener("error", (e?: unknown) => {
+        if (refusedAsTooLarge(e)) tooLarge = true;
+      });
       const timer = setTimeout(
         () => {
           gaveUp = true;
@@ -214,6 +219,8 @@ export class Link {
         clearTimeout(timer);
         if (watchdog) clearTimeout(watchdog);
         if (this.#opening === socket) this.#opening = null;
+        // (said again at each attempt: its welcome, or what follows it, is as large again; a retry would loop for ever)
+        if (tooLarge && !welcomed) return reject(new RemoteError({ code: "remote-protocol", message: TOO_LARGE }));
         if (!welcomed)
           return reject(
             new RemoteError({
@@ -222,7 +229,7 @@ export class Link {
               message: `the server closed the connection (${e.code}${e.reason ? `: ${e.reason.slice(0, 200)}` : ""})`,
             }),
           );
-        if (!lost) this.#down(socket, { code: e.code, reason: e.reason }, welcomedAt);
+        if (!lost) this.#down(socket, tooLarge ? { code: TOO_LARGE_CLOSE, reason: TOO_LARGE } : { code: e.code, reason: e.reason }, welcomedAt);
       });
       socket.send(
         JSON.stringify({
@@ -246,7 +253,12 @@ export class Link {
         code: "remote-auth",
         message: `the server closed the connection (${AUTH_CLOSE}${e.reason ? `: ${e.reason}` : ""}): this companion's key was revoked`,
       });
+    // a message of the server's this end cannot take: the server sends it again after a reconnect (the waiting list
+    // first, the events it missed), and the companion would drop, reconnect and drop for ever, told a bare 1006
+    const tooLarge = e.code === TOO_LARGE_CLOSE && e.reason === TOO_LARGE;
+    if (tooLarge && !this.#closing) this.#refusal = new RemoteError({ code: "remote-protocol", message: `${TOO_LARGE} (${TOO_LARGE_CLOSE})` });
     this.events.down(e);
+    if (tooLarge) return;
     // a connection that stayed up starts the backoff again; one dropped at once (a server that welcomes, then
     // closes) goes on waiting longer each time, not 100 ms after every welcome
     if (Date.now() - welcomedAt >= STABLE_MS) this.#attempts = 0;
@@ -270,6 +282,17 @@ export class Link {
       });
     }, delay);
   }
+}
+
+/** The close of a message too large (a code WebSocket gives it), and why, as a companion that refused one tells it. */
+const TOO_LARGE_CLOSE = 1009;
+const TOO_LARGE =
+  "the server sent a message larger than this companion takes (its WebSocket's maxPayload); it no longer reconnects: app.open() tries again";
+
+/** Whether a socket's error is `ws` refusing a message past its own maxPayload (it then closes, 1006, saying no reason). */
+function refusedAsTooLarge(e: unknown): boolean {
+  const error = (e as { error?: { code?: unknown } } | null | undefined)?.error;
+  return error?.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH";
 }
 
 /** Lets go of a socket given up on: `ws`'s at once (its close would wait 30 s for a peer that is gone), a browser's by closing it. */

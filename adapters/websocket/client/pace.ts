@@ -19,7 +19,7 @@ export interface Held {
   readonly id: string;
   /** Whether it runs a turn (counted against `maxRuns` until its reply or error). */
   readonly runs: boolean;
-  /** A read (`waiting`, `status`): sent now or not at all, never behind the answers held back. */
+  /** A read (`waiting`, `status`): sent now or not at all, never held behind answers waiting for room among the runs (but never before what is held for the rate: see `hold`). */
   readonly read: boolean;
   send(): void;
 }
@@ -83,12 +83,18 @@ export class Pacer {
   /**
    * Sends `request` now when the limits allow, else when they do. A read the
    * rate does not allow now is not sent (false): asked again, nothing is
-   * lost, where a list held back would be shown late.
+   * lost, where a list held back would be shown late. A read never goes
+   * before what was held for the rate before it (a subscribe, an answer): a
+   * token come due while its timer waited to run (a busy event loop) is
+   * theirs first, and the server reads a companion's requests in the order
+   * its user made them (a read's answer says the subscribe asked before it
+   * is made). It passes only those held for room among the runs.
    */
   hold(request: Held): boolean {
     const rate = this.#limits.rate;
     if (request.read) {
       if (rate) {
+        this.#flush();
         this.#refill(rate);
         if (this.#tokens < 1) return false;
         this.#tokens -= 1;

@@ -80,6 +80,27 @@ function letGoIfSilent(socket: WebSocket): void {
   socket.once("close", () => clearTimeout(cut));
 }
 
+/**
+ * Each waiting list as each key sees it, made JSON once (and its frame): a hundred companions of one key are sent the
+ * same frame, and keep the same string to compare the next list with, not a hundred copies made a hundred times. A
+ * key that sees everything shares with every other such key. Kept as long as the list is the server's current one.
+ */
+const waitingFrames = new WeakMap<readonly WaitingEntry[], Map<Grant | "all", { json: string; frame: string }>>();
+
+function waitingFrame(grant: Grant, all: readonly WaitingEntry[]): { json: string; frame: string } {
+  const scope = grant.conversations === null && grant.programs === null ? "all" : grant;
+  let byScope = waitingFrames.get(all);
+  if (!byScope) waitingFrames.set(all, (byScope = new Map()));
+  let made = byScope.get(scope);
+  if (!made) {
+    const json = JSON.stringify(visibleTo(grant, all));
+    // (the bytes JSON.stringify({ type: "waiting", waiting }) makes)
+    made = { json, frame: `{"type":"waiting","waiting":${json}}` };
+    byScope.set(scope, made);
+  }
+  return made;
+}
+
 /** What `reading` looks at of the TCP socket under a `ws` one (`_handle.writeQueueSize`: what libuv has not written yet). */
 type TcpLike = { bytesWritten?: unknown; writableLength?: unknown; _handle?: { writeQueueSize?: unknown } | null };
 
@@ -129,6 +150,21 @@ export class Connection {
 
   send(msg: ServerMessage): void {
     if (this.socket.readyState !== this.socket.OPEN) return;
+    let text: string;
+    try {
+      text = JSON.stringify(msg);
+    } catch (e) {
+      this.hub.log("a message could not be sent", e);
+      // a reply is what the companion's call waits for: one JSON cannot say (a BigInt, a cycle in a turn's value) is refused by its id, never dropped
+      if (msg.type === "reply") this.error(msg.id, wireError("output-invalid", "the result cannot be sent: JSON cannot say it (a BigInt, a cycle?)"));
+      return;
+    }
+    this.sendText(text);
+  }
+
+  /** Sends a message already made JSON (one frame shared by the connections it goes to: made once, not once each). */
+  sendText(text: string): void {
+    if (this.socket.readyState !== this.socket.OPEN) return;
     // a companion that reads slower than the server writes would make the server hold every message it was sent, without
     // end: past the cap it is closed (it reconnects and gets the waiting list as it is then)
     if (this.socket.bufferedAmount > this.hub.maxBuffered) {
@@ -136,11 +172,9 @@ export class Connection {
       return this.close(CLOSE.slow, "reading too slowly");
     }
     try {
-      this.socket.send(JSON.stringify(msg));
+      this.socket.send(text);
     } catch (e) {
       this.hub.log("a message could not be sent", e);
-      // a reply is what the companion's call waits for: one JSON cannot say (a BigInt, a cycle in a turn's value) is refused by its id, never dropped
-      if (msg.type === "reply") this.error(msg.id, wireError("output-invalid", "the result cannot be sent: JSON cannot say it (a BigInt, a cycle?)"));
     }
   }
 
@@ -207,11 +241,10 @@ export class Connection {
   pushWaiting(all: readonly WaitingEntry[], force = false): void {
     const grant = this.grant && this.hub.keys.current(this.grant);
     if (!grant) return;
-    const mine = visibleTo(grant, all);
-    const json = JSON.stringify(mine);
+    const { json, frame } = waitingFrame(grant, all);
     if (!force && json === this.#lastWaiting) return;
-    this.#lastWaiting = json;
-    this.send({ type: "waiting", waiting: mine });
+    this.#lastWaiting = json; // (the one string its key's connections share, never a copy of it each)
+    this.sendText(frame);
   }
 
   #onMessage(data: unknown, isBinary: boolean): void {

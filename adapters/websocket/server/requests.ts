@@ -25,11 +25,16 @@ function emitter(hub: Hub, conn: Connection, id: string, conversation: () => str
     const event: WireEvent = { ...turnEvent }; // the engine's union, as the loosely checked wire shape
     const c = conversation();
     if (c === null) return conn.send({ type: "event", id, conversation: c, event }); // a caller call is the caller's alone
-    // (its size as sent, UTF-8: counted in UTF-16 units, text in CJK took a third of its bytes; byteLength counts, never encodes)
-    const n = hub.backlog.keep(c, program, event, Buffer.byteLength(JSON.stringify(event)));
-    conn.send({ type: "event", id, conversation: c, event, n });
-    for (const other of hub.connections)
-      if (other !== conn && mayFollow(hub, other, c, program)) other.send({ type: "event", id: null, conversation: c, event, n });
+    // made JSON once: its size as kept, and the frames (the asker's, and the one every subscriber shares), as
+    // JSON.stringify({ type, id, conversation, event, n }) makes them. (Its size as sent, UTF-8: counted in UTF-16
+    // units, text in CJK took a third of its bytes; byteLength counts, never encodes.)
+    const json = JSON.stringify(event);
+    const n = hub.backlog.keep(c, program, event, Buffer.byteLength(json));
+    const frame = (to: string | null): string =>
+      `{"type":"event","id":${JSON.stringify(to)},"conversation":${JSON.stringify(c)},"event":${json},"n":${n}}`;
+    conn.sendText(frame(id));
+    let shared: string | undefined;
+    for (const other of hub.connections) if (other !== conn && mayFollow(hub, other, c, program)) other.sendText((shared ??= frame(null)));
   };
 }
 

@@ -11,6 +11,7 @@ import { Backlog, BACKLOG_LIMITS } from "./backlog.js";
 import { CLOSE, closePolitely, Connection, type Hub } from "./connection.js";
 import { optionChecks } from "../shared/options.js";
 import { isLoopback, KeyRing, type KeySpec } from "./keys.js";
+import { PROTOCOL_VERSION } from "../shared/protocol.js";
 import { admit, type RateOptions } from "./limits.js";
 import { ProgramNames } from "./names.js";
 import { requestHandler } from "./requests.js";
@@ -211,6 +212,36 @@ function checkOptions(options: ServeOptions): void {
 }
 
 /**
+ * The largest hello a companion of this package sends with one of `keys`: the longest key (as JSON says it), and a
+ * client name at the protocol's 200 characters of up to 3 bytes each in UTF-8 (`ws` counts a frame's bytes).
+ */
+function largestHello(keys: readonly KeySpec[]): number {
+  let longest: string | undefined;
+  const bytes = (text: string): number => Buffer.byteLength(JSON.stringify(text));
+  for (const spec of keys) {
+    const key: unknown = typeof spec === "string" ? spec : (spec as { key?: unknown } | null)?.key;
+    if (typeof key === "string" && (longest === undefined || bytes(key) > bytes(longest))) longest = key;
+  }
+  const hello = { type: "hello", id: "hello", v: PROTOCOL_VERSION, ...(longest === undefined ? {} : { key: longest }), client: "€".repeat(200) };
+  return Buffer.byteLength(JSON.stringify(hello));
+}
+
+/**
+ * A `maxPayload` below the hello its own companions send locks every one of them out: each hello is closed (1009)
+ * before its welcome, at every reconnect. Refused when the server starts (or when `setKeys` gives a longer key).
+ */
+function checkHelloFits(maxPayload: number, keys: readonly KeySpec[], where: "maxPayload" | "setKeys"): void {
+  const min = largestHello(keys);
+  if (maxPayload >= min) return;
+  throw new FunctaiError(
+    "settings-invalid",
+    where === "maxPayload"
+      ? `serve: maxPayload ${maxPayload} is below the largest hello a companion sends (${min} bytes: its key, and a client name); every companion would be closed (1009) before its welcome: give at least ${min}`
+      : `serve: setKeys: a key this long makes a companion's hello ${min} bytes, past this server's maxPayload (${maxPayload}): every companion with it would be closed (1009) before its welcome; nothing changed`,
+  );
+}
+
+/**
  * Whether `path` is one a client's request can carry as it is: `ws` compares the request's path with it, letter for
  * letter, and a client sends what its URL made of it (a space as `%20`, no `?…` nor `#…`; a path not starting with `/`
  * made `ws://host:port` + it no URL at all): any other path refused every connection, 400, nothing said.
@@ -364,6 +395,8 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
   checkOptions(options);
   const host = options.host ?? "127.0.0.1";
   const keys = new KeyRing(options.keys);
+  const maxPayload = options.maxPayload ?? 64 * 1024;
+  checkHelloFits(maxPayload, options.keys ?? [], "maxPayload");
   const attached = options.server;
   const attachedAt = attached?.address();
   const loopback = attached ? onlyLocal(attachedAt) : isLoopback(host);
@@ -413,7 +446,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     maxRuns: options.maxRuns ?? 8,
     maxBuffered,
     heartbeatMs: options.heartbeatMs ?? 15_000,
-    maxPayload: options.maxPayload ?? 64 * 1024,
+    maxPayload,
     // (each by itself: a key given as undefined takes the default, where a spread would write undefined over it)
     rate: { perSecond: options.rate?.perSecond ?? 50, burst: options.rate?.burst ?? 100, strikes: options.rate?.strikes ?? 20 },
     track: (task) => {
@@ -480,6 +513,7 @@ export async function serve(options: ServeOptions): Promise<WebSocketServerHandl
     setKeys(next) {
       if (!Array.isArray(next)) return keys.set(next); // (refuses it: settings-invalid)
       if (next.length === 0 && !loopback) throw new FunctaiError("remote-auth", "serve: this server listens beyond loopback; it needs keys");
+      checkHelloFits(hub.maxPayload, next, "setKeys");
       keys.set(next);
       for (const conn of hub.connections) {
         if (!conn.grant) continue;
