@@ -4,7 +4,8 @@
  * schema's error does not carry the line: an answer with a key JSON-RPC does not name ({ jsonrpc, id, result,
  * extra }) fails with the same one issue as a notification with such a key. So the transport's buffer is tapped
  * (`_readBuffer.readMessage`, not part of its typed API): the JSON of a line it threw for is kept, by that error,
- * for {@link lineOf} to tell whose answer it was. Nothing is read leniently: the line is still dropped.
+ * for {@link lineOf} to tell whose answer it was; so is the data of an event of the SSE transport (see {@link tapEvents}).
+ * Nothing is read leniently: the line is still dropped.
  */
 
 /** The JSON of a line the transport could not read, by the error its buffer threw for it. */
@@ -31,8 +32,51 @@ function firstLine(bytes: unknown): { value: unknown } | undefined {
   }
 }
 
-/** Taps the read buffer of `transport` (the SDK's stdio client transport; any other: nothing), once. */
+/** The SDK's SSE client transport's EventSource (`_eventSource`): the handler of each message event it set. */
+interface EventSourceLike {
+  onmessage?: ((event: { data?: unknown }) => void) | null;
+}
+
+/**
+ * The data of the event the SSE transport is reading now, while its handler runs: what it throws for it (told to
+ * its `onerror`, at once) is kept by {@link lineOf}.
+ */
+let reading: { data: unknown } | undefined;
+
+/**
+ * Taps the SDK's SSE client transport (the old one): each event's message is parsed by its EventSource's
+ * `onmessage` (`_eventSource`, not part of its typed API), which tells its `onerror` at once of one it cannot
+ * read, the error not carrying the event's data: the data is held while that handler runs.
+ */
+function tapEvents(transport: unknown): void {
+  const source = (transport as { _eventSource?: unknown } | null)?._eventSource as EventSourceLike | undefined;
+  if (source === null || typeof source !== "object" || tapped.has(source)) return;
+  const on = source.onmessage;
+  if (typeof on !== "function") return;
+  tapped.add(source);
+  source.onmessage = function (this: unknown, event) {
+    reading = { data: event?.data };
+    try {
+      return on.call(this, event);
+    } finally {
+      reading = undefined;
+    }
+  };
+}
+
+/** The JSON of an event's data (see {@link tapEvents}), or `undefined`. */
+function eventJson(data: unknown): { value: unknown } | undefined {
+  if (typeof data !== "string") return undefined;
+  try {
+    return { value: JSON.parse(data) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Taps the read buffer of `transport` (the SDK's stdio client transport), or its event source (the SSE transport); any other: nothing. Once. */
 export function tapLines(transport: unknown): void {
+  tapEvents(transport);
   const buffer = (transport as { _readBuffer?: unknown } | null)?._readBuffer as ReadBuffer | undefined;
   if (buffer === null || typeof buffer !== "object" || tapped.has(buffer)) return;
   const read = buffer.readMessage;
@@ -50,5 +94,14 @@ export function tapLines(transport: unknown): void {
   };
 }
 
-/** The JSON of the line the transport's error was thrown for (see {@link tapLines}), or `undefined`. */
-export const lineOf = (error: unknown): unknown => (error !== null && typeof error === "object" ? lines.get(error) : undefined);
+/**
+ * The JSON of the line the transport's error was thrown for (see {@link tapLines}), or of the SSE transport's event
+ * being read as it was told (see {@link tapEvents}), or `undefined`.
+ */
+export function lineOf(error: unknown): unknown {
+  if (error === null || typeof error !== "object") return undefined;
+  if (lines.has(error)) return lines.get(error);
+  const event = reading === undefined ? undefined : eventJson(reading.data);
+  if (event !== undefined) lines.set(error, event.value);
+  return event?.value;
+}

@@ -97,6 +97,18 @@ export class MessageHead {
     return this.#keys.filter((k) => !ANSWER_KEYS.includes(k));
   }
 
+  /**
+   * The `id` and the top-level keys JSON-RPC does not name of a whole message that is an answer (see
+   * {@link strayKeys}) to the request its own `id` names, when it has such keys; else `undefined`. For a stream
+   * that answers no one request (a GET stream), where the answer's `id` says whose it is.
+   */
+  strayAnswer(): { id: unknown; keys: string[] } | undefined {
+    if (this.#idValue === undefined) return undefined;
+    const id = this.#idValue.value;
+    const keys = this.strayKeys(id);
+    return keys.length > 0 ? { id, keys } : undefined;
+  }
+
   #inText(b: number): void {
     this.#keep(b);
     if (this.#escaped) this.#escaped = false;
@@ -169,6 +181,11 @@ export class EventHead {
   /** See {@link MessageHead.strayKeys}: of the event read, before its end. */
   strayKeys(id: unknown): string[] {
     return this.#message.strayKeys(id);
+  }
+
+  /** See {@link MessageHead.strayAnswer}: of the event read, before its end. */
+  strayAnswer(): { id: unknown; keys: string[] } | undefined {
+    return this.#message.strayAnswer();
   }
 
   eventEnd(): void {

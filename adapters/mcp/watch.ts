@@ -147,13 +147,27 @@ function wrongVersion(branches: readonly Issue[][]): boolean {
  * name, which the SDK's error cannot tell from a notification's), the server answered that request: it is not read.
  */
 function answersPending(client: unknown, error: unknown): boolean {
-  const line = lineOf(error);
-  if (line === null || typeof line !== "object" || Array.isArray(line) || "method" in line) return false;
-  if (!("result" in line || "error" in line)) return false;
-  const id = (line as { id?: unknown }).id;
-  if (!(typeof id === "number" || (typeof id === "string" && id.trim() !== ""))) return false;
+  const id = answeredId(error);
   const handlers = (client as { _responseHandlers?: unknown } | null)?._responseHandlers;
-  return handlers instanceof Map && handlers.has(Number(id));
+  return id !== undefined && handlers instanceof Map && handlers.has(id);
+}
+
+/**
+ * The id of the request a line the transport could not read (see {@link lineOf}) answers, as the SDK's Client
+ * numbers its requests: an object with `result` or `error`, no `method`, and an id it can match. Else `undefined`.
+ */
+function answeredId(error: unknown): number | undefined {
+  const line = lineOf(error);
+  if (line === null || typeof line !== "object" || Array.isArray(line) || "method" in line) return undefined;
+  if (!("result" in line || "error" in line)) return undefined;
+  const id = (line as { id?: unknown }).id;
+  return typeof id === "number" || (typeof id === "string" && id.trim() !== "") ? Number(id) : undefined;
+}
+
+/** The ids of the requests the SDK's Client waits for (its `_responseHandlers`; none when it does not say). */
+function pendingIds(client: unknown): number[] {
+  const handlers = (client as { _responseHandlers?: unknown } | null)?._responseHandlers;
+  return handlers instanceof Map ? [...handlers.keys()].filter((k): k is number => typeof k === "number") : [];
 }
 
 /** Whether an answer's fault was its `jsonrpc` (and not its `id`, see {@link idless}). */
@@ -183,6 +197,8 @@ function idlessAnswer(error: unknown): boolean {
 
 /** One request waiting on a transport: failed with an answer the transport could not read, once it is known to be its. */
 interface Waiter {
+  /** The JSON-RPC ids its request was sent with, as the client numbers them (none known: empty). */
+  ids: Set<number>;
   fail(error: Error): void;
   /** The transport closed the connection for a message of the server past its limit (see {@link OversizedMessage}). */
   closedOversized(error: OversizedMessage): void;
@@ -208,11 +224,15 @@ function settle(w: Watched): void {
   for (let found = w.unread.find((u) => u.among.size <= 1); found !== undefined; found = w.unread.find((u) => u.among.size <= 1)) {
     w.unread.splice(w.unread.indexOf(found), 1);
     const [only] = found.among;
-    if (only === undefined) continue;
-    w.waiting.delete(only);
-    for (const u of w.unread) u.among.delete(only);
-    only.fail(found.error);
+    if (only !== undefined) blame(w, only, found.error);
   }
+}
+
+/** Fails `waiter` with the answer it could not read (`error`): it waits no more, and no other answer is its. */
+function blame(w: Watched, waiter: Waiter, error: Error): void {
+  w.waiting.delete(waiter);
+  for (const u of w.unread) u.among.delete(waiter);
+  waiter.fail(error);
 }
 
 /**
@@ -230,15 +250,24 @@ function watchedOf(transport: Transport, client: unknown): Watched {
     const limit = oversized(error);
     // (the transport closes the connection next: every request waiting fails as closed, each is told why)
     if (limit !== undefined) for (const waiter of w.waiting) waiter.closedOversized(new OversizedMessage(limit, error));
-    else if (unreadableAnswer(error) || answersPending(client, error)) unread(w, error);
+    else if (answersPending(client, error)) unread(w, error, answeredId(error));
+    else if (unreadableAnswer(error)) unread(w, error);
     before?.call(transport, error);
   };
   return w;
 }
 
-/** An answer that could not be read came: blamed on a request when it is known whose it is (see {@link settle}). */
-function unread(w: Watched, error: Error): void {
-  w.unread.push({ error, among: new Set(w.waiting) });
+/**
+ * An answer that could not be read came: blamed on a request when it is known whose it is. Its `id` (when the
+ * line was read, and the client waits for a request of that id) names it: the request sent with that id fails at
+ * once; a request none of them was sent with (one the caller made on the client itself) is none of theirs whose
+ * ids are known. Else it is the last left waiting of those that might be its (see {@link settle}).
+ */
+function unread(w: Watched, error: Error, id?: number): void {
+  const named = id === undefined ? undefined : [...w.waiting].find((waiter) => waiter.ids.has(id));
+  if (named !== undefined) return blame(w, named, error);
+  const among = [...w.waiting].filter((waiter) => id === undefined || waiter.ids.size === 0);
+  w.unread.push({ error, among: new Set(among) });
   settle(w);
 }
 
@@ -305,7 +334,9 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
   if (outer?.aborted) forward();
   else outer?.addEventListener("abort", forward, { once: true });
   let tooLarge: OversizedMessage | undefined;
+  const ids = new Set<number>();
   const done = watch(client, {
+    ids,
     fail: (error) => {
       seen = error;
       controller.abort(error);
@@ -316,7 +347,11 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
   });
   let answered = false;
   try {
-    const result = await request(controller.signal);
+    // the ids the client numbered the request with: its requests are sent at once, as `request` is called
+    const before = new Set(pendingIds(client));
+    const sent = request(controller.signal);
+    for (const id of pendingIds(client)) if (!before.has(id)) ids.add(id);
+    const result = await sent;
     answered = true;
     return result;
   } catch (e) {

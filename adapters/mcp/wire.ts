@@ -81,6 +81,8 @@ export interface WireWatcher {
 
 interface Wire {
   watchers: Set<WireWatcher>;
+  /** The id of the request each watcher's last POST carried (see {@link strayOnGet}). */
+  sentIds: WeakMap<WireWatcher, unknown>;
   /** Requests (by JSON-RPC id and method) given up while held back for a token: never sent. */
   withdrawn: { id: unknown; method: unknown }[];
   /** Settled once the GET stream opened before the wrapping is open again through it (or was not to be). */
@@ -125,7 +127,8 @@ const mediaType = (response: Response): string => (response.headers.get("content
  * A body read no further than `limit` bytes: in all, or (`events`) each event of a stream of Server-Sent Events
  * (its lines up to the blank line that ends it). Past it the source is cancelled and the stream fails with an
  * {@link OversizedBody}, told to `over` first. `id`: the id of the request the POST carried, which the body answers
- * (`undefined`: none); its answer with keys JSON-RPC does not name is told to `stray` (see WireWatcher.strayKeys).
+ * (`undefined`: none, a GET stream, whose answers say by their own id whose they are); an answer with keys JSON-RPC
+ * does not name is told to `stray`, with the id of the request it answers (see WireWatcher.strayKeys).
  */
 function bounded(
   body: ReadableStream<Uint8Array>,
@@ -133,16 +136,16 @@ function bounded(
   events: boolean,
   id: unknown,
   over: (error: OversizedBody) => void,
-  stray: (keys: string[]) => void,
+  stray: (id: unknown, keys: string[]) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   // what is read of the event being read: its message's top-level keys (see EventHead); of a JSON answer, its own
   const head = new EventHead();
   const json = new MessageHead();
-  /** Tells `stray` of the keys JSON-RPC does not name in what `read` read, when it is the request's answer. */
-  const strayIn = (read: { strayKeys(id: unknown): string[] }) => {
-    const keys = id === undefined ? [] : read.strayKeys(id);
-    if (keys.length > 0) stray(keys);
+  /** Tells `stray` of the keys JSON-RPC does not name in what `read` read, when it is an answer (the request's). */
+  const strayIn = (read: { strayKeys(id: unknown): string[]; strayAnswer(): { id: unknown; keys: string[] } | undefined }) => {
+    const found = id === undefined ? read.strayAnswer() : { id, keys: read.strayKeys(id) };
+    if (found !== undefined && found.keys.length > 0) stray(found.id, found.keys);
   };
   let size = 0;
   let line = 0;
@@ -206,7 +209,10 @@ function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
     const watching = request === undefined ? [] : [...wire.watchers].filter((w) => w.carries(request));
     if (request !== undefined && wire.withdrawn.some((w) => w.id === request.id && w.method === request.method))
       throw new Error(`functai did not send ${String(request.method)}: it was given up while held back for an OAuth token`);
-    for (const w of watching) w.sent(request!);
+    for (const w of watching) {
+      wire.sentIds.set(w, request!.id);
+      w.sent(request!);
+    }
     const response = await base(url, init);
     if (response.status === 401 || response.status === 403) for (const w of watching) w.refused();
     const type = mediaType(response);
@@ -222,12 +228,24 @@ function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
       (error) => {
         for (const w of watching) w.cut(error);
       },
-      (keys) => {
-        for (const w of watching) w.strayKeys?.(keys);
+      (id, keys) => {
+        for (const w of request === undefined ? strayOnGet(wire, id) : watching) w.strayKeys?.(keys);
       },
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
+}
+
+/**
+ * The watchers an answer on a stream no POST carried (the GET stream) is for: those whose last POST carried the
+ * request its `id` names (as the SDK's Client matches an answer to its request: by the id as a number).
+ */
+function strayOnGet(wire: Wire, id: unknown): WireWatcher[] {
+  if (!(typeof id === "number" || (typeof id === "string" && id.trim() !== ""))) return [];
+  return [...wire.watchers].filter((w) => {
+    const sent = wire.sentIds.get(w);
+    return (typeof sent === "number" || typeof sent === "string") && Number(sent) === Number(id);
+  });
 }
 
 /** What is watched of the transport `client` has now (its fetch wrapped the first time), or `undefined` for one not the SDK's HTTP transports. */
@@ -236,7 +254,7 @@ function wireOf(client: unknown): Wire | undefined {
   if (transport === null || typeof transport !== "object" || !("_fetch" in transport) || !(transport as HttpTransport)._url) return undefined;
   const known = wires.get(transport);
   if (known !== undefined) return known;
-  const wire: Wire = { watchers: new Set(), withdrawn: [], ready: Promise.resolve() };
+  const wire: Wire = { watchers: new Set(), sentIds: new WeakMap(), withdrawn: [], ready: Promise.resolve() };
   const t = transport as HttpTransport;
   t._fetch = wrapped(wire, t._fetch ?? ((input, init) => fetch(input, init)));
   wires.set(transport, wire);

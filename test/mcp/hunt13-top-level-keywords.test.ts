@@ -3,7 +3,7 @@
  * level. mcpTools refuses up front a tool whose "name, input names or schema
  * providers refuse" (`settings-invalid`, "leave it out with include"), since
  * "a request offering such a tool is refused whole (a 400 at every step)"
- * (adapters/mcp/tools.ts, `offerable`). Both providers functai ships refuse
+ * (adapters/mcp/options.ts, `offerable`). Both providers functai ships refuse
  * these keywords at the top of a tool's schema, whatever the tool is:
  * Anthropic ("input_schema does not support oneOf, allOf, or anyOf at the top
  * level") and OpenAI ("schema must have type 'object' and not have

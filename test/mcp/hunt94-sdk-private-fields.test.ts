@@ -6,8 +6,11 @@
  * nothing, silently: an SDK release that renamed one would leave answers unbounded and requests given up for a
  * token sendable later, with every other test of the adapter's happy paths still passing. These tests build the
  * SDK's own classes and fail naming the field that is no longer what wire.ts takes it to be. Likewise lines.ts (hunt
- * 127): the stdio transport's `_readBuffer`, whose `readMessage` it taps and whose `_buffer` it reads the line from.
+ * 127): the stdio transport's `_readBuffer`, whose `readMessage` it taps and whose `_buffer` it reads the line from;
+ * and (hunt 133) the SSE transport's `_eventSource`, whose `onmessage` it taps.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -103,6 +106,32 @@ describe("the SDK's private fields adapters/mcp/wire.ts relies on", () => {
     expect(waiting(), "Client._responseHandlers still holds a request answered").toEqual([]);
     await client.close();
     await server.close();
+  });
+
+  it("SSEClientTransport once started: _eventSource, whose onmessage reads each message event", async () => {
+    // (an SSE endpoint that only names where to post: all start() waits for)
+    const http = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write("event: endpoint\ndata: /messages\n\n");
+    });
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const t = new SSEClientTransport(new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/sse`));
+    try {
+      await t.start();
+      const source = (t as unknown as Fields)._eventSource;
+      expect(gone("SSEClientTransport", t, { _eventSource: ["its EventSource, once started", (v) => typeof v === "object" && v !== null] })).toEqual(
+        [],
+      );
+      expect(gone("EventSource", source as object, { onmessage: ["the handler of each message event", isFunction] })).toEqual([]);
+      const got: unknown[] = [];
+      t.onmessage = (m) => got.push(m);
+      (source as { onmessage(e: { data: string }): void }).onmessage({ data: '{"jsonrpc":"2.0","method":"x"}' });
+      expect(got, "EventSource.onmessage no longer reads a message event's data as the message").toEqual([{ jsonrpc: "2.0", method: "x" }]);
+    } finally {
+      await t.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    }
   });
 
   it("StdioClientTransport: _readBuffer, with readMessage and _buffer (the bytes not yet read)", () => {
