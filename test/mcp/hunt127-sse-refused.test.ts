@@ -11,8 +11,6 @@
  * POST after it with that status, as the app in front of the transport does for a session it does not know.
  */
 import { createServer } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -21,6 +19,7 @@ import { mcpTools } from "../../adapters/mcp/index.js";
 import { memoryStore } from "../../src/index.js";
 import { deskModel, makeDesk } from "./fixtures/desk.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
+import { listenAndConnect } from "./fixtures/hunt52-http.js";
 import { ctx45, tool45 } from "./fixtures/hunt45.js";
 
 const kept = closedAfterEach();
@@ -43,18 +42,8 @@ async function sseServer(tools: unknown[]) {
     } else if (refused !== undefined) res.writeHead(refused.status).end(refused.body);
     else void transport?.handlePostMessage(req, res);
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const address = http.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  const client = new Client({ name: "hunt127-sse-test", version: "1.0.0" });
-  await client.connect(new SSEClientTransport(new URL(`http://127.0.0.1:${port}/sse`)));
-  const close = async () => {
-    await client.close().catch(() => {});
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-    await server.close();
-  };
-  return { client, calls, refuse: (status: number, body: string) => void (refused = { status, body }), close };
+  const listening = await listenAndConnect(http, server, "hunt127-sse-test", "sse");
+  return { ...listening, calls, refuse: (status: number, body: string) => void (refused = { status, body }) };
 }
 
 describe("a call over the SSE transport whose POST is refused with a 4xx", () => {

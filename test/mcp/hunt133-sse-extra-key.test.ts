@@ -10,14 +10,13 @@
  * named in `extra` is sent with the key `extra`. Each call's timeout is far past the test's own.
  */
 import { createServer } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, type JSONRPCMessage, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
+import { listenAndConnect } from "./fixtures/hunt52-http.js";
 import { ctx45, tool45 } from "./fixtures/hunt45.js";
 
 const kept = closedAfterEach();
@@ -43,18 +42,7 @@ async function sseServer(tools: unknown[], extra: string[]) {
     transport = t;
     void server.connect(t);
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const address = http.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  const client = new Client({ name: "hunt133-sse-test", version: "1.0.0" });
-  await client.connect(new SSEClientTransport(new URL(`http://127.0.0.1:${port}/sse`)));
-  const close = async () => {
-    await client.close().catch(() => {});
-    http.closeAllConnections();
-    await new Promise<void>((resolve) => http.close(() => resolve()));
-    await server.close();
-  };
-  return { client, close };
+  return listenAndConnect(http, server, "hunt133-sse-test", "sse");
 }
 
 describe("over the SSE transport, an answer with a key JSON-RPC does not name", () => {

@@ -9,30 +9,19 @@
  * - A call a person refused (`deny({ by, reason })`) had no span either (no `toolResult` was called). Now its span
  *   says `functai.approval: "refused"`, `functai.approval.by`, and (with `content: true`) `functai.approval.reason`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { SpanStatusCode } from "@opentelemetry/api";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { otel } from "../../adapters/otel/index.js";
 import { ai, tool, type LMRequest } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
+import { tempDirs } from "../fixtures/temp-dirs.js";
 import { hungDesk } from "./fixtures/hung-desk.js";
 import { idOf, one, parentOf, tracing } from "./tracing.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function recordsDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "functai-hunt129-otel-"));
-  dirs.push(dir);
-  return dir;
-}
+const recordsDir = tempDirs("functai-hunt129-otel-");
 
 const refundHang = { name: "refund", input: { order_id: "HANG", amount: 39 } };
 

@@ -10,28 +10,17 @@
  * - A person's refusal (an `approval` record, verdict `no`, with `by` and `reason`) never reached `toolResult`:
  *   the refused call was not shown to it at all. Now it is, with `refused: { by, reason }` and the text the model reads.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { ai, tool, type LMRequest, type Plugin, type PluginToolResult, type PluginTurn } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
+import { tempDirs } from "../fixtures/temp-dirs.js";
 import { hungDesk } from "../otel/fixtures/hung-desk.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
 /** A fresh directory of conversations: each `fsStore` over it is another process's store, reading the same records. */
-function recordsDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "functai-hunt129-"));
-  dirs.push(dir);
-  return dir;
-}
+const recordsDir = tempDirs("functai-hunt129-");
 
 /** A plugin that tells what it was shown, and keeps why a run stopped (in its turnEnd). */
 function watcher() {
