@@ -11,12 +11,10 @@
  */
 import { SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
 import { fsStore } from "../../adapters/node-fs/index.js";
 import { otel } from "../../adapters/otel/index.js";
-import { ai, tool, type LMRequest } from "../../src/index.js";
-import { scripted } from "../../src/testing/index.js";
 import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
+import { refusableRefund } from "../fixtures/refusable-refund.js";
 import { tempDirs } from "../fixtures/temp-dirs.js";
 import { hungDesk } from "./fixtures/hung-desk.js";
 import { idOf, one, parentOf, tracing } from "./tracing.js";
@@ -65,11 +63,7 @@ describe("otel(): a call left in doubt that a person answered, in another proces
 describe("otel(): a call a person refused, in another process", () => {
   it("its span says who refused it, and why (with content)", async () => {
     const dir = recordsDir();
-    const refund = tool("refund", { description: "Refund.", input: { amount: z.number() }, effects: "changes" }, () => "sent");
-    const desk = ai("desk", { description: "Refunds.", input: { m: z.string() }, tools: [refund] });
-    const reply = (r: LMRequest) =>
-      r.messages.some((m) => m.role === "tool") ? "Not refunded." : { toolCalls: [{ name: "refund", input: { amount: 5 } }] };
-    const lm = () => scripted([reply, reply]);
+    const { desk, lm } = refusableRefund();
     const chat = desk.conversation("sam", { store: fsStore(dir), lm: lm(), approve: "changes", plugins: [otel({ tracer: tracing().tracer })] });
     await expect(chat.send("Refund me.")).rejects.toMatchObject({ code: "turn-waiting" });
     const t = tracing();

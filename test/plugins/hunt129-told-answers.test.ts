@@ -16,6 +16,7 @@ import { fsStore } from "../../adapters/node-fs/index.js";
 import { ai, tool, type LMRequest, type Plugin, type PluginToolResult, type PluginTurn } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
+import { refusableRefund } from "../fixtures/refusable-refund.js";
 import { tempDirs } from "../fixtures/temp-dirs.js";
 import { hungDesk } from "../otel/fixtures/hung-desk.js";
 
@@ -82,11 +83,7 @@ describe("toolResult and a call in doubt that a person answered, in another proc
 describe("toolResult and a person's refusal", () => {
   it("is shown the refused call, with who refused it and why (the approval record's by and reason)", async () => {
     const dir = recordsDir();
-    const refund = tool("refund", { description: "Refund.", input: { amount: z.number() }, effects: "changes" }, () => "sent");
-    const desk = ai("desk", { description: "Refunds.", input: { m: z.string() }, tools: [refund] });
-    const reply = (r: LMRequest) =>
-      r.messages.some((m) => m.role === "tool") ? "Not refunded." : { toolCalls: [{ name: "refund", input: { amount: 5 } }] };
-    const lm = () => scripted([reply, reply]);
+    const { desk, lm } = refusableRefund();
     const first = watcher();
     const chat = desk.conversation("sam", { store: fsStore(dir), lm: lm(), approve: "changes", plugins: [first.plugin] });
     await expect(chat.send("Refund me.")).rejects.toMatchObject({ code: "turn-waiting" });
