@@ -13,7 +13,7 @@ import { otel } from "../../adapters/otel/index.js";
 import { memoryStore } from "../../src/index.js";
 import { deskModel } from "../mcp/fixtures/desk.js";
 import { hungDesk } from "./fixtures/hung-desk.js";
-import { idOf, named, one, tracing } from "./tracing.js";
+import { idOf, one, tracing } from "./tracing.js";
 
 describe("otel() and a tool call in doubt, answered by a person", () => {
   it("its span is a stop for a person, not a failed call; the run the answer resumes links to the first", async () => {
