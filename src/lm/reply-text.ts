@@ -44,6 +44,12 @@
  *   after a reasoning block, streaming as above) or the reply ends (it is
  *   then read whole, as above). So a reply with a preamble ("Here it is:")
  *   shows its answer when it ends; one that opens with `<result>` streams.
+ * - Tools offered as text, a `<result>` after text that begins as a call in
+ *   a model's own form written as the whole reply does (a list, an object,
+ *   fenced or after `<|python_tag|>`: `[save_note(text="<result>…")]`): the
+ *   tag may be in the call's input, so all of it is held until the reply
+ *   ends; then it shows nothing if the reply is only such calls (see
+ *   pythonic-calls.ts and json-calls.ts), else it is read as above.
  * - Non-string outputs: the same rule. Their `<result>` body is the JSON the
  *   model writes, so it streams as that JSON text; a UI that wants the
  *   value takes `done`'s `result`. An AI function has one output, so
@@ -60,6 +66,15 @@ import { CALL_OPEN, callStart, fenceOpenAfter, heldTag, unclosedCall, withoutCal
 
 const OPEN = "<result>";
 const CLOSE = "</result>";
+
+/**
+ * Text that begins as a call in a model's own form written as the whole reply may (see ownFormCalls): a list or an
+ * object, perhaps fenced or after Llama 3.1's `<|python_tag|>`.
+ */
+const OWN_FORM_START = /^\s*(?:<\|python_tag\|>\s*|\x60{3}[\w-]*\s*)?[[{]/;
+
+/** Whether `text` (a reply after its reasoning) is only calls in a model's own form, read as those calls (see fromTextResponse in text-tools.ts). */
+const ownFormCalls = (text: string): boolean => !text.includes(CALL_OPEN) && (pythonicCalls(text) ?? jsonCalls(text)) !== undefined;
 
 /**
  * Takes a reply's text deltas as they come; `end` when the reply is
@@ -194,7 +209,10 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   // start: what opens the reply may yet be a reasoning block (`<think>`); thinking: inside one, shown to nobody
   // doubt: a `<result>` opened after words, with no `<think>` before them: the words may be reasoning whose opening
   // tag the reply left out (see loneThought in thinking.ts), the block a draft in it; held until that is known
-  let mode: "start" | "thinking" | "before" | "doubt" | "inside" | "after" = "start";
+  // whole: tools as text, a `<result>` came after text that begins as a call in a model's own form written as the whole
+  // reply does (Llama's `[get_weather(city="Paris")]`, a call's JSON): the tag may be in its input, so it is all held
+  // and read whole when the reply ends (see ownFormCalls)
+  let mode: "start" | "thinking" | "before" | "doubt" | "whole" | "inside" | "after" = "start";
   // start: the text so far; thinking: the last characters seen (a closing tag split by chunks) and the tag's name
   let lead = "";
   let thought = "";
@@ -219,6 +237,9 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   // doubt: the reply's chunks so far, and its last characters (where a closing reasoning tag split by chunks begins)
   let doubted: string[] = [];
   let doubtTail = "";
+  // whole: the reply's chunks since its reasoning (if any); rereading: such a reply, no calls, is read again at its end
+  let whole: string[] = [];
+  let rereading = false;
 
   /** The reply so far is known to hold no reasoning whose opening tag it left out (or, when `from` > 0, that it ends at `from`): read it afresh. */
   const settle = (text: string, from: number): void => {
@@ -266,6 +287,10 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
 
   function push(delta: string): void {
     if (mode === "after" || delta === "") return;
+    if (mode === "whole") {
+      whole.push(delta);
+      return;
+    }
     if (mode === "doubt") {
       doubted.push(delta);
       const window = asciiLower(doubtTail + delta);
@@ -325,6 +350,16 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         tail = window.slice(-(OPEN.length - 1));
         return;
       }
+      if (textTools && !rereading) {
+        const all = before.join("") + delta;
+        if (OWN_FORM_START.test(all.slice(0, all.length - window.length + open))) {
+          whole = [all];
+          before = [];
+          tail = "";
+          mode = "whole";
+          return;
+        }
+      }
       if (!thoughtSeen) {
         const all = before.join("") + delta;
         if (all.slice(0, all.length - window.length + open).trim() !== "") {
@@ -358,6 +393,17 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
   return {
     push,
     end(): void {
+      if (mode === "whole") {
+        const all = whole.join("");
+        whole = [];
+        if (ownFormCalls(all.slice(thoughtSeen ? 0 : (leadingThought(all)?.end ?? 0)))) mode = "after";
+        else {
+          // (no call: read again as it came, its `<result>` now an answer's)
+          rereading = true;
+          mode = "before";
+          push(all);
+        }
+      }
       if (mode === "doubt") {
         // the reply ended: what it holds before a lone closing reasoning tag (if any) was the thought
         const all = doubted.join("");
@@ -382,7 +428,7 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         if (close >= 0) plain = plain.slice(0, close);
         plain = plain.trim();
         // tools as text: a reply that is only calls in a model's own form is read as those calls (see text-tools.ts)
-        if (textTools && !all.includes(CALL_OPEN) && (pythonicCalls(all) ?? jsonCalls(all)) !== undefined) plain = "";
+        if (textTools && ownFormCalls(all)) plain = "";
         if (plain !== "") emit(plain);
       } else if (mode === "inside") {
         // the reply ended: what was held as a possible call, tag or fence is read as the whole reply is
@@ -411,6 +457,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       tail = "";
       doubted = [];
       doubtTail = "";
+      whole = [];
+      rereading = false;
     },
   };
 }

@@ -17,8 +17,12 @@ import { FunctaiError } from "../errors.js";
 
 export const CALL_OPEN = "<tool_call>";
 
-/** A call's body begins as its JSON does, `{` or a fence around it, or as Qwen3-Coder's own form does (`<function=`, see text-tools.ts). */
-const CALL_BODY = /\s*(?:\{|\x60{3}|<function=)/y; // (\x60: a backtick, the fence's)
+/**
+ * A call's body begins as its JSON does, `{` or a fence around it, as a list of calls does (a JSON list of objects,
+ * or Llama's pythonic one, `[get_weather(`: read as those calls, see text-tools.ts), or as Qwen3-Coder's own form
+ * does (`<function=`).
+ */
+const CALL_BODY = /\s*(?:\{|\x60{3}|<function=|\[\s*(?:\{|[A-Za-z_][\w.]*\s*\())/y; // (\x60: a backtick, the fence's)
 
 /** What follows a `<tool_call>` tag named in prose or in code on its line, its body no call's (see CALL_BLOCK). */
 const NAMED = String.raw`(?!${CALL_BODY.source})(?:[ \t]+\S|[ \t]*<\/tool_call|[\x60'"])`;
@@ -83,8 +87,8 @@ function ownPartial(text: string): number {
   return may && OWN_LEAD_AT.test(text) ? at : -1;
 }
 
-/** What may yet turn out to begin a call's body (see CALL_BODY), split by chunks: white space, then a start of a fence or of `<function=`. */
-const BODY_START = /^\s*(?:\x60{0,2}|<(?:f(?:u(?:n(?:c(?:t(?:i(?:on?)?)?)?)?)?)?)?)$/;
+/** What may yet turn out to begin a call's body (see CALL_BODY), split by chunks: white space, then a start of a fence, of `<function=` or of a list of calls. */
+const BODY_START = /^\s*(?:\x60{0,2}|<(?:f(?:u(?:n(?:c(?:t(?:i(?:on?)?)?)?)?)?)?)?|\[\s*(?:[A-Za-z_][\w.]*\s*)?)$/;
 
 /** Where a `<tool_call>` block the reply never closed begins (see openCall), its body beginning as a call's does; -1 when none does. */
 function tagOpen(text: string): number {

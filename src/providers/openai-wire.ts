@@ -9,7 +9,7 @@ import { nameOf, refuseUnfinished, tokenCount, toolCallFromText } from "./common
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
 import { malformedEvent, notAReply, notShaped, notText } from "./errors.js";
-import { OPENAI_IDS, withWireIds } from "./tool-ids.js";
+import { OPENAI_IDS, replyIds, withWireIds } from "./tool-ids.js";
 
 /**
  * The reasoning a thinking model gave beside its reply (`reasoning_content`,
@@ -174,9 +174,11 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   if (misshapen !== undefined) throw notAReply("openai", completion, misshapen);
   refuseUnfinished("openai", choice.finish_reason);
   // vLLM and Ollama may leave `type` out or send null: a call with a function is one (we offer no other kind; each has one: see misshapenMessage).
-  const toolCalls = (choice.message.tool_calls ?? []).map((c, i) => {
+  const given = choice.message.tool_calls ?? [];
+  const ids = replyIds(given.map((c) => c.id));
+  const toolCalls = given.map((c, i) => {
     const fn = (c as { function: { name?: unknown; arguments?: unknown } }).function;
-    return withExtra(toolCallFromText(c.id || `call_${i}`, nameOf(fn.name), argumentsOf(fn.arguments)), extraOf(c));
+    return withExtra(toolCallFromText(ids[i]!, nameOf(fn.name), argumentsOf(fn.arguments)), extraOf(c));
   });
   const refusal = choice.message.refusal ?? "";
   const reason = refusal !== "" ? "refusal" : finishReason(choice.finish_reason, toolCalls.length > 0);
@@ -402,7 +404,8 @@ export class ChunkAccumulator {
 
   response(): LMResponse {
     refuseUnfinished("openai", this.reason);
-    const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(c.id || `call_${i}`, c.name, c.args), c.extra));
+    const ids = replyIds(this.calls.map((c) => c.id));
+    const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(ids[i]!, c.name, c.args), c.extra));
     const reason = this.refused ? "refusal" : finishReason(this.reason, toolCalls.length > 0);
     return {
       text: this.text,

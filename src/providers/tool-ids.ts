@@ -17,8 +17,11 @@ import type { Message, ToolCall } from "../lm/types.js";
 export interface IdRule {
   /** Whether the provider takes this call id as it is. */
   accepts(id: string): boolean;
-  /** Whether every call of a request must have an id of its own (Anthropic refuses one it has seen). */
-  unique: boolean;
+  /**
+   * Where a call's id must be its own: in the whole request (Anthropic refuses one it has seen), or among its reply's
+   * calls (OpenAI refuses two results naming one id after one message: "Duplicate value for 'tool_call_id'").
+   */
+  unique: "request" | "reply";
   /** The `n`th (from 1) id to try for a refused `id`; each must be one `accepts` takes. */
   made(id: string, n: number): string;
   /** The name sent for a call's name the provider would refuse (undefined: names are sent as they are). */
@@ -30,8 +33,9 @@ const needsWork = (messages: readonly Message[], rule: IdRule): boolean => {
   for (const m of messages) {
     if (m.role === "tool" && !rule.accepts(m.toolCallId)) return true;
     if (m.role !== "assistant") continue;
+    if (rule.unique === "reply") seen.clear();
     for (const call of m.toolCalls ?? []) {
-      if (!rule.accepts(call.id) || (rule.unique && seen.has(call.id))) return true;
+      if (!rule.accepts(call.id) || seen.has(call.id)) return true;
       if (rule.name !== undefined && rule.name(call.name) !== call.name) return true;
       seen.add(call.id);
     }
@@ -41,7 +45,8 @@ const needsWork = (messages: readonly Message[], rule: IdRule): boolean => {
 
 /**
  * The messages with every call id the provider would refuse replaced (an id
- * that is refused, or, where ids must be unique, one an earlier call has).
+ * that is refused, or one an earlier call of the request has, where ids must
+ * be unique in it, or of its reply).
  * A call keeps its id the first time it comes and the provider takes it. A
  * made id is none of the request's own ids, nor one made before. A tool
  * result gets the id its call was sent with: that of the first call of the
@@ -53,9 +58,11 @@ export function withWireIds(messages: readonly Message[], rule: IdRule): readonl
   const own = new Set<string>();
   for (const m of messages) if (m.role === "assistant") for (const call of m.toolCalls ?? []) own.add(call.id);
   const sent = new Set<string>();
+  // the ids sent for the calls of the reply being written
+  const reply = new Set<string>();
   let open: { id: string; wire: string; answered: boolean }[] = [];
   const wireId = (id: string): string => {
-    if (rule.accepts(id) && !(rule.unique && sent.has(id))) return id;
+    if (rule.accepts(id) && !(rule.unique === "request" ? sent : reply).has(id)) return id;
     let n = 1;
     let made = rule.made(id, n);
     while (own.has(made) || sent.has(made)) made = rule.made(id, ++n);
@@ -63,9 +70,11 @@ export function withWireIds(messages: readonly Message[], rule: IdRule): readonl
   };
   return messages.map((m): Message => {
     if (m.role === "assistant" && m.toolCalls !== undefined && m.toolCalls.length > 0) {
+      reply.clear();
       open = m.toolCalls.map((call) => {
         const wire = wireId(call.id);
         sent.add(wire);
+        reply.add(wire);
         return { id: call.id, wire, answered: false };
       });
       const toolCalls = m.toolCalls.map((call, i): ToolCall => {
@@ -113,7 +122,7 @@ const toolName = (name: string): string =>
  */
 export const ANTHROPIC_IDS: IdRule = {
   accepts: (id) => WIRE_SAFE.test(id),
-  unique: true,
+  unique: "request",
   made: (id, n) => `${safe(id, "call")}${n > 1 ? `_${n}` : ""}`,
   name: toolName,
 };
@@ -125,14 +134,36 @@ const OPENAI_MAX_ID = 40;
  * 40"); a call's name matching ^[a-zA-Z0-9_-]+$ (`messages[9].tool_calls[0].function.name`:
  * "string does not match pattern"), and not empty. A name the model gave that is not a tool's
  * is told to the model in the call's result, so another name for it on the wire loses nothing;
- * it is cut to the 64 characters a tool's name may have, too.
+ * it is cut to the 64 characters a tool's name may have, too. No two calls of one assistant
+ * message share an id (two tool messages answering one id: "Invalid parameter: Duplicate value
+ * for 'tool_call_id'"); calls of different messages may (each result follows its own).
  */
 export const OPENAI_IDS: IdRule = {
   accepts: (id) => id.length <= OPENAI_MAX_ID,
-  unique: false,
+  unique: "reply",
   made: (id, n) => {
     const suffix = n > 1 ? `_${n}` : "";
     return id.slice(0, OPENAI_MAX_ID - suffix.length) + suffix;
   },
   name: toolName,
 };
+
+/**
+ * The ids of one reply's calls, as the server gave them (`given`; "" or undefined: none, as some
+ * OpenAI-compatible local servers send): a call without one gets `call_<its index>`, or, where another
+ * call of the reply has that id, `call_<index>_2` (then `_3`, …), so no two calls of a reply share an
+ * id the server did not give them both.
+ *
+ * @example
+ * replyIds([undefined, "call_0"]); // ["call_0_2", "call_0"]
+ */
+export function replyIds(given: readonly (string | undefined)[]): string[] {
+  const taken = new Set(given.filter((id) => id !== undefined && id !== ""));
+  return given.map((id, i) => {
+    if (id !== undefined && id !== "") return id;
+    let made = `call_${i}`;
+    for (let n = 2; taken.has(made); n++) made = `call_${i}_${n}`;
+    taken.add(made);
+    return made;
+  });
+}
