@@ -34,7 +34,7 @@ function firstLine(bytes: unknown): { value: unknown } | undefined {
 
 /** The SDK's SSE client transport's EventSource (`_eventSource`): the handler of each message event it set. */
 interface EventSourceLike {
-  onmessage?: ((event: { data?: unknown }) => void) | null;
+  onmessage?: ((event: { data?: unknown; lastEventId?: unknown }) => void) | null;
 }
 
 /**
@@ -43,18 +43,54 @@ interface EventSourceLike {
  */
 let reading: { data: unknown } | undefined;
 
+/** SSE transports whose `_eventSource` is watched (see {@link tapEvents}). */
+const sources = new WeakSet<object>();
+
 /**
  * Taps the SDK's SSE client transport (the old one): each event's message is parsed by its EventSource's
  * `onmessage` (`_eventSource`, not part of its typed API), which tells its `onerror` at once of one it cannot
- * read, the error not carrying the event's data: the data is held while that handler runs.
+ * read, the error not carrying the event's data: the data is held while that handler runs. The transport makes a
+ * new EventSource in its place when it authorizes again (a reconnection refused for its token): each one it sets
+ * is tapped too, once its handlers are set (in the same turn, before any event can come).
  */
 function tapEvents(transport: unknown): void {
-  const source = (transport as { _eventSource?: unknown } | null)?._eventSource as EventSourceLike | undefined;
+  if (transport === null || typeof transport !== "object" || sources.has(transport)) return;
+  const own = Object.getOwnPropertyDescriptor(transport, "_eventSource");
+  if (own === undefined || !own.writable || own.value === null || typeof own.value !== "object") return;
+  sources.add(transport);
+  let current: unknown = own.value;
+  tapSource(transport, current as EventSourceLike);
+  Object.defineProperty(transport, "_eventSource", {
+    configurable: true,
+    enumerable: own.enumerable === true,
+    get: () => current,
+    set: (source: unknown) => {
+      current = source;
+      queueMicrotask(() => tapSource(transport, source as EventSourceLike | null | undefined));
+    },
+  });
+}
+
+/** SSE transports a message event of whose stream had an id (see {@link sseResumable}). */
+const resumable = new WeakSet<object>();
+
+/**
+ * Whether a message event on the SSE transport's stream had an id (its `lastEventId`): its EventSource, opening it
+ * again, asks the server to go on from there, and an answer still to come may come. The SDK's SSE server sends none.
+ */
+export const sseResumable = (transport: object): boolean => resumable.has(transport);
+
+/**
+ * Taps one EventSource of `transport` (see {@link tapEvents}): its `onmessage` holds the data of the event it reads,
+ * and tells whether the event had an id. Once.
+ */
+function tapSource(transport: object, source: EventSourceLike | null | undefined): void {
   if (source === null || typeof source !== "object" || tapped.has(source)) return;
   const on = source.onmessage;
   if (typeof on !== "function") return;
   tapped.add(source);
   source.onmessage = function (this: unknown, event) {
+    if (typeof event?.lastEventId === "string" && event.lastEventId !== "") resumable.add(transport);
     reading = { data: event?.data };
     try {
       return on.call(this, event);

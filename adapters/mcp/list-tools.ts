@@ -10,7 +10,7 @@ import { HeldBack, heldBackError, onWire, serverAnswers, timed } from "./request
 import { unreadable } from "./result.js";
 import type { McpClient, McpToolInfo } from "./types.js";
 import { CONNECTION_CLOSED, OversizedMessage, type ToolsWatcher, UnreadableMessage, onToolsChanged, untilUnreadable } from "./watch.js";
-import { OversizedBody, type PostedRequest } from "./wire.js";
+import { AnswerStreamEnded, OversizedBody, type PostedRequest } from "./wire.js";
 
 /**
  * A listing that failed, as a FunctaiError: the connection is gone (closed,
@@ -37,7 +37,7 @@ export function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors):
       cause: e.cause,
     });
   // (the server's own answer with the SDK's code for a closed connection is an error it answered with)
-  const closed = (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED && !serverAnswers.has(e as object);
+  const closed = ((e as { code?: unknown } | null)?.code === CONNECTION_CLOSED && !serverAnswers.has(e as object)) || e instanceof AnswerStreamEnded;
   return new FunctaiError(closed ? "remote-closed" : "remote-protocol", `the MCP server's tools could not be listed: ${unreadable(e)}`, {
     cause: e,
   });

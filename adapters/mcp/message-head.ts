@@ -140,6 +140,7 @@ export class MessageHead {
 }
 
 const DATA = [0x64, 0x61, 0x74, 0x61];
+const ID = [0x69, 0x64];
 
 /**
  * The top level of the message of one event of a stream of Server-Sent Events, read as the event streams by
@@ -150,17 +151,35 @@ export class EventHead {
   readonly #message = new MessageHead();
   /** In a line's field name, how many bytes of "data" it matched (-1: another field); past it, whether it is data. */
   #matched = 0;
-  #where: "field" | "value" | "data" | "other" = "field";
+  #where: "field" | "value" | "data" | "id" | "idValue" | "other" = "field";
   #dataLines = 0;
+  /** In a line's field name, how many bytes of "id" it matched (-1: another field). */
+  #idMatched = 0;
+  /** Whether an event of the stream had an `id` (a value not empty), whatever event it was: the stream can be resumed from it. */
+  #hadId = false;
+
+  /** Whether an event read so far had an id (see the SDK's Streamable HTTP transport: it resumes a stream only after one). */
+  get hadId(): boolean {
+    return this.#hadId;
+  }
 
   byte(b: number): void {
     if (this.#where === "data") return this.#message.byte(b);
     if (this.#where === "field") {
-      if (b !== 0x3a) this.#matched = this.#matched >= 0 && DATA[this.#matched] === b ? this.#matched + 1 : -1;
-      else if (this.#matched === DATA.length) {
+      if (b !== 0x3a) {
+        this.#matched = this.#matched >= 0 && DATA[this.#matched] === b ? this.#matched + 1 : -1;
+        this.#idMatched = this.#idMatched >= 0 && ID[this.#idMatched] === b ? this.#idMatched + 1 : -1;
+      } else if (this.#matched === DATA.length) {
         this.#where = "value";
         if (this.#dataLines > 0) this.#message.byte(0x0a);
-      } else this.#where = "other";
+      } else this.#where = this.#idMatched === ID.length ? "id" : "other";
+      return;
+    }
+    // (one space after the colon is not the id's)
+    if (this.#where === "id" && b === 0x20) return void (this.#where = "idValue");
+    if (this.#where === "id" || this.#where === "idValue") {
+      this.#hadId = true;
+      this.#where = "other";
       return;
     }
     if (this.#where === "other") return;
@@ -173,9 +192,11 @@ export class EventHead {
   lineEnd(): void {
     // a line "data" (no colon): an empty value
     if (this.#where === "field" && this.#matched === DATA.length && this.#dataLines > 0) this.#message.byte(0x0a);
-    if (this.#where !== "other" && (this.#where !== "field" || this.#matched === DATA.length)) this.#dataLines++;
+    const data = this.#where === "value" || this.#where === "data" || (this.#where === "field" && this.#matched === DATA.length);
+    if (data) this.#dataLines++;
     this.#where = "field";
     this.#matched = 0;
+    this.#idMatched = 0;
   }
 
   /** See {@link MessageHead.strayKeys}: of the event read, before its end. */
@@ -192,6 +213,7 @@ export class EventHead {
     this.#message.reset();
     this.#where = "field";
     this.#matched = 0;
+    this.#idMatched = 0;
     this.#dataLines = 0;
   }
 

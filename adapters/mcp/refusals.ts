@@ -176,6 +176,13 @@ export function refusedUnread(name: string, e: unknown, auth: AuthErrors | undef
   const plain = e instanceof Error && Object.getPrototypeOf(e) === Error.prototype && code === undefined;
   const sse = plain && typeof message === "string" ? SSE_POST_REFUSED.exec(message) : null;
   const status = sse !== null ? Number(sse[1]) : http ? code : undefined;
+  const redirect = unfollowedRedirect(e, status);
+  if (redirect !== undefined)
+    return new FunctaiError(
+      "remote-closed",
+      `the MCP server answered the call of ${name} with a redirect ${redirect}, before running it: it did not run; ${REDIRECT_FIX}`,
+      { cause: e },
+    );
   // (408, "request timeout", is written by some gateways for an upstream that timed out while running it)
   if (typeof status !== "number" || !Number.isInteger(status) || status < 400 || status > 499 || status === 408) return undefined;
   const kind =
@@ -194,7 +201,39 @@ export function refusedUnread(name: string, e: unknown, auth: AuthErrors | undef
 }
 
 /** How the SDK's SSE transport (the old one) begins its Error for an HTTP error status answering a POST, its status captured. */
-const SSE_POST_REFUSED = /^Error POSTing to endpoint \(HTTP (\d{3})\)/;
+const SSE_POST_REFUSED = /^Error POSTing to endpoint \(HTTP (\d{1,3})\)/;
+
+/**
+ * What the SDK says of a redirect a browser's fetch answered opaquely (`redirect: "manual"`: status 0, no Location),
+ * which it did not follow.
+ */
+const OPAQUE_REDIRECT = "Redirect not followed: this runtime does not expose the redirect target";
+
+/** fetch's words (undici's, the cause of its "fetch failed") for a redirect it did not follow: past its 20, or under `redirect: "error"`. */
+const FETCH_REDIRECT_FAILURES = new Set(["redirect count exceeded", "unexpected redirect"]);
+
+/**
+ * How a request whose POST's last answer was a redirect not followed is said (see {@link refusedUnread}), else
+ * `undefined`: the SDK's error for a 3xx status (`status`, read from it: a redirect it would not follow, to another
+ * origin or changing the method, past its 5, without Location, or any under `requestInit.redirect: "manual"`), or for
+ * a browser's opaque redirect; or fetch's own "fetch failed" for one it did not follow (`redirectPolicy: "follow"`).
+ * Every answer the POST had was a redirect: no MCP server's handler took it.
+ */
+function unfollowedRedirect(e: unknown, status: unknown): string | undefined {
+  const message = (e as { message?: unknown } | null)?.message;
+  if (typeof status === "number" && status >= 300 && status <= 399) return `(HTTP ${status}) that was not followed (${String(message)})`;
+  if (status === 0 && typeof message === "string" && message.includes(OPAQUE_REDIRECT)) return `that was not followed (${message})`;
+  if (!(e instanceof TypeError)) return undefined;
+  const cause = causes(e)
+    .slice(1)
+    .map((c) => (c as { message?: unknown }).message)
+    .find((m): m is string => typeof m === "string" && FETCH_REDIRECT_FAILURES.has(m));
+  return cause === undefined ? undefined : `fetch did not follow (${cause})`;
+}
+
+/** What to do of a call answered with a redirect not followed (see {@link unfollowedRedirect}). */
+const REDIRECT_FIX =
+  "the MCP server's endpoint is not at the URL the client was connected to: connect the client to its endpoint's URL (a new transport), or, if the redirect is to be trusted, give the transport redirectPolicy: \"follow\"";
 
 /** What to fix, said after a refusal of a POST by its kind (see {@link refusedUnread}). */
 const REFUSAL_FIX: Partial<Record<string, string>> = {

@@ -6,7 +6,7 @@
 import { FunctaiError, describeError } from "../../src/errors.js";
 import type { McpClient } from "./types.js";
 import { CONNECTION_CLOSED, UnreadableMessage, strayKeysSaid } from "./watch.js";
-import { type OversizedBody, type PostedRequest, watchWire } from "./wire.js";
+import { type AnswerStreamEnded, type OversizedBody, type PostedRequest, watchWire } from "./wire.js";
 
 /** The SDK's code for a request that timed out (`ErrorCode.RequestTimeout`). */
 export const REQUEST_TIMEOUT = -32001;
@@ -104,6 +104,7 @@ export async function onWire<T>(
 ): Promise<T> {
   const cutter = new AbortController();
   let cut: OversizedBody | undefined;
+  let ended: AnswerStreamEnded | undefined;
   let strayed: UnreadableMessage | undefined;
   let heldBack = false;
   let last: PostedRequest | undefined;
@@ -120,6 +121,11 @@ export async function onWire<T>(
       cut ??= error;
       cutter.abort(error);
     },
+    // the stream its answer was to come on ended without it, and cannot be resumed: it would wait out its timeout
+    ended: (error) => {
+      ended ??= error;
+      cutter.abort(error);
+    },
     // its answer has keys JSON-RPC does not name: the SDK drops it, and the request would wait out its timeout
     strayKeys: (keys) => {
       strayed ??= new UnreadableMessage(undefined, strayKeysSaid(keys));
@@ -134,6 +140,7 @@ export async function onWire<T>(
     if (outer?.aborted) throw e;
     if (cut !== undefined) throw cut;
     if (strayed !== undefined) throw strayed;
+    if (ended !== undefined) throw ended;
     const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
     if (heldBack && name === "McpError" && code === REQUEST_TIMEOUT && !serverAnswers.has(e as object)) throw new HeldBack(e);
     throw e;

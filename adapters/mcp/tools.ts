@@ -12,7 +12,7 @@ import { type McpCallResult, loadResultReader, outputProblem, unreadable, userPa
 import type { McpClient, McpTool, McpToolInfo, McpToolsOptions } from "./types.js";
 import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
 import { OversizedMessage, UnreadableMessage } from "./watch.js";
-import { OversizedBody, boundWire } from "./wire.js";
+import { AnswerStreamEnded, OversizedBody, boundWire } from "./wire.js";
 
 export type { McpClient, McpTool, McpToolInfo, McpToolsOptions } from "./types.js";
 
@@ -63,7 +63,13 @@ export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.read
  * 401/403 after authorizing anew) is `remote-auth`: it did not run; a listing refused so is `remote-auth` too; so is
  * one whose new token could not be got (the OAuth authorization server down, its connection reset, or answering
  * an error: the call was held back, unsent). A call for which no connection could be made (refused, no such host)
- * is `remote-closed`: nothing was sent, a changing call's included. A result past 1,000,000 characters (as the
+ * is `remote-closed`: nothing was sent, a changing call's included; so is a call whose POST was answered with a redirect
+ * the transport did not follow (to another origin, a 301/302/303 of the POST, one without Location, past the SDK's
+ * or fetch's count, any under `redirect: "manual"` or `"error"`): it did not run (a transport's `redirectPolicy:
+ * "follow"` is kept once mcpTools took its tools). A call whose answer's stream ends before the answer and cannot be
+ * resumed (over Streamable HTTP its POST's stream, none of whose events had an id; over the old SSE transport its one
+ * stream) fails at once, not at its timeout: a changing call stops its turn for a person (it may have run), a reading
+ * one is `remote-closed` (a listing too). A result past 1,000,000 characters (as the
  * model would read it: its text, its structured content as JSON, its error's words) is `tool-failed`, a tool
  * error the model sees, saying its size and the bound, nothing of it kept; a changing tool's says it ran (its
  * `done` record keeps that: it is never run again on its own). Over Streamable HTTP an answer is read no
@@ -245,6 +251,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
                 ? `the MCP tool ${name} may have run: the MCP server answered ${describeError(e)}. Say what it returned, or ask for a rerun.`
                 : `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
             );
+          // a reading call whose answer's stream ended without it (see AnswerStreamEnded): no answer will come
+          if (e instanceof AnswerStreamEnded)
+            throw new FunctaiError("remote-closed", `the MCP tool ${name} did not finish: ${e.message}`, { cause: e });
           // a reading call whose connection was lost under it: said so, with a code, not as the transport's bare error
           if (connectionLost(e))
             throw new FunctaiError(

@@ -1,4 +1,5 @@
-import { lineOf, tapLines } from "./lines.js";
+import { lineOf, sseResumable, tapLines } from "./lines.js";
+import { AnswerStreamEnded } from "./wire.js";
 
 /**
  * A request that failed because the server sent an answer its transport
@@ -202,6 +203,8 @@ interface Waiter {
   fail(error: Error): void;
   /** The transport closed the connection for a message of the server past its limit (see {@link OversizedMessage}). */
   closedOversized(error: OversizedMessage): void;
+  /** The stream its answer was to come on ended, and cannot be resumed (see {@link sseStreamEnded}). */
+  lost(error: AnswerStreamEnded): void;
 }
 
 /**
@@ -250,12 +253,32 @@ function watchedOf(transport: Transport, client: unknown): Watched {
     const limit = oversized(error);
     // (the transport closes the connection next: every request waiting fails as closed, each is told why)
     if (limit !== undefined) for (const waiter of w.waiting) waiter.closedOversized(new OversizedMessage(limit, error));
+    else if (sseStreamEnded(transport, error)) for (const waiter of [...w.waiting]) waiter.lost(new AnswerStreamEnded(sseCut(error)));
     else if (answersPending(client, error)) unread(w, error, answeredId(error));
     else if (unreadableAnswer(error)) unread(w, error);
     before?.call(transport, error);
   };
   return w;
 }
+
+/** How the SDK's SSE transport begins its error for its EventSource's (the SDK's `SseError`). */
+const SSE_ERROR = "SSE error: ";
+
+/**
+ * Whether `error` is the SDK's SSE transport (the old one) telling its `onerror` that its one stream of events ended
+ * or failed (its `SseError`, with the EventSource's error `event`; one refused for its token, which it authorizes
+ * again, is not told), when no event of it had an id (see {@link sseResumable}): its EventSource opens a new stream,
+ * a new session, on which no answer to a request of the old one comes.
+ */
+function sseStreamEnded(transport: Transport, error: unknown): boolean {
+  if (!("_eventSource" in transport) || sseResumable(transport)) return false;
+  const event = (error as { event?: unknown } | null)?.event;
+  return error instanceof Error && error.message.startsWith(SSE_ERROR) && event !== null && typeof event === "object";
+}
+
+/** What cut the SSE transport's stream (its error, when its EventSource's event says what: else the server ended it). */
+const sseCut = (error: Error): Error | undefined =>
+  typeof (error as { event?: { message?: unknown } }).event?.message === "string" ? error : undefined;
 
 /**
  * An answer that could not be read came: blamed on a request when it is known whose it is. Its `id` (when the
@@ -334,6 +357,7 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
   if (outer?.aborted) forward();
   else outer?.addEventListener("abort", forward, { once: true });
   let tooLarge: OversizedMessage | undefined;
+  let ended: AnswerStreamEnded | undefined;
   const ids = new Set<number>();
   const done = watch(client, {
     ids,
@@ -343,6 +367,10 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
     },
     closedOversized: (error) => {
       tooLarge = error;
+    },
+    lost: (error) => {
+      ended = error;
+      controller.abort(error);
     },
   });
   let answered = false;
@@ -356,6 +384,7 @@ export async function untilUnreadable<T>(client: unknown, outer: AbortSignal | u
     return result;
   } catch (e) {
     if (seen !== undefined && !outer?.aborted) throw new UnreadableMessage(seen);
+    if (ended !== undefined && !outer?.aborted) throw ended;
     // the connection closed for a message too large: said, not "Connection closed" alone
     if (tooLarge !== undefined && !outer?.aborted && (e as { code?: unknown } | null)?.code === CONNECTION_CLOSED) throw tooLarge;
     throw e;

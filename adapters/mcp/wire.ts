@@ -55,6 +55,31 @@ export class OversizedBody extends Error {
   }
 }
 
+/**
+ * The stream of events a request's answer was to come on ended before the answer: cut (`cause`: the error reading
+ * it), or ended by the server. The stream a POST carrying it was answered with (the server took the request): no event
+ * of it had an id, so the SDK cannot resume it (it reopens a stream with `Last-Event-ID` only after one), and the
+ * answer can come on no other stream (the server sends it on the request's own). Or the old SSE transport's one
+ * stream (see watch.ts): opened again, it is a new session. Either way the request would wait out its timeout for
+ * nothing.
+ */
+export class AnswerStreamEnded extends Error {
+  constructor(cause?: unknown) {
+    super(
+      `the stream of events the MCP server's answer was to come on ended before its answer (${cause === undefined ? "the server ended it" : `cut: ${describeCut(cause)}`}); it cannot be resumed (none of its events had an id), so no answer will come`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.name = "AnswerStreamEnded";
+  }
+}
+
+/** What cut a stream, as its reader's error says it (fetch's "terminated", with its socket's error as the cause). */
+function describeCut(cause: unknown): string {
+  const said = cause instanceof Error ? cause.message : String(cause);
+  const under = cause instanceof Error && cause.cause instanceof Error ? cause.cause.message : undefined;
+  return under !== undefined && under !== said ? `${said}: ${under}` : said;
+}
+
 /** A JSON-RPC request as a POST carried it (its body, as the SDK writes it: one message, JSON). */
 export interface PostedRequest {
   id?: unknown;
@@ -77,6 +102,8 @@ export interface WireWatcher {
    * not name (`keys`): the SDK's strict reading drops it, unable to say it was an answer (see MessageHead.strayKeys).
    */
   strayKeys?(keys: string[]): void;
+  /** The stream of events answering a POST carrying it ended before its answer, and cannot be resumed (see {@link AnswerStreamEnded}). */
+  ended?(error: AnswerStreamEnded): void;
 }
 
 interface Wire {
@@ -101,6 +128,10 @@ interface HttpTransport {
   _startOrAuthSse?: (options: ReconnectOptions) => Promise<void>;
   /** Streamable HTTP: opens a stream again later (its backoff), as it does when one ends that it can resume. */
   _scheduleReconnection?: (options: ReconnectOptions, attempt?: number) => void;
+  /** Its `redirectPolicy` is `"follow"` (redirects left to fetch). */
+  _followRedirects?: unknown;
+  /** Its `requestInit` option (the caller's own `redirect` read from it). */
+  _requestInit?: unknown;
   onerror?: ((error: Error) => void) | undefined;
 }
 
@@ -137,6 +168,7 @@ function bounded(
   id: unknown,
   over: (error: OversizedBody) => void,
   stray: (id: unknown, keys: string[]) => void,
+  ended: (error: AnswerStreamEnded) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   // what is read of the event being read: its message's top-level keys (see EventHead); of a JSON answer, its own
@@ -150,6 +182,12 @@ function bounded(
   let size = 0;
   let line = 0;
   let afterCR = false;
+  /** Whether an event read whole was the answer to the POST's request (see EventHead.answers). */
+  let answered = false;
+  /** A stream of the answer to the POST's request that ended (`cut`: its error) before it, and cannot be resumed: told to `ended`. */
+  const endedUnanswered = (cut?: unknown) => {
+    if (events && id !== undefined && !answered && !head.hadId) ended(new AnswerStreamEnded(cut));
+  };
   /** Whether `chunk` takes what is read past the limit (each byte of an event stream read for where its events end). */
   const past = (chunk: Uint8Array): boolean => {
     if (!events) {
@@ -166,6 +204,7 @@ function bounded(
       if (b === 0x0a || b === 0x0d) {
         // a blank line ends an event
         if (line === 0) strayIn(head);
+        if (line === 0 && id !== undefined && head.answers(id)) answered = true;
         if (line === 0) head.eventEnd();
         else head.lineEnd();
         size = line === 0 ? 0 : size + 1;
@@ -181,9 +220,17 @@ function bounded(
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { value, done } = await reader.read();
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch (e) {
+        endedUnanswered(e);
+        throw e;
+      }
+      const { value, done } = read;
       if (done) {
         if (!events) strayIn(json);
+        endedUnanswered();
         return controller.close();
       }
       if (past(value)) {
@@ -202,9 +249,23 @@ function bounded(
   });
 }
 
-/** The transport's fetch, wrapped (see the module's note). */
-function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
-  return async (url, init) => {
+/**
+ * The init a request is sent with, under the transport's `redirectPolicy: "follow"`. The SDK leaves redirects to fetch
+ * only when its `_fetch` is the one it made for that policy: wrapped here, it is not, and the SDK sends each POST (and
+ * DELETE) with `redirect: "manual"` to follow them itself, within the origin only, as under `"same-origin"`. That
+ * `"manual"` is dropped; a caller's own (`requestInit.redirect: "manual"`, which the SDK passes on) is kept.
+ */
+function redirectsAsSet(t: HttpTransport, init: RequestInit | undefined): RequestInit | undefined {
+  if (t._followRedirects !== true || init?.redirect !== "manual") return init;
+  if ((t._requestInit as RequestInit | undefined)?.redirect === "manual") return init;
+  const { redirect: _, ...rest } = init;
+  return rest;
+}
+
+/** The fetch of the transport `t`, wrapped (see the module's note). */
+function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch {
+  return async (url, given) => {
+    const init = redirectsAsSet(t, given);
     const request = posted(init);
     const watching = request === undefined ? [] : [...wire.watchers].filter((w) => w.carries(request));
     if (request !== undefined && wire.withdrawn.some((w) => w.id === request.id && w.method === request.method))
@@ -231,6 +292,10 @@ function wrapped(wire: Wire, base: typeof fetch): typeof fetch {
       (id, keys) => {
         for (const w of request === undefined ? strayOnGet(wire, id) : watching) w.strayKeys?.(keys);
       },
+      (error) => {
+        // (a stream cut by the transport closing, or reopened by functai, is not the server's doing)
+        if (!init?.signal?.aborted) for (const w of watching) w.ended?.(error);
+      },
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
@@ -256,7 +321,7 @@ function wireOf(client: unknown): Wire | undefined {
   if (known !== undefined) return known;
   const wire: Wire = { watchers: new Set(), sentIds: new WeakMap(), withdrawn: [], ready: Promise.resolve() };
   const t = transport as HttpTransport;
-  t._fetch = wrapped(wire, t._fetch ?? ((input, init) => fetch(input, init)));
+  t._fetch = wrapped(wire, t, t._fetch ?? ((input, init) => fetch(input, init)));
   wires.set(transport, wire);
   wire.ready = reopenGetStream(client, t).catch(() => {});
   return wire;

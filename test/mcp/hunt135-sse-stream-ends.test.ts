@@ -1,0 +1,75 @@
+/**
+ * Hunt 135: over the old SSE transport (every answer comes on its one stream of events), a call waiting when that
+ * stream ends: its connection cut, or the server ending it. The SDK's SSE server sends no event ids, and a stream
+ * opened again is a new session (a new endpoint; the old one's answers go nowhere): the answer can no longer come.
+ * The SDK's transport tells only onerror ("SSE error: …"), its EventSource opens a new stream after a few seconds,
+ * and the call waited out its whole timeout, to end as the SDK's bare "Request timed out". Now it fails at once: a
+ * changing call's turn stops for a person (the server took it: it may have run), a reading call is `remote-closed`,
+ * saying the stream of its answer ended.
+ *
+ * The server is the SDK's (`SSEServerTransport`, one `Server` per stream, over node:http in this process); each
+ * call `how`s the stream it came with (`destroy`: its connection cut; `end`: ended) and hangs. Each call's timeout is
+ * far past the test's own.
+ */
+import { type ServerResponse, createServer } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { mcpTools } from "../../adapters/mcp/index.js";
+import { closedAfterEach } from "./fixtures/hunt35.js";
+import { ctx45, tool45 } from "./fixtures/hunt45.js";
+import { listenAndConnect } from "./fixtures/hunt52-http.js";
+
+const kept = closedAfterEach();
+
+const TIMEOUT = 600_000;
+
+/** The SDK's server over its SSE transport, listing `peek` (reading) and `refund` (changing), each call ending its stream (`how`). */
+async function endingServer(how: "destroy" | "end") {
+  const servers: Server[] = [];
+  const sessions = new Map<string, SSEServerTransport>();
+  const streamServer = (stream: ServerResponse) => {
+    const server = new Server({ name: "hunt135-sse-ends", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool45("peek"), tool45("refund", true)] }) as never);
+    server.setRequestHandler(CallToolRequestSchema, async () => {
+      stream[how]();
+      return await new Promise<never>(() => {});
+    });
+    servers.push(server);
+    return server;
+  };
+  const http = createServer((req, res) => {
+    if (req.method === "GET") {
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      return void streamServer(res).connect(transport);
+    }
+    void sessions.get(new URL(req.url ?? "", "http://127.0.0.1").searchParams.get("sessionId") ?? "")?.handlePostMessage(req, res);
+  });
+  const all = { close: async () => void (await Promise.all(servers.map((s) => s.close()))) };
+  return listenAndConnect(http, all, "hunt135-sse-ends-test", "sse");
+}
+
+describe("over the SSE transport, a call whose stream of answers ends while it waits", () => {
+  for (const how of ["destroy", "end"] as const) {
+    it(`${how}: a reading call is remote-closed at once, saying the stream of its answer ended (not its timeout)`, async () => {
+      const s = kept(await endingServer(how));
+      const [peek] = await mcpTools(s.client, { timeout: TIMEOUT });
+      await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
+        name: "FunctaiError",
+        code: "remote-closed",
+        message: expect.stringMatching(/^the MCP tool peek did not finish: .*stream .* ended before its answer/),
+      });
+    }, 30_000);
+
+    it(`${how}: a changing call's turn stops for a person at once (it may have run)`, async () => {
+      const s = kept(await endingServer(how));
+      const [, refund] = await mcpTools(s.client, { timeout: TIMEOUT });
+      await expect(refund!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
+        name: "NeedsPerson",
+        message: expect.stringMatching(/^the MCP tool refund may have run: .*stream .* ended before its answer/),
+      });
+    }, 30_000);
+  }
+});
