@@ -51,9 +51,10 @@ export interface RecordedAnswer {
   /** The call it answered (its record's `path`, which ends in the tool's name); unknown for one given outside the records. */
   path?: string;
   /**
-   * Given since the turn was last claimed (recorded after its last `lease`), or in this run: the run that goes on
-   * after it is the first to act on it, and tells the plugins (a refusal's `toolResult`). An answer earlier runs
-   * already acted on is replayed, not told again.
+   * A person's answer no earlier run acted on (none that claimed the turn after it wrote anything past its lease:
+   * one that died first did not), or one given in this run: the run that goes on after it is the first to act on
+   * it, and tells the plugins (a refusal's `toolResult`). An answer earlier runs already acted on, or an approve
+   * function's (told by the run it answered in), is replayed, not told again.
    */
   fresh?: boolean;
 }
@@ -110,10 +111,16 @@ export class Journal {
   readonly #pluginsAnswered = new Map<string, Set<string>>();
   /** The input each approval showed a person, by approval key (its latest `waiting` record's). */
   readonly #shown = new Map<string, unknown>();
-  /** Calls left in doubt that a person answered since the turn was last claimed (see personAnswerOf), by place. */
+  /** Calls left in doubt that a person answered and no earlier run acted on (see personAnswerOf, #acted), by place. */
   readonly #doubts = new Map<string, AnsweredDoubt>();
-  /** The answers recorded since the turn was last claimed (each `fresh`: see RecordedAnswer). */
+  /** The answers recorded since the turn was last claimed (each `fresh`: see RecordedAnswer; then in #claims). */
   #freshAnswers: RecordedAnswer[] = [];
+  /**
+   * What each earlier run found answered when it claimed the turn (by attempt), until it acts (see #acted): a run
+   * that claimed it and died before it reached the answered call (its process killed, a read after the claim that
+   * failed) left only its lease, and the answers stay for the run that goes on to tell.
+   */
+  readonly #claims = new Map<number, { doubts: [string, AnsweredDoubt][]; answers: RecordedAnswer[] }>();
   /** What plugins kept in earlier runs (`{ kind: "plugin" }` records, a kind other readers skip), by plugin. */
   readonly #kept = new Map<string, unknown[]>();
   readonly #sink: JournalSink | undefined;
@@ -171,6 +178,8 @@ export class Journal {
     if ((record as { turn?: unknown }).turn !== this.turn) return;
     this.#earlier += 1;
     if (this.#keep) this.records.push(record);
+    const { attempt } = record as { attempt?: unknown };
+    if (typeof attempt === "number" && record.kind !== "lease" && record.kind !== "plugin") this.#acted(attempt);
     switch (record.kind) {
       case "reply": {
         const { key, response } = record as { key: string; response: LMResponse };
@@ -191,11 +200,11 @@ export class Journal {
         break;
       }
       case "lease": {
-        // an earlier run claimed the turn: what was answered before it, it acted on (this run replays it). This run's
-        // own claim (its attempt's lease, appended before its records are read) is no such run
-        if ((record as { attempt?: unknown }).attempt === this.attempt) break;
-        this.#doubts.clear();
-        for (const a of this.#freshAnswers) a.fresh = false;
+        // an earlier run claimed the turn: what was answered before it, it acts on once it writes anything more (see
+        // #acted). This run's own claim (its attempt's lease, appended before its records are read) is no such run;
+        // nor are its renewals and its let-go (its first lease says what it found)
+        if (typeof attempt !== "number" || attempt === this.attempt || this.#claims.has(attempt)) break;
+        this.#claims.set(attempt, { doubts: [...this.#doubts], answers: this.#freshAnswers });
         this.#freshAnswers = [];
         break;
       }
@@ -206,9 +215,11 @@ export class Journal {
           this.#blocks.set(toolKey(a.site, a.invocation), blocked);
           break;
         }
-        const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null, fresh: true };
+        // (an approve function's answer, written by the run it answered in: that run told it, a later one replays it)
+        const fresh = !Object.hasOwn(a, "attempt");
+        const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null, fresh };
         if (typeof a.path === "string") answer.path = a.path;
-        this.#freshAnswers.push(answer);
+        if (fresh) this.#freshAnswers.push(answer);
         const key = approvalKey(a.site, a.invocation, a.plugin);
         this.#answers.set(key, answer);
         // an approve function's answer keeps the input it was shown (a person's is the `waiting` record's)
@@ -242,6 +253,20 @@ export class Journal {
     }
   }
 
+  /**
+   * The run of `attempt` wrote something past its lease (a reply, a tool's record, its wait or end; not what a plugin
+   * kept as it started): it went on after the answers it found when it claimed the turn, and those earlier claims'
+   * too. A run that replays them after it tells no plugin of them again.
+   */
+  #acted(attempt: number): void {
+    for (const [claimed, seen] of this.#claims) {
+      if (claimed > attempt) continue;
+      this.#claims.delete(claimed);
+      for (const a of seen.answers) a.fresh = false;
+      for (const [key, doubt] of seen.doubts) if (this.#doubts.get(key) === doubt) this.#doubts.delete(key);
+    }
+  }
+
   /** The next recorded reply for this request fingerprint, if an earlier run had one (each is used once). */
   takeReply(key: string): LMResponse | undefined {
     return this.#replies.get(key)?.shift();
@@ -269,7 +294,7 @@ export class Journal {
 
   /**
    * A person's answer to the call at this place, left in doubt by an earlier run (`given`: what it returned; `rerun`:
-   * run it again), when it was given since the turn was last claimed: this run is the first to act on it.
+   * run it again), when no earlier run acted on it (see #acted): this run is the first to act on it.
    */
   answeredDoubt(site: string, invocation: number): AnsweredDoubt | undefined {
     return this.#doubts.get(toolKey(site, invocation));

@@ -277,7 +277,15 @@ async function afterHook(
       "plugin-failed",
       `plugin ${plugin.name} answered ${describeValue(changed, 80)} on the result of ${p.path}: return undefined (keep it) or { output } (replace it)`,
     );
-  return "output" in outcome ? (changed as { output: unknown }).output : output;
+  const replaced = (changed as { output: unknown }).output;
+  // so is one that replaces a refusal: the model reads it as it is in every run (it is not kept, and a run that replays
+  // it tells no plugin), so another text now would reach the model here, and the refusal itself after a resume
+  if (p.decision?.kind === "refused" && replaced !== output)
+    throw new FunctaiError(
+      "plugin-failed",
+      `plugin ${plugin.name} replaced the refusal of ${p.path} with ${describeValue(replaced, 80)}: a refusal's toolResult only watches (the model reads the refusal as it is, in this run and any that resumes it); return undefined`,
+    );
+  return "output" in outcome ? replaced : output;
 }
 
 /** Of those, the codes of the turn's own stops a tool's own error may share: they stop it only when its own (isTurnStop). */
@@ -422,15 +430,18 @@ function toldAnswer(frame: Frame, p: Prepared): Promise<Message> | undefined {
 /**
  * A call a person answered with what it returned (`given`), as this run first goes on after that answer: the
  * plugins' `toolResult` hooks are shown it (`answered`; the tool did not run, so nothing else was), and may replace
- * the output the model reads, as for a tool that ran: the replacement is kept (a `done` record after the `given`),
- * so a later run replays what the model read.
+ * the output the model reads, as for a tool that ran: what the model reads is kept (a `done` record after the
+ * `given`), so a later run replays it, and is not told of the answer again.
  */
 async function givenMessage(frame: Frame, p: Prepared): Promise<Message> {
   const { runtime, site } = frame;
   const given = p.recorded!.output;
   const input = runtime.journal.toolInput(site, p.invocation)?.input ?? p.call.input;
   const output = await new StopBound().race(afterHooks(frame, p, input, { output: given }), runtime.signal);
-  if (output === given) return toolMessage(p, outputText(given));
+  if (output === given) {
+    keepGiven(frame, p, given);
+    return toolMessage(p, outputText(given));
+  }
   const text = keptText(output);
   if (text === undefined)
     throw new FunctaiError(
@@ -438,16 +449,26 @@ async function givenMessage(frame: Frame, p: Prepared): Promise<Message> {
       `a plugin changed the output of ${p.path} into one that is not JSON (${outputNotJson(output) ?? "it could not be written"})`,
     );
   const kept = keptValue(output, text);
-  const done = doneBody(site, p, undefined);
-  done.output = kept;
-  void runtime.journal.add(done);
+  keepGiven(frame, p, kept);
   return toolMessage(p, readAs(kept, text));
+}
+
+/**
+ * A `done` record after a person's `given`, with the output the model reads: this run went on after that answer, so
+ * a run that replays it tells no plugin again, even when this one dies before the next request's reply is kept (the
+ * record is written before that request is sent).
+ */
+function keepGiven(frame: Frame, p: Prepared, kept: unknown): void {
+  const done = doneBody(frame.site, p, undefined);
+  done.output = kept;
+  void frame.runtime.journal.add(done);
 }
 
 /**
  * A call an answer refused, as this run first goes on after that answer: the plugins' `toolResult` hooks are shown
  * the refusal the model reads (`output`), with who refused it and why (`refused`). They watch: the model reads the
- * refusal as it is (a run that replays it tells them nothing, and the model must read the same then).
+ * refusal as it is (a run that replays it tells them nothing, and the model must read the same then); a hook that
+ * replaces it fails the call (`plugin-failed`, see afterHook), never dropped without a word.
  */
 async function refusedMessage(frame: Frame, p: Prepared, text: string): Promise<Message> {
   const message = settledMessage(frame, p)!;
