@@ -47,3 +47,17 @@ export const streamedText = (text: string, size: number): string => {
   reply.end();
   return shown;
 };
+
+/** What a text-tools reply streamed in chunks cut at `cuts` (any points, in any order) shows its reader. */
+export const chunkedText = (text: string, cuts: readonly number[]): string => {
+  let shown = "";
+  const reply = replyText((delta) => (shown += delta), { textTools: true });
+  let from = 0;
+  for (const cut of [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)) {
+    reply.push(text.slice(from, cut));
+    from = cut;
+  }
+  reply.push(text.slice(from));
+  reply.end();
+  return shown;
+};

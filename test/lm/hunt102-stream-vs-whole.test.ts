@@ -20,28 +20,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { readOutput } from "../../src/lm/prompt.js";
-import { replyText } from "../../src/lm/reply-text.js";
-import { readText, streamedText } from "./fixtures.js";
+import { chunkedText, readText, streamedText } from "./fixtures.js";
 
 /** The answer's text as the whole reply is read: a reply with calls shows its words, one without is the answer. */
 const wholeText = (text: string): string => {
   const reply = readText(text);
   const answer = readOutput(reply.toolCalls.length > 0 ? reply.text : text, z.string());
   return answer.ok ? String(answer.value) : "";
-};
-
-/** What the reply streamed in chunks cut at `cuts` (any points, in any order) shows its reader. */
-const chunkedText = (text: string, cuts: readonly number[]): string => {
-  let shown = "";
-  const reply = replyText((delta) => (shown += delta), { textTools: true });
-  let from = 0;
-  for (const cut of [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)) {
-    reply.push(text.slice(from, cut));
-    from = cut;
-  }
-  reply.push(text.slice(from));
-  reply.end();
-  return shown;
 };
 
 const CALL_JSON = '{"name": "lookup_order", "input": {"order_id": "A-1042"}}';

@@ -21,6 +21,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ListToolsRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
+import { endedStreamCases } from "./fixtures/ended-streams.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
 import { ctx45, tool45 } from "./fixtures/hunt45.js";
 import { listenAndConnect } from "./fixtures/hunt52-http.js";
@@ -68,26 +69,7 @@ async function cuttingServer(how: "destroy" | "end", resumable = false) {
 }
 
 describe("a call whose answer's stream ends before the answer, and cannot be resumed", () => {
-  for (const how of ["destroy", "end"] as const) {
-    it(`${how}: a reading call is remote-closed at once, saying the stream of its answer ended (not its timeout)`, async () => {
-      const s = kept(await cuttingServer(how));
-      const [peek] = await mcpTools(s.client, { timeout: TIMEOUT });
-      await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-        name: "FunctaiError",
-        code: "remote-closed",
-        message: expect.stringMatching(/^the MCP tool peek did not finish: .*stream .* ended before its answer/),
-      });
-    }, 30_000);
-
-    it(`${how}: a changing call's turn stops for a person at once (the server took it: it may have run)`, async () => {
-      const s = kept(await cuttingServer(how));
-      const [, refund] = await mcpTools(s.client, { timeout: TIMEOUT });
-      await expect(refund!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-        name: "NeedsPerson",
-        message: expect.stringMatching(/^the MCP tool refund may have run: .*stream .* ended before its answer/),
-      });
-    }, 30_000);
-  }
+  endedStreamCases(async (how) => kept(await cuttingServer(how)), "the server took it: it may have run");
 
   it("a stream that can be resumed (its events have ids): the SDK opens it again and the call has its answer (guard)", async () => {
     const s = kept(await cuttingServer("end", true));

@@ -15,7 +15,6 @@
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type SSEClientTransportOptions, SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -23,6 +22,7 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, type JSONRPCMessage, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
+import { clientCredentials } from "./fixtures/client-credentials.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
 import { ctx45, tool45 } from "./fixtures/hunt45.js";
 
@@ -42,7 +42,7 @@ function streamServer(marked: Set<unknown>) {
 }
 
 async function authSse(options: SSEClientTransportOptions = {}) {
-  const valid = new Set(["t1"]);
+  const valid = new Set(["good"]);
   let issued = 1;
   const marked = new Set<unknown>();
   const servers: Server[] = [];
@@ -75,27 +75,7 @@ async function authSse(options: SSEClientTransportOptions = {}) {
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  let tokens = { access_token: "t1", token_type: "Bearer" };
-  const provider: OAuthClientProvider = {
-    redirectUrl: undefined,
-    clientMetadata: { redirect_uris: [`${base}/callback`], client_name: "hunt135" },
-    clientInformation: () => ({ client_id: "hunt135-client" }),
-    tokens: () => tokens,
-    saveTokens: (t) => void (tokens = t as typeof tokens),
-    redirectToAuthorization: () => {},
-    saveCodeVerifier: () => {},
-    codeVerifier: () => "verifier",
-    prepareTokenRequest: () => new URLSearchParams({ grant_type: "client_credentials" }),
-    discoveryState: () => ({
-      authorizationServerUrl: base,
-      authorizationServerMetadata: {
-        issuer: base,
-        authorization_endpoint: `${base}/authorize`,
-        token_endpoint: `${base}/token`,
-        response_types_supported: ["code"],
-      },
-    }),
-  };
+  const provider = clientCredentials(base, base, "hunt135");
   const client = new Client({ name: "hunt135-test", version: "1.0.0" });
   await client.connect(new SSEClientTransport(new URL(`${base}/sse`), { ...options, authProvider: provider }));
   const close = async () => {
@@ -120,25 +100,20 @@ async function authSse(options: SSEClientTransportOptions = {}) {
 const ownFetch: SSEClientTransportOptions = { eventSourceInit: { fetch: (url, init) => fetch(url, init) } };
 
 describe("over the SSE transport, an answer with a key JSON-RPC does not name on the EventSource made after authorizing again", () => {
-  it("its stream through the fetch mcpTools bounds (no eventSourceInit.fetch): a reading call fails at once (guard)", async () => {
-    const s = kept(await authSse());
-    const [peek] = await mcpTools(s.client, { timeout: TIMEOUT });
-    await s.revoke();
-    await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-      code: "remote-protocol",
-      message: expect.stringMatching(/peek could not be read: it has the key "extra" beside/),
-    });
-  }, 30_000);
-
-  it("with the caller's eventSourceInit.fetch: a reading call, a tool error at once (remote-protocol) naming the key, not its timeout", async () => {
-    const s = kept(await authSse(ownFetch));
-    const [peek] = await mcpTools(s.client, { timeout: TIMEOUT });
-    await s.revoke();
-    await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-      code: "remote-protocol",
-      message: expect.stringMatching(/peek could not be read: it has the key "extra" beside/),
-    });
-  }, 30_000);
+  const readingCases: [string, SSEClientTransportOptions][] = [
+    ["its stream through the fetch mcpTools bounds (no eventSourceInit.fetch): a reading call fails at once (guard)", {}],
+    ["with the caller's eventSourceInit.fetch: a reading call, a tool error at once (remote-protocol) naming the key, not its timeout", ownFetch],
+  ];
+  for (const [title, options] of readingCases)
+    it(title, async () => {
+      const s = kept(await authSse(options));
+      const [peek] = await mcpTools(s.client, { timeout: TIMEOUT });
+      await s.revoke();
+      await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
+        code: "remote-protocol",
+        message: expect.stringMatching(/peek could not be read: it has the key "extra" beside/),
+      });
+    }, 30_000);
 
   it("with the caller's eventSourceInit.fetch (its stream not through mcpTools' fetch): a changing call stops for a person at once", async () => {
     const s = kept(await authSse(ownFetch));

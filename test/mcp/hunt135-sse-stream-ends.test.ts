@@ -15,15 +15,13 @@ import { type ServerResponse, createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
-import { mcpTools } from "../../adapters/mcp/index.js";
+import { describe } from "vitest";
+import { endedStreamCases } from "./fixtures/ended-streams.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
-import { ctx45, tool45 } from "./fixtures/hunt45.js";
+import { tool45 } from "./fixtures/hunt45.js";
 import { listenAndConnect } from "./fixtures/hunt52-http.js";
 
 const kept = closedAfterEach();
-
-const TIMEOUT = 600_000;
 
 /** The SDK's server over its SSE transport, listing `peek` (reading) and `refund` (changing), each call ending its stream (`how`). */
 async function endingServer(how: "destroy" | "end") {
@@ -52,24 +50,5 @@ async function endingServer(how: "destroy" | "end") {
 }
 
 describe("over the SSE transport, a call whose stream of answers ends while it waits", () => {
-  for (const how of ["destroy", "end"] as const) {
-    it(`${how}: a reading call is remote-closed at once, saying the stream of its answer ended (not its timeout)`, async () => {
-      const s = kept(await endingServer(how));
-      const [peek] = await mcpTools(s.client, { timeout: TIMEOUT });
-      await expect(peek!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-        name: "FunctaiError",
-        code: "remote-closed",
-        message: expect.stringMatching(/^the MCP tool peek did not finish: .*stream .* ended before its answer/),
-      });
-    }, 30_000);
-
-    it(`${how}: a changing call's turn stops for a person at once (it may have run)`, async () => {
-      const s = kept(await endingServer(how));
-      const [, refund] = await mcpTools(s.client, { timeout: TIMEOUT });
-      await expect(refund!.runAsTool({}, ctx45().ctx)).rejects.toMatchObject({
-        name: "NeedsPerson",
-        message: expect.stringMatching(/^the MCP tool refund may have run: .*stream .* ended before its answer/),
-      });
-    }, 30_000);
-  }
+  endedStreamCases(async (how) => kept(await endingServer(how)), "it may have run");
 });

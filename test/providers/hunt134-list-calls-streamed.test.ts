@@ -26,10 +26,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool, type TurnEvent } from "../../src/index.js";
 import { readOutput } from "../../src/lm/prompt.js";
-import { replyText } from "../../src/lm/reply-text.js";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
 import { claudeTextStream } from "./anthropic-sse.js";
 import { chunkEvent, textSse } from "./fixtures/hunt51-wire.js";
+import { chunkedText } from "../lm/fixtures.js";
 import { modelsOver } from "./fixtures/models.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
@@ -141,20 +141,6 @@ function wholeText(text: string): string {
   const reply = fromTextResponse({ text, toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 1 } });
   const answer = readOutput(reply.toolCalls.length > 0 ? reply.text : text, z.string());
   return answer.ok ? String(answer.value) : "";
-}
-
-/** What the reply streamed in chunks cut at `cuts` (any points, in any order) shows its reader. */
-function chunkedText(text: string, cuts: readonly number[]): string {
-  let shown = "";
-  const reply = replyText((delta) => (shown += delta), { textTools: true });
-  let from = 0;
-  for (const cut of [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)) {
-    reply.push(text.slice(from, cut));
-    from = cut;
-  }
-  reply.push(text.slice(from));
-  reply.end();
-  return shown;
 }
 
 describe("property: however the chunks fall, the stream shows what the whole reply reads as the answer", () => {
