@@ -44,7 +44,12 @@ export function demoMessages(demo: Demo, n: number): Message[] {
     const answers: Message[] = [];
     for (const [c, call] of step.toolCalls.entries()) {
       const id = `example_${n}_call_${++k}_${mark}`;
-      calls.push({ id, name: call.name, input: call.input });
+      // (its inputError too: a call whose arguments were not JSON is sent back as the model wrote them)
+      calls.push(
+        call.inputError === undefined
+          ? { id, name: call.name, input: call.input }
+          : { id, name: call.name, input: call.input, inputError: call.inputError },
+      );
       const result = results[c];
       const answer: Extract<Message, { role: "tool" }> = {
         role: "tool",

@@ -15,7 +15,8 @@ import { issuesText, readWith, type SchemaRead } from "../schema-read.js";
  */
 export interface DemoStep {
   text: string;
-  toolCalls: { id: string; name: string; input: unknown }[];
+  /** `inputError`: the model's arguments were not valid JSON (`input` is then its raw text, as the run's model read it back). */
+  toolCalls: { id: string; name: string; input: unknown; inputError?: string }[];
   results: { id: string; name: string; content: string; isError?: boolean }[];
 }
 
@@ -49,7 +50,7 @@ export interface AIState {
 
 const step = z.strictObject({
   text: z.string(),
-  toolCalls: z.array(z.strictObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown() })),
+  toolCalls: z.array(z.strictObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown(), inputError: z.string().optional() })),
   results: z.array(z.strictObject({ id: z.string().min(1), name: z.string(), content: z.string(), isError: z.boolean().optional() })),
 });
 const demo = z.strictObject({
@@ -86,15 +87,21 @@ const toolName = (t: string | DemoTool): string => (typeof t === "string" ? t : 
  * gets the k-th result with it (a server that gives every call of a reply
  * "call_0" answered them in order, and the first result of the id was taken for
  * each); a result whose id names no call of the step (a hand-written example's
- * `r1`) answers the next call with none of its own.
+ * `r1`) answers a call with none of its own: the first such call of its own
+ * tool (results written in another order than the calls answered each call
+ * with another tool's result), else the next call left.
  */
 export function pairResults(step: DemoStep): (DemoStep["results"][number] | undefined)[] {
   const results = [...step.results];
-  return step.toolCalls.map((call) => {
-    let at = results.findIndex((r) => r.id === call.id);
-    if (at < 0) at = results.findIndex((r) => !step.toolCalls.some((c) => c.id === r.id));
+  const paired = step.toolCalls.map((call) => {
+    const at = results.findIndex((r) => r.id === call.id);
     return at >= 0 ? results.splice(at, 1)[0] : undefined;
   });
+  const foreign = results.filter((r) => !step.toolCalls.some((c) => c.id === r.id));
+  const take = (at: number) => (at >= 0 ? foreign.splice(at, 1)[0] : undefined);
+  for (const [i, call] of step.toolCalls.entries()) if (paired[i] === undefined) paired[i] = take(foreign.findIndex((r) => r.name === call.name));
+  for (const i of paired.keys()) paired[i] ??= take(0);
+  return paired;
 }
 
 /**
@@ -261,6 +268,10 @@ export function parseState(name: string, state: unknown, signature: Signature): 
   return { state: { instructions, demos }, inputs };
 }
 
+/** A recorded call as an example keeps it: `inputError` too, so its arguments are shown as the model wrote them. */
+const demoCall = ({ id, name, input, inputError }: DemoStep["toolCalls"][number]): DemoStep["toolCalls"][number] =>
+  inputError === undefined ? { id, name, input } : { id, name, input, inputError };
+
 /**
  * The steps of a recorded turn, from the messages of its last model request
  * after the live input: each assistant message that called tools, and the
@@ -270,7 +281,7 @@ export function stepsFrom(messages: readonly Message[]): DemoStep[] {
   const steps: DemoStep[] = [];
   for (const m of messages) {
     if (m.role === "assistant" && m.toolCalls?.length) {
-      steps.push({ text: m.content, toolCalls: m.toolCalls.map(({ id, name, input }) => ({ id, name, input })), results: [] });
+      steps.push({ text: m.content, toolCalls: m.toolCalls.map(demoCall), results: [] });
     } else if (m.role === "tool" && steps.length > 0) {
       const result: DemoStep["results"][number] = { id: m.toolCallId, name: m.name, content: m.content };
       if (m.isError) result.isError = true;
