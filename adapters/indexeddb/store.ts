@@ -113,6 +113,19 @@ function checkDepth(name: string, conversation: string, record: object, index: n
   }
 }
 
+/**
+ * What to do, said after a failure the browser gave as QuotaExceededError (its message is often empty): the origin's
+ * storage quota, or the disk under it, is full. The browser aborted the whole transaction, so nothing of it was kept.
+ */
+function quotaRemedy(e: unknown): string {
+  if ((e as { name?: unknown } | null)?.name !== "QuotaExceededError") return "";
+  return (
+    " This site's storage quota in this browser is full (or the device's disk is), so nothing of it was kept. " +
+    "Free some space: delete conversations or databases this site no longer needs, or clear data of other sites; " +
+    "or ask the browser to keep this site's data (navigator.storage.persist()). Then try again."
+  );
+}
+
 /** Whether this environment has IndexedDB (Node has none, nor have some sandboxed frames and privacy modes). */
 const hasIndexedDB = (): boolean => {
   const idb = (globalThis as { indexedDB?: unknown }).indexedDB;
@@ -176,7 +189,9 @@ export function indexedDBStore(name = "functai", options: IndexedDBStoreOptions 
   let settledOpen: Promise<StoreDB> | undefined; // the last open that settled
 
   const fail = (what: string, e: unknown): FunctaiError =>
-    e instanceof FunctaiError ? e : new ConversationError("store-io", `IndexedDB store "${name}": ${what} failed: ${describeError(e)}`, { cause: e });
+    e instanceof FunctaiError
+      ? e
+      : new ConversationError("store-io", `IndexedDB store "${name}": ${what} failed: ${describeError(e)}${quotaRemedy(e)}`, { cause: e });
 
   const closedError = (): ConversationError => new ConversationError("store-io", `IndexedDB store "${name}" is closed.`);
 
