@@ -13,43 +13,32 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { fsStore } from "../../adapters/node-fs/index.js";
-import { ai, tool, type LMRequest, type Plugin, type PluginToolResult, type PluginTurn } from "../../src/index.js";
+import { ai, tool, type LMRequest, type Plugin } from "../../src/index.js";
 import { scripted } from "../../src/testing/index.js";
 import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
 import { refusableRefund } from "../fixtures/refusable-refund.js";
 import { tempDirs } from "../fixtures/temp-dirs.js";
+import { watcher } from "./fixtures/watcher.js";
 import { hungDesk } from "../otel/fixtures/hung-desk.js";
 
 /** A fresh directory of conversations: each `fsStore` over it is another process's store, reading the same records. */
 const recordsDir = tempDirs("functai-hunt129-");
 
 /** A plugin that tells what it was shown, and keeps why a run stopped (in its turnEnd). */
-function watcher() {
-  const results: PluginToolResult[] = [];
-  const starts: PluginTurn[] = [];
-  const plugin: Plugin = {
-    name: "watcher",
-    version: "1",
-    hooks: {
-      turnStart: (t) => void starts.push(t),
-      turnEnd: (end) => {
-        if (end.state === "interrupted") end.keep({ stoppedFor: end.code ?? null });
-      },
-      toolResult: (r) => void results.push(r),
-    },
-  };
-  return { plugin, results, starts };
-}
+const keepingWatcher = () =>
+  watcher((end) => {
+    if (end.state === "interrupted") end.keep({ stoppedFor: end.code ?? null });
+  });
 
 const refundHang = { name: "refund", input: { order_id: "HANG", amount: 39 } };
 
 /** The desk's refund of HANG left in doubt in a first process; then the turn as a second process (a fresh store, desk and plugin) reads it. */
 async function leftInDoubt() {
   const dir = recordsDir();
-  const first = watcher();
+  const first = keepingWatcher();
   const chat = (await hungDesk()).conversation("sam", { store: fsStore(dir), lm: deskModel(refundHang), plugins: [first.plugin] });
   await expect(chat.send("Order HANG never arrived.")).rejects.toMatchObject({ code: "turn-unfinished" });
-  const second = watcher();
+  const second = keepingWatcher();
   const desk = await makeDesk((await linkedClient({ hang: false, record: () => undefined })).client);
   const [turn] = await desk.conversation("sam", { store: fsStore(dir), lm: deskModel(refundHang), plugins: [second.plugin] }).turns();
   return { turn: turn!, second };
@@ -84,10 +73,10 @@ describe("toolResult and a person's refusal", () => {
   it("is shown the refused call, with who refused it and why (the approval record's by and reason)", async () => {
     const dir = recordsDir();
     const { desk, lm } = refusableRefund();
-    const first = watcher();
+    const first = keepingWatcher();
     const chat = desk.conversation("sam", { store: fsStore(dir), lm: lm(), approve: "changes", plugins: [first.plugin] });
     await expect(chat.send("Refund me.")).rejects.toMatchObject({ code: "turn-waiting" });
-    const second = watcher();
+    const second = keepingWatcher();
     const [turn] = await desk.conversation("sam", { store: fsStore(dir), lm: lm(), plugins: [second.plugin] }).turns();
     expect(await turn!.deny({ by: "maria", reason: "not today" })).toBe("Not refunded.");
     const told = second.results.map(({ name, output, error, approved, refused }) => ({ name, output, error, approved, refused }));
@@ -115,7 +104,7 @@ describe("told once", () => {
     const lm = () => scripted(Array.from({ length: 6 }, () => reply));
     const chat = desk.conversation("sam", { store: fsStore(dir), lm: lm(), approve: "changes" });
     await expect(chat.send("Refund me.")).rejects.toMatchObject({ code: "turn-waiting" });
-    const later = watcher();
+    const later = keepingWatcher();
     const handle = async () => (await desk.conversation("sam", { store: fsStore(dir), lm: lm(), plugins: [later.plugin] }).turns())[0]!;
     await expect((await handle()).deny({ by: "maria", reason: "not today" })).rejects.toMatchObject({ code: "turn-waiting" });
     expect(await (await handle()).approve({ by: "maria" })).toBe("Done.");

@@ -11,27 +11,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { fsStore } from "../../adapters/node-fs/index.js";
-import { ConversationError, memoryStore, type LMRequest, type Plugin, type PluginToolResult, type PluginTurn, type Store } from "../../src/index.js";
+import { ConversationError, memoryStore, type LMRequest, type Plugin, type Store } from "../../src/index.js";
 import { LET_GO } from "../../src/conversation/host.js";
 import { faultyStore, scripted } from "../../src/testing/index.js";
 import { deskModel, linkedClient, makeDesk } from "../mcp/fixtures/desk.js";
 import { refusableRefund } from "../fixtures/refusable-refund.js";
 import { tempDirs } from "../fixtures/temp-dirs.js";
+import { watcher } from "./fixtures/watcher.js";
 import { hungDesk } from "../otel/fixtures/hung-desk.js";
 
 const recordsDir = tempDirs("functai-hunt136-");
-
-/** A plugin that notes what `toolResult` is told, and each run's start. */
-function watcher() {
-  const results: PluginToolResult[] = [];
-  const starts: PluginTurn[] = [];
-  const plugin: Plugin = {
-    name: "watcher",
-    version: "1",
-    hooks: { turnStart: (t) => void starts.push(t), toolResult: (r) => void results.push(r) },
-  };
-  return { plugin, results, starts };
-}
 
 /**
  * A process over the folder `dir` that dies right after its claim: the append that answers and claims the turn is
