@@ -1,6 +1,6 @@
 import { digestJson } from "../lm/digest.js";
 import type { Message, ToolCall } from "../lm/types.js";
-import { pairResults, type Demo } from "./demo.js";
+import { demoCall, pairResults, type Demo } from "./demo.js";
 
 /** An example as the prompt shows it: its inputs, the messages of its steps, its answer. */
 export interface ShownExample {
@@ -45,11 +45,7 @@ export function demoMessages(demo: Demo, n: number): Message[] {
     for (const [c, call] of step.toolCalls.entries()) {
       const id = `example_${n}_call_${++k}_${mark}`;
       // (its inputError too: a call whose arguments were not JSON is sent back as the model wrote them)
-      calls.push(
-        call.inputError === undefined
-          ? { id, name: call.name, input: call.input }
-          : { id, name: call.name, input: call.input, inputError: call.inputError },
-      );
+      calls.push({ ...demoCall(call), id });
       const result = results[c];
       const answer: Extract<Message, { role: "tool" }> = {
         role: "tool",

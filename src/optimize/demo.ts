@@ -269,7 +269,7 @@ export function parseState(name: string, state: unknown, signature: Signature): 
 }
 
 /** A recorded call as an example keeps it: `inputError` too, so its arguments are shown as the model wrote them. */
-const demoCall = ({ id, name, input, inputError }: DemoStep["toolCalls"][number]): DemoStep["toolCalls"][number] =>
+export const demoCall = ({ id, name, input, inputError }: DemoStep["toolCalls"][number]): DemoStep["toolCalls"][number] =>
   inputError === undefined ? { id, name, input } : { id, name, input, inputError };
 
 /**
