@@ -87,3 +87,14 @@ const REFUSAL = "The person did not allow this call.";
  */
 export const refusalText = (reason?: string | null): string =>
   reason === undefined || reason === null || reason === "" ? REFUSAL : `${REFUSAL} Reason: ${reason}`;
+
+/** The tool result the model sees when a plugin blocks a call. */
+export const blockText = (plugin: string, reason: string): string => `The call was blocked (${plugin}). Reason: ${reason}`;
+
+/**
+ * Whether a tool result is what a run tells its model of a call refused before
+ * it ran (`refusalText` or `blockText`): a recorded request keeps nothing else
+ * of the refusal, since the engine sends either as a plain result.
+ */
+export const isRefusalText = (content: string): boolean =>
+  content === REFUSAL || content.startsWith(`${REFUSAL} Reason: `) || /^The call was blocked \([\s\S]*\)\. Reason: /.test(content);

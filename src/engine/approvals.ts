@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { asksApproval, refusalText } from "../approval/rule.js";
+import { asksApproval, blockText, refusalText } from "../approval/rule.js";
 import type { Approval, ApproveFunction } from "../approval/types.js";
 import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { Effects } from "../records/types.js";
@@ -169,9 +169,6 @@ async function answerFor(frame: Frame, call: CallSubject, approval: Approval, ap
   );
   return result;
 }
-
-/** What the model is told of a call a plugin blocked. */
-const blockText = (plugin: string, reason: string): string => `The call was blocked (${plugin}). Reason: ${reason}`;
 
 /**
  * The block an earlier run's plugin gave this very call, if one did: at this

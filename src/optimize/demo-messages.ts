@@ -53,6 +53,7 @@ export function demoMessages(demo: Demo, n: number): Message[] {
         name: call.name,
         content: result?.content ?? "(no result was recorded)",
       };
+      // (a refusal, `refused`, is sent as a live run sent it: a plain result)
       if (result === undefined || result.isError) answer.isError = true;
       answers.push(answer);
     }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isRefusalText } from "../approval/rule.js";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Message } from "../lm/types.js";
 import { issuesText, readWith, type SchemaRead } from "../schema-read.js";
@@ -17,7 +18,12 @@ export interface DemoStep {
   text: string;
   /** `inputError`: the model's arguments were not valid JSON (`input` is then its raw text, as the run's model read it back). */
   toolCalls: { id: string; name: string; input: unknown; inputError?: string }[];
-  results: { id: string; name: string; content: string; isError?: boolean }[];
+  /**
+   * `isError`: the model was told the call failed. `refused`: the call never ran, refused before it could (a
+   * plugin blocked it, a person did not allow it); the model read `content`, the refusal, as a plain result (a
+   * live run sends a refusal with no error flag, and so does the example).
+   */
+  results: { id: string; name: string; content: string; isError?: boolean; refused?: boolean }[];
 }
 
 /**
@@ -51,7 +57,15 @@ export interface AIState {
 const step = z.strictObject({
   text: z.string(),
   toolCalls: z.array(z.strictObject({ id: z.string().min(1), name: z.string().min(1), input: z.unknown(), inputError: z.string().optional() })),
-  results: z.array(z.strictObject({ id: z.string().min(1), name: z.string(), content: z.string(), isError: z.boolean().optional() })),
+  results: z.array(
+    z.strictObject({
+      id: z.string().min(1),
+      name: z.string(),
+      content: z.string(),
+      isError: z.boolean().optional(),
+      refused: z.boolean().optional(),
+    }),
+  ),
 });
 const demo = z.strictObject({
   inputs: z.record(z.string(), z.unknown()),
@@ -109,9 +123,13 @@ export function pairResults(step: DemoStep): (DemoStep["results"][number] | unde
  * a state saved before a tool's input schema changed (a field renamed, a type
  * narrowed) showed the model, as a call that worked, one the tool now refuses,
  * so the model copied it and each live call was refused first. A call the
- * recording answered with an error is left as it is: it shows a refusal, and
- * the answer that followed it. A schema that throws reading an input counts as
- * refusing it (a live call would not run either).
+ * example does not show working is left as it is: it shows a refusal, and the
+ * answer that followed it. Such is a call answered with an error or with no
+ * result (shown as an error), one refused before it ran (a plugin blocked it,
+ * a person did not allow it: the model read the refusal, sent with no error
+ * flag), and one whose arguments were not JSON (never read with the schema:
+ * the engine refuses them first). A schema that throws reading an input
+ * counts as refusing it (a live call would not run either).
  */
 function staleCall(demo: Demo, tools: readonly (string | DemoTool)[]): string | null {
   for (const [s, step] of (demo.steps ?? []).entries()) {
@@ -120,7 +138,10 @@ function staleCall(demo: Demo, tools: readonly (string | DemoTool)[]): string | 
       const tool = tools.find((t) => toolName(t) === call.name);
       const schema = typeof tool === "object" ? tool.inputSchema : undefined;
       if (schema === undefined) continue;
-      if (results[c]?.isError === true) continue;
+      const result = results[c];
+      // (a refusal's text unmarked: a state recorded before `refused` was kept showed the model a refusal all the same)
+      if (result === undefined || result.isError === true || result.refused === true || isRefusalText(result.content) || call.inputError !== undefined)
+        continue;
       const read = readWith(schema, call.input);
       if ("success" in read && read.success) continue;
       const why = "thrown" in read ? `its input schema threw: ${describeError(read.thrown)}` : issuesText(read.error, "input");
@@ -146,6 +167,28 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
   if (unknown.length > 0)
     return `it calls ${unknown.join(", ")}, which ${unknown.length === 1 ? "is not a tool" : "are not tools"} of this function (its tools: ${names!.join(", ") || "none"})`;
   return signature.tools === undefined ? null : staleCall(demo, signature.tools);
+}
+
+/**
+ * What of an example's steps the model would never be shown, or null: a step
+ * that calls no tool yet says something or holds results (only calls make a
+ * step's messages), and a result that answers no call of its step (each call
+ * is answered by one result: see pairResults). A recording has neither; a
+ * written example with them loaded, and the model was quietly shown less
+ * than the example says.
+ */
+function unshown(demo: Demo): string | null {
+  for (const [s, step] of (demo.steps ?? []).entries()) {
+    if (step.toolCalls.length === 0) {
+      if (step.text === "" && step.results.length === 0) continue;
+      return `step ${s + 1} calls no tool, so its ${step.text === "" ? "results" : "text"} would never be shown (a step is a model reply that called tools; the answer is outputs.result)`;
+    }
+    const paired = pairResults(step);
+    const left = step.results.find((r) => !paired.includes(r));
+    if (left !== undefined)
+      return `step ${s + 1} has a result ${JSON.stringify(left.id)} (${left.name}) that answers none of its calls (each call is answered by one result), so it would never be shown`;
+  }
+  return null;
 }
 
 /** Whether a value is exactly a Date's ISO text (what JSON keeps of a Date). */
@@ -264,7 +307,11 @@ export function parseState(name: string, state: unknown, signature: Signature): 
   // copies (checked to be JSON): what the input schema reads, or a transform changes, is never the caller's
   const demos = (parsed.data.demos as Demo[]).map((demo, i) => jsonCopy(demo, `${name}.withState: example ${i + 1}`));
   const given = (state as { demos: { inputs: Record<string, unknown> }[] }).demos;
-  const inputs = demos.map((demo, i) => readInputs(name, i + 1, demo, signature, given[i]!.inputs));
+  const inputs = demos.map((demo, i) => {
+    const why = unshown(demo);
+    if (why !== null) throw new FunctaiError("input-invalid", `${name}.withState: example ${i + 1}'s ${why}`);
+    return readInputs(name, i + 1, demo, signature, given[i]!.inputs);
+  });
   return { state: { instructions, demos }, inputs };
 }
 
@@ -275,7 +322,8 @@ export const demoCall = ({ id, name, input, inputError }: DemoStep["toolCalls"][
 /**
  * The steps of a recorded turn, from the messages of its last model request
  * after the live input: each assistant message that called tools, and the
- * tool results that answered it. A reply asked again (unreadable) is left out.
+ * tool results that answered it (a refusal marked `refused`: see isRefusalText).
+ * A reply asked again (unreadable) is left out.
  */
 export function stepsFrom(messages: readonly Message[]): DemoStep[] {
   const steps: DemoStep[] = [];
@@ -285,6 +333,7 @@ export function stepsFrom(messages: readonly Message[]): DemoStep[] {
     } else if (m.role === "tool" && steps.length > 0) {
       const result: DemoStep["results"][number] = { id: m.toolCallId, name: m.name, content: m.content };
       if (m.isError) result.isError = true;
+      else if (isRefusalText(m.content)) result.refused = true;
       steps.at(-1)!.results.push(result);
     }
   }
