@@ -142,6 +142,9 @@ export class MessageHead {
 const DATA = [0x64, 0x61, 0x74, 0x61];
 const ID = [0x69, 0x64];
 
+/** The longest event id kept, in bytes: a longer one is known to be there, not what it is (see EventHead.lastId). */
+const MAX_EVENT_ID_BYTES = 1024;
+
 /**
  * The top level of the message of one event of a stream of Server-Sent Events, read as the event streams by
  * (`byte` each byte of its lines, `lineEnd` at each line's end, `eventEnd` at the blank line ending it): its
@@ -155,12 +158,25 @@ export class EventHead {
   #dataLines = 0;
   /** In a line's field name, how many bytes of "id" it matched (-1: another field). */
   #idMatched = 0;
-  /** Whether an event of the stream had an `id` (a value not empty), whatever event it was: the stream can be resumed from it. */
-  #hadId = false;
+  /** The bytes of the value of the event's `id` line being read, and of its last one read whole (`undefined`: none). */
+  #idLine: number[] = [];
+  #eventId: number[] | undefined;
+  /** The id of the last event given with one, as the SDK reads it (see {@link lastId}); `null`: one too long to keep. */
+  #lastId: string | null | undefined;
 
-  /** Whether an event read so far had an id (see the SDK's Streamable HTTP transport: it resumes a stream only after one). */
+  /**
+   * The id of the last event read that the SDK's Streamable HTTP transport takes an id from, the id it resumes the
+   * stream with (its `Last-Event-ID`): an event with a data line (its parser, eventsource-parser, gives no other: an
+   * event of an id alone is dropped, its id with it), whose last `id` line's value is not empty and has no NUL.
+   * `undefined`: none (the SDK cannot resume the stream); `null`: one longer than functai keeps.
+   */
+  get lastId(): string | null | undefined {
+    return this.#lastId;
+  }
+
+  /** Whether an event read so far had an id the SDK takes (see {@link lastId}): it resumes a stream only after one. */
   get hadId(): boolean {
-    return this.#hadId;
+    return this.#lastId !== undefined;
   }
 
   byte(b: number): void {
@@ -178,8 +194,8 @@ export class EventHead {
     // (one space after the colon is not the id's)
     if (this.#where === "id" && b === 0x20) return void (this.#where = "idValue");
     if (this.#where === "id" || this.#where === "idValue") {
-      this.#hadId = true;
-      this.#where = "other";
+      this.#where = "idValue";
+      if (this.#idLine.length <= MAX_EVENT_ID_BYTES) this.#idLine.push(b);
       return;
     }
     if (this.#where === "other") return;
@@ -190,6 +206,9 @@ export class EventHead {
   }
 
   lineEnd(): void {
+    // an `id` line (a line "id", no colon, included: an empty value) is the event's id, the last one of it
+    if (this.#where === "id" || this.#where === "idValue" || (this.#where === "field" && this.#idMatched === ID.length)) this.#eventId = this.#idLine;
+    this.#idLine = [];
     // a line "data" (no colon): an empty value
     if (this.#where === "field" && this.#matched === DATA.length && this.#dataLines > 0) this.#message.byte(0x0a);
     const data = this.#where === "value" || this.#where === "data" || (this.#where === "field" && this.#matched === DATA.length);
@@ -210,6 +229,11 @@ export class EventHead {
   }
 
   eventEnd(): void {
+    const id = this.#eventId;
+    if (this.#dataLines > 0 && id !== undefined && id.length > 0 && !id.includes(0))
+      this.#lastId = id.length > MAX_EVENT_ID_BYTES ? null : decoder.decode(new Uint8Array(id));
+    this.#eventId = undefined;
+    this.#idLine = [];
     this.#message.reset();
     this.#where = "field";
     this.#matched = 0;

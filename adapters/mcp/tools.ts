@@ -67,8 +67,10 @@ export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.read
  * the transport did not follow (to another origin, a 301/302/303 of the POST, one without Location, past the SDK's
  * or fetch's count, any under `redirect: "manual"` or `"error"`): it did not run (a transport's `redirectPolicy:
  * "follow"` is kept once mcpTools took its tools). A call whose answer's stream ends before the answer and cannot be
- * resumed (over Streamable HTTP its POST's stream, none of whose events had an id; over the old SSE transport its one
- * stream) fails at once, not at its timeout: a changing call stops its turn for a person (it may have run), a reading
+ * resumed (over Streamable HTTP its POST's stream, none of whose events had an id the SDK takes; one whose resumption
+ * failed: its GET with Last-Event-ID answered 404 or 405, or not with a stream of events, the SDK giving up after its
+ * tries, or the stream it was resumed on ending before the answer too with no id of its own; over the old SSE
+ * transport its one stream) fails at once, not at its timeout: a changing call stops its turn for a person (it may have run), a reading
  * one is `remote-closed` (a listing too). A result past 1,000,000 characters (as the
  * model would read it: its text, its structured content as JSON, its error's words) is `tool-failed`, a tool
  * error the model sees, saying its size and the bound, nothing of it kept; a changing tool's says it ran (its

@@ -60,18 +60,23 @@ export class OversizedBody extends Error {
  * it), or ended by the server. The stream a POST carrying it was answered with (the server took the request): no event
  * of it had an id, so the SDK cannot resume it (it reopens a stream with `Last-Event-ID` only after one), and the
  * answer can come on no other stream (the server sends it on the request's own). Or the old SSE transport's one
- * stream (see watch.ts): opened again, it is a new session. Either way the request would wait out its timeout for
- * nothing.
+ * stream (see watch.ts): opened again, it is a new session. Or one that had an id, whose resumption failed
+ * (`unresumed` says how, see {@link Resumption}). Either way the request would wait out its timeout for nothing.
  */
 export class AnswerStreamEnded extends Error {
-  constructor(cause?: unknown) {
+  constructor(cause?: unknown, unresumed?: string) {
     super(
-      `the stream of events the MCP server's answer was to come on ended before its answer (${cause === undefined ? "the server ended it" : `cut: ${describeCut(cause)}`}); it cannot be resumed (none of its events had an id), so no answer will come`,
+      unresumed !== undefined
+        ? `the stream of events the MCP server's answer was to come on ended before its answer, and ${unresumed}, so no answer will come`
+        : `the stream of events the MCP server's answer was to come on ended before its answer (${howEnded(cause)}); it cannot be resumed (none of its events had an id), so no answer will come`,
       cause === undefined ? undefined : { cause },
     );
     this.name = "AnswerStreamEnded";
   }
 }
+
+/** How a stream ended: cut (`cut`: its reader's error), or (none) ended by the server. */
+const howEnded = (cut: unknown): string => (cut === undefined ? "the server ended it" : `cut: ${describeCut(cut)}`);
 
 /** What cut a stream, as its reader's error says it (fetch's "terminated", with its socket's error as the cause). */
 function describeCut(cause: unknown): string {
@@ -106,8 +111,27 @@ export interface WireWatcher {
   ended?(error: AnswerStreamEnded): void;
 }
 
+/**
+ * A stream answering a request that ended before its answer, with an id the SDK resumes it from (its `Last-Event-ID`,
+ * the key it is kept by in {@link Wire.resuming}): the SDK opens it again with a GET carrying that id, after its
+ * backoff, trying a few times. The resumption fails when the server answers that GET 404 (the session is gone) or 405
+ * (the SDK then stops), or with something other than a stream of events, or when the SDK gives up (its tries spent,
+ * each answered with an error or none); or when the stream it is resumed on ends before the answer too with no id of
+ * its own (the SDK then opens a stream without `Last-Event-ID`, on which no answer comes). Then no answer will come:
+ * the watchers of the request are told (see WireWatcher.ended) at once, not at its timeout.
+ */
+interface Resumption {
+  /** The id of the request the stream answers. */
+  id: unknown;
+  watchers: WireWatcher[];
+  /** What the last failed try to resume it said (none yet: `undefined`). */
+  failure?: string;
+}
+
 interface Wire {
   watchers: Set<WireWatcher>;
+  /** The streams being resumed, by the event id each is resumed from (see {@link Resumption}). */
+  resuming: Map<string, Resumption>;
   /** The id of the request each watcher's last POST carried (see {@link strayOnGet}). */
   sentIds: WeakMap<WireWatcher, unknown>;
   /** Requests (by JSON-RPC id and method) given up while held back for a token: never sent. */
@@ -126,8 +150,11 @@ interface HttpTransport {
   _abortController?: unknown;
   /** Streamable HTTP: opens its GET stream (`resumptionToken`: the last event's id read on the one before). */
   _startOrAuthSse?: (options: ReconnectOptions) => Promise<void>;
-  /** Streamable HTTP: opens a stream again later (its backoff), as it does when one ends that it can resume. */
-  _scheduleReconnection?: (options: ReconnectOptions, attempt?: number) => void;
+  /**
+   * Streamable HTTP: opens a stream again later (its backoff), as it does when one ends that it can resume; past its
+   * tries, gives up, saying so to onerror (see {@link GAVE_UP}).
+   */
+  _scheduleReconnection?: (this: HttpTransport, options: ReconnectOptions, attempt?: number) => void;
   /** Its `redirectPolicy` is `"follow"` (redirects left to fetch). */
   _followRedirects?: unknown;
   /** Its `requestInit` option (the caller's own `redirect` read from it). */
@@ -151,15 +178,23 @@ function posted(init: RequestInit | undefined): PostedRequest | undefined {
   }
 }
 
+/** The event id a GET asks a stream to be resumed from (its `Last-Event-ID`), or `undefined`: none, or not a GET. */
+function resumedFrom(init: RequestInit | undefined): string | undefined {
+  if ((init?.method ?? "GET").toUpperCase() !== "GET") return undefined;
+  return new Headers(init?.headers).get("last-event-id") ?? undefined;
+}
+
 /** The media type of a response (lower case, no parameters). */
 const mediaType = (response: Response): string => (response.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
 
 /**
  * A body read no further than `limit` bytes: in all, or (`events`) each event of a stream of Server-Sent Events
  * (its lines up to the blank line that ends it). Past it the source is cancelled and the stream fails with an
- * {@link OversizedBody}, told to `over` first. `id`: the id of the request the POST carried, which the body answers
- * (`undefined`: none, a GET stream, whose answers say by their own id whose they are); an answer with keys JSON-RPC
- * does not name is told to `stray`, with the id of the request it answers (see WireWatcher.strayKeys).
+ * {@link OversizedBody}, told to `over` first. `id`: the id of the request the POST carried, or whose stream a GET
+ * resumes, which the body answers (`undefined`: none, a GET stream, whose answers say by their own id whose they
+ * are); an answer with keys JSON-RPC does not name is told to `stray`, with the id of the request it answers (see
+ * WireWatcher.strayKeys). A stream of events answering `id` that ends before its answer is told to `ended`: what cut
+ * it (`undefined`: the server ended it), and the id of its last event the SDK resumes it from (see EventHead.lastId).
  */
 function bounded(
   body: ReadableStream<Uint8Array>,
@@ -168,7 +203,7 @@ function bounded(
   id: unknown,
   over: (error: OversizedBody) => void,
   stray: (id: unknown, keys: string[]) => void,
-  ended: (error: AnswerStreamEnded) => void,
+  ended: (cut: unknown, lastId: string | null | undefined) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   // what is read of the event being read: its message's top-level keys (see EventHead); of a JSON answer, its own
@@ -184,9 +219,9 @@ function bounded(
   let afterCR = false;
   /** Whether an event read whole was the answer to the POST's request (see EventHead.answers). */
   let answered = false;
-  /** A stream of the answer to the POST's request that ended (`cut`: its error) before it, and cannot be resumed: told to `ended`. */
+  /** A stream of the answer to the request `id` that ended (`cut`: its error) before it: told to `ended`. */
   const endedUnanswered = (cut?: unknown) => {
-    if (events && id !== undefined && !answered && !head.hadId) ended(new AnswerStreamEnded(cut));
+    if (events && id !== undefined && !answered) ended(cut, head.lastId);
   };
   /** Whether `chunk` takes what is read past the limit (each byte of an event stream read for where its events end). */
   const past = (chunk: Uint8Array): boolean => {
@@ -274,30 +309,120 @@ function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch
       wire.sentIds.set(w, request!.id);
       w.sent(request!);
     }
-    const response = await base(url, init);
+    // a GET resuming a stream that answers a request watched (see Resumption)
+    const token = request === undefined ? resumedFrom(init) : undefined;
+    const resuming = token === undefined ? undefined : wire.resuming.get(token);
+    let response: Response;
+    try {
+      response = await base(url, init);
+    } catch (e) {
+      if (resuming !== undefined) resuming.failure = describeCut(e);
+      throw e;
+    }
     if (response.status === 401 || response.status === 403) for (const w of watching) w.refused();
     const type = mediaType(response);
     const events = type === "text/event-stream";
+    if (resuming !== undefined && !init?.signal?.aborted) {
+      const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
+      // (a redirect is followed by the SDK with another GET; any other error it tries again, or gives up on)
+      if (response.status === 404 || response.status === 405)
+        lose(wire, token!, `resuming it failed: the server answered its GET with Last-Event-ID ${status}`);
+      else if (response.ok && !events)
+        lose(
+          wire,
+          token!,
+          `resuming it failed: the server answered its GET with Last-Event-ID with ${type || "no content type"}, not a stream of events`,
+        );
+      else if (!response.ok) resuming.failure = `HTTP ${status}`;
+      // resumed: the stream it is resumed on is watched as the one before was, from now on
+      else wire.resuming.delete(token!);
+    }
     // (a fetch of the caller's answering with another body than a web stream, node-fetch's, is left as it is)
     const readable = typeof (response.body as { getReader?: unknown } | null)?.getReader === "function";
     if (!response.ok || !readable || !(events || type === "application/json" || type.endsWith("+json"))) return response;
+    const answering = resuming !== undefined && response.ok && events ? resuming : undefined;
+    const told = answering?.watchers ?? watching;
     const body = bounded(
       response.body!,
       MAX_WIRE_BYTES,
       events,
-      request?.id,
+      answering?.id ?? request?.id,
       (error) => {
-        for (const w of watching) w.cut(error);
+        for (const w of told) w.cut(error);
       },
       (id, keys) => {
         for (const w of request === undefined ? strayOnGet(wire, id) : watching) w.strayKeys?.(keys);
       },
-      (error) => {
+      (cut, lastId) => {
         // (a stream cut by the transport closing, or reopened by functai, is not the server's doing)
-        if (!init?.signal?.aborted) for (const w of watching) w.ended?.(error);
+        if (init?.signal?.aborted) return;
+        // one the SDK resumes (an event of it had an id): watched as it does (see Resumption); one whose id is too
+        // long to keep cannot be told from the others resumed: left to the SDK (and the request's timeout)
+        if (typeof lastId === "string") {
+          if (told.length > 0) wire.resuming.set(lastId, { id: answering?.id ?? request?.id, watchers: told });
+        } else if (lastId === null) return;
+        else if (answering !== undefined)
+          tell(
+            wire,
+            told,
+            new AnswerStreamEnded(
+              cut,
+              `it was resumed (a GET with Last-Event-ID), but the stream it was resumed on ended before the answer too (${howEnded(cut)}), none of its events with an id: the SDK opens a stream without one, on which no answer comes`,
+            ),
+          );
+        else tell(wire, told, new AnswerStreamEnded(cut));
       },
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+/** Tells the `watchers` still watching that the stream of their request's answer ended with no answer to come. */
+function tell(wire: Wire, watchers: readonly WireWatcher[], error: AnswerStreamEnded): void {
+  for (const w of watchers) if (wire.watchers.has(w)) w.ended?.(error);
+}
+
+/** The stream resumed from `token` cannot be resumed (`why`): its request's watchers are told, and it is watched no more. */
+function lose(wire: Wire, token: string, why: string): void {
+  const resuming = wire.resuming.get(token);
+  if (resuming === undefined) return;
+  wire.resuming.delete(token);
+  tell(wire, resuming.watchers, new AnswerStreamEnded(undefined, why));
+}
+
+/** What the SDK's Streamable HTTP transport tells onerror when it gives up opening a stream again (its tries spent). */
+const GAVE_UP = /^Maximum reconnection attempts\b/;
+
+/**
+ * Has the SDK's giving up resuming a stream that answers a request watched (see {@link Resumption}) lose it: the
+ * transport's `_scheduleReconnection`, given the id it resumes from, says so to onerror at once, scheduling nothing,
+ * when its tries are spent. A transport without it: nothing (the request waits for its timeout, as before).
+ */
+function hearGivingUp(wire: Wire, t: HttpTransport): void {
+  const schedule = t._scheduleReconnection;
+  if (typeof schedule !== "function") return;
+  t._scheduleReconnection = function (options, attempt) {
+    const token = options?.resumptionToken;
+    const resuming = typeof token === "string" ? wire.resuming.get(token) : undefined;
+    if (resuming === undefined) return schedule.call(this, options, attempt);
+    const told = this.onerror;
+    let gaveUp: Error | undefined;
+    const hearing = (error: Error) => {
+      if (GAVE_UP.test(String((error as Error | undefined)?.message))) gaveUp = error;
+      told?.call(this, error);
+    };
+    this.onerror = hearing;
+    try {
+      schedule.call(this, options, attempt);
+    } finally {
+      if (this.onerror === hearing) this.onerror = told;
+    }
+    if (gaveUp !== undefined)
+      lose(
+        wire,
+        token!,
+        `resuming it failed: the MCP SDK gave up (${gaveUp.message}${resuming.failure === undefined ? "" : ` Its last try: ${resuming.failure}`})`,
+      );
   };
 }
 
@@ -319,9 +444,11 @@ function wireOf(client: unknown): Wire | undefined {
   if (transport === null || typeof transport !== "object" || !("_fetch" in transport) || !(transport as HttpTransport)._url) return undefined;
   const known = wires.get(transport);
   if (known !== undefined) return known;
-  const wire: Wire = { watchers: new Set(), sentIds: new WeakMap(), withdrawn: [], ready: Promise.resolve() };
+  const wire: Wire = { watchers: new Set(), resuming: new Map(), sentIds: new WeakMap(), withdrawn: [], ready: Promise.resolve() };
   const t = transport as HttpTransport;
   t._fetch = wrapped(wire, t, t._fetch ?? ((input, init) => fetch(input, init)));
+  // (before the GET stream is reopened: the SDK's method it puts back after is this one)
+  hearGivingUp(wire, t);
   wires.set(transport, wire);
   wire.ready = reopenGetStream(client, t).catch(() => {});
   return wire;
@@ -449,7 +576,11 @@ export function watchWire(client: unknown, watcher: WireWatcher): { stop: () => 
   if (wire === undefined) return { stop: () => {}, withdraw: () => {} };
   wire.watchers.add(watcher);
   return {
-    stop: () => void wire.watchers.delete(watcher),
+    stop: () => {
+      wire.watchers.delete(watcher);
+      // (a stream being resumed for none still watching is watched no more: the SDK goes on resuming it)
+      for (const [token, r] of wire.resuming) if (!r.watchers.some((w) => wire.watchers.has(w))) wire.resuming.delete(token);
+    },
     withdraw: (message) => {
       wire.withdrawn.push({ id: message.id, method: message.method });
       // (a few kept: an SDK sending again a request given up long ago is not a case to keep them all for)
