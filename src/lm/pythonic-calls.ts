@@ -26,12 +26,32 @@ export interface PythonicCall {
 /** A reply that is one code fence and nothing else; what it holds is the first group. */
 export const FENCED = /^\s*\x60{3}[\w-]*[ \t]*\n([\s\S]*?)\n?\s*\x60{3}\s*$/;
 
+/** Llama 3.1's marker before a call it writes, or Llama 4's (which closes it with `<|python_end|>`). */
+const CALL_MARKER = /^<\|python_(tag|start)\|>\s*/;
+
+/**
+ * A call's text (trimmed) without the markers Llama writes around it where the server shows its special tokens (as
+ * llama.cpp can, and vLLM does for Llama 4's: its llama4_pythonic parser strips them, "Llama 4 model sometime will
+ * output those tokens"): Llama 3.1's `<|python_tag|>` before it, Llama 4's `<|python_start|>` before and
+ * `<|python_end|>` after. Read with them, the call was the answer's text, the tool never run.
+ *
+ * @example
+ * withoutCallMarkers('<|python_start|>[get_weather(city="Paris")]<|python_end|>'); // '[get_weather(city="Paris")]'
+ */
+export function withoutCallMarkers(text: string): string {
+  const body = text.trim();
+  const marker = CALL_MARKER.exec(body);
+  if (marker === null) return body;
+  const rest = body.slice(marker[0].length);
+  return marker[1] === "start" ? rest.replace(/\s*<\|python_end\|>$/, "") : rest;
+}
+
 /** Where reading stopped; thrown to end it (the text is no call list). */
 class NotPythonic extends Error {}
 
 /** The calls `text` is made of, in order, or undefined when it is anything but a list of calls (see above). */
 export function pythonicCalls(text: string): PythonicCall[] | undefined {
-  const body = (FENCED.exec(text)?.[1] ?? text).trim();
+  const body = withoutCallMarkers(FENCED.exec(text)?.[1] ?? text);
   if (!body.startsWith("[") || !body.endsWith("]")) return undefined;
   try {
     return new Reader(body).calls();

@@ -46,7 +46,7 @@
  *   shows its answer when it ends; one that opens with `<result>` streams.
  * - Tools offered as text, a `<result>` after text that begins as a call in
  *   a model's own form written as the whole reply does (a list, an object,
- *   fenced or after `<|python_tag|>`: `[save_note(text="<result>…")]`): the
+ *   fenced or after `<|python_tag|>` or `<|python_start|>`: `[save_note(text="<result>…")]`): the
  *   tag may be in the call's input, so all of it is held until the reply
  *   ends; then it shows nothing if the reply is only such calls (see
  *   pythonic-calls.ts and json-calls.ts), else it is read as above.
@@ -69,9 +69,9 @@ const CLOSE = "</result>";
 
 /**
  * Text that begins as a call in a model's own form written as the whole reply may (see ownFormCalls): a list or an
- * object, perhaps fenced or after Llama 3.1's `<|python_tag|>`.
+ * object, perhaps fenced or after Llama 3.1's `<|python_tag|>` or Llama 4's `<|python_start|>`.
  */
-const OWN_FORM_START = /^\s*(?:<\|python_tag\|>\s*|\x60{3}[\w-]*\s*)?[[{]/;
+const OWN_FORM_START = /^\s*(?:<\|python_(?:tag|start)\|>\s*|\x60{3}[\w-]*\s*)?[[{]/;
 
 /** Whether `text` (a reply after its reasoning) is only calls in a model's own form, read as those calls (see fromTextResponse in text-tools.ts). */
 const ownFormCalls = (text: string): boolean => !text.includes(CALL_OPEN) && (pythonicCalls(text) ?? jsonCalls(text)) !== undefined;

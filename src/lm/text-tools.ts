@@ -1,5 +1,5 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
-import { jsonCalls } from "./json-calls.js";
+import { jsonCalls, valueEnd } from "./json-calls.js";
 import { inBlock, unfenced } from "./prompt.js";
 import { looseJson, looseObject, pythonicCalls } from "./pythonic-calls.js";
 import { leadingThought } from "./thinking.js";
@@ -57,35 +57,52 @@ const CALL_KEYS = new Set(["name", "input", "arguments", "parameters", "id", "ty
 /**
  * The calls in one block's body. Most bodies are one call's JSON. Some
  * models write two calls in one block, one JSON object after the other, or
- * as a list (JSON's, or Llama's pythonic one), or
- * words after the call's JSON ("I will wait for the result."): each whole
- * object is a call, and the words after the last are not part of any input.
- * A body that does not begin with whole JSON objects is one call with
- * `inputError` (see callOf).
+ * as a list (JSON's, or Llama's pythonic one), or words after the call's
+ * JSON, or after the list ("I will wait for the result."): each whole
+ * object is a call, as is each of a whole list's, and the words after them
+ * are not part of any input. A body that does not begin with whole JSON
+ * objects, or such a list, is one call with `inputError` (see callOf).
  */
 function callsOf(body: string): ToolCall[] {
   // a model's own tags inside the block (Llama's `<function=get_weather>{…}</function>`), and nothing else: their calls
   const own: CallBlock[] = [];
   if (body.startsWith("<") && withoutCalls(body, (block) => own.push(block)).trim() === "" && own.length > 0) return own.flatMap(blockCallsOf);
   const json = unfenced(body);
+  const whole = listCalls(json);
+  if (whole !== undefined) return whole;
   try {
-    const value: unknown = JSON.parse(json);
-    // a JSON list of calls in one block (as `<tool_calls>` holds them, see blockCallsOf): each is a call
-    return Array.isArray(value) && value.length > 0 && value.every(isRecord)
-      ? value.map((call) => callOf("", JSON.stringify(call)))
-      : [callOf("", body)];
+    JSON.parse(json);
+    return [callOf("", body)];
   } catch {
-    // Llama's pythonic list in one block (`[get_weather(city="Paris")]`, see pythonic-calls.ts): its calls
-    const pythonic = json.startsWith("[") ? pythonicCalls(json) : undefined;
-    if (pythonic !== undefined) return pythonic.map(({ name, input }) => ({ id: "", name, input }));
-    const { objects, rest } = leadingObjects(json);
-    if (objects.length === 0) return [callOf("", body)];
+    // a list of calls with words after it (Llama writes them after its pythonic list: vllm-project/vllm#56840, whose
+    // streamed reading runs the calls and whose whole reading took all for text): its calls, as after a call's object;
+    // the list cut short or mistyped is still one call with inputError, the model told
+    const end = json.startsWith("[") ? valueEnd(json, 0) : -1;
+    const list = end < 0 ? undefined : listCalls(json.slice(0, end));
+    const { objects, rest } = list === undefined ? leadingObjects(json) : { objects: [], rest: json.slice(end).trim() };
+    const calls = list ?? objects.map((o) => callOf("", o));
+    if (calls.length === 0) return [callOf("", body)];
     // a call after them that is not whole JSON (cut off, or mistyped) is still a call: the model is told
-    if (rest.startsWith("{")) return [...objects, rest].map((o) => callOf("", o));
+    if (rest.startsWith("{")) return [...calls, callOf("", rest)];
     // a block opened after them, this one never closed (`{…}\n<tool_call>\n{…}\n</tool_call>`): its calls are the model's too
     const next = openCall(rest);
-    return [...objects.map((o) => callOf("", o)), ...(next === undefined ? [] : blockCallsOf(next.block))];
+    return [...calls, ...(next === undefined ? [] : blockCallsOf(next.block))];
   }
+}
+
+/**
+ * The calls of a list of them, the whole of `text`: a JSON list of call objects (as `<tool_calls>` holds them, see
+ * blockCallsOf), or Llama's pythonic one (`[get_weather(city="Paris")]`, see pythonic-calls.ts); undefined where it is
+ * no such list.
+ */
+function listCalls(text: string): ToolCall[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return pythonicCalls(text)?.map(({ name, input }) => ({ id: "", name, input }));
+  }
+  return Array.isArray(value) && value.length > 0 && value.every(isRecord) ? value.map((call) => callOf("", JSON.stringify(call))) : undefined;
 }
 
 /** The whole JSON objects `text` begins with, one after another (whitespace or commas between), and the text after them, trimmed. */
@@ -94,7 +111,7 @@ function leadingObjects(text: string): { objects: string[]; rest: string } {
   let at = 0;
   for (;;) {
     while (at < text.length && /[\s,]/.test(text[at]!)) at++; // (some models put commas between them)
-    const end = text[at] === "{" ? objectEnd(text, at) : -1;
+    const end = text[at] === "{" ? valueEnd(text, at) : -1;
     const object = end < 0 ? undefined : text.slice(at, end);
     try {
       if (object === undefined) throw new Error("no object");
@@ -105,22 +122,6 @@ function leadingObjects(text: string): { objects: string[]; rest: string } {
     objects.push(object);
     at = end;
   }
-}
-
-/** Where the JSON object opening at `from` ends (just after its `}`), braces in strings not counted; -1 when it never does. */
-function objectEnd(text: string, from: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = from; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{") depth++;
-    else if (c === "}" && --depth === 0) return i + 1;
-  }
-  return -1;
 }
 
 /** The calls in one block (see tool-call-blocks.ts): a `<tool_call>` block's (see callsOf), `<tool_calls>`' list's, or the one `<function=…>` names. */
@@ -237,7 +238,15 @@ export function fromTextResponse(response: LMResponse): LMResponse {
   const reasoning = thought === undefined ? "" : response.text.slice(0, thought.end);
   const reply = response.text.slice(reasoning.length);
   const read = blockCalls(reply);
-  const calls: ToolCall[] = read.calls.map((c, i) => ({ ...c, id: `call_${i + 1}` }));
+  // `call_1`, `call_2`, …, none an id of the reply's own calls (a server that read some calls itself, a model of your
+  // own): two calls of one id had their results told apart by none (`<tool_result id="call_1">` twice)
+  const taken = new Set(response.toolCalls.map((c) => c.id));
+  let n = 0;
+  const nextId = (): string => {
+    while (taken.has(`call_${++n}`));
+    return `call_${n}`;
+  };
+  const calls: ToolCall[] = read.calls.map((c) => ({ ...c, id: nextId() }));
   // (only the last call can have been cut short)
   if (read.unclosed && stoppedEarly(response.finishReason)) calls[calls.length - 1] = cutShort(calls.at(-1)!);
   let text = read.words;
@@ -248,8 +257,8 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     const pythonic = pythonicCalls(text);
     const json = pythonic === undefined ? jsonCalls(text) : undefined;
     if (pythonic === undefined && json === undefined) return response;
-    for (const { name, input } of pythonic ?? []) calls.push({ id: `call_${calls.length + 1}`, name, input });
-    for (const call of json ?? []) calls.push(callOf(`call_${calls.length + 1}`, JSON.stringify(call)));
+    for (const { name, input } of pythonic ?? []) calls.push({ id: nextId(), name, input });
+    for (const call of json ?? []) calls.push(callOf(nextId(), JSON.stringify(call)));
     text = "";
   }
   if (calls.length === 0) return response;

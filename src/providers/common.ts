@@ -3,8 +3,9 @@
  * assuming Node, and reading a model's tool-call arguments without throwing.
  */
 import { FunctaiError, ProviderError, describeValue } from "../errors.js";
+import { jsonCalls } from "../lm/json-calls.js";
 import { leadingThought } from "../lm/thinking.js";
-import { pythonicCalls } from "../lm/pythonic-calls.js";
+import { pythonicCalls, withoutCallMarkers } from "../lm/pythonic-calls.js";
 import { blockCalls } from "../lm/text-tools.js";
 import type { LMRequest, LMResponse, ToolCall } from "../lm/types.js";
 
@@ -116,7 +117,8 @@ function checkMessage(provider: string, message: unknown, i: number): void {
   if (typeof message !== "object" || message === null || Array.isArray(message))
     bad(`is ${describeValue(message, 40)}, not a message ({ role, content })`);
   const m = message as { role?: unknown; content?: unknown; toolCallId?: unknown; toolCalls?: unknown };
-  if (typeof m.role !== "string" || !ROLES.has(m.role)) bad(`has role ${describeValue(m.role, 40)}; a role is "system", "user", "assistant" or "tool"`);
+  if (typeof m.role !== "string" || !ROLES.has(m.role))
+    bad(`has role ${describeValue(m.role, 40)}; a role is "system", "user", "assistant" or "tool"`);
   if (typeof m.content !== "string") bad(`has content ${describeValue(m.content, 40)}, not a string`);
   if (m.role === "tool" && typeof m.toolCallId !== "string")
     bad(`is a tool result whose toolCallId is ${describeValue(m.toolCallId, 40)}: it must name the call it answers`);
@@ -238,17 +240,19 @@ const ONLY_JSON = /^\s*(?:\x60{3}[\w-]*\s*)?([[{][\s\S]*[\]}])\s*(?:\x60{3})?\s*
  * The name a reply that is nothing but a call's JSON calls: `{ name,
  * arguments }` or `{ name, parameters }`, or a list of them. Mistral's list
  * with its `[TOOL_CALLS]` marker dropped (vLLM leaves special tokens out of
- * the text by default), Llama 3.1's and 3.3's JSON calls. Undefined where the
- * reply is anything else (words around the JSON, an object that names no call).
+ * the text by default), Llama 3.1's and 3.3's JSON calls (several with `;`
+ * between; after the markers Llama writes where the server shows them: see
+ * withoutCallMarkers). Undefined where the reply is anything else (words
+ * around the JSON, an object that names no call).
  */
 function bareCallName(text: string): unknown {
-  const json = ONLY_JSON.exec(text)?.[1];
-  if (json === undefined) return undefined;
+  const json = ONLY_JSON.exec(withoutCallMarkers(text))?.[1];
   let value: unknown;
   try {
-    value = JSON.parse(json);
+    value = JSON.parse(json ?? "");
   } catch {
-    return undefined;
+    // (Llama 3.x's calls with `;` between, which the reader with tools offered as text reads: see jsonCalls)
+    return jsonCalls(text)?.[0]?.name;
   }
   const first: unknown = Array.isArray(value) ? value[0] : value;
   if (typeof first !== "object" || first === null || !("arguments" in first || "parameters" in first)) return undefined;

@@ -223,18 +223,42 @@ const repeats = (args: string, more: string): boolean =>
   wholeArguments(args) && wholeArguments(more) && JSON.stringify(JSON.parse(args)) === JSON.stringify(JSON.parse(more));
 
 /**
+ * Whether a delta's name (`name`, no other id than the open call's) is the
+ * next piece of the open call's name. A name may come in pieces (`"get_"`
+ * then `"weather"`: OpenAI's deltas allow it, openai/openai-agents-python#326;
+ * Mistral's SDK joins such pieces; Gemini has sent them,
+ * continuedev/continue#5849), while some servers repeat the whole name in
+ * every delta (MiniMax through NVIDIA NIM, NousResearch/hermes-agent#11984:
+ * joined, `read_fileread_file`). Once the call's arguments began, a name is
+ * never a piece. Until they begin, the offered tools' names tell: where the name so
+ * far is a tool's, the delta is a piece only where the two joined begin a
+ * tool's name, else it is that name repeated (the same) or, for servers that
+ * give calls no ids and put them all at index 0, another call (of a tool
+ * without arguments before it); where the name so far is no tool's, the
+ * delta is a piece, unless it is the same name and the two joined begin no
+ * tool's (a name the model made up, repeated).
+ */
+function namePiece(call: PendingCall, name: string, offered: readonly string[]): boolean {
+  if (call.name === "" || call.args.trim() !== "") return false;
+  const joined = call.name + name;
+  const begins = offered.some((tool) => tool.startsWith(joined));
+  return offered.includes(call.name) ? begins : begins || name !== call.name;
+}
+
+/**
  * Whether a delta that gives no other id than the open call's starts another
  * call (servers that give calls no ids and put them all at index 0): it names
  * a function, and the open call already has its name and whole arguments,
  * while the delta names another function or brings arguments of its own (a
  * name alone, the same, may be a server repeating it: the call is marked,
  * and arguments after it start the next call). A call still without
- * arguments is followed by another only when another function is named.
+ * arguments is followed by another only when another function is named
+ * that is no piece of its name (see namePiece).
  */
-function startsAnother(call: PendingCall, name: string | undefined, args: string): boolean {
+function startsAnother(call: PendingCall, name: string | undefined, args: string, offered: readonly string[]): boolean {
   if (call.name === "") return false;
   if (!name) return call.again === true && args.trim() !== "" && wholeArguments(call.args);
-  if (call.args.trim() === "") return name !== call.name;
+  if (call.args.trim() === "") return name !== call.name && !namePiece(call, name, offered);
   if (!wholeArguments(call.args)) return false;
   if (name !== call.name || args.trim() !== "") return true;
   call.again = true;
@@ -319,6 +343,9 @@ function misshapenMessage(message: { content?: unknown; refusal?: unknown; tool_
  * the next one (see startsAnother).
  */
 export class ChunkAccumulator {
+  /** @param offered the names of the tools the request offered (see namePiece). */
+  constructor(private readonly offered: readonly string[] = []) {}
+
   private text = "";
   /** In the order they opened (which is index order where the server numbers them). */
   private readonly calls: PendingCall[] = [];
@@ -380,15 +407,15 @@ export class ChunkAccumulator {
       let call = index === undefined ? this.calls.at(-1) : this.open.get(index);
       const args = argumentsOf(d.function?.arguments);
       const newId = d.id && call !== undefined && call.id !== "" && d.id !== call.id;
-      if (call === undefined || (newId && d.function?.name) || (!newId && startsAnother(call, d.function?.name || undefined, args))) {
+      if (call === undefined || (newId && d.function?.name) || (!newId && startsAnother(call, d.function?.name || undefined, args, this.offered))) {
         // (a call of the same tool again, its name given before its arguments: see startsAnother)
         call = { id: "", name: call?.again === true && !d.function?.name ? call.name : "", args: "" };
         this.calls.push(call);
         this.open.set(index, call);
       }
       if (d.id) call.id = d.id;
-      // Some compatible servers repeat the name in every delta: keep the first.
-      if (d.function?.name && call.name === "") call.name = d.function.name;
+      // the first name, or its next piece; a name repeated whole (some compatible servers do) is kept once (see namePiece)
+      if (d.function?.name && (call.name === "" || namePiece(call, d.function.name, this.offered))) call.name += d.function.name;
       if (!repeats(call.args, args)) call.args += args;
       if (extra !== undefined) call.extra = extra;
     }

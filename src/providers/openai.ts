@@ -107,6 +107,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
     checkRequest("openai", request, nativeTools);
     const { signal, onText } = options;
     const body = bodyFor(request);
+    const offered = request.tools.map((t) => t.name);
     // Text already shown cannot be taken back: after it, a failure is final (text held back does not count).
     const text = streamedText(options);
     const attempt = async (): Promise<LMResponse> => {
@@ -120,7 +121,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
             sdk.chat.completions.create({ ...body, stream: false }, { signal: bound }),
           );
           // A server that streams though asked not to (some local ones) answers with an event stream's text.
-          return replyOfEventText("openai", whole, new ChunkAccumulator(), hasError) ?? fromCompletion(whole as ChatCompletion);
+          return replyOfEventText("openai", whole, new ChunkAccumulator(offered), hasError) ?? fromCompletion(whole as ChatCompletion);
         }
         const got = await eventStream(
           "openai",
@@ -130,7 +131,12 @@ export function openai(options: OpenAIOptions): LanguageModel {
         );
         // A server that ignores `stream: true` (some local ones) answers with the whole completion.
         if ("whole" in got) return givenWhole(fromCompletion(got.whole as ChatCompletion), onText, text.passedOn);
-        return await drainStream("openai", got.stream, new ChunkAccumulator(), { signal, onText, passedOn: text.passedOn, idleMs: idleBound(sdk) });
+        return await drainStream("openai", got.stream, new ChunkAccumulator(offered), {
+          signal,
+          onText,
+          passedOn: text.passedOn,
+          idleMs: idleBound(sdk),
+        });
       } catch (e) {
         throw toProviderError(e, { provider: "openai", signal, apiKey: apiKey(), endpoint, baseURLAdvice: BASE_URL_ADVICE });
       }
