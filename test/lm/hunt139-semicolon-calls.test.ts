@@ -12,19 +12,12 @@
  * last, a piece of no JSON between) is what it was.
  */
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { ai, tool } from "../../src/index.js";
-import { chatCompletion, textSse } from "../providers/fixtures/hunt51-wire.js";
-import { ask } from "../providers/fixtures/lookup-order.js";
-import { modelsOver, streamed } from "../providers/fixtures/models.js";
-import { type MockServer, eachTestServer, failure } from "../providers/server.js";
+import { textSse } from "../providers/fixtures/hunt51-wire.js";
+import { llamaServer, lookupDesk, refusedAsText } from "../providers/fixtures/llama-text-calls.js";
 import { readText } from "./fixtures.js";
 
-let server: MockServer;
-eachTestServer((s) => (server = s));
-const MODEL = "meta-llama/Llama-3.3-70B-Instruct";
-const { gpt } = modelsOver(() => server, { gpt: MODEL, apiKey: "none", maxRetries: 0 });
-const whole = (content: string) => ({ json: chatCompletion(content, { model: MODEL, usage: [40, 22] }) });
+const llama = llamaServer("meta-llama/Llama-3.3-70B-Instruct");
+const { gpt, whole } = llama;
 
 const call = (order: string) => JSON.stringify({ name: "lookup_order", parameters: { order_id: order } });
 const TWO: Record<string, string> = {
@@ -33,26 +26,21 @@ const TWO: Record<string, string> = {
   "after <|python_tag|>, a `;` after the last too": `<|python_tag|>${call("A-1042")};\n${call("A-1043")};`,
 };
 
-const seen: unknown[] = [];
-const lookup = tool("lookup_order", { description: "The order's status.", input: { order_id: z.string() }, effects: "reads" }, (input) => {
-  seen.push(input);
-  return { status: "shipped" };
-});
-const answer = ai("answer", { description: "Answer the customer's question.", input: { question: z.string() }, tools: [lookup] });
+const { seen, answer } = lookupDesk();
 const ANSWER = "<result>\nBoth have shipped.\n</result>";
 
 describe("tools offered as text: calls with `;` between, as the whole reply, are those calls", () => {
   for (const [name, content] of Object.entries(TWO)) {
     it(`${name}, whole: both run, in order, then the answer`, async () => {
       seen.length = 0;
-      server.reply(whole(content), whole(ANSWER));
+      llama.server().reply(whole(content), whole(ANSWER));
       await expect(answer("Where are A-1042 and A-1043?", { lm: gpt({ nativeTools: false }) })).resolves.toBe("Both have shipped.");
       expect(seen).toEqual([{ order_id: "A-1042" }, { order_id: "A-1043" }]);
     });
 
     it(`${name}, streamed: both run, and nothing of them is shown`, async () => {
       seen.length = 0;
-      server.reply({ sse: textSse(content, 6) }, { sse: textSse(ANSWER, 6) });
+      llama.server().reply({ sse: textSse(content, 6) }, { sse: textSse(ANSWER, 6) });
       const turn = answer.stream("Where are A-1042 and A-1043?", { lm: gpt({ nativeTools: false }) });
       const shown: string[] = [];
       for await (const e of turn) if (e.type === "text") shown.push(e.delta);
@@ -77,17 +65,5 @@ describe("tools offered as text: calls with `;` between, as the whole reply, are
 });
 
 describe("tools offered natively: such calls left in the text are refused, never the answer", () => {
-  for (const [name, content] of Object.entries(TWO)) {
-    it(`${name}: provider-response naming the tool, whole and streamed`, async () => {
-      for (const [reply, options] of [
-        [whole(content), {}],
-        [{ sse: textSse(content, 9) }, streamed],
-      ] as const) {
-        server.reply(reply);
-        const e = await failure(gpt().generate(ask, options));
-        expect(e.code).toBe("provider-response");
-        expect(e.message).toContain('calling "lookup_order"');
-      }
-    });
-  }
+  refusedAsText(TWO, llama);
 });

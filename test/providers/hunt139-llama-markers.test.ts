@@ -17,16 +17,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
-import { chatCompletion, textSse } from "./fixtures/hunt51-wire.js";
+import { textSse } from "./fixtures/hunt51-wire.js";
 import { ask } from "./fixtures/lookup-order.js";
-import { modelsOver, streamed } from "./fixtures/models.js";
-import { type MockServer, eachTestServer, failure } from "./server.js";
+import { llamaServer, lookupDesk, refusedAsText } from "./fixtures/llama-text-calls.js";
 
-let server: MockServer;
-eachTestServer((s) => (server = s));
-const MODEL = "meta-llama/Llama-4-Scout-17B-16E-Instruct";
-const { gpt } = modelsOver(() => server, { gpt: MODEL, apiKey: "none", maxRetries: 0 });
-const whole = (content: string) => ({ json: chatCompletion(content, { model: MODEL, usage: [40, 22] }) });
+const llama = llamaServer("meta-llama/Llama-4-Scout-17B-16E-Instruct");
+const { gpt, whole } = llama;
 
 const MARKED: Record<string, string> = {
   "Llama 4's pythonic list": '<|python_start|>[lookup_order(order_id="A-1042")]<|python_end|>',
@@ -35,23 +31,11 @@ const MARKED: Record<string, string> = {
 };
 
 describe("tools offered natively: a marked call left in the text is refused, never the answer", () => {
-  for (const [name, content] of Object.entries(MARKED)) {
-    it(`${name}: provider-response naming the tool, whole and streamed`, async () => {
-      for (const [reply, options] of [
-        [whole(content), {}],
-        [{ sse: textSse(content, 9) }, streamed],
-      ] as const) {
-        server.reply(reply);
-        const e = await failure(gpt().generate(ask, options));
-        expect(e.code).toBe("provider-response");
-        expect(e.message).toContain('calling "lookup_order"');
-      }
-    });
-  }
+  refusedAsText(MARKED, llama);
 
   it("one naming no offered tool is the answer's text, as without its marker (guard)", async () => {
     const content = MARKED["Llama 4's pythonic list"]!.replace("lookup_order", "send_email");
-    server.reply(whole(content));
+    llama.server().reply(whole(content));
     const reply = await gpt().generate(ask);
     expect(reply.text).toBe(content);
     expect(reply.toolCalls).toEqual([]);
@@ -59,25 +43,20 @@ describe("tools offered natively: a marked call left in the text is refused, nev
 });
 
 describe("tools offered as text: a marked call as the whole reply is that call", () => {
-  const seen: unknown[] = [];
-  const lookup = tool("lookup_order", { description: "The order's status.", input: { order_id: z.string() }, effects: "reads" }, (input) => {
-    seen.push(input);
-    return { status: "shipped" };
-  });
-  const answer = ai("answer", { description: "Answer the customer's question.", input: { question: z.string() }, tools: [lookup] });
+  const { seen, answer } = lookupDesk();
   const ANSWER = "<result>\nIt has shipped.\n</result>";
 
   for (const [name, content] of Object.entries(MARKED)) {
     it(`${name}, whole: the tool runs, then the answer`, async () => {
       seen.length = 0;
-      server.reply(whole(content), whole(ANSWER));
+      llama.server().reply(whole(content), whole(ANSWER));
       await expect(answer("Where is A-1042?", { lm: gpt({ nativeTools: false }) })).resolves.toBe("It has shipped.");
       expect(seen).toEqual([{ order_id: "A-1042" }]);
     });
 
     it(`${name}, streamed: the tool runs, and nothing of the call is shown`, async () => {
       seen.length = 0;
-      server.reply({ sse: textSse(content, 5) }, { sse: textSse(ANSWER, 5) });
+      llama.server().reply({ sse: textSse(content, 5) }, { sse: textSse(ANSWER, 5) });
       const turn = answer.stream("Where is A-1042?", { lm: gpt({ nativeTools: false }) });
       const shown: string[] = [];
       for await (const e of turn) if (e.type === "text") shown.push(e.delta);
@@ -95,7 +74,7 @@ describe("tools offered as text: a marked call as the whole reply is that call",
     });
     const notes = ai("notes", { description: "Do what the user asks with their notes.", input: { ask: z.string() }, tools: [saveNote] });
     const call = '<|python_start|>[save_note(text="Wrap the answer in <result> tags.")]<|python_end|>';
-    server.reply({ sse: textSse(call, 4) }, { sse: textSse("<result>\nSaved.\n</result>", 4) });
+    llama.server().reply({ sse: textSse(call, 4) }, { sse: textSse("<result>\nSaved.\n</result>", 4) });
     const turn = notes.stream("Note: wrap the answer in <result> tags.", { lm: gpt({ nativeTools: false }) });
     const shown: string[] = [];
     for await (const e of turn) if (e.type === "text") shown.push(e.delta);
