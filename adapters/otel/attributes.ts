@@ -60,8 +60,13 @@ export const FUNCTAI = {
   waitEvent: "functai.wait",
   approvals: "functai.wait.approvals",
   approvalIds: "functai.wait.approval_ids",
-  /** On the wait event of a run stopped by tool calls left in doubt (`turn-unfinished`): their paths, for a person to settle. */
+  /**
+   * On the wait event of a run stopped by tool calls left in doubt (`turn-unfinished`): their paths, for a person to
+   * settle (the innermost calls: for a call that delegated, the delegated turn's, as for its approvals).
+   */
   unfinishedCalls: "functai.wait.unfinished",
+  /** Beside them, each call's key as `resume({ results, rerun })` takes it (`site:invocation`): calls of one tool share a path. */
+  unfinishedIds: "functai.wait.unfinished_ids",
 } as const;
 
 /**

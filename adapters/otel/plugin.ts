@@ -138,7 +138,7 @@ function endTurnSpan(span: Span, end: PluginTurnEnd, run: Run, content: boolean)
     });
   } else if (end.state === "interrupted" && end.code === "turn-unfinished") {
     // stopped for a person, who says what its calls left in doubt did (resumable, as a wait): no failure, as their spans are none
-    span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.unfinishedCalls]: run.unfinished });
+    span.addEvent(FUNCTAI.waitEvent, { [FUNCTAI.unfinishedCalls]: run.unfinished, [FUNCTAI.unfinishedIds]: run.unfinishedIds });
   } else if (end.state !== "done" && end.state !== "waiting") {
     // (the stable code of why it did not end done; a failure whose error has none: "error"; hooks called by hand may give no code: the state)
     failSpan(span, end.code ?? (end.state === "failed" ? "error" : end.state), end.error, content);
@@ -284,6 +284,8 @@ export function otel(options: OtelOptions = {}): Plugin {
         // a delegated turn that waits for a person stops its caller's tool call for that person: not a failure
         const waits = waitsOf(end, run);
         if (waits && run.caller) run.caller.run.delegateWaits(run.caller.turn, run.caller.site, waits);
+        else if (run.caller && end.state === "interrupted" && end.code === "turn-unfinished")
+          run.caller.run.delegateUnfinished(run.caller.turn, run.caller.site, run);
         if (run.span) endQuietly("turnEnd", run.span, () => endTurnSpan(run.span!, end, run, content));
       },
       modelRequest(r) {
@@ -347,7 +349,7 @@ export function otel(options: OtelOptions = {}): Plugin {
               : (waiting ?? (result.needsPerson?.code === "turn-waiting" ? result.needsPerson.approvals : undefined));
           // (the turn's span tells it, also when this call's span was refused by the tracer)
           if (waits && !waiting) run.stoppedFor(waits);
-          else if (!waits && result.error !== undefined && result.needsPerson?.code === "turn-unfinished") run.unfinished.push(result.path);
+          else if (!waits && result.error !== undefined && result.needsPerson?.code === "turn-unfinished") run.leftInDoubt(result);
           if (!span) return;
           endQuietly("toolResult", span, () => {
             // the input it ran with: a plugin after this one may have changed what the model gave (its span, made at

@@ -3,6 +3,7 @@ import type { Approval } from "../../src/approval/types.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { PluginToolCall } from "../../src/plugins/types.js";
 import { FunctaiError, isInstance } from "../../src/errors.js";
+import { toolKey as recordKey } from "../../src/records/keys.js";
 import { boundedText, FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { endQuietly } from "./quiet.js";
 
@@ -73,6 +74,10 @@ export class Run {
   readonly waits: Approval[] = [];
   /** The paths of this run's tool calls left in doubt (`turn-unfinished`): the run stops for a person to say what they did. */
   readonly unfinished: string[] = [];
+  /** Their keys (`site:invocation`, as `resume({ results, rerun })` takes them): calls of one tool share a path. */
+  readonly unfinishedIds: string[] = [];
+  /** Where each of those was made (`turn:site`), to tell the tool calls whose bodies made them (see {@link leftInDoubt}). */
+  readonly #doubtSites: string[] = [];
   /** For a delegated turn's run: the tool call of the calling run it was started in. */
   caller?: CallerAt;
 
@@ -131,6 +136,33 @@ export class Run {
     if (this.spare) return;
     const known = new Set(this.waits.map(waitKey));
     for (const a of approvals) if (!known.has(waitKey(a))) known.add(waitKey(a)), this.waits.push(a);
+  }
+
+  /**
+   * A tool call of this run ended left in doubt (`turn-unfinished`). One whose body made a call already left in doubt
+   * (an AI function used as a tool, stopped by its refund) stops for that call, and is not listed: the turn's records
+   * hold the inner call alone as unfinished, and a person can settle only it (listed, the wait event named a call
+   * nobody can answer for). Inner calls end first, so they are known when the call around them ends.
+   */
+  leftInDoubt(call: PluginToolCall): void {
+    const inner = innerSite(call);
+    if (this.#doubtSites.some((at) => at === inner || at.startsWith(`${inner}/`))) return;
+    this.#doubtSites.push(`${call.turn}:${call.site}`);
+    this.unfinished.push(call.path);
+    this.unfinishedIds.push(recordKey(call.site, call.invocation));
+  }
+
+  /**
+   * A delegated turn started at `site` (in one of this run's tool calls) stopped for its own calls left in doubt: the
+   * call it was started in stops for those, and they are listed in its place (as the approvals a delegated turn waits
+   * for are): the calling turn's records hold no doubt of their own, and a person settles the delegated turn's calls.
+   */
+  delegateUnfinished(turn: string | undefined, site: string, delegated: Run): void {
+    // (one that named none, its calls' results not seen here: the delegate's call stays listed, never nothing at all)
+    if (delegated.unfinished.length === 0) return;
+    this.#doubtSites.push(`${turn}:${site}`);
+    this.unfinished.push(...delegated.unfinished);
+    this.unfinishedIds.push(...delegated.unfinishedIds);
   }
 
   /** Starts a model call's span, `name`d as the conventions say (`chat <model>`, or `chat` when the model has no name). */

@@ -97,6 +97,6 @@ describe("otel(): a run stopped by a call left in doubt", () => {
       undefined,
       SpanStatusCode.UNSET,
     ]);
-    expect(turn.events.map((e) => [e.name, e.attributes])).toEqual([["functai.wait", { "functai.wait.unfinished": ["desk/refund"] }]]);
+    expect(turn.events.map((e) => [e.name, e.attributes])).toEqual([["functai.wait", { "functai.wait.unfinished": ["desk/refund"], "functai.wait.unfinished_ids": ["desk#1:1"] }]]);
   });
 });
