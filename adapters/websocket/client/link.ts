@@ -219,8 +219,12 @@ export class Link {
         clearTimeout(timer);
         if (watchdog) clearTimeout(watchdog);
         if (this.#opening === socket) this.#opening = null;
+        // a 1009 with no reason is a message too large for this end or something between (a browser closes 1009 itself,
+        // its error event saying no more, and the server answers with the same code; the server's own limit says why)
+        const unsaid = !tooLarge && e.code === TOO_LARGE_CLOSE && !e.reason;
         // (said again at each attempt: its welcome, or what follows it, is as large again; a retry would loop for ever)
-        if (tooLarge && !welcomed) return reject(new RemoteError({ code: "remote-protocol", message: TOO_LARGE }));
+        if ((tooLarge || unsaid) && !welcomed)
+          return reject(new RemoteError({ code: "remote-protocol", message: unsaid ? UNSAID_TOO_LARGE : TOO_LARGE }));
         if (!welcomed)
           return reject(
             new RemoteError({
@@ -229,7 +233,9 @@ export class Link {
               message: `the server closed the connection (${e.code}${e.reason ? `: ${e.reason.slice(0, 200)}` : ""})`,
             }),
           );
-        if (!lost) this.#down(socket, tooLarge ? { code: TOO_LARGE_CLOSE, reason: TOO_LARGE } : { code: e.code, reason: e.reason }, welcomedAt);
+        if (lost) return;
+        if (tooLarge || unsaid) this.#down(socket, { code: TOO_LARGE_CLOSE, reason: unsaid ? UNSAID_TOO_LARGE : TOO_LARGE }, welcomedAt, true);
+        else this.#down(socket, { code: e.code, reason: e.reason }, welcomedAt);
       });
       socket.send(
         JSON.stringify({
@@ -243,8 +249,11 @@ export class Link {
     });
   }
 
-  /** A welcomed connection ended (closed, or silent too long): told, then reconnected unless closing or refused. */
-  #down(socket: SocketLike, e: { code: number; reason: string }, welcomedAt: number): void {
+  /**
+   * A welcomed connection ended (closed, or silent too long): told, then reconnected unless closing or refused.
+   * `tooLarge`: closed for a message too large (see TOO_LARGE), which a reconnect would be sent again.
+   */
+  #down(socket: SocketLike, e: { code: number; reason: string }, welcomedAt: number, tooLarge = false): void {
     if (this.#socket === socket) this.#socket = null;
     // the key revoked under a welcomed connection: no retry follows, and each later request says why (never "not
     // connected", as though a retry could help); open() asks again
@@ -255,8 +264,7 @@ export class Link {
       });
     // a message of the server's this end cannot take: the server sends it again after a reconnect (the waiting list
     // first, the events it missed), and the companion would drop, reconnect and drop for ever, told a bare 1006
-    const tooLarge = e.code === TOO_LARGE_CLOSE && e.reason === TOO_LARGE;
-    if (tooLarge && !this.#closing) this.#refusal = new RemoteError({ code: "remote-protocol", message: `${TOO_LARGE} (${TOO_LARGE_CLOSE})` });
+    if (tooLarge && !this.#closing) this.#refusal = new RemoteError({ code: "remote-protocol", message: `${e.reason} (${TOO_LARGE_CLOSE})` });
     this.events.down(e);
     if (tooLarge) return;
     // a connection that stayed up starts the backoff again; one dropped at once (a server that welcomes, then
@@ -288,6 +296,10 @@ export class Link {
 const TOO_LARGE_CLOSE = 1009;
 const TOO_LARGE =
   "the server sent a message larger than this companion takes (its WebSocket's maxPayload); it no longer reconnects: app.open() tries again";
+
+/** A 1009 close with no reason: the companion cannot tell whose message it was, and stops as for its own refusal. */
+const UNSAID_TOO_LARGE =
+  "the connection was closed as a message too large (1009), saying no reason: a message larger than this companion's WebSocket (or something between) takes; it no longer reconnects: app.open() tries again";
 
 /** Whether a socket's error is `ws` refusing a message past its own maxPayload (it then closes, 1006, saying no reason). */
 function refusedAsTooLarge(e: unknown): boolean {

@@ -272,8 +272,9 @@ export class Connection {
         `message not understood${issue ? ` at ${issue.path.join(".") || "top"}: ${issue.message}` : ""}`.slice(0, 300),
       );
       // a hello it cannot read ends the connection, as a first request that is no hello does: the companion is told
-      // (its link stops on 4400), never left to wait out the hello deadline after it said one
-      if (!this.grant && (raw as { type?: unknown }).type === "hello") {
+      // (its link stops on 4400), never left to wait out the hello deadline after it said one. (`raw` may be JSON's
+      // null: read as an object, it threw here, uncaught, and a frame of `null` before any hello ended the process)
+      if (!this.grant && (raw as { type?: unknown } | null)?.type === "hello") {
         this.error(id, refused);
         return this.close(CLOSE.protocol, "no hello understood");
       }
