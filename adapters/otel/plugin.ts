@@ -151,11 +151,16 @@ const isText = (value: unknown): value is string => typeof value === "string" &&
 /** A model call's span name, as the conventions have it: `chat <model>`, or `chat` when the model has no name. */
 const chatName = (model: unknown): string => (isText(model) ? `chat ${model}` : "chat");
 
-function requestAttributes(r: PluginModelRequest, content: boolean): Attributes {
-  const attributes: Attributes = { [GEN_AI.operation]: "chat", [FUNCTAI.site]: r.site, [FUNCTAI.step]: r.step };
-  // (a model is checked by its specificationVersion alone: one made in JavaScript may name neither, or give an object)
+/** The provider and model a model call names (a model is checked by its specificationVersion alone: one made in JavaScript may name neither, or give an object). */
+function modelAttributes(r: PluginModelRequest): Attributes {
+  const attributes: Attributes = {};
   if (isText(r.provider)) attributes[GEN_AI.provider] = r.provider;
   if (isText(r.model)) attributes[GEN_AI.requestModel] = r.model;
+  return attributes;
+}
+
+function requestAttributes(r: PluginModelRequest, content: boolean): Attributes {
+  const attributes: Attributes = { [GEN_AI.operation]: "chat", [FUNCTAI.site]: r.site, [FUNCTAI.step]: r.step, ...modelAttributes(r) };
   if (r.request.temperature !== undefined) attributes[GEN_AI.temperature] = r.request.temperature;
   if (r.request.maxTokens !== undefined) attributes[GEN_AI.maxTokens] = r.request.maxTokens;
   if (content) attributes[GEN_AI.inputMessages] = jsonText(inputMessages(r.request.messages));
@@ -190,6 +195,8 @@ export function otel(options: OtelOptions = {}): Plugin {
    * claimed the turn and goes on with it (each run's span ends with its own end).
    */
   const runs = new Map<string, { attempt: number; run: Run }[]>();
+  /** The turn spans already naming their provider and model (their function's first model call in this run). */
+  const named = new WeakSet<Span>();
   /**
    * Spans of turns whose start this plugin did not see (it was given below
    * the turn's outermost call): a spare run for each run of such a turn, kept
@@ -291,6 +298,12 @@ export function otel(options: OtelOptions = {}): Plugin {
       modelRequest(r) {
         const run = runAt(r.turn, r.attempt);
         run.settle(r.turn, r.site, r.attempt);
+        // the conventions require the provider on invoke_agent: the turn's function's own first call names it (a
+        // call inside a tool, another function's, names its chat span only; a run that replays every reply, none)
+        if (run.span && !r.site.includes("/") && !named.has(run.span)) {
+          named.add(run.span);
+          quietly("modelRequest", () => run.span!.setAttributes(modelAttributes(r)));
+        }
         quietly("modelRequest", () =>
           run.startChat(`${r.turn}:${r.site}:${r.step}`, r.turn, r.site, chatName(r.model), requestAttributes(r, content)),
         );
