@@ -170,12 +170,13 @@ function misfit(demo: Demo, signature: Signature, given: Record<string, unknown>
 }
 
 /**
- * What of an example's steps the model would never be shown, or null: a step
- * that calls no tool yet says something or holds results (only calls make a
- * step's messages), and a result that answers no call of its step (each call
- * is answered by one result: see pairResults). A recording has neither; a
- * written example with them loaded, and the model was quietly shown less
- * than the example says.
+ * What of an example's steps the model would never be shown as written, or
+ * null: a step that calls no tool yet says something or holds results (only
+ * calls make a step's messages), a result that answers no call of its step
+ * (each call is answered by one result: see pairResults), and a result naming
+ * another tool than the call it answers (shown under the call's name). A
+ * recording has none of these; a written example with them loaded, and the
+ * model was quietly shown other than the example says.
  */
 function unshown(demo: Demo): string | null {
   for (const [s, step] of (demo.steps ?? []).entries()) {
@@ -187,6 +188,13 @@ function unshown(demo: Demo): string | null {
     const left = step.results.find((r) => !paired.includes(r));
     if (left !== undefined)
       return `step ${s + 1} has a result ${JSON.stringify(left.id)} (${left.name}) that answers none of its calls (each call is answered by one result), so it would never be shown`;
+    // a result is shown under the name of the call it answers: one naming another tool would be shown as this one's
+    const at = step.toolCalls.findIndex((call, i) => paired[i] !== undefined && paired[i]!.name !== "" && paired[i]!.name !== call.name);
+    if (at >= 0) {
+      const call = step.toolCalls[at]!;
+      const result = paired[at]!;
+      return `step ${s + 1} has a result ${JSON.stringify(result.id)} of ${result.name} answering its call ${JSON.stringify(call.id)} of ${call.name}, so it would be shown as ${call.name}'s (a result names the tool of the call it answers)`;
+    }
   }
   return null;
 }
