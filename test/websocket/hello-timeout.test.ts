@@ -48,11 +48,19 @@ describe("a welcome after the hello's deadline", () => {
   });
 });
 
+/** A real socket whose hello names its companion past the protocol's bound (connect() refuses such a name: another build's hello). */
+class LongNamedHello extends WrappedSocket {
+  override send(data: string): void {
+    const m = JSON.parse(data) as { type: string };
+    super.send(JSON.stringify(m.type === "hello" ? { ...m, client: "x".repeat(300) } : m));
+  }
+}
+
 describe("a hello the server refuses without closing", () => {
   it("connect() rejects with the server's error and closes its socket (none left for the server's hello deadline)", async () => {
     const server = await serve({ store: memoryStore(), programs: [desk().fn], port: 0 });
     closers.push(() => server.close());
-    const e = await connect(server.url, { client: "x".repeat(300) }).then(() => null, (x: unknown) => x);
+    const e = await connect(server.url, { WebSocket: LongNamedHello }).then(() => null, (x: unknown) => x);
     expect(e).toMatchObject({ code: "remote-protocol" });
     const end = Date.now() + 1000; // (the server's own deadline is 5 s)
     while (server.connections > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));

@@ -7,7 +7,7 @@ import { describeValue, FunctaiError } from "../../../src/errors.js";
 import { RemoteError } from "../shared/errors.js";
 import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { optionChecks } from "../shared/options.js";
-import { PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
+import { MAX_KEY_LENGTH, MAX_SHORT_LENGTH, PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
 import type { ServerLimits } from "./pace.js";
 import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
 
@@ -332,17 +332,29 @@ export function reconnectDelay(attempt: number, maxMs: number, random: () => num
 }
 
 /**
- * The waits, checked when the companion is made: a NaN or negative
+ * The options, checked when the companion is made: a NaN or negative
  * maxDelayMs would reconnect every millisecond (a server that is down would
- * be hammered), a timeoutMs of 0 or less would give up on every hello.
+ * be hammered), a timeoutMs of 0 or less would give up on every hello. A key
+ * or name the hello cannot carry (not text, past the protocol's bounds) was
+ * sent, and refused by the server as a message it did not understand
+ * (`remote-protocol`); a name of control characters, each written six bytes
+ * long in JSON, made a hello past a small server's frame limit.
  */
 function checkLinkOptions(options: LinkOptions): void {
-  const { maxDelayMs, timeoutMs, reconnect } = options ?? {};
+  const { maxDelayMs, timeoutMs, reconnect, key, client } = options ?? {};
   const { wrong, ms } = optionChecks("connect");
   ms("maxDelayMs", maxDelayMs, 0);
   ms("timeoutMs", timeoutMs, 1);
   if (reconnect !== undefined && typeof reconnect !== "boolean") wrong("reconnect", reconnect, "true or false");
+  // (a key is a secret: never in the message)
+  if (key !== undefined && (typeof key !== "string" || key.length > MAX_KEY_LENGTH))
+    throw new FunctaiError("settings-invalid", `connect: key must be text of at most ${MAX_KEY_LENGTH} characters, not ${typeof key === "string" ? `${key.length} characters` : typeof key}`);
+  if (client !== undefined && (typeof client !== "string" || client.length > MAX_SHORT_LENGTH || CONTROL.test(client)))
+    wrong("client", client, `a name of at most ${MAX_SHORT_LENGTH} characters, none a control character`);
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a name for logs holds none (C0, DEL, C1)
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
  * The welcome to this hello when it cannot be read (a field of the wrong type: another protocol's, a broken server's),

@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { describeValue, FunctaiError } from "../../../src/errors.js";
+import { MAX_KEY_LENGTH } from "../shared/protocol.js";
 
 /**
  * A key, alone (sees everything) or limited to some conversations and/or programs.
@@ -71,8 +72,8 @@ export class KeyRing {
     // (made whole before it replaces the keys: a refused list leaves the keys as they were)
     this.#entries = keys.map((spec, i) => {
       const key = typeof spec === "string" ? spec : spec?.key;
-      if (typeof key !== "string" || key.length === 0 || key.length > 1024)
-        throw new FunctaiError("settings-invalid", "serve: each key must be a non-empty string (at most 1024 characters)");
+      if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH)
+        throw new FunctaiError("settings-invalid", `serve: each key must be a non-empty string (at most ${MAX_KEY_LENGTH} characters)`);
       const limits: { conversations?: readonly string[]; programs?: readonly string[] } = typeof spec === "string" ? {} : spec;
       const digest = hash(key);
       const keyHash = digest.toString("hex");

@@ -91,7 +91,11 @@ const requestId = z.string().min(1).max(64);
 const conversationId = z.string().max(200).refine(isConversationId, "not a conversation id");
 const turnId = z.string().min(1).max(100);
 const approvalId = z.string().min(1).max(500);
-const short = z.string().max(200);
+/** The longest key a hello carries (serve's keys are held to it too). */
+export const MAX_KEY_LENGTH = 1024;
+/** The longest short text a message carries: a companion's name, who answered, a program's name. */
+export const MAX_SHORT_LENGTH = 200;
+const short = z.string().max(MAX_SHORT_LENGTH);
 const reason = z.string().max(4000);
 /** The approvals an id-less answer is held to (those the companion showed). */
 const shown = z.array(approvalId).min(1).max(1000);
@@ -165,7 +169,7 @@ export const subscribedSchema = z.object({
  * clientMessageSchema.parse({ type: "waiting", id: "1" });
  */
 export const clientMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("hello"), id: requestId, v: z.number().int(), key: z.string().max(1024).optional(), client: short.optional() }),
+  z.object({ type: z.literal("hello"), id: requestId, v: z.number().int(), key: z.string().max(MAX_KEY_LENGTH).optional(), client: short.optional() }),
   z.object({ type: z.literal("waiting"), id: requestId }),
   z.object({ type: z.literal("subscribe"), id: requestId, after: cursorSchema.optional() }),
   z.object({ type: z.literal("status"), ...turnRef }),
