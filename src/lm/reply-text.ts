@@ -33,7 +33,10 @@
  *   `</result>` the model wrote without opening the block; nothing when it
  *   is only calls in a model's own form, a pythonic list or a call's JSON
  *   (tools as text: read as those calls, see pythonic-calls.ts and
- *   json-calls.ts). So a plain
+ *   json-calls.ts), and only the words around them when it writes calls in
+ *   a model's call tokens (Kimi K2's, DeepSeek's, Mistral's `[TOOL_CALLS]`:
+ *   see marked-calls.ts; a `<result>` after such tokens is held as a call's
+ *   input may hold it, as below). So a plain
  *   reply's text arrives when its reply ends, and a tool-calling reply's own
  *   words ("Let me look that up.") are still shown.
  * - A `<result>` that opens after words, in a reply that opened no
@@ -61,6 +64,7 @@
 
 import { leadingThought, THOUGHT_OPEN, thoughtClose } from "./thinking.js";
 import { jsonCalls } from "./json-calls.js";
+import { markedCalls, markedOpen } from "./marked-calls.js";
 import { pythonicCalls } from "./pythonic-calls.js";
 import { CALL_OPEN, callStart, fenceOpenAfter, heldTag, unclosedCall, withoutCalls } from "./tool-call-blocks.js";
 
@@ -73,8 +77,17 @@ const CLOSE = "</result>";
  */
 const OWN_FORM_START = /^\s*(?:<\|python_(?:tag|start)\|>\s*|\x60{3}[\w-]*\s*)?[[{]/;
 
-/** Whether `text` (a reply after its reasoning) is only calls in a model's own form, read as those calls (see fromTextResponse in text-tools.ts). */
-const ownFormCalls = (text: string): boolean => !text.includes(CALL_OPEN) && (pythonicCalls(text) ?? jsonCalls(text)) !== undefined;
+/**
+ * The words of `text` (a reply after its reasoning) when it is calls in a model's own form, read as those calls (see
+ * fromTextResponse in text-tools.ts): none beside a pythonic list or a call's JSON (the whole reply), those around a
+ * section of call tokens (see marked-calls.ts, where no call block is read); undefined where it is no such calls.
+ */
+function ownFormWords(text: string): string | undefined {
+  if (text.includes(CALL_OPEN)) return undefined;
+  const marked = unclosedCall(text) < 0 && withoutCalls(text) === text ? markedCalls(text) : undefined;
+  if (marked !== undefined) return marked.words;
+  return (pythonicCalls(text) ?? jsonCalls(text)) !== undefined ? "" : undefined;
+}
 
 /**
  * Takes a reply's text deltas as they come; `end` when the reply is
@@ -352,7 +365,8 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       }
       if (textTools && !rereading) {
         const all = before.join("") + delta;
-        if (OWN_FORM_START.test(all.slice(0, all.length - window.length + open))) {
+        const lead = all.slice(0, all.length - window.length + open);
+        if (OWN_FORM_START.test(lead) || markedOpen(lead)) {
           whole = [all];
           before = [];
           tail = "";
@@ -396,8 +410,11 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
       if (mode === "whole") {
         const all = whole.join("");
         whole = [];
-        if (ownFormCalls(all.slice(thoughtSeen ? 0 : (leadingThought(all)?.end ?? 0)))) mode = "after";
-        else {
+        const own = ownFormWords(all.slice(thoughtSeen ? 0 : (leadingThought(all)?.end ?? 0)));
+        if (own !== undefined) {
+          if (own !== "") emit(own);
+          mode = "after";
+        } else {
           // (no call: read again as it came, its `<result>` now an answer's)
           rereading = true;
           mode = "before";
@@ -420,15 +437,15 @@ export function replyText(show: (delta: string) => void, options: { textTools?: 
         let all = before.join("");
         // reasoning whose opening tag the reply left out (`…</think>\n\nParis`, see thinking.ts): the answer is after it
         if (!thoughtSeen) all = all.slice(leadingThought(all)?.end ?? 0);
-        const words = withoutCalls(all);
-        const open = unclosedCall(words);
+        // tools as text: a reply of calls in a model's own form is read as those calls, and its words (see text-tools.ts)
+        const own = textTools ? ownFormWords(all) : undefined;
+        const words = own ?? withoutCalls(all);
+        const open = own === undefined ? unclosedCall(words) : -1;
         let plain = open >= 0 ? words.slice(0, open) : words;
         // the closing tag without the opening one (the model left it out): the answer is what comes before it
         const close = closeTag(plain).at;
         if (close >= 0) plain = plain.slice(0, close);
         plain = plain.trim();
-        // tools as text: a reply that is only calls in a model's own form is read as those calls (see text-tools.ts)
-        if (textTools && ownFormCalls(all)) plain = "";
         if (plain !== "") emit(plain);
       } else if (mode === "inside") {
         // the reply ended: what was held as a possible call, tag or fence is read as the whole reply is

@@ -1,5 +1,6 @@
 import { cutShort, stoppedEarly } from "./cut-short.js";
 import { jsonCalls, valueEnd } from "./json-calls.js";
+import { markedCalls } from "./marked-calls.js";
 import { inBlock, unfenced } from "./prompt.js";
 import { looseJson, looseObject, pythonicCalls } from "./pythonic-calls.js";
 import { leadingThought } from "./thinking.js";
@@ -28,6 +29,17 @@ export function toolsText(tools: readonly ToolSpec[]): string {
 const callText = (call: ToolCall): string =>
   `<tool_call>\n${inBlock("tool_call", JSON.stringify({ name: call.name, input: call.input }))}\n</tool_call>`;
 
+/** What an attribute's value cannot hold as it is, each with the character reference that stands for it (XML's). */
+const ATTRIBUTE_REFS: Record<string, string> = { "&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;", "\n": "&#10;", "\r": "&#13;" };
+
+/**
+ * A `<tool_result>` tag's attribute value, escaped as XML escapes one: a name the model made up (a call of no tool:
+ * its result names it) or an id another provider gave, holding `"`, `>` or a line break, ended the tag early, and
+ * what followed it read as the model's own tags (`id="call_2">` and a block that was never a result). A name or an
+ * id of letters, digits, `_`, `-` and `.` (every tool's, every id functai makes) is written as it is.
+ */
+const attribute = (value: string): string => value.replace(/[&"<>\n\r]/g, (c) => ATTRIBUTE_REFS[c]!);
+
 /** Renders a neutral request for a model that reads tools as text. */
 export function toTextRequest(request: LMRequest): LMRequest {
   const messages: Message[] = [];
@@ -38,7 +50,7 @@ export function toTextRequest(request: LMRequest): LMRequest {
       const parts = [message.content, ...message.toolCalls.map(callText)].filter((p) => p !== "");
       messages.push({ role: "assistant", content: parts.join("\n") });
     } else if (message.role === "tool") {
-      const text = `<tool_result name="${message.name}" id="${message.toolCallId}">\n${inBlock("tool_result", message.content)}\n</tool_result>`;
+      const text = `<tool_result name="${attribute(message.name)}" id="${attribute(message.toolCallId)}">\n${inBlock("tool_result", message.content)}\n</tool_result>`;
       const last = messages.at(-1);
       // consecutive results go in one user message
       if (last?.role === "user" && last.content.startsWith("<tool_result")) last.content += `\n${text}`;
@@ -254,12 +266,21 @@ export function fromTextResponse(response: LMResponse): LMResponse {
   // pythonic-calls.ts), Llama 3.1's `{"name": "get_weather", "parameters": {…}}` (see json-calls.ts); a `<tool_call>` tag
   // only the reasoning named is no block of the reply's (as its streamed text reads it: reply-text.ts)
   if (calls.length === 0 && !reply.includes(CALL_OPEN)) {
-    const pythonic = pythonicCalls(text);
-    const json = pythonic === undefined ? jsonCalls(text) : undefined;
-    if (pythonic === undefined && json === undefined) return response;
+    // Kimi K2's, DeepSeek's or Mistral's call tokens, which a server showed and did not read (see marked-calls.ts): the
+    // words around them are the reply's; a reply that stopped early may have cut the last call short
+    const marked = markedCalls(text);
+    const pythonic = marked === undefined ? pythonicCalls(text) : undefined;
+    const json = marked === undefined && pythonic === undefined ? jsonCalls(text) : undefined;
+    if (marked === undefined && pythonic === undefined && json === undefined) return response;
+    for (const call of marked?.calls ?? []) calls.push({ id: nextId(), ...call });
+    if (marked !== undefined && stoppedEarly(response.finishReason)) {
+      // (its input cut off is no JSON object: the model is told it was cut off, not that it wrote it wrong)
+      const { inputError: _unread, ...last } = calls.at(-1)!;
+      calls[calls.length - 1] = cutShort(last);
+    }
     for (const { name, input } of pythonic ?? []) calls.push({ id: nextId(), name, input });
     for (const call of json ?? []) calls.push(callOf(nextId(), JSON.stringify(call)));
-    text = "";
+    text = marked?.words ?? "";
   }
   if (calls.length === 0) return response;
   return { ...response, text: (reasoning + text).trim(), toolCalls: [...response.toolCalls, ...calls], finishReason: "tool_calls" };

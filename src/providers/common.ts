@@ -4,6 +4,7 @@
  */
 import { FunctaiError, ProviderError, describeValue } from "../errors.js";
 import { jsonCalls } from "../lm/json-calls.js";
+import { type MarkedForm, markedCalls } from "../lm/marked-calls.js";
 import { leadingThought } from "../lm/thinking.js";
 import { pythonicCalls, withoutCallMarkers } from "../lm/pythonic-calls.js";
 import { blockCalls } from "../lm/text-tools.js";
@@ -191,48 +192,6 @@ export function refuseUnfinished(provider: string, reason: string | null | undef
   );
 }
 
-/**
- * Mistral's call marker, as a server that does not read its calls leaves it in
- * the text: `[TOOL_CALLS]` then a JSON list of `{ name, arguments }`
- * (tokenizers v3 to v7), or `[TOOL_CALLS]name[ARGS]{…}` (v11 on; v13 puts
- * `[CALL_ID]id` before `[ARGS]`). The first group is a v11 call's name.
- */
-const MISTRAL_CALL = /\[TOOL_CALLS\]\s*(?:([a-zA-Z0-9_-]{1,64})(?=\[ARGS\]|\[CALL_ID\])|(?=[[{]))/g;
-
-/**
- * The JSON list or object `text` begins with (up to where its brackets close,
- * strings minded), parsed; undefined where none does. Words may follow it.
- */
-function leadingJson(text: string): unknown {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "[" || c === "{") depth++;
-    else if (c === "]" || c === "}") {
-      if (--depth > 0) continue;
-      try {
-        return JSON.parse(text.slice(0, i + 1)) as unknown;
-      } catch {
-        return undefined;
-      }
-    }
-    if (depth === 0) return undefined;
-  }
-  return undefined;
-}
-
-/** The name of the first call in a JSON list of calls (or a lone call) that begins `text`. */
-function firstListedName(text: string): unknown {
-  const calls = leadingJson(text);
-  const first: unknown = Array.isArray(calls) ? calls[0] : calls;
-  return (first as { name?: unknown } | null | undefined)?.name;
-}
-
 /** A reply that is one JSON value and nothing else, a code fence around it allowed; its JSON's text is the first group. */
 const ONLY_JSON = /^\s*(?:\x60{3}[\w-]*\s*)?([[{][\s\S]*[\]}])\s*(?:\x60{3})?\s*$/;
 
@@ -260,11 +219,11 @@ function bareCallName(text: string): unknown {
 }
 
 /** How a model wrote a call the server left in the text. */
-type TextCallForm = "hermes" | "tagged" | "mistral" | "json" | "pythonic";
+type TextCallForm = "hermes" | "tagged" | MarkedForm | "json" | "pythonic";
 
 /**
  * Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Llama's `<function=…>` and
- * Hunyuan's `<tool_calls>` tags, Mistral's `[TOOL_CALLS]`, a bare call's JSON), with the form.
+ * Hunyuan's `<tool_calls>` tags, Mistral's `[TOOL_CALLS]`, Kimi K2's and DeepSeek's call tokens, a bare call's JSON), with the form.
  */
 function* textCallNames(text: string): Generator<{ name: unknown; form: TextCallForm }> {
   // `<tool_call>` blocks read as they are with tools offered as text (lm/text-tools.ts): what that reader reads as a call is one here
@@ -272,12 +231,9 @@ function* textCallNames(text: string): Generator<{ name: unknown; form: TextCall
     const form = text.includes("<tool_call>") ? "hermes" : "tagged";
     for (const { name } of blockCalls(text).calls) yield { name, form };
   }
-  if (text.includes("[TOOL_CALLS]")) {
-    for (const match of text.matchAll(MISTRAL_CALL)) {
-      const name = match[1] ?? firstListedName(text.slice(match.index + match[0].length).trimStart());
-      yield { name, form: "mistral" };
-    }
-  }
+  // Mistral's `[TOOL_CALLS]`, Kimi K2's and DeepSeek's call tokens (lm/marked-calls.ts)
+  const marked = markedCalls(text);
+  for (const { name } of marked?.calls ?? []) yield { name, form: marked!.form };
   yield { name: bareCallName(text), form: "json" };
   // Llama 3.2's and Llama 4's `[get_weather(city="Paris")]`, as the whole reply (lm/pythonic-calls.ts)
   if (text.includes("(")) for (const { name } of pythonicCalls(text) ?? []) yield { name, form: "pythonic" };
@@ -288,6 +244,8 @@ const PARSER = {
   hermes: "the model's --tool-call-parser (hermes for Qwen and Hermes models, qwen3_coder for Qwen3-Coder)",
   tagged: "the tool-call parser made for the model (hunyuan_a13b for Hunyuan-A13B)",
   mistral: "--tool-call-parser mistral (and --tokenizer-mode mistral)",
+  kimi: "--tool-call-parser kimi_k2",
+  deepseek: "--tool-call-parser deepseek_v3 (deepseek_v31 for DeepSeek V3.1 on)",
   json: "the model's --tool-call-parser (mistral for Mistral models, llama3_json for Llama 3.1 and 3.3)",
   pythonic: "--tool-call-parser pythonic (Llama 3.2's and Llama 4's form)",
 } as const;
@@ -297,6 +255,8 @@ const FORM_WORDS = {
   hermes: "<tool_call>",
   tagged: "its own <function=…> or <tool_calls> tags",
   mistral: "[TOOL_CALLS]",
+  kimi: "Kimi K2's <|tool_call_begin|> tokens",
+  deepseek: "DeepSeek's <｜tool▁call▁begin｜> tokens",
   json: "its JSON",
   pythonic: "a Python list of calls",
 } as const;
@@ -304,7 +264,8 @@ const FORM_WORDS = {
 /**
  * Refuses a reply to natively offered tools that has no tool call but writes
  * one as text: a `<tool_call>` block whose JSON names an offered tool,
- * Mistral's `[TOOL_CALLS]` naming one, or a reply that is nothing but a
+ * Mistral's `[TOOL_CALLS]`, Kimi K2's or DeepSeek's call tokens naming one
+ * (lm/marked-calls.ts), or a reply that is nothing but a
  * call's JSON naming one (see bareCallName) or a pythonic list of calls
  * naming one (`[get_weather(city="Paris")]`, lm/pythonic-calls.ts). The server did not read the model's
  * call (vLLM without a tool-call parser, an Ollama model whose template has

@@ -199,6 +199,9 @@ interface PendingCall {
   extra?: object;
   /** Its name came again once its arguments were whole: arguments after that are another call of the same tool. */
   again?: boolean;
+  /** Its last arguments delta, and whether each began with the one before it (see argumentsOfCall). */
+  latest?: string;
+  grown?: boolean;
 }
 
 /** Whether a call's argument text is whole: a JSON object (the cheap test first: it ends as one does). */
@@ -211,6 +214,18 @@ const wholeArguments = (args: string): boolean => {
     return false;
   }
 };
+
+/**
+ * A call's arguments, its deltas joined; or its last delta, where the joined
+ * text is no JSON object and each delta began with the one before, the last
+ * one whole: a server that sends all the arguments so far in every delta
+ * rather than the next piece (DeepSeek's and Baidu Qianfan's compatible
+ * endpoints: NousResearch/hermes-agent#35718), whose deltas joined were
+ * `{"a"{"a":1{"a":1}`. Pieces of a JSON object joined are that object, so
+ * arguments streamed in pieces are read as before, however they are cut.
+ */
+const argumentsOfCall = (call: PendingCall): string =>
+  call.grown === true && !wholeArguments(call.args) && wholeArguments(call.latest ?? "") ? call.latest! : call.args;
 
 /**
  * Whether a delta's arguments are the open call's whole arguments given
@@ -259,8 +274,10 @@ function startsAnother(call: PendingCall, name: string | undefined, args: string
   if (call.name === "") return false;
   if (!name) return call.again === true && args.trim() !== "" && wholeArguments(call.args);
   if (call.args.trim() === "") return name !== call.name && !namePiece(call, name, offered);
+  // (whole as a server that sends all the arguments so far in each delta has them, too: see argumentsOfCall)
+  if (name !== call.name) return wholeArguments(argumentsOfCall(call));
   if (!wholeArguments(call.args)) return false;
-  if (name !== call.name || args.trim() !== "") return true;
+  if (args.trim() !== "") return true;
   call.again = true;
   return false;
 }
@@ -414,9 +431,21 @@ export class ChunkAccumulator {
         this.open.set(index, call);
       }
       if (d.id) call.id = d.id;
+      const name = d.function?.name;
       // the first name, or its next piece; a name repeated whole (some compatible servers do) is kept once (see namePiece)
-      if (d.function?.name && (call.name === "" || namePiece(call, d.function.name, this.offered))) call.name += d.function.name;
-      if (!repeats(call.args, args)) call.args += args;
+      if (name && (call.name === "" || namePiece(call, name, this.offered))) call.name += name;
+      // another name once the call's arguments began, with no id or whole arguments to start a call of its own: no
+      // piece (see namePiece), and dropped, the call ran under the name so far (`refund`, its `_all` lost: another tool)
+      else if (name && name !== call.name && call.args.trim() !== "")
+        throw malformedEvent(
+          "openai",
+          `a tool call delta naming ${describeValue(name, 40)} after the arguments of the call named ${describeValue(call.name, 40)} began (neither that name again nor a new call: which tool was called is not known)`,
+        );
+      if (args !== "" && !repeats(call.args, args)) {
+        call.grown = call.latest === undefined || (call.grown === true && args.startsWith(call.latest));
+        call.latest = args;
+        call.args += args;
+      }
       if (extra !== undefined) call.extra = extra;
     }
     const reasoning = reasoningOf(choice.delta);
@@ -432,7 +461,7 @@ export class ChunkAccumulator {
   response(): LMResponse {
     refuseUnfinished("openai", this.reason);
     const ids = replyIds(this.calls.map((c) => c.id));
-    const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(ids[i]!, c.name, c.args), c.extra));
+    const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(ids[i]!, c.name, argumentsOfCall(c)), c.extra));
     const reason = this.refused ? "refusal" : finishReason(this.reason, toolCalls.length > 0);
     return {
       text: this.text,

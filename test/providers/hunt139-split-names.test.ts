@@ -23,6 +23,7 @@ import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { ask } from "./fixtures/two-orders.js";
+import { callDeltas, callStream as streamOf } from "./fixtures/call-deltas.js";
 import { chunkEvent, usageEvent } from "./fixtures/hunt51-wire.js";
 import { modelsOver, streamed } from "./fixtures/models.js";
 import { type MockServer, eachTestServer } from "./server.js";
@@ -32,47 +33,8 @@ eachTestServer((s) => (server = s));
 const MODEL = "gemini-2.5-flash";
 const { gpt } = modelsOver(() => server, { gpt: MODEL, apiKey: "none", maxRetries: 0 });
 
-/** A stream of these tool-call deltas (one chunk each), finished by `tool_calls`, with usage and `[DONE]`. */
-const callStream = (deltas: Record<string, unknown>[]): string =>
-  chunkEvent({ role: "assistant", content: null }, null, MODEL) +
-  deltas.map((d) => chunkEvent({ tool_calls: [d] }, null, MODEL)).join("") +
-  chunkEvent({}, "tool_calls", MODEL) +
-  usageEvent(40, 22, MODEL) +
-  "data: [DONE]\n\n";
-
-/** `text` cut at `cuts` (each taken modulo its length + 1) into pieces, in order; none empty but where `text` is. */
-function pieces(text: string, cuts: readonly number[]): string[] {
-  const at = [...new Set(cuts.map((c) => c % (text.length + 1)))].filter((c) => c > 0 && c < text.length).sort((a, b) => a - b);
-  return [0, ...at].map((from, i) => text.slice(from, at[i] ?? text.length));
-}
-
-interface Shape {
-  /** Which deltas carry the call's id: every one, the first, or none (a local server that gives none). */
-  ids: "every" | "first" | "none";
-  /** Whether the deltas carry `index` (some servers leave it out). */
-  indexed: boolean;
-}
-
-/** One call's deltas: its name in `names` pieces, then its arguments in `args` pieces; with `repeat`, the whole name in every delta instead. */
-function callDeltas(
-  call: { id: string; index: number; name: string; args: string },
-  nameCuts: readonly number[],
-  argCuts: readonly number[],
-  { ids, indexed }: Shape,
-  repeat = false,
-): Record<string, unknown>[] {
-  const names = repeat ? [call.name] : pieces(call.name, nameCuts);
-  const deltas = [
-    ...names.map((name) => ({ name, arguments: "" })),
-    ...pieces(call.args, argCuts).map((args) => ({ ...(repeat ? { name: call.name } : {}), arguments: args })),
-  ];
-  return deltas.map((fn, i) => ({
-    ...(indexed ? { index: call.index } : {}),
-    ...(ids === "every" || (ids === "first" && i === 0) ? { id: call.id } : {}),
-    ...(i === 0 ? { type: "function" } : {}),
-    function: fn,
-  }));
-}
+/** A stream of these tool-call deltas from the file's model (see call-deltas.ts). */
+const callStream = (deltas: Record<string, unknown>[]): string => streamOf(deltas, MODEL);
 
 const LOOKUP = { id: "call_lookup", index: 0, name: "lookup_order", args: JSON.stringify({ order_id: "A-1042" }) };
 const REFUND = { id: "call_refund", index: 1, name: "refund", args: JSON.stringify({ order_id: "B-2210" }) };
@@ -154,7 +116,7 @@ describe("a name repeated whole in every delta is still named once (guard)", () 
     const shape = fc.record({ ids: fc.constantFrom("every" as const, "first" as const, "none" as const), indexed: fc.boolean() });
     await fc.assert(
       fc.asyncProperty(shape, fc.array(fc.nat(40), { maxLength: 5 }), async (how, argCuts) => {
-        const deltas = callDeltas(LOOKUP, [], argCuts, how, true);
+        const deltas = callDeltas(LOOKUP, [], argCuts, how, { repeat: true });
         server.reply({ sse: callStream(deltas) });
         expect(calls(await gpt().generate(ask, streamed)), JSON.stringify(deltas)).toEqual([{ name: "lookup_order", input: { order_id: "A-1042" } }]);
       }),
