@@ -3,14 +3,15 @@ import type { Definition } from "../functions/definition.js";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import { frameCarrier } from "../engine/carrier.js";
 import { rootFrame } from "../engine/frame.js";
-import { Journal, type JournalFamily, type JournalSink } from "../engine/journal.js";
+import { Journal, type JournalFamily, type JournalSink, type RecordBody } from "../engine/journal.js";
 import { checkModel } from "../engine/ai-call.js";
-import { LeaseLost, NeedsPerson, type TurnRuntime } from "../engine/runtime.js";
+import { LeaseLost, NeedsPerson, type KeptEnd, type TurnRuntime } from "../engine/runtime.js";
 import { outputNotJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError, type ErrorCode } from "../errors.js";
 import { makeRecord } from "../records/make.js";
 import type { ConversationRecord } from "../records/types.js";
 import { isoAt, type Clock } from "../runtime/clock.js";
+import type { Usage } from "../lm/types.js";
 import type { Settings } from "../settings.js";
 import type { Store } from "../store/types.js";
 import type { TurnEnd, TurnHost } from "../turn/session.js";
@@ -68,6 +69,17 @@ function sameReply(a: object, b: object): boolean {
 function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
+}
+
+/** The `ended` record of a run's end. */
+function endedBody(end: KeptEnd, { inputTokens, outputTokens }: Usage): RecordBody {
+  const usage = { input_tokens: inputTokens, output_tokens: outputTokens };
+  if (end.state === "done") return { kind: "ended", state: "done", outputs: { result: end.result }, value: end.result, usage };
+  if (end.state === "failed") {
+    const error = { code: end.error instanceof FunctaiError ? end.error.code : null, message: describeError(end.error) };
+    return { kind: "ended", state: "failed", error, usage };
+  }
+  return { kind: "ended", state: "stopped", error: { code: "turn-aborted", message: end.reason }, usage };
 }
 
 /**
@@ -146,6 +158,9 @@ export class ConversationHost implements TurnHost {
    * them again: a reply kept in the background, or a snapshot, would land after the other process's records.
    */
   #fenced: { attempt: number; lost: LeaseLost } | undefined;
+
+  /** The attempt whose end (done, failed or stopped) was kept before its turnEnd hooks were told (see #keepEnd). */
+  #endKept: number | undefined;
 
   /** The attempt this process let go of (`letGo`), or asked to before it was claimed: none of its writes is made after. */
   #gone: { attempt: number | null; lost: LeaseLost } | undefined;
@@ -273,15 +288,42 @@ export class ConversationHost implements TurnHost {
 
   async execute(runtime: TurnRuntime): Promise<unknown> {
     const { def, settings, inputs, history } = this.options;
+    runtime.keepEnd = (end) => this.#keepEnd(end, runtime);
+    runtime.interruptedBy = (e) => this.#letsGoOn(e);
     const value = await def.execute(rootFrame(runtime, def.name, settings), inputs, history);
-    // the answer is kept in the turn's `ended` record: one JSON cannot say (a BigInt) failed as the store's
-    // input-invalid when written, and the turn was left without its end; it is the answer that is wrong. A NaN or
-    // ±Infinity is refused too (as in a tool's output): JSON keeps it as null, so a keyed retry, turn.value and the
-    // next turn's history would read null where the live caller read a number
+    this.#checkAnswer(value);
+    return value;
+  }
+
+  /**
+   * The answer is kept in the turn's `ended` record: one JSON cannot say (a BigInt) failed as the store's
+   * input-invalid when written, and the turn was left without its end; it is the answer that is wrong. A NaN or
+   * ±Infinity is refused too (as in a tool's output): JSON keeps it as null, so a keyed retry, turn.value and the
+   * next turn's history would read null where the live caller read a number.
+   */
+  #checkAnswer(value: unknown): void {
     const why = outputNotJson(value);
     if (why !== undefined)
-      throw new FunctaiError("output-invalid", `${def.name}: its answer cannot be kept in the conversation (${why}); give an output JSON can hold`);
-    return value;
+      throw new FunctaiError("output-invalid", `${this.options.def.name}: its answer cannot be kept in the conversation (${why}); give an output JSON can hold`);
+  }
+
+  /** A failure the turn is let go on, not ended (see onEnd): its own store refused a write, and may take it again. */
+  #letsGoOn(e: unknown): boolean {
+    return isStoreFailure(e, this.conversation) && MAY_PASS.has(e.code);
+  }
+
+  /**
+   * Keeps the run's end before the plugins' `turnEnd` hooks are told it (see TurnRuntime.keepEnd): its `ended` record,
+   * durable. From here the run is over (a call its body left running acts no more), and what a hook keeps is written
+   * after it, by onEnd, which writes no second end.
+   */
+  async #keepEnd(end: KeptEnd, runtime: TurnRuntime): Promise<void> {
+    if (end.state === "done") this.#checkAnswer(end.result);
+    runtime.end();
+    this.lease.stop(); // (no renewal after the end)
+    const journal = this.#journal ?? runtime.journal;
+    await journal.add(endedBody(end, runtime.usage), true);
+    this.#endKept = this.lease.attempt;
   }
 
   async onWait(approvals: Approval[]): Promise<void> {
@@ -306,7 +348,18 @@ export class ConversationHost implements TurnHost {
     this.lease.stop();
     // only the process that claimed the turn ends it: a failure before the claim (a refusal, a lost race) records nothing
     if (!this.lease.held) return this.lease.releaseLock();
-    if (end.state === "failed" && isStoreFailure(end.error, this.conversation) && MAY_PASS.has(end.error.code)) {
+    const journal = this.#journal ?? runtime.journal;
+    if (this.#endKept === this.lease.attempt) {
+      // kept before its turnEnd hooks were told (#keepEnd): only what they kept is left to write. A store that refuses
+      // it rejects the call with its error; the turn ended all the same (nothing is let go after its end)
+      try {
+        await journal.flush(true);
+      } finally {
+        this.lease.releaseLock();
+      }
+      return;
+    }
+    if (end.state === "failed" && this.#letsGoOn(end.error)) {
       // the store refused the turn's own records: the turn stops here, but is not over. Written `failed`, a store that
       // came back a moment later would end it for good (a keyed retry told the old store error for ever, a person's yes
       // lost); let go instead, it reads interrupted and goes on when resumed (a tool that may have run stays unfinished).
@@ -316,13 +369,7 @@ export class ConversationHost implements TurnHost {
       this.lease.releaseLock();
       throw end.error;
     }
-    const journal = this.#journal ?? runtime.journal;
-    const usage = { input_tokens: end.usage.inputTokens, output_tokens: end.usage.outputTokens };
-    if (end.state === "done") void journal.add({ kind: "ended", state: "done", outputs: { result: end.result }, value: end.result, usage });
-    else if (end.state === "failed") {
-      const error = { code: end.error instanceof FunctaiError ? end.error.code : null, message: describeError(end.error) };
-      void journal.add({ kind: "ended", state: "failed", error, usage });
-    } else void journal.add({ kind: "ended", state: "stopped", error: { code: "turn-aborted", message: end.reason }, usage });
+    void journal.add(endedBody(end, end.usage));
     try {
       await journal.flush(true);
     } catch (e) {

@@ -116,6 +116,9 @@ export interface TurnRuntimeOptions {
   clock?: Clock;
 }
 
+/** A run's end as its host keeps it before the plugins are told it (see {@link TurnRuntime.keepEnd}). */
+export type KeptEnd = { state: "done"; result: unknown } | { state: "failed"; error: unknown } | { state: "stopped"; reason: string };
+
 /** Everything one run of a turn shares: its journal, events, usage and steps. */
 export class TurnRuntime {
   readonly turn: string;
@@ -128,10 +131,25 @@ export class TurnRuntime {
   readonly clock: Clock;
   /**
    * A plugin's `turnEnd` hook that failed (`plugin-failed`) on a run that ended resumable (waiting for a person,
-   * interrupted, stopped): that end is kept as it is (the turn still waits, or is resumed or stopped as it says),
-   * and this is what the call rejects with (see plugins/hooks.ts). Undefined when none failed.
+   * interrupted, stopped), or done where that end was kept before it was told (`keepEnd`): that end is kept as it is
+   * (the turn still waits, is resumed or stopped as it says, or is done), and this is what the call rejects with (see
+   * plugins/hooks.ts). Undefined when none failed.
    */
   turnEndFailure: FunctaiError | undefined = undefined;
+  /**
+   * Set by a host that keeps the turn's end in its records (a conversation): keeps the run's end (done, failed or
+   * stopped: its `ended` record, durable; a done answer checked first) before the plugins' `turnEnd` hooks are told it
+   * (plugins/hooks.ts). A hook is told a fact once it is kept: told first, a process that died before the record was
+   * kept left the turn interrupted, and the run that resumed it told `done` (or `failed`) again, or told another end
+   * than the one it had been told. Rejects when the end could not be kept (nothing was).
+   */
+  keepEnd: ((end: KeptEnd) => Promise<void>) | undefined = undefined;
+  /**
+   * Set by a host that lets a run go on elsewhere after some failures (a conversation whose own store refused a write:
+   * the turn is let go, not ended, and reads interrupted): whether `e` is one. The plugins' `turnEnd` is told such a
+   * run was interrupted, as the turn reads; told `failed`, the same turn was told `done` by the run that resumed it.
+   */
+  interruptedBy: ((e: unknown) => boolean) | undefined = undefined;
   /**
    * When streaming, the tool calls shown (`tool_call`) whose `tool_result` is not yet, each with how to end it (an
    * error `tool_result`, see tool-calls.ts). The runner ends those still open as the run returns or fails

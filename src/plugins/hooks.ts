@@ -55,6 +55,8 @@ function endingOf(e: unknown, frame: Frame): Ending {
   }
   // (stopped by its signal: the stop's own code, whatever the body threw on seeing it)
   if (signal.aborted) return { state: "stopped", error: describeError(e), code: "turn-aborted" };
+  // (a failure the turn is let go on, not ended: its conversation's store refused a write. It reads interrupted)
+  if (frame.runtime.interruptedBy?.(e)) return { state: "interrupted", error: describeError(e), code: (e as FunctaiError).code };
   if (isInstance(e, ApprovalError)) return { state: "failed", error: (e as ApprovalError).message, code: (e as ApprovalError).code };
   return { state: "failed", error: describeError(e), code: isInstance(e, FunctaiError) ? (e as FunctaiError).code : null };
 }
@@ -181,27 +183,77 @@ async function runWatched<T>(
     }
   } catch (e) {
     // a plugin that could not start fails the turn before it runs: those that started are ended (the first failure is the one told)
-    await end(endingOf(e, frame), started).catch(() => undefined);
-    throw e;
+    throw await endThrown(frame, e, (ending) => end(ending, started).catch(() => undefined));
   }
   let result: T;
   try {
     result = await body();
+    // a host that keeps the turn's end (a conversation) keeps it first: the hooks are told a kept fact (see keptEnd).
+    // An end that could not be kept is this run's failure, told as any other
+    if (runtime.keepEnd) await runtime.keepEnd({ state: "done", result });
   } catch (e) {
-    const ending = endingOf(e, frame);
-    try {
-      await end(ending);
-    } catch (failure) {
-      // a run that ended resumable (a person's question, an interruption, a stop) keeps that end: a watcher that
-      // broke on it (a span exporter down) must not turn it into `failed` and lose the person's question. Its
-      // failure is what the call rejects with (`runtime.turnEndFailure`), the end is recorded as it was
-      if (ending.state === "failed" || !isInstance(failure, FunctaiError) || (failure as FunctaiError).code !== "plugin-failed") throw failure;
-      runtime.turnEndFailure ??= failure as FunctaiError;
-    }
-    throw e;
+    throw await endThrown(frame, e, async (ending, kept) => {
+      try {
+        await end(ending);
+      } catch (failure) {
+        // a run that ended resumable (a person's question, an interruption, a stop), or whose end was kept before it
+        // was told, keeps that end: a watcher that broke on it (a span exporter down) must not turn it into `failed`
+        // and lose the person's question. Its failure is what the call rejects with (`runtime.turnEndFailure`), the
+        // end is recorded as it was
+        if ((ending.state === "failed" && !kept) || !isInstance(failure, FunctaiError) || (failure as FunctaiError).code !== "plugin-failed")
+          throw failure;
+        runtime.turnEndFailure ??= failure as FunctaiError;
+      }
+    });
   }
-  await end({ state: "done", result }); // (each plugin is shown its own copy)
+  if (!runtime.keepEnd) {
+    await end({ state: "done", result }); // (each plugin is shown its own copy)
+    return result;
+  }
+  try {
+    await end({ state: "done", result });
+  } catch (failure) {
+    // the turn ended done, and that is kept: a watcher that broke on it is what the call rejects with
+    // (`runtime.turnEndFailure`), as on a resumable end. A stop that cut a hook short leaves the turn done
+    if (isInstance(failure, FunctaiError) && (failure as FunctaiError).code === "plugin-failed") runtime.turnEndFailure ??= failure as FunctaiError;
+  }
   return result;
+}
+
+/**
+ * A run that threw `e`: its end kept first where its host keeps ends and the run ends the turn (failed, or stopped
+ * here: see keptEnd), then told (`tell`). Gives what the run throws: `e`, or the store's refusal of its end (the
+ * turn is then let go by its host, and the hooks are told it was interrupted).
+ */
+async function endThrown(frame: Frame, e: unknown, tell: (ending: Ending, kept: boolean) => Promise<void>): Promise<unknown> {
+  const ending = endingOf(e, frame);
+  const kept = await keptEnd(frame, e, ending);
+  if (typeof kept !== "boolean") {
+    await tell(kept.ending, false);
+    return kept.thrown;
+  }
+  await tell(ending, kept);
+  return e;
+}
+
+/**
+ * Keeps the end of a run that threw `e` before the hooks are told it (`ending`), where its host keeps ends
+ * (`runtime.keepEnd`, a conversation) and the run ends the turn: failed, or stopped by its own signal (a stop that
+ * reached it as a lost lease, another process's, is not this run's to write; nor is a wait or an interruption).
+ * Told first, a process that died before the `ended` record was kept left the turn interrupted, and the run that
+ * resumed it told another end (done) than the one the hooks had been told. True when kept, false when it is not
+ * this run's to keep; the refusal (and the end it makes) when the store refused it.
+ */
+async function keptEnd(frame: Frame, e: unknown, ending: Ending): Promise<boolean | { ending: Ending; thrown: unknown }> {
+  const { runtime } = frame;
+  if (!runtime.keepEnd || (ending.state !== "failed" && ending.state !== "stopped")) return false;
+  if (ending.state === "stopped" && (isInstance(e, LeaseLost) || isInstance(runtime.signal.reason, LeaseLost))) return false;
+  try {
+    await runtime.keepEnd(ending.state === "failed" ? { state: "failed", error: e } : { state: "stopped", reason: ending.error });
+    return true;
+  } catch (refused) {
+    return { ending: endingOf(refused, frame), thrown: refused };
+  }
 }
 
 /** Makes one model call between the plugins' `modelRequest` and `modelResponse` hooks. */

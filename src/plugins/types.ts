@@ -250,7 +250,12 @@ export interface PluginHooks {
   toolResult?(result: PluginToolResult): Maybe<void | undefined | { output: unknown }>;
   /** A run of a turn starts in this process (after a wait or a crash, again: `resumed`). */
   turnStart?(turn: PluginTurn): Maybe<void>;
-  /** That run ends: done, failed, waiting for a person, interrupted or stopped. */
+  /**
+   * That run ends: done, failed, waiting for a person, interrupted or stopped. In a conversation, an end that ends the
+   * turn (done, failed, stopped here) is told once it is kept (its `ended` record), so a process that dies meanwhile
+   * leaves it as told; one the store refused is told `interrupted`, as the turn reads. A hook that throws then does not
+   * change that end: the call rejects `plugin-failed`.
+   */
   turnEnd?(end: PluginTurnEnd): Maybe<void>;
   /** Before a model call is sent. */
   modelRequest?(request: PluginModelRequest): Maybe<void>;

@@ -45,8 +45,11 @@ export function resultOf<T>(session: TurnSession, onWaiting?: () => unknown): Pr
       const snapshot = session.actor.getSnapshot();
       switch (snapshot.value) {
         case "done":
+          // (a turnEnd hook that failed on an end kept before it was told, a conversation's: the call says the plugin failed)
+          if (session.runtime?.turnEndFailure) return reject(session.runtime.turnEndFailure);
           return resolve(snapshot.context.result as T);
         case "failed":
+          if (session.runtime?.turnEndFailure) return reject(session.runtime.turnEndFailure);
           // (a body may throw undefined or null: that is what the call rejects with)
           if (session.threw) return reject(session.error);
           return reject(session.error ?? new FunctaiError("turn-state", snapshot.context.error?.message ?? "the turn failed"));
