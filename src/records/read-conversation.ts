@@ -96,8 +96,9 @@ export interface ConversationState {
   /** `program` records by version (the first for each version). */
   programs: Map<string, ProgramRecord>;
   /**
-   * Records of a known kind that failed their schema, whose seq is not after the ones before, or that name a turn
-   * no turn record before them declared: skipped, never misread.
+   * Records of a known kind that failed their schema, whose seq is not after the ones before, that name a turn
+   * no turn record before them declared, a person's answer to nothing its turn waits for, or a waiting record asking
+   * one question twice: skipped, never misread.
    */
   skipped: { seq: number | null; error: string }[];
 }
@@ -115,6 +116,8 @@ interface Tally
   waitingAt: number;
   /** Approvals named by `approval` records after the last `waiting` record (null: none). */
   answeredSince: Set<string> | null;
+  /** The keys of the questions the last `waiting` record asks (made when a person's answer is first checked against them). */
+  asked: Set<string> | null;
   answers: ApprovalRecord[] | null;
   tools: Map<string, ToolRecord> | null;
   /** The last TurnInfo given out, and whether a record came since (an ended turn's is given again until one does). */
@@ -178,6 +181,7 @@ function newTally(record: TurnRecord): Tally {
     lastWaiting: null,
     waitingAt: -1,
     answeredSince: null,
+    asked: null,
     answers: null,
     tools: null,
     ended: null,
@@ -202,6 +206,7 @@ function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at
       t.lastWaiting = r;
       t.waitingAt = at;
       t.answeredSince = null; // only answers after the last waiting record count
+      t.asked = null;
       break;
     case "approval":
       (t.answers ??= []).push(r);
@@ -224,6 +229,58 @@ function apply(t: Tally, r: Exclude<KnownRecord, ProgramRecord | TurnRecord>, at
       break; // replies are for resuming; heads are handled by the caller
   }
 }
+
+/**
+ * Why a person's answer (an `approval` record without `attempt`: the engine stamps its own, an approve function's
+ * or a plugin's block, with its run's) answers nothing a person was asked, or null when it answers a question of its
+ * turn's last `waiting` record that no answer since took. A person answers only what a turn waits for (the handles
+ * refuse anything else), so any other is damage or a foreign writer's: read, the journal took a yes naming a call
+ * nobody was asked about as consent for whatever call the model made there next (a changing tool ran unasked), and a
+ * second answer to one question overrode the first (a person's no, then a stray yes, ran the tool).
+ */
+function strayAnswer(t: Tally, r: ApprovalRecord): string | null {
+  const key = approvalKey(r.site, r.invocation, r.plugin);
+  const waiting = t.lastWaiting;
+  if (waiting === null) return `turn ${describeValue(t.id, 60)} asked a person nothing (no waiting record before it), yet it answers ${describeValue(key, 80)}`;
+  t.asked ??= new Set(waiting.approvals.map((a) => approvalKey(a.site, a.invocation, a.plugin)));
+  if (!t.asked.has(key)) return `it answers ${describeValue(key, 80)}, a question the last waiting record of turn ${describeValue(t.id, 60)} does not ask`;
+  if (t.answeredSince?.has(key) === true) return `it answers ${describeValue(key, 80)} again: a person answered it since turn ${describeValue(t.id, 60)} asked it`;
+  return null;
+}
+
+/**
+ * Why a person's result or rerun (a `given` tool record, or a `rerun` one without `attempt`: the engine's own rerun,
+ * of a call that never ran, carries its run's) answers no call left in doubt, or null when the call's last record is
+ * `started`. A person is asked only about those (the handles refuse the rest), so any other is damage or a foreign
+ * writer's: read, a `given` for a call the model had not made yet was taken as that call's result when it came (the
+ * model told "paid" of a payment never made), and one for a call already done replaced what the tool returned.
+ */
+function strayResult(t: Tally, r: ToolRecord): string | null {
+  const last = t.tools?.get(toolKey(r.site, r.invocation));
+  if (last?.state === "started") return null;
+  const call = `${describeValue(toolKey(r.site, r.invocation), 80)} of turn ${describeValue(t.id, 60)}`;
+  return `a person's ${r.state} for ${call}, ${last === undefined ? "a call no record before it started" : `a call ${last.state} already`}: only a call that started and may have run is given a result or a rerun`;
+}
+
+/**
+ * Why a `waiting` record asks one question twice (one site, invocation and plugin), or null. A run asks each once (a
+ * call has one place, a plugin one name, and none may be named "approval"): two are damage, shown as two approvals of
+ * one id, and a person's answer to each would be the second answer to one question (refused, see strayAnswer).
+ */
+function askedTwice(r: WaitingRecord): string | null {
+  const keys = new Set<string>();
+  for (const a of r.approvals) {
+    const key = approvalKey(a.site, a.invocation, a.plugin);
+    if (keys.has(key)) return `it asks ${describeValue(key, 80)} twice`;
+    keys.add(key);
+  }
+  return null;
+}
+
+/** A record a person wrote (an answer), not a run: an approval or a rerun without the run's attempt, and every `given`. */
+const isPersons = (r: KnownRecord): r is ApprovalRecord | ToolRecord =>
+  (r.kind === "approval" && !Object.hasOwn(r, "attempt")) ||
+  (r.kind === "tool" && (r.state === "given" || (r.state === "rerun" && !Object.hasOwn(r, "attempt"))));
 
 function stateOf(t: Tally, now: Instant): TurnState {
   if (t.ended) return t.ended.state;
@@ -317,7 +374,11 @@ function nextTurn(turns: Map<string, TurnInfo>, head: string | null): NextTurn {
  * is not after every seq before it (duplicated or out of order), and so is
  * a record naming a turn no earlier `turn` record declared (a `turn` record
  * of a later format declares nothing here), or a `turn` record whose parent
- * none declared. A second `turn` record for the same id is ignored. Throws
+ * none declared, or a person's answer (an `approval` record without
+ * `attempt`) to no question of its turn's last `waiting` record, or to one
+ * a person answered since, or a person's `given` (or `rerun`) for a call
+ * whose last `tool` record is not `started`, or a `waiting` record that asks
+ * one question twice. A second `turn` record for the same id is ignored. Throws
  * `input-invalid` only when `now` is not a time (a text: an ISO 8601 instant
  * with its offset), or the records are not a list.
  *
@@ -419,7 +480,12 @@ export class ConversationReader {
         seq: r.seq,
         error: `lease record: attempt ${r.attempt} comes after attempt ${tally.attempt} of turn ${describeValue(r.turn, 60)}`,
       });
-    else apply(tally, r, at);
+    else {
+      // a person's answer must answer what the turn waits for (see strayAnswer, strayResult), and a question is asked once
+      const stray = isPersons(r) ? (r.kind === "approval" ? strayAnswer(tally, r) : strayResult(tally, r)) : r.kind === "waiting" ? askedTwice(r) : null;
+      if (stray !== null) this.#skipped.push({ seq: r.seq, error: `${r.kind} record: ${stray}` });
+      else apply(tally, r, at);
+    }
   }
 
   /** Skips a record whose `key` names a turn no turn record before it declared: refused, never ignored. */

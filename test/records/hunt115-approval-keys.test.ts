@@ -38,7 +38,10 @@ const elsewhere = {
 describe("hunt 115: an approval record answers only the question it names", () => {
   it("one naming another site and invocation leaves the question unanswered (reader and journal)", () => {
     const records = [turn, asked, elsewhere];
-    const info = readConversation(records, { now: 0 }).turns.get("t1")!;
+    const state = readConversation(records, { now: 0 });
+    // a person's answer to no question asked is refused outright since hunt 146 (it is listed, and answers nothing)
+    expect(state.skipped.map((s) => s.seq)).toEqual([3]);
+    const info = state.turns.get("t1")!;
     expect(info.state).toBe("waiting");
     expect(info.waiting.map((w) => [w.site, w.invocation, w.plugin])).toEqual([["desk#1", 1, "2"]]);
     const journal = new Journal({ turn: "t1", attempt: 1, records });

@@ -28,6 +28,8 @@ const record: fc.Arbitrary<Rec> = fc.oneof(
     site: fc.constantFrom(...SITES),
     invocation: fc.constantFrom(1, 2),
     plugin: fc.constantFrom(...PLUGINS),
+    // a person's answer has no attempt; the engine stamps its own (an approve function's, a plugin's block) with its run's
+    attempt: fc.constantFrom(undefined, 1),
   }),
   fc.record({
     kind: fc.constant("tool"),
@@ -35,6 +37,7 @@ const record: fc.Arbitrary<Rec> = fc.oneof(
     site: fc.constantFrom(...SITES),
     invocation: fc.constantFrom(1, 2),
     state: fc.constantFrom("started", "done", "given", "rerun"),
+    attempt: fc.constantFrom(undefined, 1),
   }),
   fc.record({ kind: fc.constant("ended"), turn: fc.constantFrom(...TURNS), state: fc.constantFrom("done", "failed", "stopped", "abandoned") }),
   fc.record({ kind: fc.constant("head"), turn: fc.constantFrom(...TURNS, "nobody") }),
@@ -54,7 +57,7 @@ function stored(r: Rec, seq: number): Record<string, unknown> {
     case "approval":
       return strip({ ...base, ...r, path: "a/b", verdict: "yes", by: null, reason: null });
     case "tool":
-      return { ...base, ...r, name: "b" };
+      return strip({ ...base, ...r, name: "b" });
     case "ended":
       return { ...base, ...r, outputs: {} };
     default:
@@ -84,10 +87,46 @@ function undeclared(records: Rec[]): number[] {
   });
 }
 
+/**
+ * The seqs of a person's answers to nothing their turn waits for (hunt 146), walked in order: an approval record
+ * without attempt that its turn's last waiting record does not ask (or none came), or that an answer since took; a
+ * `given` tool record, or a `rerun` one without attempt, whose call's last record (of those read) is not `started`;
+ * and of waiting records that ask one question twice.
+ */
+function strays(records: Rec[]): Set<number> {
+  const declared = declarations(records);
+  const out = new Set<number>();
+  const lastWaiting = new Map<string, Rec[]>();
+  const answered = new Map<string, Rec[]>();
+  const lastTool = new Map<string, unknown>();
+  records.forEach((r, i) => {
+    if (r.kind === "turn" || r.kind === "head" || !declared.has(r.turn!) || declared.get(r.turn!)! > i) return;
+    const id = r.turn!;
+    if (r.kind === "waiting") {
+      const asks = r.approvals as Rec[];
+      if (asks.some((a, k) => asks.findIndex((b) => sameAsk(a, b)) !== k)) return void out.add(i + 1); // one question asked twice
+      lastWaiting.set(id, asks);
+      answered.set(id, []);
+    } else if (r.kind === "approval") {
+      const since = answered.get(id) ?? [];
+      if (r.attempt === undefined && (!lastWaiting.get(id)?.some((a) => sameAsk(a, r)) || since.some((a) => sameAsk(a, r)))) out.add(i + 1);
+      else answered.set(id, [...since, r]);
+    } else if (r.kind === "tool") {
+      const call = `${id}|${r.site}|${r.invocation}`;
+      const persons = r.state === "given" || (r.state === "rerun" && r.attempt === undefined);
+      if (persons && lastTool.get(call) !== "started") out.add(i + 1);
+      else lastTool.set(call, r.state);
+    }
+  });
+  return out;
+}
+
 /** DESIGN's rules, read literally over the whole list each time. */
 function model(records: Rec[]) {
   const declared = declarations(records); // turn -> index of its turn record
-  const of = (id: string) => records.map((r, i) => ({ r, i })).filter(({ r, i }) => r.kind !== "turn" && r.turn === id && i > declared.get(id)!);
+  const refused = strays(records);
+  const of = (id: string) =>
+    records.map((r, i) => ({ r, i })).filter(({ r, i }) => r.kind !== "turn" && r.turn === id && i > declared.get(id)! && !refused.has(i + 1));
   const turns = new Map<string, { state: string; waiting: Rec[]; unfinished: string[]; parent: string | null }>();
   for (const [id, at] of declared) {
     const mine = of(id);
@@ -147,7 +186,8 @@ describe("readConversation agrees with DESIGN's rules, read literally", () => {
           { now: NOW },
         );
         const want = model(records);
-        expect(state.skipped.map((s) => s.seq)).toEqual(undeclared(records)); // refused, never ignored (hunt 91)
+        // refused, never ignored (hunts 91 and 146)
+        expect(state.skipped.map((s) => s.seq)).toEqual([...undeclared(records), ...strays(records)].sort((a, b) => a - b));
         expect(state.head).toBe(want.head);
         expect(state.next).toEqual(want.next);
         expect([...state.turns.keys()]).toEqual([...want.turns.keys()]);

@@ -119,8 +119,12 @@ describe("readConversation: approvals", () => {
     expect(plugins(answer("t1", 2))).toEqual(["guard", null]);
     expect(plugins(answer("t1", 2, { plugin: null }))).toEqual(["guard", null]);
     expect(plugins(answer("t1", 2, { plugin: "approval" }))).toEqual(["guard", null]);
-    expect(unanswered(answer("t1", 2, { plugin: "other" }))).toEqual([2, 2, 3]);
-    expect(unanswered(answer("t1", 2, { site: "desk#2" }))).toEqual([2, 2, 3]);
+    // a person's answer to a question the waiting record does not ask answers nothing: refused (hunt 146), never read
+    for (const other of [{ plugin: "other" }, { site: "desk#2" }]) {
+      const s = read(journal(...base, answer("t1", 2, other)));
+      expect(invocations(s.turns.get("t1")!.waiting)).toEqual([2, 2, 3]);
+      expect(s.skipped.map((x) => x.seq)).toEqual([4]);
+    }
     expect(unanswered(answer("t1", 3), answer("t1", 2), answer("t1", 2, { plugin: "guard" }))).toEqual([]);
   });
 
@@ -237,13 +241,14 @@ describe("readConversation: scale", () => {
     const records: Rec[] = [turn("t1"), lease("t1")];
     let open = 0;
     for (let i = 1; records.length < 100_000; i++) {
-      // Odd calls end done; even ones only get an approval record, so stay started.
-      records.push(tool("t1", i, "started"), i % 2 ? tool("t1", i, "done") : answer("t1", i));
+      // Odd calls end done; even ones only get an approve function's approval record (its run's attempt), so stay started.
+      records.push(tool("t1", i, "started"), i % 2 ? tool("t1", i, "done") : answer("t1", i, { by: "function", attempt: 1 }));
       if (i % 2 === 0) open++;
     }
     records.push(waiting("t1", ...Array.from({ length: 1000 }, (_, i) => asked(i + 1))));
     const s = read(journal(...records));
     const t = s.turns.get("t1")!;
+    expect(s.skipped).toEqual([]);
     expect(s.length).toBe(100_001);
     expect(t.unfinished.length).toBe(open);
     expect(open).toBeGreaterThan(20_000);
