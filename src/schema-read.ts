@@ -15,6 +15,7 @@
  * the schema is async.
  */
 import { z } from "zod";
+import { defOf } from "./tools/json-shape.js";
 
 /** What a schema made of a value: `safeParse`'s result, or what it threw. */
 export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thrown: unknown };
@@ -27,29 +28,120 @@ export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thr
 export function readWith<S extends z.ZodType>(schema: S, value: unknown): SchemaRead<S> {
   try {
     if (declaredAsync(schema)) throw new Error(ASYNC_SCHEMA);
-    const inherited = inheritedKeys(schema, value);
-    if (inherited.length === 0) return readNow(schema, value) as ReturnType<S["safeParse"]>;
-    const read = readNow(schema, { ...(value as object), ...Object.fromEntries(inherited.map((k) => [k, undefined])) });
-    if (read.success)
-      for (const k of inherited) if ((read.data as Record<string, unknown>)[k] === undefined) delete (read.data as Record<string, unknown>)[k];
-    return read as ReturnType<S["safeParse"]>;
+    return readNow(schema, unshadowed(schema, value, new WeakMap())) as ReturnType<S["safeParse"]>;
   } catch (e) {
     return { thrown: e };
   }
 }
 
+/** A plain object (`{ … }`, as JSON.parse makes them) or one without a prototype: what an object schema is read from here. */
+const isRecord = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
 /**
- * The keys of an object schema that a plain object value leaves out but
- * inherits (`valueOf`, `toString`, `constructor`: input names like any
- * other). zod reads a key with `value[key]`, which finds Object.prototype's
- * function: an optional `valueOf` left out was refused as "received
- * function". The value is read with each of them given as undefined (left
- * out), at its top level (where inputs are named), and a key read as
- * undefined is left out of what it made, as zod leaves out one not given.
+ * The own keys of `value` among `keys` whose value `inner` gives otherwise, with what it gives. Only data
+ * properties are looked into: a getter is left for zod to read, once, as it would have been.
  */
-function inheritedKeys(schema: z.ZodType, value: unknown): string[] {
-  if (!(schema instanceof z.ZodObject) || typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) return [];
-  return Object.keys(schema.shape).filter((k) => k in value && !Object.hasOwn(value, k));
+function movedIn(
+  value: object,
+  keys: readonly string[],
+  schemaAt: (key: string) => unknown,
+  inner: (node: unknown, v: unknown) => unknown,
+): [string, unknown][] {
+  const moved: [string, unknown][] = [];
+  for (const key of keys) {
+    const own = Object.getOwnPropertyDescriptor(value, key);
+    if (own === undefined || !("value" in own)) continue;
+    const read = inner(schemaAt(key), own.value);
+    if (read !== own.value) moved.push([key, read]);
+  }
+  return moved;
+}
+
+/**
+ * A copy of `value`'s own properties (getters as getters) on `proto`, with the `moved` ones given their new value
+ * (set among the descriptors: a frozen value's are not writable, and could not be set on the copy after).
+ */
+function copyOf(value: object, proto: object | null, moved: readonly [string, unknown][]): object {
+  const descriptors: PropertyDescriptorMap = Object.getOwnPropertyDescriptors(value);
+  for (const [key, v] of moved) descriptors[key] = { value: v, enumerable: true, writable: true, configurable: true };
+  return Object.create(proto, descriptors) as object;
+}
+
+/**
+ * `value` as the schema is to read it: each plain object that an object
+ * schema reads keys of, at any depth (`{ race: { constructor? } }`, an
+ * array's items, a record's values, a union's options), and that leaves out
+ * a key it only inherits (`valueOf`, `toString`, `constructor`: names like
+ * any other), given as a copy without a prototype. zod reads a key with
+ * `value[key]`, which found Object.prototype's function: an optional key
+ * left out was refused as "received function" (the model, told it sent a
+ * function, could only ever write it), and its default never applied. An
+ * object schema makes a new object of what it reads, so the copy is never
+ * what the read gives back; anything else (a class instance, a value a
+ * schema passes through) is read as it is. The same value when nothing is
+ * inherited. Throws what reading the value throws, as zod would.
+ */
+function unshadowed(schema: unknown, value: unknown, seen: WeakMap<object, Map<unknown, unknown>>): unknown {
+  if (defOf(schema) === undefined || typeof value !== "object" || value === null) return value;
+  // what a value read by a schema became, so that one met again (an item given twice) is read alike; while it is
+  // being looked at, itself (a cycle, or a recursive schema at the same value, ends there)
+  const read = seen.get(value) ?? new Map<unknown, unknown>();
+  seen.set(value, read);
+  if (read.has(schema)) return read.get(schema);
+  read.set(schema, value);
+  const made = unshadowedNow(schema, value, seen);
+  read.set(schema, made);
+  return made;
+}
+
+function unshadowedNow(schema: unknown, value: object, seen: WeakMap<object, Map<unknown, unknown>>): unknown {
+  const def = defOf(schema)!;
+  const inner = (node: unknown, v: unknown): unknown => unshadowed(node, v, seen);
+  switch (def.type) {
+    case "object": {
+      if (!isRecord(value)) return value;
+      const shape = (def.shape ?? {}) as Record<string, unknown>;
+      const keys = Object.keys(shape);
+      const inherited = keys.some((k) => k in value && !Object.hasOwn(value, k));
+      const moved = movedIn(value, keys, (k) => shape[k], inner);
+      return inherited || moved.length > 0 ? copyOf(value, inherited ? null : Object.getPrototypeOf(value), moved) : value;
+    }
+    case "record": {
+      if (!isRecord(value)) return value;
+      const moved = movedIn(value, Object.keys(value), () => def.valueType, inner);
+      return moved.length > 0 ? copyOf(value, Object.getPrototypeOf(value), moved) : value;
+    }
+    case "array":
+    case "tuple": {
+      if (!Array.isArray(value)) return value;
+      const items = (def.items as unknown[] | undefined) ?? [];
+      const read = value.map((item: unknown, i) => inner(def.type === "array" ? def.element : i < items.length ? items[i] : def.rest, item));
+      return read.some((item, i) => item !== value[i]) ? read : value;
+    }
+    case "union":
+      return ((def.options as unknown[] | undefined) ?? []).reduce((v, option) => inner(option, v), value);
+    case "intersection":
+      return inner(def.right, inner(def.left, value));
+    case "pipe":
+      return inner(def.in, value);
+    case "lazy":
+      return inner((schema as { _zod: { innerType?: unknown } })._zod.innerType, value);
+    case "optional":
+    case "nullable":
+    case "default":
+    case "prefault":
+    case "catch":
+    case "readonly":
+    case "nonoptional":
+    case "success":
+      return inner(def.innerType, value);
+    default:
+      return value;
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import { observeTurn } from "../plugins/hooks.js";
 import type { Effects } from "../records/types.js";
 import { parseState, type AIState, type Demo } from "../optimize/demo.js";
 import { shownExamples } from "../optimize/demo-messages.js";
+import { systemMessage } from "../lm/prompt.js";
 import { checkSettings, pickSettings, SETTING_KEYS, type Settings } from "../settings.js";
 import { checkName, checkSpec, inputShapeOf, refuseUnwritable } from "../tools/tool.js";
 import type { InputShape, ToolLike } from "../tools/types.js";
@@ -120,6 +121,27 @@ function checkTools(name: string, tools: unknown): ToolLike[] {
 }
 
 /**
+ * The answer's JSON Schema, written as the system message shows it, before
+ * any model call: writing it runs the schema's own code (a default's
+ * function) and writes JSON (a `.meta()` holding a BigInt, a cyclic default
+ * cannot be). What that throws is the function's mistake, refused
+ * (`settings-invalid`, naming it), never zod's or JSON's raw error without a
+ * code. (At the first call, not in `ai()`: a `z.lazy` may name a schema
+ * defined after it. The text is kept by the prompt, so it is written once.)
+ */
+function writeAnswerSchema(name: string, output: z.ZodType): void {
+  try {
+    systemMessage(name, "", output);
+  } catch (e) {
+    throw new FunctaiError(
+      "settings-invalid",
+      `${name}: its output schema cannot be written as JSON Schema for the model (${describeError(e)}); nothing was sent. Make its defaults (and any .meta()) plain JSON values that can be made without failing.`,
+      { cause: e },
+    );
+  }
+}
+
+/**
  * An AI function: a typed signature and a description; a model writes the body.
  *
  * @example
@@ -152,6 +174,7 @@ export function ai<S extends InputShape, O extends z.ZodType = z.ZodString>(name
   const checkAnswer = (): void => {
     if (answerWritable) return;
     refuseUnwritable(name, output, "its output", { forAnswer: true, lazy: true });
+    writeAnswerSchema(name, output);
     answerWritable = true;
   };
 

@@ -77,9 +77,14 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
       cause: e,
     });
   }
-  const problem = notJson(data); // (kept in the journal: a BigInt or a cycle is refused here, not when written)
-  if (problem !== undefined)
-    throw new FunctaiError("input-invalid", `${def.name}: the input is not JSON (${problem}). Nothing was sent to the model.`);
+  // (kept in the journal: a BigInt or a cycle is refused here, not when written). Each input is looked at alone, so
+  // the refusal names the one at fault: of several, "the input is not JSON (Do not know how to serialize a BigInt)"
+  // left it to be hunted for (a default's value, a transform's result, one given through z.any())
+  for (const [key, value] of Object.entries(data)) {
+    const problem = notJson(value);
+    if (problem !== undefined)
+      throw new FunctaiError("input-invalid", `${def.name}: its input ${key} is not JSON (${problem}). Nothing was sent to the model.`);
+  }
   return data;
 }
 
@@ -126,6 +131,8 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
   if (keys.length === 1) ({ forms, shown } = singleInputForms(keys[0]!, input));
   else if (keys.length === 0 && input === undefined) forms = [{}];
   if (keys.length === 1 && isPlainObject(input) && Object.keys(input).length === 0) return emptyObjectInput(def, keys[0]!);
+  if (keys.length !== 1 && !(keys.length === 0 && input === undefined) && (typeof input !== "object" || input === null || Array.isArray(input)))
+    throw notAnObject(def, keys, input);
   const problems: string[][] = [];
   for (const form of forms) {
     const parsed = readWith(def.inputSchema, form);
@@ -141,6 +148,21 @@ function readInput(def: Definition, input: unknown): Record<string, unknown> {
     problems.push(issues);
   }
   throw new FunctaiError("input-invalid", `${def.name}: wrong input (${problems[shown]!.join("; ")}). Nothing was sent to the model.`);
+}
+
+/**
+ * A value alone (`two("Where is A-1042?")`), given to a function of several
+ * inputs or none: zod's "expected object, received string" named neither
+ * the inputs it takes nor how to give them. (The value is not repeated: it
+ * may be a person's words.)
+ */
+function notAnObject(def: Definition, keys: readonly string[], input: unknown): FunctaiError {
+  const given = Array.isArray(input) ? "an array" : input === null ? "null" : input === undefined ? "none given" : `a ${typeof input}`;
+  const how =
+    keys.length === 0
+      ? `${def.name} takes no inputs: call ${def.name}({})`
+      : `${def.name} takes its ${keys.length} inputs (${keys.join(", ")}) as an object { ${keys.join(", ")} }; a value alone is taken only by a function of one input`;
+  return new FunctaiError("input-invalid", `${def.name}: wrong input (${given}): ${how}. Nothing was sent to the model.`);
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Store } from "../store/types.js";
 import { namedKeys, unknownKeys } from "../runtime/values.js";
 import { isConversationId } from "../store/types.js";
 import { isStoreFailure, markStoreFailure } from "../store/failures.js";
-import { checkName } from "../tools/tool.js";
+import { checkName, modelInputSchema } from "../tools/tool.js";
 import type { ToolLike } from "../tools/types.js";
 import type { Callable } from "./callable.js";
 
@@ -158,7 +158,9 @@ export function delegate<S extends z.ZodRawShape, O>(target: Callable<S, O>, opt
   return {
     name,
     description: target.description,
-    inputSchema: target.inputSchema,
+    // the model calls it by the delegate's name: a key that is no input is refused naming that, never the program's
+    // own name, a tool the model was not offered
+    inputSchema: modelInputSchema(name, target.definition.inputSchema.shape),
     toolEffects: target.toolEffects,
     composite: true,
     async runAsTool(input, ctx) {

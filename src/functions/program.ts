@@ -10,7 +10,7 @@ import { checkEffects, checkName, checkRun, checkSpec, inputShapeOf } from "../t
 import type { InputShape } from "../tools/types.js";
 import { makeCallable, type Callable } from "./callable.js";
 import { shapeOf, type Definition } from "./definition.js";
-import { readWith } from "../schema-read.js";
+import { issuesText, readWith } from "../schema-read.js";
 
 /**
  * What `program(name, spec, body)` takes: a description, the input shape, the
@@ -85,7 +85,7 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
   checkName("program", name);
   checkSpec(`program ${name}`, spec, { description: "optional", keys: PROGRAM_SPEC_KEYS });
   checkRun(`program ${name}`, run);
-  const effects = checkEffects(spec.effects);
+  const effects = checkEffects(spec.effects, `program ${name}`);
   const output = (spec.output ?? z.string()) as z.ZodType;
   const input = inputShapeOf<S>(`program ${name}`, spec);
   const description = spec.description;
@@ -114,7 +114,8 @@ export function program<S extends InputShape, O extends z.ZodType = z.ZodString>
         if (!checked.success)
           throw new FunctaiError(
             "output-invalid",
-            `program ${name} returned a value that is not its output: ${checked.error.issues[0]?.message ?? "invalid"}`,
+            // every issue at its place (`items.0.id: …`): the first alone, without where, left a nested output's slip to be hunted for
+            `program ${name} returned a value that is not its output: ${issuesText(checked.error, "output")}`,
           );
         return checked.data;
       }),

@@ -28,7 +28,8 @@ export interface Unwritable {
 
 type Def = Record<string, unknown> & { type?: string };
 
-const defOf = (node: unknown): Def | undefined => (node as { _zod?: { def?: Def } } | null | undefined)?._zod?.def;
+/** A zod type's definition (`type`, and what it holds), or undefined for anything that is not one. */
+export const defOf = (node: unknown): Def | undefined => (node as { _zod?: { def?: Def } } | null | undefined)?._zod?.def;
 
 /** What to write instead, by the zod type that JSON cannot carry. */
 const INSTEAD: Record<string, { what: string; instead: string }> = {

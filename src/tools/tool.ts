@@ -47,9 +47,11 @@ export function checkName(kind: string, name: unknown): string {
   return name;
 }
 
-export function checkEffects(effects: unknown): Effects | undefined {
+/** `who` names the definition (`tool refund`): among many tools, a misspelt `effects: "read"` is found by it. */
+export function checkEffects(effects: unknown, who?: string): Effects | undefined {
   if (effects === undefined || effects === "reads" || effects === "changes") return effects;
-  throw new FunctaiError("settings-invalid", `effects must be "reads" or "changes", not ${describeValue(effects, 80)}`);
+  const where = who === undefined ? "" : `${who}: `;
+  throw new FunctaiError("settings-invalid", `${where}effects must be "reads" or "changes", not ${describeValue(effects, 80)}`);
 }
 
 const isZodType = (value: unknown): value is z.ZodType => typeof value === "object" && value !== null && "_zod" in value;
@@ -198,7 +200,7 @@ export function tool<S extends InputShape, O>(
   const who = `tool ${name}`;
   checkSpec(who, spec, { description: "optional", keys: TOOL_SPEC_KEYS });
   checkRun(who, run);
-  const effects = checkEffects(specValue(who, spec, "effects"));
+  const effects = checkEffects(specValue(who, spec, "effects"), who);
   const inputSchema = modelInputSchema(name, inputShapeOf<S>(who, spec));
   refuseUnwritable(who, inputSchema, "its input");
   const description = specValue(who, spec, "description") as string | undefined;
