@@ -78,16 +78,19 @@ const linksFrom = (kept: readonly unknown[]): Link[] =>
   });
 
 /**
- * What a tool call's span says of the answers that decided it: `functai.approval` (`approved`, `refused` or
- * `not-asked`) and who gave it; a call left in doubt that a person answered, `functai.answered` (`given`: the
- * output is what they said, the tool did not run; `rerun`) and who answered, when the records say.
+ * What a tool call's span says of the answers that decided it: `functai.approval` (`approved`, `refused`, `blocked`
+ * by a plugin's `toolCall`, or `not-asked`) and who gave it (for a block, the plugin); a call left in doubt that a
+ * person answered, `functai.answered` (`given`: the output is what they said, the tool did not run; `rerun`) and who
+ * answered, when the records say.
  */
 function toldAnswers(span: Span, result: PluginToolResult, content: boolean): void {
-  const { approved, refused, answered } = result;
-  span.setAttribute(FUNCTAI.approval, approved ? "approved" : refused ? "refused" : "not-asked");
-  const by = approved?.by ?? refused?.by;
+  const { approved, refused, answered, unrun } = result;
+  const blocked = unrun?.code === "tool-blocked" ? unrun : undefined;
+  span.setAttribute(FUNCTAI.approval, approved ? "approved" : refused ? "refused" : blocked ? "blocked" : "not-asked");
+  const by = approved?.by ?? refused?.by ?? blocked?.by;
   if (by) span.setAttribute(FUNCTAI.approvedBy, boundedText(by));
-  if (refused?.reason && content) span.setAttribute(FUNCTAI.refusalReason, boundedText(refused.reason));
+  const reason = refused?.reason ?? blocked?.reason;
+  if (reason && content) span.setAttribute(FUNCTAI.refusalReason, boundedText(reason));
   if (!answered) return;
   span.setAttribute(FUNCTAI.answered, answered.kind);
   if (answered.by) span.setAttribute(FUNCTAI.answeredBy, boundedText(answered.by));
@@ -170,7 +173,8 @@ function requestAttributes(r: PluginModelRequest, content: boolean): Attributes 
 /**
  * A plugin that makes OpenTelemetry spans with the GenAI semantic
  * conventions: `invoke_agent <name>` for each run of a turn, `chat <model>`
- * for each model call, `execute_tool <name>` for each tool that runs. A turn
+ * for each model call, `execute_tool <name>` for each tool call (one that never
+ * reached its tool, blocked by a plugin or not runnable, too: no child spans). A turn
  * that waits for a person ends its span with a `functai.wait` event; its
  * span context is kept in the turn's records, so the run that goes on (in
  * this process or another) links to it. A turn started inside a tool call
@@ -373,8 +377,11 @@ export function otel(options: OtelOptions = {}): Plugin {
             else if (result.error !== undefined && result.needsPerson?.code === "turn-unfinished") {
               // it may have acted, and a person says what it did: a stop for that person, no failure (the turn's span says why it stopped)
               span.setAttribute(FUNCTAI.state, "unfinished");
-            } else if (result.error !== undefined) failSpan(span, code ?? "tool_error", result.error, content);
-            else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
+            } else if (result.error !== undefined) {
+              // (a call that never reached its tool, the model's fault or its schema's: why, as its stable code)
+              const unrun = result.unrun?.code === "tool-blocked" ? undefined : result.unrun?.code;
+              failSpan(span, unrun ?? code ?? "tool_error", result.error, content);
+            } else if (content) span.setAttribute(GEN_AI.toolResult, jsonText(result.output));
           });
         });
       },

@@ -27,7 +27,13 @@ export interface CallSubject {
 /** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
 export type Decision =
   | { kind: "run"; input: unknown; approved?: { by: string | null } }
-  | { kind: "refused"; text: string; refused?: { by: string | null; reason: string | null } }
+  | {
+      kind: "refused";
+      text: string;
+      refused?: { by: string | null; reason: string | null };
+      /** A plugin's `toolCall` blocked it: `now` in this run, else read back from the records (see recordedBlock). */
+      blocked?: { by: string; reason: string; now?: true };
+    }
   | { kind: "pending"; approval: Approval };
 
 /**
@@ -209,7 +215,7 @@ export function decide(frame: Frame, call: CallSubject): Decision | Promise<Deci
   // what it answered next was recorded on that history (run now, a refund finance was to see ran, and the turn's
   // recorded replies no longer answered its requests)
   const blocked = recordedBlock(frame, call);
-  if (blocked) return { kind: "refused", text: blockText(blocked.plugin, blocked.reason) };
+  if (blocked) return { kind: "refused", text: blockText(blocked.plugin, blocked.reason), blocked: { by: blocked.plugin, reason: blocked.reason } };
   // the common case (no plugins, no recorded answer, nobody to ask) decides without a promise: the loop's hot path
   if (plugins === undefined || plugins.length === 0) {
     const { journal } = frame.runtime;
@@ -330,7 +336,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
         blocked: true,
         input,
       });
-      return { kind: "refused", text: blockText(plugin.name, decision.block) };
+      return { kind: "refused", text: blockText(plugin.name, decision.block), blocked: { by: plugin.name, reason: decision.block, now: true } };
     }
     if ("input" in decision) input = decision.input === shown ? input : changedInput(call, plugin.name, decision.input);
     else if ("ask" in decision) {

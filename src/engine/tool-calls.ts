@@ -28,6 +28,11 @@ interface Prepared {
   recorded?: { output?: unknown; error?: string };
   /** The model's call cannot run (unknown tool, bad input): the model is told why. */
   problem?: string;
+  /**
+   * Why it never reaches its tool (it cannot run, or a plugin blocked it), for the plugins' `toolResult`: told by the
+   * run that first settles its step (see firstSettles); dropped in a run that replays a step settled before.
+   */
+  unrun?: PluginToolResult["unrun"];
   decision?: Decision;
   /** Its `tool_call` was shown (when streaming): it is being decided, and ends with a `tool_result`. */
   called?: true;
@@ -93,11 +98,11 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   answeredAt(frame, p); // (a rerun a person asked for: it runs below as any call)
   if (!tool) {
     p.problem = `Error: there is no tool named ${JSON.stringify(call.name)}. The tools are: ${[...tools.keys()].join(", ") || "(none)"}.`;
-    return p;
+    return unrunnable(p, "tool-unknown");
   }
   if (call.inputError !== undefined) {
     p.problem = `Error: the input for ${call.name} could not be read (${call.inputError}). Send valid JSON.`;
-    return p;
+    return unrunnable(p, "input-invalid");
   }
   // read from a copy: the model's call is its reply's own object (journaled with it, sent back in the next request), and a
   // schema that passes a value through (z.any()) would hand the tool, its hooks and a person that object to change
@@ -107,11 +112,11 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     // the tool's fault (a refinement's bug, a lookup that failed), not the model's: as a tool that fails
     if (frame.settings.toolErrors === "raise") throw new FunctaiError("tool-failed", `${p.path} failed: ${why}`, { cause: parsed.thrown });
     p.problem = `Error: the input for ${call.name} could not be checked (${why}). The tool did not run.`;
-    return p;
+    return unrunnable(p, "tool-failed");
   }
   if (!parsed.success) {
     p.problem = `Error: invalid input for ${call.name}: ${issuesText(parsed.error, "input")}. The tool did not run.`;
-    return p;
+    return unrunnable(p, "input-invalid");
   }
   checkKeepable(p, parsed.data);
   const runtime = frame.runtime;
@@ -145,6 +150,15 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
         },
       )
     : decided(p, decision);
+}
+
+/**
+ * A call that cannot run (its `problem` says why): the plugins' `toolResult` is told of it (a tracer shows the call
+ * the model made and why it did not run) by the run that first settles its step (see firstSettles).
+ */
+function unrunnable(p: Prepared, code: "tool-unknown" | "input-invalid" | "tool-failed"): Prepared {
+  p.unrun = { code };
+  return p;
 }
 
 /** Notes a person's answer to the call at this place, left in doubt, that this run is the first to go on after. */
@@ -214,7 +228,24 @@ function checkKeepable(p: Prepared, input: unknown): void {
  */
 function decided(p: Prepared, decision: Decision): Prepared {
   p.decision = decision;
+  if (decision.kind === "refused" && decision.blocked) p.unrun = { code: "tool-blocked", by: decision.blocked.by, reason: decision.blocked.reason };
   return p;
+}
+
+/**
+ * Whether this run is the first to settle the step of these calls, so it tells the plugins' `toolResult` of those
+ * that never reach their tool (`unrun`): nothing of them is kept, so a run that replays the step knows them again,
+ * and tells them only when it also settles the step first. It does when it paid for the reply (`anew`), a plugin
+ * blocked a call now, or a call of the step runs or is refused now, where an earlier run's step waited for a person
+ * (nothing of a step runs before its approvals are settled) or ended before its calls ran. A step settled before
+ * (each call that ran has its `done`, a refusal was told) is not: its calls were told then. (As a refusal is, one told
+ * by a run that died before its next request's reply was kept may be told again.)
+ */
+function firstSettles(prepared: readonly Prepared[], anew: boolean): boolean {
+  if (anew) return true;
+  for (const { recorded, decision: d } of prepared)
+    if ((!recorded && d?.kind === "run") || (d?.kind === "refused" && (d.refused !== undefined || d.blocked?.now))) return true;
+  return false;
 }
 
 /**
@@ -252,7 +283,8 @@ async function afterHook(
   output: unknown,
 ): Promise<unknown> {
   const hook = plugin.hooks.toolResult;
-  if (!hook || !p.tool) return output;
+  // (a call of no tool is told only as one that did not run: see unrunnable)
+  if (!hook || (!p.tool && !p.unrun)) return output;
   // (each plugin its own copy of the output, the input and a stop's approvals: one that changes what it is shown in
   // place, a logger that redacts, changes nothing another is shown, nor what the model reads and the journal keeps;
   // an output is replaced only by returning { output })
@@ -266,6 +298,7 @@ async function afterHook(
     const told: PluginToolResult = { ...shownCall(frame, p, copyOf(input)), approved, ...shown };
     if (p.answered) told.answered = { ...p.answered };
     if (p.decision?.kind === "refused" && p.decision.refused) told.refused = { ...p.decision.refused };
+    if (p.unrun) told.unrun = { ...p.unrun };
     changed = await hook(told);
   } catch (e) {
     throw new FunctaiError("plugin-failed", `plugin ${plugin.name} failed on the result of ${p.path}: ${describeError(e)}`, { cause: e });
@@ -423,8 +456,20 @@ async function execute(frame: Frame, p: Prepared): Promise<Message> {
 function toldAnswer(frame: Frame, p: Prepared): Promise<Message> | undefined {
   if (!frame.settings.plugins?.length) return undefined;
   if (p.recorded && p.answered?.kind === "given") return givenMessage(frame, p);
-  if (p.decision?.kind === "refused" && p.decision.refused) return refusedMessage(frame, p, p.decision.text);
+  if (p.decision?.kind === "refused" && (p.decision.refused || p.unrun)) return refusedMessage(frame, p, p.decision.text);
+  if (p.unrun) return unrunMessage(frame, p);
   return undefined;
+}
+
+/**
+ * The message of a call that cannot run (see unrunnable), shown to the plugins' `toolResult` hooks as the error the
+ * model reads. They watch: the model reads the same text, as a run that replays the reply does (a hook's `{ output }`
+ * replaces no error, as on a tool that failed).
+ */
+async function unrunMessage(frame: Frame, p: Prepared): Promise<Message> {
+  const message = settledMessage(frame, p)!;
+  await new StopBound().race(afterHooks(frame, p, p.call.input, { error: p.problem! }), frame.runtime.signal);
+  return message;
 }
 
 /**
@@ -465,8 +510,9 @@ function keepGiven(frame: Frame, p: Prepared, kept: unknown): void {
 }
 
 /**
- * A call an answer refused, as this run first goes on after that answer: the plugins' `toolResult` hooks are shown
- * the refusal the model reads (`output`), with who refused it and why (`refused`). They watch: the model reads the
+ * A call an answer refused, as this run first goes on after that answer, or a plugin's `toolCall` blocked in this run:
+ * the plugins' `toolResult` hooks are shown the refusal the model reads (`output`), with who refused it and why
+ * (`refused`, or `unrun` for a block). They watch: the model reads the
  * refusal as it is (a run that replays it tells them nothing, and the model must read the same then); a hook that
  * replaces it fails the call (`plugin-failed`, see afterHook), never dropped without a word.
  */
@@ -659,7 +705,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
 const shownCall = (frame: Frame, p: Prepared, input: unknown): PluginToolCall => ({
   name: p.call.name,
   input,
-  effects: p.tool!.toolEffects,
+  effects: p.tool?.toolEffects ?? null,
   path: p.path,
   site: frame.site,
   invocation: p.invocation,
@@ -706,7 +752,7 @@ export function runToolCalls(
     throw e;
   }
   // a step whose calls were settled by an earlier run (a replay) is answered without a promise
-  return runPrepared(frame, prepared);
+  return runPrepared(frame, prepared, anew);
 }
 
 async function prepareRest(
@@ -727,14 +773,20 @@ async function prepareRest(
     showUnrun(frame, prepared, e);
     throw e;
   }
-  return runPrepared(frame, prepared);
+  return runPrepared(frame, prepared, anew);
 }
 
 const merged = (e: unknown): unknown => (e instanceof Suspend ? Suspend.merge([e]) : e);
 
-function runPrepared(frame: Frame, prepared: readonly Prepared[]): Message[] | Promise<Message[]> {
+function runPrepared(frame: Frame, prepared: readonly Prepared[], anew: boolean): Message[] | Promise<Message[]> {
   let pending: Approval[] | undefined; // (no list made for a step that waits for nobody)
-  for (const p of prepared) if (p.decision?.kind === "pending") (pending ??= []).push(p.decision.approval);
+  let unrun = false;
+  for (const p of prepared) {
+    if (p.decision?.kind === "pending") (pending ??= []).push(p.decision.approval);
+    unrun ||= p.unrun !== undefined;
+  }
+  // (told by the run that settles the step first: see firstSettles)
+  if (unrun && !firstSettles(prepared, anew)) for (const p of prepared) delete p.unrun;
   if (pending !== undefined) {
     // a plain call has nobody to ask: refuse before anything of this step runs
     if (frame.runtime.mode === "plain") throw new ApprovalError(pending[0]!.path);

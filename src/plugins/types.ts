@@ -83,6 +83,15 @@ export interface PluginToolResult extends PluginToolCall {
    * `by` and `reason` are the answer's (`null` when not given; the approve function's `by` is `"function"`).
    */
   refused?: { by: string | null; reason: string | null };
+  /**
+   * Set when the call never reached its tool, and no person decided that: `"tool-blocked"`, a plugin's `toolCall`
+   * blocked it (`by` is the plugin, `reason` its block; `output` is the text the model reads); `"tool-unknown"`, the
+   * model named no tool it has; `"input-invalid"`, its input was not JSON or the tool's schema refused it;
+   * `"tool-failed"`, the tool's schema threw while checking it. For the last three, `error` is what the model reads
+   * (`effects` is null for a tool that does not exist). Told by the run that first sends the model its step's results
+   * (a run that replays a step sent before tells nothing again). It only watches: the model reads what it read.
+   */
+  unrun?: { code: "tool-blocked" | "tool-unknown" | "input-invalid" | "tool-failed"; by?: string; reason?: string };
 }
 
 /**
