@@ -15,7 +15,7 @@
  * the schema is async.
  */
 import { z } from "zod";
-import { defOf } from "./tools/json-shape.js";
+import { defOf, WRAPPERS } from "./tools/json-shape.js";
 
 /** What a schema made of a value: `safeParse`'s result, or what it threw. */
 export type SchemaRead<S extends z.ZodType> = ReturnType<S["safeParse"]> | { thrown: unknown };
@@ -130,17 +130,8 @@ function unshadowedNow(schema: unknown, value: object, seen: WeakMap<object, Map
       return inner(def.in, value);
     case "lazy":
       return inner((schema as { _zod: { innerType?: unknown } })._zod.innerType, value);
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "catch":
-    case "readonly":
-    case "nonoptional":
-    case "success":
-      return inner(def.innerType, value);
     default:
-      return value;
+      return WRAPPERS.has(def.type ?? "") ? inner(def.innerType, value) : value;
   }
 }
 

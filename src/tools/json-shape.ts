@@ -28,6 +28,9 @@ export interface Unwritable {
 
 type Def = Record<string, unknown> & { type?: string };
 
+/** zod's schema types that wrap one other (`innerType`) and read a value as it does (what they add aside). */
+export const WRAPPERS: ReadonlySet<string> = new Set(["optional", "nullable", "default", "prefault", "catch", "readonly", "nonoptional", "success"]);
+
 /** A zod type's definition (`type`, and what it holds), or undefined for anything that is not one. */
 export const defOf = (node: unknown): Def | undefined => (node as { _zod?: { def?: Def } } | null | undefined)?._zod?.def;
 
@@ -176,17 +179,8 @@ function walk(node: unknown, path: string, seen: Set<unknown>, forAnswer: boolea
     case "lazy":
       if (!lazy) return undefined;
       return walk((node as { _zod: { innerType?: unknown } })._zod.innerType, path, seen, forAnswer, lazy);
-    case "optional":
-    case "nullable":
-    case "default":
-    case "prefault":
-    case "catch":
-    case "readonly":
-    case "nonoptional":
-    case "success":
-      return walk(def.innerType, path, seen, forAnswer, lazy);
     default:
-      return undefined;
+      return WRAPPERS.has(def.type ?? "") ? walk(def.innerType, path, seen, forAnswer, lazy) : undefined;
   }
 }
 
