@@ -6,6 +6,7 @@ import { FunctaiError, ProviderError, describeValue } from "../errors.js";
 import { jsonCalls } from "../lm/json-calls.js";
 import { type MarkedForm, markedCalls } from "../lm/marked-calls.js";
 import { leadingThought } from "../lm/thinking.js";
+import { stoppedEarly } from "../lm/cut-short.js";
 import { pythonicCalls, withoutCallMarkers } from "../lm/pythonic-calls.js";
 import { blockCalls } from "../lm/text-tools.js";
 import type { LMRequest, LMResponse, ToolCall } from "../lm/types.js";
@@ -223,7 +224,8 @@ type TextCallForm = "hermes" | "tagged" | MarkedForm | "json" | "pythonic";
 
 /**
  * Each name a reply's text calls as a model writes calls (Hermes' `<tool_call>` blocks, Llama's `<function=…>` and
- * Hunyuan's `<tool_calls>` tags, Mistral's `[TOOL_CALLS]`, Kimi K2's and DeepSeek's call tokens, a bare call's JSON), with the form.
+ * Hunyuan's `<tool_calls>` tags, Mistral's `[TOOL_CALLS]`, Kimi K2's and DeepSeek's call tokens, DeepSeek V3.2's DSML, a bare
+ * call's JSON), with the form.
  */
 function* textCallNames(text: string): Generator<{ name: unknown; form: TextCallForm }> {
   // `<tool_call>` blocks read as they are with tools offered as text (lm/text-tools.ts): what that reader reads as a call is one here
@@ -231,7 +233,7 @@ function* textCallNames(text: string): Generator<{ name: unknown; form: TextCall
     const form = text.includes("<tool_call>") ? "hermes" : "tagged";
     for (const { name } of blockCalls(text).calls) yield { name, form };
   }
-  // Mistral's `[TOOL_CALLS]`, Kimi K2's and DeepSeek's call tokens (lm/marked-calls.ts)
+  // Mistral's `[TOOL_CALLS]`, Kimi K2's and DeepSeek's call tokens, DeepSeek V3.2's DSML (lm/marked-calls.ts)
   const marked = markedCalls(text);
   for (const { name } of marked?.calls ?? []) yield { name, form: marked!.form };
   yield { name: bareCallName(text), form: "json" };
@@ -245,7 +247,8 @@ const PARSER = {
   tagged: "the tool-call parser made for the model (hunyuan_a13b for Hunyuan-A13B)",
   mistral: "--tool-call-parser mistral (and --tokenizer-mode mistral)",
   kimi: "--tool-call-parser kimi_k2",
-  deepseek: "--tool-call-parser deepseek_v3 (deepseek_v31 for DeepSeek V3.1 on)",
+  deepseek: "--tool-call-parser deepseek_v3 (deepseek_v31 for DeepSeek V3.1)",
+  dsml: "--tool-call-parser deepseek_v32 (deepseek_v4 for DeepSeek V4)",
   json: "the model's --tool-call-parser (mistral for Mistral models, llama3_json for Llama 3.1 and 3.3)",
   pythonic: "--tool-call-parser pythonic (Llama 3.2's and Llama 4's form)",
 } as const;
@@ -257,6 +260,7 @@ const FORM_WORDS = {
   mistral: "[TOOL_CALLS]",
   kimi: "Kimi K2's <|tool_call_begin|> tokens",
   deepseek: "DeepSeek's <｜tool▁call▁begin｜> tokens",
+  dsml: "DeepSeek's <｜DSML｜invoke> markup",
   json: "its JSON",
   pythonic: "a Python list of calls",
 } as const;
@@ -296,14 +300,68 @@ function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResp
 }
 
 /**
+ * Refuses a reply that has no tool call and no words while its reasoning
+ * (`reasoning_content`) ends in a call written in a model's call tokens
+ * (lm/marked-calls.ts) naming an offered tool (any tool, where none was
+ * offered natively: tools offered as text are not named to the provider):
+ * the server's reasoning parser took the call for thinking, as Kimi K2
+ * Thinking's calls are taken where it leaves `</think>` out before them
+ * (vybestack/llxprt-code#749, vllm-project/vllm#32216), and the tool parser
+ * never saw it. Read as it was, the reply was empty: asked again, then
+ * refused output-invalid as "the reply is empty", the call never named. Not
+ * read as a call here either (the server split the reply wrongly, and may
+ * have split others so): the user is told what to set. Reasoning that names
+ * the tokens, drafts a call and thinks on, or ends in a call beside words
+ * the reply gave, is thinking.
+ */
+export function refuseReasonedCall(provider: string, reasoning: string | undefined, reply: LMResponse, offered: readonly string[]): void {
+  // (a reply cut off by its length limit or a filter is read as one cut off is: its call may be its thinking's end)
+  if (reasoning === undefined || reply.toolCalls.length > 0 || reply.text.trim() !== "" || stoppedEarly(reply.finishReason)) return;
+  const marked = markedCalls(reasoning);
+  const call = marked?.last === true ? marked.calls.find((c) => offered.length === 0 || offered.includes(c.name)) : undefined;
+  if (call === undefined) return;
+  throw new ProviderError(
+    "provider-response",
+    `${provider}: the reply has no tool call and no text, but its reasoning ends in one (${FORM_WORDS[marked!.form]} calling ${JSON.stringify(call.name)}): ` +
+      `the model's tool call was left in its reasoning, unread by the server. Start vLLM with the model's own --reasoning-parser and ${PARSER[marked!.form]}, ` +
+      "or use a server that hands such calls to its tool parser. It was not read as an answer.",
+    { provider },
+  );
+}
+
+/**
  * Refuses a reply no caller should read as one, after its retries: calls
- * written as text to natively offered tools (see refuseTextToolCalls), or a
+ * written as text to natively offered tools (see refuseTextToolCalls), a
+ * reply of reasoning alone that ends in a call (see refuseThoughtCall), or a
  * finish reason naming a tool call the reply does not hold (see
  * refuseCallless).
  */
 export function refuseUnread(provider: string, request: LMRequest, reply: LMResponse, nativeTools: boolean): void {
   if (nativeTools) refuseTextToolCalls(provider, request, reply);
+  refuseThoughtCall(provider, request, reply);
   refuseCallless(provider, reply);
+}
+
+/** A reasoning block's tags (see thinking.ts), opening or closing. */
+const THOUGHT_TAGS = /<\/?(?:think|thinking)\s*>/gi;
+
+/**
+ * Refuses a reply that is nothing but its reasoning block (`<think>…`, left
+ * in the text by a server without a reasoning parser) ending in a call in a
+ * model's call tokens, as refuseReasonedCall refuses one the server put in
+ * `reasoning_content`: read past the reasoning (thinking.ts), the reply was
+ * empty and the call lost unseen.
+ */
+function refuseThoughtCall(provider: string, request: LMRequest, reply: LMResponse): void {
+  const thought = leadingThought(reply.text);
+  if (thought === undefined || reply.text.slice(thought.end).trim() !== "") return;
+  const reasoning = reply.text.slice(0, thought.end).replace(THOUGHT_TAGS, "");
+  refuseReasonedCall(
+    provider,
+    reasoning,
+    { ...reply, text: "" },
+    request.tools.map((t) => t.name),
+  );
 }
 
 /**

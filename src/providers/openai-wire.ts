@@ -5,7 +5,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
 import { cutShort, stoppedEarly } from "../lm/cut-short.js";
-import { nameOf, refuseUnfinished, tokenCount, toolCallFromText } from "./common.js";
+import { nameOf, refuseReasonedCall, refuseUnfinished, tokenCount, toolCallFromText } from "./common.js";
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
 import { malformedEvent, notAReply, notShaped, notText } from "./errors.js";
@@ -19,6 +19,19 @@ import { OPENAI_IDS, replyIds, withWireIds } from "./tool-ids.js";
 const reasoningOf = (part: unknown): string | undefined => {
   const reasoning = (part as { reasoning_content?: unknown } | null | undefined)?.reasoning_content;
   return typeof reasoning === "string" ? reasoning : undefined;
+};
+
+/**
+ * The reasoning a thinking model gave, under `reasoning_content` or, where
+ * there is none, `reasoning` (vLLM's name since vllm-project/vllm#27752,
+ * OpenRouter's and Groq's): read only to find a call the server left in it
+ * (see refuseReasonedCall). Only `reasoning_content` is given back with the
+ * calls (see reasoningOf): a server that names it `reasoning` is not known to
+ * take it back under the other name.
+ */
+const thoughtOf = (part: unknown): string | undefined => {
+  const reasoning = (part as { reasoning?: unknown } | null | undefined)?.reasoning;
+  return reasoningOf(part) ?? (typeof reasoning === "string" ? reasoning : undefined);
 };
 
 /** The calls with the reply's reasoning kept on the first (see `ToolCall.reasoning`). */
@@ -161,8 +174,11 @@ export function isCompletion(body: unknown): boolean {
   return typeof message === "object" && message !== null;
 }
 
-/** A whole (non-streamed) completion as an `LMResponse`. */
-export function fromCompletion(completion: ChatCompletion): LMResponse {
+/**
+ * A whole (non-streamed) completion as an `LMResponse`.
+ * @param offered the names of the tools the request offered (see refuseReasonedCall).
+ */
+export function fromCompletion(completion: ChatCompletion, offered: readonly string[] = []): LMResponse {
   // (a 204, or a body of JSON's null, comes from the SDK as null; a choice's message may be null)
   if (!isCompletion(completion)) throw notAReply("openai", completion, "a completion with a choice");
   const choice = completion.choices[0]!;
@@ -182,14 +198,17 @@ export function fromCompletion(completion: ChatCompletion): LMResponse {
   });
   const refusal = choice.message.refusal ?? "";
   const reason = refusal !== "" ? "refusal" : finishReason(choice.finish_reason, toolCalls.length > 0);
-  return {
+  const reasoning = reasoningOf(choice.message);
+  const reply: LMResponse = {
     // a refusal comes instead of content (null): it is what the model said
     text: contentText(choice.message.content) || refusal,
-    toolCalls: withReasoning(cutLast(toolCalls, reason), reasoningOf(choice.message)),
+    toolCalls: withReasoning(cutLast(toolCalls, reason), reasoning),
     finishReason: reason,
     usage: usageOf(completion.usage),
     ...(completion.model ? { model: completion.model } : {}),
   };
+  refuseReasonedCall("openai", thoughtOf(choice.message), reply, offered);
+  return reply;
 }
 
 interface PendingCall {
@@ -238,26 +257,34 @@ const repeats = (args: string, more: string): boolean =>
   wholeArguments(args) && wholeArguments(more) && JSON.stringify(JSON.parse(args)) === JSON.stringify(JSON.parse(more));
 
 /**
- * Whether a delta's name (`name`, no other id than the open call's) is the
- * next piece of the open call's name. A name may come in pieces (`"get_"`
- * then `"weather"`: OpenAI's deltas allow it, openai/openai-agents-python#326;
- * Mistral's SDK joins such pieces; Gemini has sent them,
- * continuedev/continue#5849), while some servers repeat the whole name in
- * every delta (MiniMax through NVIDIA NIM, NousResearch/hermes-agent#11984:
- * joined, `read_fileread_file`). Once the call's arguments began, a name is
- * never a piece. Until they begin, the offered tools' names tell: where the name so
- * far is a tool's, the delta is a piece only where the two joined begin a
- * tool's name, else it is that name repeated (the same) or, for servers that
- * give calls no ids and put them all at index 0, another call (of a tool
- * without arguments before it); where the name so far is no tool's, the
- * delta is a piece, unless it is the same name and the two joined begin no
- * tool's (a name the model made up, repeated).
+ * How a delta's name (`name`, no other id than the open call's) reads on the
+ * open call: the next piece of its name, its name given again (whole, or all
+ * of it so far), or the name of another call. A name may come in pieces
+ * (`"get_"` then `"weather"`: OpenAI's deltas allow it,
+ * openai/openai-agents-python#326; Mistral's SDK joins such pieces; Gemini
+ * has sent them, continuedev/continue#5849), while some servers repeat the
+ * whole name in every delta (MiniMax through NVIDIA NIM,
+ * NousResearch/hermes-agent#11984: joined, `read_fileread_file`), or all of
+ * it so far, as they send cumulative arguments (`get`, `get_weather`,
+ * `get_weather`: joined, `getget_weatherget_weather`). Once the call's
+ * arguments began, a name is never a piece. Until they begin, the offered
+ * tools' names tell: where the two joined begin a tool's name, a piece (the
+ * name in pieces of an offered tool always reads so, however it is cut);
+ * else where the delta's name begins with the name so far, that name again
+ * (the same, or grown: all of it so far); else, where the name so far is a
+ * tool's, another call (servers that give calls no ids and put them all at
+ * index 0, a tool without arguments before it); else a piece (a name the
+ * model made up). A call of `get` with no arguments at all, then one of
+ * `get_weather` at its index with no id of its own, reads as the one call of
+ * `get_weather`: a server that puts every call at index 0 without ids sends
+ * each whole, arguments too (Ollama: `{}` for none), and read as two, a tool
+ * the model never called would run.
  */
-function namePiece(call: PendingCall, name: string, offered: readonly string[]): boolean {
-  if (call.name === "" || call.args.trim() !== "") return false;
-  const joined = call.name + name;
-  const begins = offered.some((tool) => tool.startsWith(joined));
-  return offered.includes(call.name) ? begins : begins || name !== call.name;
+function nameRead(call: PendingCall, name: string, offered: readonly string[]): "piece" | "again" | "another" {
+  if (call.name === "") return "piece";
+  if (offered.some((tool) => tool.startsWith(call.name + name))) return "piece";
+  if (name.startsWith(call.name)) return "again";
+  return offered.includes(call.name) ? "another" : "piece";
 }
 
 /**
@@ -268,12 +295,12 @@ function namePiece(call: PendingCall, name: string, offered: readonly string[]):
  * name alone, the same, may be a server repeating it: the call is marked,
  * and arguments after it start the next call). A call still without
  * arguments is followed by another only when another function is named
- * that is no piece of its name (see namePiece).
+ * that is neither a piece of its name nor its name again (see nameRead).
  */
 function startsAnother(call: PendingCall, name: string | undefined, args: string, offered: readonly string[]): boolean {
   if (call.name === "") return false;
   if (!name) return call.again === true && args.trim() !== "" && wholeArguments(call.args);
-  if (call.args.trim() === "") return name !== call.name && !namePiece(call, name, offered);
+  if (call.args.trim() === "") return nameRead(call, name, offered) === "another";
   // (whole as a server that sends all the arguments so far in each delta has them, too: see argumentsOfCall)
   if (name !== call.name) return wholeArguments(argumentsOfCall(call));
   if (!wholeArguments(call.args)) return false;
@@ -360,7 +387,7 @@ function misshapenMessage(message: { content?: unknown; refusal?: unknown; tool_
  * the next one (see startsAnother).
  */
 export class ChunkAccumulator {
-  /** @param offered the names of the tools the request offered (see namePiece). */
+  /** @param offered the names of the tools the request offered (see nameRead). */
   constructor(private readonly offered: readonly string[] = []) {}
 
   private text = "";
@@ -373,6 +400,8 @@ export class ChunkAccumulator {
   private refused = false;
   /** A thinking model's reasoning deltas, joined; undefined while none came. */
   private reasoning: string | undefined;
+  /** Its reasoning under either name (see thoughtOf), joined; undefined while none came. */
+  private thought: string | undefined;
   private inputTokens = 0;
   private outputTokens = 0;
   private model: string | undefined;
@@ -432,10 +461,13 @@ export class ChunkAccumulator {
       }
       if (d.id) call.id = d.id;
       const name = d.function?.name;
-      // the first name, or its next piece; a name repeated whole (some compatible servers do) is kept once (see namePiece)
-      if (name && (call.name === "" || namePiece(call, name, this.offered))) call.name += name;
+      // the first name, or its next piece; a name given again (whole, or all of it so far, as some compatible servers
+      // send it) is the name once (see nameRead)
+      const read = name && call.args.trim() === "" ? nameRead(call, name, this.offered) : undefined;
+      if (read === "piece") call.name += name;
+      else if (read === "again") call.name = name!;
       // another name once the call's arguments began, with no id or whole arguments to start a call of its own: no
-      // piece (see namePiece), and dropped, the call ran under the name so far (`refund`, its `_all` lost: another tool)
+      // piece (see nameRead), and dropped, the call ran under the name so far (`refund`, its `_all` lost: another tool)
       else if (name && name !== call.name && call.args.trim() !== "")
         throw malformedEvent(
           "openai",
@@ -450,6 +482,8 @@ export class ChunkAccumulator {
     }
     const reasoning = reasoningOf(choice.delta);
     if (reasoning !== undefined) this.reasoning = (this.reasoning ?? "") + reasoning;
+    const thought = thoughtOf(choice.delta);
+    if (thought !== undefined) this.thought = (this.thought ?? "") + thought;
     // a refusal streams instead of content, as its own deltas: it is what the model said
     const refusal = choice.delta?.refusal ?? "";
     if (refusal !== "") this.refused = true;
@@ -463,12 +497,14 @@ export class ChunkAccumulator {
     const ids = replyIds(this.calls.map((c) => c.id));
     const toolCalls = this.calls.map((c, i) => withExtra(toolCallFromText(ids[i]!, c.name, argumentsOfCall(c)), c.extra));
     const reason = this.refused ? "refusal" : finishReason(this.reason, toolCalls.length > 0);
-    return {
+    const reply: LMResponse = {
       text: this.text,
       toolCalls: withReasoning(cutLast(toolCalls, reason), this.reasoning),
       finishReason: reason,
       usage: { inputTokens: this.inputTokens, outputTokens: this.outputTokens },
       ...(this.model !== undefined ? { model: this.model } : {}),
     };
+    refuseReasonedCall("openai", this.thought, reply, this.offered);
+    return reply;
   }
 }

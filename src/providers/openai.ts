@@ -121,7 +121,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
             sdk.chat.completions.create({ ...body, stream: false }, { signal: bound }),
           );
           // A server that streams though asked not to (some local ones) answers with an event stream's text.
-          return replyOfEventText("openai", whole, new ChunkAccumulator(offered), hasError) ?? fromCompletion(whole as ChatCompletion);
+          return replyOfEventText("openai", whole, new ChunkAccumulator(offered), hasError) ?? fromCompletion(whole as ChatCompletion, offered);
         }
         const got = await eventStream(
           "openai",
@@ -130,7 +130,7 @@ export function openai(options: OpenAIOptions): LanguageModel {
           isCompletion,
         );
         // A server that ignores `stream: true` (some local ones) answers with the whole completion.
-        if ("whole" in got) return givenWhole(fromCompletion(got.whole as ChatCompletion), onText, text.passedOn);
+        if ("whole" in got) return givenWhole(fromCompletion(got.whole as ChatCompletion, offered), onText, text.passedOn);
         return await drainStream("openai", got.stream, new ChunkAccumulator(offered), {
           signal,
           onText,
