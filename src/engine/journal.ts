@@ -1,6 +1,10 @@
+import { FunctaiError, describeValue } from "../errors.js";
 import type { LMResponse } from "../lm/types.js";
 import { approvalKey, pluginOf, toolKey } from "../records/keys.js";
 import { makeBodyRecord } from "../records/make.js";
+import { isPersons } from "../records/read-conversation.js";
+import { replyProblem } from "../records/reply.js";
+import { isLaterFormat } from "../records/schema.js";
 import { systemClock, type Clock, type ClockTimer } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord, WaitingRecord } from "../records/types.js";
 import type { AnsweredDoubt } from "../plugins/types.js";
@@ -59,15 +63,11 @@ export interface RecordedAnswer {
   fresh?: boolean;
 }
 
-/**
- * A person's answer to a call left in doubt, as its `tool` record keeps it: `given` (always a person's: the engine
- * never writes one), or a `rerun` written outside any run (a person's has no `attempt`; the engine's own `rerun`, of a
- * call that never ran or was entered again after a wait inside it, is stamped with its run's).
- */
+/** A person's answer to a call left in doubt, as its `tool` record keeps it: `given`, or a person's `rerun` (see isPersons). */
 function personAnswerOf(tool: ToolRecord): AnsweredDoubt | undefined {
-  if (tool.state !== "given" && (tool.state !== "rerun" || Object.hasOwn(tool, "attempt"))) return undefined;
+  if (!isPersons(tool)) return undefined;
   const { by } = tool as { by?: unknown };
-  return { kind: tool.state, by: typeof by === "string" ? by : null };
+  return { kind: tool.state === "given" ? "given" : "rerun", by: typeof by === "string" ? by : null };
 }
 
 /**
@@ -81,6 +81,16 @@ function blockOf(a: ApprovalRecord): RecordedBlock | undefined {
   const plugin = pluginOf(a.plugin);
   if (blocked !== true || plugin === undefined || a.verdict !== "no" || typeof a.reason !== "string") return undefined;
   return { plugin, reason: a.reason, path: a.path, input };
+}
+
+/** A reply record whose response is no model reply (see records/reply.ts), named by its seq as a conversation's reading names one. */
+function damagedReply(record: ConversationRecord, problem: string): FunctaiError {
+  const { seq } = record as { seq?: unknown };
+  const where = typeof seq === "number" ? `record ${seq}` : "a record without a seq";
+  return new FunctaiError(
+    "store-corrupt",
+    `${where}, a reply of turn ${describeValue((record as { turn?: unknown }).turn, 60)}, holds no model reply (${problem}); nothing of the turn is replayed, sent or run until it is mended.`,
+  );
 }
 
 /**
@@ -175,7 +185,8 @@ export class Journal {
   }
 
   #index(record: ConversationRecord): void {
-    if ((record as { turn?: unknown }).turn !== this.turn) return;
+    // a record of a later format is another format's (as every reader skips it): never read as this one's reply or result
+    if ((record as { turn?: unknown }).turn !== this.turn || isLaterFormat(record)) return;
     this.#earlier += 1;
     if (this.#keep) this.records.push(record);
     const { attempt } = record as { attempt?: unknown };
@@ -183,6 +194,10 @@ export class Journal {
     switch (record.kind) {
       case "reply": {
         const { key, response } = record as { key: string; response: LMResponse };
+        // refused when read, before anything of the turn runs again: replayed, it failed the turn for good (a bare
+        // TypeError) or was misread. The turn is let go, not ended, and goes on once the record is mended
+        const problem = replyProblem(response);
+        if (problem !== undefined) throw damagedReply(record, problem);
         const list = this.#replies.get(key);
         if (list) list.push(response);
         else this.#replies.set(key, [response]);
@@ -216,7 +231,7 @@ export class Journal {
           break;
         }
         // (an approve function's answer, written by the run it answered in: that run told it, a later one replays it)
-        const fresh = !Object.hasOwn(a, "attempt");
+        const fresh = isPersons(a);
         const answer: RecordedAnswer = { verdict: a.verdict, reason: a.reason ?? null, by: a.by ?? null, fresh };
         if (typeof a.path === "string") answer.path = a.path;
         if (fresh) this.#freshAnswers.push(answer);

@@ -12,8 +12,9 @@ import type { TurnRuntime } from "./runtime.js";
 
 /**
  * Why `output` cannot be kept as JSON (a BigInt, a cycle, a throwing
- * `toJSON`, a function, or what JSON would write as `{}`: a Map, a Set, a
- * promise, an Error, a fetch Response), or undefined when it can.
+ * `toJSON`, a function, what JSON would write as `{}`: a Map, a Set, a
+ * promise, an Error, a fetch Response, or a value inside it that JSON
+ * leaves out: a function or a symbol), or undefined when it can.
  * `undefined` itself is fine: it is kept as `null`.
  */
 export function notJson(output: unknown): string | undefined {
@@ -48,7 +49,7 @@ function jsonTextOf(value: unknown): { text: string } | { why: string } {
   if (text === undefined)
     // (an object JSON writes as nothing is one whose toJSON gave undefined, a function or a symbol)
     return { why: typeof value === "object" ? "an object whose toJSON gives no JSON value" : `a ${typeof value} has no JSON form` };
-  const lost = lostIn(text, value);
+  const lost = lostIn(text, value) ?? droppedIn(value);
   return lost === undefined ? { text } : { why: lost };
 }
 
@@ -65,7 +66,8 @@ export function keptText(output: unknown): string | undefined {
   } catch {
     return undefined;
   }
-  if (text === undefined || lostIn(text, output) !== undefined || nonFiniteIn(text, output) !== undefined) return undefined;
+  if (text === undefined || lostIn(text, output) !== undefined || droppedIn(output) !== undefined || nonFiniteIn(text, output) !== undefined)
+    return undefined;
   return typeof output === "string" ? output : text;
 }
 
@@ -128,6 +130,74 @@ function nonFiniteIn(text: string, value: unknown): string | undefined {
   }
   return found;
 }
+
+/**
+ * Where `value` holds what JSON leaves out without a word: a function or a symbol as a key's value (the key is gone)
+ * or an array's item (written as null), or an object whose `toJSON` gives nothing there; as `rows[1].fetch is a
+ * function, which JSON leaves out`, or undefined. A tool's `{ total: 5, refresh: () => … }` reached the model and the
+ * journal as `{"total":5}`, and nobody was told. (An `undefined` is not told: a key left undefined is one left out, as
+ * JSON keeps it, and the value itself is kept as null.) Plain data is looked through by a walk that calls nothing
+ * (`mayDrop`): only when it meets such a value, or an object with a `toJSON` of its own, is `value` written again
+ * with a replacer that finds where (as nonFiniteIn does, after each `toJSON`).
+ */
+function droppedIn(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  try {
+    if (!mayDrop(value, 0)) return undefined;
+  } catch {
+    // (a getter or a Proxy trap that throws, or nesting past the walk's depth: the replacer below tells)
+  }
+  const places = new Map<object, string>();
+  let first = true;
+  let found: string | undefined;
+  try {
+    JSON.stringify(value, function (this: object, key: string, v: unknown): unknown {
+      if (found !== undefined) return undefined;
+      const at = first ? "" : placeOf(places.get(this) ?? "", this, key);
+      if (!first) {
+        const fate = Array.isArray(this) ? "which JSON writes as null" : "which JSON leaves out";
+        // what toJSON gave is `v`; the holder's own data property is what it was called on (never a getter read again)
+        const own: unknown = Object.getOwnPropertyDescriptor(this, key)?.value;
+        if (typeof v === "function" || typeof v === "symbol")
+          found = own === v ? `${at} is a ${typeof v}, ${fate}` : `${at} is an object whose toJSON gives a ${typeof v}, ${fate}`;
+        else if (v === undefined && own !== undefined) found = `${at} is an object whose toJSON gives no JSON value, ${fate}`;
+        if (found !== undefined) return undefined;
+      }
+      first = false;
+      if (typeof v === "object" && v !== null) places.set(v, at);
+      return v;
+    });
+  } catch (e) {
+    return describeError(e); // (a getter or toJSON that threw the second time it was read)
+  }
+  return found;
+}
+
+/** How deep `mayDrop` walks before it leaves the rest to the replacer (its own stack, not JSON.stringify's). */
+const MAY_DROP_DEPTH = 200;
+
+/**
+ * Whether `value` (an object) may hold what JSON leaves out (see droppedIn): a function or a symbol among its own
+ * keys' values (data properties: a getter is not called again) or items, at any depth, or an object with a `toJSON`
+ * other than a Date's (what it gives is not known without calling it). False for plain data, the most of what tools
+ * return.
+ */
+function mayDrop(value: object, depth: number): boolean {
+  if (depth > MAY_DROP_DEPTH) return true;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") return toJSON !== Date.prototype.toJSON;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (dropsItem(value[i], depth)) return true;
+    return false;
+  }
+  // each key's own data property, never read through a getter: an output is read once at its boundary (a lazy value,
+  // a closed handle, may throw the second time). What a getter gives is not looked at here
+  for (const key in value) if (dropsItem(Object.getOwnPropertyDescriptor(value, key)?.value, depth)) return true;
+  return false;
+}
+
+const dropsItem = (item: unknown, depth: number): boolean =>
+  typeof item === "function" || typeof item === "symbol" || (typeof item === "object" && item !== null && mayDrop(item, depth + 1));
 
 /** Whether `value` is a Date whose time is NaN (`new Date("not a date")`): JSON writes it as `null`. */
 function invalidDate(value: unknown): boolean {

@@ -277,8 +277,13 @@ function askedTwice(r: WaitingRecord): string | null {
   return null;
 }
 
-/** A record a person wrote (an answer), not a run: an approval or a rerun without the run's attempt, and every `given`. */
-const isPersons = (r: KnownRecord): r is ApprovalRecord | ToolRecord =>
+/**
+ * A record a person wrote (an answer), not a run: an approval or a rerun without the run's attempt, and every `given`
+ * (the engine never writes one). The engine stamps its own with its run's attempt: an approve function's answer, a
+ * plugin's block, its rerun of a call that never ran or was entered again after a wait inside it. The reader and the
+ * journal ask this one rule, so they never disagree on whose a record is.
+ */
+export const isPersons = (r: KnownRecord): r is ApprovalRecord | ToolRecord =>
   (r.kind === "approval" && !Object.hasOwn(r, "attempt")) ||
   (r.kind === "tool" && (r.state === "given" || (r.state === "rerun" && !Object.hasOwn(r, "attempt"))));
 

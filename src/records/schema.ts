@@ -163,6 +163,17 @@ const isObject = (raw: unknown): raw is Record<string, unknown> =>
 const describe = (kind: string, error: z.ZodError): string =>
   `${kind} record: ${issuesText(error, "(record)")}`;
 
+/**
+ * Whether a record is of a later format than this one: a format this version does not know, skipped by every
+ * reader as a kind it does not know is. Only a whole number past this one is a format at all: 0, -1 or 1.5 is
+ * damage (skipped quietly, a damaged `ended` record would read as a turn that never ended, and run again), refused
+ * by the schema.
+ */
+export const isLaterFormat = (raw: object): boolean => {
+  const format = (raw as { functai_conversation?: unknown }).functai_conversation;
+  return typeof format === "number" && Number.isSafeInteger(format) && format > FORMAT;
+};
+
 export type ParsedRecord =
   | { ok: true; record: KnownRecord }
   | { ok: false; unknownKind: true }
@@ -182,11 +193,7 @@ export type ParsedRecord =
  */
 export function parseRecord(raw: unknown): ParsedRecord {
   if (!isObject(raw)) return { ok: false, error: "a record is a JSON object" };
-  const format = raw.functai_conversation;
-  // A later format is a format this reader does not know: skipped, like a kind. Only a whole number past this
-  // one is a format at all: 0, -1 or 1.5 is damage (skipped quietly, a damaged `ended` record would read as a
-  // turn that never ended, and run again), refused by the schema below.
-  if (typeof format === "number" && Number.isSafeInteger(format) && format > FORMAT) return { ok: false, unknownKind: true };
+  if (isLaterFormat(raw)) return { ok: false, unknownKind: true };
   const kind = raw.kind;
   if (typeof kind !== "string") return { ok: false, error: "a record has a string kind" };
   if (!isKnownKind(kind)) return { ok: false, unknownKind: true };
