@@ -225,7 +225,11 @@ export class ConversationLog {
     if (this.#tail || !this.keepsTurns) return Promise.resolve(null);
     return this.#serial(async () => {
       await this.#catchUp();
-      if (this.#reader === null) await this.#walkAll(); // (what came was not the records after ours: walked again)
+      const reader = this.#reader ?? (await this.#walkAll()); // (what came was not the records after ours: walked again)
+      // what came since the conversation was last read (a person's stray answer appended while the turn was claimed,
+      // which the claim's lost race read on trust) is damage to the turn about to go on from it, as to any read
+      const skipped = reader.skipped;
+      if (skipped.length > 0) throw malformed(this.id, skipped);
       const records = this.#open.get(turn);
       return records ? { records: records.slice(), length: this.#length } : null;
     });

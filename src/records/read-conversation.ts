@@ -427,6 +427,11 @@ export class ConversationReader {
     return this.#length;
   }
 
+  /** The records skipped as damage so far (as `state(now).skipped` lists them), without reading every turn's state. */
+  get skipped(): ConversationState["skipped"] {
+    return this.#skipped.slice();
+  }
+
   /** Walks `records` (in store order, after those added before). */
   add(records: Iterable<unknown>): this {
     // (a store's answer passed on unchecked: a bare "is not iterable" TypeError would not say whose)

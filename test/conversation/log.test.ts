@@ -92,18 +92,26 @@ describe("ConversationLog.turnRecords", () => {
     expect(turnsOf((await log.turnRecords("t1"))!.records)).toEqual(["turn:t1", "lease:t1", "lease:t1", "stop:t1"]);
   });
 
-  it("has none for an ended turn, a turn it never saw begin, a running turn's tail log, or a log that keeps none (the host reads the store)", async () => {
+  it("has none for an ended turn, an unknown turn, a running turn's tail log, or a log that keeps none (the host reads the store)", async () => {
     const store = memoryStore();
-    await store.append("c", [turnRecord("t1"), ended("t1"), stop("t1"), lease("t9")]);
+    await store.append("c", [turnRecord("t1"), ended("t1"), stop("t1")]);
     const log = new ConversationLog(store, "c", undefined, undefined, true);
     expect(await log.turnRecords("t1")).toBeNull(); // ended: a later record of it does not start a list
-    expect(await log.turnRecords("t9")).toBeNull(); // no turn record: never a part of a turn
     expect(await log.turnRecords("nobody")).toBeNull();
     // a log that keeps no turns' records (a watcher's, which reads many conversations) has none
     await store.append("c", [turnRecord("t2")]);
     expect(await log.turnRecords("t2")).not.toBeNull();
     expect(await new ConversationLog(store, "c").turnRecords("t2")).toBeNull();
-    expect(await new ConversationLog(store, "c", undefined, 4, true).turnRecords("t9")).toBeNull();
+    expect(await new ConversationLog(store, "c", undefined, 4, true).turnRecords("t2")).toBeNull();
+  });
+
+  it("refuses a conversation holding damage (hunt 155): a turn goes on from no records the reader skipped", async () => {
+    const store = memoryStore();
+    // a lease of a turn no turn record declared: damage, as every read of the conversation says
+    await store.append("c", [turnRecord("t1"), lease("t9")]);
+    const log = new ConversationLog(store, "c", undefined, undefined, true);
+    await expect(log.turnRecords("t1")).rejects.toMatchObject({ code: "store-corrupt", message: expect.stringContaining("record 2") });
+    await expect(log.turnRecords("t9")).rejects.toMatchObject({ code: "store-corrupt" });
   });
 
   it("walks the whole log again when what came was not the records after its own, and still gives the turn's records", async () => {
