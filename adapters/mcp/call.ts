@@ -3,6 +3,7 @@ import { NeedsPerson } from "../../src/engine/runtime.js";
 import { notJson } from "../../src/engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
+import { LEAVE_OUT } from "./options.js";
 import { onWire, timed } from "./request.js";
 import { type McpCallResult, type ResultReader, outputOf, outputProblem } from "./result.js";
 import type { CallParams, McpClient, McpToolInfo } from "./types.js";
@@ -76,7 +77,11 @@ export function outputCheck(info: McpToolInfo, name: string, makeCheck: CheckMak
   try {
     return makeCheck(info.outputSchema);
   } catch (e) {
-    throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an output schema that cannot be checked: ${describeError(e)}`, { cause: e });
+    throw new FunctaiError(
+      "settings-invalid",
+      `the MCP tool ${name} has an output schema that cannot be checked: ${describeError(e)}; ${LEAVE_OUT}`,
+      { cause: e },
+    );
   }
 }
 

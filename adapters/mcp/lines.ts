@@ -75,8 +75,9 @@ function tapEvents(transport: unknown): void {
 const resumable = new WeakSet<object>();
 
 /**
- * Whether a message event on the SSE transport's stream had an id (its `lastEventId`): its EventSource, opening it
- * again, asks the server to go on from there, and an answer still to come may come. The SDK's SSE server sends none.
+ * Whether a message event on the SSE transport's stream had an id (its `lastEventId`; the SDK's SSE server sends
+ * none). Its EventSource would ask the server to go on from there when it opens the stream again, but the SDK's
+ * transport sends that GET without it (see watch.ts's sseStreamEnded): said when the stream ends, no more.
  */
 export const sseResumable = (transport: object): boolean => resumable.has(transport);
 

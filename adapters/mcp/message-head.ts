@@ -26,6 +26,12 @@ function parsed(bytes: number[]): { value: unknown } | undefined {
   }
 }
 
+/** A JSON-RPC id as a number, as the SDK's Client reads an answer's (`NaN`: no number, or text of none, blank included). */
+const asNumber = (id: unknown): number => (typeof id === "number" || (typeof id === "string" && id.trim() !== "") ? Number(id) : Number.NaN);
+
+/** Whether an answer's `id` (`found`) names the request sent with `id`, as the SDK's Client matches them: by the id as a number ("2" names 2). */
+export const namesRequest = (found: unknown, id: unknown): boolean => !Number.isNaN(asNumber(found)) && asNumber(found) === asNumber(id);
+
 /** The top level of one message, read as it streams by (`byte` each byte of its JSON text; `reset` for the next). */
 export class MessageHead {
   /** `undefined` until the first byte: whether the text opens an object (anything else: its keys cannot be read). */
@@ -85,6 +91,17 @@ export class MessageHead {
     const keys = this.#keys;
     if (keys.includes("method") || !(keys.includes("result") || keys.includes("error"))) return false;
     return !keys.includes("id") || (this.#idValue !== undefined && this.#idValue.value === id);
+  }
+
+  /**
+   * The `id` of a whole message that is an answer (`result` or `error`, no `method`), its `id` read whole; else
+   * `undefined`. On the stream (or as the JSON answer) of a POST carrying one request, an answer naming another id is
+   * that request's answer misnamed: the SDK's Client reads it as the answer to the request it names, or to none.
+   */
+  answerId(): { value: unknown } | undefined {
+    if (this.#object !== true || this.#depth !== 0 || this.#idValue === undefined) return undefined;
+    const keys = this.#keys;
+    return keys.includes("method") || !(keys.includes("result") || keys.includes("error")) ? undefined : this.#idValue;
   }
 
   /**
@@ -244,5 +261,10 @@ export class EventHead {
   /** See {@link MessageHead.answers}. */
   answers(id: unknown): boolean {
     return this.#message.answers(id);
+  }
+
+  /** See {@link MessageHead.answerId}: of the event read, before its end. */
+  answerId(): { value: unknown } | undefined {
+    return this.#message.answerId();
   }
 }

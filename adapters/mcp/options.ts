@@ -41,7 +41,8 @@ export function checkOptions(options: unknown): asserts options is McpToolsOptio
     );
   if (effects !== undefined && !isRecord(effects))
     throw new FunctaiError("settings-invalid", `mcpTools effects must be an object of effects by tool name, not ${describeValue(effects, 80)}`);
-  for (const e of Object.values(effects ?? {})) checkEffects(e);
+  // named by its tool: among the effects of many tools, the one misspelt is found by it
+  for (const [name, e] of Object.entries(effects ?? {})) checkEffects(e, `mcpTools effects of the tool ${JSON.stringify(name)}`);
 }
 
 /**
@@ -101,6 +102,9 @@ export function chosen(all: readonly McpToolInfo[], options: McpToolsOptions): M
  */
 const TOP_LEVEL_REFUSED = ["oneOf", "anyOf", "allOf", "enum", "not"] as const;
 
+/** What a refusal of one tool of the server's says to do: the rest of its tools are still usable. */
+export const LEAVE_OUT = "leave it out with mcpTools(client, { include })";
+
 /**
  * The tool's name and input schema, when a provider takes them: MCP allows
  * names ("orders.refund"), input names ("order id") and schemas that
@@ -109,42 +113,41 @@ const TOP_LEVEL_REFUSED = ["oneOf", "anyOf", "allOf", "enum", "not"] as const;
  * the rest of the server's tools are still usable.
  */
 export function offerable(info: McpToolInfo): { name: string; parameters: Record<string, unknown> } {
-  const leaveOut = "leave it out with mcpTools(client, { include })";
   let name: string;
   try {
     name = checkName("MCP tool", info.name);
   } catch (e) {
-    throw new FunctaiError("settings-invalid", `${(e as Error).message}, as providers require; ${leaveOut}`, { cause: e });
+    throw new FunctaiError("settings-invalid", `${(e as Error).message}, as providers require; ${LEAVE_OUT}`, { cause: e });
   }
   const parameters: unknown = info.inputSchema;
   if (!isRecord(parameters) || parameters.type !== "object")
     throw new FunctaiError(
       "settings-invalid",
-      `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${leaveOut}`,
+      `the MCP tool ${name} has an input schema that is not an object schema ({ type: "object", … }), which providers require; ${LEAVE_OUT}`,
     );
   // (a plain tools/call of it is refused by the server, or by the SDK's client for the last page listed only)
   if (info.execution?.taskSupport === "required")
     throw new FunctaiError(
       "settings-invalid",
-      `the MCP tool ${name} runs only as a task (execution.taskSupport: "required"), and functai calls tools with tools/call; ${leaveOut}`,
+      `the MCP tool ${name} runs only as a task (execution.taskSupport: "required"), and functai calls tools with tools/call; ${LEAVE_OUT}`,
     );
   const combined = TOP_LEVEL_REFUSED.filter((keyword) => Object.hasOwn(parameters, keyword));
   if (combined.length > 0)
     throw new FunctaiError(
       "settings-invalid",
-      `the MCP tool ${name} has an input schema with ${combined.join(", ")} at its top level, which providers refuse (only inside its properties); ${leaveOut}`,
+      `the MCP tool ${name} has an input schema with ${combined.join(", ")} at its top level, which providers refuse (only inside its properties); ${LEAVE_OUT}`,
     );
   const properties = isRecord(parameters.properties) ? Object.keys(parameters.properties) : [];
   if (properties.includes("__proto__"))
     throw new FunctaiError(
       "settings-invalid",
-      `the MCP tool ${name} has an input named "__proto__", which a JavaScript object cannot keep as an input (reading it sets the object's prototype: the server would be sent an input without it); ${leaveOut}`,
+      `the MCP tool ${name} has an input named "__proto__", which a JavaScript object cannot keep as an input (reading it sets the object's prototype: the server would be sent an input without it); ${LEAVE_OUT}`,
     );
   const refused = properties.filter((key) => !INPUT_NAME.test(key));
   if (refused.length > 0)
     throw new FunctaiError(
       "settings-invalid",
-      `the MCP tool ${name} has inputs named ${refused.map((k) => JSON.stringify(k)).join(", ")}: providers refuse input names other than 1–64 letters, digits, _, . or -; ${leaveOut}`,
+      `the MCP tool ${name} has inputs named ${refused.map((k) => JSON.stringify(k)).join(", ")}: providers refuse input names other than 1–64 letters, digits, _, . or -; ${LEAVE_OUT}`,
     );
   return { name, parameters };
 }

@@ -131,6 +131,12 @@ export async function onWire<T>(
       strayed ??= new UnreadableMessage(undefined, strayKeysSaid(keys));
       cutter.abort(strayed);
     },
+    // an answer misnamed (its own naming another request, or another's naming it): the SDK would give it to the
+    // wrong request, or to none, and this one would wait out its timeout
+    misnamed: (said) => {
+      strayed ??= new UnreadableMessage(undefined, said);
+      cutter.abort(strayed);
+    },
   });
   try {
     return await request(outer === undefined ? cutter.signal : AbortSignal.any([outer, cutter.signal]));

@@ -5,7 +5,7 @@ import { untilAborted } from "../../src/runtime/abort.js";
 import { IDEMPOTENCY_KEY, answerOf, cutOff, outputCheck, send } from "./call.js";
 import { listAll, listedNow, listingFailed, refuseUnreadable, sameJson, watchListing } from "./list-tools.js";
 import { loadListingReader } from "./listing.js";
-import { checkOptions, chosen, offerable } from "./options.js";
+import { LEAVE_OUT, checkOptions, chosen, offerable } from "./options.js";
 import { connectionLost, loadAuthErrors, notConnectedError, outcomeUnknown, refuseUnconnected, refusedUnread } from "./refusals.js";
 import { HeldBack, heldBackError, serverAnswers } from "./request.js";
 import { type McpCallResult, loadResultReader, outputProblem, unreadable, userParts } from "./result.js";
@@ -42,7 +42,8 @@ export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.read
  * of the listing it was on, and for every result not marked `isError`; or a
  * JSON-RPC answer whose result or error the transport cannot read, which fails
  * the call it answered at once, not at its timeout: see {@link untilUnreadable}; so does an answer whose
- * `id` is `null`, left out or no request id, when it is the one request waiting), or whose connection the
+ * `id` is `null`, left out or no request id, when it is the one request waiting; and over Streamable HTTP, an answer
+ * to the call's POST naming another id, which the call it names, if one waits, is not given either), or whose connection the
  * transport closed for a message past its limit (said, with the limit: 10 MB over stdio),
  * may have acted: the turn stops for a person, resumable (`turn-unfinished`),
  * the call unfinished (a client whose `onclose` connects it again at once included: the SDK's "Connection closed"
@@ -69,8 +70,8 @@ export const effectsOf = (info: McpToolInfo): Effects => (info.annotations?.read
  * "follow"` is kept once mcpTools took its tools). A call whose answer's stream ends before the answer and cannot be
  * resumed (over Streamable HTTP its POST's stream, none of whose events had an id the SDK takes; one whose resumption
  * failed: its GET with Last-Event-ID answered 404 or 405, or not with a stream of events, the SDK giving up after its
- * tries, or the stream it was resumed on ending before the answer too with no id of its own; over the old SSE
- * transport its one stream) fails at once, not at its timeout: a changing call stops its turn for a person (it may have run), a reading
+ * tries; a stream it was resumed on that ends before the answer with no id of its own is resumed from the same id again,
+ * where the SDK would lose it; over the old SSE transport its one stream) fails at once, not at its timeout: a changing call stops its turn for a person (it may have run), a reading
  * one is `remote-closed` (a listing too). A result past 1,000,000 characters (as the
  * model would read it: its text, its structured content as JSON, its error's words) is `tool-failed`, a tool
  * error the model sees, saying its size and the bound, nothing of it kept; a changing tool's says it ran (its
@@ -140,9 +141,11 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     try {
       check = makeCheck(parameters);
     } catch (e) {
-      throw new FunctaiError("settings-invalid", `the MCP tool ${name} has an input schema that cannot be checked: ${describeError(e)}`, {
-        cause: e,
-      });
+      throw new FunctaiError(
+        "settings-invalid",
+        `the MCP tool ${name} has an input schema that cannot be checked: ${describeError(e)}; ${LEAVE_OUT}`,
+        { cause: e },
+      );
     }
     const checkOutput = outputCheck(info, name, makeCheck);
     // own keys only: a tool named "constructor" or "toString" would find Object.prototype's function

@@ -1,5 +1,5 @@
 import { lineOf, sseResumable, tapLines } from "./lines.js";
-import { AnswerStreamEnded } from "./wire.js";
+import { AnswerStreamEnded, howEnded } from "./wire.js";
 
 /**
  * A request that failed because the server sent an answer its transport
@@ -253,7 +253,7 @@ function watchedOf(transport: Transport, client: unknown): Watched {
     const limit = oversized(error);
     // (the transport closes the connection next: every request waiting fails as closed, each is told why)
     if (limit !== undefined) for (const waiter of w.waiting) waiter.closedOversized(new OversizedMessage(limit, error));
-    else if (sseStreamEnded(transport, error)) for (const waiter of [...w.waiting]) waiter.lost(new AnswerStreamEnded(sseCut(error)));
+    else if (sseStreamEnded(transport, error)) for (const waiter of [...w.waiting]) waiter.lost(sseEnded(transport, error));
     else if (answersPending(client, error)) unread(w, error, answeredId(error));
     else if (unreadableAnswer(error)) unread(w, error);
     before?.call(transport, error);
@@ -267,14 +267,25 @@ const SSE_ERROR = "SSE error: ";
 /**
  * Whether `error` is the SDK's SSE transport (the old one) telling its `onerror` that its one stream of events ended
  * or failed (its `SseError`, with the EventSource's error `event`; one refused for its token, which it authorizes
- * again, is not told), when no event of it had an id (see {@link sseResumable}): its EventSource opens a new stream,
- * a new session, on which no answer to a request of the old one comes.
+ * again, is not told): its EventSource opens a new stream, a new session, on which no answer to a request of the old
+ * one comes. Also when events of it had ids: the EventSource would ask to go on from the last (Last-Event-ID), but
+ * the SDK's transport sends its GET with headers of its own in place of the EventSource's, that one left out (see
+ * hunt154-sse-resumption): no server is asked to resume it.
  */
-function sseStreamEnded(transport: Transport, error: unknown): boolean {
-  if (!("_eventSource" in transport) || sseResumable(transport)) return false;
+function sseStreamEnded(transport: Transport, error: unknown): error is Error {
+  if (!("_eventSource" in transport)) return false;
   const event = (error as { event?: unknown } | null)?.event;
   return error instanceof Error && error.message.startsWith(SSE_ERROR) && event !== null && typeof event === "object";
 }
+
+/** The SSE transport's stream ended, no answer to come on it (see {@link sseStreamEnded}): how. */
+const sseEnded = (transport: Transport, error: Error): AnswerStreamEnded =>
+  sseResumable(transport)
+    ? new AnswerStreamEnded(
+        sseCut(error),
+        `it cannot be resumed (${howEnded(sseCut(error))}): its events had ids, but the MCP SDK's SSE transport opens it again without Last-Event-ID, a new session`,
+      )
+    : new AnswerStreamEnded(sseCut(error));
 
 /** What cut the SSE transport's stream (its error, when its EventSource's event says what: else the server ended it). */
 const sseCut = (error: Error): Error | undefined =>

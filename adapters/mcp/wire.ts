@@ -22,7 +22,7 @@
  * POSTs are watched).
  */
 
-import { EventHead, MessageHead } from "./message-head.js";
+import { EventHead, MessageHead, namesRequest } from "./message-head.js";
 
 /**
  * The most functai reads of one answer on the wire, in bytes: a JSON answer, or one event of a stream. Derived from
@@ -76,7 +76,7 @@ export class AnswerStreamEnded extends Error {
 }
 
 /** How a stream ended: cut (`cut`: its reader's error), or (none) ended by the server. */
-const howEnded = (cut: unknown): string => (cut === undefined ? "the server ended it" : `cut: ${describeCut(cut)}`);
+export const howEnded = (cut: unknown): string => (cut === undefined ? "the server ended it" : `cut: ${describeCut(cut)}`);
 
 /** What cut a stream, as its reader's error says it (fetch's "terminated", with its socket's error as the cause). */
 function describeCut(cause: unknown): string {
@@ -109,6 +109,13 @@ export interface WireWatcher {
   strayKeys?(keys: string[]): void;
   /** The stream of events answering a POST carrying it ended before its answer, and cannot be resumed (see {@link AnswerStreamEnded}). */
   ended?(error: AnswerStreamEnded): void;
+  /**
+   * An answer came that names another request than the one it came as the answer to (`said`: how): on the stream
+   * answering a POST carrying it (or as that POST's JSON answer), naming another id, its own answer misnamed (the
+   * SDK's Client reads it as the answer to the request it names, or to none, and this one waits out its timeout); or
+   * naming its id on the stream answering another request's POST, another's answer, not to be read as its own.
+   */
+  misnamed?(said: string): void;
 }
 
 /**
@@ -132,6 +139,12 @@ interface Wire {
   watchers: Set<WireWatcher>;
   /** The streams being resumed, by the event id each is resumed from (see {@link Resumption}). */
   resuming: Map<string, Resumption>;
+  /**
+   * The event id each stream of {@link resuming} is resumed from, by the `onresumptiontoken` the SDK resumes it with
+   * (see {@link hearGivingUp}): should the stream it is resumed on end with no id of its own, it is resumed from that id
+   * again. `undefined`: the transport has no `_scheduleReconnection` to repair the id lost in (see {@link lostId}).
+   */
+  marks?: WeakMap<object, string>;
   /** The id of the request each watcher's last POST carried (see {@link strayOnGet}). */
   sentIds: WeakMap<WireWatcher, unknown>;
   /** Requests (by JSON-RPC id and method) given up while held back for a token: never sent. */
@@ -162,8 +175,15 @@ interface HttpTransport {
   onerror?: ((error: Error) => void) | undefined;
 }
 
-/** What the SDK's Streamable HTTP transport reopens a stream with. */
-type ReconnectOptions = { resumptionToken?: string | undefined } & Record<string, unknown>;
+/**
+ * What the SDK's Streamable HTTP transport reopens a stream with: the id of the last event read (`resumptionToken`),
+ * and its caller's `onresumptiontoken` (told each event id read), which it carries from a stream to the stream it is
+ * resumed on, and on to the options it reopens that one with when it ends.
+ */
+type ReconnectOptions = {
+  resumptionToken?: string | undefined;
+  onresumptiontoken?: ((token: string) => void) | undefined;
+} & Record<string, unknown>;
 
 /** The request a POST's body carries, when it is one JSON-RPC request (a batch, a notification or other text: none). */
 function posted(init: RequestInit | undefined): PostedRequest | undefined {
@@ -195,6 +215,8 @@ const mediaType = (response: Response): string => (response.headers.get("content
  * are); an answer with keys JSON-RPC does not name is told to `stray`, with the id of the request it answers (see
  * WireWatcher.strayKeys). A stream of events answering `id` that ends before its answer is told to `ended`: what cut
  * it (`undefined`: the server ended it), and the id of its last event the SDK resumes it from (see EventHead.lastId).
+ * An answer to `id` (a JSON answer, an event) that names another id, before the answer naming `id`, is told to
+ * `misnamed` with the id it names (see MessageHead.answerId).
  */
 function bounded(
   body: ReadableStream<Uint8Array>,
@@ -204,6 +226,7 @@ function bounded(
   over: (error: OversizedBody) => void,
   stray: (id: unknown, keys: string[]) => void,
   ended: (cut: unknown, lastId: string | null | undefined) => void,
+  misnamed: (found: unknown) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   // what is read of the event being read: its message's top-level keys (see EventHead); of a JSON answer, its own
@@ -219,6 +242,11 @@ function bounded(
   let afterCR = false;
   /** Whether an event read whole was the answer to the POST's request (see EventHead.answers). */
   let answered = false;
+  /** Tells `misnamed` of what `read` read, when it is an answer naming another id than `id` (see MessageHead.answerId). */
+  const misnamedIn = (read: { answerId(): { value: unknown } | undefined }) => {
+    const found = id === undefined || answered ? undefined : read.answerId();
+    if (found !== undefined && !namesRequest(found.value, id)) misnamed(found.value);
+  };
   /** A stream of the answer to the request `id` that ended (`cut`: its error) before it: told to `ended`. */
   const endedUnanswered = (cut?: unknown) => {
     if (events && id !== undefined && !answered) ended(cut, head.lastId);
@@ -240,6 +268,7 @@ function bounded(
         // a blank line ends an event
         if (line === 0) strayIn(head);
         if (line === 0 && id !== undefined && head.answers(id)) answered = true;
+        else if (line === 0) misnamedIn(head);
         if (line === 0) head.eventEnd();
         else head.lineEnd();
         size = line === 0 ? 0 : size + 1;
@@ -265,6 +294,7 @@ function bounded(
       const { value, done } = read;
       if (done) {
         if (!events) strayIn(json);
+        if (!events) misnamedIn(json);
         endedUnanswered();
         return controller.close();
       }
@@ -361,7 +391,10 @@ function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch
         if (typeof lastId === "string") {
           if (told.length > 0) wire.resuming.set(lastId, { id: answering?.id ?? request?.id, watchers: told });
         } else if (lastId === null) return;
-        else if (answering !== undefined)
+        // resumed, and ended with no id of its own: the SDK lost the id it resumed from (see lostId), given it again
+        else if (answering !== undefined && wire.marks !== undefined) {
+          if (told.some((w) => wire.watchers.has(w))) wire.resuming.set(token!, { id: answering.id, watchers: told });
+        } else if (answering !== undefined)
           tell(
             wire,
             told,
@@ -371,6 +404,17 @@ function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch
             ),
           );
         else tell(wire, told, new AnswerStreamEnded(cut));
+      },
+      (found) => {
+        const sentId = answering?.id ?? request?.id;
+        for (const w of told)
+          w.misnamed?.(`it names the id ${JSON.stringify(found)}, not ${JSON.stringify(sentId)}, the id of the request it came as the answer to`);
+        // the request it names, if one waits: never given another's answer as its own (told before the SDK reads it)
+        for (const w of strayOnGet(wire, found))
+          if (!told.includes(w))
+            w.misnamed?.(
+              `an answer naming its id (${JSON.stringify(found)}) came as the answer to another request (id ${JSON.stringify(sentId)}), and was not read as its own`,
+            );
       },
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -394,17 +438,45 @@ function lose(wire: Wire, token: string, why: string): void {
 const GAVE_UP = /^Maximum reconnection attempts\b/;
 
 /**
+ * The id the SDK lost, resuming a stream that answers a request watched: it keeps the id of the last event read per
+ * stream, and the stream a GET with Last-Event-ID opens starts with none; when that one ends before the answer with
+ * no event of its own with an id (a server that closes each stream to have its client poll, its second close), the
+ * SDK opens a stream without Last-Event-ID, on which no answer comes: the answer, kept by the server, was lost, and a
+ * changing call left in doubt. The stream is resumed from the id it was resumed from before, as an EventSource keeps
+ * its last event id from one connection to the next: found by the `onresumptiontoken` the SDK carries along (marked
+ * with that id, see {@link hearGivingUp}), and only while it is being resumed for a request still waiting.
+ */
+function lostId(wire: Wire, options: ReconnectOptions | undefined): string | undefined {
+  if (options?.resumptionToken !== undefined || typeof options?.onresumptiontoken !== "function") return undefined;
+  const token = wire.marks?.get(options.onresumptiontoken);
+  return token !== undefined && wire.resuming.has(token) ? token : undefined;
+}
+
+/** `options` whose `onresumptiontoken` is marked with `token`, the id the stream is resumed from (see {@link lostId}). */
+function marked(wire: Wire, token: string, options: ReconnectOptions): ReconnectOptions {
+  const given = options.onresumptiontoken;
+  if (given !== undefined && wire.marks?.get(given) === token) return options;
+  const mark = (id: string) => given?.(id);
+  wire.marks?.set(mark, token);
+  return { ...options, onresumptiontoken: mark };
+}
+
+/**
  * Has the SDK's giving up resuming a stream that answers a request watched (see {@link Resumption}) lose it: the
  * transport's `_scheduleReconnection`, given the id it resumes from, says so to onerror at once, scheduling nothing,
- * when its tries are spent. A transport without it: nothing (the request waits for its timeout, as before).
+ * when its tries are spent. A stream resumed, whose id the SDK lost, is resumed from it again (see {@link lostId}). A
+ * transport without it: nothing (the request waits for its timeout, as before).
  */
 function hearGivingUp(wire: Wire, t: HttpTransport): void {
   const schedule = t._scheduleReconnection;
   if (typeof schedule !== "function") return;
-  t._scheduleReconnection = function (options, attempt) {
-    const token = options?.resumptionToken;
+  wire.marks = new WeakMap();
+  t._scheduleReconnection = function (given, attempt) {
+    const lost = lostId(wire, given);
+    const token = lost ?? given?.resumptionToken;
     const resuming = typeof token === "string" ? wire.resuming.get(token) : undefined;
-    if (resuming === undefined) return schedule.call(this, options, attempt);
+    if (resuming === undefined) return schedule.call(this, given, attempt);
+    const options = marked(wire, token!, lost === undefined ? given : { ...given, resumptionToken: lost });
     const told = this.onerror;
     let gaveUp: Error | undefined;
     const hearing = (error: Error) => {
@@ -431,11 +503,7 @@ function hearGivingUp(wire: Wire, t: HttpTransport): void {
  * request its `id` names (as the SDK's Client matches an answer to its request: by the id as a number).
  */
 function strayOnGet(wire: Wire, id: unknown): WireWatcher[] {
-  if (!(typeof id === "number" || (typeof id === "string" && id.trim() !== ""))) return [];
-  return [...wire.watchers].filter((w) => {
-    const sent = wire.sentIds.get(w);
-    return (typeof sent === "number" || typeof sent === "string") && Number(sent) === Number(id);
-  });
+  return [...wire.watchers].filter((w) => namesRequest(id, wire.sentIds.get(w)));
 }
 
 /** What is watched of the transport `client` has now (its fetch wrapped the first time), or `undefined` for one not the SDK's HTTP transports. */

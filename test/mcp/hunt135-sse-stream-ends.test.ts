@@ -11,42 +11,27 @@
  * call `how`s the stream it came with (`destroy`: its connection cut; `end`: ended) and hangs. Each call's timeout is
  * far past the test's own.
  */
-import { type ServerResponse, createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe } from "vitest";
 import { endedStreamCases } from "./fixtures/ended-streams.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
 import { tool45 } from "./fixtures/hunt45.js";
-import { listenAndConnect } from "./fixtures/hunt52-http.js";
+import { sseSessions } from "./fixtures/sse-sessions.js";
 
 const kept = closedAfterEach();
 
 /** The SDK's server over its SSE transport, listing `peek` (reading) and `refund` (changing), each call ending its stream (`how`). */
-async function endingServer(how: "destroy" | "end") {
-  const servers: Server[] = [];
-  const sessions = new Map<string, SSEServerTransport>();
-  const streamServer = (stream: ServerResponse) => {
+function endingServer(how: "destroy" | "end") {
+  return sseSessions("hunt135-sse-ends-test", (stream) => {
     const server = new Server({ name: "hunt135-sse-ends", version: "1.0.0" }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [tool45("peek"), tool45("refund", true)] }) as never);
     server.setRequestHandler(CallToolRequestSchema, async () => {
       stream[how]();
       return await new Promise<never>(() => {});
     });
-    servers.push(server);
     return server;
-  };
-  const http = createServer((req, res) => {
-    if (req.method === "GET") {
-      const transport = new SSEServerTransport("/messages", res);
-      sessions.set(transport.sessionId, transport);
-      return void streamServer(res).connect(transport);
-    }
-    void sessions.get(new URL(req.url ?? "", "http://127.0.0.1").searchParams.get("sessionId") ?? "")?.handlePostMessage(req, res);
   });
-  const all = { close: async () => void (await Promise.all(servers.map((s) => s.close()))) };
-  return listenAndConnect(http, all, "hunt135-sse-ends-test", "sse");
 }
 
 describe("over the SSE transport, a call whose stream of answers ends while it waits", () => {

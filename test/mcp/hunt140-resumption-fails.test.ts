@@ -4,12 +4,12 @@
  * Last-Event-ID, after its backoff, a few tries. Hunt 135 left that to the SDK, and when no resumption could bring the
  * answer the call waited out its whole timeout (60 s by default) for nothing: the server answered the GET 404 (the
  * session gone) or 405 (no stream to resume: the SDK stops, telling nothing), or every try failed (the SDK gives up,
- * saying only "Maximum reconnection attempts (2) exceeded." to onerror), or the stream it was resumed on ended before
- * the answer too with no event of its own with an id (the SDK then opens a stream without Last-Event-ID, on which no answer
- * comes: a server that closes streams to have its client poll does that on the second close). Now each fails at once,
+ * saying only "Maximum reconnection attempts (2) exceeded." to onerror). Now each fails at once,
  * as hunt 135's unresumable stream does: a changing call's turn stops for a person (the server took it: it may have
  * run), a reading call is `remote-closed`, each saying how resuming failed. A resumption that succeeds after a failed
- * try still brings the answer (guard; hunt 135's guards one that succeeds at once).
+ * try still brings the answer (guard; hunt 135's guards one that succeeds at once). (Hunt 140 failed at once too a call
+ * whose stream, resumed, ended before the answer with no event of its own with an id, the SDK then opening a stream
+ * without Last-Event-ID: hunt 154 resumes it from the id again, and the answer comes, see hunt154-lost-event-id.)
  *
  * The server is the SDK's (see fixtures/cut-streams.ts); each call's timeout is far past the test's own, so a call that
  * waits for it fails the test.
@@ -81,10 +81,6 @@ describe("a call whose answer's stream the SDK cannot resume", () => {
       { drop: true },
       /resuming it failed: the MCP SDK gave up \(Maximum reconnection attempts \(2\) exceeded\. Its last try: fetch failed/,
     );
-  });
-
-  describe("the stream it was resumed on is closed by the server before the answer, no event on it (a polling server's second close)", () => {
-    failsAtOnce("close", { then: "close" }, /it was resumed .*ended before the answer too \(the server ended it\), none of its events with an id/);
   });
 });
 
