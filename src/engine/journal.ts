@@ -3,7 +3,7 @@ import type { LMResponse } from "../lm/types.js";
 import { approvalKey, pluginOf, toolKey } from "../records/keys.js";
 import { makeBodyRecord } from "../records/make.js";
 import { isPersons } from "../records/read-conversation.js";
-import { replyProblem } from "../records/reply.js";
+import { replyShapeProblem } from "../lm/check-response.js";
 import { isLaterFormat } from "../records/schema.js";
 import { systemClock, type Clock, type ClockTimer } from "../runtime/clock.js";
 import type { ApprovalRecord, ConversationRecord, ToolRecord, WaitingRecord } from "../records/types.js";
@@ -83,7 +83,7 @@ function blockOf(a: ApprovalRecord): RecordedBlock | undefined {
   return { plugin, reason: a.reason, path: a.path, input };
 }
 
-/** A reply record whose response is no model reply (see records/reply.ts), named by its seq as a conversation's reading names one. */
+/** A reply record whose response is no model reply (see lm/check-response.ts, replyShapeProblem), named by its seq as a conversation's reading names one. */
 function damagedReply(record: ConversationRecord, problem: string): FunctaiError {
   const { seq } = record as { seq?: unknown };
   const where = typeof seq === "number" ? `record ${seq}` : "a record without a seq";
@@ -196,7 +196,7 @@ export class Journal {
         const { key, response } = record as { key: string; response: LMResponse };
         // refused when read, before anything of the turn runs again: replayed, it failed the turn for good (a bare
         // TypeError) or was misread. The turn is let go, not ended, and goes on once the record is mended
-        const problem = replyProblem(response);
+        const problem = replyShapeProblem(response);
         if (problem !== undefined) throw damagedReply(record, problem);
         const list = this.#replies.get(key);
         if (list) list.push(response);

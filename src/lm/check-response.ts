@@ -10,7 +10,15 @@ import { FINISH_REASONS, type LanguageModel, type LMResponse } from "./types.js"
 
 const shown = (x: unknown): string => (x === null ? "null" : Array.isArray(x) ? "an array" : typeof x);
 
-function whyNot(r: unknown): string | undefined {
+/**
+ * Why `r` is not shaped as an `LMResponse` (its text, tool calls, usage and
+ * finish reason), or undefined when it is. Asked of a live reply (see
+ * whyNot) and of a reply a `reply` record keeps, before a resumed turn
+ * replays it (engine/journal.ts): one that is no reply (a record edited by
+ * hand, a bad restore) failed the turn for good with a bare TypeError, or was
+ * misread.
+ */
+export function replyShapeProblem(r: unknown): string | undefined {
   if (typeof r !== "object" || r === null) return `the reply is ${shown(r)}, not an object`;
   const { text, toolCalls, usage, finishReason } = r as Partial<Record<keyof LMResponse, unknown>>;
   if (typeof text !== "string") return `its text is ${shown(text)}, not a string`;
@@ -28,6 +36,12 @@ function whyNot(r: unknown): string | undefined {
   // was the whole answer
   if (!FINISH_REASONS.includes(finishReason as never))
     return `its finishReason is ${typeof finishReason === "string" ? JSON.stringify(finishReason.slice(0, 40)) : shown(finishReason)}, not one of ${FINISH_REASONS.map((f) => JSON.stringify(f)).join(", ")} (map the API's own reason to one: "length" for a reply cut at its token limit)`;
+  return undefined;
+}
+
+function whyNot(r: unknown): string | undefined {
+  const shape = replyShapeProblem(r);
+  if (shape !== undefined) return shape;
   if (plainData(r)) return undefined; // (what it cannot tell, JSON.stringify does)
   try {
     JSON.stringify(r);

@@ -43,15 +43,15 @@ const refusal = (records: Rec[]): unknown => {
 
 describe("hunt 152: a reply record whose response is no model reply is refused when the journal reads it", () => {
   const damaged: [string, unknown, RegExp][] = [
-    ["no response at all (null)", null, /response: .*expected object/],
-    ["its text a number", { ...REPLY, text: 5 }, /text/],
-    ["its tool calls not a list", { ...REPLY, toolCalls: { id: "p1", name: "pay" } }, /toolCalls/],
-    ["a tool call without its id", { ...REPLY, toolCalls: [{ name: "pay", input: {} }] }, /toolCalls\.0\.id/],
-    ["a tool call without its name", { ...REPLY, toolCalls: [{ id: "p1", input: {} }] }, /toolCalls\.0\.name/],
-    ["a tool call that is null", { ...REPLY, toolCalls: [null] }, /toolCalls\.0/],
-    ["its usage lost", { ...REPLY, usage: undefined }, /usage/],
-    ["its usage's tokens a text", { ...REPLY, usage: { inputTokens: "10", outputTokens: 3 } }, /usage\.inputTokens/],
-    ["its finishReason one functai has not", { ...REPLY, finishReason: "max_tokens" }, /finishReason/],
+    ["no response at all (null)", null, /the reply is null, not an object/],
+    ["its text a number", { ...REPLY, text: 5 }, /its text is number, not a string/],
+    ["its tool calls not a list", { ...REPLY, toolCalls: { id: "p1", name: "pay" } }, /its toolCalls is object, not an array/],
+    ["a tool call without its id", { ...REPLY, toolCalls: [{ name: "pay", input: {} }] }, /its tool call 1 has no string id and name/],
+    ["a tool call without its name", { ...REPLY, toolCalls: [{ id: "p1", input: {} }] }, /its tool call 1 has no string id and name/],
+    ["a tool call that is null", { ...REPLY, toolCalls: [null] }, /its tool call 1 has no string id and name/],
+    ["its usage lost", { ...REPLY, usage: undefined }, /its usage has no inputTokens and outputTokens/],
+    ["its usage's tokens a text", { ...REPLY, usage: { inputTokens: "10", outputTokens: 3 } }, /its usage has no inputTokens and outputTokens/],
+    ["its finishReason one functai has not", { ...REPLY, finishReason: "max_tokens" }, /its finishReason is "max_tokens", not one of/],
   ];
   for (const [name, response, where] of damaged)
     it(`${name}: store-corrupt, naming the record's seq and what is wrong`, () => {
