@@ -103,6 +103,24 @@ function nonFiniteIn(text: string, value: unknown): string | undefined {
   if (!text.includes("null")) return undefined;
   const said = (at: string, n: number): string => `${at === "" ? "the output" : at} is ${n}, which JSON writes as null`;
   if (typeof value === "number") return Number.isFinite(value) ? undefined : said("", value);
+  return firstFound(value, (at, v, holder, key) => {
+    const n = v instanceof Number ? v.valueOf() : v;
+    if (typeof n === "number" && !Number.isFinite(n)) return said(at, n);
+    // an invalid Date (a NaN time) writes itself as null: told as NaN is. Read from its holder's own data property
+    // (what toJSON was called on), never through a getter again
+    if (v === null && invalidDate(Object.getOwnPropertyDescriptor(holder, key)?.value))
+      return `${at === "" ? "the output" : at} is an invalid Date, which JSON writes as null`;
+    return undefined;
+  });
+}
+
+/**
+ * The first place JSON.stringify's walk of `value` (after each `toJSON`) meets what `look` tells of, in `look`'s
+ * words, or undefined. `look` is shown each value as written: its place (`at`, "" for `value` itself, as
+ * `rows[1].v`), the value, and its holder and key (`top`: `value` itself, held by JSON.stringify's wrapper). A getter
+ * or `toJSON` that throws the second time it is read is told as its error.
+ */
+function firstFound(value: unknown, look: (at: string, v: unknown, holder: object, key: string, top: boolean) => string | undefined): string | undefined {
   const places = new Map<object, string>();
   let first = true;
   let found: string | undefined;
@@ -110,18 +128,9 @@ function nonFiniteIn(text: string, value: unknown): string | undefined {
     JSON.stringify(value, function (this: object, key: string, v: unknown): unknown {
       if (found !== undefined) return undefined;
       const at = first ? "" : placeOf(places.get(this) ?? "", this, key);
+      found = look(at, v, this, key, first);
       first = false;
-      const n = v instanceof Number ? v.valueOf() : v;
-      if (typeof n === "number" && !Number.isFinite(n)) {
-        found = said(at, n);
-        return undefined;
-      }
-      // an invalid Date (a NaN time) writes itself as null: told as NaN is. Read from its holder's own data property
-      // (what toJSON was called on), never through a getter again
-      if (v === null && invalidDate(Object.getOwnPropertyDescriptor(this, key)?.value)) {
-        found = `${at === "" ? "the output" : at} is an invalid Date, which JSON writes as null`;
-        return undefined;
-      }
+      if (found !== undefined) return undefined;
       if (typeof v === "object" && v !== null) places.set(v, at);
       return v;
     });
@@ -147,30 +156,16 @@ function droppedIn(value: unknown): string | undefined {
   } catch {
     // (a getter or a Proxy trap that throws, or nesting past the walk's depth: the replacer below tells)
   }
-  const places = new Map<object, string>();
-  let first = true;
-  let found: string | undefined;
-  try {
-    JSON.stringify(value, function (this: object, key: string, v: unknown): unknown {
-      if (found !== undefined) return undefined;
-      const at = first ? "" : placeOf(places.get(this) ?? "", this, key);
-      if (!first) {
-        const fate = Array.isArray(this) ? "which JSON writes as null" : "which JSON leaves out";
-        // what toJSON gave is `v`; the holder's own data property is what it was called on (never a getter read again)
-        const own: unknown = Object.getOwnPropertyDescriptor(this, key)?.value;
-        if (typeof v === "function" || typeof v === "symbol")
-          found = own === v ? `${at} is a ${typeof v}, ${fate}` : `${at} is an object whose toJSON gives a ${typeof v}, ${fate}`;
-        else if (v === undefined && own !== undefined) found = `${at} is an object whose toJSON gives no JSON value, ${fate}`;
-        if (found !== undefined) return undefined;
-      }
-      first = false;
-      if (typeof v === "object" && v !== null) places.set(v, at);
-      return v;
-    });
-  } catch (e) {
-    return describeError(e); // (a getter or toJSON that threw the second time it was read)
-  }
-  return found;
+  return firstFound(value, (at, v, holder, key, top) => {
+    if (top) return undefined;
+    const fate = Array.isArray(holder) ? "which JSON writes as null" : "which JSON leaves out";
+    // what toJSON gave is `v`; the holder's own data property is what it was called on (never a getter read again)
+    const own: unknown = Object.getOwnPropertyDescriptor(holder, key)?.value;
+    if (typeof v === "function" || typeof v === "symbol")
+      return own === v ? `${at} is a ${typeof v}, ${fate}` : `${at} is an object whose toJSON gives a ${typeof v}, ${fate}`;
+    if (v === undefined && own !== undefined) return `${at} is an object whose toJSON gives no JSON value, ${fate}`;
+    return undefined;
+  });
 }
 
 /** How deep `mayDrop` walks before it leaves the rest to the replacer (its own stack, not JSON.stringify's). */
