@@ -258,7 +258,10 @@ export async function runAICall(frame: Frame, fn: AIShape, inputs: Record<string
         continue;
       }
       push({ role: "assistant", content: response.text, toolCalls: response.toolCalls });
-      const results = runToolCalls(frame, response.toolCalls, fn.toolMap, recorded === undefined);
+      // the step's results were sent (and its calls that never ran told) by an earlier run only when its next reply
+      // is kept: one that died before that may have died before it told them (see firstSettles)
+      const unsent = recorded === undefined || !runtime.journal.repliedAt(frame.site, step + 1);
+      const results = runToolCalls(frame, response.toolCalls, fn.toolMap, recorded === undefined, unsent);
       for (const result of results instanceof Promise ? await results : results) push(result);
     }
     throw new StepLimit(fn.name, maxSteps);

@@ -111,6 +111,11 @@ export class Journal {
   /** This turn's records, earlier and new (kept when `keep` is set: in-memory streams replay from them). */
   readonly records: object[] = [];
   readonly #replies = new Map<string, LMResponse[]>();
+  /**
+   * The places and steps (`site` and step) earlier runs kept replies at: a step's results were sent by a run whose
+   * reply to the next step is kept (see repliedAt). `undefined` once a reply without them is read: then nobody knows.
+   */
+  #replySteps: Set<string> | undefined = new Set();
   readonly #tools = new Map<string, ToolRecord>();
   /** The inputs earlier runs kept of calls, by place (a changing tool's `started` record): what a call there was. */
   readonly #inputs = new Map<string, unknown>();
@@ -201,6 +206,9 @@ export class Journal {
         const list = this.#replies.get(key);
         if (list) list.push(response);
         else this.#replies.set(key, [response]);
+        const { site, step } = record as { site?: unknown; step?: unknown };
+        if (typeof site === "string" && typeof step === "number") this.#replySteps?.add(`${site}\n${step}`);
+        else this.#replySteps = undefined;
         break;
       }
       case "tool": {
@@ -285,6 +293,14 @@ export class Journal {
   /** The next recorded reply for this request fingerprint, if an earlier run had one (each is used once). */
   takeReply(key: string): LMResponse | undefined {
     return this.#replies.get(key)?.shift();
+  }
+
+  /**
+   * Whether an earlier run kept a reply of the model call at `site` at this step (one it paid for: a request it sent
+   * after the step before's results). True when a reply was kept without its place and step (it may be that one).
+   */
+  repliedAt(site: string, step: number): boolean {
+    return this.#replySteps === undefined || this.#replySteps.has(`${site}\n${step}`);
   }
 
   tool(site: string, invocation: number): ToolRecord | undefined {

@@ -235,14 +235,15 @@ function decided(p: Prepared, decision: Decision): Prepared {
 /**
  * Whether this run is the first to settle the step of these calls, so it tells the plugins' `toolResult` of those
  * that never reach their tool (`unrun`): nothing of them is kept, so a run that replays the step knows them again,
- * and tells them only when it also settles the step first. It does when it paid for the reply (`anew`), a plugin
- * blocked a call now, or a call of the step runs or is refused now, where an earlier run's step waited for a person
- * (nothing of a step runs before its approvals are settled) or ended before its calls ran. A step settled before
- * (each call that ran has its `done`, a refusal was told) is not: its calls were told then. (As a refusal is, one told
- * by a run that died before its next request's reply was kept may be told again.)
+ * and tells them only when it also settles the step first. It does when no earlier run's next request after the step
+ * has its reply kept (`unsent`: this run paid for the reply, or one that paid for it died before its next reply was
+ * kept, maybe before it told anyone), a plugin blocked a call now, or a call of the step runs or is refused now, where
+ * an earlier run's step waited for a person (nothing of a step runs before its approvals are settled) or ended before
+ * its calls ran. A step settled before (each call that ran has its `done`, a refusal was told) is not: its calls were
+ * told then. (As a refusal is, one told by a run that died before its next request's reply was kept is told again.)
  */
-function firstSettles(prepared: readonly Prepared[], anew: boolean): boolean {
-  if (anew) return true;
+function firstSettles(prepared: readonly Prepared[], unsent: boolean): boolean {
+  if (unsent) return true;
   for (const { recorded, decision: d } of prepared)
     if ((!recorded && d?.kind === "run") || (d?.kind === "refused" && (d.refused !== undefined || d.blocked?.now))) return true;
   return false;
@@ -730,20 +731,22 @@ async function unlessBroken(around: ToolRunWatch, message: Promise<Message>): Pr
  * Runs one reply's tool calls. Every call the model made gets a result
  * message, in the order it made them, whatever happened to it. Approvals of
  * the whole step are settled before any of its tools runs. `anew`: the reply
- * was paid in this run (its request was sent), not replayed from the records.
+ * was paid in this run (its request was sent), not replayed from the records. `unsent`: no earlier run kept the reply
+ * to the request after this step (see firstSettles).
  */
 export function runToolCalls(
   frame: Frame,
   calls: readonly ToolCall[],
   tools: ReadonlyMap<string, ToolLike>,
   anew: boolean,
+  unsent: boolean,
 ): Message[] | Promise<Message[]> {
   const prepared: Prepared[] = [];
   try {
     for (const call of calls) {
       const p = prepare(frame, call, tools, anew);
       // a decision to wait for: the rest is prepared once it is made, one call at a time as here
-      if (p instanceof Promise) return prepareRest(frame, calls, tools, anew, prepared, p);
+      if (p instanceof Promise) return prepareRest(frame, calls, tools, anew, unsent, prepared, p);
       prepared.push(p);
     }
   } catch (e) {
@@ -752,7 +755,7 @@ export function runToolCalls(
     throw e;
   }
   // a step whose calls were settled by an earlier run (a replay) is answered without a promise
-  return runPrepared(frame, prepared, anew);
+  return runPrepared(frame, prepared, unsent);
 }
 
 async function prepareRest(
@@ -760,6 +763,7 @@ async function prepareRest(
   calls: readonly ToolCall[],
   tools: ReadonlyMap<string, ToolLike>,
   anew: boolean,
+  unsent: boolean,
   prepared: Prepared[],
   next: Promise<Prepared>,
 ): Promise<Message[]> {
@@ -773,12 +777,12 @@ async function prepareRest(
     showUnrun(frame, prepared, e);
     throw e;
   }
-  return runPrepared(frame, prepared, anew);
+  return runPrepared(frame, prepared, unsent);
 }
 
 const merged = (e: unknown): unknown => (e instanceof Suspend ? Suspend.merge([e]) : e);
 
-function runPrepared(frame: Frame, prepared: readonly Prepared[], anew: boolean): Message[] | Promise<Message[]> {
+function runPrepared(frame: Frame, prepared: readonly Prepared[], unsent: boolean): Message[] | Promise<Message[]> {
   let pending: Approval[] | undefined; // (no list made for a step that waits for nobody)
   let unrun = false;
   for (const p of prepared) {
@@ -786,7 +790,7 @@ function runPrepared(frame: Frame, prepared: readonly Prepared[], anew: boolean)
     unrun ||= p.unrun !== undefined;
   }
   // (told by the run that settles the step first: see firstSettles)
-  if (unrun && !firstSettles(prepared, anew)) for (const p of prepared) delete p.unrun;
+  if (unrun && !firstSettles(prepared, unsent)) for (const p of prepared) delete p.unrun;
   if (pending !== undefined) {
     // a plain call has nobody to ask: refuse before anything of this step runs
     if (frame.runtime.mode === "plain") throw new ApprovalError(pending[0]!.path);

@@ -89,7 +89,8 @@ export interface PluginToolResult extends PluginToolCall {
    * model named no tool it has; `"input-invalid"`, its input was not JSON or the tool's schema refused it;
    * `"tool-failed"`, the tool's schema threw while checking it. For the last three, `error` is what the model reads
    * (`effects` is null for a tool that does not exist). Told by the run that first sends the model its step's results
-   * (a run that replays a step sent before tells nothing again). It only watches: the model reads what it read.
+   * (a run that replays a step sent before tells nothing again; as a refusal, one told by a run that died before its
+   * next request's reply was kept is told again). It only watches: the model reads what it read.
    */
   unrun?: { code: "tool-blocked" | "tool-unknown" | "input-invalid" | "tool-failed"; by?: string; reason?: string };
 }
