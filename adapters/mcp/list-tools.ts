@@ -10,7 +10,7 @@ import { HeldBack, heldBackError, onWire, serverAnswers, timed } from "./request
 import { unreadable } from "./result.js";
 import type { McpClient, McpToolInfo } from "./types.js";
 import { CONNECTION_CLOSED, OversizedMessage, type ToolsWatcher, UnreadableMessage, onToolsChanged, untilUnreadable } from "./watch.js";
-import { AnswerStreamEnded, OversizedBody, type PostedRequest } from "./wire.js";
+import { AcceptedRequest, AnswerStreamEnded, OversizedBody, type PostedRequest } from "./wire.js";
 
 /**
  * A listing that failed, as a FunctaiError: the connection is gone (closed,
@@ -28,7 +28,7 @@ export function listingFailed(client: McpClient, e: unknown, auth?: AuthErrors):
     return new FunctaiError("remote-auth", `the MCP server's tools could not be listed: ${heldBackError("tools/list", e).message}`, {
       cause: e.cause,
     });
-  if (e instanceof OversizedBody)
+  if (e instanceof OversizedBody || e instanceof AcceptedRequest)
     return new FunctaiError("remote-protocol", `the MCP server's tools could not be listed: ${e.message}`, { cause: e });
   if (e instanceof OversizedMessage)
     return new FunctaiError("remote-closed", `the MCP server's tools could not be listed: ${e.message}`, { cause: e.cause });

@@ -6,7 +6,7 @@
 import { FunctaiError, describeError } from "../../src/errors.js";
 import type { McpClient } from "./types.js";
 import { CONNECTION_CLOSED, UnreadableMessage, strayKeysSaid } from "./watch.js";
-import { type AnswerStreamEnded, type OversizedBody, type PostedRequest, watchWire } from "./wire.js";
+import { type AcceptedRequest, type AnswerStreamEnded, type OversizedBody, type PostedRequest, watchWire } from "./wire.js";
 
 /** The SDK's code for a request that timed out (`ErrorCode.RequestTimeout`). */
 export const REQUEST_TIMEOUT = -32001;
@@ -106,12 +106,16 @@ export async function onWire<T>(
   let cut: OversizedBody | undefined;
   let ended: AnswerStreamEnded | undefined;
   let strayed: UnreadableMessage | undefined;
+  let accepted: AcceptedRequest | undefined;
+  /** What came as the JSON answer to its last POST, said short (see WireWatcher.jsonRead). */
+  let jsonRead: string | undefined;
   let heldBack = false;
   let last: PostedRequest | undefined;
   const wire = watchWire(client, {
     carries,
     sent: (message) => {
       heldBack = false;
+      jsonRead = undefined;
       last = message;
     },
     refused: () => {
@@ -137,6 +141,14 @@ export async function onWire<T>(
       strayed ??= new UnreadableMessage(undefined, said);
       cutter.abort(strayed);
     },
+    // its POST answered 202 Accepted: the server took it, and no answer will come (it would wait out its timeout)
+    accepted: (error) => {
+      accepted ??= error;
+      cutter.abort(error);
+    },
+    jsonRead: (said) => {
+      jsonRead = said;
+    },
   });
   try {
     return await request(outer === undefined ? cutter.signal : AbortSignal.any([outer, cutter.signal]));
@@ -147,6 +159,10 @@ export async function onWire<T>(
     if (cut !== undefined) throw cut;
     if (strayed !== undefined) throw strayed;
     if (ended !== undefined) throw ended;
+    if (accepted !== undefined) throw accepted;
+    // the SDK's parse of the JSON answer to its POST failed (the request fails with the transport's error): an answer
+    // came, and could not be read; said with what came, not as a bare SyntaxError
+    if (jsonRead !== undefined && e instanceof SyntaxError) throw new UnreadableMessage(e, `it is not JSON: ${jsonRead}`);
     const { name, code } = (e ?? {}) as { name?: unknown; code?: unknown };
     if (heldBack && name === "McpError" && code === REQUEST_TIMEOUT && !serverAnswers.has(e as object)) throw new HeldBack(e);
     throw e;

@@ -12,7 +12,7 @@ import { type McpCallResult, loadResultReader, outputProblem, unreadable, userPa
 import type { McpClient, McpTool, McpToolInfo, McpToolsOptions } from "./types.js";
 import { inputSchemaFrom, loadCheckMaker } from "./validate.js";
 import { OversizedMessage, UnreadableMessage } from "./watch.js";
-import { AnswerStreamEnded, OversizedBody, boundWire } from "./wire.js";
+import { AcceptedRequest, AnswerStreamEnded, OversizedBody, boundWire } from "./wire.js";
 
 export type { McpClient, McpTool, McpToolInfo, McpToolsOptions } from "./types.js";
 
@@ -231,6 +231,11 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           if (ctx.signal.aborted) throw e;
           // its answer (or a message of its stream) was past what is read of one on the wire (over HTTP)
           if (e instanceof OversizedBody) throw cutOff(name, e, effects);
+          // its POST was answered 202 Accepted: the server took it (it may have acted), and no answer will come
+          if (e instanceof AcceptedRequest)
+            throw effects === "changes"
+              ? new NeedsPerson(`the MCP tool ${name} may have run: ${e.message}. Say what it returned, or ask for a rerun.`)
+              : new FunctaiError("remote-protocol", `the MCP tool ${name} did not finish: ${e.message}`, { cause: e });
           // its POST was held back for an OAuth token that did not come in time: the server never took it
           if (e instanceof HeldBack) throw heldBackError(`the call of ${name}`, e);
           // a result came back that the SDK could not read (not an MCP result, or breaking the tool's output

@@ -22,6 +22,7 @@
  * POSTs are watched).
  */
 
+import { describeValue } from "../../src/errors.js";
 import { EventHead, MessageHead, namesRequest } from "./message-head.js";
 
 /**
@@ -75,6 +76,35 @@ export class AnswerStreamEnded extends Error {
   }
 }
 
+/**
+ * A POST carrying a request answered 202 Accepted: MCP gives it only to a POST of notifications or responses, never to
+ * one carrying a request (answered with JSON, or a stream of events). The SDK reads any 202 as "no body to read", and
+ * the request would wait out its timeout: the server took it (it may have acted), and no answer will come.
+ */
+export class AcceptedRequest extends Error {
+  constructor(method: unknown) {
+    super(
+      `the MCP server answered the POST carrying the ${String(method)} request with 202 Accepted, which MCP gives only to notifications and responses, never to a request: no answer will come`,
+    );
+    this.name = "AcceptedRequest";
+  }
+}
+
+/** The most bytes of a JSON answer kept to say what came when it is not JSON (see WireWatcher.jsonRead), and the most characters said of them. */
+const EXCERPT_BYTES = 256;
+const EXCERPT_CHARS = 80;
+
+/** What came as a JSON answer, said short: its first bytes (`head`) as text, and its size (`size` bytes). */
+function excerptOf(head: readonly number[], size: number): string {
+  if (size === 0) return "it was empty";
+  // (a character cut at the excerpt's end is dropped, not shown as U+FFFD)
+  const text = new TextDecoder().decode(new Uint8Array(head), { stream: true });
+  const said = describeValue(text, EXCERPT_CHARS);
+  // (more came than was kept: said cut, as describeValue says a text it cut)
+  const more = size > head.length && !said.endsWith("…") ? "…" : "";
+  return `${said}${more} (${size.toLocaleString("en-US")} ${size === 1 ? "byte" : "bytes"})`;
+}
+
 /** How a stream ended: cut (`cut`: its reader's error), or (none) ended by the server. */
 export const howEnded = (cut: unknown): string => (cut === undefined ? "the server ended it" : `cut: ${describeCut(cut)}`);
 
@@ -116,6 +146,13 @@ export interface WireWatcher {
    * naming its id on the stream answering another request's POST, another's answer, not to be read as its own.
    */
   misnamed?(said: string): void;
+  /** A POST carrying it was answered 202 Accepted, never an answer to a request (see {@link AcceptedRequest}). */
+  accepted?(error: AcceptedRequest): void;
+  /**
+   * The JSON answer to a POST carrying it was read to its end: `said`, what came, short (its first characters and its
+   * size, see excerptOf), to say should the SDK fail to parse it (a gateway's HTML page sent as application/json).
+   */
+  jsonRead?(said: string): void;
 }
 
 /**
@@ -216,7 +253,8 @@ const mediaType = (response: Response): string => (response.headers.get("content
  * WireWatcher.strayKeys). A stream of events answering `id` that ends before its answer is told to `ended`: what cut
  * it (`undefined`: the server ended it), and the id of its last event the SDK resumes it from (see EventHead.lastId).
  * An answer to `id` (a JSON answer, an event) that names another id, before the answer naming `id`, is told to
- * `misnamed` with the id it names (see MessageHead.answerId).
+ * `misnamed` with the id it names (see MessageHead.answerId). A JSON answer to `id` read to its end is told to
+ * `jsonRead`, said short (see excerptOf).
  */
 function bounded(
   body: ReadableStream<Uint8Array>,
@@ -227,6 +265,7 @@ function bounded(
   stray: (id: unknown, keys: string[]) => void,
   ended: (cut: unknown, lastId: string | null | undefined) => void,
   misnamed: (found: unknown) => void,
+  jsonRead: (said: string) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   // what is read of the event being read: its message's top-level keys (see EventHead); of a JSON answer, its own
@@ -238,6 +277,8 @@ function bounded(
     if (found !== undefined && found.keys.length > 0) stray(found.id, found.keys);
   };
   let size = 0;
+  /** A JSON answer's first bytes (see excerptOf). */
+  const first: number[] = [];
   let line = 0;
   let afterCR = false;
   /** Whether an event read whole was the answer to the POST's request (see EventHead.answers). */
@@ -256,6 +297,7 @@ function bounded(
     if (!events) {
       size += chunk.byteLength;
       if (id !== undefined && size <= limit) for (const b of chunk) json.byte(b);
+      if (id !== undefined) for (let i = 0; i < chunk.byteLength && first.length < EXCERPT_BYTES; i++) first.push(chunk[i]!);
       return size > limit;
     }
     for (const b of chunk) {
@@ -295,6 +337,7 @@ function bounded(
       if (done) {
         if (!events) strayIn(json);
         if (!events) misnamedIn(json);
+        if (!events && id !== undefined) jsonRead(excerptOf(first, size));
         endedUnanswered();
         return controller.close();
       }
@@ -350,6 +393,10 @@ function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch
       throw e;
     }
     if (response.status === 401 || response.status === 403) for (const w of watching) w.refused();
+    // (a request has an id; a POST of a notification is answered 202 as MCP says. The old SSE transport's POSTs are
+    // all answered 202, their answers coming on its one stream: only Streamable HTTP's, which has _startOrAuthSse)
+    if (response.status === 202 && request?.id !== undefined && typeof t._startOrAuthSse === "function")
+      for (const w of watching) w.accepted?.(new AcceptedRequest(request.method));
     const type = mediaType(response);
     const events = type === "text/event-stream";
     if (resuming !== undefined && !init?.signal?.aborted) {
@@ -415,6 +462,9 @@ function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch
             w.misnamed?.(
               `an answer naming its id (${JSON.stringify(found)}) came as the answer to another request (id ${JSON.stringify(sentId)}), and was not read as its own`,
             );
+      },
+      (said) => {
+        for (const w of told) w.jsonRead?.(said);
       },
     );
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });

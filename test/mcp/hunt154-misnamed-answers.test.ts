@@ -21,7 +21,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
-import { ctx45, tool45 } from "./fixtures/hunt45.js";
+import { ctx45, settled, tool45 } from "./fixtures/hunt45.js";
 import { listenAndConnect } from "./fixtures/hunt52-http.js";
 
 const kept = closedAfterEach();
@@ -86,15 +86,6 @@ async function renamingServer(json: boolean, renaming: Renaming, together = fals
   });
   return { ...(await listenAndConnect(http, server, "hunt154-misnamed-test")), ran };
 }
-
-/** What a call of `tool` settled as: its result, or what it rejected with. */
-const settled = (tool: {
-  runAsTool(input: unknown, ctx: never): Promise<unknown>;
-}): Promise<{ result?: unknown; error?: Error & { code?: string } }> =>
-  tool.runAsTool({}, ctx45().ctx).then(
-    (result) => ({ result }),
-    (error: unknown) => ({ error: error as Error & { code?: string } }),
-  );
 
 for (const json of [true, false])
   describe(`an answer to a call naming another id (${json ? "the POST's JSON answer" : "on the POST's stream of events"})`, () => {
