@@ -51,6 +51,13 @@ export async function send(
 }
 
 /**
+ * A changing MCP tool's call left in doubt (`why`: what happened to it): its turn stops for a person, who says
+ * what it returned or asks for a rerun. One wording for every way a call is left so.
+ */
+export const mayHaveRun = (name: string, why: string): NeedsPerson =>
+  new NeedsPerson(`the MCP tool ${name} may have run: ${why}. Say what it returned, or ask for a rerun.`);
+
+/**
  * An answer cut off on the wire (see {@link OversizedBody}): a tool error the model sees, as a result past
  * {@link MAX_RESULT_CHARS} is (see {@link tooLarge}): the server took the call and answered it, so a changing
  * tool's says it ran. A changing tool's call whose message cut is not known to be its answer (a notification sent
@@ -58,9 +65,7 @@ export async function send(
  */
 export function cutOff(name: string, e: OversizedBody, effects: Effects): Error {
   if (effects === "changes" && !e.answer)
-    return new NeedsPerson(
-      `the MCP tool ${name} may have run: ${e.message}, and it was not known to be its answer (the call was cancelled). Say what it returned, or ask for a rerun.`,
-    );
+    return mayHaveRun(name, `${e.message}, and it was not known to be its answer (the call was cancelled)`);
   const sizes = `more than ${e.limit.toLocaleString("en-US")} bytes${e.stream ? " in one message of its answer's stream" : ""}, past what functai reads of an answer (it takes at most ${MAX_RESULT_CHARS.toLocaleString("en-US")} characters of a tool's result)`;
   return new FunctaiError(
     "tool-failed",

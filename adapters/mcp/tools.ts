@@ -1,8 +1,8 @@
-import { NeedsPerson, abortError } from "../../src/engine/runtime.js";
+import { abortError } from "../../src/engine/runtime.js";
 import { FunctaiError, describeError } from "../../src/errors.js";
 import type { Effects } from "../../src/records/types.js";
 import { untilAborted } from "../../src/runtime/abort.js";
-import { IDEMPOTENCY_KEY, answerOf, cutOff, outputCheck, send } from "./call.js";
+import { IDEMPOTENCY_KEY, answerOf, cutOff, mayHaveRun, outputCheck, send } from "./call.js";
 import { listAll, listedNow, listingFailed, refuseUnreadable, sameJson, watchListing } from "./list-tools.js";
 import { loadListingReader } from "./listing.js";
 import { LEAVE_OUT, checkOptions, chosen, offerable } from "./options.js";
@@ -198,9 +198,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
     /** An answer that came back and cannot be read: a changing tool may have acted on it (a person says), a reading one fails. */
     const unreadableAnswer = (why: string, cause?: unknown): Error =>
       effects === "changes"
-        ? new NeedsPerson(
-            `the MCP tool ${name} may have run: the MCP server's answer could not be read (${why}). Say what it returned, or ask for a rerun.`,
-          )
+        ? mayHaveRun(name, `the MCP server's answer could not be read (${why})`)
         : new FunctaiError(
             "remote-protocol",
             `the MCP server's answer to ${name} could not be read: ${why}`,
@@ -234,7 +232,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           // its POST was answered 202 Accepted: the server took it (it may have acted), and no answer will come
           if (e instanceof AcceptedRequest)
             throw effects === "changes"
-              ? new NeedsPerson(`the MCP tool ${name} may have run: ${e.message}. Say what it returned, or ask for a rerun.`)
+              ? mayHaveRun(name, e.message)
               : new FunctaiError("remote-protocol", `the MCP tool ${name} did not finish: ${e.message}`, { cause: e });
           // its POST was held back for an OAuth token that did not come in time: the server never took it
           if (e instanceof HeldBack) throw heldBackError(`the call of ${name}`, e);
@@ -246,7 +244,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           // the connection closed for a message of the server's too large to read: perhaps this call's answer
           if (e instanceof OversizedMessage) {
             if (effects === "changes")
-              throw new NeedsPerson(`the MCP tool ${name} may have run: ${e.message}. Say what it returned, or ask for a rerun.`);
+              throw mayHaveRun(name, e.message);
             throw new FunctaiError("remote-closed", `the MCP tool ${name} could not be called: ${e.message}`, { cause: e.cause });
           }
           // the client has no connection (its server ended): nothing was sent, so nothing ran, a changing tool's call included
@@ -256,10 +254,9 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           const refused = refusedUnread(name, e, e instanceof Error ? await loadAuthErrors() : undefined);
           if (refused !== undefined) throw refused;
           if (effects === "changes" && outcomeUnknown(e))
-            throw new NeedsPerson(
-              serverAnswers.has(e as object)
-                ? `the MCP tool ${name} may have run: the MCP server answered ${describeError(e)}. Say what it returned, or ask for a rerun.`
-                : `the MCP tool ${name} may have run: ${describeError(e)}, and no answer came back. Say what it returned, or ask for a rerun.`,
+            throw mayHaveRun(
+              name,
+              serverAnswers.has(e as object) ? `the MCP server answered ${describeError(e)}` : `${describeError(e)}, and no answer came back`,
             );
           // a reading call whose answer's stream ended without it (see AnswerStreamEnded): no answer will come
           if (e instanceof AnswerStreamEnded)
