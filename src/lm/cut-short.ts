@@ -19,3 +19,15 @@ export function cutShort(call: ToolCall): ToolCall {
   const raw = typeof call.input === "string" ? call.input : (JSON.stringify(call.input) ?? "");
   return { ...call, input: raw, inputError: "The reply was cut off before this call's input was complete (its length limit, or a filter)." };
 }
+
+/**
+ * The last call of a reply that stopped early, as the provider's own call
+ * (a native one, or one in a model's call tokens) gave it: arguments that are
+ * no JSON there are no JSON because of the cut. So the model is told it was
+ * cut off, not that it wrote them wrong (told "not valid JSON", it wrote the
+ * same long call again, to be cut again).
+ */
+export function cutShortArguments(call: ToolCall): ToolCall {
+  const { inputError: _cut, ...given } = call;
+  return cutShort(given);
+}

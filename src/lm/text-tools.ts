@@ -1,4 +1,4 @@
-import { cutShort, stoppedEarly } from "./cut-short.js";
+import { cutShort, cutShortArguments, stoppedEarly } from "./cut-short.js";
 import { jsonCalls, valueEnd } from "./json-calls.js";
 import { markedCalls } from "./marked-calls.js";
 import { inBlock, unfenced } from "./prompt.js";
@@ -213,6 +213,20 @@ function callOf(id: string, body: string): ToolCall {
 }
 
 /**
+ * Whether a call that could not be read is JSON that never ends (its object
+ * or list opens, after a fence or not, and never closes): in the block a
+ * reply's cut ran into, the cut ended it. Told "not valid JSON", the model
+ * wrote the same long call again, to be cut again; it is told it was cut off
+ * (see cutShortArguments). A call read as JSON, or in another form, keeps
+ * its own why.
+ */
+function cutInside(call: ToolCall): boolean {
+  if (call.inputError === undefined || typeof call.input !== "string") return false;
+  const at = call.input.search(/[{[]/);
+  return at >= 0 && /^\s*(?:```\w*\s*)?$/.test(call.input.slice(0, at)) && valueEnd(call.input, at) < 0;
+}
+
+/**
  * The calls `text` writes in `<tool_call>` blocks, or in a model's own tags
  * without one (Llama's `<function=get_weather>{…}</function>`, Hunyuan's
  * `<tool_calls>[…]</tool_calls>`; the tags only named in prose or in code
@@ -259,8 +273,11 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     return `call_${n}`;
   };
   const calls: ToolCall[] = read.calls.map((c) => ({ ...c, id: nextId() }));
-  // (only the last call can have been cut short)
-  if (read.unclosed && stoppedEarly(response.finishReason)) calls[calls.length - 1] = cutShort(calls.at(-1)!);
+  // (only the last call can have been cut short; its JSON that never ends is so because of the cut: see cutInside)
+  if (read.unclosed && stoppedEarly(response.finishReason)) {
+    const last = calls.at(-1)!;
+    calls[calls.length - 1] = cutInside(last) ? cutShortArguments(last) : cutShort(last);
+  }
   let text = read.words;
   // a model's own form as the reply's whole text: Llama 3.2's and Llama 4's `[get_weather(city="Paris")]` (see
   // pythonic-calls.ts), Llama 3.1's `{"name": "get_weather", "parameters": {…}}` (see json-calls.ts); a `<tool_call>` tag
@@ -275,8 +292,7 @@ export function fromTextResponse(response: LMResponse): LMResponse {
     for (const call of marked?.calls ?? []) calls.push({ id: nextId(), ...call });
     if (marked !== undefined && stoppedEarly(response.finishReason)) {
       // (its input cut off is no JSON object: the model is told it was cut off, not that it wrote it wrong)
-      const { inputError: _unread, ...last } = calls.at(-1)!;
-      calls[calls.length - 1] = cutShort(last);
+      calls[calls.length - 1] = cutShortArguments(calls.at(-1)!);
     }
     for (const { name, input } of pythonic ?? []) calls.push({ id: nextId(), name, input });
     for (const call of json ?? []) calls.push(callOf(nextId(), JSON.stringify(call)));

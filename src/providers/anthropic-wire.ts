@@ -4,7 +4,7 @@
  */
 import type { ContentBlockParam, Message as AnthropicMessage, MessageParam, RawMessageStreamEvent, Tool } from "@anthropic-ai/sdk/resources/messages";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
-import { cutShort, stoppedEarly } from "../lm/cut-short.js";
+import { cutShortArguments, stoppedEarly } from "../lm/cut-short.js";
 import { nameOf, refuseUnfinished, tokenCount, toolCallFromText } from "./common.js";
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
@@ -203,7 +203,7 @@ export function fromMessage(message: AnthropicMessage): LMResponse {
   }
   const reason = finishReason(message.stop_reason);
   // the cut is in the last block: a tool_use there may hold only part of its input
-  if (stoppedEarly(reason) && message.content.at(-1)?.type === "tool_use") toolCalls.push(cutShort(toolCalls.pop()!));
+  if (stoppedEarly(reason) && message.content.at(-1)?.type === "tool_use") toolCalls.push(cutShortArguments(toolCalls.pop()!));
   toolCalls = withThinking(toolCalls, thinking);
   return finished(message.stop_reason, {
     text,
@@ -388,7 +388,7 @@ export class EventAccumulator {
     const toolCalls = blocks.flatMap((b) => (b.kind === "tool" ? [toolCallOf(b)] : []));
     const reason = finishReason(this.reason);
     // the cut is in the last block: a tool_use there may hold only part of its input
-    if (stoppedEarly(reason) && blocks.at(-1)?.kind === "tool") toolCalls.push(cutShort(toolCalls.pop()!));
+    if (stoppedEarly(reason) && blocks.at(-1)?.kind === "tool") toolCalls.push(cutShortArguments(toolCalls.pop()!));
     const thinking = blocks.flatMap((b) => (b.kind === "thinking" ? [b.block] : []));
     return finished(this.reason, {
       text: this.text,

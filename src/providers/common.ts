@@ -299,10 +299,35 @@ function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResp
   }
 }
 
+/** A call block's closing tag (`</tool_call>`, Llama's `</function>`, Hunyuan's `</tool_calls>`) at the text's end, a fence closed after it or not. */
+const BLOCK_AT_END = /<\/(?:tool_calls?|function)\s*>\s*(?:```\s*)?$/i;
+/** A call's JSON ending the text, as a block never closed ends in its call (words after it: the model thought on). */
+const JSON_AT_END = /[}\]]\s*(?:```\s*)?$/;
+
+/**
+ * The calls a reasoning text ends in, no words after them, and how they are
+ * written: a section of a model's call tokens (lm/marked-calls.ts), or
+ * `<tool_call>` blocks (or a model's own tags: lm/tool-call-blocks.ts), the
+ * last closed at the text's end, or never closed and ending in its call's
+ * JSON. Of blocks, only the last
+ * call: one drafted earlier, the model thinking on after it, is thinking.
+ * Undefined where the reasoning ends in anything else.
+ */
+function endingCalls(reasoning: string): { form: TextCallForm; calls: { name: string }[] } | undefined {
+  const marked = markedCalls(reasoning);
+  if (marked?.last === true) return marked;
+  if (!/<tool_call|<function=/i.test(reasoning)) return undefined;
+  const read = blockCalls(reasoning);
+  if (read.calls.length === 0 || !(BLOCK_AT_END.test(reasoning) || (read.unclosed && JSON_AT_END.test(reasoning)))) return undefined;
+  return { form: reasoning.includes("<tool_call>") ? "hermes" : "tagged", calls: read.calls.slice(-1) };
+}
+
 /**
  * Refuses a reply that has no tool call and no words while its reasoning
  * (`reasoning_content`) ends in a call written in a model's call tokens
- * (lm/marked-calls.ts) naming an offered tool (any tool, where none was
+ * (lm/marked-calls.ts) or in a `<tool_call>` block (Qwen3's and Hermes'
+ * form, the one functai asks for with tools as text; see endingCalls)
+ * naming an offered tool (any tool, where none was
  * offered natively: tools offered as text are not named to the provider):
  * the server's reasoning parser took the call for thinking, as Kimi K2
  * Thinking's calls are taken where it leaves `</think>` out before them
@@ -317,13 +342,13 @@ function refuseTextToolCalls(provider: string, request: LMRequest, reply: LMResp
 export function refuseReasonedCall(provider: string, reasoning: string | undefined, reply: LMResponse, offered: readonly string[]): void {
   // (a reply cut off by its length limit or a filter is read as one cut off is: its call may be its thinking's end)
   if (reasoning === undefined || reply.toolCalls.length > 0 || reply.text.trim() !== "" || stoppedEarly(reply.finishReason)) return;
-  const marked = markedCalls(reasoning);
-  const call = marked?.last === true ? marked.calls.find((c) => offered.length === 0 || offered.includes(c.name)) : undefined;
+  const ending = endingCalls(reasoning);
+  const call = ending?.calls.find((c) => offered.length === 0 || offered.includes(c.name));
   if (call === undefined) return;
   throw new ProviderError(
     "provider-response",
-    `${provider}: the reply has no tool call and no text, but its reasoning ends in one (${FORM_WORDS[marked!.form]} calling ${JSON.stringify(call.name)}): ` +
-      `the model's tool call was left in its reasoning, unread by the server. Start vLLM with the model's own --reasoning-parser and ${PARSER[marked!.form]}, ` +
+    `${provider}: the reply has no tool call and no text, but its reasoning ends in one (${FORM_WORDS[ending!.form]} calling ${JSON.stringify(call.name)}): ` +
+      `the model's tool call was left in its reasoning, unread by the server. Start vLLM with the model's own --reasoning-parser and ${PARSER[ending!.form]}, ` +
       "or use a server that hands such calls to its tool parser. It was not read as an answer.",
     { provider },
   );

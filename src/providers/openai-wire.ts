@@ -4,7 +4,7 @@
  */
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { FinishReason, LMResponse, Message, ToolCall, ToolSpec } from "../lm/types.js";
-import { cutShort, stoppedEarly } from "../lm/cut-short.js";
+import { cutShortArguments, stoppedEarly } from "../lm/cut-short.js";
 import { nameOf, refuseReasonedCall, refuseUnfinished, tokenCount, toolCallFromText } from "./common.js";
 import { describeValue } from "../errors.js";
 import { isRecord } from "../runtime/values.js";
@@ -125,7 +125,7 @@ export function finishReason(reason: string | null | undefined, hasToolCalls: bo
 
 /** The calls of a reply that stopped early, its last (the one the cut hit: calls come after the text) cut short. */
 const cutLast = (toolCalls: ToolCall[], reason: FinishReason): ToolCall[] =>
-  stoppedEarly(reason) && toolCalls.length > 0 ? [...toolCalls.slice(0, -1), cutShort(toolCalls.at(-1)!)] : toolCalls;
+  stoppedEarly(reason) && toolCalls.length > 0 ? [...toolCalls.slice(0, -1), cutShortArguments(toolCalls.at(-1)!)] : toolCalls;
 
 /**
  * The text of a message's `content`: a string, or (as Mistral's reasoning

@@ -61,3 +61,13 @@ export const chunkedText = (text: string, cuts: readonly number[]): string => {
   reply.end();
   return shown;
 };
+
+/** A whole chat completion of the local model whose message says `content`, ended by `finish_reason`, as a compatible server sends it. */
+export const localCompletion = (content: string, finish_reason = "stop") => ({
+  id: "chatcmpl-local-text",
+  object: "chat.completion",
+  created: 1764400030,
+  model: "llama3.1:8b",
+  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason }],
+  usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
+});

@@ -6,16 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
 import type { FinishReason, LMResponse } from "../../src/lm/types.js";
-import { textToolsDesk } from "./fixtures.js";
+import { localCompletion as completion, textToolsDesk } from "./fixtures.js";
 
-const completion = (content: string, finish_reason = "stop") => ({
-  id: "chatcmpl-local-text",
-  object: "chat.completion",
-  created: 1764400030,
-  model: "llama3.1:8b",
-  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason }],
-  usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
-});
 const reply = (text: string, finishReason: FinishReason = "stop"): LMResponse => ({ text, toolCalls: [], finishReason, usage: { inputTokens: 1, outputTokens: 1 } });
 
 const { local, seen, answer, lm } = textToolsDesk();

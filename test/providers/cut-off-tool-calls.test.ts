@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ai, tool } from "../../src/index.js";
 import type { LMRequest, ToolSpec } from "../../src/lm/types.js";
 import { claudeSse as claudeEvents } from "./anthropic-sse.js";
+import { chatCompletion } from "./fixtures/hunt51-wire.js";
 import { modelsOver } from "./fixtures/models.js";
 import { type MockServer, eachTestServer } from "./server.js";
 
@@ -145,5 +146,90 @@ describe("a reply cut off mid tool call: its last call is not taken as whole", (
       content: string;
     }[];
     expect(results.find((r) => r.tool_use_id === "toolu_B")!.content).toMatch(/cut off/);
+  });
+});
+
+/**
+ * hunt 160: the cut falls inside the last call's arguments, as it does where
+ * a long input meets the length limit: what came is no JSON. The call never
+ * ran, but the model was told "The arguments are not valid JSON (Unterminated
+ * string …)": that it wrote them wrong, where they were cut off. Told so, it
+ * writes the same long call again, to be cut again; it is now told the reply
+ * was cut off, as for a call whose cut input happens to be JSON.
+ */
+describe("a reply cut off inside a call's arguments: the model is told it was cut off, not that its JSON is wrong", () => {
+  const cutB = { ...callB, function: { name: "refund", arguments: '{"order_id":"B-2210","reason":"the parcel came back da' } };
+
+  it("openai, finish_reason length, whole and streamed (the usage after it in a chunk of no choices)", async () => {
+    server.reply({ json: completion([callA, cutB], "length") });
+    const whole = await gpt().generate(ask);
+    expect(whole.toolCalls[0]!.inputError).toBeUndefined();
+    expect(whole.toolCalls[1]).toMatchObject({ id: "call_B", name: "refund", input: cutB.function.arguments });
+    expect(whole.toolCalls[1]!.inputError).toMatch(/cut off/);
+
+    const chunk = (choices: unknown[], usage?: unknown) =>
+      `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "gpt-4.1-mini", choices, ...(usage ? { usage } : {}) })}\n\n`;
+    const args = cutB.function.arguments;
+    server.reply({
+      sse:
+        chunk([{ index: 0, delta: { role: "assistant", content: null, tool_calls: [{ index: 0, ...callA }] }, finish_reason: null }]) +
+        chunk([
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 1, id: "call_B", type: "function", function: { name: "refund", arguments: "" } }] },
+            finish_reason: null,
+          },
+        ]) +
+        chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: args.slice(0, 20) } }] }, finish_reason: null }]) +
+        chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: args.slice(20) } }] }, finish_reason: null }]) +
+        chunk([{ index: 0, delta: {}, finish_reason: "length" }]) +
+        chunk([], { prompt_tokens: 40, completion_tokens: 64, total_tokens: 104 }) +
+        "data: [DONE]\n\n",
+    });
+    const streamed = await gpt().generate(ask, { onText: () => {} });
+    expect(streamed.usage).toEqual({ inputTokens: 40, outputTokens: 64 });
+    expect(streamed.toolCalls[0]!.inputError).toBeUndefined();
+    expect(streamed.toolCalls[1]).toMatchObject({ id: "call_B", name: "refund", input: args });
+    expect(streamed.toolCalls[1]!.inputError).toMatch(/cut off/);
+  });
+
+  it("anthropic, streamed, stop_reason max_tokens inside the last tool_use's input_json_delta", async () => {
+    server.reply({
+      sse: claudeSse(
+        [
+          { start: { ...useA, input: {} }, json: ['{"order_id": "A-1042", "reason": "late"}'] },
+          { start: { ...useB, input: {} }, json: ['{"order_id": "B-2210", ', '"reason": "the parcel came back da'] },
+        ],
+        "max_tokens",
+      ),
+    });
+    const res = await claude().generate(ask, { onText: () => {} });
+    expect(res.toolCalls[0]).toEqual({ id: "toolu_A", name: "refund", input: useA.input });
+    expect(res.toolCalls[1]).toMatchObject({ id: "toolu_B", input: '{"order_id": "B-2210", "reason": "the parcel came back da' });
+    expect(res.toolCalls[1]!.inputError).toMatch(/cut off/);
+  });
+
+  it("end to end, openai: the cut call does not run; the tool message the model is sent next says it was cut off", async () => {
+    const refunded: unknown[] = [];
+    const refundTool = tool(
+      "refund",
+      { description: "Refund an order.", input: { order_id: z.string(), reason: z.string().optional() }, effects: "changes" },
+      (input) => {
+        refunded.push(input);
+        return "refunded";
+      },
+    );
+    const desk = ai("desk", { description: "Handle refunds.", input: { question: z.string() }, tools: [refundTool] });
+    server.reply(
+      { json: completion([callA, cutB], "length") },
+      { json: chatCompletion("<result>\nA-1042 refunded; B-2210 needs another try.\n</result>", { model: "gpt-4.1-mini", usage: [60, 20] }) },
+    );
+    await desk("Refund A-1042 and B-2210", { lm: gpt(), approve: () => true });
+    expect(refunded).toEqual([{ order_id: "A-1042", reason: "late" }]);
+    const told = (server.requests[1]!.body.messages as { role: string; tool_call_id?: string; content: string }[]).find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_B",
+    );
+    expect(told?.content).toMatch(/cut off/);
+    expect(told?.content).not.toMatch(/not valid JSON/);
   });
 });

@@ -26,7 +26,7 @@
 import { describe, expect, it } from "vitest";
 import { ai, tool } from "../../src/index.js";
 import { z } from "zod";
-import { chunkEvent, completion, usageEvent } from "./fixtures/hunt51-wire.js";
+import { reasonedReplies } from "./fixtures/reasoned-replies.js";
 import { ask } from "./fixtures/lookup-order.js";
 import { modelsOver, streamed } from "./fixtures/models.js";
 import { type MockServer, eachTestServer, failure } from "./server.js";
@@ -40,26 +40,8 @@ const KIMI =
   '<|tool_calls_section_begin|> <|tool_call_begin|> functions.lookup_order:0 <|tool_call_argument_begin|> {"order_id": "A-1042"} <|tool_call_end|> <|tool_calls_section_end|>';
 const THOUGHT = "The customer asks about A-1042. I should look the order up first. ";
 
-/** `text`'s deltas under `key`, nine characters each. */
-const deltas = (key: string, text: string | null) =>
-  [...(text ?? "").matchAll(/[\s\S]{1,9}/g)].map(([piece]) => chunkEvent({ [key]: piece }, null, MODEL)).join("");
-
-/**
- * A reply whose reasoning is `reasoning` (none where "") under `field` (`reasoning_content`, or vLLM's `reasoning`
- * since vllm-project/vllm#27752) and whose content is `content`, whole and streamed (reasoning deltas first).
- */
-const replies = (reasoning: string, content: string | null, field = "reasoning_content") => [
-  { json: completion({ content, reasoning_content: null, [field]: reasoning === "" ? null : reasoning }, "stop", MODEL) },
-  {
-    sse:
-      chunkEvent({ role: "assistant", content: "" }, null, MODEL) +
-      deltas(field, reasoning) +
-      deltas("content", content) +
-      chunkEvent({}, "stop", MODEL) +
-      usageEvent(40, 22, MODEL) +
-      "data: [DONE]\n\n",
-  },
-];
+/** The reply whose reasoning is `reasoning` and content `content`, whole and streamed (see reasonedReplies). */
+const replies = (reasoning: string, content: string | null, field?: string) => reasonedReplies(MODEL, reasoning, content, field);
 
 describe("a call the reasoning ends in, the reply no call and no words: refused, never an empty answer", () => {
   for (const [name, reasoning, content, field] of [

@@ -46,8 +46,9 @@ describe("openai, native tools: a call drafted in the leading reasoning is not a
     });
   }
 
+  // (one that ends in the call, nothing after it, is refused as a call left in the reasoning: hunt 160)
   it("a reasoning block never closed holds no call either (the reply holds no answer: read as such later)", async () => {
-    const content = `<think>\nMaybe ${drafts["a <tool_call> block"]}`;
+    const content = `<think>\nMaybe ${drafts["a <tool_call> block"]}\nBut its status is in the question already.`;
     server.reply({ json: whole(content) });
     const res = await lm().generate(ask);
     expect(res.text).toBe(content);
