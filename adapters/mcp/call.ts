@@ -64,8 +64,7 @@ export const mayHaveRun = (name: string, why: string): NeedsPerson =>
  * while it ran, perhaps: the call was then cancelled mid-run) may have run: its turn stops for a person.
  */
 export function cutOff(name: string, e: OversizedBody, effects: Effects): Error {
-  if (effects === "changes" && !e.answer)
-    return mayHaveRun(name, `${e.message}, and it was not known to be its answer (the call was cancelled)`);
+  if (effects === "changes" && !e.answer) return mayHaveRun(name, `${e.message}, and it was not known to be its answer (the call was cancelled)`);
   const sizes = `more than ${e.limit.toLocaleString("en-US")} bytes${e.stream ? " in one message of its answer's stream" : ""}, past what functai reads of an answer (it takes at most ${MAX_RESULT_CHARS.toLocaleString("en-US")} characters of a tool's result)`;
   return new FunctaiError(
     "tool-failed",

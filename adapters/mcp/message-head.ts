@@ -26,11 +26,28 @@ function parsed(bytes: number[]): { value: unknown } | undefined {
   }
 }
 
-/** A JSON-RPC id as a number, as the SDK's Client reads an answer's (`NaN`: no number, or text of none, blank included). */
-const asNumber = (id: unknown): number => (typeof id === "number" || (typeof id === "string" && id.trim() !== "") ? Number(id) : Number.NaN);
+/**
+ * An answer's id as the number of the request it names, as the SDK's Client reads it (`Number(id)`); `undefined`: an
+ * id that names none (not a number nor text of one). Blank text and `null`, which `Number` reads as 0, name none
+ * here: 0 is the client's `initialize`, answered before any request watched is sent.
+ */
+export const requestNumber = (id: unknown): number | undefined => {
+  const n = typeof id === "number" || (typeof id === "string" && id.trim() !== "") ? Number(id) : Number.NaN;
+  return Number.isNaN(n) ? undefined : n;
+};
 
-/** Whether an answer's `id` (`found`) names the request sent with `id`, as the SDK's Client matches them: by the id as a number ("2" names 2). */
-export const namesRequest = (found: unknown, id: unknown): boolean => !Number.isNaN(asNumber(found)) && asNumber(found) === asNumber(id);
+/**
+ * Whether an answer's `id` (`found`) names the request sent with `id` ("2" names 2): the one rule every check of an
+ * answer's id follows (which request it answers, whether it is misnamed, whether a message cut off was the answer).
+ * JSON-RPC asks for the request's id as it was sent, but the SDK's Client, which reads the answer, matches by the id
+ * as a number: a check stricter than it would call the answer it takes none of the request's (its stray keys untold,
+ * the stream "ended before its answer"), a looser one would give it to a request the SDK does not. The SDK's Client
+ * sends numbers only, so the text of one is the only other form that names a request.
+ */
+export const namesRequest = (found: unknown, id: unknown): boolean => {
+  const n = requestNumber(found);
+  return n !== undefined && n === requestNumber(id);
+};
 
 /** The top level of one message, read as it streams by (`byte` each byte of its JSON text; `reset` for the next). */
 export class MessageHead {
@@ -83,14 +100,15 @@ export class MessageHead {
 
   /**
    * Whether the message is known to be the answer to the request `id`, as far as it was read: an object whose keys
-   * show `result` or `error` and no `method`, and whose `id`, if its key was reached, was read whole and is `id`.
+   * show `result` or `error` and no `method`, and whose `id`, if its key was reached, was read whole and names `id`
+   * (see {@link namesRequest}).
    * Keys that could not be read (not an object, or nothing of it read): not known.
    */
   answers(id: unknown): boolean {
     if (this.#object !== true) return false;
     const keys = this.#keys;
     if (keys.includes("method") || !(keys.includes("result") || keys.includes("error"))) return false;
-    return !keys.includes("id") || (this.#idValue !== undefined && this.#idValue.value === id);
+    return !keys.includes("id") || (this.#idValue !== undefined && namesRequest(this.#idValue.value, id));
   }
 
   /**

@@ -146,6 +146,11 @@ export async function onWire<T>(
       accepted ??= error;
       cutter.abort(error);
     },
+    // its POST answered with a media type the SDK reads no answer from: an answer came, and cannot be read
+    untyped: (said) => {
+      strayed ??= new UnreadableMessage(undefined, said);
+      cutter.abort(strayed);
+    },
     jsonRead: (said) => {
       jsonRead = said;
     },

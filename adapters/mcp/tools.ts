@@ -243,8 +243,7 @@ export async function mcpTools(client: McpClient, options: McpToolsOptions = {})
           if (e instanceof UnreadableMessage) throw unreadableAnswer(e.message, e.cause);
           // the connection closed for a message of the server's too large to read: perhaps this call's answer
           if (e instanceof OversizedMessage) {
-            if (effects === "changes")
-              throw mayHaveRun(name, e.message);
+            if (effects === "changes") throw mayHaveRun(name, e.message);
             throw new FunctaiError("remote-closed", `the MCP tool ${name} could not be called: ${e.message}`, { cause: e.cause });
           }
           // the client has no connection (its server ended): nothing was sent, so nothing ran, a changing tool's call included

@@ -1,4 +1,5 @@
 import { lineOf, sseResumable, tapLines } from "./lines.js";
+import { requestNumber } from "./message-head.js";
 import { AnswerStreamEnded, howEnded } from "./wire.js";
 
 /**
@@ -161,8 +162,7 @@ function answeredId(error: unknown): number | undefined {
   const line = lineOf(error);
   if (line === null || typeof line !== "object" || Array.isArray(line) || "method" in line) return undefined;
   if (!("result" in line || "error" in line)) return undefined;
-  const id = (line as { id?: unknown }).id;
-  return typeof id === "number" || (typeof id === "string" && id.trim() !== "") ? Number(id) : undefined;
+  return requestNumber((line as { id?: unknown }).id);
 }
 
 /** The ids of the requests the SDK's Client waits for (its `_responseHandlers`; none when it does not say). */

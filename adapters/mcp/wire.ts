@@ -105,6 +105,47 @@ function excerptOf(head: readonly number[], size: number): string {
   return `${said}${more} (${size.toLocaleString("en-US")} ${size === 1 ? "byte" : "bytes"})`;
 }
 
+/**
+ * The first bytes of a body (at most {@link EXCERPT_BYTES}), said short as {@link excerptOf} says them (its size
+ * unknown past them: "…" when more came); the body is cancelled after, as the SDK cancels it unread. A body that
+ * never comes holds its request until its timeout, as a server that never answers does.
+ */
+async function firstOf(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (body === null) return "it was empty";
+  const reader = body.getReader();
+  const head: number[] = [];
+  let more = false;
+  try {
+    while (head.length < EXCERPT_BYTES) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const kept = Math.min(value.byteLength, EXCERPT_BYTES - head.length);
+      for (let i = 0; i < kept; i++) head.push(value[i]!);
+      // (more is said only when it came: what a body holds past the kept bytes is not waited for)
+      more = kept < value.byteLength;
+    }
+  } catch (e) {
+    return `it was cut (${describeCut(e)})`;
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  if (head.length === 0) return "it was empty";
+  const said = describeValue(new TextDecoder().decode(new Uint8Array(head), { stream: true }), EXCERPT_CHARS);
+  return more && !said.endsWith("…") ? `${said}…` : said;
+}
+
+/**
+ * What is said of an answer to a POST carrying a request (2xx, not 202) of a media type (`type`, `""`: none) the
+ * SDK's Streamable HTTP transport reads no answer from: it reads `application/json` and `text/event-stream` only
+ * (parameters and case aside), and fails the request at once with "Unexpected content type" for any other, a
+ * `+json` type included (`application/problem+json`, a gateway's error as 200). A changing call so answered was then
+ * in doubt saying "no answer came back" (one came), a reading call failed with the SDK's bare error, its code -1.
+ */
+async function untypedAnswer(type: string, body: ReadableStream<Uint8Array> | null): Promise<string> {
+  const as = type === "" ? "with no content type" : `as ${type}`;
+  return `it came ${as}, not as JSON (application/json) nor as a stream of events (text/event-stream), the answers MCP gives: ${await firstOf(body)}`;
+}
+
 /** How a stream ended: cut (`cut`: its reader's error), or (none) ended by the server. */
 export const howEnded = (cut: unknown): string => (cut === undefined ? "the server ended it" : `cut: ${describeCut(cut)}`);
 
@@ -148,6 +189,11 @@ export interface WireWatcher {
   misnamed?(said: string): void;
   /** A POST carrying it was answered 202 Accepted, never an answer to a request (see {@link AcceptedRequest}). */
   accepted?(error: AcceptedRequest): void;
+  /**
+   * A POST carrying it was answered (2xx, not 202) with a body of a media type the SDK reads no answer from (`said`:
+   * which, and its first characters): neither JSON nor a stream of events (see {@link untypedAnswer}).
+   */
+  untyped?(said: string): void;
   /**
    * The JSON answer to a POST carrying it was read to its end: `said`, what came, short (its first characters and its
    * size, see excerptOf), to say should the SDK fail to parse it (a gateway's HTML page sent as application/json).
@@ -399,6 +445,14 @@ function wrapped(wire: Wire, t: HttpTransport, base: typeof fetch): typeof fetch
       for (const w of watching) w.accepted?.(new AcceptedRequest(request.method));
     const type = mediaType(response);
     const events = type === "text/event-stream";
+    // (the SDK throws at once, reading none of it: read here first, its first bytes, for the request's watchers. Only
+    // Streamable HTTP's: the old SSE transport reads no answer from its POSTs, its answers come on its one stream)
+    const untyped = !events && type !== "application/json" && typeof t._startOrAuthSse === "function";
+    if (untyped && response.ok && response.status !== 202 && request?.id !== undefined && watching.length > 0) {
+      const said = await untypedAnswer(type, response.body);
+      for (const w of watching) w.untyped?.(said);
+      return new Response(null, { status: response.status, statusText: response.statusText, headers: response.headers });
+    }
     if (resuming !== undefined && !init?.signal?.aborted) {
       const status = `${response.status}${response.statusText ? ` ${response.statusText}` : ""}`;
       // (a redirect is followed by the SDK with another GET; any other error it tries again, or gives up on)

@@ -40,7 +40,14 @@ describe("a cut event's top-level keys", () => {
   it("an answer whose `id` is read and is another request's: not this call's", () => {
     expect(answers(ANSWER, 4)).toBe(false);
     expect(answers('data: {"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}', 4)).toBe(true);
-    expect(answers('data: {"jsonrpc":"2.0","id":"4","error":{"code":-1,"message":"no"}}', 4)).toBe(false);
+    expect(answers('data: {"jsonrpc":"2.0","id":"5","error":{"code":-1,"message":"no"}}', 4)).toBe(false);
+  });
+
+  it('an `id` naming the request as text ("4" for 4) is its answer, as the SDK\'s Client reads it (hunt 158: one rule, namesRequest)', () => {
+    expect(answers('data: {"jsonrpc":"2.0","id":"4","error":{"code":-1,"message":"no"}}', 4)).toBe(true);
+    // (blank text and null name none, though Number reads them as 0: 0 is the client's initialize, never a call)
+    expect(answers('data: {"jsonrpc":"2.0","id":"","error":{"code":-1,"message":"no"}}', 0)).toBe(false);
+    expect(answers('data: {"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"no"}}', 0)).toBe(false);
   });
 
   it("a notification is no answer, at any cut; nor is a message with a `method` key beside its `result`", () => {

@@ -16,43 +16,18 @@
  * process); the HTTP server in front of it answers the POSTs each case names itself, as a proxy or gateway might.
  * Each call's timeout is far past the test's own, so a call that waits for it fails the test.
  */
-import { createServer } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { mcpTools } from "../../adapters/mcp/index.js";
 import { closedAfterEach } from "./fixtures/hunt35.js";
 import { ctx45, settled, tool45 } from "./fixtures/hunt45.js";
-import { listenAndConnect, recordingServer } from "./fixtures/hunt52-http.js";
+import { type Odd, oddServer } from "./fixtures/odd-posts.js";
 import { sseSessions } from "./fixtures/sse-sessions.js";
 
 const kept = closedAfterEach();
 
 const TIMEOUT = 600_000;
-
-/** How the HTTP server in front answers a POST carrying the request `method` (`undefined`: the MCP server answers it). */
-type Odd = { method: string; status: number; type?: string; body: string };
-
-/**
- * The SDK's server listing `peek` (reading) and `refund` (changing), JSON answers, behind an HTTP server that answers
- * the POSTs carrying `odd.method` as `odd` says, keeping the tools they named in `taken` (the MCP server never sees
- * them); `calls`: the tools the MCP server ran.
- */
-async function oddServer(odd: () => Odd | undefined) {
-  const { server, transport, calls } = await recordingServer("hunt156-odd", [tool45("peek"), tool45("refund", true)]);
-  const taken: string[] = [];
-  const http = createServer(async (req, res) => {
-    if (req.method !== "POST") return void transport.handleRequest(req, res);
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { method?: string; params?: { name?: string } };
-    const answer = odd();
-    if (answer === undefined || body.method !== answer.method) return void transport.handleRequest(req, res, body);
-    taken.push(body.params?.name ?? String(body.method));
-    res.writeHead(answer.status, answer.type === undefined ? {} : { "content-type": answer.type }).end(answer.body);
-  });
-  return { ...(await listenAndConnect(http, server, "hunt156-test")), calls, taken };
-}
 
 const accepted = (method: string) =>
   new RegExp(
