@@ -14,12 +14,13 @@ import type { TurnRuntime } from "./runtime.js";
  * Why `output` cannot be kept as JSON (a BigInt, a cycle, a throwing
  * `toJSON`, a function, what JSON would write as `{}`: a Map, a Set, a
  * promise, an Error, a fetch Response, or a value inside it that JSON
- * leaves out: a function or a symbol), or undefined when it can.
+ * leaves out: a function or a symbol, also a getter's, or an Error's
+ * message), or undefined when it can.
  * `undefined` itself is fine: it is kept as `null`.
  */
 export function notJson(output: unknown): string | undefined {
   if (output === undefined) return undefined;
-  const json = jsonTextOf(output);
+  const json = jsonTextOf(output, false);
   return "why" in json ? json.why : undefined;
 }
 
@@ -34,46 +35,73 @@ export function notJson(output: unknown): string | undefined {
  */
 export function keptJson(value: unknown): { value: unknown; text?: string } | { why: string } {
   if (value === undefined) return { value };
-  const json = jsonTextOf(value);
+  const json = jsonTextOf(value, false);
   return "why" in json ? json : { value: JSON.parse(json.text) as unknown, text: json.text };
 }
 
-/** `value`'s JSON text, or why it has none that keeps what it holds (`value` is not undefined). */
-function jsonTextOf(value: unknown): { text: string } | { why: string } {
-  let text: string | undefined;
+/**
+ * `value`'s JSON text, or why it has none that keeps what it holds (`value` is not undefined); with `numbers`, also
+ * why the model cannot read it as it is (a number JSON writes as null: nonFiniteAt).
+ */
+function jsonTextOf(value: unknown, numbers: boolean): { text: string } | { why: string } {
+  let json: Written;
   try {
-    text = JSON.stringify(value);
+    json = written(value, numbers);
   } catch (e) {
     return { why: describeError(e) };
   }
+  const { text, why } = json;
   if (text === undefined)
     // (an object JSON writes as nothing is one whose toJSON gave undefined, a function or a symbol)
     return { why: typeof value === "object" ? "an object whose toJSON gives no JSON value" : `a ${typeof value} has no JSON form` };
-  const lost = lostIn(text, value) ?? droppedIn(value);
-  return lost === undefined ? { text } : { why: lost };
+  return why === undefined ? { text } : { why };
 }
 
+/** What `written` gives: the JSON text (undefined: JSON writes nothing), and why it does not keep what it holds. */
+type Written = { text: string | undefined; why?: string | undefined };
+
 /**
- * What the model reads of a tool's output (`outputText`), made with one
- * `JSON.stringify` that also checks it can be kept; undefined when it cannot
- * (`notJson` says why).
+ * `value`'s JSON text, in one JSON.stringify (it throws what that throws), with why it does not keep what it holds
+ * (lostAt, droppedAt; with `numbers`, nonFiniteAt), the first found. Plain data is looked through first by a walk
+ * that calls nothing (`mayDrop`): written plainly, and looked through again only when its text may tell (lostIn,
+ * nonFiniteIn), which then reads the same. What may give another value when read again (a getter, a `toJSON`), or
+ * may be dropped (a function, a symbol, an Error), is written with a replacer that looks at each value as written:
+ * a getter is read once, by that one writing (a lazy value or a closed handle may give something else, or throw,
+ * the second time; one that threw on a second reading had the output refused with that error).
  */
-export function keptText(output: unknown): string | undefined {
-  if (output === undefined) return "null";
-  let text: string | undefined;
+function written(value: unknown, numbers: boolean): Written {
+  let plain: boolean;
   try {
-    text = JSON.stringify(output);
+    plain = typeof value !== "object" || value === null || !mayDrop(value, 0);
   } catch {
-    return undefined;
+    plain = false; // (a Proxy trap that throws, or nesting past the walk's depth: the replacer tells)
   }
-  if (text === undefined || lostIn(text, output) !== undefined || droppedIn(output) !== undefined || nonFiniteIn(text, output) !== undefined)
-    return undefined;
-  return typeof output === "string" ? output : text;
+  if (plain) {
+    const text = JSON.stringify(value);
+    if (text === undefined) return { text };
+    return { text, why: lostIn(text, value) ?? (numbers ? nonFiniteIn(text, value) : undefined) };
+  }
+  const found = walked(
+    value,
+    (at, v, holder, key, top) => lostAt(v) ?? droppedAt(at, v, holder, key, top) ?? (numbers ? nonFiniteAt(at, v, holder, key, top) : undefined),
+  );
+  return { text: found.text, why: found.found };
 }
 
 /**
- * Why a tool's output cannot be what the model reads (`keptText` gave
- * undefined): `notJson`'s reason, or a number JSON writes as `null` (NaN,
+ * What the model reads of a tool's output (`outputText`), or why it cannot (`outputNotJson`'s reason), from one
+ * `JSON.stringify` that also checks it can be kept: asked again, a getter may give another value, or throw, and what
+ * is told would be that.
+ */
+export function outputJson(output: unknown): { text: string } | { why: string } {
+  if (output === undefined) return { text: "null" };
+  const json = jsonTextOf(output, true);
+  return "why" in json ? json : { text: typeof output === "string" ? output : json.text };
+}
+
+/**
+ * Why a tool's output cannot be what the model reads (`outputJson`'s
+ * reason): `notJson`'s reason, or a number JSON writes as `null` (NaN,
  * Infinity, -Infinity), named by where it is. The model would read "the
  * balance is null"; elsewhere (a program's inputs, `ctx.show`) such a
  * number is kept as `null`, as JSON keeps it.
@@ -82,103 +110,136 @@ export function keptText(output: unknown): string | undefined {
  * outputNotJson({ balance: Number.NaN }); // "balance is NaN, which JSON writes as null"
  */
 export function outputNotJson(output: unknown): string | undefined {
-  const why = notJson(output);
-  if (why !== undefined || output === undefined) return why;
+  if (output === undefined) return undefined;
+  const json = jsonTextOf(output, true);
+  return "why" in json ? json.why : undefined;
+}
+
+/**
+ * Where `value` (an object: its keys name the places, as `order.total`) holds a number JSON writes as `null` (see
+ * nonFiniteAt), as `order.total is NaN, which JSON writes as null`, or undefined. An AI function's input so given
+ * (through `z.any()`) reached the model as null.
+ */
+export function nonFiniteWhere(value: object): string | undefined {
   let text: string | undefined;
   try {
-    text = JSON.stringify(output);
+    text = JSON.stringify(value);
   } catch (e) {
     return describeError(e);
   }
-  return text === undefined ? undefined : nonFiniteIn(text, output);
+  return text === undefined ? undefined : nonFiniteIn(text, value);
 }
 
 /**
- * Where `value` holds a number JSON writes as `null` (NaN, ±Infinity, also
- * boxed, or an invalid Date's NaN time), as `rows[1].v is -Infinity` (`the output is NaN` at the top), or
- * undefined. Looked for only when the text has a `null` in it; walked as
- * JSON.stringify walks it (after each `toJSON`).
+ * Where `value` holds a number JSON writes as `null` (nonFiniteAt), or undefined. Looked for only when the text has
+ * a `null` in it; walked as JSON.stringify walks it (after each `toJSON`).
  */
 function nonFiniteIn(text: string, value: unknown): string | undefined {
-  if (!text.includes("null")) return undefined;
-  const said = (at: string, n: number): string => `${at === "" ? "the output" : at} is ${n}, which JSON writes as null`;
-  if (typeof value === "number") return Number.isFinite(value) ? undefined : said("", value);
-  return firstFound(value, (at, v, holder, key) => {
-    const n = v instanceof Number ? v.valueOf() : v;
-    if (typeof n === "number" && !Number.isFinite(n)) return said(at, n);
-    // an invalid Date (a NaN time) writes itself as null: told as NaN is. Read from its holder's own data property
-    // (what toJSON was called on), never through a getter again
-    if (v === null && invalidDate(Object.getOwnPropertyDescriptor(holder, key)?.value))
-      return `${at === "" ? "the output" : at} is an invalid Date, which JSON writes as null`;
-    return undefined;
-  });
+  return text.includes("null") ? firstFound(value, nonFiniteAt) : undefined;
 }
+
+/**
+ * A number JSON writes as `null` (NaN, ±Infinity, also boxed, or an invalid Date's NaN time), as `rows[1].v is
+ * -Infinity` (`the output is NaN` at the top), or undefined.
+ */
+const nonFiniteAt: Look = (at, v, holder, key) => {
+  const where = at === "" ? "the output" : at;
+  const n = v instanceof Number ? v.valueOf() : v;
+  if (typeof n === "number" && !Number.isFinite(n)) return `${where} is ${n}, which JSON writes as null`;
+  // an invalid Date (a NaN time) writes itself as null: told as NaN is. Read from its holder's own data property
+  // (what toJSON was called on), never through a getter again
+  if (v === null && invalidDate(Object.getOwnPropertyDescriptor(holder, key)?.value)) return `${where} is an invalid Date, which JSON writes as null`;
+  return undefined;
+};
 
 /**
  * The first place JSON.stringify's walk of `value` (after each `toJSON`) meets what `look` tells of, in `look`'s
- * words, or undefined. `look` is shown each value as written: its place (`at`, "" for `value` itself, as
- * `rows[1].v`), the value, and its holder and key (`top`: `value` itself, held by JSON.stringify's wrapper). A getter
- * or `toJSON` that throws the second time it is read is told as its error.
+ * words, or undefined. A getter or `toJSON` that throws the second time it is read is told as its error.
  */
-function firstFound(value: unknown, look: (at: string, v: unknown, holder: object, key: string, top: boolean) => string | undefined): string | undefined {
-  const places = new Map<object, string>();
-  let first = true;
-  let found: string | undefined;
+function firstFound(value: unknown, look: Look): string | undefined {
   try {
-    JSON.stringify(value, function (this: object, key: string, v: unknown): unknown {
-      if (found !== undefined) return undefined;
-      const at = first ? "" : placeOf(places.get(this) ?? "", this, key);
-      found = look(at, v, this, key, first);
-      first = false;
-      if (found !== undefined) return undefined;
-      if (typeof v === "object" && v !== null) places.set(v, at);
-      return v;
-    });
+    return walked(value, look).found;
   } catch (e) {
     return describeError(e); // (a getter or toJSON that threw the second time it was read)
   }
-  return found;
 }
 
 /**
- * Where `value` holds what JSON leaves out without a word: a function or a symbol as a key's value (the key is gone)
- * or an array's item (written as null), or an object whose `toJSON` gives nothing there; as `rows[1].fetch is a
- * function, which JSON leaves out`, or undefined. A tool's `{ total: 5, refresh: () => … }` reached the model and the
- * journal as `{"total":5}`, and nobody was told. (An `undefined` is not told: a key left undefined is one left out, as
- * JSON keeps it, and the value itself is kept as null.) Plain data is looked through by a walk that calls nothing
- * (`mayDrop`): only when it meets such a value, or an object with a `toJSON` of its own, is `value` written again
- * with a replacer that finds where (as nonFiniteIn does, after each `toJSON`).
+ * What `look` tells of each value as written: its place (`at`, "" for `value` itself, as `rows[1].v`), the value,
+ * and its holder and key (`top`: `value` itself, held by JSON.stringify's wrapper).
  */
-function droppedIn(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  try {
-    if (!mayDrop(value, 0)) return undefined;
-  } catch {
-    // (a getter or a Proxy trap that throws, or nesting past the walk's depth: the replacer below tells)
-  }
-  return firstFound(value, (at, v, holder, key, top) => {
-    if (top) return undefined;
-    const fate = Array.isArray(holder) ? "which JSON writes as null" : "which JSON leaves out";
-    // what toJSON gave is `v`; the holder's own data property is what it was called on (never a getter read again)
-    const own: unknown = Object.getOwnPropertyDescriptor(holder, key)?.value;
-    if (typeof v === "function" || typeof v === "symbol")
-      return own === v ? `${at} is a ${typeof v}, ${fate}` : `${at} is an object whose toJSON gives a ${typeof v}, ${fate}`;
-    if (v === undefined && own !== undefined) return `${at} is an object whose toJSON gives no JSON value, ${fate}`;
-    return undefined;
+type Look = (at: string, v: unknown, holder: object, key: string, top: boolean) => string | undefined;
+
+/**
+ * `value` written by JSON.stringify (it throws what that throws) with a replacer that shows `look` each value as
+ * written, up to the first it tells of (`found`); past that the rest is written unlooked at (the text is whole).
+ */
+function walked(value: unknown, look: Look): { text: string | undefined; found?: string } {
+  const places = new Map<object, string>();
+  let first = true;
+  let found: string | undefined;
+  const text = JSON.stringify(value, function (this: object, key: string, v: unknown): unknown {
+    if (found !== undefined) return v;
+    const at = first ? "" : placeOf(places.get(this) ?? "", this, key);
+    found = look(at, v, this, key, first);
+    first = false;
+    if (typeof v === "object" && v !== null) places.set(v, at);
+    return v;
   });
+  return found === undefined ? { text } : { text, found };
+}
+
+/**
+ * What JSON leaves out without a word, at one place of a written value: a function or a symbol as a key's value (the
+ * key is gone) or an array's item (written as null), an object whose `toJSON` gives nothing there, or an Error
+ * written without its message; as `rows[1].fetch is a function, which JSON leaves out`. A tool's `{ total: 5,
+ * refresh: () => … }` reached the model and the journal as `{"total":5}`, and nobody was told. (An `undefined` is
+ * not told: a key left undefined is one left out, as JSON keeps it, and the value itself is kept as null.)
+ */
+const droppedAt: Look = (at, v, holder, key, top) => {
+  const lost = errorLost(v);
+  // (the value itself is named by what it is, as lostIn names one: this check serves inputs and kept data too)
+  if (lost !== undefined) return at === "" ? lost : `${at} is ${lost}`;
+  if (top) return undefined;
+  const fate = Array.isArray(holder) ? "which JSON writes as null" : "which JSON leaves out";
+  // what toJSON gave is `v`; the holder's own data property is what it was called on (a getter is never read again:
+  // what it gave is `v`)
+  const own = Object.getOwnPropertyDescriptor(holder, key);
+  if (typeof v === "function" || typeof v === "symbol") {
+    if (own?.get !== undefined) return `${at} is a getter that gives a ${typeof v}, ${fate}`;
+    return own?.value === v ? `${at} is a ${typeof v}, ${fate}` : `${at} is an object whose toJSON gives a ${typeof v}, ${fate}`;
+  }
+  if (v === undefined && own?.value !== undefined) return `${at} is an object whose toJSON gives no JSON value, ${fate}`;
+  return undefined;
+};
+
+/**
+ * How an Error JSON writes with keys of its own but not its message is told (a Node system error: its `code`,
+ * `errno`, `syscall` and `path` are own enumerable keys, its message is not), or undefined. A tool's `catch (e) {
+ * return { error: e } }` reached the model as `{"error":{"errno":-2,"code":"ENOENT","syscall":"open","path":"…"}}`,
+ * what went wrong left out. (One with no own keys at all, written `{}`, is told by lostIn; one whose message is its
+ * own key, or with a toJSON, writes what it says.)
+ */
+function errorLost(v: unknown): string | undefined {
+  try {
+    if (!(v instanceof Error) || Object.prototype.propertyIsEnumerable.call(v, "message")) return undefined;
+    if (typeof v.message !== "string" || v.message === "") return undefined;
+    return `${errorSaying(v)}, which JSON writes without its message: throw it, or return its message`;
+  } catch {
+    return undefined; // (a Proxy that cannot be asked: what JSON wrote of it is what it is)
+  }
 }
 
 /** How deep `mayDrop` walks before it leaves the rest to the replacer (its own stack, not JSON.stringify's). */
 const MAY_DROP_DEPTH = 200;
 
 /**
- * Whether `value` (an object) may hold what JSON leaves out (see droppedIn): a function or a symbol among its own
- * keys' values (data properties: a getter is not called again) or items, at any depth, or an object with a `toJSON`
- * other than a Date's (what it gives is not known without calling it). False for plain data, the most of what tools
- * return.
+ * Whether `value` (an object) may hold what JSON leaves out (see droppedAt): a function or a symbol among its own
+ * keys' values (data properties) or items, at any depth, an Error, or what is not known without calling it: a getter,
+ * an object with a `toJSON` other than a Date's. False for plain data, the most of what tools return.
  */
 function mayDrop(value: object, depth: number): boolean {
-  if (depth > MAY_DROP_DEPTH) return true;
+  if (depth > MAY_DROP_DEPTH || value instanceof Error) return true;
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === "function") return toJSON !== Date.prototype.toJSON;
   if (Array.isArray(value)) {
@@ -186,8 +247,11 @@ function mayDrop(value: object, depth: number): boolean {
     return false;
   }
   // each key's own data property, never read through a getter: an output is read once at its boundary (a lazy value,
-  // a closed handle, may throw the second time). What a getter gives is not looked at here
-  for (const key in value) if (dropsItem(Object.getOwnPropertyDescriptor(value, key)?.value, depth)) return true;
+  // a closed handle, may throw the second time). What a getter gives is seen only by the replacer's one writing
+  for (const key in value) {
+    const own = Object.getOwnPropertyDescriptor(value, key);
+    if (own?.get !== undefined || dropsItem(own?.value, depth)) return true;
+  }
   return false;
 }
 
@@ -233,16 +297,23 @@ function lostObject(value: unknown, seen: Set<object>): string | undefined {
   if (typeof value !== "object" || value === null || seen.has(value)) return undefined;
   seen.add(value);
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return undefined; // it writes itself
-  if (value instanceof Map) return "a Map is written as {}";
-  if (value instanceof Set) return "a Set is written as {}";
-  if (typeof (value as { then?: unknown }).then === "function") return "a promise is written as {} (an await is missing)";
-  const items = Object.values(value);
-  if (items.length === 0) return classLost(value);
-  for (const item of items) {
+  const here = lostAt(value);
+  if (here !== undefined) return here;
+  for (const item of Object.values(value)) {
     const found = lostObject(item, seen);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+/** Why `v`, as JSON.stringify writes it (after its `toJSON`), is written `{}` though it holds something (see lostIn), or undefined. */
+function lostAt(v: unknown): string | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  if (v instanceof Map) return "a Map is written as {}";
+  if (v instanceof Set) return "a Set is written as {}";
+  if (typeof (v as { then?: unknown }).then === "function") return "a promise is written as {} (an await is missing)";
+  // (its keys, not their values: a getter is not read here)
+  return Object.keys(v).length === 0 ? classLost(v) : undefined;
 }
 
 /**
@@ -300,10 +371,44 @@ export function cappedErrorText(text: string): string {
   return `${text.slice(0, keep)}${note(text.length - keep)}`;
 }
 
-/** A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly. */
+/**
+ * A thrown value as the model (and `tool-failed`) will read it: an Error's message, or what was thrown, said plainly;
+ * with what its `cause` says, and an AggregateError with no message of its own by its errors' messages. The commonest
+ * failures of a tool's I/O said nothing themselves: a `fetch` that cannot connect throws "fetch failed", the reason
+ * (`connect ECONNREFUSED 127.0.0.1:8080`) only in its cause, and a connect to a host of several addresses rejects with
+ * an AggregateError whose message is empty, read as "AggregateError".
+ *
+ * @example
+ * thrownText(new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED 127.0.0.1:8080") }));
+ * // "fetch failed (connect ECONNREFUSED 127.0.0.1:8080)"
+ */
 export function thrownText(e: unknown): string {
   if (e === undefined || e === null) return `the tool threw ${String(e)} (not an Error)`;
-  return describeError(e);
+  return errorText(e, 0);
+}
+
+/** How deep `thrownText` follows causes and an AggregateError's errors (a cause may be a cycle; a chain says enough by then). */
+const CAUSE_DEPTH = 3;
+
+/** `e` said with what its cause and, when it says nothing itself, an AggregateError's errors say (see thrownText). */
+function errorText(e: unknown, depth: number): string {
+  let text = describeError(e);
+  if (depth >= CAUSE_DEPTH) return text;
+  try {
+    // (ours say what they mean in their own words: their cause is kept for the developer, as `cause`)
+    if (!(e instanceof Error) || e instanceof FunctaiError) return text;
+    if (e instanceof AggregateError && (typeof e.message !== "string" || e.message === "") && Array.isArray(e.errors) && e.errors.length > 0)
+      text = [...new Set(e.errors.map((inner: unknown) => errorText(inner, depth + 1)))].join("; ");
+    const cause: unknown = e.cause;
+    if (cause instanceof Error) {
+      const said = errorText(cause, depth + 1);
+      // (a wrapper that put its cause's words in its own message already said them)
+      if (!text.includes(said)) text = `${text} (${said})`;
+    }
+  } catch {
+    // (a getter or Proxy trap that throws: the error as describeError said it)
+  }
+  return text;
 }
 
 /** Whether a hook's answer is an object (not an array) with `key`: false for anything else, a Proxy whose traps throw too. */

@@ -16,7 +16,7 @@ import type { TurnEventBody } from "../turn/events.js";
 import { issuesText, readWith } from "../schema-read.js";
 import { copyOf } from "../runtime/values.js";
 import { isStoreCode, isStoreFailure } from "../store/failures.js";
-import { ToolCallContext, cappedErrorText, hasKey, keptText, notJson, outputNotJson, thrownText } from "./tool-boundary.js";
+import { ToolCallContext, cappedErrorText, hasKey, notJson, outputJson, thrownText } from "./tool-boundary.js";
 
 /** One tool call of a step, once numbered, checked and decided. */
 interface Prepared {
@@ -488,12 +488,9 @@ async function givenMessage(frame: Frame, p: Prepared): Promise<Message> {
     keepGiven(frame, p, given);
     return toolMessage(p, outputText(given));
   }
-  const text = keptText(output);
-  if (text === undefined)
-    throw new FunctaiError(
-      "plugin-failed",
-      `a plugin changed the output of ${p.path} into one that is not JSON (${outputNotJson(output) ?? "it could not be written"})`,
-    );
+  const json = outputJson(output);
+  if ("why" in json) throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${json.why})`);
+  const { text } = json;
   const kept = keptValue(output, text);
   keepGiven(frame, p, kept);
   return toolMessage(p, readAs(kept, text));
@@ -592,7 +589,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   // under toolRun hooks, the output is read at the tool's boundary, as the body gave it: a hook hands back the very
   // object run() gave it, and one that edited it in place (a tracer redacting what it records) silently changed what
   // the model read and the journal kept. (No such hook: the output is read at once below, as before.)
-  let atBoundary: { value: unknown; text: string | undefined } | undefined;
+  let atBoundary: { value: unknown; json: { text: string } | { why: string } } | undefined;
   const hooked = frame.settings.plugins?.some((plugin) => (plugin as Plugin).hooks.toolRun !== undefined) === true;
   try {
     output = await bound.race(
@@ -602,7 +599,7 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
         hooked
           ? () =>
               Promise.resolve(body()).then((value) => {
-                atBoundary = { value, text: keptText(value) };
+                atBoundary = { value, json: outputJson(value) };
                 return value;
               })
           : body,
@@ -643,9 +640,10 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
   }
   const forPerson = ctx.returned();
   // checked here, at the tool's boundary: what cannot be kept never reaches the journal (nor the batch with the model's reply)
-  let text = atBoundary !== undefined && Object.is(atBoundary.value, output) ? atBoundary.text : keptText(output);
-  if (text === undefined) {
-    const why = `its output is not JSON (${outputNotJson(output) ?? "it could not be written"})`;
+  // (what the model reads, or why it cannot, from one writing of the output: see outputJson)
+  const written = atBoundary !== undefined && Object.is(atBoundary.value, output) ? atBoundary.json : outputJson(output);
+  if ("why" in written) {
+    const why = `its output is not JSON (${written.why})`;
     // a changing tool did what it does (the refund went out): told only that its output is not JSON, a model reads
     // it as a call that failed and makes it again. Its error (the model's message, its `done` record) says it ran.
     // So too a program or AI function called as a tool that may change things: the calls inside it ran (its refund)
@@ -663,9 +661,9 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       ),
     );
   }
-  let kept = keptValue(output, text);
-  let json = text;
-  text = readAs(kept, text);
+  let json = written.text;
+  let kept = keptValue(output, json);
+  let text = readAs(kept, json);
   if (frame.settings.plugins?.length) {
     // the plugins are shown that one reading of the output (as the model reads it), never the tool's live objects:
     // a getter read again may give something else, or throw; a plugin that changes it in place changes its own copy
@@ -675,13 +673,10 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
       // (bounded as the tool's run is: a hook that never answers does not hold a stop for good; the tool did finish,
       // and its `done` is kept below with what it returned)
       output = await new StopBound().race(afterHooks(frame, p, input, { output: shown }), runtime.signal);
-      const changed = keptText(output);
-      if (changed === undefined)
-        throw new FunctaiError(
-          "plugin-failed",
-          `a plugin changed the output of ${p.path} into one that is not JSON (${outputNotJson(output) ?? "it could not be written"})`,
-        );
-      text = json = changed;
+      const changed = outputJson(output);
+      if ("why" in changed)
+        throw new FunctaiError("plugin-failed", `a plugin changed the output of ${p.path} into one that is not JSON (${changed.why})`);
+      text = json = changed.text;
     } catch (e) {
       // the tool did run: keep that, so it is never run again; a broken plugin fails the call, it is not the tool's error
       const done = doneBody(site, p, forPerson);

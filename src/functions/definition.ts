@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { EarlierTurn } from "../engine/ai-call.js";
 import type { Frame } from "../engine/frame.js";
-import { notJson } from "../engine/tool-boundary.js";
+import { nonFiniteWhere, notJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../errors.js";
 import type { AIState, Demo } from "../optimize/demo.js";
 import type { Effects } from "../records/types.js";
@@ -85,6 +85,12 @@ export function parseInput(def: Definition, input: unknown): Record<string, unkn
     if (problem !== undefined)
       throw new FunctaiError("input-invalid", `${def.name}: its input ${key} is not JSON (${problem}). Nothing was sent to the model.`);
   }
+  // an AI function's inputs are what the model reads: NaN or Infinity (through z.any()) was shown as null, a different
+  // fact ("the balance is null"), without a word. (A program's body is handed them as given; its kept inputs are
+  // JSON's, read back as a resume reads them)
+  const nonFinite = def.kind === "ai" ? nonFiniteWhere(data) : undefined;
+  if (nonFinite !== undefined)
+    throw new FunctaiError("input-invalid", `${def.name}: its input ${nonFinite}: the model would read null. Nothing was sent to the model.`);
   return data;
 }
 
