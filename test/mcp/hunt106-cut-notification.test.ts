@@ -26,7 +26,9 @@ describe("a notification past the bound in a changing call's stream, before its 
       () => undefined,
       (e: unknown) => e as Error,
     );
-    expect(s.wire.export!.finished).toBe(false);
+    // (not whether the server finished writing: `finished` says only that its last bytes went to the kernel, and a
+    // loopback socket's buffers can take the small answer after the client stopped reading at the bound; under load
+    // they did. What the client read is what counts, and it read no answer: the call is in doubt)
     expect(error, String(error?.message)).toMatchObject({ code: "turn-unfinished", message: expect.stringMatching(/export may have run/) });
   }, 120_000);
 });
