@@ -25,6 +25,20 @@ let server: MockServer;
 eachTestServer((s) => (server = s));
 const { gpt, claude } = modelsOver(() => server, { gpt: "gpt-4.1-mini", claude: "claude-haiku-4-5", apiKey: "test-key", maxRetries: 0 });
 
+/** A desk whose changing `refund` tool says what it was run with (`refunded`): a cut-off call must never reach it. */
+function refundDesk() {
+  const refunded: unknown[] = [];
+  const refundTool = tool(
+    "refund",
+    { description: "Refund an order.", input: { order_id: z.string(), reason: z.string().optional() }, effects: "changes" },
+    (input) => {
+      refunded.push(input);
+      return "refunded";
+    },
+  );
+  return { refunded, desk: ai("desk", { description: "Handle refunds.", input: { question: z.string() }, tools: [refundTool] }) };
+}
+
 const usage = { input_tokens: 40, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 64 };
 const claudeMessage = (content: unknown[], stop_reason: string) => ({
   id: "msg_cut",
@@ -124,16 +138,7 @@ describe("a reply cut off mid tool call: its last call is not taken as whole", (
   });
 
   it("end to end: the cut-off call to a changing tool does not run; the model is told why", async () => {
-    const refunded: unknown[] = [];
-    const refundTool = tool(
-      "refund",
-      { description: "Refund an order.", input: { order_id: z.string(), reason: z.string().optional() }, effects: "changes" },
-      (input) => {
-        refunded.push(input);
-        return "refunded";
-      },
-    );
-    const desk = ai("desk", { description: "Handle refunds.", input: { question: z.string() }, tools: [refundTool] });
+    const { refunded, desk } = refundDesk();
     server.reply(
       { json: claudeMessage([useA, useB], "max_tokens") },
       { json: claudeMessage([{ type: "text", text: "<result>\nA-1042 refunded; B-2210 needs another try.\n</result>" }], "end_turn") },
@@ -210,16 +215,7 @@ describe("a reply cut off inside a call's arguments: the model is told it was cu
   });
 
   it("end to end, openai: the cut call does not run; the tool message the model is sent next says it was cut off", async () => {
-    const refunded: unknown[] = [];
-    const refundTool = tool(
-      "refund",
-      { description: "Refund an order.", input: { order_id: z.string(), reason: z.string().optional() }, effects: "changes" },
-      (input) => {
-        refunded.push(input);
-        return "refunded";
-      },
-    );
-    const desk = ai("desk", { description: "Handle refunds.", input: { question: z.string() }, tools: [refundTool] });
+    const { refunded, desk } = refundDesk();
     server.reply(
       { json: completion([callA, cutB], "length") },
       { json: chatCompletion("<result>\nA-1042 refunded; B-2210 needs another try.\n</result>", { model: "gpt-4.1-mini", usage: [60, 20] }) },
