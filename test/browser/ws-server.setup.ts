@@ -2,7 +2,8 @@
  * Global setup of the browser project (runs in Node): a WebSocket server for
  * `websocket.browser.test.ts`, in a child process of its own (ws-server.ts,
  * the package's source through tsx), stopped at the end. The page gets its
- * address through `inject("functaiWsUrl")`.
+ * address through `inject("functaiWsUrl")` (and one bound to a path through
+ * `inject("functaiWsBoundUrl")`).
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -11,6 +12,8 @@ import type { TestProject } from "vitest/node";
 declare module "vitest" {
   export interface ProvidedContext {
     functaiWsUrl: string;
+    /** The same desk served on the path "/functai" only. */
+    functaiWsBoundUrl: string;
   }
 }
 
@@ -19,15 +22,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=functai-source", script], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
+  const urls = await new Promise<{ url: string; bound: string }>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`the WebSocket server did not start in 30 s: ${stderr}`)), 30_000);
     child.stdout!.on("data", (d: Buffer) => {
       out += d.toString();
-      const m = /^url (\S+)$/m.exec(out);
+      const m = /^bound (\S+)\nurl (\S+)$/m.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]!);
+        resolve({ bound: m[1]!, url: m[2]! });
       }
     });
     child.once("exit", (code) => {
@@ -35,7 +38,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       reject(new Error(`the WebSocket server exited (${code}) before it listened: ${stderr}`));
     });
   });
-  project.provide("functaiWsUrl", url);
+  project.provide("functaiWsUrl", urls.url);
+  project.provide("functaiWsBoundUrl", urls.bound);
   return async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once("exit", r));

@@ -444,7 +444,15 @@ export class Companion {
     const refusal = sent ? null : this.#link.refusal;
     if (refusal)
       this.#fail(id, pending, { code: refusal.wireCode, message: `the server refused this companion: ${refusal.message}; nothing was sent` });
-    else if (!sent) this.#fail(id, pending, { code: "remote-closed", message: "not connected" });
+    else if (!sent) {
+      // reconnecting: why the last try failed is what a person can act on (a browser's socket tells only 1006 on a
+      // refused upgrade, as on a server that is down: the message names both)
+      const last = this.#link.lastFailure;
+      this.#fail(id, pending, {
+        code: "remote-closed",
+        message: last ? `not connected (reconnecting; the last try: ${last.message.slice(0, 300)}); nothing was sent` : "not connected",
+      });
+    }
   }
 
   #stream(

@@ -9,7 +9,7 @@ import { MAX_TIMER_MS } from "../../../src/runtime/clock.js";
 import { optionChecks } from "../shared/options.js";
 import { MAX_KEY_LENGTH, MAX_SHORT_LENGTH, PROTOCOL_VERSION, serverMessageSchema, type ServerMessage } from "../shared/protocol.js";
 import type { ServerLimits } from "./pace.js";
-import { OPEN, openSocket, socketConstructor, type SocketConstructor, type SocketLike } from "./socket.js";
+import { OPEN, openSocket, socketConstructor, UpgradeRefused, type SocketConstructor, type SocketLike } from "./socket.js";
 
 export interface LinkOptions {
   /** The server's key (required by any server not only on loopback). */
@@ -59,6 +59,10 @@ export class Link {
   #welcomedOnce = false;
   /** Why the server refused this companion for good on a reconnect (its key, its protocol version): no retry follows. */
   #refusal: RemoteError | null = null;
+  /** Why the last reconnect failed, while reconnecting: a request meanwhile says it (a browser's 1006 says no more). */
+  #lastFailure: RemoteError | null = null;
+  /** Reconnects in a row whose upgrade the server refused with a status each try would get again (UpgradeRefused.lasting). */
+  #refusedUpgrades = 0;
 
   constructor(
     readonly url: string,
@@ -86,6 +90,7 @@ export class Link {
     if (this.#retry) clearTimeout(this.#retry);
     this.#retry = null;
     this.#refusal = null; // asked again by the caller: tried again
+    this.#refusedUpgrades = 0;
     return this.#attempt(this.#welcomedOnce);
   }
 
@@ -95,6 +100,11 @@ export class Link {
     });
     this.#connecting = attempt;
     return attempt;
+  }
+
+  /** Why the last reconnect failed while the companion is reconnecting, or `null`. */
+  get lastFailure(): RemoteError | null {
+    return this.#socket ? null : this.#lastFailure;
   }
 
   /** Why the server refused this companion for good on a reconnect (`remote-auth`, `remote-protocol`), or `null`. */
@@ -255,6 +265,7 @@ export class Link {
    */
   #down(socket: SocketLike, e: { code: number; reason: string }, welcomedAt: number, tooLarge = false): void {
     if (this.#socket === socket) this.#socket = null;
+    this.#lastFailure = null; // (a failure of an earlier outage's reconnects says nothing of this one)
     // the key revoked under a welcomed connection: no retry follows, and each later request says why (never "not
     // connected", as though a retry could help); open() asks again
     if (e.code === AUTH_CLOSE && !this.#closing)
@@ -278,19 +289,41 @@ export class Link {
     this.#retry = setTimeout(() => {
       this.#retry = null;
       if (this.#closing) return;
-      this.#attempt(true).catch((e: unknown) => {
-        // a refused key will not start working, nor a refused protocol version: stop trying, and say why (every later
-        // request is refused with it, never "not connected" while retrying for ever)
-        if (forGood(e)) {
-          this.#refusal = e;
-          if (e.wireCode === "remote-auth") return this.events.down({ code: AUTH_CLOSE, reason: "key refused" });
-          return this.events.down({ code: PROTOCOL_CLOSE, reason: e.message.slice(0, 200) });
-        }
-        if (!this.#closing) this.#schedule();
-      });
+      this.#attempt(true).then(
+        () => {
+          this.#refusedUpgrades = 0;
+          this.#lastFailure = null;
+        },
+        (e: unknown) => this.#failed(e),
+      );
     }, delay);
   }
+
+  /** A reconnect failed: tried again later, unless the server refused this companion in a way each try would be told. */
+  #failed(e: unknown): void {
+    // an upgrade refused with a 4xx (a wrong path, an origin not let in) was retried for ever as a network drop; a
+    // proxy mid-deploy may say one briefly, so it is given a few tries before it is taken as said for good
+    const upgrade = e instanceof UpgradeRefused;
+    this.#refusedUpgrades = upgrade && e.lasting ? this.#refusedUpgrades + 1 : 0;
+    if (upgrade && e.lasting && this.#refusedUpgrades >= REFUSED_UPGRADES) {
+      this.#refusal = e;
+      return this.events.down({ code: e.wireCode === "remote-auth" ? AUTH_CLOSE : PROTOCOL_CLOSE, reason: e.message.slice(0, 200) });
+    }
+    // a refused key will not start working, nor a refused protocol version: stop trying, and say why (every later
+    // request is refused with it, never "not connected" while retrying for ever)
+    if (forGood(e) && !upgrade) {
+      this.#refusal = e;
+      if (e.wireCode === "remote-auth") return this.events.down({ code: AUTH_CLOSE, reason: "key refused" });
+      return this.events.down({ code: PROTOCOL_CLOSE, reason: e.message.slice(0, 200) });
+    }
+    if (this.#closing) return;
+    this.#lastFailure = e instanceof RemoteError ? e : new RemoteError({ code: "remote-closed", message: String(e).slice(0, 300) });
+    this.#schedule();
+  }
 }
+
+/** Upgrades refused in a row (a 4xx each) after which a companion stops reconnecting (see `Link.#failed`). */
+const REFUSED_UPGRADES = 3;
 
 /** The close of a message too large (a code WebSocket gives it), and why, as a companion that refused one tells it. */
 const TOO_LARGE_CLOSE = 1009;

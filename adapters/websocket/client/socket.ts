@@ -76,10 +76,53 @@ export function openSocket(Socket: SocketConstructor, url: string, timeoutMs: nu
       opened = true;
       resolve(socket);
     });
+    // `ws` says the HTTP status of an upgrade the server answered without switching (its error, then a bare 1006)
+    let status: number | undefined;
     socket.addEventListener("close", (e) => {
       clearTimeout(timer);
-      if (!opened) reject(new RemoteError({ code: "remote-closed", message: `could not connect to ${url} (${e.code})` }));
+      if (opened) return;
+      if (status !== undefined) return reject(new UpgradeRefused(url, status));
+      // (a browser's 1006 says no more: a server down, or one that refused the upgrade, alike)
+      const unsaid = e.code === 1006 ? ": the network, or the server refused the upgrade (its path, its origins, a proxy)" : "";
+      reject(new RemoteError({ code: "remote-closed", message: `could not connect to ${url} (${e.code}${unsaid})` }));
     });
-    socket.addEventListener("error", () => undefined);
+    socket.addEventListener("error", (e?: unknown) => {
+      status ??= refusedStatus(e);
+    });
   });
+}
+
+/**
+ * The server answered the upgrade with an HTTP status, never switching: 401 or 403 is `remote-auth` (the origin not let
+ * in, a proxy's credentials), another 4xx `remote-protocol` (a wrong path, not a WebSocket endpoint), each said again
+ * at every try; a 5xx, 408 or 429 is `remote-closed` (a proxy whose server is restarting: a try later may get through).
+ */
+export class UpgradeRefused extends RemoteError {
+  /** Whether each try would be told the same (a 4xx but 408 and 429), not a passing state of the server or a proxy. */
+  readonly lasting: boolean;
+  constructor(
+    url: string,
+    readonly status: number,
+  ) {
+    const lasting = status >= 400 && status < 500 && status !== 408 && status !== 429;
+    const auth = status === 401 || status === 403;
+    const check = auth
+      ? "check the origins it lets in, or a proxy's credentials (a key is checked later, in the hello)"
+      : lasting
+        ? "check the URL's path (the server's `path`) and that it is a functai WebSocket server"
+        : "it or a proxy before it could not take the connection now";
+    super({
+      code: auth ? "remote-auth" : lasting ? "remote-protocol" : "remote-closed",
+      message: `could not connect to ${url}: the server refused the upgrade (HTTP ${status}); ${check}`,
+    });
+    this.lasting = lasting;
+  }
+}
+
+/** The HTTP status in `ws`'s error for an upgrade answered without switching ("Unexpected server response: 401"). */
+function refusedStatus(e: unknown): number | undefined {
+  const error = e as { message?: unknown; error?: { message?: unknown } } | null | undefined;
+  const text = typeof error?.message === "string" ? error.message : error?.error?.message;
+  const m = typeof text === "string" ? /^Unexpected server response: (\d{3})$/.exec(text) : null;
+  return m ? Number(m[1]) : undefined;
 }

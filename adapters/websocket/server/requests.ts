@@ -151,7 +151,10 @@ export function requestHandler(hub: Hub): Handler {
     }
     switch (msg.type) {
       case "waiting": {
-        await hub.watcher.refresh();
+        // a store that could not list its conversations (down, its folder gone) left the list as last read: sent as
+        // the answer, a person was told that nothing (or what was) waits, as though it were read now
+        const failure = await hub.watcher.refresh();
+        if (failure !== undefined) return conn.error(msg.id, toWireError(failure)); // (told to the log by the scan)
         const grant = grantNow(hub, conn);
         if (!grant) return conn.error(msg.id, wireError("remote-auth", "this key was revoked"));
         return conn.send({ type: "reply", id: msg.id, result: visibleTo(grant, hub.watcher.all) });

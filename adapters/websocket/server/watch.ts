@@ -85,7 +85,7 @@ export class WaitingWatcher {
   #again = false;
   /** Scans begun, and the calls of `refresh` waiting for the scan of a number (the first to begin after they were made). */
   #begun = 0;
-  #refreshes: { scan: number; resolve: () => void }[] = [];
+  #refreshes: { scan: number; resolve: (failure: unknown) => void }[] = [];
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
 
@@ -121,7 +121,7 @@ export class WaitingWatcher {
       this.#timer.unref?.();
     };
     void first.finally(tick);
-    return first;
+    return first.then(() => undefined);
   }
 
   /** Stops polling; resolves once the scan in flight, if any, has ended (it reads no further conversation). */
@@ -137,9 +137,11 @@ export class WaitingWatcher {
    * current: once a scan that began after this call has ended, not after
    * every scan asked for meanwhile (a busy server's requests each ask for
    * one: a caller waiting for all of them would wait as long as they come).
+   * Resolves with why that scan failed (the store could not list its
+   * conversations: the list is as last read), else `undefined`.
    */
-  refresh(): Promise<void> {
-    const done = new Promise<void>((resolve) => this.#refreshes.push({ scan: this.#begun + 1, resolve }));
+  refresh(): Promise<unknown> {
+    const done = new Promise<unknown>((resolve) => this.#refreshes.push({ scan: this.#begun + 1, resolve }));
     if (this.#closed) this.#settle(Number.POSITIVE_INFINITY);
     else if (this.#scan) this.#again = true;
     else
@@ -148,12 +150,14 @@ export class WaitingWatcher {
           do {
             this.#again = false;
             const scan = ++this.#begun;
+            let failure: unknown;
             try {
               await this.#scanAll();
             } catch (e) {
+              failure = e;
               this.onError(e);
             }
-            this.#settle(scan);
+            this.#settle(scan, failure);
           } while (this.#again && !this.#closed);
         } finally {
           this.#scan = null;
@@ -163,12 +167,12 @@ export class WaitingWatcher {
     return done;
   }
 
-  /** Resolves the calls of `refresh` that waited for scan `scan` or an earlier one. */
-  #settle(scan: number): void {
+  /** Resolves the calls of `refresh` that waited for scan `scan` or an earlier one, with why it failed (if it did). */
+  #settle(scan: number, failure?: unknown): void {
     if (this.#refreshes.length === 0) return;
     const waiting = this.#refreshes;
     this.#refreshes = waiting.filter((r) => r.scan > scan);
-    for (const r of waiting) if (r.scan <= scan) r.resolve();
+    for (const r of waiting) if (r.scan <= scan) r.resolve(failure);
   }
 
   async #scanAll(): Promise<void> {
