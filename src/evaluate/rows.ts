@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Callable } from "../functions/callable.js";
 import type { Definition } from "../functions/definition.js";
-import { notJson } from "../engine/tool-boundary.js";
+import { nonFiniteWhere, notJson } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../errors.js";
 import { issuesText, readWith } from "../schema-read.js";
 import { copyOf } from "../runtime/values.js";
@@ -32,6 +32,8 @@ export interface RowShape {
   requiredFields: readonly string[];
   /** Outputs named like an input, whose expected column (by default, their name) is that input's: see checkAnswerColumns. */
   inputNamed: readonly string[];
+  /** Whether the function is an AI function (its answers are what a model writes: JSON), not a program. */
+  ai: boolean;
 }
 
 /** A record of columns: a literal, or one without a prototype (as CSV and query readers often make them). */
@@ -77,7 +79,7 @@ export function rowShape(fn: Callable<any, any>, expected: string | Record<strin
   const requiredFields = fields.filter((f) => !acceptsAbsent(shapeOfOutput[f]!));
   const inputs = Object.keys(shapeOfInputs);
   const inputNamed = expected === undefined ? Object.keys(columns).filter((o) => inputs.includes(o)) : [];
-  return { name: def.name, inputs, required, expected: columns, fields, requiredFields, inputNamed };
+  return { name: def.name, inputs, required, expected: columns, fields, requiredFields, inputNamed, ai: def.kind === "ai" };
 }
 
 /**
@@ -129,11 +131,14 @@ export function checkRows(shape: RowShape, rows: unknown): asserts rows is Row[]
  * row that lacks its required input (it would read the row's empty inputs
  * as the value). A schema that throws while it reads a row (a transform
  * or refinement that throws, an async refinement) refuses the run the same
- * way, the thrown error kept as the cause. `only` picks the rows that are
- * used (labeledFewShot leaves out a row without its required inputs).
+ * way, the thrown error kept as the cause. An AI function's row holding a
+ * number JSON writes as null (NaN, Infinity, an invalid Date, through
+ * `z.any()`) is refused too, naming the place, as its call refuses it.
+ * `only` picks the rows that are used (labeledFewShot leaves out a row
+ * without its required inputs).
  */
 export function checkInputs(
-  fn: { readonly definition: Pick<Definition, "inputSchema"> },
+  fn: { readonly definition: Pick<Definition, "inputSchema" | "kind"> },
   shape: RowShape,
   rows: readonly Row[],
   only: (row: Row) => boolean = () => true,
@@ -152,10 +157,18 @@ export function checkInputs(
     if (parsed.success) {
       // as a call refuses them (a BigInt column, a Set): taken here, every row failed on its own and scored 0 unseen
       const problem = notJson(parsed.data);
-      if (problem === undefined) return;
+      if (problem !== undefined)
+        throw new FunctaiError(
+          "input-invalid",
+          `${shape.name}: row ${i + 1}'s inputs are not JSON (${problem}), and a call's input must be. Nothing was sent to the model.`,
+        );
+      // what the model reads of an AI function's inputs is JSON: taken here, that row's call alone was refused (once
+      // the rows before it were paid for) and scored 0 as if the function were wrong; as an example, it was shown as null
+      const nonFinite = fn.definition.kind === "ai" && isPlainObject(parsed.data) ? nonFiniteWhere(parsed.data) : undefined;
+      if (nonFinite === undefined) return;
       throw new FunctaiError(
         "input-invalid",
-        `${shape.name}: row ${i + 1}'s inputs are not JSON (${problem}), and a call's input must be. Nothing was sent to the model.`,
+        `${shape.name}: row ${i + 1}'s input ${nonFinite}: the model would read null. Nothing was sent to the model.`,
       );
     }
     throw new FunctaiError(
@@ -210,7 +223,12 @@ export function checkAnswerColumns(shape: RowShape): void {
   );
 }
 
-/** Without a metric every row must name an expected output: refused up front, before any model call. */
+/**
+ * Without a metric every row must name an expected output: refused up front, before any model call. So is an AI
+ * function's row expecting a number JSON has none for (Infinity, or NaN or an invalid Date inside a list or an
+ * object): no answer a model writes is one, so the row scored 0 whatever the function did, pulling the mean down
+ * without a word. (A program's answer may be Infinity, and is compared with it.)
+ */
 export function checkExpected(shape: RowShape, rows: readonly Row[]): void {
   const bad = rows.findIndex((row) => Object.keys(expectedOf(shape, row)).length === 0);
   if (bad >= 0) {
@@ -220,6 +238,17 @@ export function checkExpected(shape: RowShape, rows: readonly Row[]): void {
       `${shape.name}: row ${bad + 1} has no expected column (${columns}) and no metric was given; give the expected outputs, expected: "column", or a metric. Nothing was sent to the model.`,
     );
   }
+  if (!shape.ai) return;
+  rows.forEach((row, i) => {
+    const expected = expectedOf(shape, row);
+    // looked at only when JSON writes it: an expected BigInt is compared by value (nonFiniteWhere would tell its write error)
+    const nonFinite = notJson(expected) === undefined ? nonFiniteWhere(expected) : undefined;
+    if (nonFinite !== undefined)
+      throw new FunctaiError(
+        "input-invalid",
+        `${shape.name}: row ${i + 1}'s expected ${nonFinite}: no answer a model writes can match it, so the row would score 0 whatever the answer. Nothing was sent to the model.`,
+      );
+  });
 }
 
 /**

@@ -146,7 +146,12 @@ async function callWith(call: RowCall, row: Row, index: number, options: CallOpt
   const { store } = call;
   if (store !== undefined) {
     const id = `${runId(call)}-${index + 1}`;
-    const chat = inBlock(() => call.fn.conversation(id, { store, ...turnSettings(call.fn, call.block, place?.settings) }));
+    const settings = turnSettings(call.fn, call.block, place?.settings);
+    const open = () => call.fn.conversation(id, { store, ...settings });
+    // in a turn, opened in a block of those settings: a conversation puts the blocks open as it is opened before the
+    // function's own settings, so its plugins run outermost first, the turn's before the function's, as a call's in
+    // the turn do. Given as the conversation's own alone, they came last: the function's plugins ran first
+    const chat = place === undefined ? inBlock(open) : frameCarrier.run(place, () => withSettings(settings, open));
     const sent = call.keyed ? { ...options, key: id } : options;
     // the row's turn, when its conversation can be read; a read that fails gives none (the row keeps its outcome)
     const latest = () =>

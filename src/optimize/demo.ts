@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isRefusalText } from "../approval/rule.js";
+import { nonFiniteWhere } from "../engine/tool-boundary.js";
 import { FunctaiError, describeError } from "../errors.js";
 import type { Message } from "../lm/types.js";
 import { issuesText, readWith, type SchemaRead } from "../schema-read.js";
@@ -140,7 +141,13 @@ function staleCall(demo: Demo, tools: readonly (string | DemoTool)[]): string | 
       if (schema === undefined) continue;
       const result = results[c];
       // (a refusal's text unmarked: a state recorded before `refused` was kept showed the model a refusal all the same)
-      if (result === undefined || result.isError === true || result.refused === true || isRefusalText(result.content) || call.inputError !== undefined)
+      if (
+        result === undefined ||
+        result.isError === true ||
+        result.refused === true ||
+        isRefusalText(result.content) ||
+        call.inputError !== undefined
+      )
         continue;
       const read = readWith(schema, call.input);
       if ("success" in read && read.success) continue;
@@ -351,11 +358,15 @@ export function stepsFrom(messages: readonly Message[]): DemoStep[] {
 /**
  * A deep copy through JSON, refused (`input-invalid`, naming `what`) when
  * the value is not JSON: a BigInt or a cycle threw a bare TypeError, and a
- * state is JSON or it cannot be saved.
+ * state is JSON or it cannot be saved. So is a number JSON writes as null
+ * (NaN, Infinity, an invalid Date) when no `replacer` is given: a labeled
+ * row expecting Infinity was kept answered `null`, and the model was
+ * taught that answer without a word.
  */
 export function jsonCopy<T>(value: T, what: string, replacer?: (key: string, value: unknown) => unknown): T {
+  let copy: T;
   try {
-    return JSON.parse(JSON.stringify(value, replacer)) as T;
+    copy = JSON.parse(JSON.stringify(value, replacer)) as T;
   } catch (e) {
     throw new FunctaiError(
       "input-invalid",
@@ -363,6 +374,13 @@ export function jsonCopy<T>(value: T, what: string, replacer?: (key: string, val
       { cause: e },
     );
   }
+  const nonFinite = replacer === undefined && typeof value === "object" && value !== null ? nonFiniteWhere(value) : undefined;
+  if (nonFinite !== undefined)
+    throw new FunctaiError(
+      "input-invalid",
+      `${what} is not JSON (${nonFinite}), so it cannot be kept as a worked example: the model would read null`,
+    );
+  return copy;
 }
 
 /** A deep copy through JSON: a demo never shares objects with a turn (or another function). */
