@@ -29,6 +29,15 @@ export const GEN_AI = {
 } as const;
 
 /**
+ * The MCP semantic conventions' attributes an `execute_tool` span of an MCP tool carries: the conventions ask that
+ * MCP attributes be added to the tool span an outer GenAI instrumentation makes, rather than a second span.
+ */
+export const MCP = {
+  /** The request the call is: `tools/call`. */
+  method: "mcp.method.name",
+} as const;
+
+/**
  * functai's own attributes and the wait event's name (see {@link GEN_AI} for an example).
  *
  * @example

@@ -1,15 +1,4 @@
-import {
-  context,
-  isSpanContextValid,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type Tracer,
-} from "@opentelemetry/api";
+import { context, isSpanContextValid, SpanKind, trace, type Attributes, type Context, type Link, type Span, type Tracer } from "@opentelemetry/api";
 import type { Approval } from "../../src/approval/types.js";
 import { frameCarrier } from "../../src/engine/carrier.js";
 import { describeValue, FunctaiError } from "../../src/errors.js";
@@ -18,7 +7,7 @@ import { namedKeys, unknownKeys } from "../../src/runtime/values.js";
 import { boundedText, FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
 import { inputMessages, outputMessages } from "./messages.js";
 import { endQuietly, quietly } from "./quiet.js";
-import { type CallerAt, LOOSE_LIMIT, Run } from "./run.js";
+import { type CallerAt, failSpan, LOOSE_LIMIT, Run } from "./run.js";
 
 /**
  * How the OpenTelemetry plugin traces: the tracer to use, and whether
@@ -108,12 +97,6 @@ function turnAttributes(t: PluginTurn, content: boolean): Attributes {
   if (t.conversation !== undefined) attributes[GEN_AI.conversationId] = t.conversation;
   if (content) attributes[FUNCTAI.input] = jsonText(t.input);
   return attributes;
-}
-
-/** Marks a span failed: its `error.type`, and its status (with the error's text only when contents are recorded). */
-function failSpan(span: Span, errorType: string, message: string | undefined, content: boolean): void {
-  span.setAttribute(GEN_AI.errorType, errorType);
-  span.setStatus(content && message !== undefined ? { code: SpanStatusCode.ERROR, message: boundedText(message) } : { code: SpanStatusCode.ERROR });
 }
 
 /**

@@ -1,10 +1,11 @@
-import { trace, SpanKind, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
+import { trace, SpanKind, SpanStatusCode, type Attributes, type Context, type Span, type Tracer } from "@opentelemetry/api";
 import type { Approval } from "../../src/approval/types.js";
 import type { Usage } from "../../src/lm/types.js";
 import type { PluginToolCall } from "../../src/plugins/types.js";
-import { FunctaiError, isInstance } from "../../src/errors.js";
+import { describeError, FunctaiError, isInstance } from "../../src/errors.js";
 import { toolKey as recordKey } from "../../src/records/keys.js";
-import { boundedText, FUNCTAI, GEN_AI, jsonText } from "./attributes.js";
+import { NAME } from "../../src/tools/name.js";
+import { boundedText, FUNCTAI, GEN_AI, jsonText, MCP } from "./attributes.js";
 import { endQuietly } from "./quiet.js";
 
 /** A tool call seen by `toolCall`: its span is made when it is first needed (it ran, or a call inside it did). */
@@ -16,6 +17,8 @@ interface ToolEntry {
   waiting?: readonly Approval[];
   /** The stable code of what its body threw, when it had one (seen by `toolRun`): its span's `error.type`. */
   code?: string;
+  /** What its body gave was a throw (seen by `toolRun`), with a code or not, and the error's text. */
+  threw?: { message: string };
   /** The tracer threw as its span was started: it is not asked again (that was told once), and the calls inside it are under the turn's span. */
   refused?: true;
 }
@@ -49,8 +52,18 @@ export const LOOSE_LIMIT = 10_000;
 /** An approval as a run's waits tell it apart (its id is its call's site and invocation, and paths differ between programs). */
 const waitKey = (a: Approval): string => `${a.path}|${a.id}`;
 
+/** Marks a span failed: its `error.type`, and its status (with the error's text only when contents are recorded). */
+export function failSpan(span: Span, errorType: string, message: string | undefined, content: boolean): void {
+  span.setAttribute(GEN_AI.errorType, errorType);
+  span.setStatus(content && message !== undefined ? { code: SpanStatusCode.ERROR, message: boundedText(message) } : { code: SpanStatusCode.ERROR });
+}
+
 /** Ends a span that can no longer end otherwise, saying why in its state. */
-const endAs = (span: Span, state: string): void => endQuietly("ending an open span", span, () => span.setAttribute(FUNCTAI.state, state));
+const endAs = (span: Span, state: string, failed?: () => void): void =>
+  endQuietly("ending an open span", span, () => {
+    span.setAttribute(FUNCTAI.state, state);
+    failed?.();
+  });
 
 // the SDK's spans start on the wall clock (then add performance time): a tool span's start is taken on the same clock
 const now = (): number => Date.now();
@@ -242,7 +255,9 @@ export class Run {
   /** The tool's body threw: what it threw, when it has a stable code (an inner call's provider-rate-limit, step-limit, …), is its span's `error.type`. */
   toolThrew(call: PluginToolCall, e: unknown): void {
     const entry = this.#tools.get(toolKey(call));
-    if (entry && isInstance(e, FunctaiError)) entry.code = (e as FunctaiError).code;
+    if (!entry) return;
+    entry.threw = { message: describeError(e) };
+    if (isInstance(e, FunctaiError)) entry.code = (e as FunctaiError).code;
   }
 
   hasTool(call: PluginToolCall): boolean {
@@ -265,22 +280,29 @@ export class Run {
   #spanOf(entry: ToolEntry): Span | undefined {
     if (entry.span || entry.refused) return entry.span;
     const { call } = entry;
+    // a name no tool can have (the model's text, for a tool it does not have) is contents: recorded with them, bounded
+    const named = NAME.test(call.name);
     const attributes: Attributes = {
       [GEN_AI.operation]: "execute_tool",
-      [GEN_AI.toolName]: call.name,
       [GEN_AI.toolType]: "function",
       [FUNCTAI.effects]: call.effects ?? "undeclared",
       [FUNCTAI.invocation]: call.invocation,
-      [FUNCTAI.path]: call.path,
       [FUNCTAI.site]: call.site,
     };
+    // (an MCP tool's call is a tools/call request to its server; gen_ai.tool.type stays "function": the conventions
+    // name no type for MCP tools, and this process runs them as it runs its own)
+    if (call.kind === "mcp") attributes[MCP.method] = "tools/call";
+    if (named || this.content) {
+      attributes[GEN_AI.toolName] = boundedText(call.name);
+      attributes[FUNCTAI.path] = boundedText(call.path);
+    }
     // (the model's id, never checked for length: bounded as contents are)
     if (call.id !== undefined) attributes[GEN_AI.toolCallId] = boundedText(call.id);
     if (this.content) attributes[GEN_AI.toolArguments] = jsonText(call.input);
     // its parent: the tool (if any) in whose body the calling AI function runs, else the turn
     try {
       entry.span = this.tracer.startSpan(
-        `execute_tool ${call.name}`,
+        named ? `execute_tool ${call.name}` : "execute_tool",
         { kind: SpanKind.INTERNAL, attributes, startTime: entry.start },
         this.contextFor(call.turn, call.site),
       );
@@ -293,10 +315,13 @@ export class Run {
 
   /** Ends what is still open when the run ends (a call that stopped for a person, or was cut off), with the run's end. */
   endOpen(state: string): void {
-    const open = [...this.#chats.values()];
-    for (const entry of this.#tools.values()) if (entry.span) open.push(entry.span);
     // each on its own: one that throws leaves none of the others open
-    for (const span of open) endAs(span, state);
+    for (const span of this.#chats.values()) endAs(span, state);
+    for (const { span, threw, code } of this.#tools.values()) {
+      // a call whose run threw and failed its turn, its result never told (a toolRun hook after this one broke its
+      // rules: plugin-failed): failed, as the turn's span is, not a span left with no status
+      if (span) endAs(span, state, threw && state === "failed" ? () => failSpan(span, code ?? "error", threw.message, this.content) : undefined);
+    }
     this.#tools.clear();
     this.#inner.clear();
     this.#byCaller.clear();

@@ -4,6 +4,7 @@ import type { Approval, ApproveFunction } from "../approval/types.js";
 import { FunctaiError, describeError, describeValue } from "../errors.js";
 import type { Effects } from "../records/types.js";
 import type { Plugin } from "../plugins/types.js";
+import type { ToolLike } from "../tools/types.js";
 import type { Frame } from "./frame.js";
 import { abortError } from "./runtime.js";
 import { approvalKey } from "../records/keys.js";
@@ -22,6 +23,8 @@ export interface CallSubject {
   anew: boolean;
   /** The tool's input schema, which already read `input`: it checks an input a plugin changes. */
   schema: z.ZodType;
+  /** What the tool is (its definition's `kind`), as the hooks are told it. */
+  kind: ToolLike["kind"];
 }
 
 /** What happens to a tool call: it runs (maybe with a changed input), is refused (the model sees `text`), or waits for a person. */
@@ -306,6 +309,7 @@ async function decideFully(frame: Frame, call: CallSubject): Promise<Decision> {
             turn: frame.runtime.turn,
             id: call.id,
             attempt: frame.runtime.journal.attempt,
+            ...(call.kind !== undefined && { kind: call.kind }),
           }),
         signal,
       );

@@ -93,7 +93,10 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
   }
   if (record?.state === "started")
     throw markTurnStop(
-      new ConversationError("turn-unfinished", `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`),
+      new ConversationError(
+        "turn-unfinished",
+        `${p.path} (invocation ${invocation}) started and may have run: say what it returned, or ask for a rerun`,
+      ),
     );
   answeredAt(frame, p); // (a rerun a person asked for: it runs below as any call)
   if (!tool) {
@@ -140,6 +143,7 @@ function prepare(frame: Frame, call: ToolCall, tools: ReadonlyMap<string, ToolLi
     id: call.id,
     anew,
     schema: tool.inputSchema,
+    kind: toolKind(tool),
   });
   return decision instanceof Promise
     ? decision.then(
@@ -441,9 +445,7 @@ async function inDoubt(frame: Frame, p: Prepared, input: unknown, stop: NeedsPer
     ? { code, conversation: waiting.conversation, approvals: waiting.approvals }
     : { code, approvals: [] };
   // (bounded: a hook that never answers does not hold the turn's stop for good)
-  await new StopBound()
-    .race(afterHooks(frame, p, input, { error: stop.message, needsPerson }), frame.runtime.signal)
-    .catch(() => undefined);
+  await new StopBound().race(afterHooks(frame, p, input, { error: stop.message, needsPerson }), frame.runtime.signal).catch(() => undefined);
 }
 
 async function execute(frame: Frame, p: Prepared): Promise<Message> {
@@ -698,17 +700,28 @@ async function run(frame: Frame, p: Prepared, decision: Extract<Decision, { kind
 }
 
 /** The call as a `toolRun` or `toolResult` hook is shown it (made only when a plugin has such a hook). */
-const shownCall = (frame: Frame, p: Prepared, input: unknown): PluginToolCall => ({
-  name: p.call.name,
-  input,
-  effects: p.tool?.toolEffects ?? null,
-  path: p.path,
-  site: frame.site,
-  invocation: p.invocation,
-  turn: frame.runtime.turn,
-  id: p.call.id,
-  attempt: frame.runtime.journal.attempt,
-});
+const shownCall = (frame: Frame, p: Prepared, input: unknown): PluginToolCall => {
+  const kind = toolKind(p.tool);
+  return {
+    name: p.call.name,
+    input,
+    effects: p.tool?.toolEffects ?? null,
+    path: p.path,
+    site: frame.site,
+    invocation: p.invocation,
+    turn: frame.runtime.turn,
+    id: p.call.id,
+    attempt: frame.runtime.journal.attempt,
+    ...(kind !== undefined && { kind }),
+  };
+};
+
+const KINDS = new Set(["tool", "mcp", "ai", "program"]);
+/** What a tool is, as the hooks are told (`PluginToolCall.kind`): one of the four, else none (a tool made elsewhere may say anything). */
+const toolKind = (tool: ToolLike | undefined): ToolLike["kind"] => {
+  const kind = (tool as { kind?: unknown } | undefined)?.kind;
+  return typeof kind === "string" && KINDS.has(kind) ? (kind as ToolLike["kind"]) : undefined;
+};
 
 /** A failed tool's message (kept and shown as without hooks), unless a `toolRun` hook broke its rules: then the call fails with that. */
 async function unlessBroken(around: ToolRunWatch, message: Promise<Message>): Promise<Message> {

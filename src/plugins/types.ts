@@ -28,6 +28,12 @@ export interface PluginToolCall {
    * plugin then tells the runs apart by order, as otel() does).
    */
   attempt?: number;
+  /**
+   * What the tool is, as its definition says (`kind`): `"tool"` (made with `tool()`), `"mcp"` (an MCP server's, from
+   * `mcpTools`: the call is a `tools/call` request to it), `"ai"` or `"program"` (a function used as a tool).
+   * Optional, as `turn` is: hooks called by hand, and a call naming no tool, have none.
+   */
+  kind?: "tool" | "mcp" | "ai" | "program";
 }
 
 /**

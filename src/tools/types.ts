@@ -62,6 +62,11 @@ export interface ToolLike {
   readonly toolEffects: Effects | null;
   /** Composite tools (AI functions, programs) are journaled inside, so they are re-entered on resume, never "unfinished". */
   readonly composite: boolean;
+  /**
+   * What it is, for the plugins' hooks (`PluginToolCall.kind`): `"tool"` (made with `tool()`), `"mcp"` (an MCP
+   * server's), `"ai"` or `"program"` (a function used as a tool). Left out by a tool made elsewhere: told as none.
+   */
+  readonly kind?: "tool" | "mcp" | "ai" | "program";
   /** Runs it as a tool call of the turn in `ctx` (the engine calls this; user code calls the tool itself). */
   runAsTool(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
   /**

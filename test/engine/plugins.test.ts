@@ -43,6 +43,7 @@ describe("plugins: toolCall", () => {
         turn: expect.any(String),
         id: "call_1_1",
         attempt: 1,
+        kind: "tool",
       },
     ]);
     expect(asked).toEqual([{ order_id: "A-1", amount: 20 }]);
