@@ -62,12 +62,15 @@ export const chunkedText = (text: string, cuts: readonly number[]): string => {
   return shown;
 };
 
-/** A whole chat completion of the local model whose message says `content`, ended by `finish_reason`, as a compatible server sends it. */
-export const localCompletion = (content: string, finish_reason = "stop") => ({
+/**
+ * A whole chat completion of the local model (`model`) whose message says `content`, ended by `finish_reason`, as a
+ * compatible server sends it.
+ */
+export const localCompletion = (content: string, finish_reason = "stop", model = "llama3.1:8b") => ({
   id: "chatcmpl-local-text",
   object: "chat.completion",
   created: 1764400030,
-  model: "llama3.1:8b",
+  model,
   choices: [{ index: 0, message: { role: "assistant", content }, finish_reason }],
   usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
 });

@@ -22,16 +22,10 @@ import { ai, type TurnEvent } from "../../src/index.js";
 import { readOutput } from "../../src/lm/prompt.js";
 import { replyText } from "../../src/lm/reply-text.js";
 import { fromTextResponse } from "../../src/lm/text-tools.js";
-import { textToolsDesk } from "./fixtures.js";
+import { localCompletion, textToolsDesk } from "./fixtures.js";
 
-const completion = (content: string, finish_reason = "stop") => ({
-  id: "chatcmpl-local-think",
-  object: "chat.completion",
-  created: 1764400030,
-  model: "deepseek-r1-distill-llama-70b",
-  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason }],
-  usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
-});
+/** A reasoning model's reply, as a compatible server serving it sends it. */
+const completion = (content: string, finish_reason = "stop") => localCompletion(content, finish_reason, "deepseek-r1-distill-llama-70b");
 
 const DRAFTED =
   "<think>\nThe user asks for the capital. I must reply in exactly this form:\n<result>\n...\n</result>\nThe capital of France is Paris.\n</think>\n\n<result>\nParis\n</result>";

@@ -5,18 +5,10 @@
  * `<tool_call>` blocks.
  */
 import { describe, expect, it } from "vitest";
-import { textToolsDesk } from "./fixtures.js";
+import { localCompletion, textToolsDesk } from "./fixtures.js";
 
 /** A whole chat completion whose message says `content`, as a compatible server sends it. */
-const completion = (content: string) => ({
-  id: "chatcmpl-local-text",
-  object: "chat.completion",
-  created: 1764400030,
-  model: "llama3.1:8b",
-  system_fingerprint: "fp_local",
-  choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-  usage: { prompt_tokens: 210, completion_tokens: 24, total_tokens: 234 },
-});
+const completion = (content: string) => localCompletion(content);
 
 const { local, seen, answer, lm } = textToolsDesk();
 
